@@ -1,0 +1,1 @@
+"""REST entry point: Powertools `APIGatewayRestResolver`, one router module per resource."""

@@ -1,0 +1,115 @@
+"""/clusters: the registry, stage 1 (network + EKS) and deletion with plan-then-confirm."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.routers.responses import accepted, json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.core.auth import Role
+from controlplane.models.clusters import (
+    Accepted,
+    ClusterDetail,
+    ClusterList,
+    ClusterView,
+    CreateEksClusterRequest,
+    Plan,
+)
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.operations import OperationView
+from api.idempotency import run_once
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
+
+
+@router.get(
+    "/clusters",
+    operation_id="cluster_list_all",
+    summary="List the clusters this control plane manages",
+    description="Registry entries with their status and finished stages. Call before creating a cluster.",
+    tags=["clusters"],
+)
+def list_clusters() -> ClusterList:
+    return ClusterList(clusters=[ClusterView.of(record) for record in wiring.clusters().list()])
+
+
+@router.get(
+    "/clusters/<clusterTag>",
+    operation_id="cluster_get",
+    summary="Describe one cluster",
+    description="The cluster's record, finished stages and its recent operations.",
+    tags=["clusters"],
+)
+def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:  # noqa: N803 - the REST contract is camelCase
+    record = wiring.clusters().get(clusterTag)
+    recent = wiring.operations().list_for_cluster(clusterTag, limit=10)
+    return ClusterDetail(
+        **ClusterView.of(record).model_dump(),
+        operations=[OperationView.of(operation) for operation in recent],
+    )
+
+
+@router.post(
+    "/clusters/eks",
+    operation_id="cluster_create_eks",
+    summary="Stage 1: create the network and the EKS control plane",
+    description=(
+        "Creates a VPC (public and private subnets in two AZs, internet and NAT gateways, S3 endpoint), the "
+        "cluster role and EKS cluster eks-cluster-<clusterTag>. Takes 10-15 minutes on AWS: returns 202 with an "
+        "operation; call operation_wait until it is terminal. dryRun=true returns the plan only."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:  # noqa: N803
+    caller = actor(router)
+    caller.require(Role.ADMIN, "create an EKS cluster")
+    service = wiring.clusters()
+    if dryRun:
+        _, plan = service.plan_create_eks(body)
+        return json_response(200, plan)
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /clusters/eks",
+        body.model_dump(mode="json"),
+        lambda: accepted(service.create_eks(body, caller)),
+    )
+    return recorded(result)
+
+
+@router.delete(
+    "/clusters/<clusterTag>",
+    operation_id="cluster_delete",
+    summary="Delete a cluster and everything the control plane created for it",
+    description=(
+        "Destructive. Without confirmationToken, returns the plan and a single-use token (valid 10 minutes) and "
+        "changes nothing: show the plan to the person and ask them to confirm. Repeat with the token to start the "
+        "deletion (202, an operation to wait on)."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Deletion started"), 200: response_doc(Plan, "Plan and token")},
+)
+def delete_cluster(
+    clusterTag: ClusterTagPath,  # noqa: N803
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,  # noqa: N803
+    dryRun: DryRun = False,  # noqa: N803
+) -> Response[str]:
+    caller = actor(router)
+    service = wiring.clusters()
+    if dryRun or not confirmationToken:
+        return json_response(200, service.plan_delete(clusterTag, caller))
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#DELETE /clusters/{clusterTag}",
+        {"confirmationToken": confirmationToken},
+        lambda: accepted(service.delete(clusterTag, confirmationToken, caller)),
+    )
+    return recorded(result)

@@ -1,0 +1,96 @@
+"""/operations: status, long-poll, resume and cancel of the workflows behind long requests."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.responses import accepted, recorded, response_doc
+from controlplane import wiring
+from controlplane.core.auth import Role
+from controlplane.core.operations import MAX_WAIT_SECONDS
+from controlplane.models.clusters import Accepted
+from controlplane.models.common import CLUSTER_TAG_PATTERN, OPERATION_ID_PATTERN
+from controlplane.models.operations import OperationList, OperationView
+
+router = Router()
+
+OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN, description="Operation id (op-…).")]
+
+
+@router.get(
+    "/operations",
+    operation_id="operation_list",
+    summary="List a cluster's operations, newest first",
+    tags=["operations"],
+)
+def list_operations(
+    clusterTag: Annotated[str, Query(pattern=CLUSTER_TAG_PATTERN, description="The cluster.")],  # noqa: N803
+) -> OperationList:
+    operations = wiring.operations().list_for_cluster(clusterTag)
+    return OperationList(operations=[OperationView.of(operation) for operation in operations])
+
+
+@router.get(
+    "/operations/<operationId>",
+    operation_id="operation_get",
+    summary="Get an operation's status and stages",
+    tags=["operations"],
+)
+def get_operation(operationId: OperationIdPath) -> OperationView:  # noqa: N803
+    return OperationView.of(wiring.operations().get(operationId))
+
+
+@router.get(
+    "/operations/<operationId>/wait",
+    operation_id="operation_wait",
+    summary="Wait for an operation to finish (long poll)",
+    description=(
+        f"Returns as soon as the operation is SUCCEEDED, FAILED or CANCELLED, or after timeoutSeconds (at most "
+        f"{MAX_WAIT_SECONDS}) with its current state. Call again while it is PENDING or RUNNING."
+    ),
+    tags=["operations"],
+)
+def wait_operation(
+    operationId: OperationIdPath,  # noqa: N803
+    timeoutSeconds: Annotated[int, Query(ge=0, le=MAX_WAIT_SECONDS, description="Seconds to wait.")] = 20,  # noqa: N803
+) -> OperationView:
+    return OperationView.of(wiring.operations().wait(operationId, timeoutSeconds))
+
+
+@router.post(
+    "/operations/<operationId>/resume",
+    operation_id="operation_resume",
+    summary="Resume a FAILED or CANCELLED operation",
+    description="Runs the workflow again; finished steps see their work done and pass through. 202, then wait.",
+    tags=["operations"],
+    responses={202: response_doc(Accepted, "Workflow restarted")},
+)
+def resume_operation(operationId: OperationIdPath) -> Response[str]:  # noqa: N803
+    caller = actor(router)
+    caller.require(Role.ADMIN, "resume an operation")
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /operations/{operationId}/resume",
+        {},
+        lambda: accepted(wiring.operations().resume(operationId, caller)),
+    )
+    return recorded(result)
+
+
+@router.post(
+    "/operations/<operationId>/cancel",
+    operation_id="operation_cancel",
+    summary="Cancel a PENDING or RUNNING operation",
+    description="Stops the workflow; finished stages are kept and the operation can be resumed later.",
+    tags=["operations"],
+)
+def cancel_operation(operationId: OperationIdPath) -> OperationView:  # noqa: N803
+    caller = actor(router)
+    caller.require(Role.ADMIN, "cancel an operation")
+    return OperationView.of(wiring.operations().cancel(operationId, caller))

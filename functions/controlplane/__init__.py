@@ -1,0 +1,1 @@
+"""InstantStart control plane: the shared library behind every entry point (REST, steps, events)."""

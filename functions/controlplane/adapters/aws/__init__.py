@@ -1,0 +1,1 @@
+"""boto3 implementations of the core's ports."""

@@ -1,0 +1,250 @@
+"""DynamoDB repositories: operations, the cluster registry, audit records and confirmations.
+
+Each item keeps the record as JSON in `body` beside the key and condition attributes, so
+conditional writes compare a number and reads never need type conversion.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from controlplane.adapters.aws.session import client, error_code
+from controlplane.core.ports import Confirmation
+from controlplane.models.audit import AuditEntry
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
+from controlplane.models.operations import Operation
+
+CLUSTER_INDEX = "byCluster"
+REGISTRY_INDEX = "byRegistry"
+REGISTRY_PARTITION = "cluster"
+
+
+def _conditional_failed(error: ClientError) -> bool:
+    return error_code(error) == "ConditionalCheckFailedException"
+
+
+class DynamoOperationRepository:
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def create(self, operation: Operation) -> None:
+        try:
+            client("dynamodb").put_item(
+                TableName=self._table,
+                Item=self._item(operation),
+                ConditionExpression="attribute_not_exists(operationId)",
+            )
+        except ClientError as error:
+            if _conditional_failed(error):
+                raise StaleVersionError(f"Operation {operation.operationId} already exists.") from error
+            raise
+
+    def find(self, operation_id: str) -> Operation | None:
+        item = client("dynamodb").get_item(
+            TableName=self._table, Key={"operationId": {"S": operation_id}}, ConsistentRead=True
+        ).get("Item")
+        return Operation.model_validate_json(item["body"]["S"]) if item else None
+
+    def replace(self, operation: Operation, expected_version: int) -> Operation:
+        written = operation.model_copy(update={"version": expected_version + 1})
+        try:
+            client("dynamodb").put_item(
+                TableName=self._table,
+                Item=self._item(written),
+                ConditionExpression="#v = :expected",
+                ExpressionAttributeNames={"#v": "version"},
+                ExpressionAttributeValues={":expected": {"N": str(expected_version)}},
+            )
+        except ClientError as error:
+            if _conditional_failed(error):
+                raise StaleVersionError(
+                    f"Operation {operation.operationId} changed since version {expected_version}."
+                ) from error
+            raise
+        return written
+
+    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]:
+        response = client("dynamodb").query(
+            TableName=self._table,
+            IndexName=CLUSTER_INDEX,
+            KeyConditionExpression="clusterTag = :tag",
+            ExpressionAttributeValues={":tag": {"S": cluster_tag}},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [Operation.model_validate_json(item["body"]["S"]) for item in response["Items"]]
+
+    @staticmethod
+    def _item(operation: Operation) -> dict[str, Any]:
+        return {
+            "operationId": {"S": operation.operationId},
+            "clusterTag": {"S": operation.target},
+            "createdAt": {"S": operation.createdAt.isoformat()},
+            "status": {"S": operation.status.value},
+            "version": {"N": str(operation.version)},
+            "body": {"S": operation.model_dump_json()},
+        }
+
+
+class DynamoClusterRegistry:
+    """Cluster records; `activeOperationId` is a separate attribute so that locking is one conditional update."""
+
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def find(self, cluster_tag: str) -> ClusterRecord | None:
+        item = client("dynamodb").get_item(
+            TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}, ConsistentRead=True
+        ).get("Item")
+        return self._record(item) if item else None
+
+    def list(self) -> list[ClusterRecord]:
+        paginator = client("dynamodb").get_paginator("query")
+        pages = paginator.paginate(
+            TableName=self._table,
+            IndexName=REGISTRY_INDEX,
+            KeyConditionExpression="#r = :r",
+            ExpressionAttributeNames={"#r": "registry"},
+            ExpressionAttributeValues={":r": {"S": REGISTRY_PARTITION}},
+        )
+        return [self._record(item) for page in pages for item in page["Items"]]
+
+    def create(self, record: ClusterRecord) -> None:
+        try:
+            client("dynamodb").put_item(
+                TableName=self._table,
+                Item={
+                    "clusterTag": {"S": record.clusterTag},
+                    "registry": {"S": REGISTRY_PARTITION},
+                    "body": {"S": self._body(record)},
+                },
+                ConditionExpression="attribute_not_exists(clusterTag)",
+            )
+        except ClientError as error:
+            if _conditional_failed(error):
+                raise ClusterExistsError(
+                    f"Cluster '{record.clusterTag}' already exists; pick another clusterTag or delete it first.",
+                    {"clusterTag": record.clusterTag},
+                ) from error
+            raise
+
+    def save(self, record: ClusterRecord) -> None:
+        client("dynamodb").update_item(
+            TableName=self._table,
+            Key={"clusterTag": {"S": record.clusterTag}},
+            UpdateExpression="SET #b = :body, #r = :r",
+            ExpressionAttributeNames={"#b": "body", "#r": "registry"},
+            ExpressionAttributeValues={":body": {"S": self._body(record)}, ":r": {"S": REGISTRY_PARTITION}},
+        )
+
+    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        try:
+            client("dynamodb").update_item(
+                TableName=self._table,
+                Key={"clusterTag": {"S": cluster_tag}},
+                UpdateExpression="SET activeOperationId = :op, lockedAt = :at",
+                ConditionExpression=(
+                    "attribute_exists(clusterTag) AND "
+                    "(attribute_not_exists(activeOperationId) OR activeOperationId = :op)"
+                ),
+                ExpressionAttributeValues={":op": {"S": operation_id}, ":at": {"S": now.isoformat()}},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if not _conditional_failed(error):
+                raise
+            holder = error.response.get("Item", {}).get("activeOperationId", {}).get("S")  # type: ignore[union-attr]
+            raise ClusterBusyError(
+                f"Cluster '{cluster_tag}' is busy with operation {holder}; wait for it "
+                f"(operation_wait) or cancel it before starting another.",
+                {"activeOperationId": holder},
+            ) from error
+
+    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        try:
+            client("dynamodb").update_item(
+                TableName=self._table,
+                Key={"clusterTag": {"S": cluster_tag}},
+                UpdateExpression="REMOVE activeOperationId, lockedAt",
+                ConditionExpression="activeOperationId = :op",
+                ExpressionAttributeValues={":op": {"S": operation_id}},
+            )
+        except ClientError as error:
+            if not _conditional_failed(error):
+                raise
+
+    def delete(self, cluster_tag: str) -> None:
+        client("dynamodb").delete_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}})
+
+    @staticmethod
+    def _body(record: ClusterRecord) -> str:
+        return record.model_dump_json(exclude={"activeOperationId"})
+
+    @staticmethod
+    def _record(item: dict[str, Any]) -> ClusterRecord:
+        data = json.loads(item["body"]["S"])
+        data["activeOperationId"] = item.get("activeOperationId", {}).get("S")
+        return ClusterRecord.model_validate(data)
+
+
+class DynamoAuditLog:
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def record(self, entry: AuditEntry) -> None:
+        client("dynamodb").put_item(
+            TableName=self._table,
+            Item={
+                "target": {"S": entry.target},
+                "sortKey": {"S": f"{entry.at.isoformat()}#{entry.requestId}"},
+                "body": {"S": entry.model_dump_json()},
+            },
+        )
+
+    def list_for_target(self, target: str) -> list[AuditEntry]:
+        response = client("dynamodb").query(
+            TableName=self._table,
+            KeyConditionExpression="#t = :t",
+            ExpressionAttributeNames={"#t": "target"},
+            ExpressionAttributeValues={":t": {"S": target}},
+        )
+        return [AuditEntry.model_validate_json(item["body"]["S"]) for item in response["Items"]]
+
+
+class DynamoConfirmationStore:
+    """Single-use confirmation tokens; expired items are also removed by the table's TTL."""
+
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def put(self, confirmation: Confirmation) -> None:
+        client("dynamodb").put_item(
+            TableName=self._table,
+            Item={
+                "token": {"S": confirmation.token},
+                "principal": {"S": confirmation.principal},
+                "action": {"S": confirmation.action},
+                "target": {"S": confirmation.target},
+                "expiresAt": {"S": confirmation.expires_at.isoformat()},
+                "ttl": {"N": str(int(confirmation.expires_at.timestamp()))},
+            },
+        )
+
+    def take(self, token: str) -> Confirmation | None:
+        item = client("dynamodb").delete_item(
+            TableName=self._table, Key={"token": {"S": token}}, ReturnValues="ALL_OLD"
+        ).get("Attributes")
+        if not item:
+            return None
+        return Confirmation(
+            token=token,
+            principal=item["principal"]["S"],
+            action=item["action"]["S"],
+            target=item["target"]["S"],
+            expires_at=datetime.fromisoformat(item["expiresAt"]["S"]),
+        )

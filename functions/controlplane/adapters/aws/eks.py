@@ -1,0 +1,102 @@
+"""EKS control planes and access entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from controlplane.adapters.aws.session import client, error_code
+from controlplane.core.ports import EksCluster
+
+CLUSTER_ADMIN_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+# HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).
+AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
+CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+
+
+def _cluster(data: dict[str, Any]) -> EksCluster:
+    return EksCluster(
+        name=data["name"],
+        arn=data["arn"],
+        status=data["status"],
+        version=data.get("version"),
+        endpoint=data.get("endpoint"),
+        certificate_authority=(data.get("certificateAuthority") or {}).get("data"),
+        oidc_issuer=((data.get("identity") or {}).get("oidc") or {}).get("issuer"),
+        authentication_mode=(data.get("accessConfig") or {}).get("authenticationMode"),
+        tags=data.get("tags") or {},
+    )
+
+
+class AwsEksGateway:
+    def __init__(self, region: str) -> None:
+        self._region = region
+
+    def find_cluster(self, name: str) -> EksCluster | None:
+        try:
+            return _cluster(client("eks", self._region).describe_cluster(name=name)["cluster"])
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return None
+            raise
+
+    def create_cluster(
+        self,
+        name: str,
+        version: str,
+        role_arn: str,
+        subnet_ids: list[str],
+        security_group_ids: list[str],
+        tags: dict[str, str],
+    ) -> EksCluster:
+        response = client("eks", self._region).create_cluster(
+            name=name,
+            version=version,
+            roleArn=role_arn,
+            resourcesVpcConfig={
+                "subnetIds": subnet_ids,
+                "securityGroupIds": security_group_ids,
+                "endpointPublicAccess": True,
+                "endpointPrivateAccess": True,
+            },
+            accessConfig={"authenticationMode": AUTHENTICATION_MODE, "bootstrapClusterCreatorAdminPermissions": False},
+            logging={"clusterLogging": [{"types": CONTROL_PLANE_LOG_TYPES, "enabled": True}]},
+            tags=tags,
+        )
+        return _cluster(response["cluster"])
+
+    def delete_cluster(self, name: str) -> None:
+        try:
+            client("eks", self._region).delete_cluster(name=name)
+        except ClientError as error:
+            if error_code(error) != "ResourceNotFoundException":
+                raise
+
+    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+        eks = client("eks", self._region)
+        try:
+            eks.describe_access_entry(clusterName=cluster_name, principalArn=principal_arn)
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return None
+            raise
+        policies = eks.list_associated_access_policies(clusterName=cluster_name, principalArn=principal_arn)
+        return frozenset(policy["policyArn"] for policy in policies["associatedAccessPolicies"])
+
+    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None:
+        try:
+            client("eks", self._region).create_access_entry(
+                clusterName=cluster_name, principalArn=principal_arn, type="STANDARD", tags=tags
+            )
+        except ClientError as error:
+            if error_code(error) != "ResourceInUseException":
+                raise
+
+    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None:
+        client("eks", self._region).associate_access_policy(
+            clusterName=cluster_name,
+            principalArn=principal_arn,
+            policyArn=CLUSTER_ADMIN_POLICY_ARN,
+            accessScope={"type": "cluster"},
+        )

@@ -1,0 +1,32 @@
+"""DynamoDB table layouts: the one description the CDK stack and the sandbox both build from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Index:
+    name: str
+    partition_key: str
+    sort_key: str | None = None
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    logical_name: str
+    env_var: str
+    partition_key: str
+    sort_key: str | None = None
+    indexes: tuple[Index, ...] = field(default_factory=tuple)
+    ttl_attribute: str | None = None
+
+
+TABLES = (
+    TableSpec("Operations", "IS_OPERATIONS_TABLE", "operationId",
+              indexes=(Index("byCluster", "clusterTag", "createdAt"),)),
+    TableSpec("Clusters", "IS_CLUSTERS_TABLE", "clusterTag", indexes=(Index("byRegistry", "registry", "clusterTag"),)),
+    TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey"),
+    TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
+    TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
+)

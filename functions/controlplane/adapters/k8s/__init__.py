@@ -1,0 +1,1 @@
+"""Kubernetes access through the official client, authenticated with EKS bearer tokens."""

@@ -1,0 +1,105 @@
+"""Builds `kubernetes` API clients for EKS clusters: a bearer token presigned with STS, the CA from EKS.
+
+The `kubernetes` package is imported here only, on first use, so entry points that never talk to a
+cluster do not pay for it at cold start.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from botocore.credentials import Credentials
+from botocore.signers import RequestSigner
+
+from controlplane.adapters.aws.session import client
+from controlplane.core.ports import EksCluster
+
+if TYPE_CHECKING:
+    from kubernetes.client import ApiClient
+
+TOKEN_PREFIX = "k8s-aws-v1."
+TOKEN_LIFETIME_SECONDS = 60
+CREDENTIALS_REFRESH_SECONDS = 600
+
+
+@dataclass
+class _CachedCredentials:
+    credentials: Credentials
+    expires_at: float
+
+
+def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> str:
+    """An EKS token: a presigned STS GetCallerIdentity URL bound to the cluster by `x-k8s-aws-id`."""
+    sts = client("sts", region)
+    signer = RequestSigner(sts.meta.service_model.service_id, region, "sts", "v4", credentials, sts.meta.events)
+    url = signer.generate_presigned_url(
+        {
+            "method": "GET",
+            "url": f"https://sts.{region}.amazonaws.com/?Action=GetCallerIdentity&Version=2011-06-15",
+            "body": {},
+            "headers": {"x-k8s-aws-id": cluster_name},
+            "context": {},
+        },
+        region_name=region,
+        expires_in=TOKEN_LIFETIME_SECONDS,
+        operation_name="",
+    )
+    return TOKEN_PREFIX + base64.urlsafe_b64encode(url.encode()).decode().rstrip("=")
+
+
+class KubernetesClientFactory:
+    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry)."""
+
+    def __init__(self, role_arn: str) -> None:
+        self._role_arn = role_arn
+        self._cached: _CachedCredentials | None = None
+
+    def _credentials(self) -> Credentials:
+        if self._cached is None or self._cached.expires_at < time.time():
+            response = client("sts").assume_role(RoleArn=self._role_arn, RoleSessionName="instantstart-control-plane")
+            creds = response["Credentials"]
+            self._cached = _CachedCredentials(
+                Credentials(creds["AccessKeyId"], creds["SecretAccessKey"], creds["SessionToken"]),
+                time.time() + CREDENTIALS_REFRESH_SECONDS,
+            )
+        return self._cached.credentials
+
+    def api_client(self, cluster: EksCluster, region: str) -> ApiClient:
+        from kubernetes import client as k8s
+
+        if not cluster.endpoint:
+            raise ValueError(f"EKS cluster {cluster.name} has no endpoint yet.")
+        configuration = k8s.Configuration(host=cluster.endpoint)
+        # kubernetes>=36 reads the token under "BearerToken" (and its prefix only under that name).
+        configuration.api_key = {"BearerToken": bearer_token(cluster.name, region, self._credentials())}
+        configuration.api_key_prefix = {"BearerToken": "Bearer"}
+        if cluster.certificate_authority:
+            configuration.ssl_ca_cert = _ca_file(cluster.certificate_authority)
+        return k8s.ApiClient(configuration)
+
+
+def _ca_file(certificate_authority: str) -> str:
+    """Write the cluster CA to a file the client can read (Lambda's /tmp); reused per content."""
+    data = base64.b64decode(certificate_authority)
+    path = os.path.join(tempfile.gettempdir(), f"eks-ca-{abs(hash(data))}.crt")
+    if not os.path.exists(path):
+        with open(path, "wb") as handle:
+            handle.write(data)
+    return path
+
+
+class KubernetesApiGateway:
+    def __init__(self, factory: KubernetesClientFactory) -> None:
+        self._factory = factory
+
+    def server_version(self, cluster: EksCluster, region: str) -> str:
+        from kubernetes import client as k8s
+
+        with self._factory.api_client(cluster, region) as api:
+            info: Any = k8s.VersionApi(api).get_code()
+            return str(info.git_version)

@@ -1,0 +1,227 @@
+"""Cluster lifecycle as the callers see it: validate, plan, start and finish operations."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name
+from controlplane.core.network import plan_network, subnet_key
+from controlplane.core.operations import OperationService
+from controlplane.core.ports import AccountGateway, Clock, ClusterRegistry, Confirmation, ConfirmationStore
+from controlplane.models.clusters import (
+    ClusterRecord,
+    ClusterStatus,
+    CreateEksClusterRequest,
+    NetworkPlan,
+    Plan,
+    PlannedAction,
+    StageName,
+)
+from controlplane.models.errors import (
+    ClusterExistsError,
+    ClusterNotFoundError,
+    ConfirmationRequiredError,
+    UnknownRegionError,
+)
+from controlplane.models.operations import Operation, OperationKind, OperationStatus
+from controlplane.models.workflow import WorkflowInput
+
+CREATE_EKS_STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+DELETE_EKS_STAGES = ["eks-control-plane", "iam", "network"]
+CONFIRMATION_TTL = timedelta(minutes=10)
+
+
+class ClusterService:
+    def __init__(
+        self,
+        registry: ClusterRegistry,
+        account: AccountGateway,
+        operations: OperationService,
+        confirmations: ConfirmationStore,
+        clock: Clock,
+    ) -> None:
+        self._registry = registry
+        self._account = account
+        self._operations = operations
+        self._confirmations = confirmations
+        self._clock = clock
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def list(self) -> list[ClusterRecord]:
+        return sorted(self._registry.list(), key=lambda record: record.clusterTag)
+
+    def get(self, cluster_tag: str) -> ClusterRecord:
+        record = self._registry.find(cluster_tag)
+        if record is None:
+            raise ClusterNotFoundError(
+                f"Cluster '{cluster_tag}' is not registered; GET /clusters lists the clusters this "
+                "control plane manages.",
+            )
+        return record
+
+    # --- stage 1: create ---------------------------------------------------------------------
+
+    def plan_create_eks(self, request: CreateEksClusterRequest) -> tuple[NetworkPlan, Plan]:
+        """Validate against live state and say what stage 1 would create; no side effect."""
+        if request.region not in self._account.known_regions():
+            raise UnknownRegionError(
+                f"Unknown or unsupported region '{request.region}'. Use an AWS Region code where EKS "
+                "is offered, such as us-west-2.",
+                {"region": request.region},
+            )
+        if self._registry.find(request.clusterTag) is not None:
+            raise ClusterExistsError(
+                f"Cluster '{request.clusterTag}' already exists; pick another clusterTag or delete it first.",
+                {"clusterTag": request.clusterTag},
+            )
+        network = plan_network(
+            self._account.vpc_cidrs(request.region),
+            request.vpcCidr,
+            self._account.availability_zones(request.region),
+        )
+        tag = request.clusterTag
+        actions = [
+            PlannedAction(action="create", resource="AWS::EC2::VPC", name=resource_name(tag, "vpc"),
+                          detail=f"{network.vpcCidr} ({network.cidrSource})"),
+            *[
+                PlannedAction(action="create", resource="AWS::EC2::Subnet", name=resource_name(tag, subnet_key(s)),
+                              detail=f"{s.cidr} in {s.availabilityZone}")
+                for s in network.subnets
+            ],
+            PlannedAction(action="create", resource="AWS::EC2::InternetGateway", name=resource_name(tag, "igw")),
+            PlannedAction(action="create", resource="AWS::EC2::NatGateway", name=resource_name(tag, "nat")),
+            PlannedAction(action="create", resource="AWS::EC2::RouteTable", name=resource_name(tag, "public-rt")),
+            PlannedAction(action="create", resource="AWS::EC2::RouteTable", name=resource_name(tag, "private-rt")),
+            PlannedAction(action="create", resource="AWS::EC2::VPCEndpoint", name=resource_name(tag, "s3-endpoint")),
+            PlannedAction(action="create", resource="AWS::EC2::SecurityGroup", name=resource_name(tag, "cluster-sg")),
+            PlannedAction(action="create", resource="AWS::IAM::Role", name=eks_cluster_role_name(tag)),
+            PlannedAction(action="create", resource="AWS::EKS::Cluster", name=eks_cluster_name(tag),
+                          detail=f"Kubernetes {request.kubernetesVersion}, authenticationMode API_AND_CONFIG_MAP"),
+            PlannedAction(action="create", resource="AWS::EKS::AccessEntry", name="control-plane role",
+                          detail="AmazonEKSClusterAdminPolicy, cluster scope"),
+        ]
+        return network, Plan(actions=actions)
+
+    def create_eks(self, request: CreateEksClusterRequest, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "create an EKS cluster")
+        network, _ = self.plan_create_eks(request)
+        now = self._clock.now()
+        name = eks_cluster_name(request.clusterTag)
+        self._registry.create(
+            ClusterRecord(
+                clusterTag=request.clusterTag,
+                region=request.region,
+                status=ClusterStatus.CREATING,
+                eksClusterName=name,
+                kubernetesVersion=request.kubernetesVersion,
+                vpcCidr=network.vpcCidr,
+                createdAt=now,
+                updatedAt=now,
+                createdBy=actor.principal,
+            )
+        )
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.CREATE_EKS_CLUSTER,
+                clusterTag=request.clusterTag,
+                region=request.region,
+                eksClusterName=name,
+                kubernetesVersion=request.kubernetesVersion,
+                network=network,
+            ).model_dump(mode="json", exclude_none=True)
+
+        try:
+            return self._operations.start(
+                OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, CREATE_EKS_STAGES, actor, payload
+            )
+        except Exception:
+            self._registry.delete(request.clusterTag)
+            raise
+
+    # --- delete (plan, then confirm) ---------------------------------------------------------
+
+    def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
+        actor.require(Role.ADMIN, "delete a cluster")
+        record = self.get(cluster_tag)
+        token = secrets.token_urlsafe(24)
+        expires_at = self._clock.now() + CONFIRMATION_TTL
+        self._confirmations.put(
+            Confirmation(token=token, principal=actor.principal, action="delete-cluster", target=cluster_tag,
+                         expires_at=expires_at)
+        )
+        actions = [
+            PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
+            PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(cluster_tag)),
+            PlannedAction(action="delete", resource="AWS::EC2::VPC", name=resource_name(cluster_tag, "vpc"),
+                          detail="with its subnets, gateways, route tables, endpoint and security group"),
+        ]
+        return Plan(
+            dryRun=True,
+            actions=actions,
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=(
+                f"Deleting '{cluster_tag}' destroys the resources listed. Ask the person to confirm, then "
+                "repeat the request with confirmationToken."
+            ),
+        )
+
+    def delete(self, cluster_tag: str, token: str, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "delete a cluster")
+        record = self.get(cluster_tag)
+        confirmation = self._confirmations.take(token)
+        if (
+            confirmation is None
+            or confirmation.principal != actor.principal
+            or confirmation.action != "delete-cluster"
+            or confirmation.target != cluster_tag
+            or confirmation.expires_at < self._clock.now()
+        ):
+            raise ConfirmationRequiredError(
+                "The confirmation token is missing, expired, already used or issued for another request. "
+                f"Call DELETE /clusters/{cluster_tag} without a token to get a fresh plan and token.",
+            )
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.DELETE_EKS_CLUSTER,
+                clusterTag=cluster_tag,
+                region=record.region,
+                eksClusterName=record.eksClusterName,
+            ).model_dump(mode="json", exclude_none=True)
+
+        operation = self._operations.start(
+            OperationKind.DELETE_EKS_CLUSTER, cluster_tag, DELETE_EKS_STAGES, actor, payload
+        )
+        self._registry.save(record.model_copy(update={"status": ClusterStatus.DELETING,
+                                                      "activeOperationId": operation.operationId,
+                                                      "updatedAt": self._clock.now()}))
+        return operation
+
+    # --- workflow outcomes -------------------------------------------------------------------
+
+    def record_outcome(self, operation: Operation) -> None:
+        """Bring the registry in line with a finished operation and release the cluster's lock."""
+        now = self._clock.now()
+        record = self._registry.find(operation.target)
+        if record is None:
+            return
+        succeeded = operation.status == OperationStatus.SUCCEEDED
+        if operation.kind == OperationKind.DELETE_EKS_CLUSTER and succeeded:
+            self._registry.delete(operation.target)
+            return
+        update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
+        if operation.kind == OperationKind.CREATE_EKS_CLUSTER:
+            update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED
+            if succeeded and StageName.EKS not in record.stagesDone:
+                update["stagesDone"] = [*record.stagesDone, StageName.EKS.value]
+        elif operation.kind == OperationKind.DELETE_EKS_CLUSTER:
+            update["status"] = ClusterStatus.FAILED
+        self._registry.save(record.model_copy(update=update))
+        self._registry.release(operation.target, operation.operationId, now)

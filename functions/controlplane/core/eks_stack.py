@@ -1,0 +1,298 @@
+"""Stage 1 steps: the network and the EKS control plane, created and deleted idempotently.
+
+Every method observes first, creates only what is missing, adopts what carries our ownership tags
+and refuses what does not. Deletion treats "already gone" as done. Methods return a short summary
+of what they found or changed, which becomes the step's output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, is_owned, ownership_tags
+from controlplane.core.network import subnet_key
+from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, NetworkGateway, Vpc
+from controlplane.models.clusters import NetworkPlan
+from controlplane.models.errors import (
+    ForeignResourceError,
+    InvalidRequestError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.workflow import PollState, WorkflowInput
+
+EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
+EKS_CLUSTER_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+DEFAULT_ROUTE = "0.0.0.0/0"
+
+
+@dataclass(frozen=True)
+class PollSettings:
+    wait_seconds: int
+    max_attempts: int
+
+
+class EksStackService:
+    def __init__(
+        self,
+        network: NetworkGateway,
+        iam: IamGateway,
+        eks: EksGateway,
+        kubernetes: KubernetesGateway,
+        control_plane_role_arn: str,
+        poll: PollSettings,
+    ) -> None:
+        self._network = network
+        self._iam = iam
+        self._eks = eks
+        self._kubernetes = kubernetes
+        self._control_plane_role_arn = control_plane_role_arn
+        self._poll = poll
+
+    # --- network -----------------------------------------------------------------------------
+
+    def ensure_vpc(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _network_plan(ctx)
+        vpc = self._network.find_vpc(ctx.clusterTag)
+        if vpc is None:
+            vpc = self._network.create_vpc(ctx.clusterTag, plan.vpcCidr)
+            return {"vpcId": vpc.vpc_id, "cidr": vpc.cidr, "action": "created"}
+        return {"vpcId": vpc.vpc_id, "cidr": vpc.cidr, "action": "found"}
+
+    def ensure_subnets(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _network_plan(ctx)
+        vpc = self._require_vpc(ctx)
+        existing = self._network.find_subnets(ctx.clusterTag)
+        result = {}
+        for subnet in plan.subnets:
+            key = subnet_key(subnet)
+            found = existing.get(key) or self._network.create_subnet(
+                ctx.clusterTag, vpc.vpc_id, key, subnet.cidr, subnet.availabilityZone, subnet.role == "public"
+            )
+            result[key] = found.subnet_id
+        return result
+
+    def ensure_internet_gateway(self, ctx: WorkflowInput) -> dict[str, str]:
+        vpc = self._require_vpc(ctx)
+        gateway = self._network.find_internet_gateway(ctx.clusterTag) or self._network.create_internet_gateway(
+            ctx.clusterTag
+        )
+        if gateway.attached_vpc_id != vpc.vpc_id:
+            self._network.attach_internet_gateway(gateway.gateway_id, vpc.vpc_id)
+        return {"internetGatewayId": gateway.gateway_id}
+
+    def ensure_nat_gateway(self, ctx: WorkflowInput) -> dict[str, str]:
+        subnets = self._require_subnets(ctx)
+        nat = self._network.find_nat_gateway(ctx.clusterTag)
+        if nat is None:
+            allocation = self._network.find_elastic_ip(ctx.clusterTag) or self._network.allocate_elastic_ip(
+                ctx.clusterTag
+            )
+            nat = self._network.create_nat_gateway(ctx.clusterTag, subnets["public-a"], allocation)
+        return {"natGatewayId": nat.gateway_id, "state": nat.state}
+
+    def ensure_route_tables(self, ctx: WorkflowInput) -> dict[str, str]:
+        vpc = self._require_vpc(ctx)
+        subnets = self._require_subnets(ctx)
+        gateway = self._network.find_internet_gateway(ctx.clusterTag)
+        nat = self._network.find_nat_gateway(ctx.clusterTag)
+        if gateway is None or nat is None:
+            raise ResourceNotReadyError("The internet or NAT gateway is missing; the earlier steps must run first.")
+        if nat.state != "available":
+            raise ResourceNotReadyError(f"NAT gateway {nat.gateway_id} is {nat.state}; waiting until available.")
+        targets = {"public": gateway.gateway_id, "private": nat.gateway_id}
+        result = {}
+        for role, target in targets.items():
+            table = self._network.find_route_table(ctx.clusterTag, role) or self._network.create_route_table(
+                ctx.clusterTag, role, vpc.vpc_id
+            )
+            if table.routes.get(DEFAULT_ROUTE) != target:
+                self._network.add_default_route(table.route_table_id, target)
+            for key in (f"{role}-a", f"{role}-b"):
+                if subnets[key] not in table.subnet_ids:
+                    self._network.associate_route_table(table.route_table_id, subnets[key])
+            result[f"{role}RouteTableId"] = table.route_table_id
+        return result
+
+    def ensure_s3_endpoint(self, ctx: WorkflowInput) -> dict[str, str]:
+        vpc = self._require_vpc(ctx)
+        endpoint = self._network.find_s3_endpoint(ctx.clusterTag)
+        if endpoint is None:
+            tables = [self._network.find_route_table(ctx.clusterTag, role) for role in ("public", "private")]
+            ids = [table.route_table_id for table in tables if table is not None]
+            endpoint = self._network.create_s3_endpoint(ctx.clusterTag, vpc.vpc_id, ids)
+        return {"s3EndpointId": endpoint}
+
+    def ensure_security_group(self, ctx: WorkflowInput) -> dict[str, str]:
+        vpc = self._require_vpc(ctx)
+        group = self._network.find_security_group(ctx.clusterTag) or self._network.create_security_group(
+            ctx.clusterTag, vpc.vpc_id
+        )
+        self._network.allow_traffic_within_group(group)
+        return {"securityGroupId": group}
+
+    # --- identity and control plane ----------------------------------------------------------
+
+    def ensure_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_role_name(ctx.clusterTag)
+        role = self._iam.find_role(name)
+        if role is None:
+            role = self._iam.create_role(name, EKS_SERVICE_PRINCIPAL, ownership_tags(ctx.clusterTag))
+        elif not is_owned(role.tags, ctx.clusterTag):
+            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
+        if EKS_CLUSTER_POLICY_ARN not in role.attached_policy_arns:
+            self._iam.attach_policy(name, EKS_CLUSTER_POLICY_ARN)
+        return {"roleArn": role.arn}
+
+    def create_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_name(ctx.clusterTag)
+        cluster = self._eks.find_cluster(name)
+        if cluster is not None:
+            self._require_owned(cluster, ctx)
+            return {"clusterName": name, "status": cluster.status, "action": "found"}
+        role = self._iam.find_role(eks_cluster_role_name(ctx.clusterTag))
+        subnets = self._require_subnets(ctx)
+        group = self._network.find_security_group(ctx.clusterTag)
+        if role is None or group is None:
+            raise ResourceNotReadyError("The cluster role or security group is missing; earlier steps must run first.")
+        cluster = self._eks.create_cluster(
+            name=name,
+            version=ctx.kubernetesVersion or "1.34",
+            role_arn=role.arn,
+            subnet_ids=[subnets["private-a"], subnets["private-b"]],
+            security_group_ids=[group],
+            tags=ownership_tags(ctx.clusterTag),
+        )
+        return {"clusterName": name, "status": cluster.status, "action": "created"}
+
+    def check_eks_cluster(self, ctx: WorkflowInput) -> PollState:
+        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        if cluster is None:
+            raise ResourceNotReadyError("The EKS cluster does not exist; the create step must run first.")
+        if cluster.status == "FAILED":
+            raise InvalidRequestError(f"EKS cluster {cluster.name} failed to create; see its health in the EKS console.")
+        done = cluster.status == "ACTIVE"
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"EKS cluster {cluster.name} is still {cluster.status} after {attempts} checks.")
+        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
+
+    def ensure_access_entry(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_name(ctx.clusterTag)
+        policies = self._eks.access_entry_policies(name, self._control_plane_role_arn)
+        if policies is None:
+            self._eks.create_access_entry(name, self._control_plane_role_arn, ownership_tags(ctx.clusterTag))
+            policies = frozenset()
+        if not any(arn.endswith("/AmazonEKSClusterAdminPolicy") for arn in policies):
+            self._eks.associate_admin_policy(name, self._control_plane_role_arn)
+        return {"principalArn": self._control_plane_role_arn}
+
+    def verify_kubernetes_api(self, ctx: WorkflowInput) -> dict[str, str]:
+        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        if cluster is None or cluster.status != "ACTIVE":
+            raise ResourceNotReadyError("The EKS cluster is not ACTIVE yet.")
+        return {"serverVersion": self._kubernetes.server_version(cluster, ctx.region)}
+
+    # --- delete ------------------------------------------------------------------------------
+
+    def delete_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_name(ctx.clusterTag)
+        cluster = self._eks.find_cluster(name)
+        if cluster is None:
+            return {"clusterName": name, "action": "absent"}
+        self._require_owned(cluster, ctx)
+        if cluster.status != "DELETING":
+            self._eks.delete_cluster(name)
+        return {"clusterName": name, "action": "deleting"}
+
+    def check_eks_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
+        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        done = cluster is None
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"EKS cluster {eks_cluster_name(ctx.clusterTag)} is still being deleted.")
+        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds,
+                         status="DELETED" if done else cluster.status if cluster else None)
+
+    def delete_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_role_name(ctx.clusterTag)
+        role = self._iam.find_role(name)
+        if role is None:
+            return {"roleName": name, "action": "absent"}
+        if not is_owned(role.tags, ctx.clusterTag):
+            return {"roleName": name, "action": "kept (not ours)"}
+        self._iam.delete_role(name)
+        return {"roleName": name, "action": "deleted"}
+
+    def release_nat_gateway(self, ctx: WorkflowInput) -> PollState:
+        """Delete the S3 endpoint and NAT gateway; done once the NAT gateway is gone."""
+        endpoint = self._network.find_s3_endpoint(ctx.clusterTag)
+        if endpoint is not None:
+            self._network.delete_endpoint(endpoint)
+        nat = self._network.find_nat_gateway(ctx.clusterTag)
+        if nat is not None and nat.state not in ("deleting", "deleted"):
+            self._network.delete_nat_gateway(nat.gateway_id)
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        done = nat is None
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError("The NAT gateway is still being deleted.")
+        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds,
+                         status="released" if done else nat.state if nat else None)
+
+    def delete_network(self, ctx: WorkflowInput) -> dict[str, str]:
+        """Remove the rest of the network in dependency order; absent pieces are skipped."""
+        tag = ctx.clusterTag
+        deleted = []
+        allocation = self._network.find_elastic_ip(tag)
+        if allocation is not None:
+            self._network.release_elastic_ip(allocation)
+            deleted.append("elastic-ip")
+        gateway = self._network.find_internet_gateway(tag)
+        if gateway is not None:
+            self._network.delete_internet_gateway(gateway)
+            deleted.append("internet-gateway")
+        for subnet in self._network.find_subnets(tag).values():
+            self._network.delete_subnet(subnet.subnet_id)
+            deleted.append(f"subnet {subnet.key}")
+        for role in ("public", "private"):
+            table = self._network.find_route_table(tag, role)
+            if table is not None:
+                self._network.delete_route_table(table.route_table_id)
+                deleted.append(f"route-table {role}")
+        group = self._network.find_security_group(tag)
+        if group is not None:
+            self._network.delete_security_group(group)
+            deleted.append("security-group")
+        vpc = self._network.find_vpc(tag)
+        if vpc is not None:
+            self._network.delete_vpc(vpc.vpc_id)
+            deleted.append("vpc")
+        return {"deleted": ", ".join(deleted) or "nothing left"}
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _require_vpc(self, ctx: WorkflowInput) -> Vpc:
+        vpc = self._network.find_vpc(ctx.clusterTag)
+        if vpc is None:
+            raise ResourceNotReadyError("The cluster's VPC does not exist; 'Ensure VPC' must run first.")
+        return vpc
+
+    def _require_subnets(self, ctx: WorkflowInput) -> dict[str, str]:
+        subnets = {key: subnet.subnet_id for key, subnet in self._network.find_subnets(ctx.clusterTag).items()}
+        missing = {"public-a", "public-b", "private-a", "private-b"} - subnets.keys()
+        if missing:
+            raise ResourceNotReadyError(f"Subnets {sorted(missing)} are missing; 'Ensure Subnets' must run first.")
+        return subnets
+
+    def _require_owned(self, cluster: EksCluster, ctx: WorkflowInput) -> None:
+        if not is_owned(cluster.tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"EKS cluster {cluster.name} exists but was not created by InstantStart for '{ctx.clusterTag}'; "
+                "import it instead, or choose another clusterTag."
+            )
+
+
+def _network_plan(ctx: WorkflowInput) -> NetworkPlan:
+    if ctx.network is None:
+        raise InvalidRequestError("The workflow input has no network plan.")
+    return ctx.network

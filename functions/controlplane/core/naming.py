@@ -1,0 +1,34 @@
+"""Deterministic names and ownership tags for everything the control plane creates."""
+
+from __future__ import annotations
+
+CLUSTER_TAG_KEY = "instantstart:cluster"
+MANAGED_BY_KEY = "instantstart:managed-by"
+MANAGED_BY_VALUE = "instantstart"
+ROLE_TAG_KEY = "instantstart:role"
+
+
+def eks_cluster_name(cluster_tag: str) -> str:
+    return f"eks-cluster-{cluster_tag}"
+
+
+def eks_cluster_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-eks-cluster"
+
+
+def resource_name(cluster_tag: str, role: str) -> str:
+    """The Name tag of a network resource, e.g. `instantstart-demo-public-a`."""
+    return f"instantstart-{cluster_tag}-{role}"
+
+
+def ownership_tags(cluster_tag: str) -> dict[str, str]:
+    return {CLUSTER_TAG_KEY: cluster_tag, MANAGED_BY_KEY: MANAGED_BY_VALUE}
+
+
+def is_owned(tags: dict[str, str], cluster_tag: str) -> bool:
+    return tags.get(CLUSTER_TAG_KEY) == cluster_tag and tags.get(MANAGED_BY_KEY) == MANAGED_BY_VALUE
+
+
+def execution_name(operation_id: str, attempt: int) -> str:
+    """Step Functions execution name of an operation's n-th run (resume starts a new run)."""
+    return operation_id if attempt == 1 else f"{operation_id}-r{attempt}"

@@ -1,0 +1,260 @@
+"""Ports: what the core needs from the outside world, as Protocols that adapters implement.
+
+Value types returned by gateways live here too; they are plain dataclasses, not SDK shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from controlplane.models.audit import AuditEntry
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.operations import Operation, OperationKind
+
+# --- persistence ------------------------------------------------------------------------------
+
+
+class OperationRepository(Protocol):
+    def create(self, operation: Operation) -> None:
+        """Insert; raises StaleVersionError if the id exists."""
+
+    def find(self, operation_id: str) -> Operation | None: ...
+
+    def replace(self, operation: Operation, expected_version: int) -> Operation:
+        """Write `operation` with version+1 only if the stored version is `expected_version`."""
+
+    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]: ...
+
+
+class ClusterRegistry(Protocol):
+    def find(self, cluster_tag: str) -> ClusterRecord | None: ...
+
+    def list(self) -> list[ClusterRecord]: ...
+
+    def create(self, record: ClusterRecord) -> None:
+        """Insert; raises ClusterExistsError if the tag is taken."""
+
+    def save(self, record: ClusterRecord) -> None: ...
+
+    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        """Mark `operation_id` as the cluster's one active operation; ClusterBusyError if another holds it."""
+
+    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        """Clear the active operation if it is `operation_id` (no-op otherwise)."""
+
+    def delete(self, cluster_tag: str) -> None: ...
+
+
+class AuditLog(Protocol):
+    def record(self, entry: AuditEntry) -> None: ...
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    token: str
+    principal: str
+    action: str
+    target: str
+    expires_at: datetime
+
+
+class ConfirmationStore(Protocol):
+    def put(self, confirmation: Confirmation) -> None: ...
+
+    def take(self, token: str) -> Confirmation | None:
+        """Remove and return the confirmation (single use), or None if unknown."""
+
+
+class WorkflowLauncher(Protocol):
+    def start(self, kind: OperationKind, execution_name: str, payload: Mapping[str, Any]) -> str:
+        """Start the workflow; same name and payload returns the existing execution's ARN."""
+
+    def stop(self, execution_arn: str, cause: str) -> None: ...
+
+    def failed_state(self, execution_arn: str) -> str | None:
+        """The name of the state whose task failed last in the execution."""
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+# --- AWS account ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AvailabilityZone:
+    name: str
+    zone_id: str
+
+
+@dataclass(frozen=True)
+class Vpc:
+    vpc_id: str
+    cidr: str
+
+
+@dataclass(frozen=True)
+class Subnet:
+    subnet_id: str
+    key: str
+    cidr: str
+    availability_zone: str
+
+
+@dataclass(frozen=True)
+class InternetGateway:
+    gateway_id: str
+    attached_vpc_id: str | None
+
+
+@dataclass(frozen=True)
+class NatGateway:
+    gateway_id: str
+    state: str
+
+
+@dataclass(frozen=True)
+class RouteTable:
+    route_table_id: str
+    routes: dict[str, str]
+    subnet_ids: frozenset[str]
+
+
+@dataclass(frozen=True)
+class IamRole:
+    name: str
+    arn: str
+    tags: dict[str, str]
+    attached_policy_arns: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class EksCluster:
+    name: str
+    arn: str
+    status: str
+    version: str | None
+    endpoint: str | None
+    certificate_authority: str | None
+    oidc_issuer: str | None
+    authentication_mode: str | None
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class AccountGateway(Protocol):
+    """Facts about the account and Region that requests are validated against."""
+
+    def known_regions(self) -> frozenset[str]: ...
+
+    def availability_zones(self, region: str) -> list[AvailabilityZone]: ...
+
+    def vpc_cidrs(self, region: str) -> dict[str, str]:
+        """VPC id → CIDR for every VPC in the Region (all associated IPv4 blocks)."""
+
+
+class NetworkGateway(Protocol):
+    """EC2 networking in one Region; resources are found by the cluster's ownership tags."""
+
+    def find_vpc(self, cluster_tag: str) -> Vpc | None: ...
+
+    def create_vpc(self, cluster_tag: str, cidr: str) -> Vpc: ...
+
+    def delete_vpc(self, vpc_id: str) -> None: ...
+
+    def find_subnets(self, cluster_tag: str) -> dict[str, Subnet]: ...
+
+    def create_subnet(
+        self, cluster_tag: str, vpc_id: str, key: str, cidr: str, availability_zone: str, public: bool
+    ) -> Subnet: ...
+
+    def delete_subnet(self, subnet_id: str) -> None: ...
+
+    def find_internet_gateway(self, cluster_tag: str) -> InternetGateway | None: ...
+
+    def create_internet_gateway(self, cluster_tag: str) -> InternetGateway: ...
+
+    def attach_internet_gateway(self, gateway_id: str, vpc_id: str) -> None: ...
+
+    def delete_internet_gateway(self, gateway: InternetGateway) -> None: ...
+
+    def find_elastic_ip(self, cluster_tag: str) -> str | None: ...
+
+    def allocate_elastic_ip(self, cluster_tag: str) -> str: ...
+
+    def release_elastic_ip(self, allocation_id: str) -> None: ...
+
+    def find_nat_gateway(self, cluster_tag: str) -> NatGateway | None:
+        """The cluster's NAT gateway unless deleted."""
+
+    def create_nat_gateway(self, cluster_tag: str, subnet_id: str, allocation_id: str) -> NatGateway: ...
+
+    def delete_nat_gateway(self, gateway_id: str) -> None: ...
+
+    def find_route_table(self, cluster_tag: str, role: str) -> RouteTable | None: ...
+
+    def create_route_table(self, cluster_tag: str, role: str, vpc_id: str) -> RouteTable: ...
+
+    def add_default_route(self, route_table_id: str, target_id: str) -> None: ...
+
+    def associate_route_table(self, route_table_id: str, subnet_id: str) -> None: ...
+
+    def delete_route_table(self, route_table_id: str) -> None: ...
+
+    def find_s3_endpoint(self, cluster_tag: str) -> str | None: ...
+
+    def create_s3_endpoint(self, cluster_tag: str, vpc_id: str, route_table_ids: list[str]) -> str: ...
+
+    def delete_endpoint(self, endpoint_id: str) -> None: ...
+
+    def find_security_group(self, cluster_tag: str) -> str | None: ...
+
+    def create_security_group(self, cluster_tag: str, vpc_id: str) -> str: ...
+
+    def allow_traffic_within_group(self, group_id: str) -> None: ...
+
+    def delete_security_group(self, group_id: str) -> None: ...
+
+
+class IamGateway(Protocol):
+    def find_role(self, name: str) -> IamRole | None: ...
+
+    def create_role(self, name: str, service_principal: str, tags: dict[str, str]) -> IamRole: ...
+
+    def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
+
+    def delete_role(self, name: str) -> None:
+        """Detach managed policies, delete inline policies, then delete the role."""
+
+
+class EksGateway(Protocol):
+    def find_cluster(self, name: str) -> EksCluster | None: ...
+
+    def create_cluster(
+        self,
+        name: str,
+        version: str,
+        role_arn: str,
+        subnet_ids: list[str],
+        security_group_ids: list[str],
+        tags: dict[str, str],
+    ) -> EksCluster: ...
+
+    def delete_cluster(self, name: str) -> None: ...
+
+    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+        """Policy ARNs associated with the principal's access entry, or None without an entry."""
+
+    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None: ...
+
+    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None: ...
+
+
+class KubernetesGateway(Protocol):
+    def server_version(self, cluster: EksCluster, region: str) -> str:
+        """Call the cluster's Kubernetes API through the production client path."""

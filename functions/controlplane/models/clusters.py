@@ -1,0 +1,152 @@
+"""Requests and views for cluster lifecycle (stage 1: network and EKS control plane)."""
+
+from __future__ import annotations
+
+import ipaddress
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from controlplane.models.common import ClusterTag, Contract, Region, View
+from controlplane.models.operations import OperationView
+
+KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+DEFAULT_KUBERNETES_VERSION = "1.34"
+VPC_PREFIX_RANGE = (16, 18)
+
+
+class CreateEksClusterRequest(Contract):
+    """Stage 1: a VPC with public and private subnets in two AZs and an EKS control plane."""
+
+    clusterTag: ClusterTag = Field(
+        description="Short name for the cluster; resources are named from it (eks-cluster-<clusterTag>).",
+        examples=["demo"],
+    )
+    region: Region = Field(description="AWS Region to create the cluster in.", examples=["us-west-2"])
+    vpcCidr: str | None = Field(
+        default=None,
+        description="IPv4 CIDR for the new VPC (/16 to /18, private range). Omit to pick a free 10.N.0.0/16.",
+        examples=["10.90.0.0/16"],
+    )
+    kubernetesVersion: Literal["1.32", "1.33", "1.34", "1.35"] = Field(
+        default=DEFAULT_KUBERNETES_VERSION, description="EKS Kubernetes version."
+    )
+
+    @field_validator("vpcCidr")
+    @classmethod
+    def _valid_cidr(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            network = ipaddress.IPv4Network(value, strict=True)
+        except ValueError as error:
+            raise ValueError(f"'{value}' is not an IPv4 network in CIDR notation (e.g. 10.90.0.0/16): {error}")
+        low, high = VPC_PREFIX_RANGE
+        if not low <= network.prefixlen <= high:
+            raise ValueError(f"VPC CIDR must be between /{low} and /{high} to leave room for compute subnets")
+        if not network.is_private:
+            raise ValueError("VPC CIDR must be in a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
+        return str(network)
+
+
+class StageName(StrEnum):
+    """The cluster's pipeline stages, in order."""
+
+    EKS = "eks"
+
+
+class ClusterStatus(StrEnum):
+    CREATING = "CREATING"
+    ACTIVE = "ACTIVE"
+    FAILED = "FAILED"
+    DELETING = "DELETING"
+
+
+class SubnetPlan(View):
+    role: Literal["public", "private"]
+    index: int
+    cidr: str
+    availabilityZone: str
+
+
+class NetworkPlan(View):
+    """The VPC and subnets stage 1 creates; fixed when the operation is accepted."""
+
+    vpcCidr: str
+    cidrSource: Literal["caller", "automatic"]
+    subnets: list[SubnetPlan]
+
+
+class PlannedAction(View):
+    action: Literal["create", "delete", "keep"]
+    resource: str
+    name: str
+    detail: str | None = None
+
+
+class Plan(View):
+    """What a mutating request would do, computed from live state, with no side effect."""
+
+    dryRun: bool = True
+    actions: list[PlannedAction]
+    confirmationToken: str | None = None
+    expiresAt: datetime | None = None
+    message: str | None = None
+
+
+class ClusterRecord(View):
+    """The registry's entry for a cluster (persisted)."""
+
+    clusterTag: str
+    region: str
+    status: ClusterStatus
+    eksClusterName: str
+    kubernetesVersion: str = DEFAULT_KUBERNETES_VERSION
+    vpcCidr: str | None = None
+    vpcId: str | None = None
+    stagesDone: list[str] = Field(default_factory=list)
+    activeOperationId: str | None = None
+    lastOperationId: str | None = None
+    createdAt: datetime
+    updatedAt: datetime
+    createdBy: str
+
+
+class ClusterView(View):
+    clusterTag: str
+    region: str
+    status: ClusterStatus
+    eksClusterName: str
+    kubernetesVersion: str
+    vpcCidr: str | None = None
+    vpcId: str | None = None
+    stagesDone: list[str]
+    activeOperationId: str | None = None
+    lastOperationId: str | None = None
+    createdAt: datetime
+    updatedAt: datetime
+
+    @classmethod
+    def of(cls, record: ClusterRecord) -> ClusterView:
+        return cls.model_validate(record.model_dump())
+
+
+class ClusterDetail(ClusterView):
+    eks: dict[str, str | None] = Field(default_factory=dict, description="Live EKS control plane facts.")
+    operations: list[OperationView] = Field(default_factory=list)
+
+
+class ClusterList(View):
+    clusters: list[ClusterView]
+
+
+class Accepted(View):
+    """202 body of every request that starts a workflow."""
+
+    operationId: str
+    status: str
+    stages: list[str]
+    statusTool: str = "operation_wait"
+    operation: OperationView

@@ -1,0 +1,109 @@
+"""Typed domain errors, named for whoever matches them.
+
+Each surface maps them once: the REST API to an HTTP status and the error body, the workflow to
+an ASL error name (the class name), the MCP server to a tool error. Messages tell a person or an
+agent what to change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of every error the control plane raises on purpose."""
+
+    status = 500
+    code = "InternalError"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class InvalidRequestError(DomainError):
+    status = 400
+    code = "InvalidRequest"
+
+
+class UnknownRegionError(InvalidRequestError):
+    code = "UnknownRegion"
+
+
+class CidrConflictError(InvalidRequestError):
+    code = "CidrConflict"
+
+
+class ConfirmationRequiredError(InvalidRequestError):
+    code = "ConfirmationRequired"
+
+
+class AuthenticationRequiredError(DomainError):
+    status = 401
+    code = "Unauthenticated"
+
+
+class ForbiddenError(DomainError):
+    status = 403
+    code = "Forbidden"
+
+
+class NotFoundError(DomainError):
+    status = 404
+    code = "NotFound"
+
+
+class ClusterNotFoundError(NotFoundError):
+    code = "ClusterNotFound"
+
+
+class OperationNotFoundError(NotFoundError):
+    code = "OperationNotFound"
+
+
+class ConflictError(DomainError):
+    status = 409
+    code = "Conflict"
+
+
+class ClusterExistsError(ConflictError):
+    code = "ClusterExists"
+
+
+class ClusterBusyError(ConflictError):
+    code = "ClusterBusy"
+
+
+class OperationStateError(ConflictError):
+    code = "OperationStateConflict"
+
+
+class StaleVersionError(ConflictError):
+    """A conditional write lost the race: someone else advanced the record first."""
+
+    code = "StaleVersion"
+
+
+class IdempotencyConflictError(ConflictError):
+    code = "IdempotencyKeyReused"
+
+
+class ForeignResourceError(ConflictError):
+    """A resource with our deterministic name exists but does not carry our ownership tags."""
+
+    code = "ForeignResource"
+
+
+class ResourceNotReadyError(DomainError):
+    """A dependency is still being created; the workflow retries the step after a pause."""
+
+    status = 503
+    code = "ResourceNotReady"
+
+
+class WaitTimeoutError(DomainError):
+    """A bounded poll loop ran out of attempts."""
+
+    status = 504
+    code = "WaitTimeout"

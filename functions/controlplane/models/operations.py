@@ -1,0 +1,103 @@
+"""The long-running-operation model every surface reports progress with."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from controlplane.models.common import View
+
+
+class OperationStatus(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (OperationStatus.SUCCEEDED, OperationStatus.FAILED, OperationStatus.CANCELLED)
+
+
+class StageStatus(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class OperationKind(StrEnum):
+    """Each kind is one Step Functions workflow, `statemachines/<value>.asl.json`."""
+
+    CREATE_EKS_CLUSTER = "create_eks_cluster"
+    DELETE_EKS_CLUSTER = "delete_eks_cluster"
+
+
+class Stage(View):
+    name: str
+    status: StageStatus = StageStatus.PENDING
+    startedAt: datetime | None = None
+    endedAt: datetime | None = None
+    message: str | None = None
+
+
+class OperationError(View):
+    code: str
+    message: str
+    step: str | None = None
+
+
+class Operation(View):
+    """One run of a workflow against one cluster; advanced only by the workflow's steps."""
+
+    operationId: str
+    kind: OperationKind
+    target: str
+    status: OperationStatus = OperationStatus.PENDING
+    stages: list[Stage]
+    currentStep: str | None = None
+    error: OperationError | None = None
+    actor: str
+    createdAt: datetime
+    updatedAt: datetime
+    executionArn: str | None = None
+    attempt: int = 1
+    statusTool: str = "operation_wait"
+    version: int = 1
+    input: dict[str, Any] = Field(default_factory=dict)
+
+    def stage(self, name: str) -> Stage:
+        for stage in self.stages:
+            if stage.name == name:
+                return stage
+        raise KeyError(name)
+
+
+class OperationView(View):
+    """What callers see: the operation without its internal workflow input."""
+
+    operationId: str
+    kind: OperationKind
+    target: str
+    status: OperationStatus
+    stages: list[Stage]
+    currentStep: str | None = None
+    error: OperationError | None = None
+    actor: str
+    createdAt: datetime
+    updatedAt: datetime
+    attempt: int
+    statusTool: str
+
+    @classmethod
+    def of(cls, operation: Operation) -> OperationView:
+        return cls.model_validate(operation.model_dump())
+
+
+class OperationList(View):
+    operations: list[OperationView]

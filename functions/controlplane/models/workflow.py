@@ -1,0 +1,32 @@
+"""Step I/O: the state every workflow passes from Task to Task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controlplane.models.clusters import NetworkPlan
+from controlplane.models.common import View
+from controlplane.models.operations import OperationKind
+
+
+class PollState(View):
+    """Output of a check step that a Wait → Task → Choice loop reads."""
+
+    done: bool
+    attempts: int
+    waitSeconds: int
+    status: str | None = None
+
+
+class WorkflowInput(View):
+    """Execution input; every step receives it (plus `poll` inside wait loops, `error` on failure)."""
+
+    operationId: str
+    kind: OperationKind
+    clusterTag: str
+    region: str
+    eksClusterName: str
+    kubernetesVersion: str | None = None
+    network: NetworkPlan | None = None
+    poll: PollState | None = None
+    error: dict[str, Any] | None = None

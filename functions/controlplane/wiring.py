@@ -1,0 +1,94 @@
+"""The composition root: the only place that constructs adapters and services. Cached per process."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from functools import cache
+
+from controlplane.adapters.aws.account import AwsAccountGateway
+from controlplane.adapters.aws.dynamo import (
+    DynamoAuditLog,
+    DynamoClusterRegistry,
+    DynamoConfirmationStore,
+    DynamoOperationRepository,
+)
+from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+from controlplane.adapters.aws.eks import AwsEksGateway
+from controlplane.adapters.aws.iam import AwsIamGateway
+from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
+from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
+from controlplane.core.clusters import ClusterService
+from controlplane.core.eks_stack import EksStackService, PollSettings
+from controlplane.core.operations import OperationService
+from controlplane.settings import settings
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+@cache
+def clock() -> SystemClock:
+    return SystemClock()
+
+
+@cache
+def operations() -> OperationService:
+    config = settings()
+    return OperationService(
+        DynamoOperationRepository(config.operations_table),
+        registry(),
+        StepFunctionsLauncher(config.state_machine_arns),
+        clock(),
+    )
+
+
+@cache
+def registry() -> DynamoClusterRegistry:
+    return DynamoClusterRegistry(settings().clusters_table)
+
+
+@cache
+def audit_log() -> DynamoAuditLog:
+    return DynamoAuditLog(settings().audit_table)
+
+
+@cache
+def clusters() -> ClusterService:
+    return ClusterService(
+        registry(),
+        AwsAccountGateway(),
+        operations(),
+        DynamoConfirmationStore(settings().confirmations_table),
+        clock(),
+    )
+
+
+@cache
+def kubernetes_clients() -> KubernetesClientFactory:
+    return KubernetesClientFactory(settings().kubernetes_role_arn)
+
+
+@cache
+def eks_stack(region: str) -> EksStackService:
+    config = settings()
+    return EksStackService(
+        Ec2NetworkGateway(region),
+        AwsIamGateway(),
+        AwsEksGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        config.kubernetes_role_arn,
+        PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts),
+    )
+
+
+def reset() -> None:
+    """Forget every cached object (the sandbox calls this after changing the environment)."""
+    for factory in (clock, operations, registry, audit_log, clusters, kubernetes_clients, eks_stack):
+        factory.cache_clear()
+    settings.cache_clear()

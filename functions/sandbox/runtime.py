@@ -1,0 +1,254 @@
+"""The sandbox's AWS account: moto with the project's extensions, the tables and workflows provisioned
+from the same descriptions the CDK stack uses, and Lambda tasks dispatched to the real step handlers.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import boto3
+from moto import mock_aws
+from moto.awslambda_simple.models import LambdaSimpleBackend
+from moto.core.botocore_stubber import BotocoreStubber
+from moto.sts.models import sts_backends
+
+from controlplane import wiring
+from controlplane.adapters.aws.tables import TABLES
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module, step_modules, substitute
+from sandbox.ec2_extension import Ec2Extension
+from sandbox.eks_extension import EksExtension
+from sandbox.faults import FaultBook, step_key
+from sandbox.k8s_emulator import KubernetesEmulator
+
+ACCOUNT_ID = "123456789012"
+HOME_REGION = "us-east-1"
+FUNCTION_PREFIX = "instantstart-"
+TOKENS = {"sandbox-admin": "admin", "sandbox-operator": "operator", "sandbox-viewer": "viewer"}
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    kubernetes_url: str
+    seconds_to_active: float = 3.0
+    poll_seconds: int = 1
+
+
+class _SerializedStubber:
+    """Harness H1: each AWS request is atomic, as it is server-side (moto's conditional writes are not)."""
+
+    lock = threading.RLock()
+    original: Any = None
+
+    @classmethod
+    def install(cls) -> None:
+        cls.original = original = BotocoreStubber.__call__
+
+        def call(stubber: BotocoreStubber, event_name: str, request: Any, **kwargs: Any) -> Any:
+            # A Lambda invocation runs a whole step; the step's own AWS calls take the lock one by one.
+            if "/functions/" in request.url and request.url.endswith("/invocations"):
+                return original(stubber, event_name, request, **kwargs)
+            with cls.lock:
+                return original(stubber, event_name, request, **kwargs)
+
+        BotocoreStubber.__call__ = call  # type: ignore[method-assign]
+
+    @classmethod
+    def uninstall(cls) -> None:
+        if cls.original is not None:
+            BotocoreStubber.__call__ = cls.original  # type: ignore[method-assign]
+
+
+class _LambdaContext:
+    def __init__(self, function_name: str) -> None:
+        self.function_name = function_name
+        self.aws_request_id = "sandbox"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+class Sandbox:
+    """Starts and stops the simulated account; `faults` and `emulator` are the test and demo controls."""
+
+    def __init__(self, options: SandboxOptions) -> None:
+        self.options = options
+        self.faults = FaultBook()
+        self.emulator = KubernetesEmulator()
+        self.eks = EksExtension(
+            endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
+            seconds_to_active=options.seconds_to_active,
+            on_active=self.emulator.add_cluster,
+            on_deleted=self.emulator.remove_cluster,
+        )
+        self.ec2 = Ec2Extension()
+        self._mock: Any = None
+        self._original_invoke: Any = None
+        self._saved_env: dict[str, str | None] = {}
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._set_env({
+            "AWS_ACCESS_KEY_ID": "sandbox", "AWS_SECRET_ACCESS_KEY": "sandbox", "AWS_SESSION_TOKEN": "sandbox",
+            "AWS_DEFAULT_REGION": HOME_REGION, "AWS_REGION": HOME_REGION,
+            "POWERTOOLS_SERVICE_NAME": "instantstart", "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+        })
+        self._mock = mock_aws(config={"stepfunctions": {"execute_state_machine": True},
+                                      "lambda": {"use_docker": False},
+                                      "iam": {"load_aws_managed_policies": True}})
+        # moto's interpreter logs every failed execution at ERROR; the operation record already says why.
+        logging.getLogger("moto.stepfunctions").setLevel(logging.CRITICAL)
+        self._mock.start()
+        _SerializedStubber.install()
+        self.eks.install()
+        self.ec2.install()
+        self._install_lambda_dispatch()
+        self.emulator.set_authorizer(self._kubernetes_authorized)
+        self._provision()
+
+    def stop(self) -> None:
+        if self._original_invoke is not None:
+            LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
+        self.ec2.uninstall()
+        self.eks.uninstall()
+        _SerializedStubber.uninstall()
+        if self._mock is not None:
+            self._mock.stop()
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        wiring.reset()
+
+    # --- provisioning (what `cdk deploy` does in AWS) ----------------------------------------
+
+    def _provision(self) -> None:
+        dynamodb = boto3.client("dynamodb", region_name=HOME_REGION)
+        env: dict[str, str] = {}
+        for spec in TABLES:
+            name = f"instantstart-{spec.logical_name.lower()}"
+            keys = {spec.partition_key} | {k for k in (spec.sort_key,) if k}
+            keys |= {a for index in spec.indexes for a in (index.partition_key, index.sort_key) if a}
+            request: dict[str, Any] = {
+                "TableName": name,
+                "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": key, "AttributeType": "S"} for key in sorted(keys)],
+                "KeySchema": _key_schema(spec.partition_key, spec.sort_key),
+            }
+            if spec.indexes:
+                request["GlobalSecondaryIndexes"] = [
+                    {"IndexName": index.name, "KeySchema": _key_schema(index.partition_key, index.sort_key),
+                     "Projection": {"ProjectionType": "ALL"}}
+                    for index in spec.indexes
+                ]
+            dynamodb.create_table(**request)
+            env[spec.env_var] = name
+        iam = boto3.client("iam", region_name=HOME_REGION)
+        trust = json.dumps({"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"}, "Action": "sts:AssumeRole"}]})
+        k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
+        sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
+        stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
+        machines = {}
+        for kind in OperationKind:
+            text = definition_text(kind)
+            values = {p: _function_arn(step_module(p)) for p in placeholders(text)}
+            machines[kind.value] = stepfunctions.create_state_machine(
+                name=f"instantstart-{kind.value.replace('_', '-')}",
+                definition=substitute(text, values),
+                roleArn=sfn_role["Role"]["Arn"],
+                type="STANDARD",
+            )["stateMachineArn"]
+        env.update({
+            "IS_STATE_MACHINE_ARNS": json.dumps(machines),
+            "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
+            "IS_IAM_ROLE_BINDINGS": "{}",
+            "IS_POLL_SECONDS": str(self.options.poll_seconds),
+            "IS_POLL_MAX_ATTEMPTS": "120",
+        })
+        self._set_env(env)
+        wiring.reset()
+
+    def _set_env(self, values: dict[str, str]) -> None:
+        for name, value in values.items():
+            self._saved_env.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+
+    # --- Lambda: dispatch to the real step handlers ------------------------------------------
+
+    def _install_lambda_dispatch(self) -> None:
+        self._original_invoke = LambdaSimpleBackend.invoke
+        known = set(step_modules())
+        faults = self.faults
+
+        def invoke(backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any,
+                   response_headers: dict[str, str]) -> bytes:
+            module = function_name.rsplit(":", 1)[-1].removeprefix(FUNCTION_PREFIX)
+            if module not in known:
+                return _function_error(response_headers, "ResourceNotFoundException", f"No step {module}")
+            if faults.take(module):
+                return _function_error(response_headers, "SandboxFaultInjected",
+                                       f"Fault injected into step {module} through /sandbox/faults")
+            handler = importlib.import_module(f"steps.{module}").lambda_handler
+            try:
+                result = handler(json.loads(body or "{}"), _LambdaContext(function_name))
+            except Exception as error:  # noqa: BLE001 - a Lambda runtime reports every unhandled error
+                return _function_error(response_headers, type(error).__name__, str(error))
+            return json.dumps(result).encode()
+
+        LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign]
+
+    # --- Kubernetes: who may call the emulated API servers -----------------------------------
+
+    def _kubernetes_authorized(self, cluster: str, token: str) -> bool:
+        """The token's signer must hold an admin access entry on the cluster (as EKS decides)."""
+        principal = _token_access_key(token)
+        backend = sts_backends[ACCOUNT_ID]["aws"]
+        assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
+        if assumed is None:
+            return False
+        role_arn = assumed.role_arn
+        return self.eks.principal_has_admin(cluster, role_arn)
+
+    def add_fault(self, step: str, times: int) -> str:
+        key = step_key(step)
+        if key not in step_modules():
+            raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_modules())}")
+        self.faults.add(key, times)
+        return key
+
+
+def _function_arn(module: str) -> str:
+    return f"arn:aws:lambda:{HOME_REGION}:{ACCOUNT_ID}:function:{FUNCTION_PREFIX}{module}"
+
+
+def _function_error(response_headers: dict[str, str], error_type: str, message: str) -> bytes:
+    response_headers["x-amz-function-error"] = "Unhandled"
+    return json.dumps({"errorType": error_type, "errorMessage": message}).encode()
+
+
+def _key_schema(partition: str, sort: str | None) -> list[dict[str, str]]:
+    schema = [{"AttributeName": partition, "KeyType": "HASH"}]
+    if sort:
+        schema.append({"AttributeName": sort, "KeyType": "RANGE"})
+    return schema
+
+
+def _token_access_key(token: str) -> str | None:
+    try:
+        url = base64.urlsafe_b64decode(token.removeprefix("k8s-aws-v1.") + "==").decode()
+    except ValueError:
+        return None
+    credential = parse_qs(urlparse(url).query).get("X-Amz-Credential", [""])[0]
+    return credential.split("/")[0] or None

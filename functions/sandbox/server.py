@@ -1,0 +1,114 @@
+"""The sandbox's HTTP front door: what API Gateway, the console's CDN and the EKS endpoints are in AWS.
+
+`/api/*` becomes an API Gateway REST proxy event for the real API handler (the sandbox plays the
+Cognito authorizer with fixed tokens); `/k8s/<cluster>` is each cluster's Kubernetes API;
+`/sandbox/*` holds the controls (faults).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from api.handler import lambda_handler as api_handler
+from sandbox.runtime import ACCOUNT_ID, TOKENS, Sandbox
+
+STAGE = "v1"
+
+
+def _claims(request: Request) -> dict[str, str] | None:
+    header = request.headers.get("authorization", "")
+    token = header.removeprefix("Bearer ").strip()
+    role = TOKENS.get(token)
+    if role is None:
+        return None
+    return {"sub": token, "cognito:username": token, "cognito:groups": role, "token_use": "id"}
+
+
+async def _api(request: Request) -> Response:
+    claims = _claims(request)
+    request_id = str(uuid.uuid4())
+    if claims is None:
+        return JSONResponse(
+            {"code": "Unauthenticated", "requestId": request_id,
+             "message": "Missing or unknown bearer token; use sandbox-admin, sandbox-operator or sandbox-viewer."},
+            status_code=401,
+        )
+    path = "/" + request.path_params["path"]
+    body = (await request.body()).decode() or None
+    query = dict(request.query_params) or None
+    event: dict[str, Any] = {
+        "resource": "/{proxy+}",
+        "path": path,
+        "httpMethod": request.method,
+        "headers": dict(request.headers),
+        "multiValueHeaders": {key: request.headers.getlist(key) for key in request.headers},
+        "queryStringParameters": query,
+        "multiValueQueryStringParameters": {k: request.query_params.getlist(k) for k in request.query_params} or None,
+        "pathParameters": {"proxy": path.lstrip("/")},
+        "stageVariables": None,
+        "requestContext": {
+            "accountId": ACCOUNT_ID, "apiId": "sandbox", "stage": STAGE, "requestId": request_id,
+            "httpMethod": request.method, "path": f"/{STAGE}{path}", "resourcePath": "/{proxy+}",
+            "identity": {"sourceIp": request.client.host if request.client else "127.0.0.1"},
+            "authorizer": {"claims": claims},
+        },
+        "body": body,
+        "isBase64Encoded": False,
+    }
+    result = await run_in_threadpool(api_handler, event, None)
+    headers = {key: value for key, value in (result.get("headers") or {}).items()}
+    return Response(content=result.get("body") or "", status_code=result["statusCode"], headers=headers)
+
+
+def build_app(sandbox: Sandbox) -> Starlette:
+    async def add_fault(request: Request) -> Response:
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            step = str(payload["step"])
+            times = int(payload.get("times", 1))
+            if times < 1:
+                raise ValueError("times must be at least 1")
+            key = sandbox.add_fault(step, times)
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse({"code": "InvalidRequest", "message": f"{error}. Body: {{\"step\": ..., \"times\": 1}}"},
+                                status_code=400)
+        return JSONResponse({"step": key, "pending": sandbox.faults.pending()}, status_code=201)
+
+    async def list_faults(request: Request) -> Response:
+        return JSONResponse({"pending": sandbox.faults.pending()})
+
+    async def clear_faults(request: Request) -> Response:
+        sandbox.faults.clear()
+        return Response(status_code=204)
+
+    async def home(request: Request) -> Response:
+        return HTMLResponse(LANDING)
+
+    return Starlette(routes=[
+        Route("/", home),
+        Route("/api/{path:path}", _api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        Route("/sandbox/faults", add_fault, methods=["POST"]),
+        Route("/sandbox/faults", list_faults, methods=["GET"]),
+        Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
+        Mount("/k8s", app=sandbox.emulator.asgi_app()),
+    ])
+
+
+LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>InstantStart sandbox</title></head>
+<body style="font-family: sans-serif; max-width: 48rem; margin: 2rem auto">
+<h1>InstantStart sandbox</h1>
+<p>The control plane runs here against a simulated AWS account (moto) and simulated Kubernetes API servers.
+State lives in memory and is lost when the process stops.</p>
+<ul><li>REST API: <code>/api</code> &mdash; OpenAPI document at <code>/api/openapi.json</code>, Swagger UI at
+<code>/api/docs</code> (send <code>Authorization: Bearer sandbox-viewer</code>).</li>
+<li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
+<li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li></ul>
+</body></html>"""

@@ -1,0 +1,15 @@
+"""Step Functions Task "Check EKS Cluster" (stage `eks-control-plane`)."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        stage="eks-control-plane",
+        step="Check EKS Cluster",
+        action=lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx),
+    )

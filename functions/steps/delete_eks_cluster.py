@@ -1,0 +1,15 @@
+"""Step Functions Task "Delete EKS Cluster" (stage `eks-control-plane`)."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        stage="eks-control-plane",
+        step="Delete EKS Cluster",
+        action=lambda ctx: wiring.eks_stack(ctx.region).delete_eks_cluster(ctx),
+    )

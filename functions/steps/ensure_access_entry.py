@@ -1,0 +1,15 @@
+"""Step Functions Task "Ensure Access Entry" (stage `cluster-access`)."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        stage="cluster-access",
+        step="Ensure Access Entry",
+        action=lambda ctx: wiring.eks_stack(ctx.region).ensure_access_entry(ctx),
+    )

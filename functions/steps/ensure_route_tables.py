@@ -1,0 +1,15 @@
+"""Step Functions Task "Ensure Route Tables" (stage `network`)."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        stage="network",
+        step="Ensure Route Tables",
+        action=lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx),
+    )

@@ -1,0 +1,13 @@
+"""Step Functions Task "Record Success": the operation SUCCEEDED; the registry reflects it."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.models.workflow import WorkflowInput
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    ctx = WorkflowInput.model_validate(event)
+    operation = wiring.operations().succeed(ctx.operationId)
+    wiring.clusters().record_outcome(operation)
+    return {"operationId": operation.operationId, "status": operation.status.value}
