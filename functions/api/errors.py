@@ -25,12 +25,14 @@ class ErrorBody(View):
     details: dict[str, Any] | None = None
 
 
-def error_response(app: APIGatewayRestResolver, status: int, code: str, message: str,
-                   details: dict[str, Any] | None = None) -> Response[str]:
+def error_response(
+    app: APIGatewayRestResolver, status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> Response[str]:
     request_id = app.current_event.request_context.request_id or ""
     body = ErrorBody(code=code, message=message, requestId=request_id, details=details or None)
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
-                    body=body.model_dump_json(exclude_none=True))
+    return Response(
+        status_code=status, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json(exclude_none=True)
+    )
 
 
 def _field(location: tuple[Any, ...]) -> str:
@@ -48,28 +50,36 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.exception_handler(RequestValidationError)
     def invalid_request(error: RequestValidationError) -> Response[str]:
         problems = [
-            {"field": _field(tuple(item.get("loc", ()))), "problem": item.get("msg", "invalid"),
-             "type": item.get("type", "")}
+            {
+                "field": _field(tuple(item.get("loc", ()))),
+                "problem": item.get("msg", "invalid"),
+                "type": item.get("type", ""),
+            }
             for item in error.errors()
         ]
         summary = "; ".join(
             f"{p['field']}: {'unknown field, remove it' if p['type'] == 'extra_forbidden' else p['problem']}"
             for p in problems
         )
-        return error_response(app, 400, "InvalidRequest", f"The request is not valid: {summary}",
-                              {"problems": problems})
+        return error_response(
+            app, 400, "InvalidRequest", f"The request is not valid: {summary}", {"problems": problems}
+        )
 
     @app.exception_handler(IdempotencyValidationError)
     def key_reused(error: IdempotencyValidationError) -> Response[str]:
         return error_response(
-            app, 409, "IdempotencyKeyReused",
+            app,
+            409,
+            "IdempotencyKeyReused",
             "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
         )
 
     @app.exception_handler(IdempotencyAlreadyInProgressError)
     def key_in_progress(error: IdempotencyAlreadyInProgressError) -> Response[str]:
         return error_response(
-            app, 409, "RequestInProgress",
+            app,
+            409,
+            "RequestInProgress",
             "A request with this Idempotency-Key is still being processed; retry in a moment for its result.",
         )
 
@@ -80,7 +90,9 @@ def register(app: APIGatewayRestResolver) -> None:
     @app.not_found
     def route_not_found(error: RouteNotFound) -> Response[str]:
         return error_response(
-            app, 404, "RouteNotFound",
+            app,
+            404,
+            "RouteNotFound",
             f"No route {app.current_event.http_method} {app.current_event.path}; see /openapi.json.",
         )
 

@@ -36,9 +36,7 @@ def _config() -> IdempotencyConfig:
     )
 
 
-def run_once(
-    key: str | None, scope: str, body: Any, call: Callable[[], dict[str, Any]]
-) -> dict[str, Any]:
+def run_once(key: str | None, scope: str, body: Any, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run `call` once per (scope, key); without a key, just run it."""
     if not key:
         return call()

@@ -1,6 +1,6 @@
 """What every workflow step does around its work: parse the state, advance the operation, log.
 
-A step module is three lines: its stage, its state name, and the service method it runs.
+A step module names its state and the service method it runs; the state's stage comes from core.stages.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from controlplane import wiring
-from controlplane.observability import logger
 from controlplane.models.workflow import WorkflowInput
+from controlplane.observability import logger
 
 
 def run_step(
-    event: dict[str, Any], *, stage: str, step: str, action: Callable[[WorkflowInput], BaseModel | dict[str, Any]]
+    event: dict[str, Any], *, step: str, action: Callable[[WorkflowInput], BaseModel | dict[str, Any]]
 ) -> dict[str, Any]:
     ctx = WorkflowInput.model_validate(event)
-    wiring.operations().begin_step(ctx.operationId, stage, step)
+    wiring.operations().begin_step(ctx.operationId, step)
     result = action(ctx)
     output = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
     logger().info("step done", extra={"operationId": ctx.operationId, "step": step, "output": output})

@@ -19,7 +19,11 @@ class Ec2Extension:
             for name, values in (filters or {}).items():
                 if name.startswith("tag:"):
                     key = name[4:]
-                    gateways = [gateway for gateway in gateways if {t["key"]: t["value"] for t in gateway.get_tags()}.get(key) in values]
+                    gateways = [
+                        gateway
+                        for gateway in gateways
+                        if {t["key"]: t["value"] for t in gateway.get_tags()}.get(key) in values
+                    ]
             return gateways
 
         NatGatewayBackend.describe_nat_gateways = describe_nat_gateways  # type: ignore[method-assign]

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from moto.eks import urls as eks_urls
 from moto.core import DEFAULT_ACCOUNT_ID
+from moto.eks import urls as eks_urls
 from moto.eks.models import EKSBackend, eks_backends
+from moto.eks.responses import EKSResponse
 
 # A PEM-shaped CA so the production client path (decode, write to a file) runs unchanged.
 SANDBOX_CA = base64.b64encode(
@@ -28,8 +29,13 @@ SANDBOX_CA = base64.b64encode(
 class EksExtension:
     """Installs the lifecycle and access-entry routes on moto's EKS backend."""
 
-    def __init__(self, endpoint_for: Callable[[str], str], seconds_to_active: float,
-                 on_active: Callable[[str], None], on_deleted: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        endpoint_for: Callable[[str], str],
+        seconds_to_active: float,
+        on_active: Callable[[str], None],
+        on_deleted: Callable[[str], None],
+    ) -> None:
         self._endpoint_for = endpoint_for
         self._seconds = seconds_to_active
         self._on_active = on_active
@@ -49,14 +55,21 @@ class EksExtension:
             "describe_cluster": EKSBackend.describe_cluster,
             "delete_cluster": EKSBackend.delete_cluster,
             "list_clusters": EKSBackend.list_clusters,
+            "respond_create_cluster": EKSResponse.create_cluster,
         }
+
+        def respond_create_cluster(response: EKSResponse) -> Any:
+            result = extension._originals["respond_create_cluster"](response)
+            # moto drops accessConfig; EKS's default mode is CONFIG_MAP, which HyperPod refuses.
+            cluster = response.eks_backend.clusters[response._get_param("name")]
+            cluster.access_config = response._get_param("accessConfig") or {"authenticationMode": "CONFIG_MAP"}
+            return result
 
         def create_cluster(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
             cluster = extension._originals["create_cluster"](backend, *args, **kwargs)
             cluster.status = "CREATING"
             cluster.endpoint = extension._endpoint_for(cluster.name)
             cluster.certificate_authority = {"data": SANDBOX_CA}
-            cluster.access_config = kwargs.get("access_config") or {"authenticationMode": "CONFIG_MAP"}
             extension._timers[(backend.region_name, cluster.name)] = time.monotonic()
             return cluster
 
@@ -80,6 +93,7 @@ class EksExtension:
         EKSBackend.describe_cluster = describe_cluster  # type: ignore[method-assign]
         EKSBackend.delete_cluster = delete_cluster  # type: ignore[method-assign]
         EKSBackend.list_clusters = list_clusters  # type: ignore[method-assign]
+        EKSResponse.create_cluster = respond_create_cluster  # type: ignore[method-assign]
         base = "{0}/clusters/(?P<name>[^/]+)/access-entries"
         eks_urls.url_paths[base + "$"] = self.dispatch
         eks_urls.url_paths[base + "/(?P<principal>[^/]+)$"] = self.dispatch
@@ -88,7 +102,10 @@ class EksExtension:
 
     def uninstall(self) -> None:
         for name, original in self._originals.items():
-            setattr(EKSBackend, name, original)
+            if name.startswith("respond_"):
+                setattr(EKSResponse, name.removeprefix("respond_"), original)
+            else:
+                setattr(EKSBackend, name, original)
         for key in [key for key in eks_urls.url_paths if "access-entries" in key]:
             del eks_urls.url_paths[key]
 
@@ -119,7 +136,9 @@ class EksExtension:
         with self._lock:
             for (_, name), entries in self.access_entries.items():
                 if name == cluster_name and principal_arn in entries:
-                    return any(arn.endswith("/AmazonEKSClusterAdminPolicy") for arn in entries[principal_arn]["policies"])
+                    return any(
+                        arn.endswith("/AmazonEKSClusterAdminPolicy") for arn in entries[principal_arn]["policies"]
+                    )
         return False
 
     # --- access entries (EKS REST API shapes) ------------------------------------------------
@@ -153,15 +172,31 @@ class EksExtension:
                 return 200, {}, json.dumps({"accessEntry": entry["entry"]})
             if len(parts) == 5 and method == "POST":
                 entry["policies"][body["policyArn"]] = body["accessScope"]
-                return 200, {}, json.dumps({
-                    "clusterName": cluster_name, "principalArn": principal,
-                    "associatedAccessPolicy": _associated(body["policyArn"], body["accessScope"]),
-                })
+                return (
+                    200,
+                    {},
+                    json.dumps(
+                        {
+                            "clusterName": cluster_name,
+                            "principalArn": principal,
+                            "associatedAccessPolicy": _associated(body["policyArn"], body["accessScope"]),
+                        }
+                    ),
+                )
             if len(parts) == 5:
-                return 200, {}, json.dumps({
-                    "clusterName": cluster_name, "principalArn": principal,
-                    "associatedAccessPolicies": [_associated(arn, scope) for arn, scope in entry["policies"].items()],
-                })
+                return (
+                    200,
+                    {},
+                    json.dumps(
+                        {
+                            "clusterName": cluster_name,
+                            "principalArn": principal,
+                            "associatedAccessPolicies": [
+                                _associated(arn, scope) for arn, scope in entry["policies"].items()
+                            ],
+                        }
+                    ),
+                )
             policy = parts[5]
             if policy not in entry["policies"]:
                 return _error(404, "ResourceNotFoundException", "The access policy is not associated.")
@@ -169,7 +204,9 @@ class EksExtension:
             return 200, {}, "{}"
 
     @staticmethod
-    def _create(cluster: Any, entries: dict[str, dict[str, Any]], body: dict[str, Any]) -> tuple[int, dict[str, str], str]:
+    def _create(
+        cluster: Any, entries: dict[str, dict[str, Any]], body: dict[str, Any]
+    ) -> tuple[int, dict[str, str], str]:
         principal = body["principalArn"]
         if principal in entries:
             return _error(409, "ResourceInUseException", "The specified access entry resource is already in use.")
@@ -194,4 +231,3 @@ def _associated(policy_arn: str, scope: dict[str, Any]) -> dict[str, Any]:
 
 def _error(status: int, code: str, message: str) -> tuple[int, dict[str, str], str]:
     return status, {"x-amzn-ErrorType": code}, json.dumps({"__type": code, "message": message})
-

@@ -6,7 +6,7 @@ import threading
 
 
 def step_key(name: str) -> str:
-    """"Create EKS Cluster" and "create_eks_cluster" name the same step."""
+    """ "Create EKS Cluster" and "create_eks_cluster" name the same step."""
     return name.strip().lower().replace(" ", "_").replace("-", "_")
 
 

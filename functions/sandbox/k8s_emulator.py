@@ -100,7 +100,9 @@ _NAME_RULES = {
         "start with an alphabetic character, and end with an alphanumeric character",
     ),
     "path": _NameRule(
-        re.compile(r"(?!\.\.?$)[^/%]+"), 253, "may not be '.' or '..' and may not contain '/' or '%'"
+        re.compile(r"(?!\.\.?$)[^/%]+"),
+        253,
+        "may not be '.' or '..' and may not contain '/' or '%'",
     ),
 }
 
@@ -144,9 +146,8 @@ class _Kind:
     def discovery(self) -> list[JsonObject]:
         """APIResource entries for this kind and its subresources."""
         base = {"namespaced": self.namespaced, "kind": self.kind}
-        entries = [
-            {"name": self.plural, "singularName": self.singular or self.kind.lower(), **base, "verbs": _VERBS}
-        ]
+        singular = self.singular or self.kind.lower()
+        entries = [{"name": self.plural, "singularName": singular, **base, "verbs": _VERBS}]
         if self.status_subresource:
             entries.append(
                 {
@@ -284,7 +285,9 @@ def _no_such_resource() -> _ApiError:
 
 def _method_not_allowed() -> _ApiError:
     return _ApiError(
-        405, "MethodNotAllowed", "the server does not allow this method on the requested resource"
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
     )
 
 
@@ -513,9 +516,8 @@ def _json_patch(target: Any, operations: Any) -> Any:
             else:
                 raise _bad_request(f"unknown JSON patch operation: {op!r}")
         except (ValueError, TypeError) as exc:
-            raise _ApiError(
-                422, "Invalid", f"the server rejected our request due to an error in our request: {exc}"
-            )
+            message = f"the server rejected our request due to an error in our request: {exc}"
+            raise _ApiError(422, "Invalid", message) from exc
     return doc
 
 
@@ -540,6 +542,10 @@ _YamlLoader.yaml_implicit_resolvers = {
 # ------------------------------------------------------------------------------------- object helpers
 
 
+_NON_GENERATION_FIELDS = frozenset({"apiVersion", "kind", "metadata", "status"})
+_BOOKKEEPING_FIELDS = frozenset({"managedFields", "resourceVersion"})
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -555,17 +561,11 @@ def _present(kind: _Kind, obj: JsonObject) -> JsonObject:
 
 def _body_fields(obj: JsonObject) -> JsonObject:
     """Everything whose change bumps ``metadata.generation``."""
-    return {
-        key: value for key, value in obj.items() if key not in ("apiVersion", "kind", "metadata", "status")
-    }
+    return {key: value for key, value in obj.items() if key not in _NON_GENERATION_FIELDS}
 
 
 def _without_bookkeeping(obj: JsonObject) -> JsonObject:
-    meta = {
-        key: value
-        for key, value in obj["metadata"].items()
-        if key not in ("managedFields", "resourceVersion")
-    }
+    meta = {key: value for key, value in obj["metadata"].items() if key not in _BOOKKEEPING_FIELDS}
     return {**{key: value for key, value in obj.items() if key != "apiVersion"}, "metadata": meta}
 
 
@@ -725,7 +725,7 @@ class _Cluster:
         labels: Sequence[_LabelRequirement] = (),
         fields: Sequence[tuple[list[str], bool, str]] = (),
     ) -> list[JsonObject]:
-        """Live objects of ``kind`` (in ``namespace``, or everywhere when None) matching the selectors, by key."""
+        """Live objects of ``kind`` in ``namespace`` (None: everywhere) matching the selectors, by key."""
         return [
             obj
             for key, obj in sorted(self._objects.get(kind.storage, {}).items())
@@ -811,25 +811,24 @@ class _Cluster:
 
     def _check_identity(self, kind: _Kind, meta: JsonObject, namespace: str | None, name: str | None) -> None:
         if name is not None and meta.setdefault("name", name) != name:
-            raise _bad_request(
-                f"the name of the object ({meta['name']}) does not match the name on the URL ({name})"
-            )
+            raise _bad_request(f"the object name {meta['name']!r} does not match the URL's name {name!r}")
         if not kind.namespaced:
             meta.pop("namespace", None)
         elif meta.setdefault("namespace", namespace) != namespace:
             raise _bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request"
+                "the namespace of the provided object does not match the namespace sent on the request",
             )
 
     @staticmethod
     def _check_version(kind: _Kind, live: JsonObject, version: Any) -> None:
+        name = live["metadata"]["name"]
         if version and str(version) != live["metadata"]["resourceVersion"]:
             raise _ApiError(
                 409,
                 "Conflict",
-                f'Operation cannot be fulfilled on {kind.resource} "{live["metadata"]["name"]}": the object has been '
-                "modified; please apply your changes to the latest version and try again",
-                _details(kind, live["metadata"]["name"]),
+                f'Operation cannot be fulfilled on {kind.resource} "{name}": the object has been modified; '
+                "please apply your changes to the latest version and try again",
+                _details(kind, name),
             )
 
     def _generate_name(self, kind: _Kind, namespace: str | None, prefix: str) -> str:
@@ -863,9 +862,8 @@ class _Cluster:
         if kind.storage == _CRDS and (problems := _crd_problems(obj)):
             raise _invalid(kind, name, problems)
         if self.get(kind, namespace, name) is not None:
-            raise _ApiError(
-                409, "AlreadyExists", f'{kind.resource} "{name}" already exists', _details(kind, name)
-            )
+            message = f'{kind.resource} "{name}" already exists'
+            raise _ApiError(409, "AlreadyExists", message, _details(kind, name))
         for field in ("uid", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp"):
             meta.pop(field, None)
         _initialize(kind, obj)
@@ -874,9 +872,7 @@ class _Cluster:
     def _compose(self, kind: _Kind, live: JsonObject, candidate: Any, status_only: bool) -> JsonObject:
         """The object an API update stores: the status subresource owns status, the main resource the rest."""
         if not isinstance(candidate, dict) or not isinstance(candidate.get("metadata"), dict):
-            raise _ApiError(
-                422, "Invalid", "the updated object must be an object whose metadata is an object"
-            )
+            raise _ApiError(422, "Invalid", "the updated object must have an object as its metadata")
         new = copy.deepcopy(live if status_only else candidate)
         source = candidate if status_only else live
         if status_only or kind.status_subresource:
@@ -954,9 +950,7 @@ class _Cluster:
         """Server-side apply; returns the stored object and whether it was created."""
         obj = _drop_nulls(_object_body(applied))
         if obj.get("apiVersion") != kind.api_version or obj.get("kind") != kind.kind:
-            raise _bad_request(
-                f"an apply patch must set apiVersion {kind.api_version!r} and kind {kind.kind!r}"
-            )
+            raise _bad_request(f"an apply patch must have apiVersion {kind.api_version} and kind {kind.kind}")
         meta = obj["metadata"]
         self._check_identity(kind, meta, namespace, name)
         meta.pop("managedFields", None)
@@ -1028,11 +1022,7 @@ def _token_is_well_formed(token: str) -> bool:
         return False
     parts = urlsplit(url)
     query = parse_qs(parts.query)
-    signed = {
-        header.strip().lower()
-        for value in query.get("X-Amz-SignedHeaders", [])
-        for header in value.split(";")
-    }
+    signed = ";".join(query.get("X-Amz-SignedHeaders", [])).lower().split(";")
     return (
         (parts.hostname or "").startswith("sts.")
         and query.get("Action") == ["GetCallerIdentity"]
@@ -1083,6 +1073,20 @@ def _paginate(items: list[JsonObject], query: Mapping[str, str]) -> tuple[list[J
     return items[:limit], {"continue": continue_token, "remainingItemCount": len(items) - limit}
 
 
+@dataclass(frozen=True)
+class _Target:
+    """A resource request resolved against one cluster, handled inside that cluster's transaction."""
+
+    call: _Call
+    cluster: _Cluster
+    events: list[_Event]
+    kind: _Kind
+    namespace: str | None
+
+    def respond(self, obj: JsonObject, status_code: int = 200) -> JSONResponse:
+        return JSONResponse(_present(self.kind, obj), status_code=status_code)
+
+
 class _HttpApi:
     """Routes emulated Kubernetes REST calls onto the emulator's clusters."""
 
@@ -1112,9 +1116,7 @@ class _HttpApi:
             if scheme.lower() != "bearer" or not _token_is_well_formed(token.strip()):
                 raise _ApiError(401, "Unauthorized", "Unauthorized")
             if not self._emulator._authorize(call.cluster, token.strip()):
-                raise _ApiError(
-                    403, "Forbidden", f'Forbidden: access to cluster "{call.cluster}" is not granted'
-                )
+                raise _ApiError(403, "Forbidden", f'access to cluster "{call.cluster}" is not granted')
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise _bad_request("watch not supported")
             return self._route(call)
@@ -1130,14 +1132,16 @@ class _HttpApi:
         elif call.method != "GET":
             raise _method_not_allowed()
         else:
-            return JSONResponse(
-                self._emulator._transact(call.cluster, lambda cluster, _: self._root(call, cluster))
-            )
-        return self._emulator._transact(
-            call.cluster, lambda cluster, events: self._resource(call, cluster, events, group, version, rest)
-        )
+            document = self._emulator._transact(call.cluster, lambda cluster, _: self._root(call, cluster))
+            return JSONResponse(document)
 
-    def _root(self, call: _Call, cluster: _Cluster) -> JsonObject:
+        def handle(cluster: _Cluster, events: list[_Event]) -> Response:
+            return self._resource(call, cluster, events, group, version, rest)
+
+        return self._emulator._transact(call.cluster, handle)
+
+    @staticmethod
+    def _root(call: _Call, cluster: _Cluster) -> JsonObject:
         """Discovery documents that sit above any group version."""
         kinds = cluster.kinds()
         groups = list(dict.fromkeys(kind.group for kind in kinds if kind.group))
@@ -1156,29 +1160,30 @@ class _HttpApi:
             return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(call.parts[1], kinds)}
         raise _no_such_resource()
 
+    @staticmethod
+    def _resource_list(call: _Call, cluster: _Cluster, group: str, version: str) -> Response:
+        kinds = [kind for kind in cluster.kinds() if (kind.group, kind.version) == (group, version)]
+        if not kinds:
+            raise _no_such_resource()
+        if call.method != "GET":
+            raise _method_not_allowed()
+        return JSONResponse(
+            {
+                "kind": "APIResourceList",
+                "apiVersion": "v1",
+                "groupVersion": f"{group}/{version}" if group else version,
+                "resources": [entry for kind in kinds for entry in kind.discovery()],
+            },
+        )
+
     def _resource(
         self, call: _Call, cluster: _Cluster, events: list[_Event], group: str, version: str, rest: list[str]
     ) -> Response:
         if not rest:
-            kinds = [kind for kind in cluster.kinds() if (kind.group, kind.version) == (group, version)]
-            if not kinds or call.method != "GET":
-                raise _no_such_resource() if not kinds else _method_not_allowed()
-            resources = [entry for kind in kinds for entry in kind.discovery()]
-            group_version = f"{group}/{version}" if group else version
-            return JSONResponse(
-                {
-                    "kind": "APIResourceList",
-                    "apiVersion": "v1",
-                    "groupVersion": group_version,
-                    "resources": resources,
-                }
-            )
+            return self._resource_list(call, cluster, group, version)
         namespace = None
-        if (
-            rest[0] == "namespaces"
-            and len(rest) >= 3
-            and not (len(rest) == 3 and rest[2] in ("status", "finalize"))
-        ):
+        namespace_subresource = len(rest) == 3 and rest[2] in ("status", "finalize")
+        if rest[0] == "namespaces" and len(rest) >= 3 and not namespace_subresource:
             namespace, rest = rest[1], rest[2:]
         if len(rest) > 3:
             raise _no_such_resource()
@@ -1192,102 +1197,76 @@ class _HttpApi:
             or (namespace is None and kind.namespaced and name is not None)
         ):
             raise _no_such_resource()
+        target = _Target(call, cluster, events, kind, namespace)
         if name is None:
-            return self._collection(call, cluster, events, kind, namespace)
+            return self._collection(target)
         if subresource is None or (subresource == "status" and kind.status_subresource):
-            return self._item(
-                call, cluster, events, kind, namespace, name, status_only=subresource is not None
-            )
+            return self._item(target, name, status_only=subresource is not None)
         if subresource == "log" and kind.storage == _PODS and call.method == "GET":
-            return self._pod_log(call, cluster, namespace or "", name)
+            return self._pod_log(target, name)
         raise _no_such_resource()
 
-    def _collection(
-        self, call: _Call, cluster: _Cluster, events: list[_Event], kind: _Kind, namespace: str | None
-    ) -> Response:
-        if call.method == "POST" and (namespace is not None or not kind.namespaced):
-            created = cluster.create(kind, namespace, self._decode(call), events)
-            return JSONResponse(_present(kind, created), status_code=201)
-        if call.method not in ("GET", "DELETE") or (
-            call.method == "DELETE" and kind.namespaced and namespace is None
-        ):
+    def _collection(self, target: _Target) -> Response:
+        call, cluster, kind = target.call, target.cluster, target.kind
+        all_namespaces = kind.namespaced and target.namespace is None
+        if call.method == "POST" and not all_namespaces:
+            created = cluster.create(kind, target.namespace, self._decode(call), target.events)
+            return target.respond(created, 201)
+        if call.method not in ("GET", "DELETE") or (call.method == "DELETE" and all_namespaces):
             raise _method_not_allowed()
         try:
             labels = _parse_label_selector(call.query.get("labelSelector", ""))
             fields = _parse_field_selector(call.query.get("fieldSelector", ""), kind)
         except ValueError as exc:
             raise _bad_request(str(exc)) from None
-        items = cluster.select(kind, namespace, labels, fields)
+        items = cluster.select(kind, target.namespace, labels, fields)
         metadata: JsonObject = {}
         if call.method == "GET":
             items, metadata = _paginate(items, call.query)
         else:
-            items = [cluster.remove(kind.storage, _object_key(item), events) for item in items]
+            items = [cluster.remove(kind.storage, _object_key(item), target.events) for item in items]
         return JSONResponse(
             {
                 "kind": f"{kind.kind}List",
                 "apiVersion": kind.api_version,
                 "metadata": {"resourceVersion": str(cluster.revision), **metadata},
                 "items": [_present(kind, item) for item in items],
-            }
+            },
         )
 
-    def _item(
-        self,
-        call: _Call,
-        cluster: _Cluster,
-        events: list[_Event],
-        kind: _Kind,
-        namespace: str | None,
-        name: str,
-        status_only: bool,
-    ) -> Response:
+    def _item(self, target: _Target, name: str, status_only: bool) -> Response:
+        call, cluster, kind, namespace = target.call, target.cluster, target.kind, target.namespace
         if call.method == "GET":
-            return JSONResponse(_present(kind, cluster.require(kind, namespace, name)))
+            return target.respond(cluster.require(kind, namespace, name))
         if call.method == "PUT":
-            updated = cluster.update(kind, namespace, name, self._decode(call), status_only, events)
-            return JSONResponse(_present(kind, updated))
+            body = self._decode(call)
+            return target.respond(cluster.update(kind, namespace, name, body, status_only, target.events))
         if call.method == "PATCH":
-            return self._patch(call, cluster, events, kind, namespace, name, status_only)
+            return self._patch(target, name, status_only)
         if call.method == "DELETE" and not status_only:
-            deleted = cluster.delete(kind, namespace, name, events)
+            deleted = cluster.delete(kind, namespace, name, target.events)
             if kind.storage in _RETURNS_DELETED_OBJECT:
-                return JSONResponse(_present(kind, deleted))
+                return target.respond(deleted)
             details = {**_details(kind, name), "uid": deleted["metadata"]["uid"]}
-            return JSONResponse(
-                {
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "metadata": {},
-                    "status": "Success",
-                    "details": details,
-                }
-            )
+            status = {"kind": "Status", "apiVersion": "v1", "status": "Success"}
+            return JSONResponse({**status, "details": details})
         raise _method_not_allowed()
 
-    def _patch(
-        self,
-        call: _Call,
-        cluster: _Cluster,
-        events: list[_Event],
-        kind: _Kind,
-        namespace: str | None,
-        name: str,
-        status_only: bool,
-    ) -> Response:
+    def _patch(self, target: _Target, name: str, status_only: bool) -> Response:
+        call, cluster, kind, namespace = target.call, target.cluster, target.kind, target.namespace
         accepted = [_JSON_PATCH, _MERGE_PATCH, _APPLY_PATCH] + ([] if kind.custom else [_STRATEGIC_PATCH])
         if call.content_type not in accepted:
             raise _unsupported_media(accepted)
+        body = self._decode(call)
         if call.content_type != _APPLY_PATCH:
-            patched = cluster.patch(
-                kind, namespace, name, call.content_type, self._decode(call), status_only, events
-            )
-            return JSONResponse(_present(kind, patched))
+            content_type = call.content_type
+            patched = cluster.patch(kind, namespace, name, content_type, body, status_only, target.events)
+            return target.respond(patched)
         manager = call.query.get("fieldManager")
         if not manager:
-            raise _ApiError(400, "BadRequest", "fieldManager: Required value: is required for apply patch")
-        obj, created = cluster.apply(kind, namespace, name, self._decode(call), manager, status_only, events)
-        return JSONResponse(_present(kind, obj), status_code=201 if created else 200)
+            raise _bad_request("fieldManager: Required value: is required for apply patch")
+        obj, created = cluster.apply(kind, namespace, name, body, manager, status_only, target.events)
+        return target.respond(obj, 201 if created else 200)
 
     @staticmethod
     def _decode(call: _Call) -> Any:
@@ -1301,10 +1280,11 @@ class _HttpApi:
             raise _bad_request(f"unable to decode the request body: {exc}") from None
 
     @staticmethod
-    def _pod_log(call: _Call, cluster: _Cluster, namespace: str, name: str) -> Response:
-        cluster.require(_POD_KIND, namespace, name)
-        text = cluster.logs.get((namespace, name), "")
-        tail = _query_int(call.query, "tailLines")
+    def _pod_log(target: _Target, name: str) -> Response:
+        namespace = target.namespace or ""
+        target.cluster.require(_POD_KIND, namespace, name)
+        text = target.cluster.logs.get((namespace, name), "")
+        tail = _query_int(target.call.query, "tailLines")
         if tail is not None:
             text = "".join(text.splitlines(keepends=True)[-tail:]) if tail > 0 else ""
         return PlainTextResponse(text)
@@ -1332,7 +1312,12 @@ class ClusterStore:
         return kind
 
     def get(
-        self, group: str, version: str, plural: str, namespace: str | None, name: str
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None,
+        name: str,
     ) -> JsonObject | None:
         """One object, or None when absent (``namespace`` is ignored for cluster-scoped kinds)."""
 
@@ -1351,7 +1336,7 @@ class ClusterStore:
         namespace: str | None = None,
         label_selector: str | None = None,
     ) -> list[JsonObject]:
-        """Objects of a kind in ``namespace`` (all namespaces when None), filtered by a label selector string."""
+        """Objects of a kind in ``namespace`` (None: all namespaces), filtered by a label selector."""
         requirements = _parse_label_selector(label_selector or "")
 
         def read(cluster: _Cluster, _: list[_Event]) -> list[JsonObject]:
@@ -1362,7 +1347,7 @@ class ClusterStore:
         return self._emulator._transact(self._cluster, read)
 
     def put(self, obj: JsonObject) -> JsonObject:
-        """Create or replace ``obj`` (routed by apiVersion and kind); a write with unchanged content is a no-op.
+        """Create or replace ``obj`` (routed by apiVersion and kind); an unchanged write is a no-op.
 
         A new object gets uid, creationTimestamp and generation; every real change bumps resourceVersion,
         and generation too when anything outside metadata and status changed.
@@ -1375,18 +1360,21 @@ class ClusterStore:
         return self._emulator._transact(self._cluster, write)
 
     def delete(
-        self, group: str, version: str, plural: str, namespace: str | None, name: str
+        self,
+        group: str,
+        version: str,
+        plural: str,
+        namespace: str | None,
+        name: str,
     ) -> JsonObject | None:
         """Delete an object (cascading like the API does); returns it, or None when it was absent."""
 
         def write(cluster: _Cluster, events: list[_Event]) -> JsonObject | None:
             kind = self._kind(cluster, group, version, plural)
             obj = cluster.get(kind, namespace, name)
-            return (
-                None
-                if obj is None
-                else _present(kind, cluster.remove(kind.storage, _object_key(obj), events))
-            )
+            if obj is None:
+                return None
+            return _present(kind, cluster.remove(kind.storage, _object_key(obj), events))
 
         return self._emulator._transact(self._cluster, write)
 

@@ -42,7 +42,7 @@ class SandboxOptions:
     poll_seconds: int = 1
 
 
-class _SerializedStubber:
+class SerializedStubber:
     """Harness H1: each AWS request is atomic, as it is server-side (moto's conditional writes are not)."""
 
     lock = threading.RLock()
@@ -97,19 +97,29 @@ class Sandbox:
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._set_env({
-            "AWS_ACCESS_KEY_ID": "sandbox", "AWS_SECRET_ACCESS_KEY": "sandbox", "AWS_SESSION_TOKEN": "sandbox",
-            "AWS_DEFAULT_REGION": HOME_REGION, "AWS_REGION": HOME_REGION,
-            "POWERTOOLS_SERVICE_NAME": "instantstart", "POWERTOOLS_TRACE_DISABLED": "true",
-            "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
-        })
-        self._mock = mock_aws(config={"stepfunctions": {"execute_state_machine": True},
-                                      "lambda": {"use_docker": False},
-                                      "iam": {"load_aws_managed_policies": True}})
+        self._set_env(
+            {
+                "AWS_ACCESS_KEY_ID": "sandbox",
+                "AWS_SECRET_ACCESS_KEY": "sandbox",
+                "AWS_SESSION_TOKEN": "sandbox",
+                "AWS_DEFAULT_REGION": HOME_REGION,
+                "AWS_REGION": HOME_REGION,
+                "POWERTOOLS_SERVICE_NAME": "instantstart",
+                "POWERTOOLS_TRACE_DISABLED": "true",
+                "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+            }
+        )
+        self._mock = mock_aws(
+            config={
+                "stepfunctions": {"execute_state_machine": True},
+                "lambda": {"use_docker": False},
+                "iam": {"load_aws_managed_policies": True},
+            }
+        )
         # moto's interpreter logs every failed execution at ERROR; the operation record already says why.
         logging.getLogger("moto.stepfunctions").setLevel(logging.CRITICAL)
         self._mock.start()
-        _SerializedStubber.install()
+        SerializedStubber.install()
         self.eks.install()
         self.ec2.install()
         self._install_lambda_dispatch()
@@ -121,7 +131,7 @@ class Sandbox:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         self.ec2.uninstall()
         self.eks.uninstall()
-        _SerializedStubber.uninstall()
+        SerializedStubber.uninstall()
         if self._mock is not None:
             self._mock.stop()
         for name, value in self._saved_env.items():
@@ -148,15 +158,28 @@ class Sandbox:
             }
             if spec.indexes:
                 request["GlobalSecondaryIndexes"] = [
-                    {"IndexName": index.name, "KeySchema": _key_schema(index.partition_key, index.sort_key),
-                     "Projection": {"ProjectionType": "ALL"}}
+                    {
+                        "IndexName": index.name,
+                        "KeySchema": _key_schema(index.partition_key, index.sort_key),
+                        "Projection": {"ProjectionType": "ALL"},
+                    }
                     for index in spec.indexes
                 ]
             dynamodb.create_table(**request)
             env[spec.env_var] = name
         iam = boto3.client("iam", region_name=HOME_REGION)
-        trust = json.dumps({"Version": "2012-10-17", "Statement": [
-            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"}, "Action": "sts:AssumeRole"}]})
+        trust = json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ],
+            }
+        )
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
@@ -170,13 +193,15 @@ class Sandbox:
                 roleArn=sfn_role["Role"]["Arn"],
                 type="STANDARD",
             )["stateMachineArn"]
-        env.update({
-            "IS_STATE_MACHINE_ARNS": json.dumps(machines),
-            "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
-            "IS_IAM_ROLE_BINDINGS": "{}",
-            "IS_POLL_SECONDS": str(self.options.poll_seconds),
-            "IS_POLL_MAX_ATTEMPTS": "120",
-        })
+        env.update(
+            {
+                "IS_STATE_MACHINE_ARNS": json.dumps(machines),
+                "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
+                "IS_IAM_ROLE_BINDINGS": "{}",
+                "IS_POLL_SECONDS": str(self.options.poll_seconds),
+                "IS_POLL_MAX_ATTEMPTS": "120",
+            }
+        )
         self._set_env(env)
         wiring.reset()
 
@@ -192,14 +217,18 @@ class Sandbox:
         known = set(step_modules())
         faults = self.faults
 
-        def invoke(backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any,
-                   response_headers: dict[str, str]) -> bytes:
+        def invoke(
+            backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: dict[str, str]
+        ) -> bytes:
             module = function_name.rsplit(":", 1)[-1].removeprefix(FUNCTION_PREFIX)
             if module not in known:
                 return _function_error(response_headers, "ResourceNotFoundException", f"No step {module}")
             if faults.take(module):
-                return _function_error(response_headers, "SandboxFaultInjected",
-                                       f"Fault injected into step {module} through /sandbox/faults")
+                return _function_error(
+                    response_headers,
+                    "SandboxFaultInjected",
+                    f"Fault injected into step {module} through /sandbox/faults",
+                )
             handler = importlib.import_module(f"steps.{module}").lambda_handler
             try:
                 result = handler(json.loads(body or "{}"), _LambdaContext(function_name))

@@ -37,8 +37,11 @@ async def _api(request: Request) -> Response:
     request_id = str(uuid.uuid4())
     if claims is None:
         return JSONResponse(
-            {"code": "Unauthenticated", "requestId": request_id,
-             "message": "Missing or unknown bearer token; use sandbox-admin, sandbox-operator or sandbox-viewer."},
+            {
+                "code": "Unauthenticated",
+                "requestId": request_id,
+                "message": "Missing or unknown bearer token; use sandbox-admin, sandbox-operator or sandbox-viewer.",
+            },
             status_code=401,
         )
     path = "/" + request.path_params["path"]
@@ -55,8 +58,13 @@ async def _api(request: Request) -> Response:
         "pathParameters": {"proxy": path.lstrip("/")},
         "stageVariables": None,
         "requestContext": {
-            "accountId": ACCOUNT_ID, "apiId": "sandbox", "stage": STAGE, "requestId": request_id,
-            "httpMethod": request.method, "path": f"/{STAGE}{path}", "resourcePath": "/{proxy+}",
+            "accountId": ACCOUNT_ID,
+            "apiId": "sandbox",
+            "stage": STAGE,
+            "requestId": request_id,
+            "httpMethod": request.method,
+            "path": f"/{STAGE}{path}",
+            "resourcePath": "/{proxy+}",
             "identity": {"sourceIp": request.client.host if request.client else "127.0.0.1"},
             "authorizer": {"claims": claims},
         },
@@ -78,8 +86,9 @@ def build_app(sandbox: Sandbox) -> Starlette:
                 raise ValueError("times must be at least 1")
             key = sandbox.add_fault(step, times)
         except (KeyError, ValueError, TypeError) as error:
-            return JSONResponse({"code": "InvalidRequest", "message": f"{error}. Body: {{\"step\": ..., \"times\": 1}}"},
-                                status_code=400)
+            return JSONResponse(
+                {"code": "InvalidRequest", "message": f'{error}. Body: {{"step": ..., "times": 1}}'}, status_code=400
+            )
         return JSONResponse({"step": key, "pending": sandbox.faults.pending()}, status_code=201)
 
     async def list_faults(request: Request) -> Response:
@@ -92,14 +101,16 @@ def build_app(sandbox: Sandbox) -> Starlette:
     async def home(request: Request) -> Response:
         return HTMLResponse(LANDING)
 
-    return Starlette(routes=[
-        Route("/", home),
-        Route("/api/{path:path}", _api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
-        Route("/sandbox/faults", add_fault, methods=["POST"]),
-        Route("/sandbox/faults", list_faults, methods=["GET"]),
-        Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
-        Mount("/k8s", app=sandbox.emulator.asgi_app()),
-    ])
+    return Starlette(
+        routes=[
+            Route("/", home),
+            Route("/api/{path:path}", _api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            Route("/sandbox/faults", add_fault, methods=["POST"]),
+            Route("/sandbox/faults", list_faults, methods=["GET"]),
+            Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
+            Mount("/k8s", app=sandbox.emulator.asgi_app()),
+        ]
+    )
 
 
 LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>InstantStart sandbox</title></head>

@@ -1,4 +1,4 @@
-"""Step Functions Task "Check EKS Cluster" (stage `eks-control-plane`)."""
+"""Step Functions Task "Check EKS Cluster"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="eks-control-plane",
         step="Check EKS Cluster",
         action=lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx),
     )

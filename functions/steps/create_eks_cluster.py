@@ -1,4 +1,4 @@
-"""Step Functions Task "Create EKS Cluster" (stage `eks-control-plane`).
+"""Step Functions Task "Create EKS Cluster".
 
 Persists the stage's phase before the workflow starts polling the cluster.
 """
@@ -6,17 +6,17 @@ Persists the stage's phase before the workflow starts polling the cluster.
 from typing import Any
 
 from controlplane import wiring
-from controlplane.step_runtime import run_step
 from controlplane.models.workflow import WorkflowInput
+from controlplane.step_runtime import run_step
 
-STAGE = "eks-control-plane"
+STEP = "Create EKS Cluster"
 
 
 def _create(ctx: WorkflowInput) -> dict[str, str]:
     result = wiring.eks_stack(ctx.region).create_eks_cluster(ctx)
-    wiring.operations().note_stage(ctx.operationId, STAGE, f"Waiting for {result['clusterName']} to become ACTIVE")
+    wiring.operations().note_phase(ctx.operationId, STEP, f"Waiting for {result['clusterName']} to become ACTIVE")
     return result
 
 
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
-    return run_step(event, stage=STAGE, step="Create EKS Cluster", action=_create)
+    return run_step(event, step=STEP, action=_create)

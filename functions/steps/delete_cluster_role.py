@@ -1,4 +1,4 @@
-"""Step Functions Task "Delete Cluster Role" (stage `iam`)."""
+"""Step Functions Task "Delete Cluster Role"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="iam",
         step="Delete Cluster Role",
         action=lambda ctx: wiring.eks_stack(ctx.region).delete_cluster_role(ctx),
     )

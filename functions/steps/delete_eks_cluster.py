@@ -1,4 +1,4 @@
-"""Step Functions Task "Delete EKS Cluster" (stage `eks-control-plane`)."""
+"""Step Functions Task "Delete EKS Cluster"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="eks-control-plane",
         step="Delete EKS Cluster",
         action=lambda ctx: wiring.eks_stack(ctx.region).delete_eks_cluster(ctx),
     )

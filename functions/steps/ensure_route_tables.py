@@ -1,4 +1,4 @@
-"""Step Functions Task "Ensure Route Tables" (stage `network`)."""
+"""Step Functions Task "Ensure Route Tables"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="network",
         step="Ensure Route Tables",
         action=lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx),
     )

@@ -1,4 +1,4 @@
-"""Step Functions Task "Ensure VPC" (stage `network`)."""
+"""Step Functions Task "Ensure VPC"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="network",
         step="Ensure VPC",
         action=lambda ctx: wiring.eks_stack(ctx.region).ensure_vpc(ctx),
     )

@@ -1,4 +1,4 @@
-"""Step Functions Task "Release NAT Gateway" (stage `network`)."""
+"""Step Functions Task "Release NAT Gateway"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="network",
         step="Release NAT Gateway",
         action=lambda ctx: wiring.eks_stack(ctx.region).release_nat_gateway(ctx),
     )

@@ -1,4 +1,4 @@
-"""Step Functions Task "Verify Kubernetes API" (stage `kubernetes-api`)."""
+"""Step Functions Task "Verify Kubernetes API"."""
 
 from typing import Any
 
@@ -9,7 +9,6 @@ from controlplane.step_runtime import run_step
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
-        stage="kubernetes-api",
         step="Verify Kubernetes API",
         action=lambda ctx: wiring.eks_stack(ctx.region).verify_kubernetes_api(ctx),
     )

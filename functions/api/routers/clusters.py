@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.context import actor, idempotency_key
+from api.idempotency import run_once
 from api.routers.responses import accepted, json_response, recorded, response_doc
 from controlplane import wiring
 from controlplane.core.auth import Role
@@ -22,7 +23,6 @@ from controlplane.models.clusters import (
 )
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.operations import OperationView
-from api.idempotency import run_once
 
 router = Router()
 
@@ -48,7 +48,7 @@ def list_clusters() -> ClusterList:
     description="The cluster's record, finished stages and its recent operations.",
     tags=["clusters"],
 )
-def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:  # noqa: N803 - the REST contract is camelCase
+def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
     record = wiring.clusters().get(clusterTag)
     recent = wiring.operations().list_for_cluster(clusterTag, limit=10)
     return ClusterDetail(
@@ -69,7 +69,7 @@ def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:  # noqa: N803 - th
     tags=["clusters"],
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
-def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:  # noqa: N803
+def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:
     caller = actor(router)
     caller.require(Role.ADMIN, "create an EKS cluster")
     service = wiring.clusters()
@@ -98,9 +98,9 @@ def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) ->
     responses={202: response_doc(Accepted, "Deletion started"), 200: response_doc(Plan, "Plan and token")},
 )
 def delete_cluster(
-    clusterTag: ClusterTagPath,  # noqa: N803
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,  # noqa: N803
-    dryRun: DryRun = False,  # noqa: N803
+    clusterTag: ClusterTagPath,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    dryRun: DryRun = False,
 ) -> Response[str]:
     caller = actor(router)
     service = wiring.clusters()

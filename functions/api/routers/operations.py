@@ -30,7 +30,7 @@ OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN, description=
     tags=["operations"],
 )
 def list_operations(
-    clusterTag: Annotated[str, Query(pattern=CLUSTER_TAG_PATTERN, description="The cluster.")],  # noqa: N803
+    clusterTag: Annotated[str, Query(pattern=CLUSTER_TAG_PATTERN, description="The cluster.")],
 ) -> OperationList:
     operations = wiring.operations().list_for_cluster(clusterTag)
     return OperationList(operations=[OperationView.of(operation) for operation in operations])
@@ -42,7 +42,7 @@ def list_operations(
     summary="Get an operation's status and stages",
     tags=["operations"],
 )
-def get_operation(operationId: OperationIdPath) -> OperationView:  # noqa: N803
+def get_operation(operationId: OperationIdPath) -> OperationView:
     return OperationView.of(wiring.operations().get(operationId))
 
 
@@ -57,8 +57,8 @@ def get_operation(operationId: OperationIdPath) -> OperationView:  # noqa: N803
     tags=["operations"],
 )
 def wait_operation(
-    operationId: OperationIdPath,  # noqa: N803
-    timeoutSeconds: Annotated[int, Query(ge=0, le=MAX_WAIT_SECONDS, description="Seconds to wait.")] = 20,  # noqa: N803
+    operationId: OperationIdPath,
+    timeoutSeconds: Annotated[int, Query(ge=0, le=MAX_WAIT_SECONDS, description="Seconds to wait.")] = 20,
 ) -> OperationView:
     return OperationView.of(wiring.operations().wait(operationId, timeoutSeconds))
 
@@ -71,7 +71,7 @@ def wait_operation(
     tags=["operations"],
     responses={202: response_doc(Accepted, "Workflow restarted")},
 )
-def resume_operation(operationId: OperationIdPath) -> Response[str]:  # noqa: N803
+def resume_operation(operationId: OperationIdPath) -> Response[str]:
     caller = actor(router)
     caller.require(Role.ADMIN, "resume an operation")
     result = run_once(
@@ -90,7 +90,7 @@ def resume_operation(operationId: OperationIdPath) -> Response[str]:  # noqa: N8
     description="Stops the workflow; finished stages are kept and the operation can be resumed later.",
     tags=["operations"],
 )
-def cancel_operation(operationId: OperationIdPath) -> OperationView:  # noqa: N803
+def cancel_operation(operationId: OperationIdPath) -> OperationView:
     caller = actor(router)
     caller.require(Role.ADMIN, "cancel an operation")
     return OperationView.of(wiring.operations().cancel(operationId, caller))

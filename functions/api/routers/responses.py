@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from controlplane.models.clusters import Accepted
 from controlplane.models.common import View
@@ -37,5 +38,5 @@ def _dumps(body: dict[str, Any]) -> str:
     return json.dumps(body, separators=(",", ":"))
 
 
-def response_doc(model: type[View], description: str) -> dict[str, Any]:
+def response_doc(model: type[View], description: str) -> OpenAPIResponse:
     return {"description": description, "content": {"application/json": {"model": model}}}

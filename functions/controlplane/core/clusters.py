@@ -28,8 +28,6 @@ from controlplane.models.errors import (
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
 from controlplane.models.workflow import WorkflowInput
 
-CREATE_EKS_STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
-DELETE_EKS_STAGES = ["eks-control-plane", "iam", "network"]
 CONFIRMATION_TTL = timedelta(minutes=10)
 
 
@@ -84,11 +82,19 @@ class ClusterService:
         )
         tag = request.clusterTag
         actions = [
-            PlannedAction(action="create", resource="AWS::EC2::VPC", name=resource_name(tag, "vpc"),
-                          detail=f"{network.vpcCidr} ({network.cidrSource})"),
+            PlannedAction(
+                action="create",
+                resource="AWS::EC2::VPC",
+                name=resource_name(tag, "vpc"),
+                detail=f"{network.vpcCidr} ({network.cidrSource})",
+            ),
             *[
-                PlannedAction(action="create", resource="AWS::EC2::Subnet", name=resource_name(tag, subnet_key(s)),
-                              detail=f"{s.cidr} in {s.availabilityZone}")
+                PlannedAction(
+                    action="create",
+                    resource="AWS::EC2::Subnet",
+                    name=resource_name(tag, subnet_key(s)),
+                    detail=f"{s.cidr} in {s.availabilityZone}",
+                )
                 for s in network.subnets
             ],
             PlannedAction(action="create", resource="AWS::EC2::InternetGateway", name=resource_name(tag, "igw")),
@@ -98,10 +104,18 @@ class ClusterService:
             PlannedAction(action="create", resource="AWS::EC2::VPCEndpoint", name=resource_name(tag, "s3-endpoint")),
             PlannedAction(action="create", resource="AWS::EC2::SecurityGroup", name=resource_name(tag, "cluster-sg")),
             PlannedAction(action="create", resource="AWS::IAM::Role", name=eks_cluster_role_name(tag)),
-            PlannedAction(action="create", resource="AWS::EKS::Cluster", name=eks_cluster_name(tag),
-                          detail=f"Kubernetes {request.kubernetesVersion}, authenticationMode API_AND_CONFIG_MAP"),
-            PlannedAction(action="create", resource="AWS::EKS::AccessEntry", name="control-plane role",
-                          detail="AmazonEKSClusterAdminPolicy, cluster scope"),
+            PlannedAction(
+                action="create",
+                resource="AWS::EKS::Cluster",
+                name=eks_cluster_name(tag),
+                detail=f"Kubernetes {request.kubernetesVersion}, authenticationMode API_AND_CONFIG_MAP",
+            ),
+            PlannedAction(
+                action="create",
+                resource="AWS::EKS::AccessEntry",
+                name="control-plane role",
+                detail="AmazonEKSClusterAdminPolicy, cluster scope",
+            ),
         ]
         return network, Plan(actions=actions)
 
@@ -137,7 +151,7 @@ class ClusterService:
 
         try:
             return self._operations.start(
-                OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, CREATE_EKS_STAGES, actor, payload
+                OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, actor, payload
             )
         except Exception:
             self._registry.delete(request.clusterTag)
@@ -151,14 +165,23 @@ class ClusterService:
         token = secrets.token_urlsafe(24)
         expires_at = self._clock.now() + CONFIRMATION_TTL
         self._confirmations.put(
-            Confirmation(token=token, principal=actor.principal, action="delete-cluster", target=cluster_tag,
-                         expires_at=expires_at)
+            Confirmation(
+                token=token,
+                principal=actor.principal,
+                action="delete-cluster",
+                target=cluster_tag,
+                expires_at=expires_at,
+            )
         )
         actions = [
             PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
             PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(cluster_tag)),
-            PlannedAction(action="delete", resource="AWS::EC2::VPC", name=resource_name(cluster_tag, "vpc"),
-                          detail="with its subnets, gateways, route tables, endpoint and security group"),
+            PlannedAction(
+                action="delete",
+                resource="AWS::EC2::VPC",
+                name=resource_name(cluster_tag, "vpc"),
+                detail="with its subnets, gateways, route tables, endpoint and security group",
+            ),
         ]
         return Plan(
             dryRun=True,
@@ -197,11 +220,17 @@ class ClusterService:
             ).model_dump(mode="json", exclude_none=True)
 
         operation = self._operations.start(
-            OperationKind.DELETE_EKS_CLUSTER, cluster_tag, DELETE_EKS_STAGES, actor, payload
+            OperationKind.DELETE_EKS_CLUSTER, cluster_tag, actor, payload
         )
-        self._registry.save(record.model_copy(update={"status": ClusterStatus.DELETING,
-                                                      "activeOperationId": operation.operationId,
-                                                      "updatedAt": self._clock.now()}))
+        self._registry.save(
+            record.model_copy(
+                update={
+                    "status": ClusterStatus.DELETING,
+                    "activeOperationId": operation.operationId,
+                    "updatedAt": self._clock.now(),
+                }
+            )
+        )
         return operation
 
     # --- workflow outcomes -------------------------------------------------------------------

@@ -171,7 +171,9 @@ class EksStackService:
         if cluster is None:
             raise ResourceNotReadyError("The EKS cluster does not exist; the create step must run first.")
         if cluster.status == "FAILED":
-            raise InvalidRequestError(f"EKS cluster {cluster.name} failed to create; see its health in the EKS console.")
+            raise InvalidRequestError(
+                f"EKS cluster {cluster.name} failed to create; see its health in the EKS console."
+            )
         done = cluster.status == "ACTIVE"
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"EKS cluster {cluster.name} is still {cluster.status} after {attempts} checks.")
@@ -211,8 +213,12 @@ class EksStackService:
         done = cluster is None
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"EKS cluster {eks_cluster_name(ctx.clusterTag)} is still being deleted.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds,
-                         status="DELETED" if done else cluster.status if cluster else None)
+        return PollState(
+            done=done,
+            attempts=attempts,
+            waitSeconds=self._poll.wait_seconds,
+            status="DELETED" if done else cluster.status if cluster else None,
+        )
 
     def delete_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
         name = eks_cluster_role_name(ctx.clusterTag)
@@ -236,8 +242,12 @@ class EksStackService:
         done = nat is None
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError("The NAT gateway is still being deleted.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds,
-                         status="released" if done else nat.state if nat else None)
+        return PollState(
+            done=done,
+            attempts=attempts,
+            waitSeconds=self._poll.wait_seconds,
+            status="released" if done else nat.state if nat else None,
+        )
 
     def delete_network(self, ctx: WorkflowInput) -> dict[str, str]:
         """Remove the rest of the network in dependency order; absent pieces are skipped."""

@@ -6,20 +6,18 @@ import ipaddress
 from collections.abc import Iterable, Mapping
 
 from controlplane.core.ports import AvailabilityZone
-from controlplane.models.clusters import NetworkPlan, SubnetPlan
+from controlplane.models.clusters import CidrSource, NetworkPlan, SubnetPlan, SubnetRole
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 
 # Second octets tried, in order, when the caller gives no CIDR (10.N.0.0/16).
-AUTOMATIC_SECOND_OCTETS = (
-    *range(90, 100), *range(100, 111), *range(120, 131), *range(150, 161), *range(180, 191)
-)
+AUTOMATIC_SECOND_OCTETS = (*range(90, 100), *range(100, 111), *range(120, 131), *range(150, 161), *range(180, 191))
 AZ_COUNT = 2
 SUBNET_PREFIX = 24
 # /24 block index inside the VPC per subnet: private (EKS) first, then public.
-SUBNET_BLOCKS = {("private", 0): 7, ("private", 1): 8, ("public", 0): 10, ("public", 1): 11}
+SUBNET_BLOCKS: dict[tuple[SubnetRole, int], int] = {("private", 0): 7, ("private", 1): 8, ("public", 0): 10, ("public", 1): 11}
 
 
-def choose_vpc_cidr(existing: Mapping[str, str], requested: str | None) -> tuple[str, str]:
+def choose_vpc_cidr(existing: Mapping[str, str], requested: str | None) -> tuple[str, CidrSource]:
     """Return (cidr, source); refuse a requested CIDR that overlaps a VPC in the Region."""
     taken = [(vpc_id, ipaddress.IPv4Network(cidr)) for vpc_id, cidr in existing.items()]
     if requested is not None:
@@ -36,14 +34,10 @@ def choose_vpc_cidr(existing: Mapping[str, str], requested: str | None) -> tuple
         candidate = ipaddress.IPv4Network(f"10.{octet}.0.0/16")
         if not any(cidr.overlaps(candidate) for _, cidr in taken):
             return str(candidate), "automatic"
-    raise CidrConflictError(
-        "No free 10.N.0.0/16 range is left in this Region; pass vpcCidr with a free private range."
-    )
+    raise CidrConflictError("No free 10.N.0.0/16 range is left in this Region; pass vpcCidr with a free private range.")
 
 
-def plan_network(
-    existing: Mapping[str, str], requested: str | None, zones: Iterable[AvailabilityZone]
-) -> NetworkPlan:
+def plan_network(existing: Mapping[str, str], requested: str | None, zones: Iterable[AvailabilityZone]) -> NetworkPlan:
     """Pick the VPC CIDR and lay out one public and one private /24 in each of two AZs."""
     zone_names = sorted(zone.name for zone in zones)[:AZ_COUNT]
     if len(zone_names) < AZ_COUNT:

@@ -13,7 +13,8 @@ from typing import Any
 
 from controlplane.core.auth import Actor
 from controlplane.core.naming import execution_name
-from controlplane.core.ports import ClusterRegistry, Clock, OperationRepository, WorkflowLauncher
+from controlplane.core.ports import Clock, ClusterRegistry, OperationRepository, WorkflowLauncher
+from controlplane.core.stages import stage_names, stage_of
 from controlplane.models.errors import (
     OperationNotFoundError,
     OperationStateError,
@@ -56,7 +57,6 @@ class OperationService:
         self,
         kind: OperationKind,
         cluster_tag: str,
-        stages: list[str],
         actor: Actor,
         payload: Callable[[str], Mapping[str, Any]],
     ) -> Operation:
@@ -66,7 +66,7 @@ class OperationService:
             operationId=new_operation_id(),
             kind=kind,
             target=cluster_tag,
-            stages=[Stage(name=name) for name in stages],
+            stages=[Stage(name=name) for name in stage_names(kind)],
             actor=actor.principal,
             createdAt=now,
             updatedAt=now,
@@ -102,15 +102,13 @@ class OperationService:
         operation = self.get(operation_id)
         if operation.status not in (OperationStatus.FAILED, OperationStatus.CANCELLED):
             raise OperationStateError(
-                f"Operation {operation_id} is {operation.status}; only FAILED or CANCELLED operations "
-                "can be resumed.",
+                f"Operation {operation_id} is {operation.status}; only FAILED or CANCELLED operations can be resumed.",
                 {"status": operation.status},
             )
         now = self._clock.now()
         self._registry.acquire(operation.target, operation_id, now)
         stages = [
-            stage if stage.status == StageStatus.SUCCEEDED else Stage(name=stage.name)
-            for stage in operation.stages
+            stage if stage.status == StageStatus.SUCCEEDED else Stage(name=stage.name) for stage in operation.stages
         ]
         resumed = operation.model_copy(
             update={
@@ -146,8 +144,8 @@ class OperationService:
 
     # --- the workflow ------------------------------------------------------------------------
 
-    def begin_step(self, operation_id: str, stage: str, step: str) -> Operation:
-        """Mark `stage` RUNNING (finishing earlier stages) and record the step being run."""
+    def begin_step(self, operation_id: str, step: str) -> Operation:
+        """Mark the step's stage RUNNING (finishing earlier stages) and record the step being run."""
 
         def mutate(operation: Operation) -> Operation | None:
             if operation.status.terminal:
@@ -156,13 +154,12 @@ class OperationService:
                 return None
             now = self._clock.now()
             names = [s.name for s in operation.stages]
-            position = names.index(stage)
+            position = names.index(_stage(operation, step))
             stages = []
             for index, current in enumerate(operation.stages):
                 if index < position and current.status in (StageStatus.PENDING, StageStatus.RUNNING):
                     current = current.model_copy(
-                        update={"status": StageStatus.SUCCEEDED, "startedAt": current.startedAt or now,
-                                "endedAt": now}
+                        update={"status": StageStatus.SUCCEEDED, "startedAt": current.startedAt or now, "endedAt": now}
                     )
                 elif index == position and current.status != StageStatus.RUNNING:
                     current = current.model_copy(
@@ -175,10 +172,11 @@ class OperationService:
 
         return self._update(operation_id, mutate)
 
-    def note_stage(self, operation_id: str, stage: str, message: str) -> Operation:
-        """Persist a stage's phase (e.g. before its polling starts)."""
+    def note_phase(self, operation_id: str, step: str, message: str) -> Operation:
+        """Persist the phase of the step's stage (e.g. before its polling starts)."""
 
         def mutate(operation: Operation) -> Operation | None:
+            stage = _stage(operation, step)
             current = operation.stage(stage)
             if current.message == message:
                 return None
@@ -191,22 +189,19 @@ class OperationService:
         return self._update(operation_id, lambda op: _finish(op, OperationStatus.SUCCEEDED, self._clock))
 
     def fail(self, operation_id: str, error: OperationError) -> Operation:
-        return self._update(
-            operation_id, lambda op: _finish(op, OperationStatus.FAILED, self._clock, error)
-        )
+        return self._update(operation_id, lambda op: _finish(op, OperationStatus.FAILED, self._clock, error))
 
     def fail_execution(self, operation_id: str, execution_arn: str, error: Mapping[str, Any]) -> Operation:
         """Record a workflow's caught error, naming the state that failed (from the execution history)."""
-        step = (
-            self._launcher.failed_state(execution_arn) or self.get(operation_id).currentStep or "an unknown step"
-        )
+        step = self._launcher.failed_state(execution_arn) or self.get(operation_id).currentStep or "an unknown step"
         code = str(error.get("Error") or "States.TaskFailed")
         cause = str(error.get("Cause") or "")
         try:
             detail = str(json.loads(cause).get("errorMessage", cause))
         except (ValueError, AttributeError):
             detail = cause
-        return self.fail(operation_id, OperationError(code=code, message=f"Step '{step}' failed: {detail}", step=step))
+        error = OperationError(code=code, message=f"Step '{step}' failed: {detail}", step=step)
+        return self._update(operation_id, lambda op: _finish(op, OperationStatus.FAILED, self._clock, error))
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -238,6 +233,13 @@ class OperationService:
         raise StaleVersionError(f"Operation {operation_id} kept changing; try again.")
 
 
+def _stage(operation: Operation, step: str) -> str:
+    stage = stage_of(operation.kind, step)
+    if stage is None:
+        raise OperationStateError(f"Step {step} is not part of a {operation.kind.value} workflow.")
+    return stage
+
+
 def _finish(
     operation: Operation, status: OperationStatus, clock: Clock, error: OperationError | None = None
 ) -> Operation | None:
@@ -249,15 +251,23 @@ def _finish(
         OperationStatus.FAILED: StageStatus.FAILED,
         OperationStatus.CANCELLED: StageStatus.CANCELLED,
     }[status]
+    failed_stage = stage_of(operation.kind, error.step) if error is not None and error.step else None
     stages = []
     for stage in operation.stages:
-        if stage.status == StageStatus.RUNNING or (
+        if failed_stage is not None and stage.status == StageStatus.RUNNING and stage.name != failed_stage:
+            # The failed step belongs to a later stage: this one had finished.
+            stage = stage.model_copy(update={"status": StageStatus.SUCCEEDED, "endedAt": now})
+        elif stage.name == failed_stage or (failed_stage is None and stage.status == StageStatus.RUNNING) or (
             status == OperationStatus.SUCCEEDED and stage.status == StageStatus.PENDING
         ):
             message = error.message if error is not None else stage.message
             stage = stage.model_copy(
-                update={"status": stage_outcome, "startedAt": stage.startedAt or now, "endedAt": now,
-                        "message": message}
+                update={
+                    "status": stage_outcome,
+                    "startedAt": stage.startedAt or now,
+                    "endedAt": now,
+                    "message": message,
+                }
             )
         stages.append(stage)
     return operation.model_copy(update={"status": status, "stages": stages, "error": error, "updatedAt": now})

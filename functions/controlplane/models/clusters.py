@@ -12,8 +12,8 @@ from pydantic import Field, field_validator
 from controlplane.models.common import ClusterTag, Contract, Region, View
 from controlplane.models.operations import OperationView
 
-KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
-DEFAULT_KUBERNETES_VERSION = "1.34"
+KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
+DEFAULT_KUBERNETES_VERSION: KubernetesVersion = "1.34"
 VPC_PREFIX_RANGE = (16, 18)
 
 
@@ -30,7 +30,7 @@ class CreateEksClusterRequest(Contract):
         description="IPv4 CIDR for the new VPC (/16 to /18, private range). Omit to pick a free 10.N.0.0/16.",
         examples=["10.90.0.0/16"],
     )
-    kubernetesVersion: Literal["1.32", "1.33", "1.34", "1.35"] = Field(
+    kubernetesVersion: KubernetesVersion = Field(
         default=DEFAULT_KUBERNETES_VERSION, description="EKS Kubernetes version."
     )
 
@@ -42,7 +42,9 @@ class CreateEksClusterRequest(Contract):
         try:
             network = ipaddress.IPv4Network(value, strict=True)
         except ValueError as error:
-            raise ValueError(f"'{value}' is not an IPv4 network in CIDR notation (e.g. 10.90.0.0/16): {error}")
+            raise ValueError(
+                f"'{value}' is not an IPv4 network in CIDR notation (e.g. 10.90.0.0/16): {error}"
+            ) from error
         low, high = VPC_PREFIX_RANGE
         if not low <= network.prefixlen <= high:
             raise ValueError(f"VPC CIDR must be between /{low} and /{high} to leave room for compute subnets")
@@ -64,8 +66,12 @@ class ClusterStatus(StrEnum):
     DELETING = "DELETING"
 
 
+SubnetRole = Literal["public", "private"]
+CidrSource = Literal["caller", "automatic"]
+
+
 class SubnetPlan(View):
-    role: Literal["public", "private"]
+    role: SubnetRole
     index: int
     cidr: str
     availabilityZone: str
@@ -75,7 +81,7 @@ class NetworkPlan(View):
     """The VPC and subnets stage 1 creates; fixed when the operation is accepted."""
 
     vpcCidr: str
-    cidrSource: Literal["caller", "automatic"]
+    cidrSource: CidrSource
     subnets: list[SubnetPlan]
 
 
@@ -105,7 +111,6 @@ class ClusterRecord(View):
     eksClusterName: str
     kubernetesVersion: str = DEFAULT_KUBERNETES_VERSION
     vpcCidr: str | None = None
-    vpcId: str | None = None
     stagesDone: list[str] = Field(default_factory=list)
     activeOperationId: str | None = None
     lastOperationId: str | None = None
@@ -121,7 +126,6 @@ class ClusterView(View):
     eksClusterName: str
     kubernetesVersion: str
     vpcCidr: str | None = None
-    vpcId: str | None = None
     stagesDone: list[str]
     activeOperationId: str | None = None
     lastOperationId: str | None = None

@@ -18,9 +18,7 @@ ClusterTag = Annotated[
 Region = Annotated[str, StringConstraints(pattern=REGION_PATTERN)]
 OperationId = Annotated[str, StringConstraints(pattern=OPERATION_ID_PATTERN)]
 
-CLUSTER_TAG_RULE = (
-    "3-21 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
-)
+CLUSTER_TAG_RULE = "3-21 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
 
 
 def is_cluster_tag(value: str) -> bool:

@@ -14,7 +14,9 @@ class AwsAccountGateway:
         response = client("ec2", region).describe_availability_zones(
             Filters=[{"Name": "zone-type", "Values": ["availability-zone"]}, {"Name": "state", "Values": ["available"]}]
         )
-        return [AvailabilityZone(name=zone["ZoneName"], zone_id=zone["ZoneId"]) for zone in response["AvailabilityZones"]]
+        return [
+            AvailabilityZone(name=zone["ZoneName"], zone_id=zone["ZoneId"]) for zone in response["AvailabilityZones"]
+        ]
 
     def vpc_cidrs(self, region: str) -> dict[str, str]:
         cidrs: dict[str, str] = {}

@@ -45,9 +45,11 @@ class DynamoOperationRepository:
             raise
 
     def find(self, operation_id: str) -> Operation | None:
-        item = client("dynamodb").get_item(
-            TableName=self._table, Key={"operationId": {"S": operation_id}}, ConsistentRead=True
-        ).get("Item")
+        item = (
+            client("dynamodb")
+            .get_item(TableName=self._table, Key={"operationId": {"S": operation_id}}, ConsistentRead=True)
+            .get("Item")
+        )
         return Operation.model_validate_json(item["body"]["S"]) if item else None
 
     def replace(self, operation: Operation, expected_version: int) -> Operation:
@@ -98,9 +100,11 @@ class DynamoClusterRegistry:
         self._table = table
 
     def find(self, cluster_tag: str) -> ClusterRecord | None:
-        item = client("dynamodb").get_item(
-            TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}, ConsistentRead=True
-        ).get("Item")
+        item = (
+            client("dynamodb")
+            .get_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}, ConsistentRead=True)
+            .get("Item")
+        )
         return self._record(item) if item else None
 
     def list(self) -> list[ClusterRecord]:
@@ -236,9 +240,11 @@ class DynamoConfirmationStore:
         )
 
     def take(self, token: str) -> Confirmation | None:
-        item = client("dynamodb").delete_item(
-            TableName=self._table, Key={"token": {"S": token}}, ReturnValues="ALL_OLD"
-        ).get("Attributes")
+        item = (
+            client("dynamodb")
+            .delete_item(TableName=self._table, Key={"token": {"S": token}}, ReturnValues="ALL_OLD")
+            .get("Attributes")
+        )
         if not item:
             return None
         return Confirmation(

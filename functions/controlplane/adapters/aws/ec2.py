@@ -79,7 +79,9 @@ class Ec2NetworkGateway:
         for subnet in self._ec2.describe_subnets(Filters=_filters(cluster_tag))["Subnets"]:
             key = tag_dict(subnet.get("Tags")).get(ROLE_TAG_KEY, "")
             found[key] = Subnet(
-                subnet_id=subnet["SubnetId"], key=key, cidr=subnet["CidrBlock"],
+                subnet_id=subnet["SubnetId"],
+                key=key,
+                cidr=subnet["CidrBlock"],
                 availability_zone=subnet["AvailabilityZone"],
             )
         return found
@@ -89,8 +91,9 @@ class Ec2NetworkGateway:
     ) -> Subnet:
         tags = _tags(cluster_tag, key, "subnet")
         # Load balancers find their subnets by these well-known tags.
-        tags[0]["Tags"].append({"Key": "kubernetes.io/role/elb" if public else "kubernetes.io/role/internal-elb",
-                                "Value": "1"})
+        tags[0]["Tags"].append(
+            {"Key": "kubernetes.io/role/elb" if public else "kubernetes.io/role/internal-elb", "Value": "1"}
+        )
         subnet = self._ec2.create_subnet(
             VpcId=vpc_id, CidrBlock=cidr, AvailabilityZone=availability_zone, TagSpecifications=tags
         )["Subnet"]
@@ -121,8 +124,9 @@ class Ec2NetworkGateway:
 
     def delete_internet_gateway(self, gateway: InternetGateway) -> None:
         if gateway.attached_vpc_id:
-            _ignore_gone(self._ec2.detach_internet_gateway, InternetGatewayId=gateway.gateway_id,
-                         VpcId=gateway.attached_vpc_id)
+            _ignore_gone(
+                self._ec2.detach_internet_gateway, InternetGatewayId=gateway.gateway_id, VpcId=gateway.attached_vpc_id
+            )
         _ignore_gone(self._ec2.delete_internet_gateway, InternetGatewayId=gateway.gateway_id)
 
     # Elastic IP and NAT gateway
@@ -131,7 +135,9 @@ class Ec2NetworkGateway:
         return addresses[0]["AllocationId"] if addresses else None
 
     def allocate_elastic_ip(self, cluster_tag: str) -> str:
-        address = self._ec2.allocate_address(Domain="vpc", TagSpecifications=_tags(cluster_tag, "nat-eip", "elastic-ip"))
+        address = self._ec2.allocate_address(
+            Domain="vpc", TagSpecifications=_tags(cluster_tag, "nat-eip", "elastic-ip")
+        )
         return str(address["AllocationId"])
 
     def release_elastic_ip(self, allocation_id: str) -> None:
@@ -187,14 +193,15 @@ class Ec2NetworkGateway:
         tables = self._ec2.describe_route_tables(RouteTableIds=[route_table_id])["RouteTables"]
         for association in (tables[0].get("Associations") or []) if tables else []:
             if not association.get("Main"):
-                _ignore_gone(self._ec2.disassociate_route_table,
-                             AssociationId=association["RouteTableAssociationId"])
+                _ignore_gone(self._ec2.disassociate_route_table, AssociationId=association["RouteTableAssociationId"])
         _ignore_gone(self._ec2.delete_route_table, RouteTableId=route_table_id)
 
     # S3 gateway endpoint
     def find_s3_endpoint(self, cluster_tag: str) -> str | None:
-        filters = [*_filters(cluster_tag, "s3-endpoint"),
-                   {"Name": "vpc-endpoint-state", "Values": ["pending", "available"]}]
+        filters = [
+            *_filters(cluster_tag, "s3-endpoint"),
+            {"Name": "vpc-endpoint-state", "Values": ["pending", "available"]},
+        ]
         endpoints = self._ec2.describe_vpc_endpoints(Filters=filters)["VpcEndpoints"]
         return endpoints[0]["VpcEndpointId"] if endpoints else None
 
@@ -217,19 +224,23 @@ class Ec2NetworkGateway:
         return groups[0]["GroupId"] if groups else None
 
     def create_security_group(self, cluster_tag: str, vpc_id: str) -> str:
-        return str(self._ec2.create_security_group(
-            GroupName=resource_name(cluster_tag, "cluster-sg"),
-            Description=f"InstantStart cluster {cluster_tag}: traffic between cluster members",
-            VpcId=vpc_id,
-            TagSpecifications=_tags(cluster_tag, "cluster-sg", "security-group"),
-        )["GroupId"])
+        return str(
+            self._ec2.create_security_group(
+                GroupName=resource_name(cluster_tag, "cluster-sg"),
+                Description=f"InstantStart cluster {cluster_tag}: traffic between cluster members",
+                VpcId=vpc_id,
+                TagSpecifications=_tags(cluster_tag, "cluster-sg", "security-group"),
+            )["GroupId"]
+        )
 
     def allow_traffic_within_group(self, group_id: str) -> None:
         """All traffic between members (EKS, nodes, EFA needs it both ways); idempotent."""
         group = self._ec2.describe_security_groups(GroupIds=[group_id])["SecurityGroups"][0]
         rule = {"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": group_id}]}
-        for direction, call in (("IpPermissions", self._ec2.authorize_security_group_ingress),
-                                ("IpPermissionsEgress", self._ec2.authorize_security_group_egress)):
+        for direction, call in (
+            ("IpPermissions", self._ec2.authorize_security_group_ingress),
+            ("IpPermissionsEgress", self._ec2.authorize_security_group_egress),
+        ):
             present = any(
                 permission.get("IpProtocol") == "-1"
                 and any(pair.get("GroupId") == group_id for pair in permission.get("UserIdGroupPairs", []))

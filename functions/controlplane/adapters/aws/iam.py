@@ -30,9 +30,7 @@ class AwsIamGateway:
     def create_role(self, name: str, service_principal: str, tags: dict[str, str]) -> IamRole:
         trust = {
             "Version": "2012-10-17",
-            "Statement": [
-                {"Effect": "Allow", "Principal": {"Service": service_principal}, "Action": "sts:AssumeRole"}
-            ],
+            "Statement": [{"Effect": "Allow", "Principal": {"Service": service_principal}, "Action": "sts:AssumeRole"}],
         }
         role = client("iam").create_role(
             RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Tags=tag_list(tags)

@@ -23,8 +23,9 @@ class TableSpec:
 
 
 TABLES = (
-    TableSpec("Operations", "IS_OPERATIONS_TABLE", "operationId",
-              indexes=(Index("byCluster", "clusterTag", "createdAt"),)),
+    TableSpec(
+        "Operations", "IS_OPERATIONS_TABLE", "operationId", indexes=(Index("byCluster", "clusterTag", "createdAt"),)
+    ),
     TableSpec("Clusters", "IS_CLUSTERS_TABLE", "clusterTag", indexes=(Index("byRegistry", "registry", "clusterTag"),)),
     TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey"),
     TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),

@@ -1,0 +1,57 @@
+# The project's interface: `make run` starts the sandbox, `make test` runs every gate.
+# Both install what they need into .venv on first use (and again when pyproject.toml changes).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export PYTHONPATH := functions:.
+
+.PHONY: install run test lint unit contract integration workflows infra e2e bench synth clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[infra,sandbox,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python -m sandbox
+
+lint: install
+	$(BIN)/ruff check functions tests app.py
+	$(BIN)/ruff format --check functions tests app.py
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+unit: install
+	$(BIN)/pytest tests/unit -q
+
+contract: install
+	$(BIN)/pytest tests/contract -q
+
+integration: install
+	$(BIN)/pytest tests/integration -q
+
+workflows: install
+	$(BIN)/pytest tests/workflows -q
+
+infra: install
+	$(BIN)/pytest tests/infra -q
+
+e2e: install
+	$(BIN)/pytest tests/e2e -q
+
+test: lint
+	$(BIN)/pytest tests/unit tests/contract tests/integration tests/workflows tests/infra tests/e2e -q
+
+bench: install
+	$(BIN)/pytest tests/bench -q -s
+
+synth: install
+	$(BIN)/python app.py
+
+clean:
+	rm -rf $(VENV) cdk.out

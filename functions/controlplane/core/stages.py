@@ -1,0 +1,42 @@
+"""Each workflow's stages, in order, and the Task states (steps) that make up each stage.
+
+This is what an operation reports; a contract test keeps it equal to the Task states of the ASL files.
+"""
+
+from __future__ import annotations
+
+from controlplane.models.operations import OperationKind
+
+WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
+    OperationKind.CREATE_EKS_CLUSTER: {
+        "network": (
+            "Ensure VPC",
+            "Ensure Subnets",
+            "Ensure Internet Gateway",
+            "Ensure NAT Gateway",
+            "Ensure Route Tables",
+            "Ensure S3 Endpoint",
+            "Ensure Security Group",
+        ),
+        "iam": ("Ensure Cluster Role",),
+        "eks-control-plane": ("Create EKS Cluster", "Check EKS Cluster"),
+        "cluster-access": ("Ensure Access Entry",),
+        "kubernetes-api": ("Verify Kubernetes API",),
+    },
+    OperationKind.DELETE_EKS_CLUSTER: {
+        "eks-control-plane": ("Delete EKS Cluster", "Check EKS Cluster Deleted"),
+        "iam": ("Delete Cluster Role",),
+        "network": ("Release NAT Gateway", "Delete Network"),
+    },
+}
+
+
+def stage_names(kind: OperationKind) -> list[str]:
+    return list(WORKFLOW_STAGES[kind])
+
+
+def stage_of(kind: OperationKind, step: str) -> str | None:
+    for stage, steps in WORKFLOW_STAGES[kind].items():
+        if step in steps:
+            return stage
+    return None

@@ -1,0 +1,475 @@
+"""The InstantStart control plane: DynamoDB tables, Lambda functions, Step Functions workflows,
+a REST API behind Cognito and IAM authorization.
+
+Everything the stack wires comes from the runtime's own catalogs: tables from
+`controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
+`controlplane.workflows`, and permissions from `infra.permissions`.
+
+Context keys (all optional):
+  iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
+                           IAM roles allowed to call the SigV4 routes (`/iam/...`), and their role
+  consoleCallbackUrls      OAuth callback/logout URLs of the console app client
+  webAclArn                a regional WAFv2 web ACL to associate with the API stage
+  apiGatewayAccountRole    false: do not set the Region's API Gateway CloudWatch Logs role
+  skipLayerBundling        true: do not run pip for the dependency layer (tests; never deploy)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_stepfunctions as sfn
+from aws_cdk import aws_wafv2 as wafv2
+from constructs import Construct
+
+from controlplane.adapters.aws.tables import TABLES, TableSpec
+from controlplane.core.auth import Role
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module, step_modules
+from infra.layer import ARCHITECTURE, RUNTIME, dependencies_layer
+from infra.nag import Acknowledgements
+from infra.permissions import API_ACCESS, DYNAMODB_ACTIONS, KUBERNETES_ROLE_GRANTS, STEP_ACCESS, FunctionAccess, Grant
+
+FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
+# The one Lambda asset: functions/ minus what never runs in Lambda.
+ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_cache", "**/.pytest_cache"]
+API_HANDLER = "api.handler.lambda_handler"
+SERVICE_NAME = "instantstart"
+STATE_MACHINE_PREFIX = "instantstart"
+API_STAGE = "v1"
+IAM_PATH = "iam"  # SigV4 callers use /iam/...; the handler strips the prefix
+MEMORY_MB = 512
+STEP_TIMEOUT = Duration.seconds(60)
+API_TIMEOUT = Duration.seconds(29)
+LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
+POLL_SECONDS = "30"
+POLL_MAX_ATTEMPTS = "120"
+DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
+BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
+
+XRAY_REASON = (
+    "Active tracing: CDK grants xray:PutTraceSegments and xray:PutTelemetryRecords, which have no "
+    "resource-level permissions"
+)
+PYTHON_PIN_REASON = (
+    "Pinned to python3.12: the dependency layer is built from cp312 wheels (pydantic-core) and the code "
+    "is tested on it; moving to a newer runtime means rebuilding the layer and rerunning the suite"
+)
+
+
+def state_machine_name(kind: OperationKind) -> str:
+    """Fixed names, so that IAM policies can name their executions without referencing the machines."""
+    return f"{STATE_MACHINE_PREFIX}-{kind.value.replace('_', '-')}"
+
+
+def pascal(snake: str) -> str:
+    return "".join(part.capitalize() for part in snake.split("_"))
+
+
+def iam_role_bindings(value: Any) -> dict[str, str]:
+    """Context `iamRoleBindings`: a mapping (cdk.json) or its JSON text (`-c iamRoleBindings=...`)."""
+    bindings = json.loads(value) if isinstance(value, str) else dict(value or {})
+    for arn, role in bindings.items():
+        if not re.fullmatch(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", arn):
+            raise ValueError(f"iamRoleBindings: {arn!r} is not an IAM role ARN.")
+        if role not in BINDABLE_ROLES:
+            raise ValueError(f"iamRoleBindings: {arn} has role {role!r}; use one of {sorted(BINDABLE_ROLES)}.")
+    return dict(sorted(bindings.items()))
+
+
+class InstantStartStack(Stack):
+    def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self.acks = Acknowledgements()
+        self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
+        self.layer = dependencies_layer(self, "DependenciesLayer")
+        self.code = lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
+
+        # Step roles first: the Kubernetes access role trusts some of them, and they reference it.
+        self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
+        self.kubernetes_role = self._kubernetes_role()
+        self.step_functions = {module: self._step_function(module) for module in step_modules()}
+        self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
+
+        self.api_function = self._api_function()
+        self.user_pool, self.console_client = self._user_pool()
+        self.api = self._rest_api()
+        self._outputs()
+        self.acks.apply()
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def _table(self, spec: TableSpec) -> dynamodb.Table:
+        def attribute(name: str) -> dynamodb.Attribute:
+            return dynamodb.Attribute(name=name, type=dynamodb.AttributeType.STRING)
+
+        table = dynamodb.Table(
+            self,
+            f"{spec.logical_name}Table",
+            partition_key=attribute(spec.partition_key),
+            sort_key=attribute(spec.sort_key) if spec.sort_key else None,
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            time_to_live_attribute=spec.ttl_attribute,
+            deletion_protection=True,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        for index in spec.indexes:
+            table.add_global_secondary_index(
+                index_name=index.name,
+                partition_key=attribute(index.partition_key),
+                sort_key=attribute(index.sort_key) if index.sort_key else None,
+                projection_type=dynamodb.ProjectionType.ALL,
+            )
+        return table
+
+    def _table_names(self) -> dict[str, str]:
+        return {env_var: table.table_name for env_var, table in self.tables.items()}
+
+    # --- identities ------------------------------------------------------------------------------
+
+    def _role(self, construct_id: str, purpose: str) -> iam.Role:
+        return iam.Role(
+            self,
+            construct_id,
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"InstantStart {purpose} function",
+        )
+
+    def _kubernetes_role(self) -> iam.Role:
+        """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
+        trusted = [self.step_roles[m] for m, access in STEP_ACCESS.items() if access.kubernetes_role == "assume"]
+        role = iam.Role(
+            self,
+            "KubernetesAccessRole",
+            assumed_by=iam.CompositePrincipal(*trusted),
+            description="InstantStart: the principal of the EKS access entries; assumed by Kubernetes-calling steps",
+            max_session_duration=Duration.hours(1),
+        )
+        self._grant(role, KUBERNETES_ROLE_GRANTS, {})
+        return role
+
+    def _grant(self, role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any]) -> None:
+        values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
+        for grant in grants:
+            resources = [arn for template in grant.resources for arn in _render(template, values)]
+            conditions = {op: {key: _render_value(v, values) for key, v in keys.items()}
+                          for op, keys in grant.conditions.items()}
+            role.add_to_policy(iam.PolicyStatement(
+                actions=list(grant.actions), resources=resources, conditions=conditions or None
+            ))
+            self.acks.wildcard_resources(role, resources, grant.reason)
+
+    def _grant_tables(self, role: iam.Role, access: FunctionAccess) -> None:
+        resources: list[str] = []
+        specs = {spec.env_var: spec for spec in TABLES}
+        for env_var in access.tables:
+            table = self.tables[env_var]
+            resources.append(table.table_arn)
+            resources.extend(f"{table.table_arn}/index/{index.name}" for index in specs[env_var].indexes)
+        role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))
+
+    # --- functions -------------------------------------------------------------------------------
+
+    def _function(
+        self, construct_id: str, *, handler: str, role: iam.Role, timeout: Duration, description: str,
+        environment: Mapping[str, str],
+    ) -> lambda_.Function:
+        log_group = logs.LogGroup(
+            self, f"{construct_id}Logs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
+        )
+        log_group.grant_write(role)
+        function = lambda_.Function(
+            self,
+            f"{construct_id}Function",
+            description=description,
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=handler,
+            code=self.code,
+            layers=[self.layer],
+            role=role,
+            memory_size=MEMORY_MB,
+            timeout=timeout,
+            tracing=lambda_.Tracing.ACTIVE,
+            log_group=log_group,
+            environment={"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **environment},
+        )
+        self.acks.add(role, "AwsSolutions-IAM5[Resource::*]", XRAY_REASON)
+        self.acks.add(function, "AwsSolutions-L1", PYTHON_PIN_REASON)
+        return function
+
+    def _step_function(self, module: str) -> lambda_.Function:
+        access = STEP_ACCESS[module]
+        role = self.step_roles[module]
+        self._grant(role, access.grants, {
+            "kubernetes_role_arn": self.kubernetes_role.role_arn,
+            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+        })
+        self._grant_tables(role, access)
+        environment = {
+            # settings() requires every table name, even of tables this step never touches.
+            **self._table_names(),
+            "IS_POLL_SECONDS": POLL_SECONDS,
+            "IS_POLL_MAX_ATTEMPTS": POLL_MAX_ATTEMPTS,
+        }
+        if access.kubernetes_role:
+            environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
+        return self._function(
+            pascal(module),
+            handler=f"steps.{module}.lambda_handler",
+            role=role,
+            timeout=STEP_TIMEOUT,
+            description=f"InstantStart workflow step {module}",
+            environment=environment,
+        )
+
+    def _api_function(self) -> lambda_.Function:
+        role = self._role("ApiRole", "REST API")
+        self._grant(role, API_ACCESS.grants, {
+            "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
+            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+        })
+        self._grant_tables(role, API_ACCESS)
+        bindings = iam_role_bindings(self.node.try_get_context("iamRoleBindings"))
+        return self._function(
+            "Api",
+            handler=API_HANDLER,
+            role=role,
+            timeout=API_TIMEOUT,
+            description="InstantStart REST API",
+            environment={
+                **self._table_names(),
+                "IS_STATE_MACHINE_ARNS": self.to_json_string(
+                    {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
+                ),
+                "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
+            },
+        )
+
+    # --- workflows -------------------------------------------------------------------------------
+
+    def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
+        text = definition_text(kind)
+        name = state_machine_name(kind)
+        functions = {placeholder: self.step_functions[step_module(placeholder)] for placeholder in placeholders(text)}
+        log_group = logs.LogGroup(
+            self,
+            f"{pascal(kind.value)}WorkflowLogs",
+            # The vendedlogs prefix keeps the account's log resource policy from growing per machine.
+            log_group_name=f"/aws/vendedlogs/states/{name}",
+            retention=LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        machine = sfn.StateMachine(
+            self,
+            f"{pascal(kind.value)}Workflow",
+            state_machine_name=name,
+            state_machine_type=sfn.StateMachineType.STANDARD,
+            definition_body=sfn.DefinitionBody.from_string(text),
+            definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
+            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
+            tracing_enabled=True,
+        )
+        # Definitions from text get no automatic grants. The ASL names unqualified function ARNs,
+        # so exactly those (no version/alias wildcard) may be invoked.
+        machine.add_to_role_policy(iam.PolicyStatement(
+            actions=["lambda:InvokeFunction"],
+            resources=sorted({function.function_arn for function in functions.values()}, key=str),
+        ))
+        self.acks.add(
+            machine,
+            "AwsSolutions-IAM5[Resource::*]",
+            "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "
+            "UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, "
+            "DescribeResourcePolicies, DescribeLogGroups) and X-Ray trace writes, none of which has "
+            "resource-level permissions",
+        )
+        return machine
+
+    # --- API -------------------------------------------------------------------------------------
+
+    def _user_pool(self) -> tuple[cognito.UserPool, cognito.UserPoolClient]:
+        pool = cognito.UserPool(
+            self,
+            "UserPool",
+            self_sign_up_enabled=False,
+            sign_in_aliases=cognito.SignInAliases(username=True, email=True),
+            auto_verify=cognito.AutoVerifiedAttrs(email=True),
+            password_policy=cognito.PasswordPolicy(
+                min_length=14,
+                require_lowercase=True,
+                require_uppercase=True,
+                require_digits=True,
+                require_symbols=True,
+                temp_password_validity=Duration.days(3),
+            ),
+            # People here can create and delete clusters: a second factor is not optional.
+            # TOTP only, so that no SMS role or SNS spend is needed.
+            mfa=cognito.Mfa.REQUIRED,
+            mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
+            account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
+            # Plus: threat protection (compromised credentials, adaptive authentication) enforced.
+            feature_plan=cognito.FeaturePlan.PLUS,
+            standard_threat_protection_mode=cognito.StandardThreatProtectionMode.FULL_FUNCTION,
+            deletion_protection=True,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        for role in sorted(Role, reverse=True):
+            pool.add_group(
+                f"{role.name.capitalize()}Group",
+                group_name=role.name.lower(),
+                description=f"InstantStart {role.name.lower()} role",
+                precedence=len(Role) - role.value,
+            )
+        callbacks = list(self.node.try_get_context("consoleCallbackUrls") or DEFAULT_CALLBACK_URLS)
+        client = pool.add_client(
+            "ConsoleClient",
+            generate_secret=False,
+            auth_flows=cognito.AuthFlow(user_srp=True),
+            o_auth=cognito.OAuthSettings(
+                flows=cognito.OAuthFlows(authorization_code_grant=True),
+                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+                callback_urls=callbacks,
+                logout_urls=callbacks,
+            ),
+            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
+            prevent_user_existence_errors=True,
+        )
+        return pool, client
+
+    def _rest_api(self) -> apigw.RestApi:
+        access_logs = logs.LogGroup(self, "ApiAccessLogs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY)
+        api = apigw.RestApi(
+            self,
+            "Api",
+            rest_api_name="instantstart",
+            description="InstantStart control plane REST API",
+            endpoint_types=[apigw.EndpointType.REGIONAL],
+            cloud_watch_role=False,
+            deploy_options=apigw.StageOptions(
+                stage_name=API_STAGE,
+                access_log_destination=apigw.LogGroupLogDestination(access_logs),
+                access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
+                    caller=True, http_method=True, ip=True, protocol=True, request_time=True,
+                    resource_path=True, response_length=True, status=True, user=True,
+                ),
+                logging_level=apigw.MethodLoggingLevel.INFO,
+                data_trace_enabled=False,  # bodies and headers carry tokens; never log them
+                metrics_enabled=True,
+                tracing_enabled=True,
+                throttling_rate_limit=50,
+                throttling_burst_limit=100,
+            ),
+        )
+        validator = api.add_request_validator(
+            "RequestValidator", validate_request_body=True, validate_request_parameters=True
+        )
+        integration = apigw.LambdaIntegration(self.api_function, proxy=True, allow_test_invoke=False)
+        authorizer = apigw.CognitoUserPoolsAuthorizer(self, "ConsoleAuthorizer", cognito_user_pools=[self.user_pool])
+        proxy_parameters = {"method.request.path.proxy": True}
+        api.root.add_resource("{proxy+}").add_method(
+            "ANY",
+            integration,
+            authorizer=authorizer,
+            authorization_type=apigw.AuthorizationType.COGNITO,
+            request_validator=validator,
+            request_parameters=proxy_parameters,
+        )
+        iam_method = api.root.add_resource(IAM_PATH).add_resource("{proxy+}").add_method(
+            "ANY",
+            integration,
+            authorization_type=apigw.AuthorizationType.IAM,
+            request_validator=validator,
+            request_parameters=proxy_parameters,
+        )
+        Validations.of(iam_method).acknowledge(Acknowledgment(
+            id="AwsSolutions-COG4",
+            reason="The /iam/{proxy+} routes serve programs (MCP server, automation) that sign with SigV4; "
+                   "AWS_IAM authorization replaces Cognito here by design, and the handler maps the IAM "
+                   "role to a viewer/operator/admin binding",
+        ))
+        self._api_gateway_logging_role(api)
+        self._web_acl(api)
+        return api
+
+    def _api_gateway_logging_role(self, api: apigw.RestApi) -> None:
+        """Execution logging needs the Region's API Gateway account to name a CloudWatch Logs role."""
+        if str(self.node.try_get_context("apiGatewayAccountRole")).lower() == "false":
+            return
+        role = iam.Role(
+            self,
+            "ApiGatewayLoggingRole",
+            assumed_by=iam.ServicePrincipal("apigateway.amazonaws.com"),
+            description="API Gateway account role: writes execution and access logs of the Region's REST APIs",
+        )
+        # The account setting is Region-wide, so the role must serve every API's log groups.
+        self._grant(role, (
+            Grant(("logs:DescribeLogGroups",), ("*",),
+                  reason="logs:DescribeLogGroups has no resource-level permissions in the IAM Service "
+                         "Authorization Reference"),
+            Grant(("logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents",
+                   "logs:GetLogEvents", "logs:FilterLogEvents"),
+                  ("arn:{partition}:logs:{region}:{account}:log-group:*",),
+                  reason="The API Gateway account role is a Region-wide setting that writes the execution "
+                         "logs (API-Gateway-Execution-Logs_<api-id>/<stage>) of every REST API in the Region"),
+        ), {})
+        account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
+        api.deployment_stage.node.add_dependency(account)
+
+    def _web_acl(self, api: apigw.RestApi) -> None:
+        web_acl_arn = self.node.try_get_context("webAclArn")
+        if web_acl_arn:
+            wafv2.CfnWebACLAssociation(
+                self, "ApiWebAcl", resource_arn=api.deployment_stage.stage_arn, web_acl_arn=web_acl_arn
+            )
+            return
+        Validations.of(api.deployment_stage).acknowledge(Acknowledgment(
+            id="AwsSolutions-APIG3",
+            reason="No WAF by default: every method requires Cognito or SigV4 authorization and the stage is "
+                   "throttled; set the context key webAclArn to associate a regional WAFv2 web ACL",
+        ))
+
+    def _outputs(self) -> None:
+        CfnOutput(self, "ApiUrl", value=self.api.url, description="REST API for Cognito users (Bearer ID token)")
+        CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4 callers")
+        CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
+        CfnOutput(self, "UserPoolClientId", value=self.console_client.user_pool_client_id)
+        CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
+        for kind, machine in self.state_machines.items():
+            CfnOutput(self, f"{pascal(kind.value)}StateMachineArn", value=machine.state_machine_arn)
+
+
+def _render(template: str, values: Mapping[str, Any]) -> list[str]:
+    """Fill a resource template; a list value yields one resource per element."""
+    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    listed = [name for name in fields if isinstance(values[name], list)]
+    if not listed:
+        return [template.format(**values)]
+    if len(listed) > 1:
+        raise ValueError(f"{template}: at most one list placeholder")
+    return [template.format(**{**values, listed[0]: item}) for item in values[listed[0]]]
+
+
+def _render_value(value: Any, values: Mapping[str, Any]) -> Any:
+    if isinstance(value, str) and "{" in value:
+        (rendered,) = _render(value, values)
+        return rendered
+    if isinstance(value, (list, tuple)):
+        return [_render_value(item, values) for item in value]
+    return value

@@ -1,0 +1,59 @@
+"""Shared fixtures: a running sandbox (real handlers, real workflows, moto, Kubernetes emulator)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+import uvicorn
+
+from sandbox.runtime import Sandbox, SandboxOptions
+from sandbox.server import build_app
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class RunningSandbox:
+    sandbox: Sandbox
+    base_url: str
+
+    def client(self, token: str | None = "sandbox-admin") -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=f"{self.base_url}/api", headers=headers, timeout=60)
+
+    def wait_terminal(self, operation_id: str, limit_seconds: float = 90) -> dict:
+        deadline = time.monotonic() + limit_seconds
+        with self.client("sandbox-viewer") as api:
+            while True:
+                operation = api.get(f"/operations/{operation_id}/wait", params={"timeoutSeconds": 20}).json()
+                if operation["status"] in ("SUCCEEDED", "FAILED", "CANCELLED") or time.monotonic() > deadline:
+                    return operation
+
+
+@pytest.fixture(scope="module")
+def running_sandbox() -> Iterator[RunningSandbox]:
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", seconds_to_active=1.0, poll_seconds=1))
+    sandbox.start()
+    server = uvicorn.Server(uvicorn.Config(build_app(sandbox), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield RunningSandbox(sandbox=sandbox, base_url=base_url)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sandbox.stop()

@@ -1,0 +1,127 @@
+"""In-memory implementations of the core's ports, for unit tests of the services."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from controlplane.core.ports import AvailabilityZone, Confirmation
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
+from controlplane.models.operations import Operation, OperationKind
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.current = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.current
+
+    def sleep(self, seconds: float) -> None:
+        self.current += timedelta(seconds=seconds)
+
+
+class InMemoryOperationRepository:
+    def __init__(self) -> None:
+        self.items: dict[str, Operation] = {}
+        self._lock = threading.Lock()
+
+    def create(self, operation: Operation) -> None:
+        with self._lock:
+            if operation.operationId in self.items:
+                raise StaleVersionError("exists")
+            self.items[operation.operationId] = operation
+
+    def find(self, operation_id: str) -> Operation | None:
+        return self.items.get(operation_id)
+
+    def replace(self, operation: Operation, expected_version: int) -> Operation:
+        with self._lock:
+            if self.items[operation.operationId].version != expected_version:
+                raise StaleVersionError("changed")
+            written = operation.model_copy(update={"version": expected_version + 1})
+            self.items[operation.operationId] = written
+            return written
+
+    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]:
+        found = [op for op in self.items.values() if op.target == cluster_tag]
+        return sorted(found, key=lambda op: op.createdAt, reverse=True)[:limit]
+
+
+class InMemoryClusterRegistry:
+    def __init__(self) -> None:
+        self.items: dict[str, ClusterRecord] = {}
+
+    def find(self, cluster_tag: str) -> ClusterRecord | None:
+        return self.items.get(cluster_tag)
+
+    def list(self) -> list[ClusterRecord]:
+        return list(self.items.values())
+
+    def create(self, record: ClusterRecord) -> None:
+        if record.clusterTag in self.items:
+            raise ClusterExistsError("exists")
+        self.items[record.clusterTag] = record
+
+    def save(self, record: ClusterRecord) -> None:
+        active = self.items[record.clusterTag].activeOperationId if record.clusterTag in self.items else None
+        self.items[record.clusterTag] = record.model_copy(update={"activeOperationId": active})
+
+    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        record = self.items[cluster_tag]
+        if record.activeOperationId not in (None, operation_id):
+            raise ClusterBusyError("busy")
+        self.items[cluster_tag] = record.model_copy(update={"activeOperationId": operation_id})
+
+    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+        record = self.items.get(cluster_tag)
+        if record is not None and record.activeOperationId == operation_id:
+            self.items[cluster_tag] = record.model_copy(update={"activeOperationId": None})
+
+    def delete(self, cluster_tag: str) -> None:
+        self.items.pop(cluster_tag, None)
+
+
+class RecordingLauncher:
+    def __init__(self, failed_state: str | None = None) -> None:
+        self.started: list[tuple[OperationKind, str, Mapping[str, Any]]] = []
+        self.stopped: list[str] = []
+        self._failed_state = failed_state
+
+    def start(self, kind: OperationKind, execution_name: str, payload: Mapping[str, Any]) -> str:
+        self.started.append((kind, execution_name, payload))
+        return f"arn:aws:states:us-east-1:123456789012:execution:sm:{execution_name}"
+
+    def stop(self, execution_arn: str, cause: str) -> None:
+        self.stopped.append(execution_arn)
+
+    def failed_state(self, execution_arn: str) -> str | None:
+        return self._failed_state
+
+
+class FakeAccount:
+    def __init__(self, vpcs: dict[str, str] | None = None) -> None:
+        self.vpcs = vpcs or {}
+
+    def known_regions(self) -> frozenset[str]:
+        return frozenset({"us-east-1", "us-west-2", "eu-west-1"})
+
+    def availability_zones(self, region: str) -> list[AvailabilityZone]:
+        return [AvailabilityZone(f"{region}{letter}", f"usw2-az{i}") for i, letter in enumerate("abcd", 1)]
+
+    def vpc_cidrs(self, region: str) -> dict[str, str]:
+        return dict(self.vpcs)
+
+
+class InMemoryConfirmationStore:
+    def __init__(self) -> None:
+        self.items: dict[str, Confirmation] = {}
+
+    def put(self, confirmation: Confirmation) -> None:
+        self.items[confirmation.token] = confirmation
+
+    def take(self, token: str) -> Confirmation | None:
+        return self.items.pop(token, None)

@@ -1,0 +1,68 @@
+"""Stage 1 end to end on the real ASL, the real steps, moto and the Kubernetes emulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module
+from tests.inventory import COMPLETE_STAGE1, stage1_inventory
+
+CREATE_STEPS = sorted(
+    step_module(p) for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
+    if not p.startswith("RecordOperation")
+)
+
+
+def create(running_sandbox, tag: str) -> dict:
+    with running_sandbox.client() as api:
+        response = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"})
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+def test_create_reaches_succeeded_with_stages_in_order_and_timestamps(running_sandbox):
+    accepted = create(running_sandbox, "golden")
+    assert accepted["stages"] == ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+    operation = running_sandbox.wait_terminal(accepted["operationId"])
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    started = [stage["startedAt"] for stage in operation["stages"]]
+    assert all(stage["status"] == "SUCCEEDED" and stage["endedAt"] for stage in operation["stages"])
+    assert started == sorted(started)
+    assert stage1_inventory("golden") == COMPLETE_STAGE1
+    with running_sandbox.client("sandbox-viewer") as api:
+        cluster = api.get("/clusters/golden").json()
+    assert cluster["status"] == "ACTIVE"
+    assert cluster["stagesDone"] == ["eks"]
+
+
+def test_the_eks_cluster_is_created_with_the_authentication_mode_hyperpod_needs(running_sandbox):
+    import boto3
+
+    accepted = create(running_sandbox, "authmode")
+    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    cluster = boto3.client("eks", region_name="us-west-2").describe_cluster(name="eks-cluster-authmode")["cluster"]
+    assert cluster["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
+    assert cluster["tags"]["instantstart:managed-by"] == "instantstart"
+
+
+@pytest.mark.parametrize("step", CREATE_STEPS)
+def test_a_fault_in_any_step_fails_the_operation_naming_it_and_resume_completes_it(running_sandbox, step):
+    tag = "f-" + step.replace("_", "")[:18]
+    running_sandbox.sandbox.add_fault(step, 1)
+    accepted = create(running_sandbox, tag)
+    failed = running_sandbox.wait_terminal(accepted["operationId"])
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["code"] == "SandboxFaultInjected"
+    state_name = failed["error"]["step"]
+    assert state_name.lower().replace(" ", "_") == step
+    assert f"Step '{state_name}' failed" in failed["error"]["message"]
+    assert any(stage["status"] == "FAILED" for stage in failed["stages"])
+
+    with running_sandbox.client() as api:
+        resumed = api.post(f"/operations/{accepted['operationId']}/resume")
+    assert resumed.status_code == 202, resumed.text
+    done = running_sandbox.wait_terminal(accepted["operationId"])
+    assert done["status"] == "SUCCEEDED", done.get("error")
+    assert done["attempt"] == 2
+    assert stage1_inventory(tag) == COMPLETE_STAGE1
