@@ -7,7 +7,7 @@ from functools import cache
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
-from api import audit, errors
+from api import errors
 from api.auth import actor_of
 from api.routers import clusters, operations
 from controlplane.core.auth import Role
@@ -32,7 +32,7 @@ def authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -
 def build() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX])
     errors.register(app)
-    app.use([authenticate, audit.audit_middleware])
+    app.use([authenticate])
     app.include_router(clusters.router)
     app.include_router(operations.router)
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")

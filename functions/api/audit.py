@@ -1,62 +1,66 @@
-"""Writes one audit record per mutating request: who, what, target, operation id and request ids."""
+"""One audit record per mutating request: who, what, target, operation id, request id and outcome.
+
+Written after the response is final (including refusals), so every outcome is recorded.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
+from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
+from api.auth import actor_of
 from controlplane import wiring
-from controlplane.core.auth import Actor
 from controlplane.models.audit import AuditEntry
+from controlplane.models.errors import DomainError
 
 MUTATING_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+_CLUSTER_PATH = re.compile(r"^(?:/iam)?/clusters/([a-z][a-z0-9-]{2,20})(?:/|$)")
 
 
-def _target(app: APIGatewayRestResolver, body: dict[str, object]) -> str:
-    path_parameters = app.current_event.path_parameters or {}
-    operation = body.get("operation") if isinstance(body.get("operation"), dict) else {}
-    for candidate in (
-        path_parameters.get("clusterTag"),
-        (app.current_event.json_body or {}).get("clusterTag") if _json_request(app) else None,
+def _json(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _target(event: APIGatewayProxyEvent, request: dict[str, Any], response: dict[str, Any]) -> str:
+    match = _CLUSTER_PATH.match(event.path)
+    operation = response.get("operation")
+    candidates = [
+        match.group(1) if match and match.group(1) != "eks" else None,
+        request.get("clusterTag"),
+        response.get("target"),
         operation.get("target") if isinstance(operation, dict) else None,
-    ):
-        if isinstance(candidate, str) and candidate:
-            return candidate
-    return app.current_event.path
+    ]
+    return next((c for c in candidates if isinstance(c, str) and c), event.path)
 
 
-def _json_request(app: APIGatewayRestResolver) -> bool:
+def record(raw_event: dict[str, Any], result: dict[str, Any]) -> None:
+    event = APIGatewayProxyEvent(raw_event)
+    if event.http_method not in MUTATING_METHODS:
+        return
     try:
-        return isinstance(app.current_event.json_body, dict)
-    except ValueError:
-        return False
-
-
-def audit_middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
-    response = next_middleware(app)
-    event = app.current_event
-    actor: Actor | None = app.context.get("actor")
-    if event.http_method not in MUTATING_METHODS or actor is None:
-        return response
-    try:
-        body = json.loads(response.body) if isinstance(response.body, str) and response.body else {}
-    except ValueError:
-        body = {}
-    body = body if isinstance(body, dict) else {}
-    operation_id = body.get("operationId")
+        actor = actor_of(event)
+        principal, role = actor.principal, actor.role.name.lower()
+    except DomainError:
+        principal, role = "unauthenticated", "none"
+    response = _json(result.get("body"))
+    operation_id = response.get("operationId")
     wiring.audit_log().record(
         AuditEntry(
-            target=_target(app, body),
+            target=_target(event, _json(event.body), response),
             at=datetime.now(UTC),
-            actor=actor.principal,
-            role=actor.role.name.lower(),
+            actor=principal,
+            role=role,
             action=f"{event.http_method} {event.path}",
             operationId=operation_id if isinstance(operation_id, str) else None,
-            requestId=actor.request_id,
-            outcome=str(response.status_code),
+            requestId=event.request_context.request_id or "",
+            outcome=str(result.get("statusCode")),
         )
     )
-    return response

@@ -2,8 +2,11 @@
 
 from typing import Any
 
-from api import app
+from api import app, audit, idempotency
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return app.build().resolve(event, context)
+    idempotency.register_context(context)
+    result = app.build().resolve(event, context)
+    audit.record(event, result)
+    return result

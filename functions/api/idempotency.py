@@ -36,6 +36,12 @@ def _config() -> IdempotencyConfig:
     )
 
 
+def register_context(context: Any) -> None:
+    """Let in-progress records expire with the invocation (Lambda's remaining time)."""
+    if context is not None:
+        _config().register_lambda_context(context)
+
+
 def run_once(key: str | None, scope: str, body: Any, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run `call` once per (scope, key); without a key, just run it."""
     if not key:

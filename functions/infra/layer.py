@@ -48,7 +48,7 @@ def pip_command(output_dir: str) -> list[str]:
 class PipLayerBundling:
     """Local bundling: pip installs the requirements into `<output_dir>/python` (the layer layout)."""
 
-    def try_bundle(self, output_dir: str, **_options: Any) -> bool:
+    def try_bundle(self, output_dir: str, options: Any = None) -> bool:  # jsii passes BundlingOptions positionally
         result = subprocess.run(pip_command(output_dir), capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise RuntimeError(

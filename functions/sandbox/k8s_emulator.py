@@ -189,7 +189,15 @@ _BUILTIN_KINDS: dict[_KindKey, _Kind] = {
         _Kind("apps", "v1", "replicasets", "ReplicaSet", namespaced=True),
         _Kind("batch", "v1", "jobs", "Job", namespaced=True),
         *(
-            _Kind("rbac.authorization.k8s.io", "v1", plural, kind, namespaced, False, "path")
+            _Kind(
+                "rbac.authorization.k8s.io",
+                "v1",
+                plural,
+                kind,
+                namespaced,
+                status_subresource=False,
+                name_rule="path",
+            )
             for plural, kind, namespaced in (
                 ("roles", "Role", True),
                 ("rolebindings", "RoleBinding", True),
@@ -259,12 +267,15 @@ class _ApiError(Exception):
         self.details = details
 
     def status(self) -> JsonObject:
-        body: JsonObject = {"kind": "Status", "apiVersion": "v1", "status": "Failure"}
-        body.update(message=self.message, reason=self.reason)
-        if self.details:
-            body["details"] = self.details
-        body["code"] = self.code
-        return body
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            **({"details": self.details} if self.details else {}),
+            "code": self.code,
+        }
 
 
 def _details(kind: _Kind, name: str) -> JsonObject:
@@ -300,14 +311,27 @@ def _unsupported_media(accepted: Iterable[str]) -> _ApiError:
     )
 
 
-def _invalid(kind: _Kind, name: str, causes: list[tuple[str, str, str]]) -> _ApiError:
-    """422 Invalid from ``(field, reason, detail)`` causes, formatted like the real server."""
-    texts = [f"{field}: {detail}" for field, _, detail in causes]
+_CAUSE_REASONS = {
+    "Required value": "FieldValueRequired",
+    "Invalid value": "FieldValueInvalid",
+    "Unsupported value": "FieldValueNotSupported",
+}
+
+
+def _invalid(kind: _Kind, name: str, causes: list[tuple[str, str]]) -> _ApiError:
+    """422 Invalid from ``(field, detail)`` causes, formatted like the real server.
+
+    Each detail starts with its error type (``Required value``, ``Invalid value``, ``Unsupported value``).
+    """
+    texts = [f"{field}: {detail}" for field, detail in causes]
     summary = texts[0] if len(texts) == 1 else f"[{', '.join(texts)}]"
     details = {
         **_details(kind, name),
         "kind": kind.kind,
-        "causes": [{"reason": reason, "message": detail, "field": field} for field, reason, detail in causes],
+        "causes": [
+            {"reason": _CAUSE_REASONS[detail.split(":")[0]], "message": detail, "field": field}
+            for field, detail in causes
+        ],
     }
     return _ApiError(422, "Invalid", f'{kind.qualified_kind} "{name}" is invalid: {summary}', details)
 
@@ -503,9 +527,8 @@ def _json_patch(target: Any, operations: Any) -> Any:
             elif op == "remove":
                 doc = _pointer_remove(doc, tokens)
             elif op == "replace":
-                doc = _pointer_add(
-                    _pointer_remove(doc, tokens) if tokens else doc, tokens, copy.deepcopy(operation["value"])
-                )
+                value = copy.deepcopy(operation["value"])
+                doc = _pointer_add(_pointer_remove(doc, tokens), tokens, value) if tokens else value
             elif op == "test":
                 if _resolve(doc, tokens) != operation["value"]:
                     raise ValueError(f"test failed at {operation['path']!r}")
@@ -569,6 +592,12 @@ def _without_bookkeeping(obj: JsonObject) -> JsonObject:
     return {**{key: value for key, value in obj.items() if key != "apiVersion"}, "metadata": meta}
 
 
+def _owner(managed_fields_entry: JsonObject) -> tuple[Any, Any, Any]:
+    """What identifies a managedFields entry: the manager, the operation and the subresource."""
+    entry = managed_fields_entry
+    return (entry.get("manager"), entry.get("operation"), entry.get("subresource"))
+
+
 def _object_body(value: Any) -> JsonObject:
     if not isinstance(value, dict) or not isinstance(value.setdefault("metadata", {}), dict):
         raise _bad_request("the request body must be an object whose metadata is an object")
@@ -608,12 +637,12 @@ def _initialize(kind: _Kind, obj: JsonObject) -> None:
         }
 
 
-def _crd_problems(crd: JsonObject) -> list[tuple[str, str, str]]:
+def _crd_problems(crd: JsonObject) -> list[tuple[str, str]]:
     spec: JsonObject = crd["spec"] if isinstance(crd.get("spec"), dict) else {}
     names: JsonObject = spec["names"] if isinstance(spec.get("names"), dict) else {}
     versions = spec.get("versions")
     problems = [
-        (field, "FieldValueRequired", "Required value")
+        (field, "Required value")
         for field, value in (
             ("spec.group", spec.get("group")),
             ("spec.names.plural", names.get("plural")),
@@ -622,28 +651,22 @@ def _crd_problems(crd: JsonObject) -> list[tuple[str, str, str]]:
         if not value
     ]
     if spec.get("scope") not in ("Namespaced", "Cluster"):
-        problems.append(
-            (
-                "spec.scope",
-                "FieldValueNotSupported",
-                'Unsupported value: supported values: "Cluster", "Namespaced"',
-            )
-        )
+        problems.append(("spec.scope", 'Unsupported value: supported values: "Cluster", "Namespaced"'))
     if (
         not isinstance(versions, list)
         or not versions
         or not all(isinstance(v, dict) and v.get("name") for v in versions)
     ):
-        problems.append(("spec.versions", "FieldValueRequired", "Required value: every version needs a name"))
+        problems.append(("spec.versions", "Required value: every version needs a name"))
     expected = f"{names.get('plural')}.{spec.get('group')}"
     if not problems and crd["metadata"].get("name") != expected:
         detail = f'Invalid value: "{crd["metadata"].get("name")}": must be spec.names.plural+"."+spec.group'
-        problems.append(("metadata.name", "FieldValueInvalid", detail))
+        problems.append(("metadata.name", detail))
     return problems
 
 
 def _crd_kinds(crd: JsonObject) -> list[_Kind]:
-    """The kinds a stored CRD serves (tolerates malformed CRDs written through the programmatic store)."""
+    """The kinds a stored CRD serves; none when it is too incomplete to serve anything."""
     spec = crd.get("spec") or {}
     names = spec.get("names") or {}
     if not (spec.get("group") and names.get("plural") and names.get("kind")):
@@ -695,6 +718,13 @@ class _Cluster:
     def kind(self, group: str, version: str, plural: str) -> _Kind | None:
         key = (group, version, plural)
         return self._crd_kinds.get(key) or self._registered.get(key) or _BUILTIN_KINDS.get(key)
+
+    def served(self, group: str, version: str, plural: str) -> _Kind:
+        """The kind at ``group/version/plural``; LookupError when the cluster does not serve it."""
+        kind = self.kind(group, version, plural)
+        if kind is None:
+            raise LookupError(f"unknown resource {plural!r} in {group or 'core'}/{version}")
+        return kind
 
     def kind_for(self, api_version: str, kind_name: str) -> _Kind | None:
         return next((k for k in self.kinds() if k.api_version == api_version and k.kind == kind_name), None)
@@ -847,18 +877,10 @@ class _Cluster:
             meta["name"] = self._generate_name(kind, namespace, meta["generateName"])
         name = meta.get("name")
         if not name:
-            raise _invalid(
-                kind,
-                "",
-                [("metadata.name", "FieldValueRequired", "Required value: name or generateName is required")],
-            )
+            raise _invalid(kind, "", [("metadata.name", "Required value: name or generateName is required")])
         rule = _NAME_RULES[kind.name_rule]
         if not isinstance(name, str) or len(name) > rule.max_length or not rule.pattern.fullmatch(name):
-            raise _invalid(
-                kind,
-                str(name),
-                [("metadata.name", "FieldValueInvalid", f'Invalid value: "{name}": {rule.message}')],
-            )
+            raise _invalid(kind, str(name), [("metadata.name", f'Invalid value: "{name}": {rule.message}')])
         if kind.storage == _CRDS and (problems := _crd_problems(obj)):
             raise _invalid(kind, name, problems)
         if self.get(kind, namespace, name) is not None:
@@ -900,17 +922,8 @@ class _Cluster:
         self._check_identity(kind, obj["metadata"], namespace, name)
         version = obj["metadata"].get("resourceVersion")
         if kind.custom and not version:
-            raise _invalid(
-                kind,
-                name,
-                [
-                    (
-                        "metadata.resourceVersion",
-                        "FieldValueInvalid",
-                        "Invalid value: 0x0: must be specified for an update",
-                    )
-                ],
-            )
+            cause = ("metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+            raise _invalid(kind, name, [cause])
         self._check_version(kind, live, version)
         return self.replace(kind, live, self._compose(kind, live, obj, status_only), events)
 
@@ -962,6 +975,7 @@ class _Cluster:
             "fieldsType": "FieldsV1",
             **({"subresource": "status"} if status_only else {}),
         }
+        owner = _owner(entry)
         live = self.get(kind, namespace, name)
         if live is None:
             if status_only:
@@ -971,15 +985,11 @@ class _Cluster:
         candidate = _strategic_merge_patch(live, {"status": obj.get("status", {})} if status_only else obj)
         new = self._compose(kind, live, candidate, status_only)
         entries = live["metadata"].get("managedFields") or []
-        same = [
-            e
-            for e in entries
-            if (e.get("manager"), e.get("operation"), e.get("subresource"))
-            == (manager, "Apply", entry.get("subresource"))
-        ]
+        previous = [e for e in entries if _owner(e) == owner]
         unchanged = _without_bookkeeping(new) == _without_bookkeeping(live)
-        if not (unchanged and same and same[0].get("apiVersion") == kind.api_version):
-            new["metadata"]["managedFields"] = [e for e in entries if e not in same] + [entry]
+        if not (unchanged and previous and previous[0].get("apiVersion") == kind.api_version):
+            # Like a real server, the entry's time only moves when the applied content changes something.
+            new["metadata"]["managedFields"] = [e for e in entries if _owner(e) != owner] + [entry]
         return self.replace(kind, live, new, events), False
 
     def delete(self, kind: _Kind, namespace: str | None, name: str, events: list[_Event]) -> JsonObject:
@@ -1113,9 +1123,10 @@ class _HttpApi:
     def _handle(self, call: _Call) -> Response:
         try:
             scheme, _, token = call.authorization.partition(" ")
-            if scheme.lower() != "bearer" or not _token_is_well_formed(token.strip()):
+            token = token.strip()
+            if scheme.lower() != "bearer" or not _token_is_well_formed(token):
                 raise _ApiError(401, "Unauthorized", "Unauthorized")
-            if not self._emulator._authorize(call.cluster, token.strip()):
+            if not self._emulator._authorize(call.cluster, token):
                 raise _ApiError(403, "Forbidden", f'access to cluster "{call.cluster}" is not granted')
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise _bad_request("watch not supported")
@@ -1298,18 +1309,13 @@ class ClusterStore:
 
     Writes skip API validation (names, namespaces, status-subresource rules) but keep resource versions,
     CRD registration, cascading deletes and listener notifications consistent with HTTP writes.
-    Returned objects are copies the caller owns.
+    Returned objects are copies the caller owns. A kind the cluster does not serve raises LookupError,
+    a malformed label selector ValueError.
     """
 
     def __init__(self, emulator: KubernetesEmulator, cluster: str) -> None:
         self._emulator = emulator
         self._cluster = cluster
-
-    def _kind(self, cluster: _Cluster, group: str, version: str, plural: str) -> _Kind:
-        kind = cluster.kind(group, version, plural)
-        if kind is None:
-            raise LookupError(f"unknown resource {plural!r} in {group or 'core'}/{version}")
-        return kind
 
     def get(
         self,
@@ -1322,7 +1328,7 @@ class ClusterStore:
         """One object, or None when absent (``namespace`` is ignored for cluster-scoped kinds)."""
 
         def read(cluster: _Cluster, _: list[_Event]) -> JsonObject | None:
-            kind = self._kind(cluster, group, version, plural)
+            kind = cluster.served(group, version, plural)
             obj = cluster.get(kind, namespace, name)
             return None if obj is None else _present(kind, obj)
 
@@ -1340,7 +1346,7 @@ class ClusterStore:
         requirements = _parse_label_selector(label_selector or "")
 
         def read(cluster: _Cluster, _: list[_Event]) -> list[JsonObject]:
-            kind = self._kind(cluster, group, version, plural)
+            kind = cluster.served(group, version, plural)
             scope = namespace if kind.namespaced else None
             return [_present(kind, obj) for obj in cluster.select(kind, scope, requirements)]
 
@@ -1370,7 +1376,7 @@ class ClusterStore:
         """Delete an object (cascading like the API does); returns it, or None when it was absent."""
 
         def write(cluster: _Cluster, events: list[_Event]) -> JsonObject | None:
-            kind = self._kind(cluster, group, version, plural)
+            kind = cluster.served(group, version, plural)
             obj = cluster.get(kind, namespace, name)
             if obj is None:
                 return None

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -18,6 +19,7 @@ import boto3
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.core.botocore_stubber import BotocoreStubber
+from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 from moto.sts.models import sts_backends
 
 from controlplane import wiring
@@ -67,7 +69,32 @@ class SerializedStubber:
             BotocoreStubber.__call__ = cls.original  # type: ignore[method-assign]
 
 
-class _LambdaContext:
+class _StoppableExecutions:
+    """moto fails StopExecution right after StartExecution (its worker has no environment yet); wait for it."""
+
+    original: Any = None
+
+    @classmethod
+    def install(cls) -> None:
+        cls.original = original = ExecutionWorker.stop
+
+        def stop(worker: ExecutionWorker, stop_date: Any, error: Any, cause: Any) -> None:
+            deadline = time.monotonic() + 5
+            while getattr(worker, "env", None) is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            original(worker, stop_date=stop_date, error=error, cause=cause)
+
+        ExecutionWorker.stop = stop  # type: ignore[method-assign]
+
+    @classmethod
+    def uninstall(cls) -> None:
+        if cls.original is not None:
+            ExecutionWorker.stop = cls.original  # type: ignore[method-assign]
+
+
+class LambdaContext:
+    """What a Lambda handler receives as `context`: its name and how long it has left."""
+
     def __init__(self, function_name: str) -> None:
         self.function_name = function_name
         self.aws_request_id = "sandbox"
@@ -120,6 +147,7 @@ class Sandbox:
         logging.getLogger("moto.stepfunctions").setLevel(logging.CRITICAL)
         self._mock.start()
         SerializedStubber.install()
+        _StoppableExecutions.install()
         self.eks.install()
         self.ec2.install()
         self._install_lambda_dispatch()
@@ -131,6 +159,7 @@ class Sandbox:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         self.ec2.uninstall()
         self.eks.uninstall()
+        _StoppableExecutions.uninstall()
         SerializedStubber.uninstall()
         if self._mock is not None:
             self._mock.stop()
@@ -231,7 +260,7 @@ class Sandbox:
                 )
             handler = importlib.import_module(f"steps.{module}").lambda_handler
             try:
-                result = handler(json.loads(body or "{}"), _LambdaContext(function_name))
+                result = handler(json.loads(body or "{}"), LambdaContext(function_name))
             except Exception as error:  # noqa: BLE001 - a Lambda runtime reports every unhandled error
                 return _function_error(response_headers, type(error).__name__, str(error))
             return json.dumps(result).encode()

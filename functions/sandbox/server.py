@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from api.handler import lambda_handler as api_handler
-from sandbox.runtime import ACCOUNT_ID, TOKENS, Sandbox
+from sandbox.runtime import ACCOUNT_ID, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
 
@@ -71,7 +71,7 @@ async def _api(request: Request) -> Response:
         "body": body,
         "isBase64Encoded": False,
     }
-    result = await run_in_threadpool(api_handler, event, None)
+    result = await run_in_threadpool(api_handler, event, LambdaContext("instantstart-api"))
     headers = {key: value for key, value in (result.get("headers") or {}).items()}
     return Response(content=result.get("body") or "", status_code=result["statusCode"], headers=headers)
 

@@ -1,0 +1,189 @@
+"""Least privilege over every synthesized IAM policy, and the permission table's shape.
+
+`Resource: "*"` is checked against cfn-lint's copy of the IAM Service Authorization Reference
+(cfnlint/data/AdditionalSpecs/Policies.json): an action may use "*" only if the reference lists no
+resource type for it. The same data catches misspelt actions.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cfnlint
+import pytest
+
+from controlplane.core.naming import MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.workflows import step_modules
+from infra.permissions import API_ACCESS, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
+
+# Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
+# grants for Step Functions log delivery.
+CDK_LOG_DELIVERY = {
+    "logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries", "logs:PutResourcePolicy", "logs:DescribeResourcePolicies", "logs:DescribeLogGroups",
+    "xray:GetSamplingRules", "xray:GetSamplingTargets",
+}
+STAR_ALLOWLIST = NO_RESOURCE_LEVEL | CDK_LOG_DELIVERY
+ESCALATION_ACTIONS = {"iam:CreatePolicyVersion", "iam:SetDefaultPolicyVersion", "iam:DeleteRolePermissionsBoundary",
+                      "iam:PutRolePermissionsBoundary", "iam:PutRolePolicy", "iam:CreateUser", "iam:CreateAccessKey",
+                      "iam:UpdateAssumeRolePolicy"}
+
+
+@cache
+def reference() -> dict[str, Any]:
+    path = Path(cfnlint.__file__).parent / "data" / "AdditionalSpecs" / "Policies.json"
+    return json.loads(path.read_text())
+
+
+def resource_types(action: str) -> list[str] | None:
+    """Resource types of an action in the reference; None if the action is unknown."""
+    service, name = action.split(":", 1)
+    entry = reference().get(service, {}).get("Actions", {}).get(name.lower())
+    return None if entry is None else entry.get("Resources", [])
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def all_statements(synth: Any) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for key, policy in synth.of_type("AWS::IAM::Policy").items():
+        found.extend((key, statement) for statement in policy["Properties"]["PolicyDocument"]["Statement"])
+    for key, role in synth.of_type("AWS::IAM::Role").items():
+        for policy in role["Properties"].get("Policies", []):
+            found.extend((key, statement) for statement in policy["PolicyDocument"]["Statement"])
+    return found
+
+
+# --- the permission table --------------------------------------------------------------------------
+
+def test_permission_table_has_exactly_the_step_modules() -> None:
+    assert sorted(STEP_ACCESS) == step_modules()
+
+
+def test_star_allowlist_matches_the_reference() -> None:
+    for action in sorted(NO_RESOURCE_LEVEL):
+        assert resource_types(action) == [], f"{action} has resource-level permissions (or is unknown)"
+
+
+def test_table_actions_exist_in_the_reference() -> None:
+    grants = [g for access in [*STEP_ACCESS.values(), API_ACCESS] for g in access.grants]
+    unknown = sorted({a for g in grants for a in g.actions if resource_types(a) is None})
+    assert unknown == []
+
+
+def test_grant_validation() -> None:
+    with pytest.raises(ValueError):
+        Grant(("ec2:CreateVpc",), ("*",), reason="x" * 40)
+    with pytest.raises(ValueError):
+        Grant(("ec2:*",), ("arn:aws:ec2:*:1:vpc/*",), reason="x" * 40)
+    with pytest.raises(ValueError):
+        Grant(("ec2:DescribeVpcs",), ("*",), reason="too short")
+
+
+# --- every synthesized statement -------------------------------------------------------------------
+
+def test_no_wildcard_actions(synth: Any) -> None:
+    for key, statement in all_statements(synth):
+        for action in as_list(statement.get("Action", [])):
+            assert action != "*" and not action.endswith(":*") and "*" not in action, (key, action)
+
+
+def test_star_resource_only_for_actions_without_resource_level_permissions(synth: Any) -> None:
+    for key, statement in all_statements(synth):
+        if "*" in as_list(statement.get("Resource", [])):
+            actions = set(as_list(statement["Action"]))
+            assert actions <= STAR_ALLOWLIST, (key, sorted(actions - STAR_ALLOWLIST))
+            for action in actions:
+                assert resource_types(action) == [], (key, action)
+
+
+def test_every_action_exists(synth: Any) -> None:
+    unknown = {a for _, s in all_statements(synth) for a in as_list(s.get("Action", [])) if resource_types(a) is None}
+    assert unknown == set()
+
+
+def test_no_allow_statement_is_a_deny_in_disguise_or_escalation(synth: Any) -> None:
+    for key, statement in all_statements(synth):
+        assert statement["Effect"] == "Allow", key
+        assert "NotAction" not in statement and "NotResource" not in statement, key
+        assert not set(as_list(statement.get("Action", []))) & ESCALATION_ACTIONS, key
+
+
+def test_pass_role_is_scoped_and_bound_to_a_service(synth: Any) -> None:
+    pass_role = [(k, s) for k, s in all_statements(synth) if "iam:PassRole" in as_list(s["Action"])]
+    assert pass_role
+    for key, statement in pass_role:
+        assert "*" not in as_list(statement["Resource"]), key
+        assert statement["Condition"]["StringEquals"]["iam:PassedToService"], key
+        assert "role/instantstart-*-eks-cluster" in json.dumps(statement["Resource"]), key
+
+
+def test_cluster_admin_association_is_conditioned(synth: Any) -> None:
+    statements = [s for _, s in all_statements(synth) if "eks:AssociateAccessPolicy" in as_list(s["Action"])]
+    assert statements
+    for statement in statements:
+        condition = statement["Condition"]["StringEquals"]
+        assert condition["eks:policyArn"].endswith(":cluster-access-policy/AmazonEKSClusterAdminPolicy")
+        assert "eks:principalArn" in condition
+
+
+def test_ec2_changes_require_the_ownership_tag(synth: Any) -> None:
+    """Every EC2 action with resource-level permissions is tag-conditioned (CreateTags by CreateAction)."""
+    tag_condition = {f"aws:ResourceTag/{MANAGED_BY_KEY}", f"aws:RequestTag/{MANAGED_BY_KEY}"}
+    for key, statement in all_statements(synth):
+        actions = [a for a in as_list(statement["Action"]) if a.startswith("ec2:") and not a.startswith("ec2:Describe")]
+        if not actions:
+            continue
+        conditions = statement.get("Condition", {}).get("StringEquals", {})
+        if actions == ["ec2:CreateTags"]:
+            assert conditions.get("ec2:CreateAction"), key
+        elif "security-group-rule/*" in json.dumps(statement["Resource"]):
+            continue  # rules are created untagged inside a group that another statement tag-conditions
+        else:
+            assert tag_condition & set(conditions), (key, actions)
+            assert MANAGED_BY_VALUE in conditions.values(), (key, actions)
+
+
+def test_dynamodb_access_never_scans(synth: Any) -> None:
+    for key, statement in all_statements(synth):
+        actions = as_list(statement["Action"])
+        assert not {"dynamodb:Scan", "dynamodb:DeleteTable", "dynamodb:UpdateTable"} & set(actions), key
+
+
+def test_no_aws_managed_policies(synth: Any) -> None:
+    for key, role in synth.of_type("AWS::IAM::Role").items():
+        assert not role["Properties"].get("ManagedPolicyArns"), key
+
+
+def test_step_roles_reach_only_the_operations_and_clusters_tables(synth: Any) -> None:
+    tables = {}
+    api_env = synth.resources[synth.functions_by_handler()["api.handler.lambda_handler"]]["Properties"]
+    for name, ref in api_env["Environment"]["Variables"].items():
+        if name.endswith("_TABLE"):
+            tables[ref["Ref"]] = name
+    for module in step_modules():
+        role = synth.role_of(synth.functions_by_handler()[f"steps.{module}.lambda_handler"])
+        dynamodb = [s for s in synth.statements(role) if "dynamodb:" in json.dumps(s["Action"])]
+        reached = {name for key, name in tables.items() if key in json.dumps(dynamodb)}
+        assert reached == {"IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE"}, module
+
+
+def test_kubernetes_role_is_trusted_only_by_the_steps_that_assume_it(synth: Any) -> None:
+    roles = synth.of_type("AWS::IAM::Role")
+    (key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
+    trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
+    expected = [
+        {"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[f"steps.{m}.lambda_handler"]), "Arn"]}
+        for m, access in STEP_ACCESS.items() if access.kubernetes_role == "assume"
+    ]
+    assert principals == expected
+    actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
+    assert actions == {"eks:DescribeCluster"}
+    assumers = [k for k, s in all_statements(synth) if "sts:AssumeRole" in as_list(s["Action"])]
+    assert len(assumers) == len(expected)

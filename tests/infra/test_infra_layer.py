@@ -1,0 +1,38 @@
+"""The dependency layer: the pinned runtime dependencies, built by pip for the Lambda platform."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from infra.layer import ARCHITECTURE, PYTHON_VERSION, RUNTIME, pip_command, requirements
+
+ROOT = Path(__file__).resolve().parents[2]
+PROVIDED_BY_LAMBDA = {"boto3", "botocore"}
+
+
+def test_layer_requirements_are_the_project_runtime_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = [d for d in project["dependencies"] if d.split("=")[0].split(">")[0].split("<")[0] not in PROVIDED_BY_LAMBDA]
+    assert sorted(requirements()) == sorted(runtime)
+    assert all("==" in requirement for requirement in requirements())  # pinned
+
+
+def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
+    command = pip_command(str(tmp_path))
+    assert command[1:4] == ["-m", "pip", "install"]
+    assert command[command.index("--target") + 1] == str(tmp_path / "python")
+    assert command[command.index("--python-version") + 1] == PYTHON_VERSION == RUNTIME.name.removeprefix("python")
+    platforms = [command[i + 1] for i, arg in enumerate(command) if arg == "--platform"]
+    assert platforms and all(p.endswith("_aarch64") for p in platforms)
+    assert ARCHITECTURE.name == "arm64"
+    assert "--only-binary=:all:" in command and "--implementation" in command
+
+
+def test_skipped_bundling_ships_only_the_requirement_list(synth: Any) -> None:
+    (layer,) = synth.of_type("AWS::Lambda::LayerVersion").values()
+    assert layer["Properties"]["CompatibleRuntimes"] == ["python3.12"]
+    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    layer_assets = [p for p in synth.outdir.glob("asset.*") if (p / "requirements.txt").is_file()]
+    assert [sorted(x.name for x in p.iterdir()) for p in layer_assets] == [["requirements.txt"]]

@@ -1,0 +1,209 @@
+"""Data protection, logging, function configuration and the API surface of the synthesized template
+(checked directly, independent of cdk-nag, so that a rule-pack change cannot silently drop them)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_cdk.assertions import Match
+
+from controlplane.adapters.aws.tables import TABLES
+from controlplane.core.auth import Role
+from controlplane.workflows import step_modules
+from infra.permissions import STEP_ACCESS
+
+
+def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
+    tables = {}
+    for props in synth.of_type("AWS::DynamoDB::Table").values():
+        (hash_key,) = [k["AttributeName"] for k in props["Properties"]["KeySchema"] if k["KeyType"] == "HASH"]
+        tables[hash_key] = props
+    return tables
+
+
+def environment(synth: Any, handler: str) -> dict[str, Any]:
+    function = synth.functions_by_handler()[handler]
+    return synth.resources[function]["Properties"]["Environment"]["Variables"]
+
+
+def table_env_names(synth: Any) -> dict[str, str]:
+    """TableSpec.env_var → the table's logical ID, read from the API function's environment."""
+    variables = environment(synth, "api.handler.lambda_handler")
+    return {spec.env_var: variables[spec.env_var]["Ref"] for spec in TABLES}
+
+
+# --- DynamoDB --------------------------------------------------------------------------------------
+
+def test_tables_follow_the_runtime_table_specs(synth: Any) -> None:
+    tables = tables_by_partition_key(synth)
+    assert len(tables) == len(TABLES)
+    for spec in TABLES:
+        props = tables[spec.partition_key]["Properties"]
+        keys = {k["KeyType"]: k["AttributeName"] for k in props["KeySchema"]}
+        assert keys == {"HASH": spec.partition_key, **({"RANGE": spec.sort_key} if spec.sort_key else {})}
+        indexes = {index["IndexName"]: index for index in props.get("GlobalSecondaryIndexes", [])}
+        assert set(indexes) == {index.name for index in spec.indexes}
+        for index in spec.indexes:
+            assert indexes[index.name]["Projection"] == {"ProjectionType": "ALL"}
+            index_keys = {k["KeyType"]: k["AttributeName"] for k in indexes[index.name]["KeySchema"]}
+            assert index_keys == {"HASH": index.partition_key, **({"RANGE": index.sort_key} if index.sort_key else {})}
+        assert all(a["AttributeType"] == "S" for a in props["AttributeDefinitions"])
+        if spec.ttl_attribute:
+            assert props["TimeToLiveSpecification"] == {"AttributeName": spec.ttl_attribute, "Enabled": True}
+        else:
+            assert "TimeToLiveSpecification" not in props
+
+
+def test_tables_are_on_demand_recoverable_encrypted_and_retained(synth: Any) -> None:
+    for key, table in synth.of_type("AWS::DynamoDB::Table").items():
+        props = table["Properties"]
+        assert props["BillingMode"] == "PAY_PER_REQUEST", key
+        assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True, key
+        assert props["SSESpecification"]["SSEEnabled"] is True, key
+        assert props["DeletionProtectionEnabled"] is True, key
+        assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain", key
+
+
+# --- logs and functions ----------------------------------------------------------------------------
+
+def test_every_log_group_has_a_retention(synth: Any) -> None:
+    groups = synth.of_type("AWS::Logs::LogGroup")
+    assert groups
+    assert {key: g["Properties"].get("RetentionInDays") for key, g in groups.items() if
+            not g["Properties"].get("RetentionInDays")} == {}
+
+
+def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
+    functions = synth.of_type("AWS::Lambda::Function")
+    assert len(functions) == len(step_modules()) + 1
+    log_groups = set()
+    layers = set()
+    for key, function in functions.items():
+        props = function["Properties"]
+        assert props["TracingConfig"] == {"Mode": "Active"}, key
+        assert props["Runtime"] == "python3.12", key
+        assert props["Architectures"] == ["arm64"], key
+        assert props["MemorySize"] == 512, key
+        expected_timeout = 29 if props["Handler"] == "api.handler.lambda_handler" else 60
+        assert props["Timeout"] == expected_timeout, key
+        log_groups.add(props["LoggingConfig"]["LogGroup"]["Ref"])
+        layers.add(json.dumps(props["Layers"]))
+        assert props["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] == "instantstart"
+    assert len(log_groups) == len(functions)  # one log group per function
+    assert len(layers) == 1  # one dependency layer
+
+
+def test_one_code_asset_for_every_function(synth: Any) -> None:
+    code = {json.dumps(f["Properties"]["Code"], sort_keys=True) for f in synth.of_type("AWS::Lambda::Function").values()}
+    assert len(code) == 1
+    asset_dirs = [p for p in synth.outdir.glob("asset.*") if (p / "steps").is_dir()]
+    assert len(asset_dirs) == 1
+    shipped = {p.name for p in asset_dirs[0].iterdir()}
+    assert {"api", "controlplane", "steps"} <= shipped
+    assert not {"infra", "sandbox"} & shipped
+    assert not list(asset_dirs[0].rglob("__pycache__"))
+
+
+def test_one_role_per_function(synth: Any) -> None:
+    functions = synth.of_type("AWS::Lambda::Function")
+    roles = [synth.role_of(key) for key in functions]
+    assert len(set(roles)) == len(roles)
+
+
+# --- environment -----------------------------------------------------------------------------------
+
+def test_api_environment(synth: Any) -> None:
+    variables = environment(synth, "api.handler.lambda_handler")
+    assert set(table_env_names(synth)) <= set(variables)
+    assert variables["IS_IAM_ROLE_BINDINGS"] == "{}"
+    arns = json.dumps(variables["IS_STATE_MACHINE_ARNS"])
+    machines = synth.of_type("AWS::StepFunctions::StateMachine")
+    for key in machines:
+        assert json.dumps({"Ref": key}) in arns
+    assert '\\"create_eks_cluster\\":' in arns or '"create_eks_cluster' in arns
+    assert "IS_KUBERNETES_ROLE_ARN" not in variables
+
+
+def test_step_environment(synth: Any) -> None:
+    kubernetes_role = synth.of_type("AWS::IAM::Role")
+    (role_key,) = [k for k in kubernetes_role if k.startswith("KubernetesAccessRole")]
+    for module in step_modules():
+        variables = environment(synth, f"steps.{module}.lambda_handler")
+        # settings() reads every table name; IAM grants only the operations and clusters tables.
+        assert set(table_env_names(synth)) <= set(variables), module
+        assert variables["IS_POLL_SECONDS"] == "30" and variables["IS_POLL_MAX_ATTEMPTS"] == "120"
+        assert "IS_STATE_MACHINE_ARNS" not in variables and "IS_IAM_ROLE_BINDINGS" not in variables
+        if STEP_ACCESS[module].kubernetes_role:
+            assert variables["IS_KUBERNETES_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}, module
+        else:
+            assert "IS_KUBERNETES_ROLE_ARN" not in variables, module
+
+
+# --- API and identity ------------------------------------------------------------------------------
+
+def test_api_routes_and_authorization(synth: Any) -> None:
+    resources = {key: r["Properties"]["PathPart"] for key, r in synth.of_type("AWS::ApiGateway::Resource").items()}
+    methods = synth.of_type("AWS::ApiGateway::Method")
+    by_path = {}
+    for method in methods.values():
+        props = method["Properties"]
+        path = resources[props["ResourceId"]["Ref"]]
+        parent = synth.resources[props["ResourceId"]["Ref"]]["Properties"]["ParentId"]
+        prefix = resources[parent["Ref"]] + "/" if "Ref" in parent else ""
+        by_path[prefix + path] = props
+        assert props["HttpMethod"] == "ANY"
+        assert props["Integration"]["Type"] == "AWS_PROXY"
+        assert props["RequestValidatorId"]
+        assert props["RequestParameters"] == {"method.request.path.proxy": True}
+    assert set(by_path) == {"{proxy+}", "iam/{proxy+}"}
+    assert by_path["{proxy+}"]["AuthorizationType"] == "COGNITO_USER_POOLS"
+    assert by_path["{proxy+}"]["AuthorizerId"]
+    assert by_path["iam/{proxy+}"]["AuthorizationType"] == "AWS_IAM"
+    (authorizer,) = synth.of_type("AWS::ApiGateway::Authorizer").values()
+    assert authorizer["Properties"]["Type"] == "COGNITO_USER_POOLS"
+
+
+def test_api_stage_logs_traces_and_throttles(synth: Any) -> None:
+    synth.assertions.has_resource_properties("AWS::ApiGateway::Stage", {
+        "StageName": "v1",
+        "TracingEnabled": True,
+        "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp(r'^\{.*"status"')},
+        "MethodSettings": [Match.object_like({
+            "HttpMethod": "*", "ResourcePath": "/*", "LoggingLevel": "INFO", "MetricsEnabled": True,
+            "DataTraceEnabled": False, "ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100,
+        })],
+    })
+    synth.assertions.has_resource_properties("AWS::ApiGateway::RestApi", {
+        "EndpointConfiguration": {"Types": ["REGIONAL"]},
+    })
+    synth.assertions.has_resource_properties("AWS::ApiGateway::RequestValidator", {
+        "ValidateRequestBody": True, "ValidateRequestParameters": True,
+    })
+
+
+def test_user_pool_is_closed_and_requires_strong_authentication(synth: Any) -> None:
+    synth.assertions.has_resource_properties("AWS::Cognito::UserPool", {
+        "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+        "MfaConfiguration": "ON",
+        "EnabledMfas": ["SOFTWARE_TOKEN_MFA"],
+        "Policies": {"PasswordPolicy": Match.object_like({
+            "MinimumLength": 14, "RequireLowercase": True, "RequireUppercase": True,
+            "RequireNumbers": True, "RequireSymbols": True,
+        })},
+        "UserPoolTier": "PLUS",
+    })
+    groups = {g["Properties"]["GroupName"] for g in synth.of_type("AWS::Cognito::UserPoolGroup").values()}
+    assert groups == {role.name.lower() for role in Role}
+    synth.assertions.has_resource_properties("AWS::Cognito::UserPoolClient", {
+        "GenerateSecret": False,
+        "AllowedOAuthFlows": ["code"],
+        "ExplicitAuthFlows": Match.array_with(["ALLOW_USER_SRP_AUTH"]),
+        "PreventUserExistenceErrors": "ENABLED",
+    })
+
+
+def test_outputs(synth: Any) -> None:
+    outputs = synth.template["Outputs"]
+    for name in ("ApiUrl", "IamApiUrl", "UserPoolId", "UserPoolClientId", "KubernetesAccessRoleArn"):
+        assert name in outputs
