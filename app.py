@@ -24,7 +24,10 @@ from infra.stack import InstantStartStack  # noqa: E402
 STACK_NAME = "InstantStartStack"
 
 
-def build(context: dict[str, Any] | None = None, outdir: str | None = None) -> tuple[cdk.App, InstantStartStack]:
+def build(
+    context: dict[str, Any] | None = None,
+    outdir: str | None = None,
+) -> tuple[cdk.App, InstantStartStack]:
     app = cdk.App(context=context, outdir=outdir)
     stack = InstantStartStack(
         app, STACK_NAME, description="InstantStart: serverless control plane for SageMaker HyperPod on EKS"

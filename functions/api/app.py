@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from api import errors
+from api.errors import ErrorBody
 from api.auth import actor_of
 from api.routers import clusters, operations
 from controlplane.core.auth import Role
@@ -38,11 +41,35 @@ def build() -> APIGatewayRestResolver:
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 
     @app.get("/openapi.json", include_in_schema=False)
-    def openapi_document() -> Response[str]:
-        return Response(
-            status_code=200,
-            content_type="application/json",
-            body=app.get_openapi_json_schema(title=TITLE, description=DESCRIPTION, version="1.0.0"),
-        )
+    def openapi_route() -> Response[str]:
+        return Response(status_code=200, content_type="application/json", body=json.dumps(openapi_document()))
 
     return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema)."""
+    document: dict[str, Any] = json.loads(
+        build().get_openapi_json_schema(title=TITLE, description=DESCRIPTION, version="1.0.0")
+    )
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    schemas["ErrorBody"] = ErrorBody.model_json_schema()
+    error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+    for path in document["paths"].values():
+        for operation in path.values():
+            responses = operation["responses"]
+            responses.pop("422", None)
+            for status, meaning in ERROR_RESPONSES.items():
+                responses[status] = {**error, "description": meaning}
+    return document
+
+
+ERROR_RESPONSES = {
+    "400": "Invalid request: the message names what to change",
+    "401": "Not authenticated",
+    "403": "The caller's role does not allow this",
+    "404": "Not found",
+    "409": "Conflict with the current state (busy cluster, reused key, ...)",
+}

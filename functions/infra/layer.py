@@ -31,12 +31,19 @@ SKIP_CONTEXT_KEY = "skipLayerBundling"
 def pip_command(output_dir: str) -> list[str]:
     platforms = [arg for platform in PIP_PLATFORMS for arg in ("--platform", platform)]
     return [
-        sys.executable, "-m", "pip", "install",
-        "--requirement", str(REQUIREMENTS),
-        "--target", str(Path(output_dir) / "python"),
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--requirement",
+        str(REQUIREMENTS),
+        "--target",
+        str(Path(output_dir) / "python"),
         *platforms,
-        "--implementation", "cp",
-        "--python-version", PYTHON_VERSION,
+        "--implementation",
+        "cp",
+        "--python-version",
+        PYTHON_VERSION,
         "--only-binary=:all:",
         "--no-compile",
         "--disable-pip-version-check",
@@ -48,12 +55,13 @@ def pip_command(output_dir: str) -> list[str]:
 class PipLayerBundling:
     """Local bundling: pip installs the requirements into `<output_dir>/python` (the layer layout)."""
 
-    def try_bundle(self, output_dir: str, options: Any = None) -> bool:  # jsii passes BundlingOptions positionally
+    # jsii passes the BundlingOptions as a second positional argument.
+    def try_bundle(self, output_dir: str, options: Any = None) -> bool:
         result = subprocess.run(pip_command(output_dir), capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise RuntimeError(
-                "Building the dependency layer with pip failed (it needs access to PyPI). "
-                f"Synthesize with `-c {SKIP_CONTEXT_KEY}=true` to skip it (never deploy that).\n{result.stderr}"
+                "Building the dependency layer with pip failed (it needs access to PyPI). Synthesize "
+                f"with `-c {SKIP_CONTEXT_KEY}=true` to skip it (never deploy that).\n{result.stderr}"
             )
         return True
 

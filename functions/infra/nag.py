@@ -49,7 +49,7 @@ class Acknowledgements:
 
     def add(self, construct: IConstruct, finding: str, reason: str) -> None:
         if len(reason) < MIN_REASON_LENGTH:
-            raise ValueError(f"Acknowledgement {finding} needs a reason of at least {MIN_REASON_LENGTH} characters.")
+            raise ValueError(f"Acknowledging {finding} needs a reason of {MIN_REASON_LENGTH}+ characters.")
         path = construct.node.path
         self._constructs[path] = construct
         if reason not in self._reasons[(path, finding)]:

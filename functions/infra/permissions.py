@@ -36,21 +36,23 @@ CLUSTER_ADMIN_ACCESS_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/Amazon
 # Actions that the Service Authorization Reference lists without any resource type: IAM evaluates
 # them against "*" only. A grant may use Resource "*" only for these (checked below and in tests
 # against cfn-lint's copy of the reference).
-NO_RESOURCE_LEVEL = frozenset({
-    "ec2:DescribeAddresses",
-    "ec2:DescribeAvailabilityZones",
-    "ec2:DescribeInternetGateways",
-    "ec2:DescribeNatGateways",
-    "ec2:DescribeRouteTables",
-    "ec2:DescribeSecurityGroups",
-    "ec2:DescribeSubnets",
-    "ec2:DescribeVpcEndpoints",
-    "ec2:DescribeVpcs",
-    "eks:CreateCluster",
-    "logs:DescribeLogGroups",
-    "xray:PutTelemetryRecords",
-    "xray:PutTraceSegments",
-})
+NO_RESOURCE_LEVEL = frozenset(
+    {
+        "ec2:DescribeAddresses",
+        "ec2:DescribeAvailabilityZones",
+        "ec2:DescribeInternetGateways",
+        "ec2:DescribeNatGateways",
+        "ec2:DescribeRouteTables",
+        "ec2:DescribeSecurityGroups",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeVpcEndpoints",
+        "ec2:DescribeVpcs",
+        "eks:CreateCluster",
+        "logs:DescribeLogGroups",
+        "xray:PutTelemetryRecords",
+        "xray:PutTraceSegments",
+    }
+)
 
 # Item-level DynamoDB access (no Scan, no batch, no table management).
 DYNAMODB_ACTIONS = (
@@ -62,6 +64,10 @@ DYNAMODB_ACTIONS = (
 )
 
 STEP_TABLES = ("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE")
+
+# How a function relates to the Kubernetes access role (FunctionAccess.kubernetes_role).
+PRINCIPAL = "principal"  # reads IS_KUBERNETES_ROLE_ARN: grants cluster access to that role
+ASSUME = "assume"  # also assumes the role to sign EKS bearer tokens, and is trusted by it
 
 _MANAGED_RESOURCE = {"StringEquals": {f"aws:ResourceTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE}}
 _MANAGED_REQUEST = {"StringEquals": {f"aws:RequestTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE}}
@@ -87,8 +93,8 @@ _EKS_CLUSTERS_REASON = (
     f"plane's deterministic names ({eks_cluster_name('<tag>')})"
 )
 _ACCESS_ENTRIES_REASON = (
-    "Access entry ARNs end in a UUID assigned by EKS; the pattern admits only entries of the control "
-    "plane's clusters"
+    "Access entry ARNs end in a UUID that EKS assigns; the pattern admits only entries of the control "
+    "plane's own clusters (eks-cluster-<tag>)"
 )
 _CLUSTER_ROLES_REASON = (
     "Cluster roles are created per cluster tag at run time; the pattern admits only the control "
@@ -127,8 +133,7 @@ class FunctionAccess:
 
     grants: tuple[Grant, ...]
     tables: tuple[str, ...] = STEP_TABLES  # TableSpec.env_var of the tables it reads and writes
-    # "principal": needs IS_KUBERNETES_ROLE_ARN (grants cluster access to it);
-    # "assume": also assumes that role to sign EKS bearer tokens (and is trusted by it).
+    # None, PRINCIPAL or ASSUME.
     kubernetes_role: str | None = None
 
 
@@ -144,8 +149,12 @@ def _ec2_create(action: str, created: str, *parents: str) -> tuple[Grant, ...]:
     """An EC2 create call: the new resource must be tagged as ours, and so must its parents."""
     grants = [
         Grant((f"ec2:{action}",), _ec2(created), _MANAGED_REQUEST, _EC2_CREATE_REASON),
-        Grant(("ec2:CreateTags",), _ec2(created), {"StringEquals": {"ec2:CreateAction": action}},
-              _EC2_TAG_ON_CREATE_REASON),
+        Grant(
+            ("ec2:CreateTags",),
+            _ec2(created),
+            {"StringEquals": {"ec2:CreateAction": action}},
+            _EC2_TAG_ON_CREATE_REASON,
+        ),
     ]
     if parents:
         grants.append(Grant((f"ec2:{action}",), _ec2(*parents), _MANAGED_RESOURCE, _EC2_IDS_REASON))
@@ -154,8 +163,12 @@ def _ec2_create(action: str, created: str, *parents: str) -> tuple[Grant, ...]:
 
 def _ec2_managed(actions: tuple[str, ...], *resource_types: str) -> Grant:
     """Change or delete EC2 resources that carry our ownership tag."""
-    return Grant(tuple(f"ec2:{action}" for action in actions), _ec2(*resource_types), _MANAGED_RESOURCE,
-                 _EC2_IDS_REASON)
+    return Grant(
+        tuple(f"ec2:{action}" for action in actions),
+        _ec2(*resource_types),
+        _MANAGED_RESOURCE,
+        _EC2_IDS_REASON,
+    )
 
 
 _EKS_CLUSTERS = (f"arn:{{partition}}:eks:*:{{account}}:cluster/{eks_cluster_name('*')}",)
@@ -164,135 +177,220 @@ _CLUSTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{eks_cluster_role_na
 _KUBERNETES_PRINCIPAL = {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}}
 
 _DESCRIBE_EKS_CLUSTER = Grant(("eks:DescribeCluster",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON)
-_READ_CLUSTER_ROLE = Grant(("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags"), _CLUSTER_ROLES,
-                           reason=_CLUSTER_ROLES_REASON)
+_READ_CLUSTER_ROLE = Grant(
+    ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags"),
+    _CLUSTER_ROLES,
+    reason=_CLUSTER_ROLES_REASON,
+)
 
 STEP_ACCESS: dict[str, FunctionAccess] = {
     # --- create_eks_cluster workflow ---------------------------------------------------------
-    "ensure_vpc": FunctionAccess((
-        _describe("DescribeVpcs"),
-        *_ec2_create("CreateVpc", "vpc"),
-        _ec2_managed(("ModifyVpcAttribute",), "vpc"),
-    )),
-    "ensure_subnets": FunctionAccess((
-        _describe("DescribeVpcs", "DescribeSubnets"),
-        *_ec2_create("CreateSubnet", "subnet", "vpc"),
-        _ec2_managed(("ModifySubnetAttribute",), "subnet"),
-    )),
-    "ensure_internet_gateway": FunctionAccess((
-        _describe("DescribeVpcs", "DescribeInternetGateways"),
-        *_ec2_create("CreateInternetGateway", "internet-gateway"),
-        _ec2_managed(("AttachInternetGateway",), "internet-gateway", "vpc"),
-    )),
-    "ensure_nat_gateway": FunctionAccess((
-        _describe("DescribeSubnets", "DescribeNatGateways", "DescribeAddresses"),
-        *_ec2_create("AllocateAddress", "elastic-ip"),
-        *_ec2_create("CreateNatGateway", "natgateway", "subnet", "elastic-ip", "vpc"),
-    )),
-    "ensure_route_tables": FunctionAccess((
-        _describe("DescribeVpcs", "DescribeSubnets", "DescribeInternetGateways", "DescribeNatGateways",
-                  "DescribeRouteTables"),
-        *_ec2_create("CreateRouteTable", "route-table", "vpc"),
-        _ec2_managed(("CreateRoute", "ReplaceRoute"), "route-table"),
-        _ec2_managed(("AssociateRouteTable",), "route-table", "subnet"),
-    )),
-    "ensure_s3_endpoint": FunctionAccess((
-        _describe("DescribeVpcs", "DescribeVpcEndpoints", "DescribeRouteTables"),
-        *_ec2_create("CreateVpcEndpoint", "vpc-endpoint", "vpc", "route-table"),
-    )),
-    "ensure_security_group": FunctionAccess((
-        _describe("DescribeVpcs", "DescribeSecurityGroups"),
-        *_ec2_create("CreateSecurityGroup", "security-group", "vpc"),
-        _ec2_managed(("AuthorizeSecurityGroupIngress", "AuthorizeSecurityGroupEgress"), "security-group"),
-        # The rules themselves are created untagged inside the (managed) group authorized above.
-        Grant(("ec2:AuthorizeSecurityGroupIngress", "ec2:AuthorizeSecurityGroupEgress"), _ec2("security-group-rule"),
-              reason="Rule IDs are generated by AWS; rules are only created inside a security group that the "
-                     "statement before this one limits to groups tagged as managed by InstantStart"),
-    )),
-    "ensure_cluster_role": FunctionAccess((
-        _READ_CLUSTER_ROLE,
-        Grant(("iam:CreateRole", "iam:TagRole"), _CLUSTER_ROLES, _MANAGED_REQUEST, _CLUSTER_ROLES_REASON),
-        Grant(("iam:AttachRolePolicy",), _CLUSTER_ROLES,
-              {"ArnEquals": {"iam:PolicyARN": EKS_CLUSTER_POLICY_ARN}, **_MANAGED_RESOURCE},
-              _CLUSTER_ROLES_REASON),
-    )),
-    "create_eks_cluster": FunctionAccess((
-        _DESCRIBE_EKS_CLUSTER,
-        Grant(("eks:CreateCluster",), ("*",), _MANAGED_REQUEST, _NO_RESOURCE_LEVEL_REASON),
-        Grant(("eks:TagResource",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
-        _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
-        _READ_CLUSTER_ROLE,
-        Grant(("iam:PassRole",), _CLUSTER_ROLES, {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
-              _CLUSTER_ROLES_REASON),
-        # Documented extra: the first EKS cluster of an account creates EKS's service-linked role.
-        Grant(("iam:CreateServiceLinkedRole",),
-              ("arn:{partition}:iam::{account}:role/aws-service-role/eks.amazonaws.com/AWSServiceRoleForAmazonEKS",),
-              {"StringEquals": {"iam:AWSServiceName": EKS_SERVICE_PRINCIPAL}}),
-    )),
+    "ensure_vpc": FunctionAccess(
+        (
+            _describe("DescribeVpcs"),
+            *_ec2_create("CreateVpc", "vpc"),
+            _ec2_managed(("ModifyVpcAttribute",), "vpc"),
+        )
+    ),
+    "ensure_subnets": FunctionAccess(
+        (
+            _describe("DescribeVpcs", "DescribeSubnets"),
+            *_ec2_create("CreateSubnet", "subnet", "vpc"),
+            _ec2_managed(("ModifySubnetAttribute",), "subnet"),
+        )
+    ),
+    "ensure_internet_gateway": FunctionAccess(
+        (
+            _describe("DescribeVpcs", "DescribeInternetGateways"),
+            *_ec2_create("CreateInternetGateway", "internet-gateway"),
+            _ec2_managed(("AttachInternetGateway",), "internet-gateway", "vpc"),
+        )
+    ),
+    "ensure_nat_gateway": FunctionAccess(
+        (
+            _describe("DescribeSubnets", "DescribeNatGateways", "DescribeAddresses"),
+            *_ec2_create("AllocateAddress", "elastic-ip"),
+            *_ec2_create("CreateNatGateway", "natgateway", "subnet", "elastic-ip", "vpc"),
+        )
+    ),
+    "ensure_route_tables": FunctionAccess(
+        (
+            _describe(
+                "DescribeVpcs",
+                "DescribeSubnets",
+                "DescribeInternetGateways",
+                "DescribeNatGateways",
+                "DescribeRouteTables",
+            ),
+            *_ec2_create("CreateRouteTable", "route-table", "vpc"),
+            _ec2_managed(("CreateRoute", "ReplaceRoute"), "route-table"),
+            _ec2_managed(("AssociateRouteTable",), "route-table", "subnet"),
+        )
+    ),
+    "ensure_s3_endpoint": FunctionAccess(
+        (
+            _describe("DescribeVpcs", "DescribeVpcEndpoints", "DescribeRouteTables"),
+            *_ec2_create("CreateVpcEndpoint", "vpc-endpoint", "vpc", "route-table"),
+        )
+    ),
+    "ensure_security_group": FunctionAccess(
+        (
+            _describe("DescribeVpcs", "DescribeSecurityGroups"),
+            *_ec2_create("CreateSecurityGroup", "security-group", "vpc"),
+            _ec2_managed(("AuthorizeSecurityGroupIngress", "AuthorizeSecurityGroupEgress"), "security-group"),
+            # The rules themselves are created untagged inside the (managed) group authorized above.
+            Grant(
+                ("ec2:AuthorizeSecurityGroupIngress", "ec2:AuthorizeSecurityGroupEgress"),
+                _ec2("security-group-rule"),
+                reason="Rule IDs are generated by AWS; rules are only created inside a security group "
+                "that the statement before this one limits to groups tagged as managed by InstantStart",
+            ),
+        )
+    ),
+    "ensure_cluster_role": FunctionAccess(
+        (
+            _READ_CLUSTER_ROLE,
+            Grant(("iam:CreateRole", "iam:TagRole"), _CLUSTER_ROLES, _MANAGED_REQUEST, _CLUSTER_ROLES_REASON),
+            Grant(
+                ("iam:AttachRolePolicy",),
+                _CLUSTER_ROLES,
+                {"ArnEquals": {"iam:PolicyARN": EKS_CLUSTER_POLICY_ARN}, **_MANAGED_RESOURCE},
+                _CLUSTER_ROLES_REASON,
+            ),
+        )
+    ),
+    "create_eks_cluster": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("eks:CreateCluster",), ("*",), _MANAGED_REQUEST, _NO_RESOURCE_LEVEL_REASON),
+            Grant(("eks:TagResource",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
+            _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
+            _READ_CLUSTER_ROLE,
+            Grant(
+                ("iam:PassRole",),
+                _CLUSTER_ROLES,
+                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
+                _CLUSTER_ROLES_REASON,
+            ),
+            # Documented extra: the first EKS cluster of an account creates EKS's service-linked role.
+            Grant(
+                ("iam:CreateServiceLinkedRole",),
+                ("arn:{partition}:iam::{account}:role/aws-service-role/eks.amazonaws.com/AWSServiceRoleForAmazonEKS",),
+                {"StringEquals": {"iam:AWSServiceName": EKS_SERVICE_PRINCIPAL}},
+            ),
+        )
+    ),
     "check_eks_cluster": FunctionAccess((_DESCRIBE_EKS_CLUSTER,)),
-    "ensure_access_entry": FunctionAccess((
-        _DESCRIBE_EKS_CLUSTER,
-        Grant(("eks:DescribeAccessEntry", "eks:ListAssociatedAccessPolicies"), _EKS_ACCESS_ENTRIES,
-              reason=_ACCESS_ENTRIES_REASON),
-        # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes role.
-        Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPAL, _EKS_CLUSTERS_REASON),
-        Grant(("eks:AssociateAccessPolicy",), _EKS_ACCESS_ENTRIES,
-              {"StringEquals": {"eks:policyArn": CLUSTER_ADMIN_ACCESS_POLICY_ARN,
-                                "eks:principalArn": "{kubernetes_role_arn}"}},
-              _ACCESS_ENTRIES_REASON),
-        Grant(("eks:TagResource",), _EKS_CLUSTERS + _EKS_ACCESS_ENTRIES, _MANAGED_REQUEST,
-              "Access entries are tagged when created; the patterns admit only the control plane's "
-              "clusters and their access entries"),
-    ), kubernetes_role="principal"),
-    "verify_kubernetes_api": FunctionAccess((
-        _DESCRIBE_EKS_CLUSTER,
-        Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
-    ), kubernetes_role="assume"),
+    "ensure_access_entry": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(
+                ("eks:DescribeAccessEntry", "eks:ListAssociatedAccessPolicies"),
+                _EKS_ACCESS_ENTRIES,
+                reason=_ACCESS_ENTRIES_REASON,
+            ),
+            # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes role.
+            Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPAL, _EKS_CLUSTERS_REASON),
+            Grant(
+                ("eks:AssociateAccessPolicy",),
+                _EKS_ACCESS_ENTRIES,
+                {
+                    "StringEquals": {
+                        "eks:policyArn": CLUSTER_ADMIN_ACCESS_POLICY_ARN,
+                        "eks:principalArn": "{kubernetes_role_arn}",
+                    }
+                },
+                _ACCESS_ENTRIES_REASON,
+            ),
+            Grant(
+                ("eks:TagResource",),
+                _EKS_CLUSTERS + _EKS_ACCESS_ENTRIES,
+                _MANAGED_REQUEST,
+                "Access entries are tagged when created; the patterns admit only the control plane's "
+                "clusters and their access entries",
+            ),
+        ),
+        kubernetes_role=PRINCIPAL,
+    ),
+    "verify_kubernetes_api": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
+        ),
+        kubernetes_role=ASSUME,
+    ),
     "record_operation_success": FunctionAccess(()),
-    "record_operation_failure": FunctionAccess((
-        Grant(("states:GetExecutionHistory",),
-              ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),
-              reason=_EXECUTIONS_REASON),
-    )),
+    "record_operation_failure": FunctionAccess(
+        (
+            Grant(
+                ("states:GetExecutionHistory",),
+                ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),
+                reason=_EXECUTIONS_REASON,
+            ),
+        )
+    ),
     # --- delete_eks_cluster workflow ---------------------------------------------------------
-    "delete_eks_cluster": FunctionAccess((
-        _DESCRIBE_EKS_CLUSTER,
-        Grant(("eks:DeleteCluster",), _EKS_CLUSTERS, _MANAGED_RESOURCE, _EKS_CLUSTERS_REASON),
-    )),
+    "delete_eks_cluster": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("eks:DeleteCluster",), _EKS_CLUSTERS, _MANAGED_RESOURCE, _EKS_CLUSTERS_REASON),
+        )
+    ),
     "check_eks_cluster_deleted": FunctionAccess((_DESCRIBE_EKS_CLUSTER,)),
-    "delete_cluster_role": FunctionAccess((
-        Grant(("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:ListRolePolicies"),
-              _CLUSTER_ROLES, reason=_CLUSTER_ROLES_REASON),
-        Grant(("iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole"), _CLUSTER_ROLES,
-              _MANAGED_RESOURCE, _CLUSTER_ROLES_REASON),
-    )),
-    "release_nat_gateway": FunctionAccess((
-        _describe("DescribeVpcEndpoints", "DescribeNatGateways"),
-        _ec2_managed(("DeleteVpcEndpoints",), "vpc-endpoint"),
-        _ec2_managed(("DeleteNatGateway",), "natgateway"),
-    )),
-    "delete_network": FunctionAccess((
-        _describe("DescribeAddresses", "DescribeInternetGateways", "DescribeSubnets", "DescribeRouteTables",
-                  "DescribeSecurityGroups", "DescribeVpcs"),
-        _ec2_managed(("ReleaseAddress",), "elastic-ip"),
-        _ec2_managed(("DetachInternetGateway",), "internet-gateway", "vpc"),
-        _ec2_managed(("DeleteInternetGateway",), "internet-gateway"),
-        _ec2_managed(("DeleteSubnet",), "subnet"),
-        _ec2_managed(("DisassociateRouteTable",), "route-table", "subnet"),
-        _ec2_managed(("DeleteRouteTable",), "route-table"),
-        _ec2_managed(("DeleteSecurityGroup",), "security-group"),
-        _ec2_managed(("DeleteVpc",), "vpc"),
-    )),
+    "delete_cluster_role": FunctionAccess(
+        (
+            Grant(
+                ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:ListRolePolicies"),
+                _CLUSTER_ROLES,
+                reason=_CLUSTER_ROLES_REASON,
+            ),
+            Grant(
+                ("iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole"),
+                _CLUSTER_ROLES,
+                _MANAGED_RESOURCE,
+                _CLUSTER_ROLES_REASON,
+            ),
+        )
+    ),
+    "release_nat_gateway": FunctionAccess(
+        (
+            _describe("DescribeVpcEndpoints", "DescribeNatGateways"),
+            _ec2_managed(("DeleteVpcEndpoints",), "vpc-endpoint"),
+            _ec2_managed(("DeleteNatGateway",), "natgateway"),
+        )
+    ),
+    "delete_network": FunctionAccess(
+        (
+            _describe(
+                "DescribeAddresses",
+                "DescribeInternetGateways",
+                "DescribeSubnets",
+                "DescribeRouteTables",
+                "DescribeSecurityGroups",
+                "DescribeVpcs",
+            ),
+            _ec2_managed(("ReleaseAddress",), "elastic-ip"),
+            _ec2_managed(("DetachInternetGateway",), "internet-gateway", "vpc"),
+            _ec2_managed(("DeleteInternetGateway",), "internet-gateway"),
+            _ec2_managed(("DeleteSubnet",), "subnet"),
+            _ec2_managed(("DisassociateRouteTable",), "route-table", "subnet"),
+            _ec2_managed(("DeleteRouteTable",), "route-table"),
+            _ec2_managed(("DeleteSecurityGroup",), "security-group"),
+            _ec2_managed(("DeleteVpc",), "vpc"),
+        )
+    ),
 }
 
 API_ACCESS = FunctionAccess(
     (
         # Request validation: the caller's Region's zones and the VPC CIDRs already in use.
-        Grant(("ec2:DescribeVpcs", "ec2:DescribeAvailabilityZones"), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
+        _describe("DescribeVpcs", "DescribeAvailabilityZones"),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
-        Grant(("states:StopExecution",),
-              ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),
-              reason=_EXECUTIONS_REASON),
+        Grant(
+            ("states:StopExecution",),
+            ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),
+            reason=_EXECUTIONS_REASON,
+        ),
     ),
     tables=(
         "IS_OPERATIONS_TABLE",

@@ -40,7 +40,15 @@ from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules
 from infra.layer import ARCHITECTURE, RUNTIME, dependencies_layer
 from infra.nag import Acknowledgements
-from infra.permissions import API_ACCESS, DYNAMODB_ACTIONS, KUBERNETES_ROLE_GRANTS, STEP_ACCESS, FunctionAccess, Grant
+from infra.permissions import (
+    API_ACCESS,
+    ASSUME,
+    DYNAMODB_ACTIONS,
+    KUBERNETES_ROLE_GRANTS,
+    STEP_ACCESS,
+    FunctionAccess,
+    Grant,
+)
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
 # The one Lambda asset: functions/ minus what never runs in Lambda.
@@ -57,6 +65,27 @@ LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
 POLL_SECONDS = "30"
 POLL_MAX_ATTEMPTS = "120"
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
+# One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
+ACCESS_LOG_FIELDS = {
+    "requestId": "$context.requestId",
+    "extendedRequestId": "$context.extendedRequestId",
+    "requestTime": "$context.requestTime",
+    "ip": "$context.identity.sourceIp",
+    "userAgent": "$context.identity.userAgent",
+    "cognitoSub": "$context.authorizer.claims.sub",
+    "iamPrincipal": "$context.identity.userArn",
+    "httpMethod": "$context.httpMethod",
+    "resourcePath": "$context.resourcePath",
+    "path": "$context.path",
+    "protocol": "$context.protocol",
+    "status": "$context.status",
+    "responseLength": "$context.responseLength",
+    "responseLatency": "$context.responseLatency",
+    "integrationLatency": "$context.integration.latency",
+    "integrationStatus": "$context.integration.status",
+    "errorType": "$context.error.responseType",
+    "xrayTraceId": "$context.xrayTraceId",
+}
 BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
 
 XRAY_REASON = (
@@ -85,7 +114,7 @@ def iam_role_bindings(value: Any) -> dict[str, str]:
         if not re.fullmatch(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+", arn):
             raise ValueError(f"iamRoleBindings: {arn!r} is not an IAM role ARN.")
         if role not in BINDABLE_ROLES:
-            raise ValueError(f"iamRoleBindings: {arn} has role {role!r}; use one of {sorted(BINDABLE_ROLES)}.")
+            raise ValueError(f"iamRoleBindings: {arn} has role {role!r}, not one of {sorted(BINDABLE_ROLES)}")
     return dict(sorted(bindings.items()))
 
 
@@ -153,12 +182,12 @@ class InstantStartStack(Stack):
 
     def _kubernetes_role(self) -> iam.Role:
         """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
-        trusted = [self.step_roles[m] for m, access in STEP_ACCESS.items() if access.kubernetes_role == "assume"]
+        trusted = [self.step_roles[m] for m, a in STEP_ACCESS.items() if a.kubernetes_role == ASSUME]
         role = iam.Role(
             self,
             "KubernetesAccessRole",
             assumed_by=iam.CompositePrincipal(*trusted),
-            description="InstantStart: the principal of the EKS access entries; assumed by Kubernetes-calling steps",
+            description="InstantStart: EKS access-entry principal, assumed by Kubernetes-calling steps",
             max_session_duration=Duration.hours(1),
         )
         self._grant(role, KUBERNETES_ROLE_GRANTS, {})
@@ -168,11 +197,11 @@ class InstantStartStack(Stack):
         values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
         for grant in grants:
             resources = [arn for template in grant.resources for arn in _render(template, values)]
-            conditions = {op: {key: _render_value(v, values) for key, v in keys.items()}
-                          for op, keys in grant.conditions.items()}
-            role.add_to_policy(iam.PolicyStatement(
-                actions=list(grant.actions), resources=resources, conditions=conditions or None
-            ))
+            conditions = {op: _render_values(keys, values) for op, keys in grant.conditions.items()}
+            statement = iam.PolicyStatement(actions=list(grant.actions), resources=resources)
+            for operator, keys in conditions.items():
+                statement.add_condition(operator, keys)
+            role.add_to_policy(statement)
             self.acks.wildcard_resources(role, resources, grant.reason)
 
     def _grant_tables(self, role: iam.Role, access: FunctionAccess) -> None:
@@ -187,7 +216,13 @@ class InstantStartStack(Stack):
     # --- functions -------------------------------------------------------------------------------
 
     def _function(
-        self, construct_id: str, *, handler: str, role: iam.Role, timeout: Duration, description: str,
+        self,
+        construct_id: str,
+        *,
+        handler: str,
+        role: iam.Role,
+        timeout: Duration,
+        description: str,
         environment: Mapping[str, str],
     ) -> lambda_.Function:
         log_group = logs.LogGroup(
@@ -217,10 +252,14 @@ class InstantStartStack(Stack):
     def _step_function(self, module: str) -> lambda_.Function:
         access = STEP_ACCESS[module]
         role = self.step_roles[module]
-        self._grant(role, access.grants, {
-            "kubernetes_role_arn": self.kubernetes_role.role_arn,
-            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-        })
+        self._grant(
+            role,
+            access.grants,
+            {
+                "kubernetes_role_arn": self.kubernetes_role.role_arn,
+                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+            },
+        )
         self._grant_tables(role, access)
         environment = {
             # settings() requires every table name, even of tables this step never touches.
@@ -241,10 +280,14 @@ class InstantStartStack(Stack):
 
     def _api_function(self) -> lambda_.Function:
         role = self._role("ApiRole", "REST API")
-        self._grant(role, API_ACCESS.grants, {
-            "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
-            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-        })
+        self._grant(
+            role,
+            API_ACCESS.grants,
+            {
+                "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
+                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+            },
+        )
         self._grant_tables(role, API_ACCESS)
         bindings = iam_role_bindings(self.node.try_get_context("iamRoleBindings"))
         return self._function(
@@ -267,7 +310,7 @@ class InstantStartStack(Stack):
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
         name = state_machine_name(kind)
-        functions = {placeholder: self.step_functions[step_module(placeholder)] for placeholder in placeholders(text)}
+        functions = {name: self.step_functions[step_module(name)] for name in placeholders(text)}
         log_group = logs.LogGroup(
             self,
             f"{pascal(kind.value)}WorkflowLogs",
@@ -288,10 +331,12 @@ class InstantStartStack(Stack):
         )
         # Definitions from text get no automatic grants. The ASL names unqualified function ARNs,
         # so exactly those (no version/alias wildcard) may be invoked.
-        machine.add_to_role_policy(iam.PolicyStatement(
-            actions=["lambda:InvokeFunction"],
-            resources=sorted({function.function_arn for function in functions.values()}, key=str),
-        ))
+        machine.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["lambda:InvokeFunction"],
+                resources=sorted({function.function_arn for function in functions.values()}, key=str),
+            )
+        )
         self.acks.add(
             machine,
             "AwsSolutions-IAM5[Resource::*]",
@@ -354,7 +399,9 @@ class InstantStartStack(Stack):
         return pool, client
 
     def _rest_api(self) -> apigw.RestApi:
-        access_logs = logs.LogGroup(self, "ApiAccessLogs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY)
+        access_logs = logs.LogGroup(
+            self, "ApiAccessLogs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
+        )
         api = apigw.RestApi(
             self,
             "Api",
@@ -365,10 +412,7 @@ class InstantStartStack(Stack):
             deploy_options=apigw.StageOptions(
                 stage_name=API_STAGE,
                 access_log_destination=apigw.LogGroupLogDestination(access_logs),
-                access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
-                    caller=True, http_method=True, ip=True, protocol=True, request_time=True,
-                    resource_path=True, response_length=True, status=True, user=True,
-                ),
+                access_log_format=apigw.AccessLogFormat.custom(json.dumps(ACCESS_LOG_FIELDS)),
                 logging_level=apigw.MethodLoggingLevel.INFO,
                 data_trace_enabled=False,  # bodies and headers carry tokens; never log them
                 metrics_enabled=True,
@@ -381,7 +425,7 @@ class InstantStartStack(Stack):
             "RequestValidator", validate_request_body=True, validate_request_parameters=True
         )
         integration = apigw.LambdaIntegration(self.api_function, proxy=True, allow_test_invoke=False)
-        authorizer = apigw.CognitoUserPoolsAuthorizer(self, "ConsoleAuthorizer", cognito_user_pools=[self.user_pool])
+        authorizer = apigw.CognitoUserPoolsAuthorizer(self, "Authorizer", cognito_user_pools=[self.user_pool])
         proxy_parameters = {"method.request.path.proxy": True}
         api.root.add_resource("{proxy+}").add_method(
             "ANY",
@@ -391,19 +435,25 @@ class InstantStartStack(Stack):
             request_validator=validator,
             request_parameters=proxy_parameters,
         )
-        iam_method = api.root.add_resource(IAM_PATH).add_resource("{proxy+}").add_method(
-            "ANY",
-            integration,
-            authorization_type=apigw.AuthorizationType.IAM,
-            request_validator=validator,
-            request_parameters=proxy_parameters,
+        iam_method = (
+            api.root.add_resource(IAM_PATH)
+            .add_resource("{proxy+}")
+            .add_method(
+                "ANY",
+                integration,
+                authorization_type=apigw.AuthorizationType.IAM,
+                request_validator=validator,
+                request_parameters=proxy_parameters,
+            )
         )
-        Validations.of(iam_method).acknowledge(Acknowledgment(
-            id="AwsSolutions-COG4",
-            reason="The /iam/{proxy+} routes serve programs (MCP server, automation) that sign with SigV4; "
-                   "AWS_IAM authorization replaces Cognito here by design, and the handler maps the IAM "
-                   "role to a viewer/operator/admin binding",
-        ))
+        Validations.of(iam_method).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-COG4",
+                reason="The /iam/{proxy+} routes serve programs (MCP server, automation) that sign with "
+                "SigV4; AWS_IAM authorization replaces Cognito here by design, and the handler maps the "
+                "IAM role to a viewer/operator/admin binding",
+            )
+        )
         self._api_gateway_logging_role(api)
         self._web_acl(api)
         return api
@@ -416,19 +466,34 @@ class InstantStartStack(Stack):
             self,
             "ApiGatewayLoggingRole",
             assumed_by=iam.ServicePrincipal("apigateway.amazonaws.com"),
-            description="API Gateway account role: writes execution and access logs of the Region's REST APIs",
+            description="API Gateway account role: writes execution and access logs of the Region's APIs",
         )
         # The account setting is Region-wide, so the role must serve every API's log groups.
-        self._grant(role, (
-            Grant(("logs:DescribeLogGroups",), ("*",),
-                  reason="logs:DescribeLogGroups has no resource-level permissions in the IAM Service "
-                         "Authorization Reference"),
-            Grant(("logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents",
-                   "logs:GetLogEvents", "logs:FilterLogEvents"),
-                  ("arn:{partition}:logs:{region}:{account}:log-group:*",),
-                  reason="The API Gateway account role is a Region-wide setting that writes the execution "
-                         "logs (API-Gateway-Execution-Logs_<api-id>/<stage>) of every REST API in the Region"),
-        ), {})
+        self._grant(
+            role,
+            (
+                Grant(
+                    ("logs:DescribeLogGroups",),
+                    ("*",),
+                    reason="logs:DescribeLogGroups has no resource-level permissions in the IAM Service "
+                    "Authorization Reference",
+                ),
+                Grant(
+                    (
+                        "logs:CreateLogGroup",
+                        "logs:CreateLogStream",
+                        "logs:DescribeLogStreams",
+                        "logs:PutLogEvents",
+                        "logs:GetLogEvents",
+                        "logs:FilterLogEvents",
+                    ),
+                    ("arn:{partition}:logs:{region}:{account}:log-group:*",),
+                    reason="The API Gateway account role is a Region-wide setting that writes the execution "
+                    "logs (API-Gateway-Execution-Logs_<api-id>/<stage>) of every REST API in the Region",
+                ),
+            ),
+            {},
+        )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
         api.deployment_stage.node.add_dependency(account)
 
@@ -439,15 +504,17 @@ class InstantStartStack(Stack):
                 self, "ApiWebAcl", resource_arn=api.deployment_stage.stage_arn, web_acl_arn=web_acl_arn
             )
             return
-        Validations.of(api.deployment_stage).acknowledge(Acknowledgment(
-            id="AwsSolutions-APIG3",
-            reason="No WAF by default: every method requires Cognito or SigV4 authorization and the stage is "
-                   "throttled; set the context key webAclArn to associate a regional WAFv2 web ACL",
-        ))
+        Validations.of(api.deployment_stage).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-APIG3",
+                reason="No WAF by default: every method requires Cognito or SigV4 authorization and the "
+                "stage is throttled; set the context key webAclArn to associate a regional WAFv2 web ACL",
+            )
+        )
 
     def _outputs(self) -> None:
-        CfnOutput(self, "ApiUrl", value=self.api.url, description="REST API for Cognito users (Bearer ID token)")
-        CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4 callers")
+        CfnOutput(self, "ApiUrl", value=self.api.url, description="REST API for Cognito users (ID token)")
+        CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4")
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.console_client.user_pool_client_id)
         CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
@@ -464,6 +531,10 @@ def _render(template: str, values: Mapping[str, Any]) -> list[str]:
     if len(listed) > 1:
         raise ValueError(f"{template}: at most one list placeholder")
     return [template.format(**{**values, listed[0]: item}) for item in values[listed[0]]]
+
+
+def _render_values(keys: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: _render_value(value, values) for key, value in keys.items()}
 
 
 def _render_value(value: Any, values: Mapping[str, Any]) -> Any:

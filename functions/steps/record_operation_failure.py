@@ -1,4 +1,4 @@
-"""Step Functions Task "Record Failure": the operation FAILED at a named step; earlier stages stay done.
+"""Step Functions Task "Record Operation Failure": the operation FAILED at a named step; earlier stages stay done.
 
 Input: `{"state": <execution state with $.error>, "executionArn": <$$.Execution.Id>}`. The failed
 step is named from the execution history, so it is right even when the step's Lambda never ran.

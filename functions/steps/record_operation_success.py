@@ -1,4 +1,4 @@
-"""Step Functions Task "Record Success": the operation SUCCEEDED; the registry reflects it."""
+"""Step Functions Task "Record Operation Success": the operation SUCCEEDED; the registry reflects it."""
 
 from typing import Any
 

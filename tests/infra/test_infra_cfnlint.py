@@ -11,6 +11,9 @@ REGIONS = ["us-east-1", "eu-west-1"]
 
 def test_cfn_lint_reports_no_errors(synth: Any) -> None:
     matches = lint_file(synth.template_path, ManualArgs(regions=REGIONS))
-    errors = [f"{m.rule.id} {m.path_string if hasattr(m, 'path_string') else ''}: {m.message}"
-              for m in matches if m.rule.id.startswith("E")]
+    errors = [
+        f"{m.rule.id} {m.path_string if hasattr(m, 'path_string') else ''}: {m.message}"
+        for m in matches
+        if m.rule.id.startswith("E")
+    ]
     assert errors == []

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from infra.layer import ARCHITECTURE, PYTHON_VERSION, RUNTIME, pip_command, requirements
+import pytest
+
+from infra import layer
+from infra.layer import ARCHITECTURE, PYTHON_VERSION, RUNTIME, PipLayerBundling, pip_command, requirements
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDED_BY_LAMBDA = {"boto3", "botocore"}
@@ -14,7 +19,7 @@ PROVIDED_BY_LAMBDA = {"boto3", "botocore"}
 
 def test_layer_requirements_are_the_project_runtime_dependencies() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    runtime = [d for d in project["dependencies"] if d.split("=")[0].split(">")[0].split("<")[0] not in PROVIDED_BY_LAMBDA]
+    runtime = [d for d in project["dependencies"] if re.split(r"[=<>]", d)[0] not in PROVIDED_BY_LAMBDA]
     assert sorted(requirements()) == sorted(runtime)
     assert all("==" in requirement for requirement in requirements())  # pinned
 
@@ -23,7 +28,8 @@ def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
     command = pip_command(str(tmp_path))
     assert command[1:4] == ["-m", "pip", "install"]
     assert command[command.index("--target") + 1] == str(tmp_path / "python")
-    assert command[command.index("--python-version") + 1] == PYTHON_VERSION == RUNTIME.name.removeprefix("python")
+    assert command[command.index("--python-version") + 1] == PYTHON_VERSION
+    assert RUNTIME.name == f"python{PYTHON_VERSION}"
     platforms = [command[i + 1] for i, arg in enumerate(command) if arg == "--platform"]
     assert platforms and all(p.endswith("_aarch64") for p in platforms)
     assert ARCHITECTURE.name == "arm64"
@@ -36,3 +42,22 @@ def test_skipped_bundling_ships_only_the_requirement_list(synth: Any) -> None:
     assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
     layer_assets = [p for p in synth.outdir.glob("asset.*") if (p / "requirements.txt").is_file()]
     assert [sorted(x.name for x in p.iterdir()) for p in layer_assets] == [["requirements.txt"]]
+
+
+def test_local_bundling_runs_pip_and_reports_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = []
+
+    def run(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        calls.append(command)
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(layer.subprocess, "run", run)
+    assert PipLayerBundling().try_bundle(str(tmp_path), None) is True
+    assert calls == [pip_command(str(tmp_path))]
+
+    def fail(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(command, 1, "", "no index")
+
+    monkeypatch.setattr(layer.subprocess, "run", fail)
+    with pytest.raises(RuntimeError, match="skipLayerBundling"):
+        PipLayerBundling().try_bundle(str(tmp_path), None)

@@ -29,7 +29,7 @@ def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
             if entry.type == key:
                 for finding, reason in dict(entry.data).items():
                     # aws-cdk-lib records unprefixed ids as `Annotation::<id>`; cdk-nag strips that.
-                    found.append((construct, re.sub(r"^annotation::", "", finding, flags=re.IGNORECASE), reason))
+                    found.append((construct, re.sub(r"^annotation::", "", finding, flags=re.I), reason))
     return found
 
 
@@ -42,7 +42,7 @@ def test_synthesis_reports_no_unacknowledged_findings(synth: Any, validation_rep
 def test_every_acknowledgement_has_a_reason(synth: Any) -> None:
     acks = acknowledgements(synth.app)
     assert acks, "expected the stack's documented acknowledgements"
-    short = [(construct.node.path, finding) for construct, finding, reason in acks if len(reason) < MIN_REASON_LENGTH]
+    short = [(c.node.path, finding) for c, finding, reason in acks if len(reason) < MIN_REASON_LENGTH]
     assert short == []
     assert all(finding.startswith("AwsSolutions-") for _, finding, _ in acks)
 
@@ -57,10 +57,10 @@ def test_acknowledgements_are_finding_specific_and_still_needed(synth: Any) -> N
         rule = finding.split("[")[0]
         if rule == "AwsSolutions-IAM5":
             assert finding.startswith("AwsSolutions-IAM5[Resource::"), finding  # never a bulk IAM5
-            resource = finding[len("AwsSolutions-IAM5[Resource::"):-1]
+            resource = finding[len("AwsSolutions-IAM5[Resource::") : -1]
             assert resource in _wildcard_resources(construct), (construct.node.path, finding)
         elif rule == "AwsSolutions-L1":
-            runtimes = {child.runtime for child in construct.node.find_all() if isinstance(child, lambda_.CfnFunction)}
+            runtimes = {c.runtime for c in construct.node.find_all() if isinstance(c, lambda_.CfnFunction)}
             assert runtimes and runtimes != {lambda_.Runtime.PYTHON_3_14.name}, construct.node.path
         elif rule == "AwsSolutions-COG4":
             methods = [c for c in construct.node.find_all() if isinstance(c, apigw.CfnMethod)]
@@ -92,9 +92,12 @@ def _tiny_app(tmp_path: Path, acknowledge: bool) -> cdk.App:
     role = iam.Role(stack, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
     role.add_to_policy(iam.PolicyStatement(actions=["ec2:DescribeVpcs"], resources=["*"]))
     if acknowledge:
-        cdk.Validations.of(role).acknowledge(cdk.Acknowledgment(
-            id="AwsSolutions-IAM5[Resource::*]", reason="ec2:DescribeVpcs has no resource-level permissions."
-        ))
+        cdk.Validations.of(role).acknowledge(
+            cdk.Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason="ec2:DescribeVpcs has no resource-level permissions.",
+            )
+        )
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return app
 

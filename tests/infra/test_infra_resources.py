@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from aws_cdk.assertions import Match
 
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
+from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_modules
 from infra.permissions import STEP_ACCESS
+from infra.stack import ACCESS_LOG_FIELDS, iam_role_bindings, state_machine_name
 
 
 def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
@@ -35,6 +38,7 @@ def table_env_names(synth: Any) -> dict[str, str]:
 
 # --- DynamoDB --------------------------------------------------------------------------------------
 
+
 def test_tables_follow_the_runtime_table_specs(synth: Any) -> None:
     tables = tables_by_partition_key(synth)
     assert len(tables) == len(TABLES)
@@ -47,7 +51,10 @@ def test_tables_follow_the_runtime_table_specs(synth: Any) -> None:
         for index in spec.indexes:
             assert indexes[index.name]["Projection"] == {"ProjectionType": "ALL"}
             index_keys = {k["KeyType"]: k["AttributeName"] for k in indexes[index.name]["KeySchema"]}
-            assert index_keys == {"HASH": index.partition_key, **({"RANGE": index.sort_key} if index.sort_key else {})}
+            assert index_keys == {
+                "HASH": index.partition_key,
+                **({"RANGE": index.sort_key} if index.sort_key else {}),
+            }
         assert all(a["AttributeType"] == "S" for a in props["AttributeDefinitions"])
         if spec.ttl_attribute:
             assert props["TimeToLiveSpecification"] == {"AttributeName": spec.ttl_attribute, "Enabled": True}
@@ -67,11 +74,15 @@ def test_tables_are_on_demand_recoverable_encrypted_and_retained(synth: Any) -> 
 
 # --- logs and functions ----------------------------------------------------------------------------
 
+
 def test_every_log_group_has_a_retention(synth: Any) -> None:
     groups = synth.of_type("AWS::Logs::LogGroup")
     assert groups
-    assert {key: g["Properties"].get("RetentionInDays") for key, g in groups.items() if
-            not g["Properties"].get("RetentionInDays")} == {}
+    assert {
+        key: g["Properties"].get("RetentionInDays")
+        for key, g in groups.items()
+        if not g["Properties"].get("RetentionInDays")
+    } == {}
 
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
@@ -95,7 +106,8 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
 
 
 def test_one_code_asset_for_every_function(synth: Any) -> None:
-    code = {json.dumps(f["Properties"]["Code"], sort_keys=True) for f in synth.of_type("AWS::Lambda::Function").values()}
+    functions = synth.of_type("AWS::Lambda::Function").values()
+    code = {json.dumps(function["Properties"]["Code"], sort_keys=True) for function in functions}
     assert len(code) == 1
     asset_dirs = [p for p in synth.outdir.glob("asset.*") if (p / "steps").is_dir()]
     assert len(asset_dirs) == 1
@@ -113,15 +125,27 @@ def test_one_role_per_function(synth: Any) -> None:
 
 # --- environment -----------------------------------------------------------------------------------
 
+
+def render(value: Any) -> str:
+    """A CloudFormation string with `Ref`s shown as `<LogicalId>` (enough to read CDK's JSON strings)."""
+    if isinstance(value, str):
+        return value
+    if "Ref" in value:
+        return f"<{value['Ref']}>"
+    delimiter, parts = value["Fn::Join"]
+    return delimiter.join(render(part) for part in parts)
+
+
 def test_api_environment(synth: Any) -> None:
     variables = environment(synth, "api.handler.lambda_handler")
     assert set(table_env_names(synth)) <= set(variables)
     assert variables["IS_IAM_ROLE_BINDINGS"] == "{}"
-    arns = json.dumps(variables["IS_STATE_MACHINE_ARNS"])
-    machines = synth.of_type("AWS::StepFunctions::StateMachine")
-    for key in machines:
-        assert json.dumps({"Ref": key}) in arns
-    assert '\\"create_eks_cluster\\":' in arns or '"create_eks_cluster' in arns
+    machines = {
+        props["Properties"]["StateMachineName"]: key
+        for key, props in synth.of_type("AWS::StepFunctions::StateMachine").items()
+    }
+    arns = json.loads(render(variables["IS_STATE_MACHINE_ARNS"]))
+    assert arns == {kind.value: f"<{machines[state_machine_name(kind)]}>" for kind in OperationKind}
     assert "IS_KUBERNETES_ROLE_ARN" not in variables
 
 
@@ -142,8 +166,10 @@ def test_step_environment(synth: Any) -> None:
 
 # --- API and identity ------------------------------------------------------------------------------
 
+
 def test_api_routes_and_authorization(synth: Any) -> None:
-    resources = {key: r["Properties"]["PathPart"] for key, r in synth.of_type("AWS::ApiGateway::Resource").items()}
+    path_parts = synth.of_type("AWS::ApiGateway::Resource").items()
+    resources = {key: resource["Properties"]["PathPart"] for key, resource in path_parts}
     methods = synth.of_type("AWS::ApiGateway::Method")
     by_path = {}
     for method in methods.values():
@@ -165,45 +191,90 @@ def test_api_routes_and_authorization(synth: Any) -> None:
 
 
 def test_api_stage_logs_traces_and_throttles(synth: Any) -> None:
-    synth.assertions.has_resource_properties("AWS::ApiGateway::Stage", {
-        "StageName": "v1",
-        "TracingEnabled": True,
-        "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp(r'^\{.*"status"')},
-        "MethodSettings": [Match.object_like({
-            "HttpMethod": "*", "ResourcePath": "/*", "LoggingLevel": "INFO", "MetricsEnabled": True,
-            "DataTraceEnabled": False, "ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100,
-        })],
-    })
-    synth.assertions.has_resource_properties("AWS::ApiGateway::RestApi", {
-        "EndpointConfiguration": {"Types": ["REGIONAL"]},
-    })
-    synth.assertions.has_resource_properties("AWS::ApiGateway::RequestValidator", {
-        "ValidateRequestBody": True, "ValidateRequestParameters": True,
-    })
+    synth.assertions.has_resource_properties(
+        "AWS::ApiGateway::Stage",
+        {
+            "StageName": "v1",
+            "TracingEnabled": True,
+            "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.any_value()},
+            "MethodSettings": [
+                Match.object_like(
+                    {
+                        "HttpMethod": "*",
+                        "ResourcePath": "/*",
+                        "LoggingLevel": "INFO",
+                        "MetricsEnabled": True,
+                        "DataTraceEnabled": False,
+                        "ThrottlingRateLimit": 50,
+                        "ThrottlingBurstLimit": 100,
+                    }
+                )
+            ],
+        },
+    )
+    (stage,) = synth.of_type("AWS::ApiGateway::Stage").values()
+    assert json.loads(stage["Properties"]["AccessLogSetting"]["Format"]) == ACCESS_LOG_FIELDS
+    synth.assertions.has_resource_properties(
+        "AWS::ApiGateway::RestApi",
+        {
+            "EndpointConfiguration": {"Types": ["REGIONAL"]},
+        },
+    )
+    synth.assertions.has_resource_properties(
+        "AWS::ApiGateway::RequestValidator",
+        {
+            "ValidateRequestBody": True,
+            "ValidateRequestParameters": True,
+        },
+    )
 
 
 def test_user_pool_is_closed_and_requires_strong_authentication(synth: Any) -> None:
-    synth.assertions.has_resource_properties("AWS::Cognito::UserPool", {
-        "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
-        "MfaConfiguration": "ON",
-        "EnabledMfas": ["SOFTWARE_TOKEN_MFA"],
-        "Policies": {"PasswordPolicy": Match.object_like({
-            "MinimumLength": 14, "RequireLowercase": True, "RequireUppercase": True,
-            "RequireNumbers": True, "RequireSymbols": True,
-        })},
-        "UserPoolTier": "PLUS",
-    })
+    synth.assertions.has_resource_properties(
+        "AWS::Cognito::UserPool",
+        {
+            "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+            "MfaConfiguration": "ON",
+            "EnabledMfas": ["SOFTWARE_TOKEN_MFA"],
+            "Policies": {
+                "PasswordPolicy": Match.object_like(
+                    {
+                        "MinimumLength": 14,
+                        "RequireLowercase": True,
+                        "RequireUppercase": True,
+                        "RequireNumbers": True,
+                        "RequireSymbols": True,
+                    }
+                )
+            },
+            "UserPoolTier": "PLUS",
+            "UserPoolAddOns": {"AdvancedSecurityMode": "ENFORCED"},
+        },
+    )
     groups = {g["Properties"]["GroupName"] for g in synth.of_type("AWS::Cognito::UserPoolGroup").values()}
     assert groups == {role.name.lower() for role in Role}
-    synth.assertions.has_resource_properties("AWS::Cognito::UserPoolClient", {
-        "GenerateSecret": False,
-        "AllowedOAuthFlows": ["code"],
-        "ExplicitAuthFlows": Match.array_with(["ALLOW_USER_SRP_AUTH"]),
-        "PreventUserExistenceErrors": "ENABLED",
-    })
+    synth.assertions.has_resource_properties(
+        "AWS::Cognito::UserPoolClient",
+        {
+            "GenerateSecret": False,
+            "AllowedOAuthFlows": ["code"],
+            "ExplicitAuthFlows": Match.array_with(["ALLOW_USER_SRP_AUTH"]),
+            "PreventUserExistenceErrors": "ENABLED",
+        },
+    )
 
 
 def test_outputs(synth: Any) -> None:
     outputs = synth.template["Outputs"]
     for name in ("ApiUrl", "IamApiUrl", "UserPoolId", "UserPoolClientId", "KubernetesAccessRoleArn"):
         assert name in outputs
+
+
+def test_iam_role_bindings_context() -> None:
+    arn = "arn:aws:iam::123456789012:role/mcp-server"
+    assert iam_role_bindings(None) == {}
+    assert iam_role_bindings({arn: "operator"}) == {arn: "operator"}
+    assert iam_role_bindings(json.dumps({arn: "admin"})) == {arn: "admin"}  # `-c iamRoleBindings=...`
+    for bad in ({arn: "root"}, {"arn:aws:sts::123456789012:assumed-role/x/y": "viewer"}):
+        with pytest.raises(ValueError):
+            iam_role_bindings(bad)

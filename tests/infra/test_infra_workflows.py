@@ -21,6 +21,10 @@ def machines(synth: Any) -> dict[str, dict[str, Any]]:
     return {kind.value: by_name[state_machine_name(kind)] for kind in OperationKind}
 
 
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
 def tasks(kind: OperationKind) -> dict[str, dict[str, Any]]:
     states = json.loads(definition_text(kind))["States"]
     return {name: state for name, state in states.items() if state["Type"] == "Task"}
@@ -32,7 +36,7 @@ def test_one_state_machine_per_operation_kind(synth: Any) -> None:
 
 
 @pytest.mark.parametrize("kind", list(OperationKind), ids=lambda kind: kind.value)
-def test_every_placeholder_has_a_substitution_naming_its_step_function(synth: Any, kind: OperationKind) -> None:
+def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kind: OperationKind) -> None:
     substitutions = machines(synth)[kind.value]["DefinitionSubstitutions"]
     text = definition_text(kind)
     assert set(substitutions) == placeholders(text)
@@ -69,7 +73,7 @@ def test_state_machine_may_invoke_exactly_its_step_functions(synth: Any, kind: O
     machine = machines(synth)[kind.value]
     role = machine["RoleArn"]["Fn::GetAtt"][0]
     invoke = [s for s in synth.statements(role) if s["Action"] == "lambda:InvokeFunction"]
-    granted = [r for s in invoke for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])]
+    granted = [resource for s in invoke for resource in as_list(s["Resource"])]
     expected = {json.dumps(value, sort_keys=True) for value in machine["DefinitionSubstitutions"].values()}
     assert {json.dumps(r, sort_keys=True) for r in granted} == expected
 

@@ -1,0 +1,48 @@
+"""The REST contract: the OpenAPI document is checked in, so any change to it is a reviewed change.
+
+Regenerate the snapshot with `UPDATE_SNAPSHOTS=1 make contract` after an intended API change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from api import app
+
+SNAPSHOT = Path(__file__).with_name("openapi.snapshot.json")
+
+
+def document() -> dict:
+    return app.openapi_document()
+
+
+def test_openapi_document_matches_the_snapshot():
+    current = json.dumps(document(), indent=2, sort_keys=True) + "\n"
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.write_text(current)
+    assert current == SNAPSHOT.read_text(), "API changed: review it, then UPDATE_SNAPSHOTS=1 to accept"
+
+
+def test_every_operation_has_an_id_a_summary_and_a_tag():
+    operations = [op for path in document()["paths"].values() for op in path.values()]
+    assert operations
+    for operation in operations:
+        assert operation["operationId"].islower() and "_" in operation["operationId"]
+        assert operation["summary"]
+        assert operation["tags"]
+
+
+def test_errors_are_documented_with_the_one_error_body():
+    for path in document()["paths"].values():
+        for operation in path.values():
+            assert "422" not in operation["responses"]
+            assert operation["responses"]["400"]["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/ErrorBody"
+            }
+
+
+def test_request_bodies_refuse_unknown_fields():
+    schemas = document()["components"]["schemas"]
+    assert schemas["CreateEksClusterRequest"]["additionalProperties"] is False
