@@ -28,15 +28,18 @@ def stage1_inventory(cluster_tag: str, region: str = "us-west-2") -> dict[str, i
         ),
     }
     counts["access_entries"] = (
-        len(boto3.client("eks", region_name=region).list_access_entries(
-            clusterName=eks_cluster_name(cluster_tag))["accessEntries"])
+        len(
+            boto3.client("eks", region_name=region).list_access_entries(clusterName=eks_cluster_name(cluster_tag))[
+                "accessEntries"
+            ]
+        )
         if counts["eks_clusters"]
         else 0
     )
     return counts
 
 
-def _exists(call) -> int:  # noqa: ANN001
+def _exists(call) -> int:
     try:
         call()
     except ClientError:
@@ -45,7 +48,16 @@ def _exists(call) -> int:  # noqa: ANN001
 
 
 COMPLETE_STAGE1 = {
-    "vpcs": 1, "subnets": 4, "internet_gateways": 1, "nat_gateways": 1, "elastic_ips": 1, "route_tables": 2,
-    "s3_endpoints": 1, "security_groups": 1, "iam_roles": 1, "eks_clusters": 1, "access_entries": 1,
+    "vpcs": 1,
+    "subnets": 4,
+    "internet_gateways": 1,
+    "nat_gateways": 1,
+    "elastic_ips": 1,
+    "route_tables": 2,
+    "s3_endpoints": 1,
+    "security_groups": 1,
+    "iam_roles": 1,
+    "eks_clusters": 1,
+    "access_entries": 1,
 }
 NOTHING = dict.fromkeys(COMPLETE_STAGE1, 0)

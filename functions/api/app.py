@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from api import errors
-from api.errors import ErrorBody
 from api.auth import actor_of
+from api.errors import ErrorBody
 from api.routers import clusters, operations
 from controlplane.core.auth import Role
 

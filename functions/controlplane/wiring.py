@@ -66,6 +66,7 @@ def clusters() -> ClusterService:
         operations(),
         DynamoConfirmationStore(settings().confirmations_table),
         clock(),
+        AwsEksGateway,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jsii
 from aws_cdk import BundlingOptions, DockerImage, ILocalBundling
@@ -77,7 +77,9 @@ def dependencies_layer(scope: Construct, construct_id: str) -> lambda_.LayerVers
     else:
         code = lambda_.Code.from_asset(
             str(LAYER_SOURCE),
-            bundling=BundlingOptions(image=DockerImage.from_registry("none"), local=PipLayerBundling()),
+            bundling=BundlingOptions(
+                image=DockerImage.from_registry("none"), local=cast(ILocalBundling, PipLayerBundling())
+            ),
         )
     return lambda_.LayerVersion(
         scope,

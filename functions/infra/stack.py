@@ -310,7 +310,7 @@ class InstantStartStack(Stack):
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
         name = state_machine_name(kind)
-        functions = {name: self.step_functions[step_module(name)] for name in placeholders(text)}
+        functions = {p: self.step_functions[step_module(p)] for p in placeholders(text)}
         log_group = logs.LogGroup(
             self,
             f"{pascal(kind.value)}WorkflowLogs",

@@ -28,7 +28,10 @@ def import_seconds(statement: str) -> float:
     samples = []
     for _ in range(RUNS):
         output = subprocess.run(
-            [sys.executable, "-c", PROBE.format(statement=statement)], capture_output=True, text=True, env=env,
+            [sys.executable, "-c", PROBE.format(statement=statement)],
+            capture_output=True,
+            text=True,
+            env=env,
             check=True,
         ).stdout
         samples.append(float(output.strip()))

@@ -47,7 +47,9 @@ def test_a_viewer_can_read_but_not_create(running_sandbox):
         )
     assert "admin" in body["message"]
     with running_sandbox.client("sandbox-operator") as api:
-        assert_error_body(api.post("/clusters/eks", json={"clusterTag": "oper", "region": "us-west-2"}), 403, "Forbidden")
+        assert_error_body(
+            api.post("/clusters/eks", json={"clusterTag": "oper", "region": "us-west-2"}), 403, "Forbidden"
+        )
     assert stage1_inventory("viewer")["vpcs"] == 0
 
 
@@ -101,8 +103,11 @@ def test_an_overlapping_cidr_gets_400_naming_the_vpc(running_sandbox):
 def test_dry_run_returns_the_plan_and_creates_nothing(running_sandbox):
     before = (vpc_count(), execution_count())
     with running_sandbox.client() as api:
-        response = api.post("/clusters/eks", params={"dryRun": "true"},
-                            json={"clusterTag": "dryrun", "region": "us-west-2", "vpcCidr": "10.66.0.0/16"})
+        response = api.post(
+            "/clusters/eks",
+            params={"dryRun": "true"},
+            json={"clusterTag": "dryrun", "region": "us-west-2", "vpcCidr": "10.66.0.0/16"},
+        )
         assert response.status_code == 200, response.text
         assert api.get("/clusters/dryrun").status_code == 404
     plan = response.json()
@@ -117,8 +122,9 @@ def test_a_taken_cluster_tag_gets_409(running_sandbox):
     with running_sandbox.client() as api:
         first = api.post("/clusters/eks", json={"clusterTag": "twice", "region": "us-west-2"})
         assert first.status_code == 202
-        assert_error_body(api.post("/clusters/eks", json={"clusterTag": "twice", "region": "us-west-2"}), 409,
-                          "ClusterExists")
+        assert_error_body(
+            api.post("/clusters/eks", json={"clusterTag": "twice", "region": "us-west-2"}), 409, "ClusterExists"
+        )
     running_sandbox.wait_terminal(first.json()["operationId"])
 
 
@@ -148,12 +154,18 @@ def test_fifty_concurrent_identical_requests_with_one_key_start_one_workflow(run
 
 def test_the_same_key_with_another_body_gets_409(running_sandbox):
     with running_sandbox.client() as api:
-        first = api.post("/clusters/eks", json={"clusterTag": "keyone", "region": "us-west-2"},
-                         headers={"Idempotency-Key": "k-reused"})
+        first = api.post(
+            "/clusters/eks",
+            json={"clusterTag": "keyone", "region": "us-west-2"},
+            headers={"Idempotency-Key": "k-reused"},
+        )
         assert first.status_code == 202
         assert_error_body(
-            api.post("/clusters/eks", json={"clusterTag": "keytwo", "region": "us-west-2"},
-                     headers={"Idempotency-Key": "k-reused"}),
+            api.post(
+                "/clusters/eks",
+                json={"clusterTag": "keytwo", "region": "us-west-2"},
+                headers={"Idempotency-Key": "k-reused"},
+            ),
             409,
             "IdempotencyKeyReused",
         )
@@ -184,8 +196,9 @@ def test_operations_are_listed_per_cluster_and_unknown_ones_are_404(running_sand
         assert [op["operationId"] for op in listed] == [accepted["operationId"]]
         assert_error_body(api.get("/operations/op-doesnotexist0000"), 404, "OperationNotFound")
         assert_error_body(api.get("/operations/not-an-id"), 400, "InvalidRequest")
-        assert_error_body(api.get(f"/operations/{accepted['operationId']}/wait", params={"timeoutSeconds": 99}),
-                          400, "InvalidRequest")
+        assert_error_body(
+            api.get(f"/operations/{accepted['operationId']}/wait", params={"timeoutSeconds": 99}), 400, "InvalidRequest"
+        )
     running_sandbox.wait_terminal(accepted["operationId"])
 
 

@@ -15,14 +15,16 @@ from tests.conftest import free_port
 def test_the_sandbox_process_serves_the_readme_walkthrough():
     port = free_port()
     env = {**os.environ, "PORT": str(port), "PYTHONPATH": "functions:."}
-    process = subprocess.Popen([sys.executable, "-m", "sandbox"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sandbox"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         banner = [process.stdout.readline() for _ in range(2)]
         assert f"http://127.0.0.1:{port}" in banner[0]
         assert "sandbox-admin" in banner[1] and "sandbox-viewer" in banner[1]
-        api = httpx.Client(base_url=f"http://127.0.0.1:{port}/api", timeout=30,
-                           headers={"Authorization": "Bearer sandbox-admin"})
+        api = httpx.Client(
+            base_url=f"http://127.0.0.1:{port}/api", timeout=30, headers={"Authorization": "Bearer sandbox-admin"}
+        )
         for _ in range(100):
             try:
                 api.get("/clusters")
@@ -38,7 +40,12 @@ def test_the_sandbox_process_serves_the_readme_walkthrough():
         assert operation["status"] == "SUCCEEDED", operation
         assert time.monotonic() - started < 60
         assert [stage["name"] for stage in operation["stages"]] == [
-            "network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+            "network",
+            "iam",
+            "eks-control-plane",
+            "cluster-access",
+            "kubernetes-api",
+        ]
         assert all(stage["startedAt"] and stage["endedAt"] for stage in operation["stages"])
     finally:
         process.terminate()

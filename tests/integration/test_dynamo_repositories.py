@@ -31,21 +31,38 @@ def tables(monkeypatch) -> Iterator[None]:
         session._client.cache_clear()
         dynamodb = boto3.client("dynamodb")
         dynamodb.create_table(
-            TableName="ops", BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"}
-                                  for n in ("operationId", "clusterTag", "createdAt")],
+            TableName="ops",
+            BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": n, "AttributeType": "S"} for n in ("operationId", "clusterTag", "createdAt")
+            ],
             KeySchema=[{"AttributeName": "operationId", "KeyType": "HASH"}],
-            GlobalSecondaryIndexes=[{"IndexName": "byCluster", "Projection": {"ProjectionType": "ALL"},
-                                     "KeySchema": [{"AttributeName": "clusterTag", "KeyType": "HASH"},
-                                                   {"AttributeName": "createdAt", "KeyType": "RANGE"}]}],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byCluster",
+                    "Projection": {"ProjectionType": "ALL"},
+                    "KeySchema": [
+                        {"AttributeName": "clusterTag", "KeyType": "HASH"},
+                        {"AttributeName": "createdAt", "KeyType": "RANGE"},
+                    ],
+                }
+            ],
         )
         dynamodb.create_table(
-            TableName="clusters", BillingMode="PAY_PER_REQUEST",
+            TableName="clusters",
+            BillingMode="PAY_PER_REQUEST",
             AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("clusterTag", "registry")],
             KeySchema=[{"AttributeName": "clusterTag", "KeyType": "HASH"}],
-            GlobalSecondaryIndexes=[{"IndexName": "byRegistry", "Projection": {"ProjectionType": "ALL"},
-                                     "KeySchema": [{"AttributeName": "registry", "KeyType": "HASH"},
-                                                   {"AttributeName": "clusterTag", "KeyType": "RANGE"}]}],
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byRegistry",
+                    "Projection": {"ProjectionType": "ALL"},
+                    "KeySchema": [
+                        {"AttributeName": "registry", "KeyType": "HASH"},
+                        {"AttributeName": "clusterTag", "KeyType": "RANGE"},
+                    ],
+                }
+            ],
         )
         try:
             yield
@@ -55,13 +72,27 @@ def tables(monkeypatch) -> Iterator[None]:
 
 
 def operation(operation_id: str = "op-0123456789") -> Operation:
-    return Operation(operationId=operation_id, kind=OperationKind.CREATE_EKS_CLUSTER, target="demo",
-                     stages=[Stage(name="network")], actor="alice", createdAt=NOW, updatedAt=NOW)
+    return Operation(
+        operationId=operation_id,
+        kind=OperationKind.CREATE_EKS_CLUSTER,
+        target="demo",
+        stages=[Stage(name="network")],
+        actor="alice",
+        createdAt=NOW,
+        updatedAt=NOW,
+    )
 
 
 def record(tag: str = "demo") -> ClusterRecord:
-    return ClusterRecord(clusterTag=tag, region="us-west-2", status=ClusterStatus.CREATING,
-                         eksClusterName=f"eks-cluster-{tag}", createdAt=NOW, updatedAt=NOW, createdBy="alice")
+    return ClusterRecord(
+        clusterTag=tag,
+        region="us-west-2",
+        status=ClusterStatus.CREATING,
+        eksClusterName=f"eks-cluster-{tag}",
+        createdAt=NOW,
+        updatedAt=NOW,
+        createdBy="alice",
+    )
 
 
 def test_fifty_concurrent_attempts_at_one_transition_produce_exactly_one_winner(tables):
@@ -69,6 +100,7 @@ def test_fifty_concurrent_attempts_at_one_transition_produce_exactly_one_winner(
     repository.create(operation())
     sys.setswitchinterval(1e-6)
     try:
+
         def advance(index: int) -> bool:
             running = operation().model_copy(update={"status": OperationStatus.RUNNING, "currentStep": str(index)})
             try:

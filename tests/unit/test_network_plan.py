@@ -8,8 +8,11 @@ from controlplane.core.network import choose_vpc_cidr, plan_network
 from controlplane.core.ports import AvailabilityZone
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 
-ZONES = [AvailabilityZone("us-west-2b", "usw2-az2"), AvailabilityZone("us-west-2a", "usw2-az1"),
-         AvailabilityZone("us-west-2c", "usw2-az3")]
+ZONES = [
+    AvailabilityZone("us-west-2b", "usw2-az2"),
+    AvailabilityZone("us-west-2a", "usw2-az1"),
+    AvailabilityZone("us-west-2c", "usw2-az3"),
+]
 
 
 def test_automatic_cidr_skips_ranges_used_by_existing_vpcs():
@@ -31,8 +34,12 @@ def test_requested_free_cidr_is_used_as_given():
 def test_plan_puts_one_public_and_one_private_subnet_in_each_of_two_zones():
     plan = plan_network({}, None, ZONES)
     by_role = {(s.role, s.availabilityZone) for s in plan.subnets}
-    assert by_role == {("public", "us-west-2a"), ("public", "us-west-2b"),
-                       ("private", "us-west-2a"), ("private", "us-west-2b")}
+    assert by_role == {
+        ("public", "us-west-2a"),
+        ("public", "us-west-2b"),
+        ("private", "us-west-2a"),
+        ("private", "us-west-2b"),
+    }
 
 
 def test_plan_needs_two_availability_zones():

@@ -15,9 +15,17 @@ STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-a
 def world():
     clock = FakeClock()
     registry = InMemoryClusterRegistry()
-    registry.create(ClusterRecord(clusterTag="demo", region="us-west-2", status=ClusterStatus.CREATING,
-                                  eksClusterName="eks-cluster-demo", createdAt=clock.now(), updatedAt=clock.now(),
-                                  createdBy="alice"))
+    registry.create(
+        ClusterRecord(
+            clusterTag="demo",
+            region="us-west-2",
+            status=ClusterStatus.CREATING,
+            eksClusterName="eks-cluster-demo",
+            createdAt=clock.now(),
+            updatedAt=clock.now(),
+            createdBy="alice",
+        )
+    )
     launcher = RecordingLauncher(failed_state="Ensure Cluster Role")
     service = OperationService(InMemoryOperationRepository(), registry, launcher, clock)
     return service, registry, launcher, clock
@@ -51,9 +59,13 @@ def test_beginning_a_later_stage_finishes_the_earlier_ones(world):
     clock.sleep(5)
     advanced = service.begin_step(operation.operationId, "Create EKS Cluster")
     statuses = [(s.name, s.status) for s in advanced.stages]
-    assert statuses == [("network", StageStatus.SUCCEEDED), ("iam", StageStatus.SUCCEEDED),
-                        ("eks-control-plane", StageStatus.RUNNING), ("cluster-access", StageStatus.PENDING),
-                        ("kubernetes-api", StageStatus.PENDING)]
+    assert statuses == [
+        ("network", StageStatus.SUCCEEDED),
+        ("iam", StageStatus.SUCCEEDED),
+        ("eks-control-plane", StageStatus.RUNNING),
+        ("cluster-access", StageStatus.PENDING),
+        ("kubernetes-api", StageStatus.PENDING),
+    ]
     assert advanced.currentStep == "Create EKS Cluster"
     assert advanced.stages[0].endedAt == clock.now()
 

@@ -9,7 +9,8 @@ from controlplane.workflows import definition_text, placeholders, step_module
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
 
 CREATE_STEPS = sorted(
-    step_module(p) for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
+    step_module(p)
+    for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
     if not p.startswith("RecordOperation")
 )
 

@@ -9,7 +9,8 @@ from controlplane.workflows import definition_text, placeholders, step_module
 from tests.inventory import COMPLETE_STAGE1, NOTHING, stage1_inventory
 
 DELETE_STEPS = sorted(
-    step_module(p) for p in placeholders(definition_text(OperationKind.DELETE_EKS_CLUSTER))
+    step_module(p)
+    for p in placeholders(definition_text(OperationKind.DELETE_EKS_CLUSTER))
     if not p.startswith("RecordOperation")
 )
 

@@ -45,14 +45,17 @@ def list_clusters() -> ClusterList:
     "/clusters/<clusterTag>",
     operation_id="cluster_get",
     summary="Describe one cluster",
-    description="The cluster's record, finished stages and its recent operations.",
+    description="The cluster's record, finished stages, the EKS control plane as EKS reports it now, and its recent "
+    "operations.",
     tags=["clusters"],
 )
 def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
-    record = wiring.clusters().get(clusterTag)
+    service = wiring.clusters()
+    record = service.get(clusterTag)
     recent = wiring.operations().list_for_cluster(clusterTag, limit=10)
     return ClusterDetail(
         **ClusterView.of(record).model_dump(),
+        eks=service.live_eks(record),
         operations=[OperationView.of(operation) for operation in recent],
     )
 

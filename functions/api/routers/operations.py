@@ -89,8 +89,20 @@ def resume_operation(operationId: OperationIdPath) -> Response[str]:
     summary="Cancel a PENDING or RUNNING operation",
     description="Stops the workflow; finished stages are kept and the operation can be resumed later.",
     tags=["operations"],
+    responses={200: response_doc(OperationView, "The cancelled operation")},
 )
-def cancel_operation(operationId: OperationIdPath) -> OperationView:
+def cancel_operation(operationId: OperationIdPath) -> Response[str]:
     caller = actor(router)
     caller.require(Role.ADMIN, "cancel an operation")
-    return OperationView.of(wiring.operations().cancel(operationId, caller))
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /operations/{operationId}/cancel",
+        {},
+        lambda: {
+            "status": 200,
+            "body": OperationView.of(wiring.operations().cancel(operationId, caller)).model_dump(
+                mode="json", exclude_none=True
+            ),
+        },
+    )
+    return recorded(result)

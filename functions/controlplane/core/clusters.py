@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name
 from controlplane.core.network import plan_network, subnet_key
 from controlplane.core.operations import OperationService
-from controlplane.core.ports import AccountGateway, Clock, ClusterRegistry, Confirmation, ConfirmationStore
+from controlplane.core.ports import (
+    AccountGateway,
+    Clock,
+    ClusterRegistry,
+    Confirmation,
+    ConfirmationStore,
+    EksGateway,
+)
 from controlplane.models.clusters import (
     ClusterRecord,
     ClusterStatus,
@@ -39,7 +47,9 @@ class ClusterService:
         operations: OperationService,
         confirmations: ConfirmationStore,
         clock: Clock,
+        eks: Callable[[str], EksGateway],
     ) -> None:
+        self._eks = eks
         self._registry = registry
         self._account = account
         self._operations = operations
@@ -50,6 +60,20 @@ class ClusterService:
 
     def list(self) -> list[ClusterRecord]:
         return sorted(self._registry.list(), key=lambda record: record.clusterTag)
+
+    def live_eks(self, record: ClusterRecord) -> dict[str, str | None]:
+        """The EKS control plane as EKS reports it now (empty while it does not exist)."""
+        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
+        if cluster is None:
+            return {}
+        return {
+            "name": cluster.name,
+            "arn": cluster.arn,
+            "status": cluster.status,
+            "version": cluster.version,
+            "endpoint": cluster.endpoint,
+            "authenticationMode": cluster.authentication_mode,
+        }
 
     def get(self, cluster_tag: str) -> ClusterRecord:
         record = self._registry.find(cluster_tag)
@@ -150,9 +174,7 @@ class ClusterService:
             ).model_dump(mode="json", exclude_none=True)
 
         try:
-            return self._operations.start(
-                OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, actor, payload
-            )
+            return self._operations.start(OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, actor, payload)
         except Exception:
             self._registry.delete(request.clusterTag)
             raise
@@ -219,9 +241,7 @@ class ClusterService:
                 eksClusterName=record.eksClusterName,
             ).model_dump(mode="json", exclude_none=True)
 
-        operation = self._operations.start(
-            OperationKind.DELETE_EKS_CLUSTER, cluster_tag, actor, payload
-        )
+        operation = self._operations.start(OperationKind.DELETE_EKS_CLUSTER, cluster_tag, actor, payload)
         self._registry.save(
             record.model_copy(
                 update={

@@ -14,7 +14,12 @@ AUTOMATIC_SECOND_OCTETS = (*range(90, 100), *range(100, 111), *range(120, 131), 
 AZ_COUNT = 2
 SUBNET_PREFIX = 24
 # /24 block index inside the VPC per subnet: private (EKS) first, then public.
-SUBNET_BLOCKS: dict[tuple[SubnetRole, int], int] = {("private", 0): 7, ("private", 1): 8, ("public", 0): 10, ("public", 1): 11}
+SUBNET_BLOCKS: dict[tuple[SubnetRole, int], int] = {
+    ("private", 0): 7,
+    ("private", 1): 8,
+    ("public", 0): 10,
+    ("public", 1): 11,
+}
 
 
 def choose_vpc_cidr(existing: Mapping[str, str], requested: str | None) -> tuple[str, CidrSource]:

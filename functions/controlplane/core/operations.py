@@ -200,8 +200,7 @@ class OperationService:
             detail = str(json.loads(cause).get("errorMessage", cause))
         except (ValueError, AttributeError):
             detail = cause
-        error = OperationError(code=code, message=f"Step '{step}' failed: {detail}", step=step)
-        return self._update(operation_id, lambda op: _finish(op, OperationStatus.FAILED, self._clock, error))
+        return self.fail(operation_id, OperationError(code=code, message=f"Step '{step}' failed: {detail}", step=step))
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -257,8 +256,10 @@ def _finish(
         if failed_stage is not None and stage.status == StageStatus.RUNNING and stage.name != failed_stage:
             # The failed step belongs to a later stage: this one had finished.
             stage = stage.model_copy(update={"status": StageStatus.SUCCEEDED, "endedAt": now})
-        elif stage.name == failed_stage or (failed_stage is None and stage.status == StageStatus.RUNNING) or (
-            status == OperationStatus.SUCCEEDED and stage.status == StageStatus.PENDING
+        elif (
+            stage.name == failed_stage
+            or (failed_stage is None and stage.status == StageStatus.RUNNING)
+            or (status == OperationStatus.SUCCEEDED and stage.status == StageStatus.PENDING)
         ):
             message = error.message if error is not None else stage.message
             stage = stage.model_copy(
