@@ -67,3 +67,49 @@ def test_a_fault_in_any_step_fails_the_operation_naming_it_and_resume_completes_
     assert done["status"] == "SUCCEEDED", done.get("error")
     assert done["attempt"] == 2
     assert stage1_inventory(tag) == COMPLETE_STAGE1
+
+
+class ResponseLost(Exception):
+    """The call succeeded in AWS, but the step never saw the answer (a crash after the side effect)."""
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        "after-call.ec2.CreateVpc",
+        "after-call.ec2.CreateSubnet",
+        "after-call.ec2.CreateNatGateway",
+        "after-call.ec2.CreateRouteTable",
+        "after-call.iam.CreateRole",
+        "after-call.eks.CreateCluster",
+        "after-call.eks.CreateAccessEntry",
+    ],
+)
+def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_sandbox, event):
+    from controlplane.adapters.aws import session
+
+    tag = "c-" + event.rsplit(".", 1)[1].lower()[:18]
+    fired = []
+
+    def lose_response(**kwargs):
+        if not fired:
+            fired.append(event)
+            raise ResponseLost(f"response of {event} lost")
+
+    events = session.session().events
+    events.register(event, lose_response, unique_id="lose-response")
+    session._client.cache_clear()
+    try:
+        accepted = create(running_sandbox, tag)
+        failed = running_sandbox.wait_terminal(accepted["operationId"])
+    finally:
+        events.unregister(event, unique_id="lose-response")
+        session._client.cache_clear()
+    assert fired == [event]
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["code"] == "ResponseLost"
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(accepted["operationId"])
+    assert done["status"] == "SUCCEEDED", done.get("error")
+    assert stage1_inventory(tag) == COMPLETE_STAGE1
