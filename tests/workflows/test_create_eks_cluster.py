@@ -69,7 +69,7 @@ def test_a_fault_in_any_step_fails_the_operation_naming_it_and_resume_completes_
     assert stage1_inventory(tag) == COMPLETE_STAGE1
 
 
-class ResponseLost(Exception):
+class ResponseLostError(Exception):
     """The call succeeded in AWS, but the step never saw the answer (a crash after the side effect)."""
 
 
@@ -94,7 +94,7 @@ def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_s
     def lose_response(**kwargs):
         if not fired:
             fired.append(event)
-            raise ResponseLost(f"response of {event} lost")
+            raise ResponseLostError(f"response of {event} lost")
 
     events = session.session().events
     events.register(event, lose_response, unique_id="lose-response")
@@ -107,7 +107,7 @@ def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_s
         session._client.cache_clear()
     assert fired == [event]
     assert failed["status"] == "FAILED"
-    assert failed["error"]["code"] == "ResponseLost"
+    assert failed["error"]["code"] == "ResponseLostError"
     with running_sandbox.client() as api:
         assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
     done = running_sandbox.wait_terminal(accepted["operationId"])
