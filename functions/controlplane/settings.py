@@ -1,25 +1,14 @@
-"""Process settings, read from the environment on first use (never at import)."""
+"""Process settings, read from the environment on first use (never at import).
+
+Each value is read when first asked for, so a function is configured with only the variables it uses.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from functools import cache
-
-
-@dataclass(frozen=True)
-class Settings:
-    operations_table: str
-    clusters_table: str
-    audit_table: str
-    confirmations_table: str
-    idempotency_table: str
-    state_machine_arns: dict[str, str]
-    kubernetes_role_arn: str
-    iam_role_bindings: dict[str, str]
-    poll_seconds: int
-    poll_max_attempts: int
+from functools import cache, cached_property
+from typing import Any
 
 
 def _env(name: str, default: str | None = None) -> str:
@@ -29,17 +18,52 @@ def _env(name: str, default: str | None = None) -> str:
     return value
 
 
+class Settings:
+    @cached_property
+    def operations_table(self) -> str:
+        return _env("IS_OPERATIONS_TABLE")
+
+    @cached_property
+    def clusters_table(self) -> str:
+        return _env("IS_CLUSTERS_TABLE")
+
+    @cached_property
+    def audit_table(self) -> str:
+        return _env("IS_AUDIT_TABLE")
+
+    @cached_property
+    def confirmations_table(self) -> str:
+        return _env("IS_CONFIRMATIONS_TABLE")
+
+    @cached_property
+    def idempotency_table(self) -> str:
+        return _env("IS_IDEMPOTENCY_TABLE")
+
+    @cached_property
+    def state_machine_arns(self) -> dict[str, str]:
+        return _json("IS_STATE_MACHINE_ARNS")
+
+    @cached_property
+    def kubernetes_role_arn(self) -> str:
+        return _env("IS_KUBERNETES_ROLE_ARN", "")
+
+    @cached_property
+    def iam_role_bindings(self) -> dict[str, str]:
+        return _json("IS_IAM_ROLE_BINDINGS")
+
+    @cached_property
+    def poll_seconds(self) -> int:
+        return int(_env("IS_POLL_SECONDS", "30"))
+
+    @cached_property
+    def poll_max_attempts(self) -> int:
+        return int(_env("IS_POLL_MAX_ATTEMPTS", "120"))
+
+
+def _json(name: str) -> Any:
+    return json.loads(_env(name, "{}"))
+
+
 @cache
 def settings() -> Settings:
-    return Settings(
-        operations_table=_env("IS_OPERATIONS_TABLE"),
-        clusters_table=_env("IS_CLUSTERS_TABLE"),
-        audit_table=_env("IS_AUDIT_TABLE"),
-        confirmations_table=_env("IS_CONFIRMATIONS_TABLE"),
-        idempotency_table=_env("IS_IDEMPOTENCY_TABLE"),
-        state_machine_arns=json.loads(_env("IS_STATE_MACHINE_ARNS", "{}")),
-        kubernetes_role_arn=_env("IS_KUBERNETES_ROLE_ARN", ""),
-        iam_role_bindings=json.loads(_env("IS_IAM_ROLE_BINDINGS", "{}")),
-        poll_seconds=int(_env("IS_POLL_SECONDS", "30")),
-        poll_max_attempts=int(_env("IS_POLL_MAX_ATTEMPTS", "120")),
-    )
+    return Settings()

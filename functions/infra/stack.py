@@ -118,6 +118,25 @@ def iam_role_bindings(value: Any) -> dict[str, str]:
     return dict(sorted(bindings.items()))
 
 
+GATEWAY_ERRORS = (
+    (
+        apigw.ResponseType.UNAUTHORIZED,
+        "401",
+        "Unauthenticated",
+        "Sign in (Cognito bearer token) or sign the request with SigV4 under /iam.",
+    ),
+    (apigw.ResponseType.ACCESS_DENIED, "403", "Forbidden", "The caller may not call this route."),
+    (apigw.ResponseType.THROTTLED, "429", "Throttled", "Too many requests; retry with backoff."),
+    (
+        apigw.ResponseType.DEFAULT_4_XX,
+        None,
+        "InvalidRequest",
+        "API Gateway refused the request: check the path, the method and the Authorization header.",
+    ),
+    (apigw.ResponseType.DEFAULT_5_XX, None, "ServiceError", "The service could not answer; retry later."),
+)
+
+
 class InstantStartStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -454,9 +473,22 @@ class InstantStartStack(Stack):
                 "IAM role to a viewer/operator/admin binding",
             )
         )
+        self._error_responses(api)
         self._api_gateway_logging_role(api)
         self._web_acl(api)
         return api
+
+    @staticmethod
+    def _error_responses(api: apigw.RestApi) -> None:
+        """Refusals made by API Gateway itself use the API's one error body too."""
+        for response_type, status, code, message in GATEWAY_ERRORS:
+            body = {"code": code, "message": message, "requestId": "$context.requestId"}
+            api.add_gateway_response(
+                f"{code}Response",
+                type=response_type,
+                status_code=status,
+                templates={"application/json": json.dumps(body)},
+            )
 
     def _api_gateway_logging_role(self, api: apigw.RestApi) -> None:
         """Execution logging needs the Region's API Gateway account to name a CloudWatch Logs role."""

@@ -278,3 +278,16 @@ def test_iam_role_bindings_context() -> None:
     for bad in ({arn: "root"}, {"arn:aws:sts::123456789012:assumed-role/x/y": "viewer"}):
         with pytest.raises(ValueError):
             iam_role_bindings(bad)
+
+
+def test_gateway_refusals_use_the_api_error_body(synth: Any) -> None:
+    responses = {
+        props["Properties"]["ResponseType"]: props["Properties"]
+        for props in synth.of_type("AWS::ApiGateway::GatewayResponse").values()
+    }
+    assert {"UNAUTHORIZED", "ACCESS_DENIED", "DEFAULT_4XX", "DEFAULT_5XX"} <= responses.keys()
+    assert responses["UNAUTHORIZED"]["StatusCode"] == "401"
+    for response in responses.values():
+        body = json.loads(response["ResponseTemplates"]["application/json"])
+        assert set(body) == {"code", "message", "requestId"}
+        assert body["requestId"] == "$context.requestId"
