@@ -113,3 +113,61 @@ def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_s
     done = running_sandbox.wait_terminal(accepted["operationId"])
     assert done["status"] == "SUCCEEDED", done.get("error")
     assert stage1_inventory(tag) == COMPLETE_STAGE1
+
+
+MUTATING_PREFIXES = (
+    "Create",
+    "Update",
+    "Delete",
+    "Put",
+    "Attach",
+    "Associate",
+    "Allocate",
+    "Modify",
+    "Authorize",
+    "Replace",
+    "Tag",
+    "Release",
+    "Detach",
+    "Disassociate",
+)
+
+
+def test_a_second_reconcile_of_every_create_step_makes_no_mutating_call(running_sandbox):
+    from controlplane import wiring
+    from controlplane.adapters.aws import session
+    from controlplane.models.workflow import WorkflowInput
+
+    accepted = create(running_sandbox, "noop")
+    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    ctx = WorkflowInput.model_validate(wiring.operations().get(accepted["operationId"]).input)
+    stack = wiring.eks_stack(ctx.region)
+    calls: list[str] = []
+
+    def record(event_name: str, **kwargs):
+        calls.append(event_name.split(".", 2)[2])
+
+    events = session.session().events
+    events.register("before-call.*.*", record, unique_id="record-calls")
+    session._client.cache_clear()
+    try:
+        for step in (
+            stack.ensure_vpc,
+            stack.ensure_subnets,
+            stack.ensure_internet_gateway,
+            stack.ensure_nat_gateway,
+            stack.ensure_route_tables,
+            stack.ensure_s3_endpoint,
+            stack.ensure_security_group,
+            stack.ensure_cluster_role,
+            stack.create_eks_cluster,
+            stack.ensure_access_entry,
+            stack.verify_kubernetes_api,
+        ):
+            step(ctx)
+    finally:
+        events.unregister("before-call.*.*", unique_id="record-calls")
+        session._client.cache_clear()
+    assert calls, "the steps observed the account"
+    assert [call for call in calls if call.startswith(MUTATING_PREFIXES)] == []
+    assert stage1_inventory("noop") == COMPLETE_STAGE1
