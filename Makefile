@@ -12,7 +12,7 @@ export PYTHONPATH := functions:.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[infra,sandbox,dev]'
+	$(BIN)/pip install --quiet '.[infra,sandbox,mcp,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,8 +21,8 @@ run: install
 	$(BIN)/python -m sandbox
 
 lint: install
-	$(BIN)/ruff check functions tests app.py
-	$(BIN)/ruff format --check functions tests app.py
+	$(BIN)/ruff check functions tests mcp_server app.py
+	$(BIN)/ruff format --check functions tests mcp_server app.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -18,6 +18,8 @@ from controlplane.models.audit import AuditEntry
 from controlplane.models.errors import DomainError
 
 MUTATING_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+# Set by the MCP server: the person it acts for. Recorded as audit data only; never used for authorization.
+ON_BEHALF_OF_HEADER = "x-instantstart-on-behalf-of"
 _CLUSTER_PATH = re.compile(r"^(?:/iam)?/clusters/([a-z][a-z0-9-]{2,20})(?:/|$)")
 
 
@@ -41,6 +43,13 @@ def _target(event: APIGatewayProxyEvent, request: dict[str, Any], response: dict
     return next((c for c in candidates if isinstance(c, str) and c), event.path)
 
 
+def _header(event: APIGatewayProxyEvent, name: str) -> str | None:
+    for key, value in (event.headers or {}).items():
+        if key.lower() == name:
+            return value[:256]
+    return None
+
+
 def record(raw_event: dict[str, Any], result: dict[str, Any]) -> None:
     event = APIGatewayProxyEvent(raw_event)
     if event.http_method not in MUTATING_METHODS:
@@ -57,6 +66,7 @@ def record(raw_event: dict[str, Any], result: dict[str, Any]) -> None:
             target=_target(event, _json(event.body), response),
             at=datetime.now(UTC),
             actor=principal,
+            onBehalfOf=_header(event, ON_BEHALF_OF_HEADER),
             role=role,
             action=f"{event.http_method} {event.path}",
             operationId=operation_id if isinstance(operation_id, str) else None,

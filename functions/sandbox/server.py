@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from api.handler import lambda_handler as api_handler
+from mcp_server.http import build_asgi_app
 from sandbox.runtime import ACCOUNT_ID, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
@@ -109,6 +110,10 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Mount("/k8s", app=sandbox.emulator.asgi_app()),
+            # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known); callers act with their role.
+            Mount(
+                "", app=build_asgi_app("/api", "sandbox-admin", lambda t: t if t in TOKENS else None, api_token_for=str)
+            ),
         ]
     )
 

@@ -11,6 +11,7 @@ class AuditEntry(View):
     target: str
     at: datetime
     actor: str
+    onBehalfOf: str | None = None
     role: str
     action: str
     operationId: str | None = None

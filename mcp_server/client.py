@@ -1,0 +1,82 @@
+"""The REST API as the MCP server sees it: HTTP calls made with the server's own identity.
+
+Belongs here: building the request for a tool call (path, query, JSON body, headers) and reading the
+response. The caller's own credential never reaches this module; the verified user travels only as
+the audit header `X-InstantStart-On-Behalf-Of`.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from mcp_server.tools import ToolSpec
+
+ON_BEHALF_OF = "X-InstantStart-On-Behalf-Of"
+TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+@dataclass(frozen=True)
+class ApiResponse:
+    status: int
+    body: Any
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class ApiClient:
+    """Calls the API at `api_url` with `Authorization: Bearer <api_token>` (the server's identity)."""
+
+    def __init__(self, api_url: str, api_token: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=api_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_token}"},
+            timeout=TIMEOUT,
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def openapi_document(self) -> dict[str, Any]:
+        response = await self._http.get("/openapi.json")
+        response.raise_for_status()
+        document: dict[str, Any] = response.json()
+        return document
+
+    async def call(
+        self,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        on_behalf_of: str | None = None,
+        extra_query: dict[str, Any] | None = None,
+    ) -> ApiResponse:
+        path = spec.path
+        for name in spec.path_params:
+            path = path.replace("{" + name + "}", quote(str(arguments[name]), safe=""))
+        query = {name: _query_value(arguments[name]) for name in spec.query_params if arguments.get(name) is not None}
+        query.update(extra_query or {})
+        headers = {ON_BEHALF_OF: on_behalf_of} if on_behalf_of else {}
+        if spec.method != "GET":
+            headers["Idempotency-Key"] = str(uuid.uuid4())
+        body = {name: arguments[name] for name in spec.body_params if name in arguments} if spec.has_body else None
+        response = await self._http.request(spec.method, path, params=query, json=body, headers=headers)
+        return ApiResponse(status=response.status_code, body=_json(response))
+
+
+def _query_value(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return {"code": "UnexpectedResponse", "message": response.text[:500] or response.reason_phrase}

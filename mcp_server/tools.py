@@ -1,0 +1,204 @@
+"""OpenAPI → MCP tools: one tool per API operation, named by its operationId.
+
+Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
+arguments into one closed object schema), writing descriptions for the model and deriving the
+annotations from the HTTP method. Not here: HTTP calls (`client`) or serving (`server`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any
+
+import mcp_types as types
+
+WAIT_TOOL = "operation_wait"
+MAX_WAIT_SECONDS = 300
+TERMINAL_STATUSES = ("SUCCEEDED", "FAILED", "CANCELLED")
+MUTATING_NOTE = "Returns operationId; call operation_wait until the status is SUCCEEDED, FAILED or CANCELLED."
+CONFIRMATION_NOTE = (
+    "Call it first without confirmationToken: the result is a plan and a confirmationToken, and nothing changes. "
+    "Show the plan to the person and ask them to confirm; only after they agree, call again with the same "
+    "arguments and the confirmationToken."
+)
+WAIT_DESCRIPTION = (
+    "Wait for an operation to finish. Blocks until the operation is SUCCEEDED, FAILED or CANCELLED, or until "
+    "timeoutSeconds (at most 300, default 300) have passed, sending progress notifications naming the current "
+    "stage. If the result is still PENDING or RUNNING, call operation_wait again; if it is FAILED, read "
+    "error and the failed stage, fix the cause and call operation_resume."
+)
+HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """An API operation as a tool: its MCP face and where each argument goes in the HTTP request."""
+
+    name: str
+    method: str
+    path: str
+    description: str
+    input_schema: dict[str, Any]
+    annotations: types.ToolAnnotations
+    path_params: tuple[str, ...] = ()
+    query_params: tuple[str, ...] = ()
+    body_params: tuple[str, ...] = ()
+    has_body: bool = False
+    # operation_wait only: the REST long-poll's own maximum per request.
+    round_seconds: int = 0
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.annotations.read_only_hint)
+
+    def tool(self) -> types.Tool:
+        return types.Tool(
+            name=self.name,
+            description=self.description,
+            input_schema=self.input_schema,
+            annotations=self.annotations,
+        )
+
+
+def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
+    """Every operation of the document as a tool spec, in document order."""
+    components = document.get("components", {}).get("schemas", {})
+    specs: list[ToolSpec] = []
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in HTTP_METHODS:
+                continue
+            spec = _spec(path, method.upper(), operation, components)
+            specs.append(_as_wait_tool(spec) if spec.name == WAIT_TOOL else spec)
+    names = [spec.name for spec in specs]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"operationIds must be unique; repeated: {', '.join(duplicates)}")
+    return specs
+
+
+def _spec(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> ToolSpec:
+    name = operation.get("operationId")
+    if not name:
+        raise ValueError(f"{method} {path} has no operationId; every API operation must name its tool")
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    locations: dict[str, list[str]] = {"path": [], "query": [], "body": []}
+    for parameter in operation.get("parameters", []):
+        where = parameter["in"]
+        if where not in ("path", "query"):
+            continue
+        schema = _property(parameter.get("schema", {}), components, parameter.get("description"))
+        _add(properties, parameter["name"], schema, where, locations)
+        if parameter.get("required") or where == "path":
+            required.append(parameter["name"])
+    body = _body_schema(operation, components)
+    if body is not None:
+        for key, schema in body.get("properties", {}).items():
+            _add(properties, key, _property(schema, components, None), "body", locations)
+        if operation["requestBody"].get("required"):
+            required.extend(key for key in body.get("required", []) if key not in required)
+    return ToolSpec(
+        name=name,
+        method=method,
+        path=path,
+        description=_description(method, operation, "confirmationToken" in properties),
+        input_schema={
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
+        annotations=_annotations(method, operation),
+        path_params=tuple(locations["path"]),
+        query_params=tuple(locations["query"]),
+        body_params=tuple(locations["body"]),
+        has_body=body is not None,
+    )
+
+
+def _add(
+    properties: dict[str, Any], name: str, schema: dict[str, Any], where: str, locations: dict[str, list[str]]
+) -> None:
+    """One argument per name; a body field that repeats a path parameter is sent in both places."""
+    if name in properties and not (where == "body" and name in locations["path"]):
+        raise ValueError(f"argument {name} appears twice ({where} and another location); rename one in the API")
+    properties.setdefault(name, schema)
+    locations[where].append(name)
+
+
+def _body_schema(operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any] | None:
+    content = operation.get("requestBody", {}).get("content", {})
+    schema = content.get("application/json", {}).get("schema")
+    if schema is None:
+        return None
+    resolved: dict[str, Any] = _resolve(schema, components)
+    if resolved.get("type") != "object":
+        raise ValueError(f"{operation['operationId']}: a JSON request body must be an object to become arguments")
+    return resolved
+
+
+def _property(schema: dict[str, Any], components: dict[str, Any], description: str | None) -> dict[str, Any]:
+    resolved: dict[str, Any] = _resolve(schema, components)
+    resolved.pop("title", None)
+    if description and "description" not in resolved:
+        resolved["description"] = description
+    return resolved
+
+
+def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
+    """Inline `#/components/schemas/...` references (the API's models are not recursive)."""
+    if depth > 32:
+        raise ValueError("schema references nest deeper than 32 levels; is a model recursive?")
+    if isinstance(schema, list):
+        return [_resolve(item, components, depth) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        target = components[schema["$ref"].rsplit("/", 1)[-1]]
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        return _resolve({**copy.deepcopy(target), **siblings}, components, depth + 1)
+    return {key: _resolve(value, components, depth) for key, value in schema.items()}
+
+
+def _description(method: str, operation: dict[str, Any], needs_confirmation: bool) -> str:
+    parts = [operation.get("summary", operation["operationId"]).rstrip(".") + "."]
+    if operation.get("description"):
+        parts.append(operation["description"])
+    if needs_confirmation:
+        parts.append(CONFIRMATION_NOTE)
+    if method != "GET":
+        parts.append(MUTATING_NOTE)
+    return " ".join(parts)
+
+
+def _annotations(method: str, operation: dict[str, Any]) -> types.ToolAnnotations:
+    destructive = method == "DELETE" or operation.get("description", "").lower().startswith("destructive")
+    return types.ToolAnnotations(
+        title=operation.get("summary"),
+        read_only_hint=method == "GET",
+        destructive_hint=destructive,
+        idempotent_hint=method in ("GET", "DELETE", "PUT", "PATCH"),
+        open_world_hint=False,
+    )
+
+
+def _as_wait_tool(spec: ToolSpec) -> ToolSpec:
+    """operation_wait at the MCP level: one call waits up to 300 s by repeating the API's long poll."""
+    rest_timeout = spec.input_schema["properties"]["timeoutSeconds"]
+    schema = copy.deepcopy(spec.input_schema)
+    schema["properties"]["timeoutSeconds"] = {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": MAX_WAIT_SECONDS,
+        "default": MAX_WAIT_SECONDS,
+        "description": "Seconds to wait at most (0-300). The call returns as soon as the operation is terminal.",
+    }
+    return replace(
+        spec,
+        description=WAIT_DESCRIPTION,
+        input_schema=schema,
+        query_params=tuple(name for name in spec.query_params if name != "timeoutSeconds"),
+        round_seconds=int(rest_timeout.get("maximum", 25)),
+    )

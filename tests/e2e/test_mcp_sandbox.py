@@ -1,0 +1,152 @@
+"""The MCP server against the running sandbox, through the official SDK client: both transports, auth, a replay."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from api.app import openapi_document
+from mcp_server.client import ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import tools_from_openapi
+from tests.inventory import stage1_inventory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def http_client(running_sandbox: Any, token: str) -> Client:
+    headers = {"Authorization": f"Bearer {token}"}
+    return Client(
+        streamable_http_client(f"{running_sandbox.base_url}/mcp", http_client=httpx2.AsyncClient(headers=headers))
+    )
+
+
+def test_the_remote_endpoint_refuses_calls_without_a_valid_token_and_points_to_its_metadata(running_sandbox):
+    base = running_sandbox.base_url
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    for headers in ({}, {"Authorization": "Bearer forged"}):
+        response = httpx.post(f"{base}/mcp", json=initialize, headers=headers)
+        assert response.status_code == 401
+        challenge = response.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ")
+        assert f'resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"' in challenge
+    metadata = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp").json()
+    assert metadata["resource"] == f"{base}/mcp"
+    assert metadata["bearer_methods_supported"] == ["header"]
+    assert "authorization_servers" in metadata
+
+
+def test_tools_over_streamable_http_are_the_api_operations(running_sandbox):
+    async def listed() -> set[str]:
+        async with http_client(running_sandbox, "sandbox-viewer") as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    expected = {op["operationId"] for item in openapi_document()["paths"].values() for op in item.values()}
+    assert asyncio.run(listed()) == expected
+
+
+def test_a_viewer_through_mcp_keeps_the_viewer_role_and_creates_nothing(running_sandbox):
+    async def create() -> types.CallToolResult:
+        async with http_client(running_sandbox, "sandbox-viewer") as client:
+            return await client.call_tool("cluster_create_eks", {"clusterTag": "mcpviewer", "region": "us-west-2"})
+
+    result = asyncio.run(create())
+    assert result.is_error
+    assert result.structured_content["code"] == "Forbidden"
+    assert stage1_inventory("mcpviewer")["vpcs"] == 0
+
+
+def test_bad_arguments_over_http_are_a_tool_error_and_create_nothing(running_sandbox):
+    async def create() -> types.CallToolResult:
+        async with http_client(running_sandbox, "sandbox-admin") as client:
+            return await client.call_tool("cluster_create_eks", {"clusterTag": "mcpbad", "region": "mars"})
+
+    result = asyncio.run(create())
+    assert result.is_error
+    assert "region: 'mars' does not match" in result.content[0].text
+    assert stage1_inventory("mcpbad")["vpcs"] == 0
+
+
+def test_the_stdio_server_lists_the_tools_and_calls_the_api(running_sandbox):
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_server", "--api-url", f"{running_sandbox.base_url}/api"],
+        env={"INSTANTSTART_API_TOKEN": "sandbox-viewer", "PYTHONPATH": os.pathsep.join(sys.path)},
+        cwd=ROOT,
+    )
+
+    async def session() -> tuple[set[str], types.CallToolResult]:
+        async with Client(parameters) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            return names, await client.call_tool("cluster_list_all", {})
+
+    names, result = asyncio.run(session())
+    assert {"cluster_list_all", "cluster_create_eks", "operation_wait"} <= names
+    assert not result.is_error
+    assert "clusters" in result.structured_content
+
+
+def test_the_seed_conversation_completes_through_tools_alone(running_sandbox):
+    """cluster_list_all → cluster_create_eks → operation_wait → cluster_get → delete (plan, confirm) → wait."""
+    calls: list[str] = []
+    progress: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async def conversation() -> dict[str, Any]:
+        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
+        async with Client(build_server(tools_from_openapi(document), api)) as client:
+
+            async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                calls.append(name)
+                result = await client.call_tool(name, arguments, progress_callback=on_progress)
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            async def wait(operation_id: str) -> dict[str, Any]:
+                while (operation := await tool("operation_wait", {"operationId": operation_id}))["status"] in (
+                    "PENDING",
+                    "RUNNING",
+                ):
+                    pass
+                return operation
+
+            await tool("cluster_list_all", {})
+            started = await tool("cluster_create_eks", {"clusterTag": "mcpseed", "region": "us-west-2"})
+            assert started["statusTool"] == "operation_wait"
+            created = await wait(started["operationId"])
+            cluster = await tool("cluster_get", {"clusterTag": "mcpseed"})
+            plan = await tool("cluster_delete", {"clusterTag": "mcpseed"})
+            forged = await client.call_tool("cluster_delete", {"clusterTag": "mcpseed", "confirmationToken": "forged"})
+            assert forged.is_error, forged.content
+            before_confirm = stage1_inventory("mcpseed")
+            deletion = await tool(
+                "cluster_delete", {"clusterTag": "mcpseed", "confirmationToken": plan["confirmationToken"]}
+            )
+            deleted = await wait(deletion["operationId"])
+            return {"created": created, "cluster": cluster, "plan": plan, "kept": before_confirm, "deleted": deleted}
+
+    outcome = asyncio.run(conversation())
+    assert outcome["created"]["status"] == "SUCCEEDED"
+    assert outcome["cluster"]["clusterTag"] == "mcpseed"
+    assert outcome["plan"]["actions"] and outcome["kept"]["vpcs"] == 1
+    assert outcome["deleted"]["status"] == "SUCCEEDED"
+    assert stage1_inventory("mcpseed")["vpcs"] == 0
+    # One operation_wait call per operation: the server repeats the API's long poll, not the agent.
+    assert calls.count("operation_wait") == 2, calls
+    assert len(calls) == 7, calls
+    assert progress and all(message.startswith("op-") for message in progress), progress
+    assert any("SUCCEEDED" in message for message in progress), progress
+    print(f"\nreplay tool calls ({len(calls)}): {calls}")

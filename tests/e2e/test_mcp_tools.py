@@ -1,0 +1,223 @@
+"""The MCP tool surface, read from the API's own OpenAPI document: parity, schemas, annotations, skills, Kiro."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client
+
+from api.app import openapi_document
+from mcp_server.client import ON_BEHALF_OF, ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import MUTATING_NOTE, WAIT_TOOL, ToolSpec, tools_from_openapi
+
+ROOT = Path(__file__).resolve().parents[2]
+# The seed's names: removing any of these routes from the API must fail a test (adding routes must not).
+SEED_TOOLS = {
+    "cluster_list_all",
+    "cluster_get",
+    "cluster_create_eks",
+    "cluster_delete",
+    "operation_get",
+    "operation_list",
+    "operation_wait",
+    "operation_resume",
+    "operation_cancel",
+}
+
+
+def operation_ids(document: dict[str, Any]) -> set[str]:
+    return {operation["operationId"] for item in document["paths"].values() for operation in item.values()}
+
+
+@pytest.fixture(scope="module")
+def specs() -> dict[str, ToolSpec]:
+    return {spec.name: spec for spec in tools_from_openapi(openapi_document())}
+
+
+def test_every_api_operation_is_a_tool_and_every_tool_is_an_api_operation(specs):
+    assert set(specs) == operation_ids(openapi_document())
+
+
+def test_the_seed_tools_are_all_still_served(specs):
+    assert set(specs) >= SEED_TOOLS
+
+
+def test_removing_an_operation_from_the_document_removes_its_tool():
+    document = copy.deepcopy(openapi_document())
+    del document["paths"]["/clusters/{clusterTag}"]["delete"]
+    names = {spec.name for spec in tools_from_openapi(document)}
+    assert "cluster_delete" not in names
+    assert names == operation_ids(document)
+
+
+def test_an_operation_without_an_operation_id_is_refused_by_the_translator():
+    document = copy.deepcopy(openapi_document())
+    del document["paths"]["/clusters"]["get"]["operationId"]
+    with pytest.raises(ValueError, match="GET /clusters has no operationId"):
+        tools_from_openapi(document)
+
+
+def test_arguments_flatten_path_query_and_body_into_one_closed_schema(specs):
+    schema = specs["cluster_create_eks"].input_schema
+    assert schema["additionalProperties"] is False
+    assert set(schema["properties"]) == {"clusterTag", "region", "vpcCidr", "kubernetesVersion", "dryRun"}
+    assert set(schema["required"]) == {"clusterTag", "region"}
+    assert "$ref" not in json.dumps(schema)
+    delete = specs["cluster_delete"].input_schema
+    assert delete["required"] == ["clusterTag"]
+    assert set(delete["properties"]) == {"clusterTag", "confirmationToken", "dryRun"}
+
+
+def test_every_tool_sets_all_four_annotations_from_its_method(specs):
+    for spec in specs.values():
+        hints = spec.annotations
+        assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
+        assert hints.read_only_hint == (spec.method == "GET"), spec.name
+        assert hints.open_world_hint is False
+        if spec.method == "DELETE":
+            assert hints.destructive_hint and hints.idempotent_hint, spec.name
+    assert specs["cluster_create_eks"].annotations.idempotent_hint is False
+
+
+def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confirmation(specs):
+    for spec in specs.values():
+        assert spec.description.endswith(MUTATING_NOTE) == (spec.method != "GET"), spec.name
+    assert "show the plan to the person" in specs["cluster_delete"].description.lower()
+
+
+def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
+    wait = specs[WAIT_TOOL]
+    timeout = wait.input_schema["properties"]["timeoutSeconds"]
+    assert (timeout["minimum"], timeout["maximum"], timeout["default"]) == (0, 300, 300)
+    assert wait.round_seconds == 25
+    assert "call operation_wait again" in wait.description
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "fragment"),
+    [
+        (
+            "cluster_create_eks",
+            {"clusterTag": "Bad_Tag", "region": "us-west-2"},
+            "clusterTag: 'Bad_Tag' does not match",
+        ),
+        ("cluster_create_eks", {"clusterTag": "okname"}, "'region' is a required property"),
+        ("cluster_create_eks", {"clusterTag": "okname", "region": "us-west-2", "extra": 1}, "'extra' was unexpected"),
+        ("cluster_get", {}, "'clusterTag' is a required property"),
+        ("operation_wait", {"operationId": "op-12345678", "timeoutSeconds": 301}, "timeoutSeconds: 301 is greater"),
+        ("operation_get", {"operationId": "nope"}, "operationId: 'nope' does not match"),
+        ("cluster_delete", {"clusterTag": "demo", "confirmationToken": 7}, "confirmationToken: 7 is not valid"),
+    ],
+)
+def test_bad_arguments_get_a_tool_error_naming_the_field_and_never_reach_the_api(specs, tool, arguments, fragment):
+    calls: list[httpx.Request] = []
+    api = ApiClient("http://api.invalid", "server-token", transport=httpx.MockTransport(calls.append))
+
+    async def call() -> Any:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            return await client.call_tool(tool, arguments)
+
+    result = asyncio.run(call())
+    assert result.is_error
+    assert result.structured_content["code"] == "InvalidArguments"
+    assert fragment in result.content[0].text
+    assert calls == []
+
+
+def test_every_tool_is_served_and_every_tool_has_a_schema_that_rejects_unknown_arguments(specs):
+    api = ApiClient("http://api.invalid", "server-token", transport=httpx.MockTransport(lambda r: httpx.Response(500)))
+
+    async def call_each() -> dict[str, Any]:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert listed == set(specs)
+            return {name: await client.call_tool(name, {"notAnArgument": 1}) for name in listed}
+
+    for name, result in asyncio.run(call_each()).items():
+        assert result.is_error, name
+        assert "'notAnArgument' was unexpected" in result.content[0].text, name
+
+
+def test_the_server_calls_the_api_as_itself_and_forwards_the_user_only_as_audit_data(specs):
+    seen: list[httpx.Request] = []
+
+    def api_stub(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"clusters": []})
+
+    api = ApiClient("http://api.invalid", "server-token", transport=httpx.MockTransport(api_stub))
+
+    async def call() -> Any:
+        async with Client(build_server(list(specs.values()), api, on_behalf_of="alice")) as client:
+            return await client.call_tool("cluster_list_all", {})
+
+    assert asyncio.run(call()).structured_content == {"clusters": []}
+    assert seen[0].headers["authorization"] == "Bearer server-token"
+    assert seen[0].headers[ON_BEHALF_OF] == "alice"
+
+
+def test_api_errors_become_tool_errors_carrying_the_api_message(specs):
+    error = {"code": "ClusterNotFound", "message": "No cluster ghost; call cluster_list_all.", "requestId": "r-1"}
+    api = ApiClient("http://api.invalid", "t", transport=httpx.MockTransport(lambda r: httpx.Response(404, json=error)))
+
+    async def call() -> Any:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            return await client.call_tool("cluster_get", {"clusterTag": "ghost"})
+
+    result = asyncio.run(call())
+    assert result.is_error
+    assert json.loads(result.content[0].text) == error
+
+
+# --- skills and the Kiro agent: every tool and argument they mention exists and validates ---
+
+SKILLS = sorted((ROOT / "skills").glob("*/SKILL.md"))
+TOOL_NAME = re.compile(r"`([a-z]+(?:_[a-z]+)+)`")
+JSON_BLOCK = re.compile(r"```json\n(.*?)```", re.DOTALL)
+
+
+def test_there_is_a_create_cluster_pipeline_skill():
+    assert ROOT / "skills/create-cluster-pipeline/SKILL.md" in SKILLS
+
+
+@pytest.mark.parametrize("skill", SKILLS, ids=lambda path: path.parent.name)
+def test_a_skill_has_front_matter_naming_it(skill):
+    text = skill.read_text()
+    front = text.split("---")[1]
+    assert re.search(rf"^name: {skill.parent.name}$", front, re.MULTILINE)
+    assert re.search(r"^description: .{40,}$", front, re.MULTILINE)
+
+
+@pytest.mark.parametrize("skill", SKILLS, ids=lambda path: path.parent.name)
+def test_every_tool_a_skill_mentions_exists(skill, specs):
+    mentioned = set(TOOL_NAME.findall(skill.read_text()))
+    assert mentioned, "a skill should name the tools it uses"
+    assert mentioned <= set(specs), f"unknown tools: {sorted(mentioned - set(specs))}"
+
+
+@pytest.mark.parametrize("skill", SKILLS, ids=lambda path: path.parent.name)
+def test_every_tool_call_example_in_a_skill_validates_against_the_tool_schema(skill, specs):
+    examples = [json.loads(block) for block in JSON_BLOCK.findall(skill.read_text())]
+    assert examples
+    for example in examples:
+        schema = specs[example["tool"]].input_schema
+        problems = [error.message for error in Draft202012Validator(schema).iter_errors(example["arguments"])]
+        assert problems == [], example
+
+
+def test_the_kiro_agent_auto_approves_exactly_the_read_only_tools(specs):
+    agent = json.loads((ROOT / ".kiro/agents/hypd-inst-agent.json").read_text())
+    assert agent["name"] == "hypd-inst-agent"
+    assert agent["mcpServers"]["hypd-inst"]["args"][:2] == ["-m", "mcp_server"]
+    assert "skill://skills/**/SKILL.md" in agent["resources"]
+    read_only = {f"@hypd-inst/{spec.name}" for spec in specs.values() if spec.read_only}
+    assert set(agent["allowedTools"]) == read_only
