@@ -17,10 +17,14 @@ from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
 from controlplane.adapters.aws.eks import AwsEksGateway
 from controlplane.adapters.aws.iam import AwsIamGateway
 from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
+from controlplane.adapters.k8s import manifests
 from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
+from controlplane.config import cluster_dependencies
 from controlplane.core.clusters import ClusterService
-from controlplane.core.eks_stack import EksStackService, PollSettings
+from controlplane.core.dependencies import ClusterDependencyService
+from controlplane.core.eks_stack import EksStackService
 from controlplane.core.operations import OperationService
+from controlplane.core.stack_settings import PollSettings
 from controlplane.settings import settings
 
 
@@ -84,12 +88,40 @@ def eks_stack(region: str) -> EksStackService:
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         config.kubernetes_role_arn,
-        PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts),
+        poll_settings(),
+    )
+
+
+@cache
+def poll_settings() -> PollSettings:
+    config = settings()
+    return PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts)
+
+
+@cache
+def cluster_dependencies_service(region: str) -> ClusterDependencyService:
+    return ClusterDependencyService(
+        AwsIamGateway(),
+        AwsEksGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        manifests.render,
+        cluster_dependencies(),
+        poll_settings(),
     )
 
 
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
-    for factory in (clock, operations, registry, audit_log, clusters, kubernetes_clients, eks_stack):
+    for factory in (
+        clock,
+        operations,
+        registry,
+        audit_log,
+        clusters,
+        kubernetes_clients,
+        eks_stack,
+        poll_settings,
+        cluster_dependencies_service,
+    ):
         factory.cache_clear()
     settings.cache_clear()

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 from controlplane.core.naming import MANAGED_BY_KEY, MANAGED_BY_VALUE, eks_cluster_name, eks_cluster_role_name
 
@@ -48,6 +49,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
         "eks:CreateCluster",
+        "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
         "xray:PutTelemetryRecords",
         "xray:PutTraceSegments",
@@ -176,6 +178,38 @@ _EKS_ACCESS_ENTRIES = (f"arn:{{partition}}:eks:*:{{account}}:access-entry/{eks_c
 _CLUSTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{eks_cluster_role_name('*')}",)
 _KUBERNETES_PRINCIPAL = {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}}
 
+# Roles the control plane creates for workloads (IRSA) must carry the workload permissions boundary.
+_BOUNDED_REQUEST = {
+    "StringEquals": {
+        f"aws:RequestTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE,
+        "iam:PermissionsBoundary": "{workload_boundary_arn}",
+    }
+}
+_BOUNDED_RESOURCE = {
+    "StringEquals": {
+        f"aws:ResourceTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE,
+        "iam:PermissionsBoundary": "{workload_boundary_arn}",
+    }
+}
+_S3_CSI_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{s3_csi_role_name('*')}",)
+_S3_CSI_ROLES_REASON = (
+    "The Mountpoint for S3 CSI driver role is created per cluster tag at run time; the pattern admits only "
+    "the control plane's instantstart-<tag>-s3-csi roles"
+)
+_OIDC_PROVIDERS = ("arn:{partition}:iam::{account}:oidc-provider/oidc.eks.*.amazonaws.com/id/*",)
+_OIDC_PROVIDERS_REASON = (
+    "EKS assigns each cluster's OIDC issuer ID at creation; the pattern admits only EKS issuers of this account"
+)
+_EKS_ADDONS = (f"arn:{{partition}}:eks:*:{{account}}:addon/{eks_cluster_name('*')}/*/*",)
+_EKS_ADDONS_REASON = (
+    "Add-on ARNs end in an ID that EKS assigns; the pattern admits only add-ons of the control plane's clusters"
+)
+_LIST_OIDC_PROVIDERS = Grant(("iam:ListOpenIDConnectProviders",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
+_READ_S3_CSI_ROLE = Grant(
+    ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:GetRolePolicy", "iam:ListRolePolicies"),
+    _S3_CSI_ROLES,
+    reason=_S3_CSI_ROLES_REASON,
+)
 _DESCRIBE_EKS_CLUSTER = Grant(("eks:DescribeCluster",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON)
 _READ_CLUSTER_ROLE = Grant(
     ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags"),
@@ -319,6 +353,52 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         ),
         kubernetes_role=ASSUME,
     ),
+    # --- configure_cluster_dependencies workflow ---------------------------------------------
+    "ensure_oidc_provider": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            _LIST_OIDC_PROVIDERS,
+            Grant(
+                ("iam:CreateOpenIDConnectProvider", "iam:TagOpenIDConnectProvider"),
+                _OIDC_PROVIDERS,
+                _MANAGED_REQUEST,
+                _OIDC_PROVIDERS_REASON,
+            ),
+        )
+    ),
+    "ensure_s3_csi_driver_role": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            _LIST_OIDC_PROVIDERS,
+            _READ_S3_CSI_ROLE,
+            Grant(("iam:CreateRole",), _S3_CSI_ROLES, _BOUNDED_REQUEST, _S3_CSI_ROLES_REASON),
+            Grant(("iam:TagRole",), _S3_CSI_ROLES, _MANAGED_REQUEST, _S3_CSI_ROLES_REASON),
+            # Inline policies only on roles capped by the workload boundary: they can never exceed it.
+            Grant(("iam:PutRolePolicy",), _S3_CSI_ROLES, _BOUNDED_RESOURCE, _S3_CSI_ROLES_REASON),
+        )
+    ),
+    "ensure_addons": FunctionAccess(
+        (
+            _READ_S3_CSI_ROLE,
+            Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON),
+            Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
+            Grant(("eks:TagResource",), _EKS_ADDONS, _MANAGED_REQUEST, _EKS_ADDONS_REASON),
+            Grant(
+                ("iam:PassRole",),
+                _S3_CSI_ROLES,
+                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
+                _S3_CSI_ROLES_REASON,
+            ),
+        )
+    ),
+    "check_addons": FunctionAccess((Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON),)),
+    "apply_hyperpod_dependencies": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
+        ),
+        kubernetes_role=ASSUME,
+    ),
     "record_operation_success": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
         (
@@ -350,6 +430,20 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _MANAGED_RESOURCE,
                 _CLUSTER_ROLES_REASON,
             ),
+        )
+    ),
+    "delete_dependency_identities": FunctionAccess(
+        (
+            _READ_S3_CSI_ROLE,
+            Grant(
+                ("iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole"),
+                _S3_CSI_ROLES,
+                _MANAGED_RESOURCE,
+                _S3_CSI_ROLES_REASON,
+            ),
+            _LIST_OIDC_PROVIDERS,
+            Grant(("iam:ListOpenIDConnectProviderTags",), _OIDC_PROVIDERS, reason=_OIDC_PROVIDERS_REASON),
+            Grant(("iam:DeleteOpenIDConnectProvider",), _OIDC_PROVIDERS, _MANAGED_RESOURCE, _OIDC_PROVIDERS_REASON),
         )
     ),
     "release_nat_gateway": FunctionAccess(

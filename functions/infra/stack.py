@@ -148,6 +148,7 @@ class InstantStartStack(Stack):
         # Step roles first: the Kubernetes access role trusts some of them, and they reference it.
         self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
         self.kubernetes_role = self._kubernetes_role()
+        self.workload_boundary = self._workload_boundary()
         self.step_functions = {module: self._step_function(module) for module in step_modules()}
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
@@ -198,6 +199,35 @@ class InstantStartStack(Stack):
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"InstantStart {purpose} function",
         )
+
+    def _workload_boundary(self) -> iam.ManagedPolicy:
+        """The ceiling of every role the control plane creates for workloads (IRSA roles such as the S3 CSI
+        driver's): whatever inline policy a step writes, the role can never do more than this."""
+        boundary = iam.ManagedPolicy(
+            self,
+            "WorkloadRoleBoundary",
+            description="InstantStart: permissions boundary of IRSA roles created for cluster workloads",
+            statements=[
+                iam.PolicyStatement(
+                    actions=[
+                        "s3:ListBucket",
+                        "s3:GetObject",
+                        "s3:PutObject",
+                        "s3:DeleteObject",
+                        "s3:AbortMultipartUpload",
+                        "cloudwatch:PutMetricData",
+                    ],
+                    resources=["*"],
+                )
+            ],
+        )
+        self.acks.add(
+            boundary,
+            "AwsSolutions-IAM5[Resource::*]",
+            "A permissions boundary is a ceiling, not a grant: each workload role's own inline policy names "
+            "its buckets, and the boundary keeps any such policy to S3 object access and metrics",
+        )
+        return boundary
 
     def _kubernetes_role(self) -> iam.Role:
         """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
@@ -276,6 +306,7 @@ class InstantStartStack(Stack):
             access.grants,
             {
                 "kubernetes_role_arn": self.kubernetes_role.role_arn,
+                "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
             },
         )
@@ -288,6 +319,8 @@ class InstantStartStack(Stack):
         }
         if access.kubernetes_role:
             environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
+        if any("{workload_boundary_arn}" in str(grant.conditions) for grant in access.grants):
+            environment["IS_WORKLOAD_ROLE_BOUNDARY_ARN"] = self.workload_boundary.managed_policy_arn
         return self._function(
             pascal(module),
             handler=f"steps.{module}.lambda_handler",

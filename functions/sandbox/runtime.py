@@ -29,6 +29,7 @@ from controlplane.workflows import definition_text, placeholders, step_module, s
 from sandbox.ec2_extension import Ec2Extension
 from sandbox.eks_extension import EksExtension
 from sandbox.faults import FaultBook, step_key
+from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
 
 ACCOUNT_ID = "123456789012"
@@ -117,6 +118,7 @@ class Sandbox:
             on_deleted=self.emulator.remove_cluster,
         )
         self.ec2 = Ec2Extension()
+        self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
         self._mock: Any = None
         self._original_invoke: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -149,6 +151,7 @@ class Sandbox:
         SerializedStubber.install()
         _StoppableExecutions.install()
         self.eks.install()
+        self.hyperpod.install()
         self.ec2.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
@@ -158,6 +161,7 @@ class Sandbox:
         if self._original_invoke is not None:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         self.ec2.uninstall()
+        self.hyperpod.uninstall()
         self.eks.uninstall()
         _StoppableExecutions.uninstall()
         SerializedStubber.uninstall()

@@ -12,6 +12,7 @@ from api.context import actor, idempotency_key
 from api.idempotency import run_once
 from api.routers.responses import accepted, json_response, recorded, response_doc
 from controlplane import wiring
+from controlplane.config import cluster_dependencies
 from controlplane.core.auth import Role
 from controlplane.models.clusters import (
     Accepted,
@@ -114,5 +115,34 @@ def delete_cluster(
         f"{caller.principal}#DELETE /clusters/{clusterTag}",
         {"confirmationToken": confirmationToken},
         lambda: accepted(service.delete(clusterTag, confirmationToken, caller)),
+    )
+    return recorded(result)
+
+
+@router.post(
+    "/clusters/<clusterTag>/dependencies",
+    operation_id="cluster_configure_dependencies",
+    summary="Stage 3: install what HyperPod needs inside the EKS cluster",
+    description=(
+        "After stage 1 (EKS) succeeded: creates the cluster's IAM OIDC provider, the EKS add-ons HyperPod needs "
+        "(eks-pod-identity-agent, aws-mountpoint-s3-csi-driver with its own role, cert-manager, metrics-server) at "
+        "reviewed versions, and applies the HyperPod dependencies (NVIDIA and EFA device plugins, health-monitoring "
+        "agent) with server-side apply. 202 with an operation; dryRun=true returns the plan only. "
+        "Refused with 409 ClusterNotReady before stage 1 has finished."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -> Response[str]:
+    caller = actor(router)
+    caller.require(Role.ADMIN, "configure cluster dependencies")
+    service = wiring.clusters()
+    if dryRun:
+        return json_response(200, service.plan_dependencies(clusterTag, cluster_dependencies()))
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /clusters/{clusterTag}/dependencies",
+        {},
+        lambda: accepted(service.configure_dependencies(clusterTag, caller)),
     )
     return recorded(result)

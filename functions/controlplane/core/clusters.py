@@ -6,7 +6,9 @@ import secrets
 from collections.abc import Callable
 from datetime import timedelta
 
+from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor, Role
+from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name
 from controlplane.core.network import plan_network, subnet_key
 from controlplane.core.operations import OperationService
@@ -30,6 +32,7 @@ from controlplane.models.clusters import (
 from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotFoundError,
+    ClusterNotReadyError,
     ConfirmationRequiredError,
     UnknownRegionError,
 )
@@ -37,6 +40,11 @@ from controlplane.models.operations import Operation, OperationKind, OperationSt
 from controlplane.models.workflow import WorkflowInput
 
 CONFIRMATION_TTL = timedelta(minutes=10)
+# The pipeline stage a successful operation of each kind completes.
+STAGE_OF_KIND = {
+    OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
+    OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: StageName.DEPENDENCIES,
+}
 
 
 class ClusterService:
@@ -179,6 +187,55 @@ class ClusterService:
             self._registry.delete(request.clusterTag)
             raise
 
+    # --- stage 3: dependencies ----------------------------------------------------------------
+
+    def plan_dependencies(self, cluster_tag: str, pins: DependencyPins) -> Plan:
+        record = self._ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        actions = [
+            PlannedAction(action="create", resource="AWS::IAM::OIDCProvider", name=f"{record.eksClusterName} issuer"),
+            PlannedAction(
+                action="create",
+                resource="AWS::IAM::Role",
+                name=s3_csi_role_name(cluster_tag),
+                detail="IRSA for kube-system/s3-csi-driver-sa; objects in instantstart-<tag>-* buckets",
+            ),
+            *[
+                PlannedAction(action="create", resource="AWS::EKS::Addon", name=addon, detail=version)
+                for addon, version in pins.addons.items()
+            ],
+            *[
+                PlannedAction(action="create", resource="Kubernetes manifest", name=name, detail=pin.image)
+                for name, pin in pins.manifests.items()
+            ],
+        ]
+        return Plan(actions=actions)
+
+    def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "configure cluster dependencies")
+        record = self._ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+                clusterTag=cluster_tag,
+                region=record.region,
+                eksClusterName=record.eksClusterName,
+            ).model_dump(mode="json", exclude_none=True)
+
+        return self._operations.start(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, cluster_tag, actor, payload)
+
+    def _ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
+        record = self.get(cluster_tag)
+        if needs.value not in record.stagesDone or record.status != ClusterStatus.ACTIVE:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has not finished the '{needs.value}' stage that '{stage.value}' builds on "
+                f"(status {record.status}, done: {', '.join(record.stagesDone) or 'nothing'}). "
+                "Finish or resume that stage first; GET /clusters/{clusterTag} shows where it stands.",
+                {"needs": needs.value, "stagesDone": record.stagesDone},
+            )
+        return record
+
     # --- delete (plan, then confirm) ---------------------------------------------------------
 
     def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
@@ -266,11 +323,12 @@ class ClusterService:
             self._registry.delete(operation.target)
             return
         update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
+        stage = STAGE_OF_KIND.get(operation.kind)
         if operation.kind == OperationKind.CREATE_EKS_CLUSTER:
             update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED
-            if succeeded and StageName.EKS not in record.stagesDone:
-                update["stagesDone"] = [*record.stagesDone, StageName.EKS.value]
         elif operation.kind == OperationKind.DELETE_EKS_CLUSTER:
             update["status"] = ClusterStatus.FAILED
+        if succeeded and stage is not None and stage.value not in record.stagesDone:
+            update["stagesDone"] = [*record.stagesDone, stage.value]
         self._registry.save(record.model_copy(update=update))
         self._registry.release(operation.target, operation.operationId, now)

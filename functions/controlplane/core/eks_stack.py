@@ -7,11 +7,11 @@ of what they found or changed, which becomes the step's output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from controlplane.core.identity import service_trust
 from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, is_owned, ownership_tags
 from controlplane.core.network import subnet_key
 from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, NetworkGateway, Vpc
+from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import NetworkPlan
 from controlplane.models.errors import (
     ForeignResourceError,
@@ -24,12 +24,6 @@ from controlplane.models.workflow import PollState, WorkflowInput
 EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
 EKS_CLUSTER_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
 DEFAULT_ROUTE = "0.0.0.0/0"
-
-
-@dataclass(frozen=True)
-class PollSettings:
-    wait_seconds: int
-    max_attempts: int
 
 
 class EksStackService:
@@ -137,7 +131,7 @@ class EksStackService:
         name = eks_cluster_role_name(ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
-            role = self._iam.create_role(name, EKS_SERVICE_PRINCIPAL, ownership_tags(ctx.clusterTag))
+            role = self._iam.create_role(name, service_trust(EKS_SERVICE_PRINCIPAL), ownership_tags(ctx.clusterTag))
         elif not is_owned(role.tags, ctx.clusterTag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
         if EKS_CLUSTER_POLICY_ARN not in role.attached_policy_arns:

@@ -224,9 +224,25 @@ class NetworkGateway(Protocol):
 class IamGateway(Protocol):
     def find_role(self, name: str) -> IamRole | None: ...
 
-    def create_role(self, name: str, service_principal: str, tags: dict[str, str]) -> IamRole: ...
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str]) -> IamRole: ...
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
+
+    def role_policy(self, role_name: str, policy_name: str) -> dict[str, Any] | None:
+        """The role's inline policy document, or None."""
+
+    def put_role_policy(self, role_name: str, policy_name: str, document: dict[str, Any]) -> None: ...
+
+    def list_oidc_providers(self) -> list[str]: ...
+
+    def find_oidc_provider(self, issuer_url: str) -> str | None:
+        """ARN of the IAM OIDC provider for an issuer URL, or None."""
+
+    def create_oidc_provider(self, issuer_url: str, tags: dict[str, str]) -> str: ...
+
+    def oidc_provider_tags(self, arn: str) -> dict[str, str]: ...
+
+    def delete_oidc_provider(self, arn: str) -> None: ...
 
     def delete_role(self, name: str) -> None:
         """Detach managed policies, delete inline policies, then delete the role."""
@@ -254,7 +270,34 @@ class EksGateway(Protocol):
 
     def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None: ...
 
+    def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None: ...
+
+    def create_addon(
+        self, cluster_name: str, addon_name: str, version: str, role_arn: str | None, tags: dict[str, str]
+    ) -> Addon: ...
+
+    def delete_addon(self, cluster_name: str, addon_name: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Addon:
+    name: str
+    status: str
+    version: str | None
+    issues: tuple[str, ...] = ()
+
+
+class ManifestRenderer(Protocol):
+    def __call__(self, bundle: str, file: str, values: dict[str, str]) -> list[dict[str, Any]]:
+        """The Kubernetes objects of a versioned manifest file, with its placeholders filled."""
+
 
 class KubernetesGateway(Protocol):
     def server_version(self, cluster: EksCluster, region: str) -> str:
         """Call the cluster's Kubernetes API through the production client path."""
+
+    def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """Server-side apply each object (field manager `instantstart`); returns `Kind/namespace/name` of each."""
+
+    def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """Delete each object that exists (absent ones are skipped); returns what was deleted."""

@@ -23,9 +23,14 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "cluster-access": ("Ensure Access Entry",),
         "kubernetes-api": ("Verify Kubernetes API",),
     },
+    OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: {
+        "oidc": ("Ensure OIDC Provider",),
+        "addons": ("Ensure S3 CSI Driver Role", "Ensure Addons", "Check Addons"),
+        "hyperpod-dependencies": ("Apply HyperPod Dependencies",),
+    },
     OperationKind.DELETE_EKS_CLUSTER: {
         "eks-control-plane": ("Delete EKS Cluster", "Check EKS Cluster Deleted"),
-        "iam": ("Delete Cluster Role",),
+        "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),
     },
 }

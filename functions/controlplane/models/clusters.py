@@ -57,6 +57,7 @@ class StageName(StrEnum):
     """The cluster's pipeline stages, in order."""
 
     EKS = "eks"
+    DEPENDENCIES = "dependencies"
 
 
 class ClusterStatus(StrEnum):

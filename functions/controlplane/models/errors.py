@@ -71,6 +71,12 @@ class ClusterExistsError(ConflictError):
     code = "ClusterExists"
 
 
+class ClusterNotReadyError(ConflictError):
+    """The cluster has not finished the stage the request builds on."""
+
+    code = "ClusterNotReady"
+
+
 class ClusterBusyError(ConflictError):
     code = "ClusterBusy"
 
@@ -93,6 +99,13 @@ class ForeignResourceError(ConflictError):
     """A resource with our deterministic name exists but does not carry our ownership tags."""
 
     code = "ForeignResource"
+
+
+class DependencyFailedError(DomainError):
+    """Something the workflow installed reports a failure that needs a person (e.g. an add-on CREATE_FAILED)."""
+
+    status = 502
+    code = "DependencyFailed"
 
 
 class ResourceNotReadyError(DomainError):

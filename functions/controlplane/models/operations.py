@@ -35,6 +35,7 @@ class OperationKind(StrEnum):
     """Each kind is one Step Functions workflow, `statemachines/<value>.asl.json`."""
 
     CREATE_EKS_CLUSTER = "create_eks_cluster"
+    CONFIGURE_CLUSTER_DEPENDENCIES = "configure_cluster_dependencies"
     DELETE_EKS_CLUSTER = "delete_eks_cluster"
 
 

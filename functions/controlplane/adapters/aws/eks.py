@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
-from controlplane.core.ports import EksCluster
+from controlplane.core.ports import Addon, EksCluster
 
 CLUSTER_ADMIN_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 # HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).
@@ -100,3 +100,45 @@ class AwsEksGateway:
             policyArn=CLUSTER_ADMIN_POLICY_ARN,
             accessScope={"type": "cluster"},
         )
+
+    def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None:
+        try:
+            addon = client("eks", self._region).describe_addon(clusterName=cluster_name, addonName=addon_name)["addon"]
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return None
+            raise
+        issues = tuple(
+            f"{issue.get('code')}: {issue.get('message')}" for issue in addon.get("health", {}).get("issues", [])
+        )
+        return Addon(name=addon_name, status=addon["status"], version=addon.get("addonVersion"), issues=issues)
+
+    def create_addon(
+        self, cluster_name: str, addon_name: str, version: str, role_arn: str | None, tags: dict[str, str]
+    ) -> Addon:
+        request: dict[str, Any] = {
+            "clusterName": cluster_name,
+            "addonName": addon_name,
+            "addonVersion": version,
+            "resolveConflicts": "OVERWRITE",
+            "tags": tags,
+        }
+        if role_arn:
+            request["serviceAccountRoleArn"] = role_arn
+        try:
+            addon = client("eks", self._region).create_addon(**request)["addon"]
+        except ClientError as error:
+            if error_code(error) != "ResourceInUseException":
+                raise
+            found = self.find_addon(cluster_name, addon_name)
+            if found is None:
+                raise
+            return found
+        return Addon(name=addon_name, status=addon["status"], version=addon.get("addonVersion"))
+
+    def delete_addon(self, cluster_name: str, addon_name: str) -> None:
+        try:
+            client("eks", self._region).delete_addon(clusterName=cluster_name, addonName=addon_name)
+        except ClientError as error:
+            if error_code(error) != "ResourceNotFoundException":
+                raise

@@ -1,8 +1,10 @@
-"""IAM roles the control plane creates for clusters."""
+"""IAM roles, inline policies and OIDC providers the control plane creates for clusters."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
+from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
 
@@ -27,18 +29,26 @@ class AwsIamGateway:
             attached_policy_arns=frozenset(policy["PolicyArn"] for policy in attached),
         )
 
-    def create_role(self, name: str, service_principal: str, tags: dict[str, str]) -> IamRole:
-        trust = {
-            "Version": "2012-10-17",
-            "Statement": [{"Effect": "Allow", "Principal": {"Service": service_principal}, "Action": "sts:AssumeRole"}],
-        }
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str]) -> IamRole:
         role = client("iam").create_role(
-            RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), Tags=tag_list(tags)
+            RoleName=name, AssumeRolePolicyDocument=json.dumps(trust_policy), Tags=tag_list(tags)
         )["Role"]
         return IamRole(name=name, arn=role["Arn"], tags=tags)
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None:
         client("iam").attach_role_policy(RoleName=role_name, PolicyArn=policy_arn)
+
+    def role_policy(self, role_name: str, policy_name: str) -> dict[str, Any] | None:
+        try:
+            document = client("iam").get_role_policy(RoleName=role_name, PolicyName=policy_name)["PolicyDocument"]
+        except ClientError as error:
+            if error_code(error) == "NoSuchEntity":
+                return None
+            raise
+        return json.loads(unquote(document)) if isinstance(document, str) else dict(document)
+
+    def put_role_policy(self, role_name: str, policy_name: str, document: dict[str, Any]) -> None:
+        client("iam").put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
 
     def delete_role(self, name: str) -> None:
         iam = client("iam")
@@ -48,6 +58,30 @@ class AwsIamGateway:
             for policy_name in iam.list_role_policies(RoleName=name)["PolicyNames"]:
                 iam.delete_role_policy(RoleName=name, PolicyName=policy_name)
             iam.delete_role(RoleName=name)
+        except ClientError as error:
+            if error_code(error) != "NoSuchEntity":
+                raise
+
+    def list_oidc_providers(self) -> list[str]:
+        return [str(p["Arn"]) for p in client("iam").list_open_id_connect_providers()["OpenIDConnectProviderList"]]
+
+    def find_oidc_provider(self, issuer_url: str) -> str | None:
+        wanted = issuer_url.removeprefix("https://")
+        return next((arn for arn in self.list_oidc_providers() if arn.split(":oidc-provider/", 1)[-1] == wanted), None)
+
+    def create_oidc_provider(self, issuer_url: str, tags: dict[str, str]) -> str:
+        # No thumbprint: IAM obtains and trusts the EKS issuer's CA itself.
+        response = client("iam").create_open_id_connect_provider(
+            Url=issuer_url, ClientIDList=["sts.amazonaws.com"], Tags=tag_list(tags)
+        )
+        return str(response["OpenIDConnectProviderArn"])
+
+    def oidc_provider_tags(self, arn: str) -> dict[str, str]:
+        return tag_dict(client("iam").list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"])
+
+    def delete_oidc_provider(self, arn: str) -> None:
+        try:
+            client("iam").delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
         except ClientError as error:
             if error_code(error) != "NoSuchEntity":
                 raise

@@ -93,9 +93,53 @@ def _ca_file(certificate_authority: str) -> str:
     return path
 
 
+FIELD_MANAGER = "instantstart"
+
+
+def _describe(obj: dict[str, Any]) -> str:
+    metadata = obj.get("metadata", {})
+    namespace = metadata.get("namespace")
+    return f"{obj['kind']}/{namespace + '/' if namespace else ''}{metadata['name']}"
+
+
 class KubernetesApiGateway:
     def __init__(self, factory: KubernetesClientFactory) -> None:
         self._factory = factory
+
+    def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        from kubernetes.dynamic import DynamicClient
+
+        with self._factory.api_client(cluster, region) as api:
+            dynamic = DynamicClient(api)
+            for obj in objects:
+                resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
+                dynamic.server_side_apply(
+                    resource,
+                    body=obj,
+                    name=obj["metadata"]["name"],
+                    namespace=obj["metadata"].get("namespace"),
+                    field_manager=FIELD_MANAGER,
+                    force_conflicts=True,
+                )
+        return [_describe(obj) for obj in objects]
+
+    def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.dynamic import DynamicClient
+
+        deleted = []
+        with self._factory.api_client(cluster, region) as api:
+            dynamic = DynamicClient(api)
+            for obj in reversed(objects):
+                resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
+                try:
+                    dynamic.delete(resource, name=obj["metadata"]["name"], namespace=obj["metadata"].get("namespace"))
+                except ApiException as error:
+                    if error.status != 404:
+                        raise
+                    continue
+                deleted.append(_describe(obj))
+        return deleted
 
     def server_version(self, cluster: EksCluster, region: str) -> str:
         from kubernetes import client as k8s

@@ -1,0 +1,161 @@
+"""Stage 3 steps: what HyperPod needs inside an EKS cluster before CreateCluster.
+
+The IAM OIDC provider of the cluster, the EKS add-ons (pod identity agent, Mountpoint for S3 CSI
+driver with its own IRSA role, cert-manager, metrics-server) at the pinned versions, and the HyperPod
+dependencies (NVIDIA and EFA device plugins, health-monitoring agent) applied with server-side apply.
+Every method observes first and changes only what differs.
+"""
+
+from __future__ import annotations
+
+import string
+
+from controlplane.config import DependencyPins
+from controlplane.core.identity import s3_bucket_access, web_identity_trust
+from controlplane.core.naming import eks_cluster_name, is_owned, ownership_tags
+from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, ManifestRenderer
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import (
+    DependencyFailedError,
+    ForeignResourceError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.workflow import PollState, WorkflowInput
+
+S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
+S3_CSI_NAMESPACE = "kube-system"
+S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"
+S3_CSI_POLICY = "s3-access"
+HYPERPOD_DEPENDENCIES = "hyperpod-dependencies"
+FAILED_ADDON_STATES = {"CREATE_FAILED", "DEGRADED", "UPDATE_FAILED", "DELETE_FAILED"}
+
+
+def s3_csi_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-s3-csi"
+
+
+def managed_bucket_pattern(cluster_tag: str) -> str:
+    """Buckets the control plane creates for a cluster are named `instantstart-<tag>-…`."""
+    return f"instantstart-{cluster_tag}-*"
+
+
+class ClusterDependencyService:
+    def __init__(
+        self,
+        iam: IamGateway,
+        eks: EksGateway,
+        kubernetes: KubernetesGateway,
+        render: ManifestRenderer,
+        pins: DependencyPins,
+        poll: PollSettings,
+    ) -> None:
+        self._iam = iam
+        self._eks = eks
+        self._kubernetes = kubernetes
+        self._render = render
+        self._pins = pins
+        self._poll = poll
+
+    def ensure_oidc_provider(self, ctx: WorkflowInput) -> dict[str, str]:
+        cluster = self._active_cluster(ctx)
+        issuer = _issuer(cluster)
+        arn = self._iam.find_oidc_provider(issuer)
+        if arn is None:
+            arn = self._iam.create_oidc_provider(issuer, ownership_tags(ctx.clusterTag))
+            return {"oidcProviderArn": arn, "action": "created"}
+        return {"oidcProviderArn": arn, "action": "found"}
+
+    def ensure_s3_csi_driver_role(self, ctx: WorkflowInput) -> dict[str, str]:
+        cluster = self._active_cluster(ctx)
+        issuer = _issuer(cluster)
+        provider = self._iam.find_oidc_provider(issuer)
+        if provider is None:
+            raise ResourceNotReadyError(
+                "The cluster's OIDC provider is missing; 'Ensure OIDC Provider' must run first."
+            )
+        name = s3_csi_role_name(ctx.clusterTag)
+        role = self._iam.find_role(name)
+        if role is None:
+            trust = web_identity_trust(provider, issuer, S3_CSI_NAMESPACE, S3_CSI_SERVICE_ACCOUNT)
+            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag))
+        elif not is_owned(role.tags, ctx.clusterTag):
+            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
+        wanted = s3_bucket_access([managed_bucket_pattern(ctx.clusterTag)])
+        if self._iam.role_policy(name, S3_CSI_POLICY) != wanted:
+            self._iam.put_role_policy(name, S3_CSI_POLICY, wanted)
+        return {"roleArn": role.arn}
+
+    def ensure_addons(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = eks_cluster_name(ctx.clusterTag)
+        role = self._iam.find_role(s3_csi_role_name(ctx.clusterTag))
+        result = {}
+        for addon, version in self._pins.addons.items():
+            found = self._eks.find_addon(name, addon)
+            if found is None:
+                role_arn = role.arn if addon == S3_CSI_ADDON and role else None
+                found = self._eks.create_addon(name, addon, version, role_arn, ownership_tags(ctx.clusterTag))
+            result[addon] = found.status
+        return result
+
+    def check_addons(self, ctx: WorkflowInput) -> PollState:
+        name = eks_cluster_name(ctx.clusterTag)
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        statuses = {}
+        for addon in self._pins.addons:
+            found = self._eks.find_addon(name, addon)
+            if found is None:
+                raise ResourceNotReadyError(f"Add-on {addon} is missing; 'Ensure Addons' must run first.")
+            if found.status in FAILED_ADDON_STATES:
+                raise DependencyFailedError(
+                    f"Add-on {addon} is {found.status}: {'; '.join(found.issues) or 'no health details'}. "
+                    "Fix the cause (see the add-on in the EKS console), then resume the operation."
+                )
+            statuses[addon] = found.status
+        waiting = sorted(addon for addon, status in statuses.items() if status != "ACTIVE")
+        if waiting and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"Add-ons {waiting} are still not ACTIVE after {attempts} checks.")
+        return PollState(
+            done=not waiting,
+            attempts=attempts,
+            waitSeconds=self._poll.wait_seconds,
+            status="ACTIVE" if not waiting else f"waiting for {', '.join(waiting)}",
+        )
+
+    def apply_hyperpod_dependencies(self, ctx: WorkflowInput) -> dict[str, str]:
+        cluster = self._active_cluster(ctx)
+        applied = self._kubernetes.apply(cluster, ctx.region, self.hyperpod_dependency_objects(ctx.region))
+        return {"applied": ", ".join(applied)}
+
+    def hyperpod_dependency_objects(self, region: str) -> list[dict[str, object]]:
+        objects = []
+        for pin in self._pins.manifests.values():
+            image = string.Template(pin.image).substitute(region=region)
+            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": image}))
+        return objects
+
+    def delete_dependency_identities(self, ctx: WorkflowInput) -> dict[str, str]:
+        """Remove the IAM identities stage 3 created (the add-ons go with the EKS cluster)."""
+        deleted = []
+        name = s3_csi_role_name(ctx.clusterTag)
+        role = self._iam.find_role(name)
+        if role is not None and is_owned(role.tags, ctx.clusterTag):
+            self._iam.delete_role(name)
+            deleted.append(f"role {name}")
+        for arn in self._iam.list_oidc_providers():
+            if is_owned(self._iam.oidc_provider_tags(arn), ctx.clusterTag):
+                self._iam.delete_oidc_provider(arn)
+                deleted.append("oidc provider")
+        return {"deleted": ", ".join(deleted) or "nothing left"}
+
+    def _active_cluster(self, ctx: WorkflowInput) -> EksCluster:
+        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        if cluster is None or cluster.status != "ACTIVE":
+            raise ResourceNotReadyError(f"EKS cluster {eks_cluster_name(ctx.clusterTag)} is not ACTIVE.")
+        return cluster
+
+
+def _issuer(cluster: EksCluster) -> str:
+    if not cluster.oidc_issuer:
+        raise ResourceNotReadyError(f"EKS cluster {cluster.name} has no OIDC issuer yet.")
+    return cluster.oidc_issuer

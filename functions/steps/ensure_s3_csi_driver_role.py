@@ -1,0 +1,14 @@
+"""Step Functions Task "Ensure S3 CSI Driver Role"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Ensure S3 CSI Driver Role",
+        action=lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_s3_csi_driver_role(ctx),
+    )

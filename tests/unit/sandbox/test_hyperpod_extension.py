@@ -1,0 +1,517 @@
+"""The sandbox's HyperPod simulation, driven through boto3 against moto with the extension installed."""
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+from moto.sagemaker.responses import SageMakerResponse
+
+from sandbox.eks_extension import EksExtension
+from sandbox.hyperpod_extension import HEALTH_LABEL, NODE_HEALTH, STATE_CHANGE, HyperPodExtension
+from sandbox.k8s_emulator import KubernetesEmulator
+
+REGION = "us-west-2"
+DELAY = 0.05
+LIFECYCLE = {"SourceS3Uri": "s3://sagemaker-lifecycle/scripts/", "OnCreate": "on_create.sh"}
+
+
+@dataclass
+class World:
+    sagemaker: Any
+    emulator: KubernetesEmulator
+    hyperpod: HyperPodExtension
+    role_arn: str
+    eks_arn: str
+    config_map_eks_arn: str
+    subnets: list[str]
+    security_group: str
+
+    def group(self, name: str = "workers", count: int = 2, **extra: Any) -> dict[str, Any]:
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": "ml.g6.4xlarge",
+            "InstanceCount": count,
+            "ExecutionRole": self.role_arn,
+            "LifeCycleConfig": LIFECYCLE,
+            "ThreadsPerCore": 1,
+            **extra,
+        }
+
+    def create(self, name: str = "hp", groups: list[dict[str, Any]] | None = None, **extra: Any) -> str:
+        request = {
+            "ClusterName": name,
+            "InstanceGroups": groups if groups is not None else [self.group()],
+            "VpcConfig": {"SecurityGroupIds": [self.security_group], "Subnets": self.subnets[:1]},
+            "Orchestrator": {"Eks": {"ClusterArn": self.eks_arn}},
+            "NodeRecovery": "Automatic",
+            "Tags": [{"Key": "team", "Value": "ml"}],
+            **extra,
+        }
+        return self.sagemaker.create_cluster(**request)["ClusterArn"]
+
+    def describe(self, name: str = "hp") -> dict[str, Any]:
+        return self.sagemaker.describe_cluster(ClusterName=name)
+
+    def wait_for(self, name: str, status: str = "InService") -> dict[str, Any]:
+        def reached() -> dict[str, Any] | None:
+            described = self.describe(name)
+            return described if described["ClusterStatus"] == status else None
+
+        return wait_until(reached)
+
+    def nodes(self, name: str = "hp") -> list[dict[str, Any]]:
+        return self.sagemaker.list_cluster_nodes(ClusterName=name)["ClusterNodeSummaries"]
+
+    def kubernetes_nodes(self) -> dict[str, dict[str, Any]]:
+        return {node["metadata"]["name"]: node for node in self.emulator.store("ml-eks").list("", "v1", "nodes")}
+
+
+def wait_until(probe: Callable[[], Any], seconds: float = 3.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = probe()
+        if result:
+            return result
+        time.sleep(DELAY / 5)
+    raise AssertionError("condition not reached before the deadline")
+
+
+def error_code(error: pytest.ExceptionInfo[ClientError]) -> str:
+    return error.value.response["Error"]["Code"]
+
+
+def test_uninstall_restores_moto_cluster_operations() -> None:
+    """Runs before the module's account fixture installs the extension for the other tests."""
+    before = {name: SageMakerResponse.__dict__.get(name) for name in ("create_cluster", "update_cluster")}
+    extension = HyperPodExtension(KubernetesEmulator())
+    extension.install()
+    assert SageMakerResponse.__dict__["create_cluster"] is not before["create_cluster"]
+    assert "update_cluster" in SageMakerResponse.__dict__
+
+    extension.uninstall()
+
+    assert {name: SageMakerResponse.__dict__.get(name) for name in before} == before
+
+
+@pytest.fixture(scope="module")
+def account() -> Iterator[World]:
+    """One moto account for the module (building EC2's backend is slow); `world` resets the simulation."""
+    with mock_aws():
+        emulator = KubernetesEmulator()
+        eks_extension = EksExtension(
+            endpoint_for=lambda name: f"http://127.0.0.1:9/{name}",
+            seconds_to_active=0,
+            on_active=emulator.add_cluster,
+            on_deleted=emulator.remove_cluster,
+        )
+        hyperpod = HyperPodExtension(emulator, seconds_to_in_service=DELAY)
+        eks_extension.install()
+        hyperpod.install()
+        try:
+            iam = boto3.client("iam", region_name=REGION)
+            role_arn = iam.create_role(RoleName="hyperpod-exec", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+            ec2 = boto3.client("ec2", region_name=REGION)
+            vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+            subnets = [
+                ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{i}.0/24", AvailabilityZone=f"{REGION}{zone}")["Subnet"][
+                    "SubnetId"
+                ]
+                for i, zone in enumerate("ab")
+            ]
+            security_group = ec2.create_security_group(GroupName="hp", Description="hp", VpcId=vpc)["GroupId"]
+            eks = boto3.client("eks", region_name=REGION)
+            arns = {}
+            for name, mode in (("ml-eks", "API_AND_CONFIG_MAP"), ("legacy-eks", "CONFIG_MAP")):
+                arns[name] = eks.create_cluster(
+                    name=name,
+                    roleArn=role_arn,
+                    resourcesVpcConfig={"subnetIds": subnets, "securityGroupIds": [security_group]},
+                    accessConfig={"authenticationMode": mode},
+                )["cluster"]["arn"]
+            yield World(
+                sagemaker=boto3.client("sagemaker", region_name=REGION),
+                emulator=emulator,
+                hyperpod=hyperpod,
+                role_arn=role_arn,
+                eks_arn=arns["ml-eks"],
+                config_map_eks_arn=arns["legacy-eks"],
+                subnets=subnets,
+                security_group=security_group,
+            )
+        finally:
+            hyperpod.uninstall()
+            eks_extension.uninstall()
+
+
+@pytest.fixture
+def world(account: World) -> World:
+    account.hyperpod.reset()
+    return account
+
+
+def test_a_g6_cluster_is_creating_then_in_service_with_gpu_nodes_in_kubernetes(world: World) -> None:
+    arn = world.create(
+        groups=[
+            world.group(
+                KubernetesConfig={
+                    "Labels": {"team": "research"},
+                    "Taints": [{"Key": "dedicated", "Value": "gpu", "Effect": "NoSchedule"}],
+                },
+            )
+        ],
+        NodeProvisioningMode="Continuous",
+        TieredStorageConfig={"Mode": "Enable", "InstanceMemoryAllocationPercentage": 20},
+    )
+
+    assert re.fullmatch(rf"arn:aws:sagemaker:{REGION}:\d{{12}}:cluster/[a-z0-9]{{12}}", arn)
+    creating = world.describe()
+    assert creating["ClusterStatus"] == "Creating"
+    assert creating["InstanceGroups"][0]["Status"] == "Creating"
+    assert creating["InstanceGroups"][0]["CurrentCount"] == 0
+    assert world.nodes() == []
+
+    ready = world.wait_for("hp")
+    group = ready["InstanceGroups"][0]
+    assert (group["Status"], group["CurrentCount"], group["TargetCount"]) == ("InService", 2, 2)
+    assert group["InstanceType"] == "ml.g6.4xlarge"
+    assert group["LifeCycleConfig"] == LIFECYCLE
+    assert group["KubernetesConfig"]["CurrentLabels"] == {"team": "research"}
+    assert ready["Orchestrator"] == {"Eks": {"ClusterArn": world.eks_arn}}
+    assert ready["NodeProvisioningMode"] == "Continuous"
+    assert ready["TieredStorageConfig"]["InstanceMemoryAllocationPercentage"] == 20
+
+    nodes = world.nodes()
+    assert len(nodes) == 2
+    assert all(re.fullmatch(r"i-[0-9a-f]{17}", node["InstanceId"]) for node in nodes)
+    detail = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=nodes[0]["InstanceId"])["NodeDetails"]
+    assert detail["InstanceStatus"]["Status"] == "Running"
+    assert detail["Placement"]["AvailabilityZone"] == f"{REGION}a"
+    assert detail["CapacityType"] == "OnDemand"
+    by_logical = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeLogicalId=detail["NodeLogicalId"])
+    assert by_logical["NodeDetails"]["InstanceId"] == nodes[0]["InstanceId"]
+
+    kubernetes = world.kubernetes_nodes()
+    assert set(kubernetes) == {f"hyperpod-{node['InstanceId']}" for node in nodes}
+    node = kubernetes[f"hyperpod-{nodes[0]['InstanceId']}"]
+    labels = node["metadata"]["labels"]
+    assert labels["node.kubernetes.io/instance-type"] == "ml.g6.4xlarge"
+    assert labels["sagemaker.amazonaws.com/instance-group-name"] == "workers"
+    assert labels[HEALTH_LABEL] == "Schedulable"
+    assert labels["topology.kubernetes.io/zone"] == f"{REGION}a"
+    assert labels["team"] == "research"
+    assert node["spec"]["taints"] == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+    assert node["spec"]["providerID"].endswith(nodes[0]["InstanceId"])
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "1"
+    assert "vpc.amazonaws.com/efa" not in node["status"]["capacity"]
+    assert {"type": "Ready", "status": "True"}.items() <= node["status"]["conditions"][0].items()
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"eks": "legacy"}, "API_AND_CONFIG_MAP"),
+        ({"LifeCycleConfig": {"SourceS3Uri": "s3://my-bucket/x", "OnCreate": "a.sh"}}, "s3://sagemaker-"),
+        ({"TrainingPlanArn": f"arn:aws:sagemaker:{REGION}:123456789012:training-plan/nope"}, "does not exist"),
+        ({"CapacityRequirements": {"Spot": {}, "OnDemand": {}}}, "Spot or OnDemand"),
+        ({"InstanceType": "ml.m5.xlarge", "OnStartDeepHealthChecks": ["InstanceStress"]}, "deep health checks"),
+        ({"OverrideVpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-0dead"]}}, "does not exist"),
+    ],
+)
+def test_a_create_request_the_service_would_refuse_is_a_validation_exception(
+    world: World, change: dict[str, Any], fragment: str
+) -> None:
+    eks_arn = world.config_map_eks_arn if change.pop("eks", None) else world.eks_arn
+
+    with pytest.raises(ClientError) as error:
+        world.create(groups=[world.group(**change)], Orchestrator={"Eks": {"ClusterArn": eks_arn}})
+
+    assert error_code(error) == "ValidationException"
+    assert fragment in error.value.response["Error"]["Message"]
+    assert world.sagemaker.list_clusters()["ClusterSummaries"] == []
+
+
+def test_a_second_cluster_with_the_same_name_is_resource_in_use(world: World) -> None:
+    world.create()
+    with pytest.raises(ClientError) as error:
+        world.create()
+    assert error_code(error) == "ResourceInUse"
+
+
+def test_a_training_plan_places_nodes_in_its_zone_and_is_listed(world: World) -> None:
+    plan = world.hyperpod.add_training_plan(REGION, "p5-plan", "ml.p5.48xlarge", 4, f"{REGION}b")
+    world.create(
+        groups=[world.group(InstanceType="ml.p5.48xlarge", count=1, TrainingPlanArn=plan)],
+        VpcConfig={"SecurityGroupIds": [world.security_group], "Subnets": world.subnets},
+    )
+
+    group = world.wait_for("hp")["InstanceGroups"][0]
+    assert (group["TrainingPlanArn"], group["TrainingPlanStatus"]) == (plan, "Active")
+    node_id = world.nodes()[0]["InstanceId"]
+    placement = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=node_id)["NodeDetails"]["Placement"]
+    assert placement["AvailabilityZone"] == f"{REGION}b"
+    capacity = world.kubernetes_nodes()[f"hyperpod-{node_id}"]["status"]["capacity"]
+    assert (capacity["nvidia.com/gpu"], capacity["vpc.amazonaws.com/efa"]) == ("8", "32")
+    summaries = world.sagemaker.list_training_plans()["TrainingPlanSummaries"]
+    assert [(s["TrainingPlanArn"], s["InUseInstanceCount"]) for s in summaries] == [(plan, 1)]
+    described = world.sagemaker.describe_training_plan(TrainingPlanName="p5-plan")
+    assert described["ReservedCapacitySummaries"][0]["AvailabilityZone"] == f"{REGION}b"
+    with pytest.raises(ClientError) as error:
+        world.create(name="other", groups=[world.group(TrainingPlanArn=plan)])
+    assert "does not match" in error.value.response["Error"]["Message"]
+
+
+def test_update_cluster_scales_groups_up_and_down_and_refuses_while_creating(world: World) -> None:
+    world.create()
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=3)])
+    assert error_code(error) == "ConflictException"
+    world.wait_for("hp")
+
+    world.sagemaker.update_cluster(
+        ClusterName="hp",
+        InstanceGroups=[world.group(count=4), world.group("cpu", count=1, InstanceType="ml.m5.xlarge")],
+    )
+    updating = world.describe()
+    assert updating["ClusterStatus"] == "Updating"
+    assert [(g["InstanceGroupName"], g["Status"], g["TargetCount"]) for g in updating["InstanceGroups"]] == [
+        ("workers", "Updating", 4),
+        ("cpu", "Creating", 1),
+    ]
+    scaled = world.wait_for("hp")
+    assert [g["CurrentCount"] for g in scaled["InstanceGroups"]] == [4, 1]
+    assert len(world.kubernetes_nodes()) == 5
+    assert (
+        "nvidia.com/gpu"
+        not in next(
+            n
+            for n in world.kubernetes_nodes().values()
+            if n["metadata"]["labels"]["node.kubernetes.io/instance-type"] == "ml.m5.xlarge"
+        )["status"]["capacity"]
+    )
+
+    world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=1)])
+    world.wait_for("hp")
+    assert (
+        len(
+            world.sagemaker.list_cluster_nodes(ClusterName="hp", InstanceGroupNameContains="work")[
+                "ClusterNodeSummaries"
+            ]
+        )
+        == 1
+    )
+    assert len(world.kubernetes_nodes()) == 2
+
+
+def test_deleting_an_instance_group_removes_its_nodes(world: World) -> None:
+    world.create(groups=[world.group(), world.group("cpu", count=1, InstanceType="ml.m5.xlarge")])
+    world.wait_for("hp")
+
+    world.sagemaker.update_cluster(ClusterName="hp", InstanceGroupsToDelete=["cpu"])
+    assert [g["Status"] for g in world.describe()["InstanceGroups"]] == ["InService", "Deleting"]
+
+    done = world.wait_for("hp")
+    assert [g["InstanceGroupName"] for g in done["InstanceGroups"]] == ["workers"]
+    assert {n["InstanceGroupName"] for n in world.nodes()} == {"workers"}
+    assert len(world.kubernetes_nodes()) == 2
+
+
+def test_batch_node_operations_report_unknown_nodes_in_band(world: World) -> None:
+    world.create(groups=[world.group(count=3)])
+    world.wait_for("hp")
+    first, second, third = (n["InstanceId"] for n in world.nodes())
+    unknown = "i-0123456789abcdef0"
+
+    rebooted = world.sagemaker.batch_reboot_cluster_nodes(ClusterName="hp", NodeIds=[first, unknown])
+    assert rebooted["Successful"] == [first]
+    assert rebooted["Failed"][0]["NodeId"] == unknown
+    assert rebooted["Failed"][0]["ErrorCode"] == "InstanceIdNotFound"
+    status = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=first)["NodeDetails"]["InstanceStatus"]
+    assert status["Status"] == "Pending"
+
+    replaced = world.sagemaker.batch_replace_cluster_nodes(ClusterName="hp", NodeIds=[second, unknown])
+    assert replaced["Successful"] == [second]
+    assert replaced["Failed"][0]["ErrorCode"] == "InstanceIdNotFound"
+
+    deleted = world.sagemaker.batch_delete_cluster_nodes(
+        ClusterName="hp", NodeIds=[third, unknown], NodeLogicalIds=["node-missing"]
+    )
+    assert deleted["Successful"] == [third]
+    assert deleted["Failed"] == [{"Code": "NodeIdNotFound", "Message": f"Node {unknown} not found.", "NodeId": unknown}]
+    assert deleted["FailedNodeLogicalIds"][0]["Code"] == "NodeIdNotFound"
+    assert world.describe()["InstanceGroups"][0]["TargetCount"] == 2
+
+    def settled() -> bool:
+        ids = {n["InstanceId"] for n in world.nodes()}
+        return len(ids) == 2 and second not in ids and third not in ids
+
+    wait_until(settled)
+    ids = {n["InstanceId"] for n in world.nodes()}
+    assert first in ids
+    assert set(world.kubernetes_nodes()) == {f"hyperpod-{i}" for i in ids}
+    assert (
+        world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=first)["NodeDetails"]["InstanceStatus"]["Status"]
+        == "Running"
+    )
+
+
+def test_software_update_runs_while_the_cluster_is_system_updating(world: World) -> None:
+    world.create()
+    world.wait_for("hp")
+
+    world.sagemaker.update_cluster_software(ClusterName="hp")
+
+    updating = world.describe()
+    assert updating["ClusterStatus"] == "SystemUpdating"
+    assert updating["InstanceGroups"][0]["SoftwareUpdateStatus"] == "InProgress"
+    done = world.wait_for("hp")
+    group = done["InstanceGroups"][0]
+    assert group["SoftwareUpdateStatus"] == "Succeeded"
+    assert group["CurrentImageReleaseVersion"] == group["DesiredImageReleaseVersion"] == "1.0.1"
+    assert all("LastSoftwareUpdateTime" in n for n in world.nodes())
+
+
+def test_continuous_clusters_stay_in_service_while_batch_adding_nodes(world: World) -> None:
+    world.create(NodeProvisioningMode="Continuous")
+    world.wait_for("hp")
+
+    added = world.sagemaker.batch_add_cluster_nodes(
+        ClusterName="hp",
+        NodesToAdd=[
+            {"InstanceGroupName": "workers", "IncrementTargetCountBy": 2},
+            {"InstanceGroupName": "nope", "IncrementTargetCountBy": 1},
+            {"InstanceGroupName": "workers", "IncrementTargetCountBy": 1, "AvailabilityZones": [f"{REGION}c"]},
+        ],
+    )
+
+    assert [s["Status"] for s in added["Successful"]] == ["Pending", "Pending"]
+    assert [f["ErrorCode"] for f in added["Failed"]] == ["InstanceGroupNotFound", "IncompatibleAvailabilityZones"]
+    scaling = world.describe()
+    assert scaling["ClusterStatus"] == "InService"
+    assert scaling["InstanceGroups"][0]["Status"] == "InService"
+    assert scaling["InstanceGroups"][0]["ActiveOperations"] == {"Scaling": 1}
+    assert scaling["InstanceGroups"][0]["TargetCount"] == 4
+    logical = added["Successful"][0]["NodeLogicalId"]
+    pending = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeLogicalId=logical)["NodeDetails"]
+    assert pending["InstanceStatus"]["Status"] == "Pending"
+
+    wait_until(lambda: world.describe()["InstanceGroups"][0]["CurrentCount"] == 4)
+    assert "ActiveOperations" not in world.describe()["InstanceGroups"][0]
+    assert len(world.kubernetes_nodes()) == 4
+
+
+def test_batch_add_is_refused_without_continuous_provisioning(world: World) -> None:
+    world.create()
+    world.wait_for("hp")
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.batch_add_cluster_nodes(
+            ClusterName="hp", NodesToAdd=[{"InstanceGroupName": "workers", "IncrementTargetCountBy": 1}]
+        )
+    assert error_code(error) == "ValidationException"
+
+
+def test_an_unhealthy_node_is_relabelled_and_replaced_under_automatic_recovery(world: World) -> None:
+    events: list[tuple[str, dict[str, Any]]] = []
+    world.hyperpod.add_listener(lambda kind, detail: events.append((kind, detail)))
+    world.create()
+    world.wait_for("hp")
+    victim = world.nodes()[0]["InstanceId"]
+
+    world.hyperpod.mark_node_unhealthy("hp", victim)
+
+    labels = world.kubernetes_nodes()[f"hyperpod-{victim}"]["metadata"]["labels"]
+    assert labels[HEALTH_LABEL] == "UnschedulablePendingReplacement"
+    wait_until(lambda: victim not in {n["InstanceId"] for n in world.nodes()} and len(world.nodes()) == 2)
+    assert f"hyperpod-{victim}" not in world.kubernetes_nodes()
+    assert any(kind == NODE_HEALTH and detail["InstanceId"] == victim for kind, detail in events)
+    assert [d["ClusterStatus"] for kind, d in events if kind == STATE_CHANGE][:2] == ["Creating", "InService"]
+
+
+def test_deleting_a_cluster_removes_its_nodes_then_it_is_not_found(world: World) -> None:
+    world.create()
+    world.wait_for("hp")
+    assert len(world.kubernetes_nodes()) == 2
+
+    world.sagemaker.delete_cluster(ClusterName="hp")
+
+    assert world.describe()["ClusterStatus"] == "Deleting"
+
+    def gone() -> bool:
+        try:
+            world.describe()
+        except ClientError as error:
+            return error.response["Error"]["Code"] == "ResourceNotFound"
+        return False
+
+    wait_until(gone)
+    assert world.kubernetes_nodes() == {}
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.list_cluster_nodes(ClusterName="hp")
+    assert error_code(error) == "ResourceNotFound"
+    assert "hp" in error.value.response["Error"]["Message"]
+
+
+def test_list_clusters_filters_by_name_and_paginates(world: World) -> None:
+    for name in ("alpha", "beta", "alphabet"):
+        world.create(name=name)
+
+    assert [c["ClusterName"] for c in world.sagemaker.list_clusters(NameContains="alpha")["ClusterSummaries"]] == [
+        "alpha",
+        "alphabet",
+    ]
+    pages = world.sagemaker.get_paginator("list_clusters").paginate(PaginationConfig={"PageSize": 2})
+    assert [c["ClusterName"] for page in pages for c in page["ClusterSummaries"]] == ["alpha", "beta", "alphabet"]
+    by_arn = world.sagemaker.describe_cluster(ClusterName=world.describe("beta")["ClusterArn"])
+    assert by_arn["ClusterName"] == "beta"
+
+
+def _undeclared(value: Any, shape: Any, path: str) -> list[str]:
+    if shape.type_name == "structure":
+        problems = [f"{path}.{key}" for key in value if key not in shape.members]
+        for key, member in shape.members.items():
+            if key in value:
+                problems += _undeclared(value[key], member, f"{path}.{key}")
+        return problems
+    if shape.type_name == "list":
+        return [p for item in value for p in _undeclared(item, shape.member, f"{path}[]")]
+    if shape.type_name == "map":
+        return [p for key, item in value.items() for p in _undeclared(item, shape.value, f"{path}.{key}")]
+    return []
+
+
+def test_every_response_field_is_declared_in_the_botocore_output_shape(world: World) -> None:
+    plan = world.hyperpod.add_training_plan(REGION, "plan", "ml.g6.4xlarge", 2, f"{REGION}a")
+    world.create(
+        groups=[
+            world.group(TrainingPlanArn=plan, InstanceStorageConfigs=[{"EbsVolumeConfig": {"VolumeSizeInGB": 100}}])
+        ],
+        NodeProvisioningMode="Continuous",
+        ClusterRole=world.role_arn,
+        AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter"},
+    )
+    world.wait_for("hp")
+    node_id = world.nodes()[0]["InstanceId"]
+    world.sagemaker.batch_add_cluster_nodes(
+        ClusterName="hp", NodesToAdd=[{"InstanceGroupName": "workers", "IncrementTargetCountBy": 1}]
+    )
+    model = world.sagemaker.meta.service_model
+    requests = {
+        "DescribeCluster": {"ClusterName": "hp"},
+        "ListClusters": {},
+        "ListClusterNodes": {"ClusterName": "hp", "IncludeNodeLogicalIds": True},
+        "DescribeClusterNode": {"ClusterName": "hp", "NodeId": node_id},
+        "BatchRebootClusterNodes": {"ClusterName": "hp", "NodeIds": [node_id, "i-00000000"], "NodeLogicalIds": ["x"]},
+        "ListTrainingPlans": {},
+        "DescribeTrainingPlan": {"TrainingPlanName": plan},
+    }
+    for action, request in requests.items():
+        body, headers = world.hyperpod.handle(action, "123456789012", REGION, request)
+        assert headers["status"] == 200, body
+        shape = model.operation_model(action).output_shape
+        assert _undeclared(json.loads(body), shape, action) == []
