@@ -28,6 +28,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules, substitute
 from sandbox.ec2_extension import Ec2Extension
 from sandbox.eks_extension import EksExtension
+from sandbox.eks_addons import EksAddonsExtension
 from sandbox.faults import FaultBook, step_key
 from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
@@ -119,6 +120,7 @@ class Sandbox:
         )
         self.ec2 = Ec2Extension()
         self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
+        self.eks_addons = EksAddonsExtension(seconds_to_active=options.seconds_to_active)
         self._mock: Any = None
         self._original_invoke: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -151,6 +153,7 @@ class Sandbox:
         SerializedStubber.install()
         _StoppableExecutions.install()
         self.eks.install()
+        self.eks_addons.install()
         self.hyperpod.install()
         self.ec2.install()
         self._install_lambda_dispatch()
@@ -162,6 +165,7 @@ class Sandbox:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         self.ec2.uninstall()
         self.hyperpod.uninstall()
+        self.eks_addons.uninstall()
         self.eks.uninstall()
         _StoppableExecutions.uninstall()
         SerializedStubber.uninstall()

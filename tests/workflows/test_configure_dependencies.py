@@ -1,0 +1,129 @@
+"""Stage 3 end to end: OIDC provider, add-ons and HyperPod dependencies, with a fault and resume at every step."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+
+from controlplane.config import cluster_dependencies
+from controlplane.core.dependencies import s3_csi_role_name
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module
+
+STEPS = sorted(
+    step_module(p)
+    for p in placeholders(definition_text(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES))
+    if not p.startswith("RecordOperation")
+)
+DAEMONSETS = {
+    ("kube-system", "nvidia-device-plugin"),
+    ("kube-system", "aws-efa-k8s-device-plugin"),
+    ("aws-hyperpod", "health-monitoring-agent"),
+}
+
+
+def create_eks(running_sandbox, tag: str) -> None:
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
+    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+
+
+def configure(running_sandbox, tag: str):
+    with running_sandbox.client() as api:
+        return api.post(f"/clusters/{tag}/dependencies")
+
+
+def dependency_inventory(running_sandbox, tag: str) -> dict[str, object]:
+    eks = boto3.client("eks", region_name="us-west-2")
+    name = f"eks-cluster-{tag}"
+    issuer = eks.describe_cluster(name=name)["cluster"]["identity"]["oidc"]["issuer"].removeprefix("https://")
+    providers = [
+        p["Arn"]
+        for p in boto3.client("iam").list_open_id_connect_providers()["OpenIDConnectProviderList"]
+        if p["Arn"].endswith(issuer)
+    ]
+    store = running_sandbox.sandbox.emulator.store(name)
+    daemonsets = {(d["metadata"]["namespace"], d["metadata"]["name"]) for d in store.list("apps", "v1", "daemonsets")}
+    return {
+        "oidc_providers": len(providers),
+        "addons": sorted(eks.list_addons(clusterName=name)["addons"]),
+        "s3_csi_role": boto3.client("iam").get_role(RoleName=s3_csi_role_name(tag))["Role"]["RoleName"],
+        "daemonsets": daemonsets,
+    }
+
+
+def expected(tag: str) -> dict[str, object]:
+    return {
+        "oidc_providers": 1,
+        "addons": sorted(cluster_dependencies().addons),
+        "s3_csi_role": s3_csi_role_name(tag),
+        "daemonsets": DAEMONSETS,
+    }
+
+
+def test_dependencies_before_eks_is_finished_are_refused_with_409(running_sandbox):
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/eks", json={"clusterTag": "early", "region": "us-west-2"}).json()
+        refused = api.post("/clusters/early/dependencies")
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["code"] in ("ClusterNotReady", "ClusterBusy")
+        assert api.post("/clusters/nosuch/dependencies").status_code == 404
+    running_sandbox.wait_terminal(accepted["operationId"])
+
+
+def test_dependencies_are_installed_and_recorded_as_a_finished_stage(running_sandbox):
+    create_eks(running_sandbox, "deps")
+    with running_sandbox.client() as api:
+        plan = api.post("/clusters/deps/dependencies", params={"dryRun": "true"})
+        assert plan.status_code == 200
+        assert {a["name"] for a in plan.json()["actions"]} >= set(cluster_dependencies().addons)
+    response = configure(running_sandbox, "deps")
+    assert response.status_code == 202, response.text
+    assert response.json()["stages"] == ["oidc", "addons", "hyperpod-dependencies"]
+    operation = running_sandbox.wait_terminal(response.json()["operationId"])
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    assert dependency_inventory(running_sandbox, "deps") == expected("deps")
+    addon = boto3.client("eks", region_name="us-west-2").describe_addon(
+        clusterName="eks-cluster-deps", addonName="aws-mountpoint-s3-csi-driver"
+    )["addon"]
+    assert addon["serviceAccountRoleArn"].endswith(f"role/{s3_csi_role_name('deps')}")
+    assert addon["addonVersion"] == cluster_dependencies().addons["aws-mountpoint-s3-csi-driver"]
+    with running_sandbox.client("sandbox-viewer") as api:
+        assert api.get("/clusters/deps").json()["stagesDone"] == ["eks", "dependencies"]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_fault_in_any_dependency_step_then_resume_installs_everything_once(running_sandbox, step):
+    tag = "p-" + step.replace("_", "")[:18]
+    create_eks(running_sandbox, tag)
+    running_sandbox.sandbox.add_fault(step, 1)
+    accepted = configure(running_sandbox, tag).json()
+    failed = running_sandbox.wait_terminal(accepted["operationId"])
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["step"].lower().replace(" ", "_") == step
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(accepted["operationId"])
+    assert done["status"] == "SUCCEEDED", done.get("error")
+    assert dependency_inventory(running_sandbox, tag) == expected(tag)
+
+
+def test_deleting_the_cluster_removes_the_identities_stage_3_created(running_sandbox):
+    create_eks(running_sandbox, "depgone")
+    assert running_sandbox.wait_terminal(configure(running_sandbox, "depgone").json()["operationId"])["status"] == (
+        "SUCCEEDED"
+    )
+    with running_sandbox.client() as api:
+        token = api.delete("/clusters/depgone").json()["confirmationToken"]
+        accepted = api.delete("/clusters/depgone", params={"confirmationToken": token}).json()
+    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    iam = boto3.client("iam")
+    roles = [r["RoleName"] for r in iam.list_roles()["Roles"]]
+    assert s3_csi_role_name("depgone") not in roles
+    tagged = [
+        arn
+        for arn in (p["Arn"] for p in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"])
+        if {"Key": "instantstart:cluster", "Value": "depgone"}
+        in iam.list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"]
+    ]
+    assert tagged == []
