@@ -27,8 +27,8 @@ from controlplane.adapters.aws.tables import TABLES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules, substitute
 from sandbox.ec2_extension import Ec2Extension
-from sandbox.eks_extension import EksExtension
 from sandbox.eks_addons import EksAddonsExtension
+from sandbox.eks_extension import EksExtension
 from sandbox.faults import FaultBook, step_key
 from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
