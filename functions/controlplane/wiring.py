@@ -16,6 +16,8 @@ from controlplane.adapters.aws.dynamo import (
 from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
 from controlplane.adapters.aws.eks import AwsEksGateway
 from controlplane.adapters.aws.iam import AwsIamGateway
+from controlplane.adapters.aws.s3 import AwsBucketGateway
+from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
 from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
 from controlplane.adapters.k8s import manifests
 from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
@@ -23,6 +25,7 @@ from controlplane.config import cluster_dependencies
 from controlplane.core.clusters import ClusterService
 from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
+from controlplane.core.hyperpod import HyperPodStageService
 from controlplane.core.operations import OperationService
 from controlplane.core.stack_settings import PollSettings
 from controlplane.settings import settings
@@ -110,6 +113,18 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
     )
 
 
+@cache
+def hyperpod_stage(region: str) -> HyperPodStageService:
+    return HyperPodStageService(
+        Ec2NetworkGateway(region),
+        AwsIamGateway(),
+        AwsEksGateway(region),
+        AwsHyperPodGateway(region),
+        AwsBucketGateway(region),
+        poll_settings(),
+    )
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -122,6 +137,7 @@ def reset() -> None:
         eks_stack,
         poll_settings,
         cluster_dependencies_service,
+        hyperpod_stage,
     ):
         factory.cache_clear()
     settings.cache_clear()

@@ -30,7 +30,20 @@ from typing import Any
 
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
-from controlplane.core.naming import MANAGED_BY_KEY, MANAGED_BY_VALUE, eks_cluster_name, eks_cluster_role_name
+from controlplane.core.hyperpod import (
+    EXECUTION_ROLE_POLICY_ARN,
+    POD_IDENTITY_PRINCIPAL,
+    SAGEMAKER_PRINCIPAL,
+    TRAINING_OPERATOR_POLICY_ARN,
+)
+from controlplane.core.naming import (
+    MANAGED_BY_KEY,
+    MANAGED_BY_VALUE,
+    eks_cluster_name,
+    eks_cluster_role_name,
+    hyperpod_execution_role_name,
+    training_operator_role_name,
+)
 
 CLUSTER_ADMIN_ACCESS_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
@@ -204,6 +217,53 @@ _EKS_ADDONS = (f"arn:{{partition}}:eks:*:{{account}}:addon/{eks_cluster_name('*'
 _EKS_ADDONS_REASON = (
     "Add-on ARNs end in an ID that EKS assigns; the pattern admits only add-ons of the control plane's clusters"
 )
+_HYPERPOD_EXEC_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{hyperpod_execution_role_name('*')}",)
+_TRAINING_OPERATOR_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{training_operator_role_name('*')}",)
+_STAGE4_ROLES_REASON = (
+    "HyperPod execution and training-operator roles are created per cluster tag at run time; the patterns admit "
+    "only the control plane's instantstart-<tag>-… roles"
+)
+_HYPERPOD_CLUSTERS = ("arn:{partition}:sagemaker:*:{account}:cluster/*",)
+_HYPERPOD_CLUSTERS_REASON = (
+    "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation; the statement requires the "
+    "InstantStart ownership tag (in the request to create, on the resource to delete)"
+)
+_LIFECYCLE_BUCKETS = ("arn:{partition}:s3:::sagemaker-is-*", "arn:{partition}:s3:::sagemaker-is-*/*")
+_LIFECYCLE_BUCKETS_REASON = (
+    "Lifecycle-script buckets are named per cluster tag, account and Region at run time (sagemaker-is-<tag>-…); "
+    "the pattern admits only those buckets and their objects"
+)
+_EKS_POD_IDENTITY = (f"arn:{{partition}}:eks:*:{{account}}:podidentityassociation/{eks_cluster_name('*')}/*",)
+_DESCRIBE_HYPERPOD = Grant(
+    ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
+)
+
+
+def _read_roles(roles: tuple[str, ...], reason: str) -> Grant:
+    return Grant(
+        ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:ListRolePolicies"),
+        roles,
+        reason=reason,
+    )
+
+
+def _create_role_with_policy(roles: tuple[str, ...], policy_arn: str, reason: str) -> tuple[Grant, ...]:
+    return (
+        _read_roles(roles, reason),
+        Grant(("iam:CreateRole", "iam:TagRole"), roles, _MANAGED_REQUEST, reason),
+        Grant(
+            ("iam:AttachRolePolicy",), roles, {"ArnEquals": {"iam:PolicyARN": policy_arn}, **_MANAGED_RESOURCE}, reason
+        ),
+    )
+
+
+def _delete_roles(roles: tuple[str, ...], reason: str) -> tuple[Grant, ...]:
+    return (
+        _read_roles(roles, reason),
+        Grant(("iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole"), roles, _MANAGED_RESOURCE, reason),
+    )
+
+
 _LIST_OIDC_PROVIDERS = Grant(("iam:ListOpenIDConnectProviders",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _READ_S3_CSI_ROLE = Grant(
     ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:GetRolePolicy", "iam:ListRolePolicies"),
@@ -399,6 +459,96 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         ),
         kubernetes_role=ASSUME,
     ),
+    # --- create_hyperpod_cluster workflow -----------------------------------------------------
+    "ensure_execution_role": FunctionAccess(
+        _create_role_with_policy(_HYPERPOD_EXEC_ROLES, EXECUTION_ROLE_POLICY_ARN, _STAGE4_ROLES_REASON)
+    ),
+    "ensure_lifecycle_scripts": FunctionAccess(
+        (
+            Grant(
+                (
+                    "s3:ListBucket",
+                    "s3:GetBucketTagging",
+                    "s3:CreateBucket",
+                    "s3:PutBucketPublicAccessBlock",
+                    "s3:PutEncryptionConfiguration",
+                    "s3:PutBucketTagging",
+                    "s3:GetObject",
+                    "s3:PutObject",
+                ),
+                _LIFECYCLE_BUCKETS,
+                reason=_LIFECYCLE_BUCKETS_REASON,
+            ),
+        )
+    ),
+    "ensure_compute_subnet": FunctionAccess(
+        (
+            _describe("DescribeVpcs", "DescribeSubnets", "DescribeRouteTables"),
+            *_ec2_create("CreateSubnet", "subnet", "vpc"),
+            _ec2_managed(("AssociateRouteTable",), "route-table", "subnet"),
+        )
+    ),
+    "create_hyperpod_cluster": FunctionAccess(
+        (
+            _DESCRIBE_HYPERPOD,
+            Grant(
+                ("sagemaker:CreateCluster", "sagemaker:AddTags"),
+                _HYPERPOD_CLUSTERS,
+                _MANAGED_REQUEST,
+                _HYPERPOD_CLUSTERS_REASON,
+            ),
+            _DESCRIBE_EKS_CLUSTER,
+            _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
+            Grant(
+                ("iam:PassRole",),
+                _HYPERPOD_EXEC_ROLES,
+                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+                _STAGE4_ROLES_REASON,
+            ),
+            _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
+            # HyperPod creates the access entries of its own roles on the caller's behalf (forward access
+            # sessions): allowed only when SageMaker is the one calling.
+            Grant(
+                (
+                    "eks:CreateAccessEntry",
+                    "eks:DescribeAccessEntry",
+                    "eks:DeleteAccessEntry",
+                    "eks:AssociateAccessPolicy",
+                ),
+                _EKS_CLUSTERS + _EKS_ACCESS_ENTRIES,
+                {"ForAnyValue:StringEquals": {"aws:CalledVia": [SAGEMAKER_PRINCIPAL]}},
+                _ACCESS_ENTRIES_REASON,
+            ),
+            Grant(
+                ("iam:CreateServiceLinkedRole",),
+                ("arn:{partition}:iam::{account}:role/aws-service-role/*",),
+                {"StringEquals": {"iam:AWSServiceName": "hyperpod.sagemaker.amazonaws.com"}},
+                "The service-linked role path is fixed by AWS; the condition admits only HyperPod's",
+            ),
+        )
+    ),
+    "check_hyperpod_cluster": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    "ensure_training_operator_identity": FunctionAccess(
+        (
+            *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, TRAINING_OPERATOR_POLICY_ARN, _STAGE4_ROLES_REASON),
+            Grant(
+                ("eks:ListPodIdentityAssociations", "eks:CreatePodIdentityAssociation"),
+                _EKS_CLUSTERS,
+                reason=_EKS_CLUSTERS_REASON,
+            ),
+            Grant(
+                ("eks:DescribePodIdentityAssociation", "eks:TagResource"),
+                _EKS_POD_IDENTITY,
+                reason="Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
+            ),
+            Grant(
+                ("iam:PassRole",),
+                _TRAINING_OPERATOR_ROLES,
+                {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
+                _STAGE4_ROLES_REASON,
+            ),
+        )
+    ),
     "record_operation_success": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
         (
@@ -410,6 +560,30 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     # --- delete_eks_cluster workflow ---------------------------------------------------------
+    "delete_hyperpod_cluster": FunctionAccess(
+        (
+            _DESCRIBE_HYPERPOD,
+            Grant(("sagemaker:DeleteCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON),
+        )
+    ),
+    "check_hyperpod_cluster_deleted": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    "delete_hyperpod_resources": FunctionAccess(
+        (
+            *_delete_roles(_HYPERPOD_EXEC_ROLES + _TRAINING_OPERATOR_ROLES, _STAGE4_ROLES_REASON),
+            Grant(
+                (
+                    "s3:ListBucket",
+                    "s3:ListBucketVersions",
+                    "s3:GetBucketTagging",
+                    "s3:DeleteObject",
+                    "s3:DeleteObjectVersion",
+                    "s3:DeleteBucket",
+                ),
+                _LIFECYCLE_BUCKETS,
+                reason=_LIFECYCLE_BUCKETS_REASON,
+            ),
+        )
+    ),
     "delete_eks_cluster": FunctionAccess(
         (
             _DESCRIBE_EKS_CLUSTER,

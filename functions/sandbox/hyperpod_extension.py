@@ -63,7 +63,11 @@ _ACTIONS = {
     "BatchAddClusterNodes": "batch_add_cluster_nodes",
     "ListTrainingPlans": "list_training_plans",
     "DescribeTrainingPlan": "describe_training_plan",
+    "ListTags": "list_tags",
+    "AddTags": "add_tags",
 }
+# Tag actions reach the simulation only for its clusters' ARNs; every other ARN stays with moto.
+_TAG_ACTIONS = {"ListTags", "AddTags"}
 
 
 class HyperPodError(Exception):
@@ -243,7 +247,10 @@ class HyperPodExtension:
         extension = self
 
         def respond(response: SageMakerResponse) -> Any:
-            return extension.handle(action, response.current_account, response.region, _body(response))
+            request = _body(response)
+            if action in _TAG_ACTIONS and not extension._owns_arn(str(request.get("ResourceArn", ""))):
+                return extension._originals[_ACTIONS[action]](response)
+            return extension.handle(action, response.current_account, response.region, request)
 
         respond.__name__ = _ACTIONS[action]
         return respond
@@ -262,6 +269,27 @@ class HyperPodExtension:
             return body, {"status": 400, "x-amzn-ErrorType": error.code, "Content-Type": "application/x-amz-json-1.1"}
         self._flush()
         return json.dumps(result, default=_json_default), {"status": 200, "Content-Type": "application/x-amz-json-1.1"}
+
+    def _owns_arn(self, arn: str) -> bool:
+        with self._lock:
+            return any(cluster.arn == arn for clusters in self._clusters.values() for cluster in clusters.values())
+
+    def _cluster_by_arn(self, account: str, region: str, arn: str) -> _Cluster:
+        for cluster in self._clusters.get((account, region), {}).values():
+            if cluster.arn == arn:
+                return cluster
+        raise HyperPodError("ResourceNotFound", f"Resource {arn} not found.")
+
+    def _op_list_tags(self, account: str, region: str, request: JsonObject) -> JsonObject:
+        cluster = self._cluster_by_arn(account, region, str(request["ResourceArn"]))
+        return {"Tags": list(cluster.request.get("Tags") or [])}
+
+    def _op_add_tags(self, account: str, region: str, request: JsonObject) -> JsonObject:
+        cluster = self._cluster_by_arn(account, region, str(request["ResourceArn"]))
+        tags = {tag["Key"]: tag["Value"] for tag in cluster.request.get("Tags") or []}
+        tags.update({tag["Key"]: tag["Value"] for tag in request.get("Tags") or []})
+        cluster.request["Tags"] = [{"Key": key, "Value": value} for key, value in tags.items()]
+        return {"Tags": cluster.request["Tags"]}
 
     # --- public controls ---------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from controlplane.models.clusters import (
     Plan,
 )
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.operations import OperationView
 
 router = Router()
@@ -144,5 +145,37 @@ def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -
         f"{caller.principal}#POST /clusters/{clusterTag}/dependencies",
         {},
         lambda: accepted(service.configure_dependencies(clusterTag, caller)),
+    )
+    return recorded(result)
+
+
+@router.post(
+    "/clusters/<clusterTag>/hyperpod",
+    operation_id="hyperpod_create",
+    summary="Stage 4: create the HyperPod cluster with its first instance group",
+    description=(
+        "After stage 3 (dependencies): creates hp-cluster-<clusterTag> on the EKS cluster with automatic node "
+        "recovery and continuous provisioning, and its first instance group (instance type and count, AZ, EBS size, "
+        "capacity type on-demand, spot or training-plan — a training plan's AZ takes precedence; deep health checks "
+        "on by default for GPU families that support them). Ask the person for the AZ, instance type, count and "
+        "capacity type; inspect offerings first. 202 with an operation (20+ minutes on AWS); dryRun=true returns "
+        "the plan. Refused before any side effect when the type is not offered in the AZ, the training plan is "
+        "unknown, or the cluster is not ready (409 ClusterNotReady)."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def create_hyperpod(clusterTag: ClusterTagPath, body: CreateHyperPodRequest, dryRun: DryRun = False) -> Response[str]:
+    caller = actor(router)
+    caller.require(Role.ADMIN, "create a HyperPod cluster")
+    service = wiring.clusters()
+    if dryRun:
+        _, plan = service.plan_hyperpod(clusterTag, body)
+        return json_response(200, plan)
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /clusters/{clusterTag}/hyperpod",
+        body.model_dump(mode="json"),
+        lambda: accepted(service.create_hyperpod(clusterTag, body, caller)),
     )
     return recorded(result)

@@ -9,7 +9,13 @@ from datetime import timedelta
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor, Role
 from controlplane.core.dependencies import s3_csi_role_name
-from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name
+from controlplane.core.naming import (
+    eks_cluster_name,
+    eks_cluster_role_name,
+    hyperpod_cluster_name,
+    hyperpod_execution_role_name,
+    resource_name,
+)
 from controlplane.core.network import plan_network, subnet_key
 from controlplane.core.operations import OperationService
 from controlplane.core.ports import (
@@ -34,8 +40,11 @@ from controlplane.models.errors import (
     ClusterNotFoundError,
     ClusterNotReadyError,
     ConfirmationRequiredError,
+    InvalidRequestError,
     UnknownRegionError,
 )
+from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
+from controlplane.models.instance_types import ec2_type, instance_type
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
 from controlplane.models.workflow import WorkflowInput
 
@@ -44,6 +53,7 @@ CONFIRMATION_TTL = timedelta(minutes=10)
 STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
     OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: StageName.DEPENDENCIES,
+    OperationKind.CREATE_HYPERPOD_CLUSTER: StageName.HYPERPOD,
 }
 
 
@@ -167,6 +177,7 @@ class ClusterService:
                 createdAt=now,
                 updatedAt=now,
                 createdBy=actor.principal,
+                accountId=self._account.account_id(),
             )
         )
 
@@ -176,6 +187,7 @@ class ClusterService:
                 kind=OperationKind.CREATE_EKS_CLUSTER,
                 clusterTag=request.clusterTag,
                 region=request.region,
+                accountId=self._account.account_id(),
                 eksClusterName=name,
                 kubernetesVersion=request.kubernetesVersion,
                 network=network,
@@ -220,10 +232,116 @@ class ClusterService:
                 kind=OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
                 clusterTag=cluster_tag,
                 region=record.region,
+                accountId=record.accountId,
                 eksClusterName=record.eksClusterName,
             ).model_dump(mode="json", exclude_none=True)
 
         return self._operations.start(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, cluster_tag, actor, payload)
+
+    # --- stage 4: HyperPod ----------------------------------------------------------------------
+
+    def plan_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> tuple[HyperPodPlan, Plan]:
+        """Validate the first instance group against live facts and say what stage 4 would create."""
+        record = self._ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
+        if StageName.HYPERPOD.value in record.stagesDone:
+            raise ClusterExistsError(
+                f"Cluster '{cluster_tag}' already has its HyperPod cluster; add capacity with an instance "
+                "group instead.",
+            )
+        zone = request.availabilityZone
+        if request.trainingPlanArn:
+            plan = self._account.training_plan(record.region, request.trainingPlanArn)
+            if plan is None:
+                raise InvalidRequestError(
+                    f"Unknown training plan {request.trainingPlanArn} in {record.region}; list the Region's training "
+                    "plans and pass one of their ARNs.",
+                    {"trainingPlanArn": request.trainingPlanArn},
+                )
+            if plan.instance_type and plan.instance_type != request.instanceType:
+                raise InvalidRequestError(
+                    f"Training plan {plan.name} reserves {plan.instance_type}, not {request.instanceType}.",
+                    {"planInstanceType": plan.instance_type},
+                )
+            if request.instanceCount > plan.instance_count:
+                raise InvalidRequestError(
+                    f"Training plan {plan.name} reserves {plan.instance_count} instances; ask for at most that many.",
+                )
+            if zone and plan.availability_zone and zone != plan.availability_zone:
+                raise InvalidRequestError(
+                    f"Training plan {plan.name} is in {plan.availability_zone}; its AZ takes precedence. Omit "
+                    f"availabilityZone or pass {plan.availability_zone}.",
+                )
+            zone = plan.availability_zone or zone
+        zones = [z.name for z in self._account.availability_zones(record.region)]
+        if zone is None:
+            raise InvalidRequestError("availabilityZone is required: the training plan does not name an AZ.")
+        if zone not in zones:
+            raise InvalidRequestError(
+                f"Availability Zone {zone} is not in {record.region}; choose one of: {', '.join(zones)}.",
+                {"availabilityZones": zones},
+            )
+        offered = self._account.zones_offering(record.region, ec2_type(request.instanceType))
+        if zone not in offered:
+            raise InvalidRequestError(
+                f"{request.instanceType} is not offered in {zone}"
+                + (f"; it is offered in: {', '.join(offered)}." if offered else f" nor anywhere in {record.region}."),
+                {"offeredIn": offered},
+            )
+        known = instance_type(request.instanceType)
+        supports_checks = known is not None and known.deep_health_checks
+        if request.deepHealthChecks and not supports_checks:
+            raise InvalidRequestError(
+                f"Deep health checks test NVIDIA GPUs and EFA; {request.instanceType} does not support them. "
+                "Omit deepHealthChecks or set it to false.",
+            )
+        resolved = HyperPodPlan(
+            availabilityZone=zone,
+            instanceType=request.instanceType,
+            instanceCount=request.instanceCount,
+            capacityType=request.capacityType,
+            trainingPlanArn=request.trainingPlanArn,
+            ebsVolumeSizeGb=request.ebsVolumeSizeGb,
+            instanceGroupName=request.instanceGroupName,
+            deepHealthChecks=supports_checks if request.deepHealthChecks is None else request.deepHealthChecks,
+            dedicatedSubnet=request.dedicatedSubnet,
+            threadsPerCore=known.threads_per_core if known else 1,
+        )
+        actions = [
+            PlannedAction(action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(cluster_tag)),
+            PlannedAction(action="create", resource="AWS::S3::Bucket", name="lifecycle scripts (sagemaker-is-…)"),
+            PlannedAction(action="create", resource="AWS::EC2::Subnet", name=f"compute subnet in {zone}"),
+            PlannedAction(
+                action="create",
+                resource="AWS::SageMaker::Cluster",
+                name=hyperpod_cluster_name(cluster_tag),
+                detail=f"{resolved.instanceCount} x {resolved.instanceType} ({resolved.capacityType}) in {zone}, "
+                f"NodeRecovery Automatic, deep health checks {'on' if resolved.deepHealthChecks else 'off'}",
+            ),
+            PlannedAction(
+                action="create",
+                resource="AWS::EKS::PodIdentityAssociation",
+                name="aws-hyperpod/hp-training-operator-controller-manager",
+            ),
+        ]
+        return resolved, Plan(actions=actions)
+
+    def create_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "create a HyperPod cluster")
+        resolved, _ = self.plan_hyperpod(cluster_tag, request)
+        record = self.get(cluster_tag)
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.CREATE_HYPERPOD_CLUSTER,
+                clusterTag=cluster_tag,
+                region=record.region,
+                accountId=record.accountId or self._account.account_id(),
+                eksClusterName=record.eksClusterName,
+                hyperpod=resolved,
+            ).model_dump(mode="json", exclude_none=True)
+
+        return self._operations.start(OperationKind.CREATE_HYPERPOD_CLUSTER, cluster_tag, actor, payload)
 
     def _ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
         record = self.get(cluster_tag)
@@ -295,6 +413,7 @@ class ClusterService:
                 kind=OperationKind.DELETE_EKS_CLUSTER,
                 clusterTag=cluster_tag,
                 region=record.region,
+                accountId=record.accountId or self._account.account_id(),
                 eksClusterName=record.eksClusterName,
             ).model_dump(mode="json", exclude_none=True)
 

@@ -32,3 +32,25 @@ def is_owned(tags: dict[str, str], cluster_tag: str) -> bool:
 def execution_name(operation_id: str, attempt: int) -> str:
     """Step Functions execution name of an operation's n-th run (resume starts a new run)."""
     return operation_id if attempt == 1 else f"{operation_id}-r{attempt}"
+
+
+def hyperpod_cluster_name(cluster_tag: str) -> str:
+    return f"hp-cluster-{cluster_tag}"
+
+
+def hyperpod_execution_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-hyperpod-exec"
+
+
+def training_operator_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-training-operator"
+
+
+def lifecycle_bucket_name(cluster_tag: str, account: str, region: str) -> str:
+    """`sagemaker-` prefix: HyperPod's instance policy reads lifecycle scripts only from such buckets."""
+    return f"sagemaker-is-{cluster_tag}-{account}-{region}"
+
+
+def compute_subnet_key(availability_zone: str, group: str | None = None) -> str:
+    """Shared compute subnet per AZ, or a group's dedicated one."""
+    return f"compute-{availability_zone}" if group is None else f"compute-{availability_zone}-{group}"

@@ -58,3 +58,17 @@ def plan_network(existing: Mapping[str, str], requested: str | None, zones: Iter
 
 def subnet_key(subnet: SubnetPlan) -> str:
     return f"{subnet.role}-{'ab'[subnet.index]}"
+
+
+COMPUTE_SUBNET_PREFIX = 20
+
+
+def free_block(vpc_cidr: str, taken: list[str], prefix: int = COMPUTE_SUBNET_PREFIX) -> str:
+    """The first /prefix block of the VPC that overlaps no existing subnet (compute subnets are /20)."""
+    used = [ipaddress.IPv4Network(cidr) for cidr in taken]
+    for block in ipaddress.IPv4Network(vpc_cidr).subnets(new_prefix=prefix):
+        if not any(block.overlaps(subnet) for subnet in used):
+            return str(block)
+    raise InvalidRequestError(
+        f"VPC {vpc_cidr} has no free /{prefix} left for a compute subnet; delete unused subnets or instance groups."
+    )

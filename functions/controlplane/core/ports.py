@@ -94,6 +94,26 @@ class AvailabilityZone:
 
 
 @dataclass(frozen=True)
+class TrainingPlan:
+    arn: str
+    name: str
+    status: str
+    instance_type: str | None
+    instance_count: int
+    availability_zone: str | None
+
+
+@dataclass(frozen=True)
+class HyperPodCluster:
+    name: str
+    arn: str
+    status: str
+    failure_message: str | None
+    groups: tuple[dict[str, Any], ...]
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Vpc:
     vpc_id: str
     cidr: str
@@ -150,6 +170,13 @@ class EksCluster:
 class AccountGateway(Protocol):
     """Facts about the account and Region that requests are validated against."""
 
+    def account_id(self) -> str: ...
+
+    def zones_offering(self, region: str, ec2_instance_type: str) -> list[str]:
+        """The Region's AZs where EC2 offers the instance type (HyperPod ml.<type> follows them)."""
+
+    def training_plan(self, region: str, arn: str) -> TrainingPlan | None: ...
+
     def known_regions(self) -> frozenset[str]: ...
 
     def availability_zones(self, region: str) -> list[AvailabilityZone]: ...
@@ -168,6 +195,9 @@ class NetworkGateway(Protocol):
     def delete_vpc(self, vpc_id: str) -> None: ...
 
     def find_subnets(self, cluster_tag: str) -> dict[str, Subnet]: ...
+
+    def vpc_subnet_cidrs(self, vpc_id: str) -> list[str]:
+        """CIDRs of every subnet in the VPC, ours or not."""
 
     def create_subnet(
         self, cluster_tag: str, vpc_id: str, key: str, cidr: str, availability_zone: str, public: bool
@@ -278,6 +308,13 @@ class EksGateway(Protocol):
 
     def delete_addon(self, cluster_name: str, addon_name: str) -> None: ...
 
+    def pod_identity_role(self, cluster_name: str, namespace: str, service_account: str) -> str | None:
+        """Role ARN of the pod identity association for a ServiceAccount, or None."""
+
+    def create_pod_identity_association(
+        self, cluster_name: str, namespace: str, service_account: str, role_arn: str, tags: dict[str, str]
+    ) -> None: ...
+
 
 @dataclass(frozen=True)
 class Addon:
@@ -285,6 +322,56 @@ class Addon:
     status: str
     version: str | None
     issues: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InstanceGroupSpec:
+    name: str
+    instance_type: str
+    count: int
+    execution_role_arn: str
+    lifecycle_uri: str
+    threads_per_core: int
+    ebs_volume_gb: int
+    deep_health_checks: bool
+    capacity_type: str
+    training_plan_arn: str | None = None
+    subnet_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HyperPodClusterSpec:
+    name: str
+    eks_cluster_arn: str
+    subnet_ids: tuple[str, ...]
+    security_group_ids: tuple[str, ...]
+    groups: tuple[InstanceGroupSpec, ...]
+    tags: dict[str, str]
+    node_recovery: str = "Automatic"
+
+
+class HyperPodGateway(Protocol):
+    def find_cluster(self, name: str) -> HyperPodCluster | None: ...
+
+    def create_cluster(self, spec: HyperPodClusterSpec) -> str:
+        """CreateCluster (EKS orchestrator, continuous provisioning); returns the cluster ARN."""
+
+    def delete_cluster(self, name: str) -> None: ...
+
+
+class BucketGateway(Protocol):
+    def bucket_tags(self, bucket: str) -> dict[str, str] | None:
+        """The bucket's tags, or None if the bucket does not exist (or is not ours to read)."""
+
+    def create_bucket(self, bucket: str, tags: dict[str, str]) -> None:
+        """Private, encrypted, TLS-only bucket in the gateway's Region."""
+
+    def put_object(self, bucket: str, key: str, body: bytes) -> None: ...
+
+    def object_body(self, bucket: str, key: str) -> bytes | None: ...
+
+    def delete_bucket(self, bucket: str) -> None:
+        """Delete every object version, then the bucket; absent is fine."""
 
 
 class ManifestRenderer(Protocol):

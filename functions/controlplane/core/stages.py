@@ -28,7 +28,15 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "addons": ("Ensure S3 CSI Driver Role", "Ensure Addons", "Check Addons"),
         "hyperpod-dependencies": ("Apply HyperPod Dependencies",),
     },
+    OperationKind.CREATE_HYPERPOD_CLUSTER: {
+        "identity": ("Ensure Execution Role",),
+        "lifecycle-scripts": ("Ensure Lifecycle Scripts",),
+        "network": ("Ensure Compute Subnet",),
+        "hyperpod-cluster": ("Create HyperPod Cluster", "Check HyperPod Cluster"),
+        "training-operator-identity": ("Ensure Training Operator Identity",),
+    },
     OperationKind.DELETE_EKS_CLUSTER: {
+        "hyperpod": ("Delete HyperPod Cluster", "Check HyperPod Cluster Deleted", "Delete HyperPod Resources"),
         "eks-control-plane": ("Delete EKS Cluster", "Check EKS Cluster Deleted"),
         "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),

@@ -58,6 +58,7 @@ class StageName(StrEnum):
 
     EKS = "eks"
     DEPENDENCIES = "dependencies"
+    HYPERPOD = "hyperpod"
 
 
 class ClusterStatus(StrEnum):
@@ -118,6 +119,7 @@ class ClusterRecord(View):
     createdAt: datetime
     updatedAt: datetime
     createdBy: str
+    accountId: str | None = None
 
 
 class ClusterView(View):

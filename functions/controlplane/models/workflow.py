@@ -6,6 +6,7 @@ from typing import Any
 
 from controlplane.models.clusters import NetworkPlan
 from controlplane.models.common import View
+from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 
 
@@ -25,8 +26,10 @@ class WorkflowInput(View):
     kind: OperationKind
     clusterTag: str
     region: str
+    accountId: str | None = None
     eksClusterName: str
     kubernetesVersion: str | None = None
     network: NetworkPlan | None = None
+    hyperpod: HyperPodPlan | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None

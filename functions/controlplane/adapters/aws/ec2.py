@@ -86,6 +86,10 @@ class Ec2NetworkGateway:
             )
         return found
 
+    def vpc_subnet_cidrs(self, vpc_id: str) -> list[str]:
+        subnets = self._ec2.describe_subnets(Filters=[{"Name": "vpc-id", "Values": [vpc_id]}])["Subnets"]
+        return [subnet["CidrBlock"] for subnet in subnets]
+
     def create_subnet(
         self, cluster_tag: str, vpc_id: str, key: str, cidr: str, availability_zone: str, public: bool
     ) -> Subnet:

@@ -142,3 +142,22 @@ class AwsEksGateway:
         except ClientError as error:
             if error_code(error) != "ResourceNotFoundException":
                 raise
+
+    def pod_identity_role(self, cluster_name: str, namespace: str, service_account: str) -> str | None:
+        eks = client("eks", self._region)
+        associations = eks.list_pod_identity_associations(
+            clusterName=cluster_name, namespace=namespace, serviceAccount=service_account
+        )["associations"]
+        if not associations:
+            return None
+        association = eks.describe_pod_identity_association(
+            clusterName=cluster_name, associationId=associations[0]["associationId"]
+        )["association"]
+        return str(association["roleArn"])
+
+    def create_pod_identity_association(
+        self, cluster_name: str, namespace: str, service_account: str, role_arn: str, tags: dict[str, str]
+    ) -> None:
+        client("eks", self._region).create_pod_identity_association(
+            clusterName=cluster_name, namespace=namespace, serviceAccount=service_account, roleArn=role_arn, tags=tags
+        )

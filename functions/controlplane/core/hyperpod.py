@@ -1,0 +1,266 @@
+"""Stage 4 steps: the HyperPod cluster hp-cluster-<tag> (EKS orchestrator) with its first instance group.
+
+The execution role, the lifecycle-script bucket and script, a compute subnet per AZ (private, NAT route,
+S3 endpoint through the private route table), CreateCluster with automatic node recovery and continuous
+provisioning, the wait until the cluster and its groups are InService, and the Pod Identity association
+of the HyperPod training operator. Every method observes first and changes only what differs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controlplane.core.identity import service_trust
+from controlplane.core.naming import (
+    compute_subnet_key,
+    eks_cluster_name,
+    hyperpod_cluster_name,
+    hyperpod_execution_role_name,
+    is_owned,
+    lifecycle_bucket_name,
+    ownership_tags,
+    training_operator_role_name,
+)
+from controlplane.core.network import free_block
+from controlplane.core.ports import (
+    BucketGateway,
+    EksGateway,
+    HyperPodClusterSpec,
+    HyperPodGateway,
+    IamGateway,
+    InstanceGroupSpec,
+    NetworkGateway,
+)
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import (
+    DependencyFailedError,
+    ForeignResourceError,
+    InvalidRequestError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.workflow import PollState, WorkflowInput
+
+EXECUTION_ROLE_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
+TRAINING_OPERATOR_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess"
+SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
+POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
+TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
+TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
+LIFECYCLE_PREFIX = "lifecycle"
+ON_CREATE = "on_create.sh"
+ON_CREATE_SCRIPT = Path(__file__).resolve().parents[1] / "config" / "lifecycle" / ON_CREATE
+FAILED_STATES = {"Failed", "RollingBack"}
+
+
+def pod_identity_trust() -> dict[str, object]:
+    trust = service_trust(POD_IDENTITY_PRINCIPAL)
+    trust["Statement"][0]["Action"] = ["sts:AssumeRole", "sts:TagSession"]  # type: ignore[index]
+    return trust
+
+
+class HyperPodStageService:
+    def __init__(
+        self,
+        network: NetworkGateway,
+        iam: IamGateway,
+        eks: EksGateway,
+        hyperpod: HyperPodGateway,
+        buckets: BucketGateway,
+        poll: PollSettings,
+    ) -> None:
+        self._network = network
+        self._iam = iam
+        self._eks = eks
+        self._hyperpod = hyperpod
+        self._buckets = buckets
+        self._poll = poll
+
+    # --- create ------------------------------------------------------------------------------
+
+    def ensure_execution_role(self, ctx: WorkflowInput) -> dict[str, str]:
+        return {
+            "roleArn": self._ensure_role(
+                ctx,
+                hyperpod_execution_role_name(ctx.clusterTag),
+                service_trust(SAGEMAKER_PRINCIPAL),
+                EXECUTION_ROLE_POLICY_ARN,
+            )
+        }
+
+    def ensure_lifecycle_scripts(self, ctx: WorkflowInput) -> dict[str, str]:
+        bucket = self._bucket(ctx)
+        tags = self._buckets.bucket_tags(bucket)
+        if tags is None:
+            self._buckets.create_bucket(bucket, ownership_tags(ctx.clusterTag))
+        elif not is_owned(tags, ctx.clusterTag):
+            raise ForeignResourceError(f"Bucket {bucket} exists but was not created by InstantStart for this cluster.")
+        script = ON_CREATE_SCRIPT.read_bytes()
+        key = f"{LIFECYCLE_PREFIX}/{ON_CREATE}"
+        if self._buckets.object_body(bucket, key) != script:
+            self._buckets.put_object(bucket, key, script)
+        return {"lifecycleUri": f"s3://{bucket}/{LIFECYCLE_PREFIX}/"}
+
+    def ensure_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _plan(ctx)
+        vpc = self._network.find_vpc(ctx.clusterTag)
+        private = self._network.find_route_table(ctx.clusterTag, "private")
+        if vpc is None or private is None:
+            raise ResourceNotReadyError("The cluster's VPC or private route table is missing (stage 1).")
+        key = _subnet_key(plan)
+        subnet = self._network.find_subnets(ctx.clusterTag).get(key)
+        if subnet is None:
+            cidr = free_block(vpc.cidr, self._network.vpc_subnet_cidrs(vpc.vpc_id))
+            subnet = self._network.create_subnet(ctx.clusterTag, vpc.vpc_id, key, cidr, plan.availabilityZone, False)
+        if subnet.subnet_id not in private.subnet_ids:
+            self._network.associate_route_table(private.route_table_id, subnet.subnet_id)
+        return {"subnetId": subnet.subnet_id, "cidr": subnet.cidr}
+
+    def create_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _plan(ctx)
+        name = hyperpod_cluster_name(ctx.clusterTag)
+        found = self._hyperpod.find_cluster(name)
+        if found is not None:
+            if not is_owned(found.tags, ctx.clusterTag):
+                raise ForeignResourceError(f"HyperPod cluster {name} exists but was not created by InstantStart.")
+            return {"clusterName": name, "status": found.status, "action": "found"}
+        eks = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        role = self._iam.find_role(hyperpod_execution_role_name(ctx.clusterTag))
+        subnet = self._network.find_subnets(ctx.clusterTag).get(_subnet_key(plan))
+        group = self._network.find_security_group(ctx.clusterTag)
+        if eks is None or role is None or subnet is None or group is None:
+            raise ResourceNotReadyError("The EKS cluster, execution role, compute subnet or security group is missing.")
+        spec = HyperPodClusterSpec(
+            name=name,
+            eks_cluster_arn=eks.arn,
+            subnet_ids=(subnet.subnet_id,),
+            security_group_ids=(group,),
+            groups=(
+                InstanceGroupSpec(
+                    name=plan.instanceGroupName,
+                    instance_type=plan.instanceType,
+                    count=plan.instanceCount,
+                    execution_role_arn=role.arn,
+                    lifecycle_uri=f"s3://{self._bucket(ctx)}/{LIFECYCLE_PREFIX}/",
+                    threads_per_core=plan.threadsPerCore,
+                    ebs_volume_gb=plan.ebsVolumeSizeGb,
+                    deep_health_checks=plan.deepHealthChecks,
+                    capacity_type=plan.capacityType,
+                    training_plan_arn=plan.trainingPlanArn,
+                ),
+            ),
+            tags=ownership_tags(ctx.clusterTag),
+        )
+        arn = self._hyperpod.create_cluster(spec)
+        return {"clusterName": name, "clusterArn": arn, "action": "created"}
+
+    def check_hyperpod_cluster(self, ctx: WorkflowInput) -> PollState:
+        name = hyperpod_cluster_name(ctx.clusterTag)
+        cluster = self._hyperpod.find_cluster(name)
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        if cluster is None:
+            raise ResourceNotReadyError(f"HyperPod cluster {name} does not exist; the create step must run first.")
+        if cluster.status in FAILED_STATES:
+            raise DependencyFailedError(
+                f"HyperPod cluster {name} is {cluster.status}: {cluster.failure_message or 'no failure message'}. "
+                "Fix the cause (capacity, quota, lifecycle script), delete the cluster, then resume."
+            )
+        groups_ready = all(
+            group.get("Status") == "InService" and group.get("CurrentCount", 0) >= group.get("TargetCount", 0)
+            for group in cluster.groups
+        )
+        done = cluster.status == "InService" and groups_ready
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"HyperPod cluster {name} is still {cluster.status} after {attempts} checks.")
+        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
+
+    def ensure_training_operator_identity(self, ctx: WorkflowInput) -> dict[str, str]:
+        role_arn = self._ensure_role(
+            ctx, training_operator_role_name(ctx.clusterTag), pod_identity_trust(), TRAINING_OPERATOR_POLICY_ARN
+        )
+        cluster = eks_cluster_name(ctx.clusterTag)
+        current = self._eks.pod_identity_role(cluster, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT)
+        if current is None:
+            self._eks.create_pod_identity_association(
+                cluster,
+                TRAINING_OPERATOR_NAMESPACE,
+                TRAINING_OPERATOR_SERVICE_ACCOUNT,
+                role_arn,
+                ownership_tags(ctx.clusterTag),
+            )
+        elif current != role_arn:
+            raise ForeignResourceError(
+                f"{TRAINING_OPERATOR_NAMESPACE}/{TRAINING_OPERATOR_SERVICE_ACCOUNT} already has a pod identity "
+                f"association with {current}; remove it or keep using it outside InstantStart."
+            )
+        return {"roleArn": role_arn}
+
+    # --- delete ------------------------------------------------------------------------------
+
+    def delete_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+        name = hyperpod_cluster_name(ctx.clusterTag)
+        cluster = self._hyperpod.find_cluster(name)
+        if cluster is None:
+            return {"clusterName": name, "action": "absent"}
+        if not is_owned(cluster.tags, ctx.clusterTag):
+            return {"clusterName": name, "action": "kept (not ours)"}
+        if cluster.status != "Deleting":
+            self._hyperpod.delete_cluster(name)
+        return {"clusterName": name, "action": "deleting"}
+
+    def check_hyperpod_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
+        cluster = self._hyperpod.find_cluster(hyperpod_cluster_name(ctx.clusterTag))
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError("The HyperPod cluster is still being deleted.")
+        return PollState(
+            done=done,
+            attempts=attempts,
+            waitSeconds=self._poll.wait_seconds,
+            status="DELETED" if done else cluster.status if cluster else None,
+        )
+
+    def delete_hyperpod_resources(self, ctx: WorkflowInput) -> dict[str, str]:
+        """Remove the roles and the lifecycle bucket stage 4 created (subnets go with the network)."""
+        deleted = []
+        for name in (hyperpod_execution_role_name(ctx.clusterTag), training_operator_role_name(ctx.clusterTag)):
+            role = self._iam.find_role(name)
+            if role is not None and is_owned(role.tags, ctx.clusterTag):
+                self._iam.delete_role(name)
+                deleted.append(f"role {name}")
+        bucket = self._bucket(ctx)
+        tags = self._buckets.bucket_tags(bucket)
+        if tags is not None and is_owned(tags, ctx.clusterTag):
+            self._buckets.delete_bucket(bucket)
+            deleted.append(f"bucket {bucket}")
+        return {"deleted": ", ".join(deleted) or "nothing left"}
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _ensure_role(self, ctx: WorkflowInput, name: str, trust: dict[str, object], policy_arn: str) -> str:
+        role = self._iam.find_role(name)
+        if role is None:
+            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag))
+        elif not is_owned(role.tags, ctx.clusterTag):
+            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
+        if policy_arn not in role.attached_policy_arns:
+            self._iam.attach_policy(name, policy_arn)
+        return role.arn
+
+    def _bucket(self, ctx: WorkflowInput) -> str:
+        account = ctx.accountId
+        if not account:
+            raise InvalidRequestError("The workflow input has no account id.")
+        return lifecycle_bucket_name(ctx.clusterTag, account, ctx.region)
+
+
+def _plan(ctx: WorkflowInput) -> HyperPodPlan:
+    if ctx.hyperpod is None:
+        raise InvalidRequestError("The workflow input has no HyperPod plan.")
+    return ctx.hyperpod
+
+
+def _subnet_key(plan: HyperPodPlan) -> str:
+    return compute_subnet_key(plan.availabilityZone, plan.instanceGroupName if plan.dedicatedSubnet else None)

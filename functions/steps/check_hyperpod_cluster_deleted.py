@@ -1,0 +1,14 @@
+"""Step Functions Task "Check HyperPod Cluster Deleted"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Check HyperPod Cluster Deleted",
+        action=lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx),
+    )

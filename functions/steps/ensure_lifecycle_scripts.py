@@ -1,0 +1,14 @@
+"""Step Functions Task "Ensure Lifecycle Scripts"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Ensure Lifecycle Scripts",
+        action=lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_lifecycle_scripts(ctx),
+    )

@@ -1,0 +1,14 @@
+"""Step Functions Task "Ensure Training Operator Identity"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Ensure Training Operator Identity",
+        action=lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx),
+    )

@@ -1,0 +1,193 @@
+"""Stage 4 end to end: the HyperPod cluster with its first group, nodes in Kubernetes, faults and resume."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module
+
+STEPS = sorted(
+    step_module(p)
+    for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
+    if not p.startswith("RecordOperation")
+)
+FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
+
+
+def ready_for_hyperpod(running_sandbox, tag: str) -> None:
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        accepted = api.post(f"/clusters/{tag}/dependencies").json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+
+
+def hyperpod_inventory(running_sandbox, tag: str) -> dict[str, object]:
+    sagemaker = boto3.client("sagemaker", region_name="us-west-2")
+    clusters = [
+        c["ClusterName"]
+        for c in sagemaker.list_clusters()["ClusterSummaries"]
+        if c["ClusterName"] == f"hp-cluster-{tag}"
+    ]
+    nodes = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}").list("", "v1", "nodes")
+    ec2 = boto3.client("ec2", region_name="us-west-2")
+    compute = ec2.describe_subnets(
+        Filters=[
+            {"Name": "tag:instantstart:cluster", "Values": [tag]},
+            {"Name": "tag:instantstart:role", "Values": ["compute-us-west-2c"]},
+        ]
+    )
+    associations = boto3.client("eks", region_name="us-west-2").list_pod_identity_associations(
+        clusterName=f"eks-cluster-{tag}", namespace="aws-hyperpod"
+    )["associations"]
+    return {
+        "hyperpod_clusters": len(clusters),
+        "nodes": len(nodes),
+        "compute_subnets": len(compute["Subnets"]),
+        "training_operator_associations": len(associations),
+    }
+
+
+ONE_NODE = {"hyperpod_clusters": 1, "nodes": 1, "compute_subnets": 1, "training_operator_associations": 1}
+
+
+def test_the_seed_conversation_ends_with_one_ready_gpu_node(running_sandbox):
+    ready_for_hyperpod(running_sandbox, "hpdemo")
+    with running_sandbox.client() as api:
+        response = api.post("/clusters/hpdemo/hyperpod", json=FIRST_GROUP)
+        assert response.status_code == 202, response.text
+        operation = running_sandbox.wait_terminal(response.json()["operationId"])
+        assert operation["status"] == "SUCCEEDED", operation.get("error")
+        assert api.get("/clusters/hpdemo").json()["stagesDone"] == ["eks", "dependencies", "hyperpod"]
+    cluster = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpdemo")
+    assert cluster["NodeRecovery"] == "Automatic"
+    assert cluster["NodeProvisioningMode"] == "Continuous"
+    (group,) = cluster["InstanceGroups"]
+    assert group["InstanceType"] == "ml.g6.4xlarge"
+    assert group["OnStartDeepHealthChecks"] == ["InstanceStress", "InstanceConnectivity"]
+    assert group["LifeCycleConfig"]["SourceS3Uri"].startswith("s3://sagemaker-")
+    (node,) = running_sandbox.sandbox.emulator.store("eks-cluster-hpdemo").list("", "v1", "nodes")
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "1"
+    assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "us-west-2c"
+    assert hyperpod_inventory(running_sandbox, "hpdemo") == ONE_NODE
+
+
+def test_a_training_plan_brings_its_own_availability_zone(running_sandbox):
+    ready_for_hyperpod(running_sandbox, "hpplan")
+    arn = running_sandbox.sandbox.hyperpod.add_training_plan("us-west-2", "plan-b", "ml.g6.4xlarge", 2, "us-west-2b")
+    body = {
+        "instanceType": "ml.g6.4xlarge",
+        "instanceCount": 2,
+        "capacityType": "training-plan",
+        "trainingPlanArn": arn,
+    }
+    with running_sandbox.client() as api:
+        response = api.post("/clusters/hpplan/hyperpod", json=body)
+        assert response.status_code == 202, response.text
+        assert running_sandbox.wait_terminal(response.json()["operationId"])["status"] == "SUCCEEDED"
+    (group,) = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpplan")[
+        "InstanceGroups"
+    ]
+    assert group["TrainingPlanArn"] == arn
+    zones = {
+        n["metadata"]["labels"]["topology.kubernetes.io/zone"]
+        for n in running_sandbox.sandbox.emulator.store("eks-cluster-hpplan").list("", "v1", "nodes")
+    }
+    assert zones == {"us-west-2b"}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "fragment"),
+    [
+        ({**FIRST_GROUP, "instanceType": "ml.g6.99xlarge"}, 400, "InvalidRequest", "not offered"),
+        ({**FIRST_GROUP, "availabilityZone": "us-east-1a"}, 400, "InvalidRequest", "not in us-west-2"),
+        ({**FIRST_GROUP, "instanceCount": 0}, 400, "InvalidRequest", "instanceCount"),
+        (
+            {
+                **FIRST_GROUP,
+                "capacityType": "spot",
+                "trainingPlanArn": "arn:aws:sagemaker:us-west-2:123456789012:training-plan/x",
+            },
+            400,
+            "InvalidRequest",
+            "cannot be combined",
+        ),
+        (
+            {
+                **FIRST_GROUP,
+                "capacityType": "training-plan",
+                "trainingPlanArn": "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nope",
+            },
+            400,
+            "InvalidRequest",
+            "Unknown training plan",
+        ),
+        (
+            {**FIRST_GROUP, "instanceType": "ml.m5.xlarge", "deepHealthChecks": True},
+            400,
+            "InvalidRequest",
+            "Deep health checks",
+        ),
+    ],
+)
+def test_invalid_first_groups_are_refused_before_any_side_effect(running_sandbox, body, status, code, fragment):
+    tag = "hpinvalid"
+    with running_sandbox.client() as api:
+        if api.get(f"/clusters/{tag}").status_code == 404:
+            ready_for_hyperpod(running_sandbox, tag)
+        response = api.post(f"/clusters/{tag}/hyperpod", json=body)
+        assert response.status_code == status, response.text
+        assert response.json()["code"] == code
+        assert fragment in response.json()["message"]
+        assert api.get(f"/clusters/{tag}").json()["stagesDone"] == ["eks", "dependencies"]
+    assert hyperpod_inventory(running_sandbox, tag)["hyperpod_clusters"] == 0
+
+
+def test_hyperpod_before_dependencies_is_refused_with_409(running_sandbox):
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/eks", json={"clusterTag": "hpearly", "region": "us-west-2"}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        refused = api.post("/clusters/hpearly/hyperpod", json=FIRST_GROUP)
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "ClusterNotReady"
+    assert "dependencies" in refused.json()["message"]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_fault_in_any_hyperpod_step_then_resume_creates_everything_once(running_sandbox, step):
+    tag = "h-" + step.replace("_", "")[:18]
+    ready_for_hyperpod(running_sandbox, tag)
+    running_sandbox.sandbox.add_fault(step, 1)
+    with running_sandbox.client() as api:
+        accepted = api.post(f"/clusters/{tag}/hyperpod", json=FIRST_GROUP).json()
+    failed = running_sandbox.wait_terminal(accepted["operationId"])
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["step"].lower().replace(" ", "_") == step
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(accepted["operationId"])
+    assert done["status"] == "SUCCEEDED", done.get("error")
+    assert hyperpod_inventory(running_sandbox, tag) == ONE_NODE
+
+
+def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
+    from tests.inventory import NOTHING, stage1_inventory
+
+    ready_for_hyperpod(running_sandbox, "hpgone")
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/hpgone/hyperpod", json=FIRST_GROUP).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        token = api.delete("/clusters/hpgone").json()["confirmationToken"]
+        accepted = api.delete("/clusters/hpgone", params={"confirmationToken": token}).json()
+        operation = running_sandbox.wait_terminal(accepted["operationId"])
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    assert [stage["name"] for stage in operation["stages"]] == ["hyperpod", "eks-control-plane", "iam", "network"]
+    assert stage1_inventory("hpgone") == NOTHING
+    sagemaker = boto3.client("sagemaker", region_name="us-west-2")
+    assert "hp-cluster-hpgone" not in [c["ClusterName"] for c in sagemaker.list_clusters()["ClusterSummaries"]]
+    roles = [r["RoleName"] for r in boto3.client("iam").list_roles()["Roles"]]
+    assert not [r for r in roles if r.startswith("instantstart-hpgone-")]
+    buckets = [b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]]
+    assert not [b for b in buckets if "-hpgone-" in b]
