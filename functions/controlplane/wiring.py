@@ -28,6 +28,7 @@ from controlplane.core.eks_stack import EksStackService
 from controlplane.core.hyperpod import HyperPodStageService
 from controlplane.core.operations import OperationService
 from controlplane.core.stack_settings import PollSettings
+from controlplane.core.storage import StorageService
 from controlplane.settings import settings
 
 
@@ -74,6 +75,8 @@ def clusters() -> ClusterService:
         DynamoConfirmationStore(settings().confirmations_table),
         clock(),
         AwsEksGateway,
+        AwsHyperPodGateway,
+        KubernetesApiGateway(kubernetes_clients()),
     )
 
 
@@ -125,6 +128,13 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
     )
 
 
+@cache
+def storage_service(region: str) -> StorageService:
+    return StorageService(
+        AwsIamGateway(), AwsEksGateway(region), KubernetesApiGateway(kubernetes_clients()), AwsBucketGateway(region)
+    )
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -138,6 +148,7 @@ def reset() -> None:
         poll_settings,
         cluster_dependencies_service,
         hyperpod_stage,
+        storage_service,
     ):
         factory.cache_clear()
     settings.cache_clear()

@@ -549,6 +549,41 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
+    # --- configure_storage workflow -----------------------------------------------------------
+    "ensure_data_bucket": FunctionAccess(
+        (
+            Grant(
+                ("s3:ListBucket", "s3:GetBucketTagging"),
+                ("arn:{partition}:s3:::*",),
+                reason="The caller may name any bucket of theirs to mount; this step only checks that it exists "
+                "and reads its tags, it never writes to a bucket it did not create",
+            ),
+            Grant(
+                (
+                    "s3:CreateBucket",
+                    "s3:PutBucketPublicAccessBlock",
+                    "s3:PutEncryptionConfiguration",
+                    "s3:PutBucketTagging",
+                ),
+                ("arn:{partition}:s3:::instantstart-*",),
+                reason="Data buckets are named per cluster tag, account and Region at run time "
+                "(instantstart-<tag>-…); the pattern admits only those",
+            ),
+        )
+    ),
+    "grant_bucket_access": FunctionAccess(
+        (
+            _READ_S3_CSI_ROLE,
+            Grant(("iam:PutRolePolicy",), _S3_CSI_ROLES, _BOUNDED_RESOURCE, _S3_CSI_ROLES_REASON),
+        )
+    ),
+    "apply_storage_claim": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
+        ),
+        kubernetes_role=ASSUME,
+    ),
     "record_operation_success": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
         (

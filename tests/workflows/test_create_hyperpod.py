@@ -72,6 +72,17 @@ def test_the_seed_conversation_ends_with_one_ready_gpu_node(running_sandbox):
     assert node["status"]["capacity"]["nvidia.com/gpu"] == "1"
     assert node["metadata"]["labels"]["topology.kubernetes.io/zone"] == "us-west-2c"
     assert hyperpod_inventory(running_sandbox, "hpdemo") == ONE_NODE
+    with running_sandbox.client() as api:
+        before_storage = api.get("/clusters/hpdemo/status").json()
+        assert before_storage["ready"] is False
+        assert before_storage["missing"] == ["stage 'storage'"]
+        accepted = api.post("/clusters/hpdemo/storage", json={}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        status = api.get("/clusters/hpdemo/status").json()
+    assert status["ready"] is True, status["missing"]
+    assert (status["nodesReady"], status["gpusTotal"]) == (1, 1)
+    assert status["nodes"][0]["instanceType"] == "ml.g6.4xlarge"
+    assert status["hyperPodStatus"] == "InService"
 
 
 def test_a_training_plan_brings_its_own_availability_zone(running_sandbox):

@@ -25,6 +25,8 @@ from controlplane.models.clusters import (
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.operations import OperationView
+from controlplane.models.status import ClusterStatusView
+from controlplane.models.storage import ConfigureStorageRequest
 
 router = Router()
 
@@ -177,5 +179,51 @@ def create_hyperpod(clusterTag: ClusterTagPath, body: CreateHyperPodRequest, dry
         f"{caller.principal}#POST /clusters/{clusterTag}/hyperpod",
         body.model_dump(mode="json"),
         lambda: accepted(service.create_hyperpod(clusterTag, body, caller)),
+    )
+    return recorded(result)
+
+
+@router.get(
+    "/clusters/<clusterTag>/status",
+    operation_id="cluster_get_status",
+    summary="Stage 6: is the cluster ready for work? Nodes, GPUs and what is missing",
+    description=(
+        "Reads the cluster's Kubernetes nodes (Ready, schedulable, health label, GPU capacity) and the pipeline "
+        "stages. `ready` is true only when every stage is done and every node is Ready and schedulable; otherwise "
+        "`missing` says what is left. Read this before declaring a cluster usable or choosing a GPU count."
+    ),
+    tags=["clusters"],
+)
+def get_cluster_status(clusterTag: ClusterTagPath) -> ClusterStatusView:
+    return wiring.clusters().status(clusterTag)
+
+
+@router.post(
+    "/clusters/<clusterTag>/storage",
+    operation_id="s3_storage_create",
+    summary="Stage 5: mount an S3 bucket into the cluster as a PersistentVolumeClaim",
+    description=(
+        "After stage 3: creates the data bucket instantstart-<clusterTag>-<account>-<region> (or uses bucketName), "
+        "grants the Mountpoint for S3 CSI driver's role access to exactly that bucket, and applies a PV and the "
+        "claim (default s3-claim) that workload templates mount at /s3. The control plane never deletes data "
+        "buckets. 202 with an operation; dryRun=true returns the plan."
+    ),
+    tags=["storage"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def configure_storage(
+    clusterTag: ClusterTagPath, body: ConfigureStorageRequest, dryRun: DryRun = False
+) -> Response[str]:
+    caller = actor(router)
+    caller.require(Role.OPERATOR, "configure storage")
+    service = wiring.clusters()
+    if dryRun:
+        _, plan = service.plan_storage(clusterTag, body)
+        return json_response(200, plan)
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /clusters/{clusterTag}/storage",
+        body.model_dump(mode="json"),
+        lambda: accepted(service.configure_storage(clusterTag, body, caller)),
     )
     return recorded(result)

@@ -25,7 +25,11 @@ from controlplane.core.ports import (
     Confirmation,
     ConfirmationStore,
     EksGateway,
+    HyperPodGateway,
+    KubernetesGateway,
+    KubernetesNode,
 )
+from controlplane.core.storage import data_bucket_name
 from controlplane.models.clusters import (
     ClusterRecord,
     ClusterStatus,
@@ -46,6 +50,16 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.instance_types import ec2_type, instance_type
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
+from controlplane.models.status import (
+    GPU_RESOURCE,
+    GROUP_LABEL,
+    HEALTH_LABEL,
+    INSTANCE_TYPE_LABEL,
+    ZONE_LABEL,
+    ClusterStatusView,
+    NodeStatus,
+)
+from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
 from controlplane.models.workflow import WorkflowInput
 
 CONFIRMATION_TTL = timedelta(minutes=10)
@@ -54,6 +68,7 @@ STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
     OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: StageName.DEPENDENCIES,
     OperationKind.CREATE_HYPERPOD_CLUSTER: StageName.HYPERPOD,
+    OperationKind.CONFIGURE_STORAGE: StageName.STORAGE,
 }
 
 
@@ -66,8 +81,12 @@ class ClusterService:
         confirmations: ConfirmationStore,
         clock: Clock,
         eks: Callable[[str], EksGateway],
+        hyperpod: Callable[[str], HyperPodGateway],
+        kubernetes: KubernetesGateway,
     ) -> None:
         self._eks = eks
+        self._hyperpod = hyperpod
+        self._kubernetes = kubernetes
         self._registry = registry
         self._account = account
         self._operations = operations
@@ -92,6 +111,37 @@ class ClusterService:
             "endpoint": cluster.endpoint,
             "authenticationMode": cluster.authentication_mode,
         }
+
+    def status(self, cluster_tag: str) -> ClusterStatusView:
+        """Stage 6: nodes Ready and schedulable, GPU totals, and what is still missing before work can run."""
+        record = self.get(cluster_tag)
+        eks = self._eks(record.region).find_cluster(record.eksClusterName)
+        hyperpod_cluster = self._hyperpod(record.region).find_cluster(hyperpod_cluster_name(cluster_tag))
+        nodes = (
+            [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
+            if eks is not None and eks.status == "ACTIVE"
+            else []
+        )
+        missing = [f"stage '{stage.value}'" for stage in StageName if stage.value not in record.stagesDone]
+        if hyperpod_cluster is not None and hyperpod_cluster.status != "InService":
+            missing.append(f"HyperPod cluster InService (now {hyperpod_cluster.status})")
+        not_ready = [node.name for node in nodes if not (node.ready and node.schedulable)]
+        if not_ready:
+            missing.append(f"nodes Ready and schedulable: {', '.join(not_ready)}")
+        if StageName.HYPERPOD.value in record.stagesDone and not nodes:
+            missing.append("at least one node")
+        return ClusterStatusView(
+            clusterTag=cluster_tag,
+            ready=not missing,
+            stagesDone=record.stagesDone,
+            missing=missing,
+            eksStatus=eks.status if eks else None,
+            hyperPodStatus=hyperpod_cluster.status if hyperpod_cluster else None,
+            nodes=nodes,
+            nodesReady=sum(1 for node in nodes if node.ready and node.schedulable),
+            gpusTotal=sum(node.gpus for node in nodes),
+            gpusAllocatable=sum(node.allocatableGpus for node in nodes if node.ready and node.schedulable),
+        )
 
     def get(self, cluster_tag: str) -> ClusterRecord:
         record = self._registry.find(cluster_tag)
@@ -343,6 +393,57 @@ class ClusterService:
 
         return self._operations.start(OperationKind.CREATE_HYPERPOD_CLUSTER, cluster_tag, actor, payload)
 
+    # --- stage 5: storage ----------------------------------------------------------------------
+
+    def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[StoragePlan, Plan]:
+        record = self._ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        account = record.accountId or self._account.account_id()
+        plan = StoragePlan(
+            bucketName=request.bucketName or data_bucket_name(cluster_tag, account, record.region),
+            bucketSource="caller" if request.bucketName else "created",
+            claimName=request.claimName,
+            namespace=request.namespace,
+        )
+        actions = [
+            PlannedAction(
+                action="keep" if request.bucketName else "create",
+                resource="AWS::S3::Bucket",
+                name=plan.bucketName,
+                detail="never deleted by the control plane",
+            ),
+            PlannedAction(
+                action="create",
+                resource="AWS::IAM::Policy",
+                name=f"{s3_csi_role_name(cluster_tag)} access",
+                detail=f"objects in {plan.bucketName}",
+            ),
+            PlannedAction(
+                action="create",
+                resource="Kubernetes PersistentVolumeClaim",
+                name=f"{plan.namespace}/{plan.claimName}",
+                detail="mounted at /s3 by workload templates",
+            ),
+        ]
+        return plan, Plan(actions=actions)
+
+    def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
+        actor.require(Role.OPERATOR, "configure storage")
+        plan, _ = self.plan_storage(cluster_tag, request)
+        record = self.get(cluster_tag)
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.CONFIGURE_STORAGE,
+                clusterTag=cluster_tag,
+                region=record.region,
+                accountId=record.accountId or self._account.account_id(),
+                eksClusterName=record.eksClusterName,
+                storage=plan,
+            ).model_dump(mode="json", exclude_none=True)
+
+        return self._operations.start(OperationKind.CONFIGURE_STORAGE, cluster_tag, actor, payload)
+
     def _ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
         record = self.get(cluster_tag)
         if needs.value not in record.stagesDone or record.status != ClusterStatus.ACTIVE:
@@ -449,5 +550,22 @@ class ClusterService:
             update["status"] = ClusterStatus.FAILED
         if succeeded and stage is not None and stage.value not in record.stagesDone:
             update["stagesDone"] = [*record.stagesDone, stage.value]
+        if succeeded and operation.kind == OperationKind.CONFIGURE_STORAGE:
+            storage = StoragePlan.model_validate(operation.input["storage"])
+            update.update(storageBucket=storage.bucketName, storageClaim=f"{storage.namespace}/{storage.claimName}")
         self._registry.save(record.model_copy(update=update))
         self._registry.release(operation.target, operation.operationId, now)
+
+
+def _node_status(node: KubernetesNode) -> NodeStatus:
+    return NodeStatus(
+        name=node.name,
+        instanceGroup=node.labels.get(GROUP_LABEL),
+        instanceType=node.labels.get(INSTANCE_TYPE_LABEL),
+        availabilityZone=node.labels.get(ZONE_LABEL),
+        ready=node.ready,
+        schedulable=node.schedulable,
+        health=node.labels.get(HEALTH_LABEL),
+        gpus=int(node.capacity.get(GPU_RESOURCE, "0")),
+        allocatableGpus=int(node.allocatable.get(GPU_RESOURCE, "0")),
+    )

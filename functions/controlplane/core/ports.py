@@ -379,12 +379,24 @@ class ManifestRenderer(Protocol):
         """The Kubernetes objects of a versioned manifest file, with its placeholders filled."""
 
 
+@dataclass(frozen=True)
+class KubernetesNode:
+    name: str
+    ready: bool
+    schedulable: bool
+    labels: dict[str, str]
+    capacity: dict[str, str]
+    allocatable: dict[str, str]
+
+
 class KubernetesGateway(Protocol):
     def server_version(self, cluster: EksCluster, region: str) -> str:
         """Call the cluster's Kubernetes API through the production client path."""
 
     def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Server-side apply each object (field manager `instantstart`); returns `Kind/namespace/name` of each."""
+
+    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]: ...
 
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Delete each object that exists (absent ones are skipped); returns what was deleted."""

@@ -35,6 +35,11 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "hyperpod-cluster": ("Create HyperPod Cluster", "Check HyperPod Cluster"),
         "training-operator-identity": ("Ensure Training Operator Identity",),
     },
+    OperationKind.CONFIGURE_STORAGE: {
+        "bucket": ("Ensure Data Bucket",),
+        "access": ("Grant Bucket Access",),
+        "claim": ("Apply Storage Claim",),
+    },
     OperationKind.DELETE_EKS_CLUSTER: {
         "hyperpod": ("Delete HyperPod Cluster", "Check HyperPod Cluster Deleted", "Delete HyperPod Resources"),
         "eks-control-plane": ("Delete EKS Cluster", "Check EKS Cluster Deleted"),

@@ -59,6 +59,7 @@ class StageName(StrEnum):
     EKS = "eks"
     DEPENDENCIES = "dependencies"
     HYPERPOD = "hyperpod"
+    STORAGE = "storage"
 
 
 class ClusterStatus(StrEnum):
@@ -120,6 +121,8 @@ class ClusterRecord(View):
     updatedAt: datetime
     createdBy: str
     accountId: str | None = None
+    storageBucket: str | None = None
+    storageClaim: str | None = None
 
 
 class ClusterView(View):
@@ -130,6 +133,8 @@ class ClusterView(View):
     kubernetesVersion: str
     vpcCidr: str | None = None
     stagesDone: list[str]
+    storageBucket: str | None = None
+    storageClaim: str | None = None
     activeOperationId: str | None = None
     lastOperationId: str | None = None
     createdAt: datetime

@@ -37,6 +37,7 @@ class OperationKind(StrEnum):
     CREATE_EKS_CLUSTER = "create_eks_cluster"
     CONFIGURE_CLUSTER_DEPENDENCIES = "configure_cluster_dependencies"
     CREATE_HYPERPOD_CLUSTER = "create_hyperpod_cluster"
+    CONFIGURE_STORAGE = "configure_storage"
     DELETE_EKS_CLUSTER = "delete_eks_cluster"
 
 

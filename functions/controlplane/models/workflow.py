@@ -8,6 +8,7 @@ from controlplane.models.clusters import NetworkPlan
 from controlplane.models.common import View
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
+from controlplane.models.storage import StoragePlan
 
 
 class PollState(View):
@@ -31,5 +32,6 @@ class WorkflowInput(View):
     kubernetesVersion: str | None = None
     network: NetworkPlan | None = None
     hyperpod: HyperPodPlan | None = None
+    storage: StoragePlan | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None

@@ -17,7 +17,7 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client
-from controlplane.core.ports import EksCluster
+from controlplane.core.ports import EksCluster, KubernetesNode
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -122,6 +122,26 @@ class KubernetesApiGateway:
                     force_conflicts=True,
                 )
         return [_describe(obj) for obj in objects]
+
+    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]:
+        from kubernetes import client as k8s
+
+        found = []
+        with self._factory.api_client(cluster, region) as api:
+            for node in k8s.CoreV1Api(api).list_node().items:
+                conditions = {c.type: c.status for c in (node.status.conditions or [])}
+                found.append(
+                    KubernetesNode(
+                        name=node.metadata.name,
+                        ready=conditions.get("Ready") == "True",
+                        schedulable=not node.spec.unschedulable
+                        and not any(t.effect == "NoSchedule" for t in node.spec.taints or []),
+                        labels=dict(node.metadata.labels or {}),
+                        capacity=dict(node.status.capacity or {}),
+                        allocatable=dict(node.status.allocatable or {}),
+                    )
+                )
+        return found
 
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         from kubernetes.client.exceptions import ApiException

@@ -1,0 +1,14 @@
+"""Step Functions Task "Apply Storage Claim"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Apply Storage Claim",
+        action=lambda ctx: wiring.storage_service(ctx.region).apply_storage_claim(ctx),
+    )
