@@ -21,6 +21,7 @@ import secrets
 import string
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -679,12 +680,18 @@ class HyperPodExtension:
                         {"type": "InternalIP", "address": node.private_ip},
                         {"type": "Hostname", "address": hostname},
                     ],
+                    # Every field the API marks required (the official client refuses a Node without them).
                     "nodeInfo": {
                         "architecture": "amd64",
-                        "operatingSystem": "linux",
-                        "kubeletVersion": "v1.34.0-eks",
+                        "bootID": str(uuid.uuid5(uuid.NAMESPACE_URL, node.instance_id)),
                         "containerRuntimeVersion": "containerd://1.7.27",
+                        "kernelVersion": "6.1.134-152.225.amzn2023.x86_64",
+                        "kubeProxyVersion": "v1.34.0-eks",
+                        "kubeletVersion": "v1.34.0-eks",
+                        "machineID": node.instance_id.removeprefix("i-").ljust(32, "0"),
+                        "operatingSystem": "linux",
                         "osImage": "Amazon Linux 2023",
+                        "systemUUID": str(uuid.uuid5(uuid.NAMESPACE_DNS, node.instance_id)),
                     },
                 },
             }
