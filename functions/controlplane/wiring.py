@@ -22,6 +22,7 @@ from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
 from controlplane.adapters.k8s import manifests
 from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
 from controlplane.config import cluster_dependencies
+from controlplane.core.catalog import CatalogService
 from controlplane.core.clusters import ClusterService
 from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
@@ -135,6 +136,11 @@ def storage_service(region: str) -> StorageService:
     )
 
 
+@cache
+def catalog() -> CatalogService:
+    return CatalogService(AwsAccountGateway())
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -149,6 +155,7 @@ def reset() -> None:
         cluster_dependencies_service,
         hyperpod_stage,
         storage_service,
+        catalog,
     ):
         factory.cache_clear()
     settings.cache_clear()

@@ -585,6 +585,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         kubernetes_role=ASSUME,
     ),
     "record_operation_success": FunctionAccess(()),
+    "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
         (
             Grant(

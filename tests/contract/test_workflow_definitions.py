@@ -18,6 +18,7 @@ LAMBDA_SERVICE_ERRORS = {
     "Lambda.TooManyRequestsException",
 }
 BOOKKEEPING = {"Record Operation Success", "Record Operation Failure"}
+PIPELINE_BOOKKEEPING = "Record Stage Completed"
 
 
 def states(kind: OperationKind) -> dict[str, dict]:
@@ -44,12 +45,17 @@ def test_every_task_names_a_step_module_with_a_lambda_handler(kind):
         (placeholder,) = placeholders(json.dumps(state["Parameters"]["FunctionName"]))
         module = importlib.import_module(f"steps.{step_module(placeholder)}")
         assert callable(module.lambda_handler)
-        assert module.__name__.rsplit(".", 1)[1] == name.lower().replace(" ", "_"), "names line up across layers"
+        # Names line up across layers; a state used more than once in a workflow adds a suffix.
+        assert name.lower().replace(" ", "_").startswith(module.__name__.rsplit(".", 1)[1]), name
 
 
 @pytest.mark.parametrize("kind", list(OperationKind))
 def test_the_stage_catalog_lists_exactly_the_workflow_steps(kind):
-    tasks = {name for name, state in states(kind).items() if state["Type"] == "Task"} - BOOKKEEPING
+    tasks = {
+        name
+        for name, state in states(kind).items()
+        if state["Type"] == "Task" and not name.startswith(PIPELINE_BOOKKEEPING)
+    } - BOOKKEEPING
     catalogued = [step for steps in WORKFLOW_STAGES[kind].values() for step in steps]
     assert sorted(catalogued) == sorted(tasks)
 

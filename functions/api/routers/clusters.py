@@ -25,6 +25,7 @@ from controlplane.models.clusters import (
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.operations import OperationView
+from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.status import ClusterStatusView
 from controlplane.models.storage import ConfigureStorageRequest
 
@@ -225,5 +226,34 @@ def configure_storage(
         f"{caller.principal}#POST /clusters/{clusterTag}/storage",
         body.model_dump(mode="json"),
         lambda: accepted(service.configure_storage(clusterTag, body, caller)),
+    )
+    return recorded(result)
+
+
+@router.post(
+    "/clusters",
+    operation_id="cluster_create",
+    summary="Create a cluster with every stage in one operation",
+    description=(
+        "Network and EKS, dependencies, HyperPod with its first instance group, and storage, when every input is "
+        "known: the same steps as the stage routes, in one workflow. Every part is validated before anything is "
+        "created. A failure in a later stage keeps the earlier ones (they show in stagesDone); resume continues. "
+        "202 with an operation; dryRun=true returns the plan."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def create_cluster(body: CreateClusterRequest, dryRun: DryRun = False) -> Response[str]:
+    caller = actor(router)
+    caller.require(Role.ADMIN, "create a cluster")
+    service = wiring.clusters()
+    if dryRun:
+        _, plan = service.plan_pipeline(body)
+        return json_response(200, plan)
+    result = run_once(
+        idempotency_key(router),
+        f"{caller.principal}#POST /clusters",
+        body.model_dump(mode="json"),
+        lambda: accepted(service.create_cluster(body, caller)),
     )
     return recorded(result)

@@ -50,6 +50,7 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.instance_types import ec2_type, instance_type
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
+from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.status import (
     GPU_RESOURCE,
     GROUP_LABEL,
@@ -214,8 +215,76 @@ class ClusterService:
     def create_eks(self, request: CreateEksClusterRequest, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "create an EKS cluster")
         network, _ = self.plan_create_eks(request)
+        return self._register_and_start(request, OperationKind.CREATE_EKS_CLUSTER, actor, network=network)
+
+    # --- all stages in one operation ----------------------------------------------------------
+
+    def plan_pipeline(self, request: CreateClusterRequest) -> tuple[WorkflowInput, Plan]:
+        """Validate every stage's input up front (nothing is created) and list what the pipeline would do."""
+        eks_request = request.eks_request()
+        network, eks_plan = self.plan_create_eks(eks_request)
+        hyperpod = self._resolve_hyperpod(request.region, request.hyperpod)
+        storage = self._storage_plan(request.clusterTag, request.region, self._account.account_id(), request.storage)
+        planned = WorkflowInput(
+            operationId="planned",
+            kind=OperationKind.CREATE_CLUSTER,
+            clusterTag=request.clusterTag,
+            region=request.region,
+            eksClusterName=eks_cluster_name(request.clusterTag),
+            kubernetesVersion=eks_request.kubernetesVersion,
+            network=network,
+            hyperpod=hyperpod,
+            storage=storage,
+        )
+        actions = [
+            *eks_plan.actions,
+            PlannedAction(action="create", resource="EKS add-ons and HyperPod dependencies", name="stage 3"),
+            *_hyperpod_actions(request.clusterTag, hyperpod),
+            *_storage_actions(request.clusterTag, storage),
+        ]
+        return planned, Plan(actions=actions)
+
+    def create_cluster(self, request: CreateClusterRequest, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "create a cluster")
+        planned, _ = self.plan_pipeline(request)
+        return self._register_and_start(
+            request.eks_request(),
+            OperationKind.CREATE_CLUSTER,
+            actor,
+            network=planned.network,
+            hyperpod=planned.hyperpod,
+            storage=planned.storage,
+        )
+
+    def record_stage(self, operation_id: str, stage: str) -> None:
+        """A pipeline stage finished: the registry shows it done even if a later stage fails."""
+        operation = self._operations.get(operation_id)
+        record = self.get(operation.target)
+        update: dict[str, object] = {"updatedAt": self._clock.now()}
+        if stage not in record.stagesDone:
+            update["stagesDone"] = [*record.stagesDone, stage]
+        if stage == StageName.EKS.value:
+            update["status"] = ClusterStatus.ACTIVE
+        if stage == StageName.STORAGE.value:
+            storage = StoragePlan.model_validate(operation.input["storage"])
+            update.update(storageBucket=storage.bucketName, storageClaim=f"{storage.namespace}/{storage.claimName}")
+        self._registry.save(record.model_copy(update=update))
+
+    def _register_and_start(
+        self,
+        request: CreateEksClusterRequest,
+        kind: OperationKind,
+        actor: Actor,
+        network: NetworkPlan | None,
+        hyperpod: HyperPodPlan | None = None,
+        storage: StoragePlan | None = None,
+    ) -> Operation:
+        """Register the cluster (the tag is taken from here on) and start the workflow that builds it."""
+        if network is None:
+            raise InvalidRequestError("No network plan.")
         now = self._clock.now()
         name = eks_cluster_name(request.clusterTag)
+        account = self._account.account_id()
         self._registry.create(
             ClusterRecord(
                 clusterTag=request.clusterTag,
@@ -227,24 +296,26 @@ class ClusterService:
                 createdAt=now,
                 updatedAt=now,
                 createdBy=actor.principal,
-                accountId=self._account.account_id(),
+                accountId=account,
             )
         )
 
         def payload(operation_id: str) -> dict[str, object]:
             return WorkflowInput(
                 operationId=operation_id,
-                kind=OperationKind.CREATE_EKS_CLUSTER,
+                kind=kind,
                 clusterTag=request.clusterTag,
                 region=request.region,
-                accountId=self._account.account_id(),
+                accountId=account,
                 eksClusterName=name,
                 kubernetesVersion=request.kubernetesVersion,
                 network=network,
+                hyperpod=hyperpod,
+                storage=storage,
             ).model_dump(mode="json", exclude_none=True)
 
         try:
-            return self._operations.start(OperationKind.CREATE_EKS_CLUSTER, request.clusterTag, actor, payload)
+            return self._operations.start(kind, request.clusterTag, actor, payload)
         except Exception:
             self._registry.delete(request.clusterTag)
             raise
@@ -298,12 +369,17 @@ class ClusterService:
                 f"Cluster '{cluster_tag}' already has its HyperPod cluster; add capacity with an instance "
                 "group instead.",
             )
+        resolved = self._resolve_hyperpod(record.region, request)
+        return resolved, Plan(actions=_hyperpod_actions(cluster_tag, resolved))
+
+    def _resolve_hyperpod(self, region: str, request: CreateHyperPodRequest) -> HyperPodPlan:
+        """The first group with its AZ (a training plan's takes precedence) and defaults, checked against offerings."""
         zone = request.availabilityZone
         if request.trainingPlanArn:
-            plan = self._account.training_plan(record.region, request.trainingPlanArn)
+            plan = self._account.training_plan(region, request.trainingPlanArn)
             if plan is None:
                 raise InvalidRequestError(
-                    f"Unknown training plan {request.trainingPlanArn} in {record.region}; list the Region's training "
+                    f"Unknown training plan {request.trainingPlanArn} in {region}; list the Region's training "
                     "plans and pass one of their ARNs.",
                     {"trainingPlanArn": request.trainingPlanArn},
                 )
@@ -322,19 +398,19 @@ class ClusterService:
                     f"availabilityZone or pass {plan.availability_zone}.",
                 )
             zone = plan.availability_zone or zone
-        zones = [z.name for z in self._account.availability_zones(record.region)]
+        zones = [z.name for z in self._account.availability_zones(region)]
         if zone is None:
             raise InvalidRequestError("availabilityZone is required: the training plan does not name an AZ.")
         if zone not in zones:
             raise InvalidRequestError(
-                f"Availability Zone {zone} is not in {record.region}; choose one of: {', '.join(zones)}.",
+                f"Availability Zone {zone} is not in {region}; choose one of: {', '.join(zones)}.",
                 {"availabilityZones": zones},
             )
-        offered = self._account.zones_offering(record.region, ec2_type(request.instanceType))
+        offered = self._account.offerings(region, [ec2_type(request.instanceType)])[ec2_type(request.instanceType)]
         if zone not in offered:
             raise InvalidRequestError(
                 f"{request.instanceType} is not offered in {zone}"
-                + (f"; it is offered in: {', '.join(offered)}." if offered else f" nor anywhere in {record.region}."),
+                + (f"; it is offered in: {', '.join(offered)}." if offered else f" nor anywhere in {region}."),
                 {"offeredIn": offered},
             )
         known = instance_type(request.instanceType)
@@ -356,24 +432,7 @@ class ClusterService:
             dedicatedSubnet=request.dedicatedSubnet,
             threadsPerCore=known.threads_per_core if known else 1,
         )
-        actions = [
-            PlannedAction(action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(cluster_tag)),
-            PlannedAction(action="create", resource="AWS::S3::Bucket", name="lifecycle scripts (sagemaker-is-…)"),
-            PlannedAction(action="create", resource="AWS::EC2::Subnet", name=f"compute subnet in {zone}"),
-            PlannedAction(
-                action="create",
-                resource="AWS::SageMaker::Cluster",
-                name=hyperpod_cluster_name(cluster_tag),
-                detail=f"{resolved.instanceCount} x {resolved.instanceType} ({resolved.capacityType}) in {zone}, "
-                f"NodeRecovery Automatic, deep health checks {'on' if resolved.deepHealthChecks else 'off'}",
-            ),
-            PlannedAction(
-                action="create",
-                resource="AWS::EKS::PodIdentityAssociation",
-                name="aws-hyperpod/hp-training-operator-controller-manager",
-            ),
-        ]
-        return resolved, Plan(actions=actions)
+        return resolved
 
     def create_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "create a HyperPod cluster")
@@ -397,34 +456,17 @@ class ClusterService:
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[StoragePlan, Plan]:
         record = self._ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
-        account = record.accountId or self._account.account_id()
-        plan = StoragePlan(
-            bucketName=request.bucketName or data_bucket_name(cluster_tag, account, record.region),
+        plan = self._storage_plan(cluster_tag, record.region, record.accountId or self._account.account_id(), request)
+        return plan, Plan(actions=_storage_actions(cluster_tag, plan))
+
+    @staticmethod
+    def _storage_plan(cluster_tag: str, region: str, account: str, request: ConfigureStorageRequest) -> StoragePlan:
+        return StoragePlan(
+            bucketName=request.bucketName or data_bucket_name(cluster_tag, account, region),
             bucketSource="caller" if request.bucketName else "created",
             claimName=request.claimName,
             namespace=request.namespace,
         )
-        actions = [
-            PlannedAction(
-                action="keep" if request.bucketName else "create",
-                resource="AWS::S3::Bucket",
-                name=plan.bucketName,
-                detail="never deleted by the control plane",
-            ),
-            PlannedAction(
-                action="create",
-                resource="AWS::IAM::Policy",
-                name=f"{s3_csi_role_name(cluster_tag)} access",
-                detail=f"objects in {plan.bucketName}",
-            ),
-            PlannedAction(
-                action="create",
-                resource="Kubernetes PersistentVolumeClaim",
-                name=f"{plan.namespace}/{plan.claimName}",
-                detail="mounted at /s3 by workload templates",
-            ),
-        ]
-        return plan, Plan(actions=actions)
 
     def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
         actor.require(Role.OPERATOR, "configure storage")
@@ -544,8 +586,9 @@ class ClusterService:
             return
         update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
         stage = STAGE_OF_KIND.get(operation.kind)
-        if operation.kind == OperationKind.CREATE_EKS_CLUSTER:
-            update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED
+        if operation.kind in (OperationKind.CREATE_EKS_CLUSTER, OperationKind.CREATE_CLUSTER):
+            eks_done = succeeded or StageName.EKS.value in record.stagesDone
+            update["status"] = ClusterStatus.ACTIVE if eks_done else ClusterStatus.FAILED
         elif operation.kind == OperationKind.DELETE_EKS_CLUSTER:
             update["status"] = ClusterStatus.FAILED
         if succeeded and stage is not None and stage.value not in record.stagesDone:
@@ -569,3 +612,47 @@ def _node_status(node: KubernetesNode) -> NodeStatus:
         gpus=int(node.capacity.get(GPU_RESOURCE, "0")),
         allocatableGpus=int(node.allocatable.get(GPU_RESOURCE, "0")),
     )
+
+
+def _hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan) -> list[PlannedAction]:
+    zone = resolved.availabilityZone
+    return [
+        PlannedAction(action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(cluster_tag)),
+        PlannedAction(action="create", resource="AWS::S3::Bucket", name="lifecycle scripts (sagemaker-is-…)"),
+        PlannedAction(action="create", resource="AWS::EC2::Subnet", name=f"compute subnet in {zone}"),
+        PlannedAction(
+            action="create",
+            resource="AWS::SageMaker::Cluster",
+            name=hyperpod_cluster_name(cluster_tag),
+            detail=f"{resolved.instanceCount} x {resolved.instanceType} ({resolved.capacityType}) in {zone}, "
+            f"NodeRecovery Automatic, deep health checks {'on' if resolved.deepHealthChecks else 'off'}",
+        ),
+        PlannedAction(
+            action="create",
+            resource="AWS::EKS::PodIdentityAssociation",
+            name="aws-hyperpod/hp-training-operator-controller-manager",
+        ),
+    ]
+
+
+def _storage_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
+    return [
+        PlannedAction(
+            action="keep" if plan.bucketSource == "caller" else "create",
+            resource="AWS::S3::Bucket",
+            name=plan.bucketName,
+            detail="never deleted by the control plane",
+        ),
+        PlannedAction(
+            action="create",
+            resource="AWS::IAM::Policy",
+            name=f"{s3_csi_role_name(cluster_tag)} access",
+            detail=f"objects in {plan.bucketName}",
+        ),
+        PlannedAction(
+            action="create",
+            resource="Kubernetes PersistentVolumeClaim",
+            name=f"{plan.namespace}/{plan.claimName}",
+            detail="mounted at /s3 by workload templates",
+        ),
+    ]

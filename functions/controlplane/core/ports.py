@@ -172,8 +172,10 @@ class AccountGateway(Protocol):
 
     def account_id(self) -> str: ...
 
-    def zones_offering(self, region: str, ec2_instance_type: str) -> list[str]:
-        """The Region's AZs where EC2 offers the instance type (HyperPod ml.<type> follows them)."""
+    def offerings(self, region: str, ec2_instance_types: list[str]) -> dict[str, list[str]]:
+        """EC2 instance type → the Region's AZs that offer it (HyperPod ml.<type> follows them)."""
+
+    def training_plans(self, region: str) -> list[TrainingPlan]: ...
 
     def training_plan(self, region: str, arn: str) -> TrainingPlan | None: ...
 

@@ -58,3 +58,16 @@ def stage_of(kind: OperationKind, step: str) -> str | None:
         if step in steps:
             return stage
     return None
+
+
+def _steps(kind: OperationKind) -> tuple[str, ...]:
+    return tuple(step for steps in WORKFLOW_STAGES[kind].values() for step in steps)
+
+
+# The one-request pipeline runs every stage's steps; its stages are the pipeline's own.
+WORKFLOW_STAGES[OperationKind.CREATE_CLUSTER] = {
+    "eks": _steps(OperationKind.CREATE_EKS_CLUSTER),
+    "dependencies": _steps(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES),
+    "hyperpod": _steps(OperationKind.CREATE_HYPERPOD_CLUSTER),
+    "storage": _steps(OperationKind.CONFIGURE_STORAGE),
+}

@@ -34,6 +34,7 @@ class StageStatus(StrEnum):
 class OperationKind(StrEnum):
     """Each kind is one Step Functions workflow, `statemachines/<value>.asl.json`."""
 
+    CREATE_CLUSTER = "create_cluster"
     CREATE_EKS_CLUSTER = "create_eks_cluster"
     CONFIGURE_CLUSTER_DEPENDENCIES = "configure_cluster_dependencies"
     CREATE_HYPERPOD_CLUSTER = "create_hyperpod_cluster"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, session
@@ -32,11 +34,22 @@ class AwsAccountGateway:
     def account_id(self) -> str:
         return str(client("sts").get_caller_identity()["Account"])
 
-    def zones_offering(self, region: str, ec2_instance_type: str) -> list[str]:
-        offerings = client("ec2", region).describe_instance_type_offerings(
-            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [ec2_instance_type]}]
-        )["InstanceTypeOfferings"]
-        return sorted(offering["Location"] for offering in offerings)
+    def offerings(self, region: str, ec2_instance_types: list[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {name: [] for name in ec2_instance_types}
+        paginator = client("ec2", region).get_paginator("describe_instance_type_offerings")
+        pages = paginator.paginate(
+            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": ec2_instance_types}]
+        )
+        for page in pages:
+            for offering in page["InstanceTypeOfferings"]:
+                found.setdefault(offering["InstanceType"], []).append(offering["Location"])
+        return {name: sorted(zones) for name, zones in found.items()}
+
+    def training_plans(self, region: str) -> list[TrainingPlan]:
+        plans: list[TrainingPlan] = []
+        for page in client("sagemaker", region).get_paginator("list_training_plans").paginate():
+            plans.extend(_plan(summary) for summary in page["TrainingPlanSummaries"])
+        return plans
 
     def training_plan(self, region: str, arn: str) -> TrainingPlan | None:
         name = arn.rsplit("/", 1)[-1]
@@ -46,12 +59,17 @@ class AwsAccountGateway:
             if error_code(error) in ("ResourceNotFound", "ValidationException"):
                 return None
             raise
-        reserved = plan.get("ReservedCapacitySummaries") or [{}]
-        return TrainingPlan(
-            arn=plan["TrainingPlanArn"],
-            name=plan["TrainingPlanName"],
-            status=plan["Status"],
-            instance_type=reserved[0].get("InstanceType"),
-            instance_count=int(plan.get("TotalInstanceCount") or reserved[0].get("TotalInstanceCount") or 0),
-            availability_zone=reserved[0].get("AvailabilityZone"),
-        )
+        return _plan(plan)
+
+
+def _plan(plan: dict[str, Any]) -> TrainingPlan:
+    """A training plan from DescribeTrainingPlan or a ListTrainingPlans summary (same field names)."""
+    reserved = plan.get("ReservedCapacitySummaries") or [{}]
+    return TrainingPlan(
+        arn=plan["TrainingPlanArn"],
+        name=plan["TrainingPlanName"],
+        status=plan["Status"],
+        instance_type=reserved[0].get("InstanceType"),
+        instance_count=int(plan.get("TotalInstanceCount") or reserved[0].get("TotalInstanceCount") or 0),
+        availability_zone=reserved[0].get("AvailabilityZone"),
+    )
