@@ -150,3 +150,59 @@ def test_the_seed_conversation_completes_through_tools_alone(running_sandbox):
     assert progress and all(message.startswith("op-") for message in progress), progress
     assert any("SUCCEEDED" in message for message in progress), progress
     print(f"\nreplay tool calls ({len(calls)}): {calls}")
+
+
+def test_the_seed_cluster_conversation_reaches_a_ready_gpu_node_through_tools_alone(running_sandbox):
+    """Inspect, then stage by stage: EKS, dependencies, HyperPod (us-west-2c, one ml.g6.4xlarge), storage, status."""
+    calls: list[str] = []
+
+    async def conversation() -> dict[str, Any]:
+        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
+        async with Client(build_server(tools_from_openapi(document), api)) as client:
+
+            async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                calls.append(name)
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            async def run(name: str, arguments: dict[str, Any]) -> str:
+                operation = await tool(name, arguments)
+                while (operation := await tool("operation_wait", {"operationId": operation["operationId"]}))[
+                    "status"
+                ] in ("PENDING", "RUNNING"):
+                    pass
+                return str(operation["status"])
+
+            await tool("cluster_list_all", {})
+            outcomes = [await run("cluster_create_eks", {"clusterTag": "mcpfull", "region": "us-west-2"})]
+            await tool("cluster_get", {"clusterTag": "mcpfull"})
+            outcomes.append(await run("cluster_configure_dependencies", {"clusterTag": "mcpfull"}))
+            zones = await tool("cluster_get_availability_zones", {"region": "us-west-2"})
+            offered = await tool(
+                "cluster_get_available_instances", {"region": "us-west-2", "availabilityZone": "us-west-2c"}
+            )
+            assert "us-west-2c" in [zone["name"] for zone in zones["availabilityZones"]]
+            assert "ml.g6.4xlarge" in [t["instanceType"] for t in offered["instanceTypes"]]
+            outcomes.append(
+                await run(
+                    "hyperpod_create",
+                    {
+                        "clusterTag": "mcpfull",
+                        "availabilityZone": "us-west-2c",
+                        "instanceType": "ml.g6.4xlarge",
+                        "instanceCount": 1,
+                    },
+                )
+            )
+            outcomes.append(await run("s3_storage_create", {"clusterTag": "mcpfull"}))
+            status = await tool("cluster_get_status", {"clusterTag": "mcpfull"})
+            return {"outcomes": outcomes, "status": status}
+
+    result = asyncio.run(conversation())
+    assert result["outcomes"] == ["SUCCEEDED"] * 4
+    assert result["status"]["ready"] is True
+    assert (result["status"]["nodesReady"], result["status"]["gpusTotal"]) == (1, 1)
+    assert calls.count("operation_wait") == 4, calls
+    print(f"\nseed cluster conversation: {len(calls)} tool calls: {calls}")
