@@ -9,6 +9,7 @@ of the HyperPod training operator. Every method observes first and changes only 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
@@ -52,12 +53,6 @@ LIFECYCLE_PREFIX = "lifecycle"
 ON_CREATE = "on_create.sh"
 ON_CREATE_SCRIPT = Path(__file__).resolve().parents[1] / "config" / "lifecycle" / ON_CREATE
 FAILED_STATES = {"Failed", "RollingBack"}
-
-
-def pod_identity_trust() -> dict[str, object]:
-    trust = service_trust(POD_IDENTITY_PRINCIPAL)
-    trust["Statement"][0]["Action"] = ["sts:AssumeRole", "sts:TagSession"]  # type: ignore[index]
-    return trust
 
 
 class HyperPodStageService:
@@ -177,7 +172,10 @@ class HyperPodStageService:
 
     def ensure_training_operator_identity(self, ctx: WorkflowInput) -> dict[str, str]:
         role_arn = self._ensure_role(
-            ctx, training_operator_role_name(ctx.clusterTag), pod_identity_trust(), TRAINING_OPERATOR_POLICY_ARN
+            ctx,
+            training_operator_role_name(ctx.clusterTag),
+            service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession")),
+            TRAINING_OPERATOR_POLICY_ARN,
         )
         cluster = eks_cluster_name(ctx.clusterTag)
         current = self._eks.pod_identity_role(cluster, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT)
@@ -239,7 +237,7 @@ class HyperPodStageService:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _ensure_role(self, ctx: WorkflowInput, name: str, trust: dict[str, object], policy_arn: str) -> str:
+    def _ensure_role(self, ctx: WorkflowInput, name: str, trust: dict[str, Any], policy_arn: str) -> str:
         role = self._iam.find_role(name)
         if role is None:
             role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag))

@@ -7,11 +7,12 @@ from typing import Any
 VERSION = "2012-10-17"
 
 
-def service_trust(service_principal: str) -> dict[str, Any]:
+def service_trust(service_principal: str, actions: tuple[str, ...] = ("sts:AssumeRole",)) -> dict[str, Any]:
     """Trust an AWS service (e.g. eks.amazonaws.com) to assume the role."""
+    action: str | list[str] = actions[0] if len(actions) == 1 else list(actions)
     return {
         "Version": VERSION,
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service_principal}, "Action": "sts:AssumeRole"}],
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": service_principal}, "Action": action}],
     }
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
@@ -16,14 +15,8 @@ ClusterTag = Annotated[
     StringConstraints(pattern=CLUSTER_TAG_PATTERN),
 ]
 Region = Annotated[str, StringConstraints(pattern=REGION_PATTERN)]
-OperationId = Annotated[str, StringConstraints(pattern=OPERATION_ID_PATTERN)]
 
 CLUSTER_TAG_RULE = "3-21 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
-
-
-def is_cluster_tag(value: str) -> bool:
-    """Whether `value` is a valid cluster tag (used for path parameters)."""
-    return re.fullmatch(CLUSTER_TAG_PATTERN, value) is not None
 
 
 class Contract(BaseModel):

@@ -91,10 +91,6 @@ class StaleVersionError(ConflictError):
     code = "StaleVersion"
 
 
-class IdempotencyConflictError(ConflictError):
-    code = "IdempotencyKeyReused"
-
-
 class ForeignResourceError(ConflictError):
     """A resource with our deterministic name exists but does not carry our ownership tags."""
 
