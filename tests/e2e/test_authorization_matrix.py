@@ -1,0 +1,73 @@
+"""Every route × caller: no token → 401, a weaker role → 403, the required role gets past authorization.
+
+The table names the role each operation needs; a route missing from it fails the test, so a new route
+cannot ship without a decision about who may call it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from api.app import openapi_document
+
+REQUIRED_ROLE = {
+    "cluster_list_all": "viewer",
+    "cluster_get": "viewer",
+    "cluster_get_status": "viewer",
+    "cluster_create": "admin",
+    "cluster_create_eks": "admin",
+    "cluster_delete": "admin",
+    "cluster_configure_dependencies": "admin",
+    "hyperpod_create": "admin",
+    "s3_storage_create": "operator",
+    "operation_list": "viewer",
+    "operation_get": "viewer",
+    "operation_wait": "viewer",
+    "operation_resume": "admin",
+    "operation_cancel": "admin",
+    "region_list": "viewer",
+    "cluster_get_availability_zones": "viewer",
+    "cluster_get_available_instances": "viewer",
+    "training_plan_list": "viewer",
+}
+ROLES = ["viewer", "operator", "admin"]
+# Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
+GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
+BODIES = {
+    "cluster_create": {"clusterTag": "authz", "region": "us-west-2", "hyperpod": GROUP},
+    "cluster_create_eks": {"clusterTag": "authz", "region": "us-west-2"},
+    "hyperpod_create": GROUP,
+}
+PARAMETERS = {"clusterTag": "authz", "operationId": "op-00000000000000000000", "region": "us-west-2"}
+
+
+def operations() -> list[tuple[str, str, str]]:
+    found = []
+    for path, methods in openapi_document()["paths"].items():
+        for method, operation in methods.items():
+            found.append((operation["operationId"], method.upper(), path.format(**PARAMETERS)))
+    return found
+
+
+def test_every_operation_has_a_required_role():
+    assert sorted(op for op, _, _ in operations()) == sorted(REQUIRED_ROLE)
+
+
+@pytest.mark.parametrize(("operation_id", "method", "path"), operations())
+def test_each_caller_gets_the_status_its_role_allows(running_sandbox, operation_id, method, path):
+    # GETs get the query parameters they may need; mutations run as plans (dryRun) so nothing is created.
+    params = {"clusterTag": "authz", "timeoutSeconds": 0} if method == "GET" else {"dryRun": "true"}
+    body = BODIES.get(operation_id, {})
+    with running_sandbox.client(token=None) as api:
+        assert api.request(method, path, params=params, json=body).status_code == 401
+    needed = ROLES.index(REQUIRED_ROLE[operation_id])
+    for index, role in enumerate(ROLES):
+        with running_sandbox.client(f"sandbox-{role}") as api:
+            response = api.request(method, path, params=params, json=body)
+        if index < needed:
+            assert response.status_code == 403, (role, response.text)
+            assert response.json()["code"] == "Forbidden"
+        else:
+            # Past authorization: the request itself decides (200, 202, 400, 404, 409), never 401/403/5xx.
+            assert response.status_code not in (401, 403), (role, response.text)
+            assert response.status_code < 500, (role, response.text)
