@@ -1,10 +1,18 @@
-"""Per-request context shared by the routers: the authenticated actor and the Idempotency-Key."""
+"""What the routers share: the authenticated actor, the Idempotency-Key, and the plan-or-start shape."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
-from controlplane.core.auth import Actor
+from api.idempotency import run_once
+from api.routers.responses import accepted, json_response, recorded
+from controlplane.core.auth import Actor, Role
+from controlplane.models.common import View
+from controlplane.models.operations import Operation
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 
@@ -19,3 +27,24 @@ def idempotency_key(router: Router) -> str | None:
         if name.lower() == IDEMPOTENCY_HEADER:
             return value
     return None
+
+
+def plan_or_start(
+    router: Router,
+    role: Role,
+    action: str,
+    *,
+    dry_run: bool,
+    scope: str,
+    body: Any,
+    plan: Callable[[Actor], View],
+    start: Callable[[Actor], Operation],
+) -> Response[str]:
+    """The shape of every mutating route: check the role, then return the plan (200) or start the work once
+    per Idempotency-Key (202 with the operation)."""
+    caller = actor(router)
+    caller.require(role, action)
+    if dry_run:
+        return json_response(200, plan(caller))
+    result = run_once(idempotency_key(router), f"{caller.principal}#{scope}", body, lambda: accepted(start(caller)))
+    return recorded(result)

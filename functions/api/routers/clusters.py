@@ -8,9 +8,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
-from api.routers.responses import accepted, json_response, recorded, response_doc
+from api.context import plan_or_start
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.config import cluster_dependencies
 from controlplane.core.auth import Role
@@ -78,19 +77,17 @@ def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:
-    caller = actor(router)
-    caller.require(Role.ADMIN, "create an EKS cluster")
     service = wiring.clusters()
-    if dryRun:
-        _, plan = service.plan_create_eks(body)
-        return json_response(200, plan)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /clusters/eks",
-        body.model_dump(mode="json"),
-        lambda: accepted(service.create_eks(body, caller)),
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "create an EKS cluster",
+        dry_run=dryRun,
+        scope="POST /clusters/eks",
+        body=body.model_dump(mode="json"),
+        plan=lambda caller: service.plan_create_eks(body)[1],
+        start=lambda caller: service.create_eks(body, caller),
     )
-    return recorded(result)
 
 
 @router.delete(
@@ -110,17 +107,17 @@ def delete_cluster(
     confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
-    caller = actor(router)
     service = wiring.clusters()
-    if dryRun or not confirmationToken:
-        return json_response(200, service.plan_delete(clusterTag, caller))
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#DELETE /clusters/{clusterTag}",
-        {"confirmationToken": confirmationToken},
-        lambda: accepted(service.delete(clusterTag, confirmationToken, caller)),
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "delete a cluster",
+        dry_run=dryRun or not confirmationToken,
+        scope=f"DELETE /clusters/{clusterTag}",
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, caller),
+        start=lambda caller: service.delete(clusterTag, confirmationToken or "", caller),
     )
-    return recorded(result)
 
 
 @router.post(
@@ -138,18 +135,17 @@ def delete_cluster(
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -> Response[str]:
-    caller = actor(router)
-    caller.require(Role.ADMIN, "configure cluster dependencies")
     service = wiring.clusters()
-    if dryRun:
-        return json_response(200, service.plan_dependencies(clusterTag, cluster_dependencies()))
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /clusters/{clusterTag}/dependencies",
-        {},
-        lambda: accepted(service.configure_dependencies(clusterTag, caller)),
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "configure cluster dependencies",
+        dry_run=dryRun,
+        scope=f"POST /clusters/{clusterTag}/dependencies",
+        body={},
+        plan=lambda caller: service.plan_dependencies(clusterTag, cluster_dependencies()),
+        start=lambda caller: service.configure_dependencies(clusterTag, caller),
     )
-    return recorded(result)
 
 
 @router.post(
@@ -169,19 +165,17 @@ def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_hyperpod(clusterTag: ClusterTagPath, body: CreateHyperPodRequest, dryRun: DryRun = False) -> Response[str]:
-    caller = actor(router)
-    caller.require(Role.ADMIN, "create a HyperPod cluster")
     service = wiring.clusters()
-    if dryRun:
-        _, plan = service.plan_hyperpod(clusterTag, body)
-        return json_response(200, plan)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /clusters/{clusterTag}/hyperpod",
-        body.model_dump(mode="json"),
-        lambda: accepted(service.create_hyperpod(clusterTag, body, caller)),
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "create a HyperPod cluster",
+        dry_run=dryRun,
+        scope=f"POST /clusters/{clusterTag}/hyperpod",
+        body=body.model_dump(mode="json"),
+        plan=lambda caller: service.plan_hyperpod(clusterTag, body)[1],
+        start=lambda caller: service.create_hyperpod(clusterTag, body, caller),
     )
-    return recorded(result)
 
 
 @router.get(
@@ -215,19 +209,17 @@ def get_cluster_status(clusterTag: ClusterTagPath) -> ClusterStatusView:
 def configure_storage(
     clusterTag: ClusterTagPath, body: ConfigureStorageRequest, dryRun: DryRun = False
 ) -> Response[str]:
-    caller = actor(router)
-    caller.require(Role.OPERATOR, "configure storage")
     service = wiring.clusters()
-    if dryRun:
-        _, plan = service.plan_storage(clusterTag, body)
-        return json_response(200, plan)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /clusters/{clusterTag}/storage",
-        body.model_dump(mode="json"),
-        lambda: accepted(service.configure_storage(clusterTag, body, caller)),
+    return plan_or_start(
+        router,
+        Role.OPERATOR,
+        "configure storage",
+        dry_run=dryRun,
+        scope=f"POST /clusters/{clusterTag}/storage",
+        body=body.model_dump(mode="json"),
+        plan=lambda caller: service.plan_storage(clusterTag, body)[1],
+        start=lambda caller: service.configure_storage(clusterTag, body, caller),
     )
-    return recorded(result)
 
 
 @router.post(
@@ -244,16 +236,14 @@ def configure_storage(
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_cluster(body: CreateClusterRequest, dryRun: DryRun = False) -> Response[str]:
-    caller = actor(router)
-    caller.require(Role.ADMIN, "create a cluster")
     service = wiring.clusters()
-    if dryRun:
-        _, plan = service.plan_pipeline(body)
-        return json_response(200, plan)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /clusters",
-        body.model_dump(mode="json"),
-        lambda: accepted(service.create_cluster(body, caller)),
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "create a cluster",
+        dry_run=dryRun,
+        scope="POST /clusters",
+        body=body.model_dump(mode="json"),
+        plan=lambda caller: service.plan_pipeline(body)[1],
+        start=lambda caller: service.create_cluster(body, caller),
     )
-    return recorded(result)
