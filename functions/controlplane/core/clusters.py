@@ -347,17 +347,7 @@ class ClusterService:
         actor.require(Role.ADMIN, "configure cluster dependencies")
         record = self._ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
 
-        def payload(operation_id: str) -> dict[str, object]:
-            return WorkflowInput(
-                operationId=operation_id,
-                kind=OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
-                clusterTag=cluster_tag,
-                region=record.region,
-                accountId=record.accountId,
-                eksClusterName=record.eksClusterName,
-            ).model_dump(mode="json", exclude_none=True)
-
-        return self._operations.start(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, cluster_tag, actor, payload)
+        return self._start(record, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, actor)
 
     # --- stage 4: HyperPod ----------------------------------------------------------------------
 
@@ -439,18 +429,7 @@ class ClusterService:
         resolved, _ = self.plan_hyperpod(cluster_tag, request)
         record = self.get(cluster_tag)
 
-        def payload(operation_id: str) -> dict[str, object]:
-            return WorkflowInput(
-                operationId=operation_id,
-                kind=OperationKind.CREATE_HYPERPOD_CLUSTER,
-                clusterTag=cluster_tag,
-                region=record.region,
-                accountId=record.accountId or self._account.account_id(),
-                eksClusterName=record.eksClusterName,
-                hyperpod=resolved,
-            ).model_dump(mode="json", exclude_none=True)
-
-        return self._operations.start(OperationKind.CREATE_HYPERPOD_CLUSTER, cluster_tag, actor, payload)
+        return self._start(record, OperationKind.CREATE_HYPERPOD_CLUSTER, actor, hyperpod=resolved)
 
     # --- stage 5: storage ----------------------------------------------------------------------
 
@@ -473,18 +452,32 @@ class ClusterService:
         plan, _ = self.plan_storage(cluster_tag, request)
         record = self.get(cluster_tag)
 
+        return self._start(record, OperationKind.CONFIGURE_STORAGE, actor, storage=plan)
+
+    def _start(
+        self,
+        record: ClusterRecord,
+        kind: OperationKind,
+        actor: Actor,
+        hyperpod: HyperPodPlan | None = None,
+        storage: StoragePlan | None = None,
+    ) -> Operation:
+        """Start a workflow on a registered cluster; its input carries the record's facts and the stage's plan."""
+        account = record.accountId or self._account.account_id()
+
         def payload(operation_id: str) -> dict[str, object]:
             return WorkflowInput(
                 operationId=operation_id,
-                kind=OperationKind.CONFIGURE_STORAGE,
-                clusterTag=cluster_tag,
+                kind=kind,
+                clusterTag=record.clusterTag,
                 region=record.region,
-                accountId=record.accountId or self._account.account_id(),
+                accountId=account,
                 eksClusterName=record.eksClusterName,
-                storage=plan,
+                hyperpod=hyperpod,
+                storage=storage,
             ).model_dump(mode="json", exclude_none=True)
 
-        return self._operations.start(OperationKind.CONFIGURE_STORAGE, cluster_tag, actor, payload)
+        return self._operations.start(kind, record.clusterTag, actor, payload)
 
     def _ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
         record = self.get(cluster_tag)
@@ -550,17 +543,7 @@ class ClusterService:
                 f"Call DELETE /clusters/{cluster_tag} without a token to get a fresh plan and token.",
             )
 
-        def payload(operation_id: str) -> dict[str, object]:
-            return WorkflowInput(
-                operationId=operation_id,
-                kind=OperationKind.DELETE_EKS_CLUSTER,
-                clusterTag=cluster_tag,
-                region=record.region,
-                accountId=record.accountId or self._account.account_id(),
-                eksClusterName=record.eksClusterName,
-            ).model_dump(mode="json", exclude_none=True)
-
-        operation = self._operations.start(OperationKind.DELETE_EKS_CLUSTER, cluster_tag, actor, payload)
+        operation = self._start(record, OperationKind.DELETE_EKS_CLUSTER, actor)
         self._registry.save(
             record.model_copy(
                 update={
