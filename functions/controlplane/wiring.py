@@ -24,9 +24,12 @@ from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesCli
 from controlplane.config import cluster_dependencies
 from controlplane.core.catalog import CatalogService
 from controlplane.core.clusters import ClusterService
+from controlplane.core.confirmations import Confirmations
 from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
 from controlplane.core.hyperpod import HyperPodStageService
+from controlplane.core.instance_groups import InstanceGroupService, InstanceGroupSteps
+from controlplane.core.nodes import NodeService
 from controlplane.core.operations import OperationService
 from controlplane.core.stack_settings import PollSettings
 from controlplane.core.storage import StorageService
@@ -73,12 +76,17 @@ def clusters() -> ClusterService:
         registry(),
         AwsAccountGateway(),
         operations(),
-        DynamoConfirmationStore(settings().confirmations_table),
+        confirmations(),
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
         KubernetesApiGateway(kubernetes_clients()),
     )
+
+
+@cache
+def confirmations() -> Confirmations:
+    return Confirmations(DynamoConfirmationStore(settings().confirmations_table), clock())
 
 
 @cache
@@ -130,6 +138,25 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
 
 
 @cache
+def instance_groups() -> InstanceGroupService:
+    return InstanceGroupService(
+        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_clients())
+    )
+
+
+@cache
+def nodes() -> NodeService:
+    return NodeService(
+        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_clients())
+    )
+
+
+@cache
+def instance_group_steps(region: str) -> InstanceGroupSteps:
+    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poll_settings())
+
+
+@cache
 def storage_service(region: str) -> StorageService:
     return StorageService(
         AwsIamGateway(), AwsEksGateway(region), KubernetesApiGateway(kubernetes_clients()), AwsBucketGateway(region)
@@ -149,11 +176,15 @@ def reset() -> None:
         registry,
         audit_log,
         clusters,
+        confirmations,
         kubernetes_clients,
         eks_stack,
         poll_settings,
         cluster_dependencies_service,
         hyperpod_stage,
+        instance_groups,
+        nodes,
+        instance_group_steps,
         storage_service,
         catalog,
     ):

@@ -54,6 +54,7 @@ NO_RESOURCE_LEVEL = frozenset(
     {
         "ec2:DescribeAddresses",
         "ec2:DescribeAvailabilityZones",
+        "ec2:DescribeInstanceTypeOfferings",
         "ec2:DescribeInternetGateways",
         "ec2:DescribeNatGateways",
         "ec2:DescribeRouteTables",
@@ -64,6 +65,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "eks:CreateCluster",
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
+        "sagemaker:ListTrainingPlans",
         "xray:PutTelemetryRecords",
         "xray:PutTraceSegments",
     }
@@ -236,6 +238,15 @@ _LIFECYCLE_BUCKETS_REASON = (
 _EKS_POD_IDENTITY = (f"arn:{{partition}}:eks:*:{{account}}:podidentityassociation/{eks_cluster_name('*')}/*",)
 _DESCRIBE_HYPERPOD = Grant(
     ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
+)
+_TRAINING_PLANS = ("arn:{partition}:sagemaker:*:{account}:training-plan/*",)
+_TRAINING_PLANS_REASON = (
+    "Training plans are bought by the account outside the control plane; a group may use any of them, and the "
+    "request is validated against the plan before it is sent"
+)
+# Changing a HyperPod cluster the control plane created (the ownership tag is on the cluster).
+_UPDATE_OWN_HYPERPOD = Grant(
+    ("sagemaker:UpdateCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON
 )
 
 
@@ -497,6 +508,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _MANAGED_REQUEST,
                 _HYPERPOD_CLUSTERS_REASON,
             ),
+            Grant(("sagemaker:CreateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
             _DESCRIBE_EKS_CLUSTER,
             _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
             Grant(
@@ -549,6 +561,50 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
+    # --- instance-group workflows --------------------------------------------------------------
+    "add_instance_group": FunctionAccess(
+        (
+            _DESCRIBE_HYPERPOD,
+            _UPDATE_OWN_HYPERPOD,
+            # A training-plan group: UpdateCluster is authorized on the plan too (no tag: plans are bought outside).
+            Grant(("sagemaker:UpdateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
+            _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
+            Grant(
+                ("iam:PassRole",),
+                _HYPERPOD_EXEC_ROLES,
+                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+                _STAGE4_ROLES_REASON,
+            ),
+            _describe("DescribeSubnets"),
+        )
+    ),
+    "update_instance_group": FunctionAccess(
+        (
+            _DESCRIBE_HYPERPOD,
+            _UPDATE_OWN_HYPERPOD,
+            Grant(("sagemaker:UpdateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
+            # Resending a group resends its execution role.
+            Grant(
+                ("iam:PassRole",),
+                _HYPERPOD_EXEC_ROLES,
+                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+                _STAGE4_ROLES_REASON,
+            ),
+        )
+    ),
+    "check_instance_group": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    "delete_instance_group": FunctionAccess((_DESCRIBE_HYPERPOD, _UPDATE_OWN_HYPERPOD)),
+    "check_instance_group_deleted": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    "release_compute_subnet": FunctionAccess((_describe("DescribeSubnets"), _ec2_managed(("DeleteSubnet",), "subnet"))),
+    "start_software_update": FunctionAccess(
+        (
+            _DESCRIBE_HYPERPOD,
+            Grant(
+                ("sagemaker:UpdateClusterSoftware",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON
+            ),
+        )
+    ),
+    "check_software_update": FunctionAccess((_DESCRIBE_HYPERPOD,)),
     # --- configure_storage workflow -----------------------------------------------------------
     "ensure_data_bucket": FunctionAccess(
         (
@@ -687,8 +743,25 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
 
 API_ACCESS = FunctionAccess(
     (
-        # Request validation: the caller's Region's zones and the VPC CIDRs already in use.
-        _describe("DescribeVpcs", "DescribeAvailabilityZones"),
+        # Request validation and the catalog: zones, VPC CIDRs in use, instance offerings, training plans.
+        _describe("DescribeVpcs", "DescribeAvailabilityZones", "DescribeInstanceTypeOfferings"),
+        Grant(("sagemaker:ListTrainingPlans",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
+        Grant(("sagemaker:DescribeTrainingPlan",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
+        # Live reads behind cluster detail, status, instance groups and nodes.
+        _DESCRIBE_EKS_CLUSTER,
+        _DESCRIBE_HYPERPOD,
+        Grant(("sagemaker:ListClusterNodes",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON),
+        # Node reboot / replace / delete answer synchronously, on the control plane's own clusters only.
+        Grant(
+            (
+                "sagemaker:BatchRebootClusterNodes",
+                "sagemaker:BatchReplaceClusterNodes",
+                "sagemaker:BatchDeleteClusterNodes",
+            ),
+            _HYPERPOD_CLUSTERS,
+            _MANAGED_RESOURCE,
+            _HYPERPOD_CLUSTERS_REASON,
+        ),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
         Grant(
             ("states:StopExecution",),
@@ -703,6 +776,8 @@ API_ACCESS = FunctionAccess(
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
     ),
+    # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand.
+    kubernetes_role=ASSUME,
 )
 
 # What the Kubernetes access role itself may do (it is a signing identity; cluster access comes

@@ -145,8 +145,9 @@ class InstantStartStack(Stack):
         self.layer = dependencies_layer(self, "DependenciesLayer")
         self.code = lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
 
-        # Step roles first: the Kubernetes access role trusts some of them, and they reference it.
+        # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
         self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
+        self.api_role = self._role("ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.step_functions = {module: self._step_function(module) for module in step_modules()}
@@ -232,6 +233,8 @@ class InstantStartStack(Stack):
     def _kubernetes_role(self) -> iam.Role:
         """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
         trusted = [self.step_roles[m] for m, a in STEP_ACCESS.items() if a.kubernetes_role == ASSUME]
+        if API_ACCESS.kubernetes_role == ASSUME:
+            trusted.append(self.api_role)
         role = iam.Role(
             self,
             "KubernetesAccessRole",
@@ -331,7 +334,7 @@ class InstantStartStack(Stack):
         )
 
     def _api_function(self) -> lambda_.Function:
-        role = self._role("ApiRole", "REST API")
+        role = self.api_role
         self._grant(
             role,
             API_ACCESS.grants,
@@ -354,6 +357,7 @@ class InstantStartStack(Stack):
                     {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
                 ),
                 "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
+                "IS_KUBERNETES_ROLE_ARN": self.kubernetes_role.role_arn,
             },
         )
 

@@ -46,6 +46,8 @@ NODE_HEALTH = "SageMaker HyperPod Cluster Node Health Event"
 _GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
 _ID_ALPHABET = string.ascii_lowercase + string.digits
 _IMAGE_VERSION = "1.0.0"
+# The newest HyperPod AMI release the sandbox offers: new groups start one release behind it.
+_LATEST_IMAGE_VERSION = "1.0.1"
 _IMAGE_ID = "ami-0a1b2c3d4e5f67890"
 
 # Wire action → moto's method name on SageMakerResponse.
@@ -809,7 +811,7 @@ class HyperPodExtension:
             "DesiredImageId": group.desired_image_id,
             "CurrentImageReleaseVersion": group.image_version,
             "DesiredImageReleaseVersion": group.desired_image_version,
-            "ImageVersionStatus": "UpToDate",
+            "ImageVersionStatus": _image_status(group.image_version),
             "KubernetesConfig": {
                 "CurrentLabels": group.current_labels,
                 "DesiredLabels": config.get("Labels") or {},
@@ -887,7 +889,9 @@ class HyperPodExtension:
                 "ClusterName": cluster.name,
                 "CreationTime": cluster.created,
                 "ClusterStatus": cluster.status,
-                "ImageVersionStatus": "UpToDate",
+                "ImageVersionStatus": "UpToDate"
+                if all(_image_status(group.image_version) == "UpToDate" for group in cluster.groups.values())
+                else "UpdateAvailable",
             }
             if _plan_arns(cluster):
                 summary["TrainingPlanArns"] = _plan_arns(cluster)
@@ -1003,7 +1007,7 @@ class HyperPodExtension:
                 raise _validation(
                     f"Instance group {item['InstanceGroupName']} does not exist in cluster {cluster.name}."
                 )
-            groups.append((group, item.get("ImageReleaseVersion") or _next_version(group.image_version)))
+            groups.append((group, item.get("ImageReleaseVersion") or _LATEST_IMAGE_VERSION))
         for group, version in groups:
             group.software_status = "InProgress"
             group.software_pending += 1
@@ -1060,7 +1064,7 @@ class HyperPodExtension:
                 "InstanceStatus": _instance_status(node),
                 "PrivateDnsHostname": _hostname(cluster.region, node.private_ip),
                 "CurrentImageReleaseVersion": node.image_version,
-                "ImageVersionStatus": "UpToDate",
+                "ImageVersionStatus": _image_status(node.image_version),
             }
             if request.get("IncludeNodeLogicalIds"):
                 summary["NodeLogicalId"] = node.logical_id
@@ -1099,7 +1103,7 @@ class HyperPodExtension:
             "DesiredImageId": group.desired_image_id if group else _IMAGE_ID,
             "CurrentImageReleaseVersion": node.image_version,
             "DesiredImageReleaseVersion": group.desired_image_version if group else node.image_version,
-            "ImageVersionStatus": "UpToDate",
+            "ImageVersionStatus": _image_status(node.image_version),
             "KubernetesConfig": {
                 "CurrentLabels": group.current_labels if group else {},
                 "DesiredLabels": config.get("Labels") or {},
@@ -1478,9 +1482,8 @@ def _plan_arns(cluster: _Cluster) -> list[str]:
     return sorted({str(g.spec["TrainingPlanArn"]) for g in cluster.groups.values() if g.spec.get("TrainingPlanArn")})
 
 
-def _next_version(version: str) -> str:
-    major, minor, patch = (int(part) for part in version.split("."))
-    return f"{major}.{minor}.{patch + 1}"
+def _image_status(version: str) -> str:
+    return "UpToDate" if version == _LATEST_IMAGE_VERSION else "UpdateAvailable"
 
 
 def _page(items: list[Any], request: JsonObject) -> tuple[list[Any], str | None]:

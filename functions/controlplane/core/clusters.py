@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
-from datetime import timedelta
+from typing import Any
 
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor, Role
+from controlplane.core.confirmations import Confirmations
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.naming import (
     eks_cluster_name,
@@ -22,8 +22,6 @@ from controlplane.core.ports import (
     AccountGateway,
     Clock,
     ClusterRegistry,
-    Confirmation,
-    ConfirmationStore,
     EksGateway,
     HyperPodGateway,
     KubernetesGateway,
@@ -43,7 +41,6 @@ from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotFoundError,
     ClusterNotReadyError,
-    ConfirmationRequiredError,
     InvalidRequestError,
     UnknownRegionError,
 )
@@ -63,7 +60,6 @@ from controlplane.models.status import (
 from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
 from controlplane.models.workflow import WorkflowInput
 
-CONFIRMATION_TTL = timedelta(minutes=10)
 # The pipeline stage a successful operation of each kind completes.
 STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
@@ -79,7 +75,7 @@ class ClusterService:
         registry: ClusterRegistry,
         account: AccountGateway,
         operations: OperationService,
-        confirmations: ConfirmationStore,
+        confirmations: Confirmations,
         clock: Clock,
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
@@ -223,7 +219,7 @@ class ClusterService:
         """Validate every stage's input up front (nothing is created) and list what the pipeline would do."""
         eks_request = request.eks_request()
         network, eks_plan = self.plan_create_eks(eks_request)
-        hyperpod = self._resolve_hyperpod(request.region, request.hyperpod)
+        hyperpod = self.resolve_group(request.region, request.hyperpod)
         storage = self._storage_plan(request.clusterTag, request.region, self._account.account_id(), request.storage)
         planned = WorkflowInput(
             operationId="planned",
@@ -323,7 +319,7 @@ class ClusterService:
     # --- stage 3: dependencies ----------------------------------------------------------------
 
     def plan_dependencies(self, cluster_tag: str, pins: DependencyPins) -> Plan:
-        record = self._ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        record = self.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
         actions = [
             PlannedAction(action="create", resource="AWS::IAM::OIDCProvider", name=f"{record.eksClusterName} issuer"),
             PlannedAction(
@@ -345,24 +341,24 @@ class ClusterService:
 
     def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "configure cluster dependencies")
-        record = self._ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        record = self.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
 
-        return self._start(record, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, actor)
+        return self.start_workflow(record, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, actor)
 
     # --- stage 4: HyperPod ----------------------------------------------------------------------
 
     def plan_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> tuple[HyperPodPlan, Plan]:
         """Validate the first instance group against live facts and say what stage 4 would create."""
-        record = self._ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
+        record = self.ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
         if StageName.HYPERPOD.value in record.stagesDone:
             raise ClusterExistsError(
                 f"Cluster '{cluster_tag}' already has its HyperPod cluster; add capacity with an instance "
                 "group instead.",
             )
-        resolved = self._resolve_hyperpod(record.region, request)
+        resolved = self.resolve_group(record.region, request)
         return resolved, Plan(actions=_hyperpod_actions(cluster_tag, resolved))
 
-    def _resolve_hyperpod(self, region: str, request: CreateHyperPodRequest) -> HyperPodPlan:
+    def resolve_group(self, region: str, request: CreateHyperPodRequest) -> HyperPodPlan:
         """The first group with its AZ (a training plan's takes precedence) and defaults, checked against offerings."""
         zone = request.availabilityZone
         if request.trainingPlanArn:
@@ -410,6 +406,18 @@ class ClusterService:
                 f"Deep health checks test NVIDIA GPUs and EFA; {request.instanceType} does not support them. "
                 "Omit deepHealthChecks or set it to false.",
             )
+        efa_cards = known.efa_interfaces if known else 0
+        if request.networkInterface == "efa-only" and (known is None or not known.efa_only_capable):
+            raise InvalidRequestError(
+                f"networkInterface efa-only needs an instance type with more than one EFA card; {request.instanceType} "
+                f"has {efa_cards}. The interface type is immutable once the group exists, so choose now: a type with "
+                f"several EFA cards (such as ml.p5.48xlarge), or {'efa' if efa_cards else 'no networkInterface'}.",
+                {"efaInterfaces": efa_cards},
+            )
+        if request.networkInterface == "efa" and known is not None and efa_cards == 0:
+            raise InvalidRequestError(
+                f"{request.instanceType} has no EFA interface; omit networkInterface.", {"efaInterfaces": 0}
+            )
         resolved = HyperPodPlan(
             availabilityZone=zone,
             instanceType=request.instanceType,
@@ -418,9 +426,16 @@ class ClusterService:
             trainingPlanArn=request.trainingPlanArn,
             ebsVolumeSizeGb=request.ebsVolumeSizeGb,
             instanceGroupName=request.instanceGroupName,
-            deepHealthChecks=supports_checks if request.deepHealthChecks is None else request.deepHealthChecks,
+            # Custom taints and deep health checks exclude each other: taints turn the default off.
+            deepHealthChecks=supports_checks and not request.taints
+            if request.deepHealthChecks is None
+            else request.deepHealthChecks,
             dedicatedSubnet=request.dedicatedSubnet,
             threadsPerCore=known.threads_per_core if known else 1,
+            minInstanceCount=request.minInstanceCount,
+            networkInterface=request.networkInterface,
+            labels=request.labels,
+            taints=request.taints,
         )
         return resolved
 
@@ -429,12 +444,12 @@ class ClusterService:
         resolved, _ = self.plan_hyperpod(cluster_tag, request)
         record = self.get(cluster_tag)
 
-        return self._start(record, OperationKind.CREATE_HYPERPOD_CLUSTER, actor, hyperpod=resolved)
+        return self.start_workflow(record, OperationKind.CREATE_HYPERPOD_CLUSTER, actor, hyperpod=resolved)
 
     # --- stage 5: storage ----------------------------------------------------------------------
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[StoragePlan, Plan]:
-        record = self._ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        record = self.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
         plan = self._storage_plan(cluster_tag, record.region, record.accountId or self._account.account_id(), request)
         return plan, Plan(actions=_storage_actions(cluster_tag, plan))
 
@@ -452,17 +467,17 @@ class ClusterService:
         plan, _ = self.plan_storage(cluster_tag, request)
         record = self.get(cluster_tag)
 
-        return self._start(record, OperationKind.CONFIGURE_STORAGE, actor, storage=plan)
+        return self.start_workflow(record, OperationKind.CONFIGURE_STORAGE, actor, storage=plan)
 
-    def _start(
+    def start_workflow(
         self,
         record: ClusterRecord,
         kind: OperationKind,
         actor: Actor,
-        hyperpod: HyperPodPlan | None = None,
-        storage: StoragePlan | None = None,
+        **plans: Any,
     ) -> Operation:
-        """Start a workflow on a registered cluster; its input carries the record's facts and the stage's plan."""
+        """Start a workflow on a registered cluster; its input carries the record's facts and the plans it acts on
+        (WorkflowInput fields such as hyperpod, storage, instanceGroup)."""
         account = record.accountId or self._account.account_id()
 
         def payload(operation_id: str) -> dict[str, object]:
@@ -473,13 +488,12 @@ class ClusterService:
                 region=record.region,
                 accountId=account,
                 eksClusterName=record.eksClusterName,
-                hyperpod=hyperpod,
-                storage=storage,
+                **plans,
             ).model_dump(mode="json", exclude_none=True)
 
         return self._operations.start(kind, record.clusterTag, actor, payload)
 
-    def _ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
+    def ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
         record = self.get(cluster_tag)
         if needs.value not in record.stagesDone or record.status != ClusterStatus.ACTIVE:
             raise ClusterNotReadyError(
@@ -495,17 +509,7 @@ class ClusterService:
     def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
         actor.require(Role.ADMIN, "delete a cluster")
         record = self.get(cluster_tag)
-        token = secrets.token_urlsafe(24)
-        expires_at = self._clock.now() + CONFIRMATION_TTL
-        self._confirmations.put(
-            Confirmation(
-                token=token,
-                principal=actor.principal,
-                action="delete-cluster",
-                target=cluster_tag,
-                expires_at=expires_at,
-            )
-        )
+        token, expires_at = self._confirmations.issue(actor, "delete-cluster", cluster_tag)
         actions = [
             PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
             PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(cluster_tag)),
@@ -530,20 +534,10 @@ class ClusterService:
     def delete(self, cluster_tag: str, token: str, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "delete a cluster")
         record = self.get(cluster_tag)
-        confirmation = self._confirmations.take(token)
-        if (
-            confirmation is None
-            or confirmation.principal != actor.principal
-            or confirmation.action != "delete-cluster"
-            or confirmation.target != cluster_tag
-            or confirmation.expires_at < self._clock.now()
-        ):
-            raise ConfirmationRequiredError(
-                "The confirmation token is missing, expired, already used or issued for another request. "
-                f"Call DELETE /clusters/{cluster_tag} without a token to get a fresh plan and token.",
-            )
-
-        operation = self._start(record, OperationKind.DELETE_EKS_CLUSTER, actor)
+        self._confirmations.redeem(
+            token, actor, "delete-cluster", cluster_tag, f"Call DELETE /clusters/{cluster_tag} without a token"
+        )
+        operation = self.start_workflow(record, OperationKind.DELETE_EKS_CLUSTER, actor)
         self._registry.save(
             record.model_copy(
                 update={

@@ -31,6 +31,7 @@ from controlplane.core.ports import (
     IamGateway,
     InstanceGroupSpec,
     NetworkGateway,
+    Taint,
 )
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
@@ -131,20 +132,7 @@ class HyperPodStageService:
             eks_cluster_arn=eks.arn,
             subnet_ids=(subnet.subnet_id,),
             security_group_ids=(group,),
-            groups=(
-                InstanceGroupSpec(
-                    name=plan.instanceGroupName,
-                    instance_type=plan.instanceType,
-                    count=plan.instanceCount,
-                    execution_role_arn=role.arn,
-                    lifecycle_uri=f"s3://{self._bucket(ctx)}/{LIFECYCLE_PREFIX}/",
-                    threads_per_core=plan.threadsPerCore,
-                    ebs_volume_gb=plan.ebsVolumeSizeGb,
-                    deep_health_checks=plan.deepHealthChecks,
-                    capacity_type=plan.capacityType,
-                    training_plan_arn=plan.trainingPlanArn,
-                ),
-            ),
+            groups=(group_spec(plan, role.arn, f"s3://{self._bucket(ctx)}/{LIFECYCLE_PREFIX}/"),),
             tags=ownership_tags(ctx.clusterTag),
         )
         arn = self._hyperpod.create_cluster(spec)
@@ -252,6 +240,29 @@ class HyperPodStageService:
         if not account:
             raise InvalidRequestError("The workflow input has no account id.")
         return lifecycle_bucket_name(ctx.clusterTag, account, ctx.region)
+
+
+def group_spec(
+    plan: HyperPodPlan, execution_role_arn: str, lifecycle_uri: str, subnet_ids: tuple[str, ...] = ()
+) -> InstanceGroupSpec:
+    """The resolved group plan as the HyperPod gateway takes it (first group and added groups alike)."""
+    return InstanceGroupSpec(
+        name=plan.instanceGroupName,
+        instance_type=plan.instanceType,
+        count=plan.instanceCount,
+        execution_role_arn=execution_role_arn,
+        lifecycle_uri=lifecycle_uri,
+        threads_per_core=plan.threadsPerCore,
+        ebs_volume_gb=plan.ebsVolumeSizeGb,
+        deep_health_checks=plan.deepHealthChecks,
+        capacity_type=plan.capacityType,
+        training_plan_arn=plan.trainingPlanArn,
+        subnet_ids=subnet_ids,
+        min_count=plan.minInstanceCount,
+        network_interface=plan.networkInterface,
+        labels=dict(plan.labels),
+        taints=tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in plan.taints),
+    )
 
 
 def _plan(ctx: WorkflowInput) -> HyperPodPlan:

@@ -46,6 +46,20 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),
     },
+    OperationKind.ADD_INSTANCE_GROUP: {
+        "network": ("Ensure Compute Subnet",),
+        "instance-group": ("Add Instance Group", "Check Instance Group"),
+    },
+    OperationKind.UPDATE_INSTANCE_GROUP: {
+        "instance-group": ("Update Instance Group", "Check Instance Group"),
+    },
+    OperationKind.DELETE_INSTANCE_GROUP: {
+        "instance-group": ("Delete Instance Group", "Check Instance Group Deleted"),
+        "network": ("Release Compute Subnet",),
+    },
+    OperationKind.UPDATE_CLUSTER_SOFTWARE: {
+        "rollout": ("Start Software Update", "Check Software Update"),
+    },
 }
 
 

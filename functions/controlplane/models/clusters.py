@@ -89,7 +89,7 @@ class NetworkPlan(View):
 
 
 class PlannedAction(View):
-    action: Literal["create", "delete", "keep"]
+    action: Literal["create", "update", "delete", "keep"]
     resource: str
     name: str
     detail: str | None = None

@@ -1,7 +1,8 @@
-"""Requests for stage 4: the HyperPod cluster and its first instance group."""
+"""Instance groups: stage 4's first group and every group added later share one request model and one plan."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -9,11 +10,35 @@ from pydantic import Field, model_validator
 from controlplane.models.common import Contract, View
 
 CapacityType = Literal["on-demand", "spot", "training-plan"]
+NetworkInterfaceType = Literal["efa", "efa-only"]
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 AZ_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$"
 INSTANCE_TYPE_PATTERN = r"^ml\.[a-z0-9-]+\.[a-z0-9]+$"
 TRAINING_PLAN_ARN_PATTERN = r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:training-plan/[a-zA-Z0-9-]{1,63}$"
 GROUP_NAME_PATTERN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
 MAX_FIRST_GROUP_COUNT = 1000
+MAX_GROUP_COUNT = 6758
+LABEL_KEY_PATTERN = r"^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+RESERVED_LABEL_PREFIXES = ("sagemaker.amazonaws.com/", "kubernetes.io/", "k8s.io/")
+
+
+class Taint(Contract):
+    """A Kubernetes taint HyperPod puts on every node of the group."""
+
+    key: str = Field(pattern=LABEL_KEY_PATTERN, description="Taint key.", examples=["team"])
+    value: str | None = Field(default=None, max_length=63, description="Taint value.")
+    effect: TaintEffect = Field(description="NoSchedule, PreferNoSchedule or NoExecute.")
+
+
+def check_labels(labels: dict[str, str] | None) -> None:
+    """Refuse label keys that are malformed or belong to Kubernetes or HyperPod."""
+    for key, value in (labels or {}).items():
+        if not re.match(LABEL_KEY_PATTERN, key):
+            raise ValueError(f"label key '{key}' is not a valid Kubernetes label key")
+        if key.startswith(RESERVED_LABEL_PREFIXES):
+            raise ValueError(f"label key '{key}' uses a prefix reserved for Kubernetes or HyperPod")
+        if len(value) > 63:
+            raise ValueError(f"label '{key}' has a value longer than 63 characters")
 
 
 class CreateHyperPodRequest(Contract):
@@ -41,9 +66,33 @@ class CreateHyperPodRequest(Contract):
         default=None, description="Run deep health checks on new nodes. Default: on for GPU families that support them."
     )
     dedicatedSubnet: bool = Field(default=False, description="Give the group its own compute subnet.")
+    minInstanceCount: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GROUP_COUNT,
+        description="Instances that must come up for the group to turn InService (at most instanceCount).",
+    )
+    networkInterface: NetworkInterfaceType | None = Field(
+        default=None,
+        description="efa (EFA with ENA) or efa-only (EFA without IP networking; types with more than one EFA card). "
+        "Immutable once the group exists.",
+    )
+    labels: dict[str, str] = Field(
+        default_factory=dict, max_length=50, description="Kubernetes labels on every node of the group."
+    )
+    taints: list[Taint] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Kubernetes taints on every node of the group (not with deep health checks).",
+    )
 
     @model_validator(mode="after")
     def _capacity_is_consistent(self) -> CreateHyperPodRequest:
+        check_labels(self.labels)
+        if self.minInstanceCount is not None and self.minInstanceCount > self.instanceCount:
+            raise ValueError("minInstanceCount cannot exceed instanceCount")
+        if self.taints and self.deepHealthChecks:
+            raise ValueError("custom taints cannot be combined with deep health checks; drop one of them")
         if self.capacityType == "spot" and self.trainingPlanArn:
             raise ValueError("spot capacity and a training plan cannot be combined; choose one capacityType")
         if self.capacityType == "training-plan" and not self.trainingPlanArn:
@@ -56,7 +105,7 @@ class CreateHyperPodRequest(Contract):
 
 
 class HyperPodPlan(View):
-    """The first instance group as the workflow creates it: every default and the AZ resolved."""
+    """An instance group as a workflow creates it: every default and the AZ resolved."""
 
     availabilityZone: str
     instanceType: str
@@ -68,3 +117,7 @@ class HyperPodPlan(View):
     deepHealthChecks: bool
     dedicatedSubnet: bool
     threadsPerCore: int
+    minInstanceCount: int | None = None
+    networkInterface: NetworkInterfaceType | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    taints: list[Taint] = Field(default_factory=list)

@@ -40,6 +40,10 @@ class OperationKind(StrEnum):
     CREATE_HYPERPOD_CLUSTER = "create_hyperpod_cluster"
     CONFIGURE_STORAGE = "configure_storage"
     DELETE_EKS_CLUSTER = "delete_eks_cluster"
+    ADD_INSTANCE_GROUP = "add_instance_group"
+    UPDATE_INSTANCE_GROUP = "update_instance_group"
+    DELETE_INSTANCE_GROUP = "delete_instance_group"
+    UPDATE_CLUSTER_SOFTWARE = "update_cluster_software"
 
 
 class Stage(View):

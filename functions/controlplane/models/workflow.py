@@ -7,6 +7,7 @@ from typing import Any
 from controlplane.models.clusters import NetworkPlan
 from controlplane.models.common import View
 from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.storage import StoragePlan
 
@@ -33,5 +34,7 @@ class WorkflowInput(View):
     network: NetworkPlan | None = None
     hyperpod: HyperPodPlan | None = None
     storage: StoragePlan | None = None
+    instanceGroup: InstanceGroupChange | None = None
+    softwareUpdate: SoftwareUpdatePlan | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None

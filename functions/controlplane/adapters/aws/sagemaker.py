@@ -1,4 +1,4 @@
-"""SageMaker HyperPod clusters (EKS orchestrator)."""
+"""SageMaker HyperPod clusters (EKS orchestrator): clusters, instance groups, nodes and software updates."""
 
 from __future__ import annotations
 
@@ -7,7 +7,38 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
-from controlplane.core.ports import HyperPodCluster, HyperPodClusterSpec, InstanceGroupSpec
+from controlplane.core.ports import (
+    GroupChange,
+    HyperPodCluster,
+    HyperPodClusterSpec,
+    HyperPodNode,
+    InstanceGroupSpec,
+    NodeActionOutcome,
+    NodeFailure,
+    RollingUpdate,
+    Taint,
+)
+
+BATCH_CALLS = {
+    "reboot": ("batch_reboot_cluster_nodes", 25),
+    "replace": ("batch_replace_cluster_nodes", 25),
+    "delete": ("batch_delete_cluster_nodes", 99),
+}
+# ClusterInstanceGroupDetails fields that ClusterInstanceGroupSpecification takes back unchanged.
+RESENT_AS_IS = (
+    "InstanceGroupName",
+    "InstanceType",
+    "ExecutionRole",
+    "LifeCycleConfig",
+    "ThreadsPerCore",
+    "InstanceStorageConfigs",
+    "OnStartDeepHealthChecks",
+    "TrainingPlanArn",
+    "OverrideVpcConfig",
+    "ScheduledUpdateConfig",
+    "CapacityRequirements",
+    "NetworkInterface",
+)
 
 
 class AwsHyperPodGateway:
@@ -30,6 +61,8 @@ class AwsHyperPodGateway:
             failure_message=cluster.get("FailureMessage"),
             groups=tuple(cluster.get("InstanceGroups", [])),
             tags=tags,
+            subnet_ids=tuple(cluster.get("VpcConfig", {}).get("Subnets", [])),
+            security_group_ids=tuple(cluster.get("VpcConfig", {}).get("SecurityGroupIds", [])),
         )
 
     def create_cluster(self, spec: HyperPodClusterSpec) -> str:
@@ -50,6 +83,82 @@ class AwsHyperPodGateway:
         except ClientError as error:
             if error_code(error) != "ResourceNotFound":
                 raise
+
+    def add_group(self, cluster_name: str, group: InstanceGroupSpec, security_group_ids: tuple[str, ...]) -> None:
+        client("sagemaker", self._region).update_cluster(
+            ClusterName=cluster_name, InstanceGroups=[_group(group, security_group_ids)]
+        )
+
+    def update_group(self, cluster_name: str, group_name: str, change: GroupChange) -> None:
+        sagemaker = client("sagemaker", self._region)
+        details = next(
+            (
+                group
+                for group in sagemaker.describe_cluster(ClusterName=cluster_name)["InstanceGroups"]
+                if group["InstanceGroupName"] == group_name
+            ),
+            None,
+        )
+        if details is None:
+            raise LookupError(f"Instance group {group_name} is not in cluster {cluster_name}.")
+        sagemaker.update_cluster(ClusterName=cluster_name, InstanceGroups=[changed_group(details, change)])
+
+    def delete_group(self, cluster_name: str, group_name: str) -> None:
+        client("sagemaker", self._region).update_cluster(ClusterName=cluster_name, InstanceGroupsToDelete=[group_name])
+
+    def nodes(self, cluster_name: str) -> list[HyperPodNode]:
+        pages = client("sagemaker", self._region).get_paginator("list_cluster_nodes")
+        return [
+            HyperPodNode(
+                node_id=node["InstanceId"],
+                group=node["InstanceGroupName"],
+                instance_type=node["InstanceType"],
+                status=node["InstanceStatus"]["Status"],
+                message=node["InstanceStatus"].get("Message"),
+                launch_time=node.get("LaunchTime"),
+                image_version=node.get("CurrentImageReleaseVersion"),
+            )
+            for page in pages.paginate(ClusterName=cluster_name)
+            for node in page["ClusterNodeSummaries"]
+        ]
+
+    def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
+        method, batch = BATCH_CALLS[action]
+        call = getattr(client("sagemaker", self._region), method)
+        successful: list[str] = []
+        failed: list[NodeFailure] = []
+        for start in range(0, len(node_ids), batch):
+            response = call(ClusterName=cluster_name, NodeIds=node_ids[start : start + batch])
+            successful.extend(response.get("Successful", []))
+            failed.extend(
+                NodeFailure(
+                    node_id=item["NodeId"],
+                    code=item.get("Code") or item.get("ErrorCode") or "Failed",
+                    message=item.get("Message", ""),
+                )
+                for item in response.get("Failed", [])
+            )
+        return NodeActionOutcome(successful=tuple(successful), failed=tuple(failed))
+
+    def update_software(
+        self, cluster_name: str, groups: list[str], image_id: str | None, rolling: RollingUpdate
+    ) -> None:
+        request: dict[str, Any] = {
+            "ClusterName": cluster_name,
+            "InstanceGroups": [{"InstanceGroupName": name} for name in groups],
+            "DeploymentConfig": {
+                "RollingUpdatePolicy": {
+                    "MaximumBatchSize": {
+                        "Type": "CAPACITY_PERCENTAGE" if rolling.batch_type == "percentage" else "INSTANCE_COUNT",
+                        "Value": rolling.batch_size,
+                    }
+                },
+                "WaitIntervalInSeconds": rolling.wait_seconds,
+            },
+        }
+        if image_id:
+            request["ImageId"] = image_id
+        client("sagemaker", self._region).update_cluster_software(**request)
 
 
 DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
@@ -75,4 +184,58 @@ def _group(group: InstanceGroupSpec, security_group_ids: tuple[str, ...]) -> dic
         spec["TrainingPlanArn"] = group.training_plan_arn
     if group.subnet_ids:
         spec["OverrideVpcConfig"] = {"SecurityGroupIds": list(security_group_ids), "Subnets": list(group.subnet_ids)}
+    if group.min_count is not None:
+        spec["MinInstanceCount"] = group.min_count
+    if group.network_interface:
+        spec["NetworkInterface"] = {"InterfaceType": group.network_interface}
+    if group.labels or group.taints:
+        spec["KubernetesConfig"] = {"Labels": dict(group.labels), "Taints": [_taint(taint) for taint in group.taints]}
+    return spec
+
+
+def _taint(taint: Taint) -> dict[str, str]:
+    item = {"Key": taint.key, "Effect": taint.effect}
+    if taint.value is not None:
+        item["Value"] = taint.value
+    return item
+
+
+def changed_group(details: dict[str, Any], change: GroupChange) -> dict[str, Any]:
+    """The one normalizer: a group's live ClusterInstanceGroupDetails turned back into the
+    ClusterInstanceGroupSpecification that keeps every field (capacity, network interface, deep health checks,
+    image, patching, overrides, Kubernetes config), with only `change` applied."""
+    spec: dict[str, Any] = {key: details[key] for key in RESENT_AS_IS if details.get(key) is not None}
+    spec["InstanceCount"] = details["TargetCount"]
+    if details.get("MinCount") is not None:
+        spec["MinInstanceCount"] = details["MinCount"]
+    if details.get("InstanceRequirements"):
+        spec["InstanceRequirements"] = {"InstanceTypes": details["InstanceRequirements"]["DesiredInstanceTypes"]}
+    if details.get("DesiredImageId"):
+        spec["ImageId"] = details["DesiredImageId"]
+    if details.get("DesiredImageReleaseVersion"):
+        spec["ImageReleaseVersion"] = details["DesiredImageReleaseVersion"]
+    patching = details.get("AutoPatchConfig")
+    if patching:
+        spec["AutoPatchConfig"] = {
+            key: value for key, value in patching.items() if key not in ("CurrentPatchSchedule", "DesiredPatchSchedule")
+        }
+        if patching.get("DesiredPatchSchedule"):
+            spec["AutoPatchConfig"]["PatchSchedule"] = patching["DesiredPatchSchedule"]
+    kubernetes = details.get("KubernetesConfig") or {}
+    labels = kubernetes.get("DesiredLabels") or {}
+    taints = kubernetes.get("DesiredTaints") or []
+    if change.count is not None:
+        spec["InstanceCount"] = change.count
+    if change.min_count is not None:
+        spec["MinInstanceCount"] = change.min_count
+    if change.labels is not None:
+        labels = dict(change.labels)
+    if change.taints is not None:
+        taints = [_taint(taint) for taint in change.taints]
+    if labels or taints or kubernetes:
+        spec["KubernetesConfig"] = {"Labels": labels, "Taints": taints}
+    if change.deep_health_checks is True:
+        spec["OnStartDeepHealthChecks"] = DEEP_HEALTH_CHECKS
+    elif change.deep_health_checks is False:
+        spec.pop("OnStartDeepHealthChecks", None)
     return spec

@@ -94,6 +94,8 @@ def _ca_file(certificate_authority: str) -> str:
 
 
 FIELD_MANAGER = "instantstart"
+# Pods here are cluster machinery, not the jobs an instance-group deletion would strand.
+SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-node-lease", "aws-hyperpod", "cert-manager"})
 
 
 def _describe(obj: dict[str, Any]) -> str:
@@ -160,6 +162,19 @@ class KubernetesApiGateway:
                     continue
                 deleted.append(_describe(obj))
         return deleted
+
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
+        from kubernetes import client as k8s
+
+        with self._factory.api_client(cluster, region) as api:
+            pods = k8s.CoreV1Api(api).list_pod_for_all_namespaces(field_selector="status.phase=Running").items
+        return sorted(
+            f"{pod.metadata.namespace}/{pod.metadata.name}"
+            for pod in pods
+            if pod.spec.node_name in node_names
+            and pod.metadata.namespace not in SYSTEM_NAMESPACES
+            and not any(owner.kind == "DaemonSet" for owner in pod.metadata.owner_references or [])
+        )
 
     def server_version(self, cluster: EksCluster, region: str) -> str:
         from kubernetes import client as k8s

@@ -1,0 +1,94 @@
+"""/clusters/{clusterTag}/nodes: HyperPod nodes with health, and reboot / replace / delete (batch APIs)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.responses import recorded
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.nodes import NODE_ID_PATTERN, NodeAction, NodeActionResult, NodeBatchRequest, NodeList
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
+Token = Annotated[str | None, Query(description="Token from a prior plan (replace and delete).")]
+CONFIRM = (
+    "Destructive: without confirmationToken it returns a plan and a single-use token and changes nothing; show the "
+    "plan to the person, then repeat with the token."
+)
+
+
+@router.get(
+    "/clusters/<clusterTag>/nodes",
+    operation_id="hyperpod_list_nodes",
+    summary="List the HyperPod nodes with their health",
+    description="Every node: instance id, group, type, HyperPod status, the node-health-status label, Kubernetes "
+    "Ready/schedulable, capacity type, AZ, launch time and AMI release. Read this before rebooting or replacing.",
+    tags=["nodes"],
+)
+def list_nodes(clusterTag: ClusterTagPath) -> NodeList:
+    return wiring.nodes().list_nodes(clusterTag)
+
+
+@router.post(
+    "/clusters/<clusterTag>/nodes/<nodeId>/reboot",
+    operation_id="hyperpod_node_reboot",
+    summary="Reboot a node (soft; volumes kept)",
+    description="Try this first for a node that is unhealthy but not broken hardware. Answers with the outcome.",
+    tags=["nodes"],
+)
+def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath) -> Response[str]:
+    return _act(clusterTag, "reboot", [nodeId], None)
+
+
+@router.post(
+    "/clusters/<clusterTag>/nodes/<nodeId>/replace",
+    operation_id="hyperpod_node_replace",
+    summary="Replace a node with new hardware (volumes are destroyed)",
+    description=f"For hardware faults a reboot does not fix. The root and secondary EBS volumes are lost. {CONFIRM}",
+    tags=["nodes"],
+)
+def replace_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None) -> Response[str]:
+    return _act(clusterTag, "replace", [nodeId], confirmationToken)
+
+
+@router.delete(
+    "/clusters/<clusterTag>/nodes/<nodeId>",
+    operation_id="hyperpod_node_delete",
+    summary="Delete a node (its group shrinks by one)",
+    description=CONFIRM,
+    tags=["nodes"],
+)
+def delete_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None) -> Response[str]:
+    return _act(clusterTag, "delete", [nodeId], confirmationToken)
+
+
+@router.post(
+    "/clusters/<clusterTag>/nodes/batch",
+    operation_id="hyperpod_node_batch_action",
+    summary="Reboot, replace or delete several nodes in one call",
+    description=f"Up to 25 node ids; every id is checked first. Per-node outcomes (partial failures are normal). "
+    f"Replace and delete: {CONFIRM}",
+    tags=["nodes"],
+)
+def batch_action(clusterTag: ClusterTagPath, body: NodeBatchRequest) -> Response[str]:
+    return _act(clusterTag, body.action, body.nodeIds, body.confirmationToken)
+
+
+def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None) -> Response[str]:
+    caller = actor(router)
+
+    def run() -> dict[str, object]:
+        result: NodeActionResult = wiring.nodes().act(cluster_tag, action, node_ids, token, caller)
+        return {"status": 200, "body": result.model_dump(mode="json", exclude_none=True)}
+
+    body = {"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token}
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#{action} {cluster_tag}", body, run))

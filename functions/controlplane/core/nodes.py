@@ -1,0 +1,154 @@
+"""HyperPod nodes: the live list with health, and reboot / replace / delete through the batch APIs.
+
+Node actions are single AWS calls, so they answer synchronously with per-node outcomes (HyperPod reports
+partial failures in-band). Replace and delete are destructive: a plan with a confirmation token comes first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.naming import hyperpod_cluster_name
+from controlplane.core.ports import EksGateway, HyperPodGateway, KubernetesGateway, KubernetesNode
+from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
+from controlplane.models.errors import ClusterNotReadyError, NotFoundError
+from controlplane.models.nodes import NodeAction, NodeActionResult, NodeFailure, NodeList, NodeView
+from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
+
+CONFIRMED_ACTIONS = {"replace", "delete"}
+ACTION_EFFECTS = {
+    "reboot": "soft reboot (EC2 RebootInstances); volumes are kept",
+    "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
+    "delete": "terminated and removed; the group's target count drops by one",
+}
+
+
+class NodeNotFoundError(NotFoundError):
+    code = "NodeNotFound"
+
+
+class NodeService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        confirmations: Confirmations,
+        hyperpod: Callable[[str], HyperPodGateway],
+        eks: Callable[[str], EksGateway],
+        kubernetes: KubernetesGateway,
+    ) -> None:
+        self._clusters = clusters
+        self._confirmations = confirmations
+        self._hyperpod = hyperpod
+        self._eks = eks
+        self._kubernetes = kubernetes
+
+    def list_nodes(self, cluster_tag: str) -> NodeList:
+        """ListClusterNodes joined with the groups' capacity type and the Kubernetes nodes' health and zone."""
+        record = self._ready(cluster_tag)
+        gateway = self._hyperpod(record.region)
+        cluster = gateway.find_cluster(hyperpod_cluster_name(cluster_tag))
+        if cluster is None:
+            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
+        capacity = {
+            group["InstanceGroupName"]: "training-plan"
+            if group.get("TrainingPlanArn")
+            else "spot"
+            if "Spot" in (group.get("CapacityRequirements") or {})
+            else "on-demand"
+            for group in cluster.groups
+        }
+        kubernetes = self._kubernetes_nodes(record)
+        views = []
+        for node in gateway.nodes(cluster.name):
+            registered = kubernetes.get(node.node_id)
+            views.append(
+                NodeView(
+                    nodeId=node.node_id,
+                    instanceGroup=node.group,
+                    instanceType=node.instance_type,
+                    status=node.status,
+                    statusMessage=node.message,
+                    health=registered.labels.get(HEALTH_LABEL) if registered else None,
+                    ready=registered.ready if registered else None,
+                    schedulable=registered.schedulable if registered else None,
+                    capacityType=capacity.get(node.group, "on-demand"),  # type: ignore[arg-type]
+                    availabilityZone=registered.labels.get(ZONE_LABEL) if registered else None,
+                    launchTime=node.launch_time,
+                    imageReleaseVersion=node.image_version,
+                )
+            )
+        return NodeList(clusterTag=cluster_tag, nodes=views)
+
+    def act(
+        self, cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, actor: Actor
+    ) -> NodeActionResult:
+        """Validate every id against the cluster first (nothing happens if one is unknown), then make the batch call.
+        Replace and delete without a valid token return a plan and a token instead."""
+        actor.require(Role.ADMIN if action in CONFIRMED_ACTIONS else Role.OPERATOR, f"{action} nodes")
+        ids = sorted(set(node_ids))
+        nodes = {node.nodeId: node for node in self.list_nodes(cluster_tag).nodes}
+        unknown = [node_id for node_id in ids if node_id not in nodes]
+        if unknown:
+            raise NodeNotFoundError(
+                f"Not nodes of cluster '{cluster_tag}': {', '.join(unknown)}. GET /clusters/{cluster_tag}/nodes lists "
+                "its nodes.",
+                {"unknownNodeIds": unknown},
+            )
+        target = f"{cluster_tag}:{','.join(ids)}"
+        if action in CONFIRMED_ACTIONS:
+            if not token:
+                return self._plan(cluster_tag, action, ids, target, actor)
+            self._confirmations.redeem(
+                token,
+                actor,
+                f"{action}-nodes",
+                target,
+                f"Repeat the {action} request for the same nodes without a token",
+            )
+        record = self._clusters.get(cluster_tag)
+        outcome = self._hyperpod(record.region).node_action(hyperpod_cluster_name(cluster_tag), action, ids)
+        return NodeActionResult(
+            action=action,
+            successful=list(outcome.successful),
+            failed=[NodeFailure(nodeId=item.node_id, code=item.code, message=item.message) for item in outcome.failed],
+        )
+
+    def _plan(self, cluster_tag: str, action: str, ids: list[str], target: str, actor: Actor) -> NodeActionResult:
+        token, expires_at = self._confirmations.issue(actor, f"{action}-nodes", target)
+        return NodeActionResult(
+            action=action,  # type: ignore[arg-type]
+            plan=Plan(
+                actions=[
+                    PlannedAction(
+                        action="delete" if action == "delete" else "update",
+                        resource="HyperPod node",
+                        name=node_id,
+                        detail=ACTION_EFFECTS[action],
+                    )
+                    for node_id in ids
+                ],
+                confirmationToken=token,
+                expiresAt=expires_at,
+                message=f"{action.capitalize()} of {len(ids)} node(s) on '{cluster_tag}': {ACTION_EFFECTS[action]}. "
+                "Ask the person to confirm, then repeat the request with confirmationToken.",
+            ),
+        )
+
+    def _ready(self, cluster_tag: str) -> ClusterRecord:
+        record = self._clusters.get(cluster_tag)
+        if StageName.HYPERPOD.value not in record.stagesDone:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has no HyperPod cluster yet; finish stage 4 first.",
+                {"stagesDone": record.stagesDone},
+            )
+        return record
+
+    def _kubernetes_nodes(self, record: ClusterRecord) -> dict[str, KubernetesNode]:
+        """Kubernetes nodes by EC2 instance id (HyperPod names nodes hyperpod-<instance id>)."""
+        eks = self._eks(record.region).find_cluster(record.eksClusterName)
+        if eks is None or eks.status != "ACTIVE":
+            return {}
+        return {node.name.removeprefix("hyperpod-"): node for node in self._kubernetes.nodes(eks, record.region)}

@@ -1,0 +1,135 @@
+"""Instance groups of a running HyperPod cluster: add, update (explicit diff), delete, and software updates."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from controlplane.models.common import Contract, View
+from controlplane.models.hyperpod import (
+    GROUP_NAME_PATTERN,
+    MAX_GROUP_COUNT,
+    CapacityType,
+    CreateHyperPodRequest,
+    NetworkInterfaceType,
+    Taint,
+    check_labels,
+)
+from controlplane.models.operations import OperationView
+
+FieldOutcome = Literal["unchanged", "enabled", "disabled", "updated"]
+IMAGE_ID_PATTERN = r"^(ami-[0-9a-fA-F]{8,17}|default)$"
+
+
+class AddInstanceGroupRequest(CreateHyperPodRequest):
+    """A new group on an existing HyperPod cluster; the same fields as stage 4's first group."""
+
+    instanceGroupName: str = Field(
+        pattern=GROUP_NAME_PATTERN, description="Name of the new group, unique in the cluster.", examples=["spot-g6"]
+    )
+
+
+class UpdateInstanceGroupRequest(Contract):
+    """Explicit diff: only the fields present change; absent fields keep their live value."""
+
+    instanceCount: int | None = Field(default=None, ge=0, le=MAX_GROUP_COUNT, description="New target count.")
+    minInstanceCount: int | None = Field(default=None, ge=0, le=MAX_GROUP_COUNT, description="New minimum count.")
+    labels: dict[str, str] | None = Field(
+        default=None, max_length=50, description="The group's full set of Kubernetes labels (replaces the current set)."
+    )
+    taints: list[Taint] | None = Field(
+        default=None, max_length=50, description="The group's full set of Kubernetes taints (replaces the current set)."
+    )
+    deepHealthChecks: bool | None = Field(default=None, description="Run deep health checks on nodes added later.")
+    instanceType: str | None = Field(
+        default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
+    )
+    networkInterface: NetworkInterfaceType | None = Field(
+        default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
+    )
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdateInstanceGroupRequest:
+        check_labels(self.labels)
+        if not self.model_fields_set:
+            raise ValueError("send at least one field to change (explicit diff: absent fields stay as they are)")
+        return self
+
+
+class InstanceGroupChange(View):
+    """The fields a workflow changes on one group; None keeps the live value."""
+
+    instanceGroupName: str
+    instanceCount: int | None = None
+    minInstanceCount: int | None = None
+    labels: dict[str, str] | None = None
+    taints: list[Taint] | None = None
+    deepHealthChecks: bool | None = None
+
+
+class InstanceGroupView(View):
+    """One group as HyperPod reports it now."""
+
+    instanceGroupName: str
+    instanceType: str | None = None
+    status: str
+    currentCount: int
+    targetCount: int
+    minInstanceCount: int | None = None
+    capacityType: CapacityType
+    trainingPlanArn: str | None = None
+    networkInterface: NetworkInterfaceType | None = None
+    subnetIds: list[str] = Field(default_factory=list)
+    deepHealthChecks: bool
+    ebsVolumeSizeGb: int | None = None
+    threadsPerCore: int | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    taints: list[Taint] = Field(default_factory=list)
+    imageReleaseVersion: str | None = None
+    softwareUpdateStatus: str | None = None
+    scalingOperations: int = 0
+
+
+class InstanceGroupList(View):
+    clusterTag: str
+    hyperPodClusterName: str
+    hyperPodStatus: str
+    instanceGroups: list[InstanceGroupView]
+
+
+class UpdateResult(View):
+    """An explicit-diff update: what happened to each field sent, and the operation when something changes."""
+
+    changes: dict[str, FieldOutcome]
+    operationId: str | None = None
+    operation: OperationView | None = None
+    message: str
+
+
+class RollingPolicy(Contract):
+    batchType: Literal["count", "percentage"] = Field(
+        default="percentage", description="Batch size as a number of instances or a percentage of the group."
+    )
+    batchSize: int = Field(default=20, ge=1, le=100, description="Instances (or percent) updated at a time.")
+    waitIntervalSeconds: int = Field(default=0, ge=0, le=3600, description="Pause between batches.")
+
+
+class SoftwareUpdateRequest(Contract):
+    """AMI patching of some or all groups with a rolling policy."""
+
+    instanceGroups: list[str] | None = Field(
+        default=None, min_length=1, max_length=100, description="Groups to patch (default: every group)."
+    )
+    imageId: str | None = Field(
+        default=None,
+        pattern=IMAGE_ID_PATTERN,
+        description="Custom AMI (ami-...) or 'default' (the latest HyperPod AMI).",
+    )
+    rollingPolicy: RollingPolicy = Field(default_factory=RollingPolicy, description="How many nodes at a time.")
+
+
+class SoftwareUpdatePlan(View):
+    instanceGroups: list[str]
+    imageId: str | None = None
+    rollingPolicy: RollingPolicy

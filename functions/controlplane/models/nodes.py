@@ -1,0 +1,65 @@
+"""HyperPod nodes: what the cluster runs now, and reboot / replace / delete in batches."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from controlplane.models.clusters import Plan
+from controlplane.models.common import Contract, View
+from controlplane.models.hyperpod import CapacityType
+
+NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"
+NodeAction = Literal["reboot", "replace", "delete"]
+# Batch limits of BatchReboot/ReplaceClusterNodes (25) and BatchDeleteClusterNodes (99).
+MAX_NODES_PER_REQUEST = 25
+NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN)]
+
+
+class NodeView(View):
+    nodeId: str
+    instanceGroup: str
+    instanceType: str
+    status: str
+    statusMessage: str | None = None
+    health: str | None = Field(default=None, description="HyperPod's node-health-status label.")
+    ready: bool | None = Field(default=None, description="Kubernetes Ready condition (None: not registered yet).")
+    schedulable: bool | None = None
+    capacityType: CapacityType
+    availabilityZone: str | None = None
+    launchTime: datetime | None = None
+    imageReleaseVersion: str | None = None
+
+
+class NodeList(View):
+    clusterTag: str
+    nodes: list[NodeView]
+
+
+class NodeBatchRequest(Contract):
+    """Several nodes at once; replace and delete need the confirmation token of a prior plan."""
+
+    action: NodeAction = Field(description="reboot (soft), replace (new hardware, volumes destroyed) or delete.")
+    nodeIds: list[NodeId] = Field(
+        min_length=1,
+        max_length=MAX_NODES_PER_REQUEST,
+        description="EC2 instance ids of the nodes (GET /clusters/{clusterTag}/nodes lists them).",
+    )
+    confirmationToken: str | None = Field(default=None, description="Token from a prior plan (replace, delete).")
+
+
+class NodeFailure(View):
+    nodeId: str
+    code: str
+    message: str
+
+
+class NodeActionResult(View):
+    """Per-node outcome of a batch call: HyperPod reports partial failures in-band."""
+
+    action: NodeAction
+    successful: list[str] = Field(default_factory=list)
+    failed: list[NodeFailure] = Field(default_factory=list)
+    plan: Plan | None = Field(default=None, description="Set when confirmation is needed: nothing was done.")

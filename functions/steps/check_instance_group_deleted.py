@@ -1,0 +1,14 @@
+"""Step Functions Task "Check Instance Group Deleted"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Check Instance Group Deleted",
+        action=lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group_deleted(ctx),
+    )

@@ -1,0 +1,14 @@
+"""Step Functions Task "Start Software Update"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Start Software Update",
+        action=lambda ctx: wiring.instance_group_steps(ctx.region).start_software_update(ctx),
+    )
