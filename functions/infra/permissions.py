@@ -762,6 +762,8 @@ API_ACCESS = FunctionAccess(
             _MANAGED_RESOURCE,
             _HYPERPOD_CLUSTERS_REASON,
         ),
+        # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand.
+        Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
         Grant(
             ("states:StopExecution",),
@@ -776,7 +778,6 @@ API_ACCESS = FunctionAccess(
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
     ),
-    # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand.
     kubernetes_role=ASSUME,
 )
 

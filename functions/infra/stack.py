@@ -341,6 +341,7 @@ class InstantStartStack(Stack):
             {
                 "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+                "kubernetes_role_arn": self.kubernetes_role.role_arn,
             },
         )
         self._grant_tables(role, API_ACCESS)

@@ -29,6 +29,16 @@ REQUIRED_ROLE = {
     "cluster_get_availability_zones": "viewer",
     "cluster_get_available_instances": "viewer",
     "training_plan_list": "viewer",
+    "cluster_get_instance_groups": "viewer",
+    "hyperpod_add_instance_group": "admin",
+    "hyperpod_update_instance_group": "admin",
+    "hyperpod_delete_instance_group": "admin",
+    "hyperpod_update_software": "admin",
+    "hyperpod_list_nodes": "viewer",
+    "hyperpod_node_reboot": "operator",
+    "hyperpod_node_replace": "admin",
+    "hyperpod_node_delete": "admin",
+    "hyperpod_node_batch_action": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -37,8 +47,17 @@ BODIES = {
     "cluster_create": {"clusterTag": "authz", "region": "us-west-2", "hyperpod": GROUP},
     "cluster_create_eks": {"clusterTag": "authz", "region": "us-west-2"},
     "hyperpod_create": GROUP,
+    "hyperpod_add_instance_group": {**GROUP, "instanceGroupName": "authz-group"},
+    "hyperpod_update_instance_group": {"instanceCount": 1},
+    "hyperpod_node_batch_action": {"action": "reboot", "nodeIds": ["i-0123456789abcdef0"]},
 }
-PARAMETERS = {"clusterTag": "authz", "operationId": "op-00000000000000000000", "region": "us-west-2"}
+PARAMETERS = {
+    "clusterTag": "authz",
+    "operationId": "op-00000000000000000000",
+    "region": "us-west-2",
+    "name": "authz-group",
+    "nodeId": "i-0123456789abcdef0",
+}
 
 
 def operations() -> list[tuple[str, str, str]]:

@@ -31,6 +31,15 @@ SEED_TOOLS = {
     "operation_wait",
     "operation_resume",
     "operation_cancel",
+    "cluster_get_status",
+    "hyperpod_create",
+    "cluster_get_instance_groups",
+    "hyperpod_add_instance_group",
+    "hyperpod_delete_instance_group",
+    "hyperpod_update_software",
+    "hyperpod_node_reboot",
+    "hyperpod_node_replace",
+    "hyperpod_node_delete",
 }
 
 

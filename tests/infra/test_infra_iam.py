@@ -18,6 +18,7 @@ import pytest
 from controlplane.core.naming import MANAGED_BY_KEY, MANAGED_BY_VALUE
 from controlplane.workflows import step_modules
 from infra.permissions import API_ACCESS, ASSUME, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
+from infra.stack import API_HANDLER
 
 # Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
 # grants for Step Functions log delivery.
@@ -208,16 +209,16 @@ def test_step_roles_reach_only_the_operations_and_clusters_tables(synth: Any) ->
         assert reached == {"IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE"}, module
 
 
-def test_kubernetes_role_is_trusted_only_by_the_steps_that_assume_it(synth: Any) -> None:
+def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: Any) -> None:
     roles = synth.of_type("AWS::IAM::Role")
     (key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
-    expected = [
-        {"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[f"steps.{m}.lambda_handler"]), "Arn"]}
-        for m, access in STEP_ACCESS.items()
-        if access.kubernetes_role == ASSUME
-    ]
+    handlers = [f"steps.{m}.lambda_handler" for m, access in STEP_ACCESS.items() if access.kubernetes_role == ASSUME]
+    # The API reads nodes and pods (status, instance groups, nodes) through the same role.
+    assert API_ACCESS.kubernetes_role == ASSUME
+    handlers.append(API_HANDLER)
+    expected = [{"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[h]), "Arn"]} for h in handlers]
     assert principals == expected
     actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
     assert actions == {"eks:DescribeCluster"}

@@ -146,7 +146,9 @@ def test_api_environment(synth: Any) -> None:
     }
     arns = json.loads(render(variables["IS_STATE_MACHINE_ARNS"]))
     assert arns == {kind.value: f"<{machines[state_machine_name(kind)]}>" for kind in OperationKind}
-    assert "IS_KUBERNETES_ROLE_ARN" not in variables
+    # Status, instance-group and node views read Kubernetes nodes and pods through the access role.
+    (role_key,) = [k for k in synth.of_type("AWS::IAM::Role") if k.startswith("KubernetesAccessRole")]
+    assert variables["IS_KUBERNETES_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}
 
 
 def test_step_environment(synth: Any) -> None:
