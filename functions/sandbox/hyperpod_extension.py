@@ -337,7 +337,9 @@ class HyperPodExtension:
             if node is None:
                 raise KeyError(f"Node {instance_id} is not in cluster {cluster_name}")
             node.health = "UnschedulablePendingReplacement"
-            self._patch_kubernetes_node(cluster, node, labels={HEALTH_LABEL: node.health})
+            # The health agent also taints the node so that nothing new is scheduled on it.
+            taint = {"key": HEALTH_LABEL, "value": "Unschedulable", "effect": "NoSchedule"}
+            self._patch_kubernetes_node(cluster, node, labels={HEALTH_LABEL: node.health}, taints=([], [taint]))
             self._emit(
                 NODE_HEALTH,
                 {

@@ -99,6 +99,18 @@ def build_app(sandbox: Sandbox) -> Starlette:
         sandbox.faults.clear()
         return Response(status_code=204)
 
+    async def fail_node(request: Request) -> Response:
+        """Mark a HyperPod node unhealthy; with NodeRecovery Automatic the sandbox replaces it shortly after."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            sandbox.hyperpod.mark_node_unhealthy(str(payload["clusterName"]), str(payload["nodeId"]))
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {"code": "InvalidRequest", "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-..."}}'},
+                status_code=400,
+            )
+        return Response(status_code=204)
+
     async def home(request: Request) -> Response:
         return HTMLResponse(LANDING)
 
@@ -109,6 +121,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", add_fault, methods=["POST"]),
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
+            Route("/sandbox/node-faults", fail_node, methods=["POST"]),
             Mount("/k8s", app=sandbox.emulator.asgi_app()),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known); callers act with their role.
             Mount(
@@ -126,5 +139,6 @@ State lives in memory and is lost when the process stops.</p>
 <ul><li>REST API: <code>/api</code> &mdash; OpenAPI document at <code>/api/openapi.json</code>, Swagger UI at
 <code>/api/docs</code> (send <code>Authorization: Bearer sandbox-viewer</code>).</li>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
-<li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li></ul>
+<li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
+<li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li></ul>
 </body></html>"""

@@ -1,0 +1,141 @@
+"""HyperPod nodes: the live list with health, batch reboot / replace / delete with per-node outcomes,
+confirmation for destructive actions, id validation before any call, and automatic recovery of a failed node."""
+
+from __future__ import annotations
+
+import time
+
+import boto3
+import httpx
+import pytest
+
+from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+
+TAG = "nodes"
+UNKNOWN = "i-0123456789abcdef0"
+
+
+@pytest.fixture(scope="module")
+def cluster(running_sandbox):
+    ready_for_hyperpod(running_sandbox, TAG)
+    with running_sandbox.client() as api:
+        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": 3}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    return running_sandbox
+
+
+def nodes(api: httpx.Client) -> dict[str, dict]:
+    return {node["nodeId"]: node for node in api.get(f"/clusters/{TAG}/nodes").json()["nodes"]}
+
+
+def settle(api: httpx.Client, count: int, limit: float = 30) -> dict[str, dict]:
+    """Wait until `count` nodes are Running, Ready and Schedulable."""
+    deadline = time.monotonic() + limit
+    while True:
+        found = nodes(api)
+        healthy = [
+            n for n in found.values() if n["status"] == "Running" and n["ready"] and n["health"] == "Schedulable"
+        ]
+        if (len(healthy) == count and len(found) == count) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def test_nodes_list_health_capacity_and_zone(cluster):
+    with cluster.client("sandbox-viewer") as api:
+        found = settle(api, 3)
+    assert len(found) == 3
+    for node in found.values():
+        assert node["instanceGroup"] == "accelerated-worker"
+        assert node["instanceType"] == "ml.g6.4xlarge"
+        assert (node["capacityType"], node["availabilityZone"]) == ("on-demand", "us-west-2c")
+        assert node["ready"] is True and node["schedulable"] is True
+
+
+def test_reboot_reports_each_node_and_partial_failures(cluster):
+    with cluster.client("sandbox-operator") as api:
+        first, second = sorted(settle(api, 3))[:2]
+        rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
+        assert rebooted.status_code == 200, rebooted.text
+        assert rebooted.json()["successful"] == [first]
+        # The first node is still rebooting: the batch reports it failed and reboots the second.
+        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
+        assert batch.status_code == 200, batch.text
+        assert batch.json()["successful"] == [second]
+        assert [(f["nodeId"], f["code"]) for f in batch.json()["failed"]] == [(first, "InvalidInstanceStatus")]
+        assert set(settle(api, 3)) >= {first, second}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "code"),
+    [
+        ("post", f"nodes/{UNKNOWN}/reboot", 404, "NodeNotFound"),
+        ("post", "nodes/i-nothex/reboot", 400, "InvalidRequest"),
+        ("delete", f"nodes/{UNKNOWN}", 404, "NodeNotFound"),
+    ],
+)
+def test_unknown_or_malformed_node_ids_are_refused_before_any_call(cluster, method, path, status, code):
+    with cluster.client() as api:
+        before = nodes(api)
+        response = getattr(api, method)(f"/clusters/{TAG}/{path}")
+        assert response.status_code == status, response.text
+        assert response.json()["code"] == code
+        assert nodes(api) == before
+
+
+def test_a_batch_with_one_unknown_id_does_nothing_to_the_others(cluster):
+    with cluster.client() as api:
+        known = sorted(settle(api, 3))[0]
+        response = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [known, UNKNOWN]})
+        assert response.status_code == 404 and UNKNOWN in response.json()["message"]
+        assert nodes(api)[known]["status"] == "Running"
+
+
+def test_replace_needs_the_persons_confirmation_and_gives_new_hardware(cluster):
+    with cluster.client() as api:
+        target = sorted(settle(api, 3))[0]
+        plan = api.post(f"/clusters/{TAG}/nodes/{target}/replace")
+        assert plan.status_code == 200
+        assert "DESTROYED" in plan.json()["plan"]["message"] and plan.json()["successful"] == []
+        assert nodes(api)[target]["status"] == "Running"
+        token = plan.json()["plan"]["confirmationToken"]
+        with cluster.client("sandbox-operator") as operator:
+            assert (
+                operator.post(
+                    f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token}
+                ).status_code
+                == 403
+            )
+        replaced = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
+        assert replaced.json()["successful"] == [target]
+        reused = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
+        assert reused.status_code == 400 and reused.json()["code"] == "ConfirmationRequired"
+        after = settle(api, 3)
+    assert target not in after and len(after) == 3
+
+
+def test_delete_shrinks_the_group_by_one(cluster):
+    with cluster.client() as api:
+        target = sorted(settle(api, 3))[0]
+        token = api.delete(f"/clusters/{TAG}/nodes/{target}").json()["plan"]["confirmationToken"]
+        deleted = api.delete(f"/clusters/{TAG}/nodes/{target}", params={"confirmationToken": token})
+        assert deleted.json()["successful"] == [target]
+        after = settle(api, 2)
+    assert target not in after
+    (group,) = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName=f"hp-cluster-{TAG}")[
+        "InstanceGroups"
+    ]
+    assert group["TargetCount"] == 2
+
+
+def test_an_unhealthy_node_shows_its_health_label_and_is_replaced_automatically(cluster):
+    with cluster.client() as api:
+        target = sorted(settle(api, 2))[0]
+        fault = httpx.post(
+            f"{cluster.base_url}/sandbox/node-faults", json={"clusterName": f"hp-cluster-{TAG}", "nodeId": target}
+        )
+        assert fault.status_code == 204
+        assert nodes(api)[target]["health"] == "UnschedulablePendingReplacement"
+        assert nodes(api)[target]["schedulable"] is False
+        after = settle(api, 2)
+    assert target not in after
