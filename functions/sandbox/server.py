@@ -106,7 +106,10 @@ def build_app(sandbox: Sandbox) -> Starlette:
             sandbox.hyperpod.mark_node_unhealthy(str(payload["clusterName"]), str(payload["nodeId"]))
         except (KeyError, ValueError, TypeError) as error:
             return JSONResponse(
-                {"code": "InvalidRequest", "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-..."}}'},
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-..."}}',
+                },
                 status_code=400,
             )
         return Response(status_code=204)
