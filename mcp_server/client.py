@@ -32,12 +32,20 @@ class ApiResponse:
 
 
 class ApiClient:
-    """Calls the API at `api_url` with `Authorization: Bearer <api_token>` (the server's identity)."""
+    """Calls the API at `api_url` as the server itself: `credential` is a bearer token or an `httpx.Auth`
+    (SigV4 with the server's IAM role, `mcp_server.sigv4`)."""
 
-    def __init__(self, api_url: str, api_token: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, api_url: str, credential: str | httpx.Auth, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        if isinstance(credential, str):
+            headers, auth = {"Authorization": f"Bearer {credential}"}, None
+        else:
+            headers, auth = {}, credential
         self._http = httpx.AsyncClient(
             base_url=api_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {api_token}"},
+            headers=headers,
+            auth=auth,
             timeout=TIMEOUT,
             transport=transport,
         )
@@ -45,8 +53,8 @@ class ApiClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def openapi_document(self) -> dict[str, Any]:
-        response = await self._http.get("/openapi.json")
+    async def openapi_document(self, on_behalf_of: str | None = None) -> dict[str, Any]:
+        response = await self._http.get("/openapi.json", headers={ON_BEHALF_OF: on_behalf_of} if on_behalf_of else {})
         response.raise_for_status()
         document: dict[str, Any] = response.json()
         return document

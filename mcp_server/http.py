@@ -1,18 +1,20 @@
-"""The remote transport: streamable HTTP in stateless JSON mode, behind bearer authentication.
+"""The remote transport: streamable HTTP in stateless JSON mode, behind authentication.
 
-Belongs here: the ASGI app (the MCP endpoint and its RFC 9728 protected-resource metadata), the
-401 challenge, and choosing the API credential for a verified user. Each request gets its own
-server and session manager (stateless mode keeps nothing between requests, and the manager's
-lifespan runs once per instance), so the app needs no lifespan of its own and can be mounted.
+Belongs here: the ASGI app (the MCP endpoint, its RFC 9728 protected-resource metadata and the
+401 challenge that points to it), and serving each authenticated request with a fresh stateless
+server acting for that user. Each request gets its own server and session manager (stateless mode
+keeps nothing between requests, and the manager's lifespan runs once per instance), so the app needs
+no lifespan of its own and can be mounted, or driven by `lambda_handler` from API Gateway events.
 
-In AWS the server calls the API with its own IAM identity and the API applies the role bound to
-that identity; the verified user travels only as audit data. The sandbox has no IAM, so it maps
-the verified user to the sandbox credential of the same role (`api_token_for`).
+The server never passes the caller's credential on: `api_for` gives the API client of the server's
+own identity (SigV4 with its IAM role in AWS, a bearer token standing for that role in the sandbox:
+`bearer_api`), and the verified user travels in the audit header, from which the API takes the
+weaker of the user's role and the server's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -23,9 +25,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_server.auth import VerifiedUser
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
-from mcp_server.tools import ToolSpec, tools_from_openapi
+from mcp_server.tools import MAX_WAIT_SECONDS, ToolSpec, tools_from_openapi
 
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 LOCAL_ONLY = TransportSecuritySettings(
@@ -34,24 +37,47 @@ LOCAL_ONLY = TransportSecuritySettings(
     allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
 )
 
+# The API client to use for a request made by a verified user.
+ApiFor = Callable[[Request, VerifiedUser], ApiClient]
+# The caller of a request that something in front of the app has authenticated, or None.
+Authenticate = Callable[[Request], VerifiedUser | None]
+
 
 def build_asgi_app(
-    api_url: str,
-    api_token: str,
-    verify_token: Callable[[str], str | None],
+    api_for: ApiFor,
+    verify_token: Callable[[str], VerifiedUser | None],
     *,
-    api_token_for: Callable[[str], str] | None = None,
     path: str = "/mcp",
+    signed_endpoints: Mapping[str, Authenticate] | None = None,
     authorization_servers: Sequence[str] = (),
     transport_security: TransportSecuritySettings = LOCAL_ONLY,
+    max_wait_seconds: int = MAX_WAIT_SECONDS,
 ) -> ASGIApp:
-    """The MCP endpoint at `path` and its metadata at `/.well-known/oauth-protected-resource<path>`.
+    """The MCP endpoint at `path` (OAuth bearer) and its metadata at `/.well-known/oauth-protected-resource<path>`.
 
-    `verify_token` returns the user a bearer token belongs to, or None. `api_url` may be a path
-    (`/api`): it is then resolved against the origin of each request (the sandbox serves both).
-    Mount the app at the root of the origin so the metadata sits where RFC 9728 puts it.
+    `verify_token` returns the user a bearer token belongs to, or None. `signed_endpoints` are further
+    MCP endpoints whose caller a proxy in front has already verified (API Gateway's AWS_IAM
+    authorization); they have no OAuth metadata. Mount the app at the root of the origin (or of an
+    API Gateway stage): the challenge names the metadata's URL under the request's root path.
     """
-    endpoint = _McpEndpoint(api_url, api_token, verify_token, api_token_for, path, transport_security)
+    tools = _ToolCatalog()
+
+    def bearer(request: Request) -> VerifiedUser | None:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        return verify_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+
+    def endpoint(authenticate: Authenticate, challenge: Callable[[Request], Response]) -> _McpEndpoint:
+        return _McpEndpoint(api_for, authenticate, challenge, tools, transport_security, max_wait_seconds)
+
+    def bearer_challenge(request: Request) -> Response:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        error = 'error="invalid_token", ' if scheme.lower() == "bearer" and token.strip() else ""
+        metadata = f"{_origin(request)}{request.scope.get('root_path', '')}{METADATA_PREFIX}{path}"
+        return JSONResponse(
+            {"code": "Unauthenticated", "message": "Send Authorization: Bearer <token> issued for this MCP server."},
+            status_code=401,
+            headers={"WWW-Authenticate": f'Bearer {error}resource_metadata="{metadata}"'},
+        )
 
     async def metadata(request: Request) -> Response:
         return JSONResponse(
@@ -63,12 +89,41 @@ def build_asgi_app(
             }
         )
 
-    return Starlette(
-        routes=[
-            Route(path, endpoint=endpoint, methods=["GET", "POST", "DELETE"]),
-            Route(METADATA_PREFIX + path, metadata, methods=["GET"]),
-        ]
-    )
+    routes = [
+        Route(path, endpoint=endpoint(bearer, bearer_challenge), methods=["GET", "POST", "DELETE"]),
+        Route(METADATA_PREFIX + path, metadata, methods=["GET"]),
+    ]
+    for signed_path, authenticate in (signed_endpoints or {}).items():
+        routes.append(Route(signed_path, endpoint=endpoint(authenticate, _unsigned), methods=["GET", "POST", "DELETE"]))
+    return Starlette(routes=routes)
+
+
+def bearer_api(api_url: str, token: str) -> ApiFor:
+    """API clients calling with the server's own bearer `token` (the sandbox). A path `api_url` (`/api`)
+    is resolved against the origin of each request (the sandbox serves both)."""
+    clients: dict[str, ApiClient] = {}
+
+    def api_for(request: Request, user: VerifiedUser) -> ApiClient:
+        url = _origin(request) + api_url if api_url.startswith("/") else api_url
+        if url not in clients:
+            clients[url] = ApiClient(url, token)
+        return clients[url]
+
+    return api_for
+
+
+class _ToolCatalog:
+    """The API's operations as tool specs, read once per process from its OpenAPI document."""
+
+    def __init__(self) -> None:
+        self._specs: list[ToolSpec] | None = None
+        self._lock = anyio.Lock()
+
+    async def specs(self, api: ApiClient, user: VerifiedUser) -> list[ToolSpec]:
+        async with self._lock:
+            if self._specs is None:
+                self._specs = tools_from_openapi(await api.openapi_document(user.header()))
+            return self._specs
 
 
 class _McpEndpoint:
@@ -76,60 +131,41 @@ class _McpEndpoint:
 
     def __init__(
         self,
-        api_url: str,
-        api_token: str,
-        verify_token: Callable[[str], str | None],
-        api_token_for: Callable[[str], str] | None,
-        path: str,
+        api_for: ApiFor,
+        authenticate: Authenticate,
+        challenge: Callable[[Request], Response],
+        tools: _ToolCatalog,
         transport_security: TransportSecuritySettings,
+        max_wait_seconds: int,
     ) -> None:
-        self._api_url = api_url
-        self._api_token = api_token
-        self._verify_token = verify_token
-        self._api_token_for = api_token_for or (lambda user: api_token)
-        self._path = path
+        self._api_for = api_for
+        self._authenticate = authenticate
+        self._challenge = challenge
+        self._tools = tools
         self._security = transport_security
-        self._clients: dict[tuple[str, str], ApiClient] = {}
-        self._specs: list[ToolSpec] | None = None
-        self._specs_lock = anyio.Lock()
+        self._max_wait_seconds = max_wait_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        user = self._verify_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        user = self._authenticate(request)
         if user is None:
-            await self._challenge(request, presented=bool(token.strip()))(scope, receive, send)
+            await self._challenge(request)(scope, receive, send)
             return
-        api_url = _origin(request) + self._api_url if self._api_url.startswith("/") else self._api_url
-        server = build_server(await self._tool_specs(api_url), self._client(api_url, self._api_token_for(user)), user)
+        api = self._api_for(request, user)
+        server = build_server(
+            await self._tools.specs(api, user), api, user.header(), max_wait_seconds=self._max_wait_seconds
+        )
         manager = StreamableHTTPSessionManager(
             app=server, json_response=True, stateless=True, security_settings=self._security
         )
         async with manager.run():
             await manager.handle_request(scope, receive, send)
 
-    def _challenge(self, request: Request, presented: bool) -> Response:
-        metadata = f"{_origin(request)}{METADATA_PREFIX}{request.scope.get('root_path', '')}{self._path}"
-        error = 'error="invalid_token", ' if presented else ""
-        return JSONResponse(
-            {"code": "Unauthenticated", "message": "Send Authorization: Bearer <token> issued for this MCP server."},
-            status_code=401,
-            headers={"WWW-Authenticate": f'Bearer {error}resource_metadata="{metadata}"'},
-        )
 
-    def _client(self, api_url: str, token: str) -> ApiClient:
-        key = (api_url, token)
-        if key not in self._clients:
-            self._clients[key] = ApiClient(api_url, token)
-        return self._clients[key]
-
-    async def _tool_specs(self, api_url: str) -> list[ToolSpec]:
-        """The API's operations, read once per process from its OpenAPI document."""
-        async with self._specs_lock:
-            if self._specs is None:
-                document = await self._client(api_url, self._api_token).openapi_document()
-                self._specs = tools_from_openapi(document)
-            return self._specs
+def _unsigned(request: Request) -> Response:
+    return JSONResponse(
+        {"code": "Unauthenticated", "message": "Sign the request with SigV4 (service execute-api)."}, status_code=401
+    )
 
 
 def _origin(request: Request) -> str:

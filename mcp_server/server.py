@@ -26,7 +26,7 @@ SERVER_NAME = "hypd-inst"
 INSTRUCTIONS = (
     "Tools of the InstantStart control plane for SageMaker HyperPod on EKS. Every call names its clusterTag; "
     "there is no active cluster. Long-running tools return an operationId: call operation_wait until the status "
-    "is SUCCEEDED, FAILED or CANCELLED (one call waits up to 5 minutes). A FAILED operation is resumed with "
+    "is SUCCEEDED, FAILED or CANCELLED (one call waits up to {max_wait} seconds). A FAILED operation is resumed with "
     "operation_resume once its cause is fixed. Destructive tools first return a plan and a confirmationToken: "
     "show the plan to the person and repeat the call with the token only after they confirm."
 )
@@ -34,8 +34,18 @@ INSTRUCTIONS = (
 Context = ServerRequestContext[Any, Any]
 
 
-def build_server(specs: Sequence[ToolSpec], api: ApiClient, on_behalf_of: str | None = None) -> Server[Any]:
-    """An MCP server whose tools are `specs`, calling `api`; `on_behalf_of` is the verified user (audit only)."""
+def build_server(
+    specs: Sequence[ToolSpec],
+    api: ApiClient,
+    on_behalf_of: str | None = None,
+    *,
+    max_wait_seconds: int = MAX_WAIT_SECONDS,
+) -> Server[Any]:
+    """An MCP server whose tools are `specs`, calling `api`.
+
+    `on_behalf_of` is the verified user's audit header; `max_wait_seconds` caps one operation_wait call
+    (the remote server on Lambda answers within API Gateway's 29 s, so it waits less than the tool allows).
+    """
     by_name = {spec.name: spec for spec in specs}
     validators = {spec.name: Draft202012Validator(spec.input_schema) for spec in specs}
 
@@ -52,13 +62,13 @@ def build_server(specs: Sequence[ToolSpec], api: ApiClient, on_behalf_of: str | 
             message = f"Invalid arguments for {spec.name}: " + "; ".join(sorted(problems))
             return _error("InvalidArguments", message, {"errors": sorted(problems)})
         if spec.name == WAIT_TOOL:
-            return await _wait(ctx, api, spec, arguments, on_behalf_of)
+            return await _wait(ctx, api, spec, arguments, on_behalf_of, max_wait_seconds)
         return _result(spec, await api.call(spec, arguments, on_behalf_of))
 
     return Server(
         SERVER_NAME,
         version="1.0.0",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS.format(max_wait=max_wait_seconds),
         get_tool_input_schema=lambda name: by_name[name].input_schema if name in by_name else None,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -66,10 +76,18 @@ def build_server(specs: Sequence[ToolSpec], api: ApiClient, on_behalf_of: str | 
 
 
 async def _wait(
-    ctx: Context, api: ApiClient, spec: ToolSpec, arguments: dict[str, Any], on_behalf_of: str | None
+    ctx: Context,
+    api: ApiClient,
+    spec: ToolSpec,
+    arguments: dict[str, Any],
+    on_behalf_of: str | None,
+    max_wait_seconds: int,
 ) -> types.CallToolResult:
-    """Repeat the API's ≤ round_seconds long poll until the operation is terminal or the budget is spent."""
-    budget = int(arguments.get("timeoutSeconds", MAX_WAIT_SECONDS))
+    """Repeat the API's ≤ round_seconds long poll until the operation is terminal or the budget is spent.
+
+    A budget cut by `max_wait_seconds` is said in the result, so that the agent simply calls again."""
+    requested = int(arguments.get("timeoutSeconds", MAX_WAIT_SECONDS))
+    budget = min(requested, max_wait_seconds)
     started = time.monotonic()
     while True:
         remaining = max(0, math.ceil(budget - (time.monotonic() - started)))
@@ -78,8 +96,17 @@ async def _wait(
             return _result(spec, response)
         elapsed = time.monotonic() - started
         await ctx.session.report_progress(min(elapsed, budget), total=budget, message=_progress(response.body))
-        if response.body.get("status") in TERMINAL_STATUSES or elapsed >= budget:
+        if response.body.get("status") in TERMINAL_STATUSES:
             return _result(spec, response)
+        if elapsed >= budget:
+            return _result(spec, response, _capped(response.body, max_wait_seconds) if budget < requested else "")
+
+
+def _capped(operation: dict[str, Any], max_wait_seconds: int) -> str:
+    return (
+        f"Still {operation.get('status')} after {max_wait_seconds} s, the most one {WAIT_TOOL} call waits on this "
+        f"server. Call {WAIT_TOOL} again with operationId={operation.get('operationId')}."
+    )
 
 
 def _progress(operation: dict[str, Any]) -> str:
@@ -110,13 +137,13 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> ty
     )
 
 
-def _result(spec: ToolSpec, response: ApiResponse) -> types.CallToolResult:
+def _result(spec: ToolSpec, response: ApiResponse, lead: str = "") -> types.CallToolResult:
     body = response.body if isinstance(response.body, dict) else {"result": response.body}
     if not response.ok:
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(body, indent=2))], structured_content=body, is_error=True
         )
-    lead = _next_step(spec, body)
+    lead = lead or _next_step(spec, body)
     text = (lead + "\n" if lead else "") + json.dumps(body, indent=2)
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=body)
 

@@ -18,8 +18,6 @@ from controlplane.models.audit import AuditEntry
 from controlplane.models.errors import DomainError
 
 MUTATING_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-# Set by the MCP server: the person it acts for. Recorded as audit data only; never used for authorization.
-ON_BEHALF_OF_HEADER = "x-instantstart-on-behalf-of"
 _CLUSTER_PATH = re.compile(r"^(?:/iam)?/clusters/([a-z][a-z0-9-]{2,20})(?:/|$)")
 
 
@@ -43,22 +41,17 @@ def _target(event: APIGatewayProxyEvent, request: dict[str, Any], response: dict
     return next((c for c in candidates if isinstance(c, str) and c), event.path)
 
 
-def _header(event: APIGatewayProxyEvent, name: str) -> str | None:
-    for key, value in (event.headers or {}).items():
-        if key.lower() == name:
-            return value[:256]
-    return None
-
-
 def record(raw_event: dict[str, Any], result: dict[str, Any]) -> None:
     event = APIGatewayProxyEvent(raw_event)
     if event.http_method not in MUTATING_METHODS:
         return
     try:
         actor = actor_of(event)
-        principal, role = actor.principal, actor.role.name.lower()
+        # The authenticated caller; the user the MCP server acts for only as verified by api.auth.
+        principal, on_behalf_of = (actor.via, actor.principal) if actor.via else (actor.principal, None)
+        role = actor.role.name.lower()
     except DomainError:
-        principal, role = "unauthenticated", "none"
+        principal, on_behalf_of, role = "unauthenticated", None, "none"
     response = _json(result.get("body"))
     operation_id = response.get("operationId")
     wiring.audit_log().record(
@@ -66,7 +59,7 @@ def record(raw_event: dict[str, Any], result: dict[str, Any]) -> None:
             target=_target(event, _json(event.body), response),
             at=datetime.now(UTC),
             actor=principal,
-            onBehalfOf=_header(event, ON_BEHALF_OF_HEADER),
+            onBehalfOf=on_behalf_of,
             role=role,
             action=f"{event.http_method} {event.path}",
             operationId=operation_id if isinstance(operation_id, str) else None,

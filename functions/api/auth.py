@@ -1,20 +1,40 @@
-"""Who is calling: Cognito groups (people) or an IAM principal bound to a role (programs).
+"""Who is calling: Cognito groups (people), an IAM principal bound to a role (programs), or the remote
+MCP server acting for a user it has verified.
 
 API Gateway authenticates (Cognito authorizer or SigV4) before the handler runs; the handler still
 refuses an event without an identity (401) and enforces the role of each route (403).
+
+The MCP server calls with its own IAM role and names its user in `X-InstantStart-On-Behalf-Of`
+(`{"principal", "source": "cognito"|"iam", "groups"}`). Only that role's header is read; the request
+then acts for the user with the weaker of the user's own role (Cognito groups, or the IAM binding of
+the user's role) and the server's ceiling `IS_MCP_MAX_ROLE`: a viewer stays a viewer, and no user
+gets more through the server than the deployment allows it. Anyone else's header is ignored.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from aws_lambda_powertools.utilities.data_classes.api_gateway_proxy_event import APIGatewayProxyEvent
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from controlplane.core.auth import Actor, Role, strongest_role
 from controlplane.models.errors import AuthenticationRequiredError, ForbiddenError
 from controlplane.settings import settings
 
+ON_BEHALF_OF_HEADER = "x-instantstart-on-behalf-of"
 _ASSUMED_ROLE = re.compile(r"^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role/([^/]+)/.+$")
+
+
+class OnBehalfOf(BaseModel):
+    """The user the MCP server verified (OAuth bearer or SigV4) and acts for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    principal: str = Field(min_length=1, max_length=256)
+    source: Literal["cognito", "iam"]
+    groups: list[str] = Field(default_factory=list, max_length=100)
 
 
 def _role_arn(principal_arn: str) -> str:
@@ -29,6 +49,41 @@ def _groups(value: object) -> list[str]:
     return [part for part in re.split(r"[\s,\[\]]+", str(value or "")) if part]
 
 
+def _bound_role(principal_arn: str) -> Role | None:
+    name = settings().iam_role_bindings.get(_role_arn(principal_arn))
+    return Role.parse(name) if name else None
+
+
+def header(event: APIGatewayProxyEvent, name: str) -> str | None:
+    for key, value in (event.headers or {}).items():
+        if key.lower() == name:
+            return value
+    return None
+
+
+def _is_mcp_server(principal_arn: str) -> bool:
+    mcp_role = settings().mcp_role_arn
+    return bool(mcp_role) and _role_arn(principal_arn) == mcp_role
+
+
+def _delegated(event: APIGatewayProxyEvent, server: str, request_id: str) -> Actor:
+    """The MCP server acting for the user it names: the user, with the weaker of the two roles."""
+    raw = header(event, ON_BEHALF_OF_HEADER)
+    if raw is None:
+        raise ForbiddenError(f"The MCP server must name the user it acts for in {ON_BEHALF_OF_HEADER}.")
+    try:
+        user = OnBehalfOf.model_validate_json(raw)
+    except ValidationError as error:
+        raise ForbiddenError(
+            f"{ON_BEHALF_OF_HEADER} is not a user the MCP server verified: {error.errors()[0]['msg']}"
+        ) from None
+    role = strongest_role(user.groups) if user.source == "cognito" else _bound_role(user.principal)
+    if role is None:
+        raise ForbiddenError(f"{user.principal} has no InstantStart role (viewer, operator or admin).")
+    ceiling = Role.parse(settings().mcp_max_role) or Role.VIEWER
+    return Actor(principal=user.principal, role=min(role, ceiling), request_id=request_id, via=server)
+
+
 def actor_of(event: APIGatewayProxyEvent) -> Actor:
     context = event.request_context
     request_id = context.request_id or ""
@@ -38,8 +93,9 @@ def actor_of(event: APIGatewayProxyEvent) -> Actor:
         role = strongest_role(_groups(claims.get("cognito:groups")))
     elif context.identity.user_arn:
         principal = context.identity.user_arn
-        name = settings().iam_role_bindings.get(_role_arn(principal))
-        role = Role.parse(name) if name else None
+        if _is_mcp_server(principal):
+            return _delegated(event, principal, request_id)
+        role = _bound_role(principal)
     else:
         raise AuthenticationRequiredError("Sign in (Cognito) or sign the request with SigV4 to call this API.")
     if not principal:

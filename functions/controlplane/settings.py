@@ -52,6 +52,16 @@ class Settings:
         return _json("IS_IAM_ROLE_BINDINGS")
 
     @cached_property
+    def mcp_role_arn(self) -> str:
+        """The remote MCP server's execution role: the one caller that may act on behalf of a user."""
+        return _env("IS_MCP_ROLE_ARN", "")
+
+    @cached_property
+    def mcp_max_role(self) -> str:
+        """The strongest role the MCP server may act with (a user's own role still bounds each request)."""
+        return _env("IS_MCP_MAX_ROLE", "viewer")
+
+    @cached_property
     def poll_seconds(self) -> int:
         return int(_env("IS_POLL_SECONDS", "30"))
 

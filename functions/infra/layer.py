@@ -1,4 +1,7 @@
-"""The runtime dependencies as one Lambda layer, built on this machine with pip (no Docker).
+"""The runtime dependencies as Lambda layers, built on this machine with pip (no Docker).
+
+`layer/` holds the control plane's dependencies (every function but the MCP server); `mcp_layer/`
+the remote MCP server's (the MCP SDK and its HTTP stack), so that no other function carries them.
 
 `pip install --platform ... --only-binary=:all:` downloads the wheels built for the Lambda runtime
 (CPython 3.12 on Amazon Linux, arm64) whatever the machine running `cdk synth` is. Set the context
@@ -19,6 +22,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 LAYER_SOURCE = Path(__file__).resolve().parent / "layer"
+MCP_LAYER_SOURCE = Path(__file__).resolve().parent / "mcp_layer"
 REQUIREMENTS = LAYER_SOURCE / "requirements.txt"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -28,7 +32,7 @@ PIP_PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64")
 SKIP_CONTEXT_KEY = "skipLayerBundling"
 
 
-def pip_command(output_dir: str) -> list[str]:
+def pip_command(output_dir: str, requirements_file: Path = REQUIREMENTS) -> list[str]:
     platforms = [arg for platform in PIP_PLATFORMS for arg in ("--platform", platform)]
     return [
         sys.executable,
@@ -36,7 +40,7 @@ def pip_command(output_dir: str) -> list[str]:
         "pip",
         "install",
         "--requirement",
-        str(REQUIREMENTS),
+        str(requirements_file),
         "--target",
         str(Path(output_dir) / "python"),
         *platforms,
@@ -55,9 +59,13 @@ def pip_command(output_dir: str) -> list[str]:
 class PipLayerBundling:
     """Local bundling: pip installs the requirements into `<output_dir>/python` (the layer layout)."""
 
+    def __init__(self, requirements_file: Path = REQUIREMENTS) -> None:
+        self._requirements_file = requirements_file
+
     # jsii passes the BundlingOptions as a second positional argument.
     def try_bundle(self, output_dir: str, options: Any = None) -> bool:
-        result = subprocess.run(pip_command(output_dir), capture_output=True, text=True, check=False)
+        command = pip_command(output_dir, self._requirements_file)
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise RuntimeError(
                 "Building the dependency layer with pip failed (it needs access to PyPI). Synthesize "
@@ -71,14 +79,17 @@ def skip_bundling(scope: Construct) -> bool:
     return value is True or str(value).lower() == "true"
 
 
-def dependencies_layer(scope: Construct, construct_id: str) -> lambda_.LayerVersion:
+def dependencies_layer(scope: Construct, construct_id: str, source: Path = LAYER_SOURCE) -> lambda_.LayerVersion:
+    """The layer of the requirements in `<source>/requirements.txt`."""
+    requirements_file = source / "requirements.txt"
     if skip_bundling(scope):
-        code = lambda_.Code.from_asset(str(LAYER_SOURCE))
+        code = lambda_.Code.from_asset(str(source))
     else:
         code = lambda_.Code.from_asset(
-            str(LAYER_SOURCE),
+            str(source),
             bundling=BundlingOptions(
-                image=DockerImage.from_registry("none"), local=cast(ILocalBundling, PipLayerBundling())
+                image=DockerImage.from_registry("none"),
+                local=cast(ILocalBundling, PipLayerBundling(requirements_file)),
             ),
         )
     return lambda_.LayerVersion(
@@ -87,10 +98,10 @@ def dependencies_layer(scope: Construct, construct_id: str) -> lambda_.LayerVers
         code=code,
         compatible_runtimes=[RUNTIME],
         compatible_architectures=[ARCHITECTURE],
-        description="InstantStart runtime dependencies: " + ", ".join(requirements()),
+        description="InstantStart runtime dependencies: " + ", ".join(requirements(requirements_file)),
     )
 
 
-def requirements() -> list[str]:
-    lines = (line.strip() for line in REQUIREMENTS.read_text().splitlines())
+def requirements(requirements_file: Path = REQUIREMENTS) -> list[str]:
+    lines = (line.strip() for line in requirements_file.read_text().splitlines())
     return [line for line in lines if line and not line.startswith("#")]

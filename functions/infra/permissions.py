@@ -1,7 +1,8 @@
 """Who may do what: the IAM permissions of every Lambda function, in one reviewed table.
 
 `STEP_ACCESS` has one entry per workflow step module (tests assert parity with
-`controlplane.workflows.step_modules()`); `API_ACCESS` is the REST API function. The stack renders
+`controlplane.workflows.step_modules()`); `API_ACCESS` is the REST API function; `MCP_ACCESS` the
+remote MCP server. The stack renders
 each `Grant` into one IAM policy statement on the function's own role and acknowledges cdk-nag's
 AwsSolutions-IAM5 finding for every wildcard resource with the grant's `reason`, so the reason for a
 wildcard lives next to the statement that needs it.
@@ -11,6 +12,7 @@ Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {kubernetes_role_arn}            the role whose identity signs EKS bearer tokens
   {state_machine_arn}              every workflow's state machine ARN (one resource per workflow)
   {state_machine_name}             every workflow's state machine name (one resource per workflow)
+  {rest_api_id} {stage}            the REST API and its stage
 Regions are `*` for the resources the steps create: each cluster lives in the Region its request names.
 
 Conventions (see shared/reference/reliability.md §2.3):
@@ -779,6 +781,20 @@ API_ACCESS = FunctionAccess(
         "IS_IDEMPOTENCY_TABLE",
     ),
     kubernetes_role=ASSUME,
+)
+
+# The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no
+# AWS resource. The API still authorizes each call (the weaker of the server's and its user's role).
+MCP_ACCESS = FunctionAccess(
+    (
+        Grant(
+            ("execute-api:Invoke",),
+            ("arn:{partition}:execute-api:{region}:{account}:{rest_api_id}/{stage}/*/iam/*",),
+            reason="The MCP server's tools are the API's operations, so it may call every method of the SigV4 "
+            "routes (/iam/*) of this API's stage, and nothing else: not the Cognito routes, not other APIs",
+        ),
+    ),
+    tables=(),
 )
 
 # What the Kubernetes access role itself may do (it is a signing identity; cluster access comes

@@ -7,8 +7,11 @@ Everything the stack wires comes from the runtime's own catalogs: tables from
 
 Context keys (all optional):
   iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
-                           IAM roles allowed to call the SigV4 routes (`/iam/...`), and their role
+                           IAM roles allowed to call the SigV4 routes (`/iam/...`, `/mcp-iam`), and their role
   consoleCallbackUrls      OAuth callback/logout URLs of the console app client
+  mcpCallbackUrls          OAuth redirect URLs of the MCP app client (the MCP clients' local callbacks)
+  mcpMaxRole               viewer|operator|admin (default admin): the strongest role the remote MCP server
+                           acts with; each request still has at most the role of the user it acts for
   webAclArn                a regional WAFv2 web ACL to associate with the API stage
   apiGatewayAccountRole    false: do not set the Region's API Gateway CloudWatch Logs role
   skipLayerBundling        true: do not run pip for the dependency layer (tests; never deploy)
@@ -23,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, IgnoreMode, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_dynamodb as dynamodb
@@ -38,22 +41,31 @@ from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.layer import ARCHITECTURE, RUNTIME, dependencies_layer
+from infra.layer import ARCHITECTURE, MCP_LAYER_SOURCE, RUNTIME, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.permissions import (
     API_ACCESS,
     ASSUME,
     DYNAMODB_ACTIONS,
     KUBERNETES_ROLE_GRANTS,
+    MCP_ACCESS,
     STEP_ACCESS,
     FunctionAccess,
     Grant,
 )
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
-# The one Lambda asset: functions/ minus what never runs in Lambda.
+ROOT_DIR = FUNCTIONS_DIR.parent
+# The control plane's Lambda asset: functions/ minus what never runs in Lambda.
 ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_cache", "**/.pytest_cache"]
+# The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
+MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
+MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
+MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), verified by the function
+MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
+MCP_METADATA_PATH = (".well-known", "oauth-protected-resource", MCP_PATH)  # RFC 9728, public
+DEFAULT_MCP_MAX_ROLE = "admin"
 SERVICE_NAME = "instantstart"
 STATE_MACHINE_PREFIX = "instantstart"
 API_STAGE = "v1"
@@ -65,6 +77,7 @@ LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
 POLL_SECONDS = "30"
 POLL_MAX_ATTEMPTS = "120"
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
+DEFAULT_MCP_CALLBACK_URLS = ["http://localhost:8080/callback"]
 # One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
 ACCESS_LOG_FIELDS = {
     "requestId": "$context.requestId",
@@ -153,9 +166,14 @@ class InstantStartStack(Stack):
         self.step_functions = {module: self._step_function(module) for module in step_modules()}
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
+        # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
+        self.mcp_role = self._role("McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool, self.console_client = self._user_pool()
+        self.mcp_client = self._mcp_client()
         self.api = self._rest_api()
+        self.mcp_function = self._mcp_function()
+        self._mcp_routes()
         self._outputs()
         self.acks.apply()
 
@@ -276,6 +294,8 @@ class InstantStartStack(Stack):
         timeout: Duration,
         description: str,
         environment: Mapping[str, str],
+        code: lambda_.Code | None = None,
+        layer: lambda_.ILayerVersion | None = None,
     ) -> lambda_.Function:
         log_group = logs.LogGroup(
             self, f"{construct_id}Logs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
@@ -288,8 +308,8 @@ class InstantStartStack(Stack):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=handler,
-            code=self.code,
-            layers=[self.layer],
+            code=code or self.code,
+            layers=[layer or self.layer],
             role=role,
             memory_size=MEMORY_MB,
             timeout=timeout,
@@ -359,7 +379,34 @@ class InstantStartStack(Stack):
                 ),
                 "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
                 "IS_KUBERNETES_ROLE_ARN": self.kubernetes_role.role_arn,
+                "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
+                "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
+        )
+
+    def _mcp_max_role(self) -> str:
+        role = str(self.node.try_get_context("mcpMaxRole") or DEFAULT_MCP_MAX_ROLE)
+        if role not in BINDABLE_ROLES:
+            raise ValueError(f"mcpMaxRole: {role!r} is not one of {sorted(BINDABLE_ROLES)}")
+        return role
+
+    def _mcp_function(self) -> lambda_.Function:
+        """The remote MCP server: its own asset and layer, calling the API's SigV4 routes as itself."""
+        self._grant(self.mcp_role, MCP_ACCESS.grants, {"rest_api_id": self.api.rest_api_id, "stage": API_STAGE})
+        api_url = f"https://{self.api.rest_api_id}.execute-api.{Aws.REGION}.{Aws.URL_SUFFIX}/{API_STAGE}/{IAM_PATH}"
+        return self._function(
+            "Mcp",
+            handler=MCP_HANDLER,
+            role=self.mcp_role,
+            timeout=API_TIMEOUT,
+            description="InstantStart remote MCP server (streamable HTTP, stateless JSON)",
+            environment={
+                "IS_API_URL": api_url,
+                "IS_COGNITO_ISSUER": self.user_pool.user_pool_provider_url,
+                "IS_MCP_CLIENT_ID": self.mcp_client.user_pool_client_id,
+            },
+            code=lambda_.Code.from_asset(str(ROOT_DIR), exclude=MCP_ASSET_EXCLUDES, ignore_mode=IgnoreMode.GIT),
+            layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
         )
 
     # --- workflows -------------------------------------------------------------------------------
@@ -455,6 +502,30 @@ class InstantStartStack(Stack):
         )
         return pool, client
 
+    def _mcp_client(self) -> cognito.UserPoolClient:
+        """The remote MCP server's own app client: its access tokens are the only ones /mcp accepts
+        (their client_id is the audience). Public (MCP clients run on people's machines), code + PKCE."""
+        domain_prefix = self.node.try_get_context("cognitoDomainPrefix")
+        if domain_prefix:
+            self.user_pool.add_domain(
+                "Domain", cognito_domain=cognito.CognitoDomainOptions(domain_prefix=str(domain_prefix))
+            )
+        callbacks = list(self.node.try_get_context("mcpCallbackUrls") or DEFAULT_MCP_CALLBACK_URLS)
+        return self.user_pool.add_client(
+            "McpClient",
+            generate_secret=False,
+            auth_flows=cognito.AuthFlow(),
+            o_auth=cognito.OAuthSettings(
+                flows=cognito.OAuthFlows(authorization_code_grant=True),
+                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.PROFILE],
+                callback_urls=callbacks,
+                logout_urls=callbacks,
+            ),
+            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
+            prevent_user_existence_errors=True,
+            access_token_validity=Duration.hours(1),
+        )
+
     def _rest_api(self) -> apigw.RestApi:
         access_logs = logs.LogGroup(
             self, "ApiAccessLogs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
@@ -515,6 +586,42 @@ class InstantStartStack(Stack):
         self._api_gateway_logging_role(api)
         self._web_acl(api)
         return api
+
+    def _mcp_routes(self) -> None:
+        """/mcp (OAuth, verified by the function so that it can answer 401 with its RFC 9728 metadata),
+        /mcp-iam (SigV4) and the public metadata document, all served by the MCP function."""
+        integration = apigw.LambdaIntegration(self.mcp_function, proxy=True, allow_test_invoke=False)
+        root = self.api.root
+        bearer = root.add_resource(MCP_PATH).add_method(
+            "ANY", integration, authorization_type=apigw.AuthorizationType.NONE
+        )
+        metadata_resource = root
+        for part in MCP_METADATA_PATH:
+            metadata_resource = metadata_resource.add_resource(part)
+        metadata = metadata_resource.add_method("GET", integration, authorization_type=apigw.AuthorizationType.NONE)
+        signed = root.add_resource(MCP_IAM_PATH).add_method(
+            "ANY", integration, authorization_type=apigw.AuthorizationType.IAM
+        )
+        in_function = (
+            "The MCP function authenticates every /mcp request itself: it verifies the Cognito access token's "
+            "signature (the pool's JWKS), issuer, token_use, expiry and audience (the MCP app client only), and "
+            "must answer a refusal with 401 and WWW-Authenticate naming its RFC 9728 metadata, which an API "
+            "Gateway authorizer cannot; a Cognito authorizer would also accept other app clients' tokens"
+        )
+        public_metadata = (
+            "RFC 9728 protected-resource metadata is public by definition: MCP clients read it before they hold "
+            "a token, to find the authorization server; it is a static document naming no secret"
+        )
+        for method, reason in ((bearer, in_function), (metadata, public_metadata)):
+            for finding in ("AwsSolutions-APIG4", "AwsSolutions-COG4"):
+                Validations.of(method).acknowledge(Acknowledgment(id=finding, reason=reason))
+        Validations.of(signed).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-COG4",
+                reason="/mcp-iam serves MCP clients that sign with SigV4 (mcp-proxy-for-aws); AWS_IAM authorization "
+                "replaces Cognito here by design, and the API maps the caller's role through iamRoleBindings",
+            )
+        )
 
     @staticmethod
     def _error_responses(api: apigw.RestApi) -> None:
@@ -587,6 +694,15 @@ class InstantStartStack(Stack):
         CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4")
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.console_client.user_pool_client_id)
+        CfnOutput(self, "McpUrl", value=f"{self.api.url}{MCP_PATH}", description="Remote MCP server (OAuth bearer)")
+        CfnOutput(
+            self,
+            "McpIamUrl",
+            value=f"{self.api.url}{MCP_IAM_PATH}",
+            description="Remote MCP server (SigV4, execute-api)",
+        )
+        CfnOutput(self, "McpClientId", value=self.mcp_client.user_pool_client_id, description="MCP app client (OAuth)")
+        CfnOutput(self, "UserPoolIssuer", value=self.user_pool.user_pool_provider_url)
         CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
         for kind, machine in self.state_machines.items():
             CfnOutput(self, f"{pascal(kind.value)}StateMachineArn", value=machine.state_machine_arn)

@@ -37,6 +37,11 @@ ACCOUNT_ID = "123456789012"
 HOME_REGION = "us-east-1"
 FUNCTION_PREFIX = "instantstart-"
 TOKENS = {"sandbox-admin": "admin", "sandbox-operator": "operator", "sandbox-viewer": "viewer"}
+# The sandbox's MCP server calls the API as itself, like the MCP function's role in AWS: this token
+# stands for that role's SigV4 identity, and the API acts for the user the server names (api.auth).
+MCP_TOKEN = "sandbox-mcp-server"
+MCP_ROLE_ARN = f"arn:aws:iam::{ACCOUNT_ID}:role/instantstart-sandbox-mcp"
+MCP_CALLER_ARN = f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/instantstart-sandbox-mcp/sandbox"
 
 
 @dataclass(frozen=True)
@@ -235,6 +240,8 @@ class Sandbox:
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
+                "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
+                "IS_MCP_MAX_ROLE": "admin",
                 "IS_POLL_SECONDS": str(self.options.poll_seconds),
                 "IS_POLL_MAX_ATTEMPTS": "120",
             }

@@ -1,7 +1,8 @@
 """The sandbox's HTTP front door: what API Gateway, the console's CDN and the EKS endpoints are in AWS.
 
 `/api/*` becomes an API Gateway REST proxy event for the real API handler (the sandbox plays the
-Cognito authorizer with fixed tokens); `/k8s/<cluster>` is each cluster's Kubernetes API;
+Cognito authorizer with fixed tokens, and SigV4 for its MCP server's identity); `/mcp` is the MCP
+server acting for the user of each sandbox token; `/k8s/<cluster>` is each cluster's Kubernetes API;
 `/sandbox/*` holds the controls (faults).
 """
 
@@ -18,25 +19,29 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from api.handler import lambda_handler as api_handler
-from mcp_server.http import build_asgi_app
-from sandbox.runtime import ACCOUNT_ID, TOKENS, LambdaContext, Sandbox
+from mcp_server.auth import VerifiedUser
+from mcp_server.http import bearer_api, build_asgi_app
+from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, MCP_TOKEN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
 
 
-def _claims(request: Request) -> dict[str, str] | None:
+def _identity(request: Request) -> tuple[dict[str, str] | None, str | None] | None:
+    """(Cognito claims, IAM caller ARN) of the request's bearer token, as API Gateway would verify them."""
     header = request.headers.get("authorization", "")
     token = header.removeprefix("Bearer ").strip()
+    if token == MCP_TOKEN:
+        return None, MCP_CALLER_ARN
     role = TOKENS.get(token)
     if role is None:
         return None
-    return {"sub": token, "cognito:username": token, "cognito:groups": role, "token_use": "id"}
+    return {"sub": token, "cognito:username": token, "cognito:groups": role, "token_use": "id"}, None
 
 
 async def _api(request: Request) -> Response:
-    claims = _claims(request)
+    identity = _identity(request)
     request_id = str(uuid.uuid4())
-    if claims is None:
+    if identity is None:
         return JSONResponse(
             {
                 "code": "Unauthenticated",
@@ -45,6 +50,7 @@ async def _api(request: Request) -> Response:
             },
             status_code=401,
         )
+    claims, caller = identity
     path = "/" + request.path_params["path"]
     body = (await request.body()).decode() or None
     query = dict(request.query_params) or None
@@ -66,8 +72,8 @@ async def _api(request: Request) -> Response:
             "httpMethod": request.method,
             "path": f"/{STAGE}{path}",
             "resourcePath": "/{proxy+}",
-            "identity": {"sourceIp": request.client.host if request.client else "127.0.0.1"},
-            "authorizer": {"claims": claims},
+            "identity": {"sourceIp": request.client.host if request.client else "127.0.0.1", "userArn": caller},
+            "authorizer": {"claims": claims} if claims else None,
         },
         "body": body,
         "isBase64Encoded": False,
@@ -75,6 +81,12 @@ async def _api(request: Request) -> Response:
     result = await run_in_threadpool(api_handler, event, LambdaContext("instantstart-api"))
     headers = {key: value for key, value in (result.get("headers") or {}).items()}
     return Response(content=result.get("body") or "", status_code=result["statusCode"], headers=headers)
+
+
+def _mcp_user(token: str) -> VerifiedUser | None:
+    """The sandbox's bearer tokens stand for Cognito users in the group of the same role."""
+    role = TOKENS.get(token)
+    return VerifiedUser(principal=token, source="cognito", groups=(role,)) if role else None
 
 
 def build_app(sandbox: Sandbox) -> Starlette:
@@ -126,10 +138,9 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
             Mount("/k8s", app=sandbox.emulator.asgi_app()),
-            # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known); callers act with their role.
-            Mount(
-                "", app=build_asgi_app("/api", "sandbox-admin", lambda t: t if t in TOKENS else None, api_token_for=str)
-            ),
+            # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
+            # API as itself and each request has the weaker of the user's role and the server's.
+            Mount("", app=build_asgi_app(bearer_api("/api", MCP_TOKEN), _mcp_user)),
         ]
     )
 

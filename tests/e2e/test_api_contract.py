@@ -223,15 +223,15 @@ def test_openapi_and_swagger_ui_are_served(running_sandbox):
     assert "swagger" in docs.text.lower()
 
 
-def test_the_person_an_agent_acts_for_is_audited_but_does_not_change_the_role(running_sandbox):
+def test_a_claimed_on_behalf_of_from_anyone_but_the_mcp_server_is_neither_honoured_nor_recorded(running_sandbox):
     with running_sandbox.client("sandbox-viewer") as api:
         refused = api.post(
             "/clusters/eks",
             json={"clusterTag": "onbehalf", "region": "us-west-2"},
-            headers={"X-InstantStart-On-Behalf-Of": "sandbox-admin"},
+            headers={"X-InstantStart-On-Behalf-Of": '{"principal": "root", "source": "cognito", "groups": ["admin"]}'},
         )
     assert refused.status_code == 403
     from controlplane import wiring
 
     (entry,) = wiring.audit_log().list_for_target("onbehalf")
-    assert (entry.actor, entry.onBehalfOf, entry.outcome) == ("sandbox-viewer", "sandbox-admin", "403")
+    assert (entry.actor, entry.onBehalfOf, entry.outcome) == ("sandbox-viewer", None, "403")

@@ -16,9 +16,11 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from api.app import openapi_document
+from controlplane import wiring
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
+from sandbox.runtime import MCP_CALLER_ARN
 from tests.inventory import stage1_inventory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +66,14 @@ def test_a_viewer_through_mcp_keeps_the_viewer_role_and_creates_nothing(running_
     assert result.is_error
     assert result.structured_content["code"] == "Forbidden"
     assert stage1_inventory("mcpviewer")["vpcs"] == 0
+    # The API saw the server's own identity, acting for the verified viewer.
+    (entry,) = wiring.audit_log().list_for_target("mcpviewer")
+    assert (entry.actor, entry.onBehalfOf, entry.role, entry.outcome) == (
+        MCP_CALLER_ARN,
+        "sandbox-viewer",
+        "viewer",
+        "403",
+    )
 
 
 def test_bad_arguments_over_http_are_a_tool_error_and_create_nothing(running_sandbox):

@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from infra import layer
-from infra.layer import ARCHITECTURE, PYTHON_VERSION, RUNTIME, PipLayerBundling, pip_command, requirements
+from infra.layer import (
+    ARCHITECTURE,
+    MCP_LAYER_SOURCE,
+    PYTHON_VERSION,
+    RUNTIME,
+    PipLayerBundling,
+    pip_command,
+    requirements,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDED_BY_LAMBDA = {"boto3", "botocore"}
@@ -22,6 +30,15 @@ def test_layer_requirements_are_the_project_runtime_dependencies() -> None:
     runtime = [d for d in project["dependencies"] if re.split(r"[=<>]", d)[0] not in PROVIDED_BY_LAMBDA]
     assert sorted(requirements()) == sorted(runtime)
     assert all("==" in requirement for requirement in requirements())  # pinned
+
+
+def test_mcp_layer_requirements_are_the_projects_pins_of_the_mcp_server() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = {d for group in project["optional-dependencies"].values() for d in group} | set(project["dependencies"])
+    mcp_requirements = requirements(MCP_LAYER_SOURCE / "requirements.txt")
+    assert set(project["optional-dependencies"]["mcp"]) <= set(mcp_requirements)
+    assert set(mcp_requirements) <= pins  # the same versions the tests run with
+    assert any(requirement.startswith("httpx==") for requirement in mcp_requirements)  # mcp_server.client
 
 
 def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
@@ -37,11 +54,13 @@ def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
 
 
 def test_skipped_bundling_ships_only_the_requirement_list(synth: Any) -> None:
-    (layer,) = synth.of_type("AWS::Lambda::LayerVersion").values()
-    assert layer["Properties"]["CompatibleRuntimes"] == ["python3.12"]
-    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    layers = synth.of_type("AWS::Lambda::LayerVersion").values()
+    assert len(layers) == 2  # the control plane's and the MCP server's
+    for version in layers:
+        assert version["Properties"]["CompatibleRuntimes"] == ["python3.12"]
+        assert version["Properties"]["CompatibleArchitectures"] == ["arm64"]
     layer_assets = [p for p in synth.outdir.glob("asset.*") if (p / "requirements.txt").is_file()]
-    assert [sorted(x.name for x in p.iterdir()) for p in layer_assets] == [["requirements.txt"]]
+    assert [sorted(x.name for x in p.iterdir()) for p in layer_assets] == [["requirements.txt"]] * 2
 
 
 def test_local_bundling_runs_pip_and_reports_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -54,6 +73,9 @@ def test_local_bundling_runs_pip_and_reports_failure(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(layer.subprocess, "run", run)
     assert PipLayerBundling().try_bundle(str(tmp_path), None) is True
     assert calls == [pip_command(str(tmp_path))]
+    mcp_requirements = MCP_LAYER_SOURCE / "requirements.txt"
+    assert PipLayerBundling(mcp_requirements).try_bundle(str(tmp_path), None) is True
+    assert calls[-1][calls[-1].index("--requirement") + 1] == str(mcp_requirements)
 
     def fail(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(command, 1, "", "no index")

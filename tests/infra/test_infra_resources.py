@@ -14,7 +14,7 @@ from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_modules
 from infra.permissions import STEP_ACCESS
-from infra.stack import ACCESS_LOG_FIELDS, iam_role_bindings, state_machine_name
+from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings, state_machine_name
 
 
 def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
@@ -87,7 +87,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.of_type("AWS::Lambda::Function")
-    assert len(functions) == len(step_modules()) + 1
+    assert len(functions) == len(step_modules()) + 2  # steps, the API, the MCP server
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -96,18 +96,19 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
         assert props["Runtime"] == "python3.12", key
         assert props["Architectures"] == ["arm64"], key
         assert props["MemorySize"] == 512, key
-        expected_timeout = 29 if props["Handler"] == "api.handler.lambda_handler" else 60
+        expected_timeout = 29 if props["Handler"] in (API_HANDLER, MCP_HANDLER) else 60
         assert props["Timeout"] == expected_timeout, key
         log_groups.add(props["LoggingConfig"]["LogGroup"]["Ref"])
         layers.add(json.dumps(props["Layers"]))
         assert props["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] == "instantstart"
     assert len(log_groups) == len(functions)  # one log group per function
-    assert len(layers) == 1  # one dependency layer
+    assert len(layers) == 2  # the control plane's dependency layer, and the MCP server's
 
 
-def test_one_code_asset_for_every_function(synth: Any) -> None:
+def test_one_code_asset_for_every_control_plane_function(synth: Any) -> None:
     functions = synth.of_type("AWS::Lambda::Function").values()
-    code = {json.dumps(function["Properties"]["Code"], sort_keys=True) for function in functions}
+    control_plane = [f for f in functions if f["Properties"]["Handler"] != MCP_HANDLER]
+    code = {json.dumps(function["Properties"]["Code"], sort_keys=True) for function in control_plane}
     assert len(code) == 1
     asset_dirs = [p for p in synth.outdir.glob("asset.*") if (p / "steps").is_dir()]
     assert len(asset_dirs) == 1
@@ -173,9 +174,12 @@ def test_api_routes_and_authorization(synth: Any) -> None:
     path_parts = synth.of_type("AWS::ApiGateway::Resource").items()
     resources = {key: resource["Properties"]["PathPart"] for key, resource in path_parts}
     methods = synth.of_type("AWS::ApiGateway::Method")
+    api_function = synth.functions_by_handler()[API_HANDLER]
     by_path = {}
     for method in methods.values():
         props = method["Properties"]
+        if api_function not in json.dumps(props["Integration"]["Uri"]):
+            continue  # the MCP server's routes (tests/infra/test_infra_mcp.py)
         path = resources[props["ResourceId"]["Ref"]]
         parent = synth.resources[props["ResourceId"]["Ref"]]["Properties"]["ParentId"]
         prefix = resources[parent["Ref"]] + "/" if "Ref" in parent else ""

@@ -22,9 +22,13 @@ class Role(IntEnum):
 
 @dataclass(frozen=True)
 class Actor:
+    """`principal` is the person or program the request is for; `via` is the program that authenticated
+    and acts for them (the MCP server's role), if any."""
+
     principal: str
     role: Role
     request_id: str = ""
+    via: str | None = None
 
     def require(self, role: Role, action: str) -> None:
         if self.role < role:
