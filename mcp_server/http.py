@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import anyio
+import httpx
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -31,6 +32,9 @@ from mcp_server.server import build_server
 from mcp_server.tools import MAX_WAIT_SECONDS, ToolSpec, tools_from_openapi
 
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
+# Stateless JSON mode has no session to delete and no stream to open: GET (a standalone SSE stream,
+# which would hold a Lambda invocation until it times out) and DELETE get 405, as the spec allows.
+MCP_METHODS = ["POST"]
 LOCAL_ONLY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
     allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -90,11 +94,11 @@ def build_asgi_app(
         )
 
     routes = [
-        Route(path, endpoint=endpoint(bearer, bearer_challenge), methods=["GET", "POST", "DELETE"]),
+        Route(path, endpoint=endpoint(bearer, bearer_challenge), methods=MCP_METHODS),
         Route(METADATA_PREFIX + path, metadata, methods=["GET"]),
     ]
     for signed_path, authenticate in (signed_endpoints or {}).items():
-        routes.append(Route(signed_path, endpoint=endpoint(authenticate, _unsigned), methods=["GET", "POST", "DELETE"]))
+        routes.append(Route(signed_path, endpoint=endpoint(authenticate, _unsigned), methods=MCP_METHODS))
     return Starlette(routes=routes)
 
 
@@ -152,9 +156,16 @@ class _McpEndpoint:
             await self._challenge(request)(scope, receive, send)
             return
         api = self._api_for(request, user)
-        server = build_server(
-            await self._tools.specs(api, user), api, user.header(), max_wait_seconds=self._max_wait_seconds
-        )
+        try:
+            specs = await self._tools.specs(api, user)
+        except httpx.HTTPStatusError as error:
+            if not error.response.is_client_error:
+                raise
+            # The API refused this user (no InstantStart role, ...): pass its answer on, never a 5xx.
+            refusal = Response(error.response.content, error.response.status_code, media_type="application/json")
+            await refusal(scope, receive, send)
+            return
+        server = build_server(specs, api, user.header(), max_wait_seconds=self._max_wait_seconds)
         manager = StreamableHTTPSessionManager(
             app=server, json_response=True, stateless=True, security_settings=self._security
         )

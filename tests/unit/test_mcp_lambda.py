@@ -81,6 +81,9 @@ class FakeApi:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         path = request.url.path.removeprefix(f"/{STAGE}/iam")
+        user = json.loads(request.headers[ON_BEHALF_OF])
+        if user["source"] == "cognito" and not user["groups"]:  # what api.auth refuses
+            return httpx.Response(403, json={"code": "Forbidden", "message": "dave has no InstantStart role."})
         if path == "/openapi.json":
             return httpx.Response(200, json=openapi_document())
         if path == "/clusters":
@@ -202,6 +205,21 @@ def test_an_unauthenticated_call_is_refused_with_401_naming_the_resource_metadat
     metadata_url = f"https://{HOST}/{STAGE}/.well-known/oauth-protected-resource/mcp"
     assert challenge == f'Bearer resource_metadata="{metadata_url}"'
     assert json.loads(result["body"])["code"] == "Unauthenticated"
+    assert api.requests == []
+
+
+def test_a_user_the_api_refuses_gets_its_refusal_not_a_server_error(function, api, signing_key):
+    result = function(bearer_event(token(signing_key, username="dave", **{"cognito:groups": []})))
+    assert result["statusCode"] == 403
+    assert json.loads(result["body"]) == {"code": "Forbidden", "message": "dave has no InstantStart role."}
+
+
+def test_get_and_delete_are_not_served_in_stateless_json_mode(function, api, signing_key):
+    for method in ("GET", "DELETE"):
+        headers = {"authorization": f"Bearer {token(signing_key)}", "accept": "text/event-stream"}
+        result = function(proxy_event(method, "/mcp", headers))
+        assert result["statusCode"] == 405
+        assert result["multiValueHeaders"]["allow"] == ["POST"]
     assert api.requests == []
 
 
