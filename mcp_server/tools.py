@@ -17,6 +17,7 @@ WAIT_TOOL = "operation_wait"
 MAX_WAIT_SECONDS = 300
 TERMINAL_STATUSES = ("SUCCEEDED", "FAILED", "CANCELLED")
 MUTATING_NOTE = "Returns operationId; call operation_wait until the status is SUCCEEDED, FAILED or CANCELLED."
+SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
 CONFIRMATION_NOTE = (
     "Call it first without confirmationToken: the result is a plan and a confirmationToken, and nothing changes. "
     "Show the plan to the person and ask them to confirm; only after they agree, call again with the same "
@@ -110,7 +111,7 @@ def _spec(path: str, method: str, operation: dict[str, Any], components: dict[st
             "required": required,
             "additionalProperties": False,
         },
-        annotations=_annotations(method, operation),
+        annotations=_annotations(method, operation, "confirmationToken" in properties),
         path_params=tuple(locations["path"]),
         query_params=tuple(locations["query"]),
         body_params=tuple(locations["body"]),
@@ -169,12 +170,19 @@ def _description(method: str, operation: dict[str, Any], needs_confirmation: boo
     if needs_confirmation:
         parts.append(CONFIRMATION_NOTE)
     if method != "GET":
-        parts.append(MUTATING_NOTE)
+        parts.append(MUTATING_NOTE if starts_operation(operation) else SYNCHRONOUS_NOTE)
     return " ".join(parts)
 
 
-def _annotations(method: str, operation: dict[str, Any]) -> types.ToolAnnotations:
-    destructive = method == "DELETE" or operation.get("description", "").lower().startswith("destructive")
+def starts_operation(operation: dict[str, Any]) -> bool:
+    """A route that starts a workflow documents its 202 answer (which carries the operationId)."""
+    return "202" in operation.get("responses", {})
+
+
+def _annotations(method: str, operation: dict[str, Any], needs_confirmation: bool) -> types.ToolAnnotations:
+    destructive = (
+        method == "DELETE" or needs_confirmation or operation.get("description", "").lower().startswith("destructive")
+    )
     return types.ToolAnnotations(
         title=operation.get("summary"),
         read_only_hint=method == "GET",

@@ -17,7 +17,7 @@ from mcp import Client
 from api.app import openapi_document
 from mcp_server.client import ON_BEHALF_OF, ApiClient
 from mcp_server.server import build_server
-from mcp_server.tools import MUTATING_NOTE, WAIT_TOOL, ToolSpec, tools_from_openapi
+from mcp_server.tools import MUTATING_NOTE, SYNCHRONOUS_NOTE, WAIT_TOOL, ToolSpec, tools_from_openapi
 
 ROOT = Path(__file__).resolve().parents[2]
 # The seed's names: removing any of these routes from the API must fail a test (adding routes must not).
@@ -98,9 +98,21 @@ def test_every_tool_sets_all_four_annotations_from_its_method(specs):
 
 
 def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confirmation(specs):
+    # These answer with their outcome (cancel with the cancelled operation); the rest start an operation.
+    synchronous = {
+        "operation_cancel",
+        "hyperpod_node_reboot",
+        "hyperpod_node_replace",
+        "hyperpod_node_delete",
+        "hyperpod_node_batch_action",
+    }
     for spec in specs.values():
-        assert spec.description.endswith(MUTATING_NOTE) == (spec.method != "GET"), spec.name
+        starts_operation = spec.method != "GET" and spec.name not in synchronous
+        assert spec.description.endswith(MUTATING_NOTE) == starts_operation, spec.name
+        assert spec.description.endswith(SYNCHRONOUS_NOTE) == (spec.name in synchronous), spec.name
     assert "show the plan to the person" in specs["cluster_delete"].description.lower()
+    for name in ("cluster_delete", "hyperpod_delete_instance_group", "hyperpod_node_replace", "hyperpod_node_delete"):
+        assert specs[name].annotations.destructive_hint, name
 
 
 def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
