@@ -32,7 +32,14 @@ from typing import Any
 
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
-from controlplane.core.feature_steps import tiered_storage_policy_name, tiered_storage_role_name
+from controlplane.core.feature_steps import (
+    FSX_CSI_POLICY_ARN,
+    OBSERVABILITY_POLICY_ARNS,
+    fsx_csi_role_name,
+    observability_role_name,
+    tiered_storage_policy_name,
+    tiered_storage_role_name,
+)
 from controlplane.core.hyperpod import (
     EXECUTION_ROLE_POLICY_ARN,
     POD_IDENTITY_PRINCIPAL,
@@ -301,6 +308,12 @@ _READ_TIERED = (
     _read_roles(_TIERED_ROLES, _TIERED_REASON),
     Grant(("iam:GetPolicy", "iam:ListPolicyTags"), _TIERED_POLICIES, reason=_TIERED_REASON),
     _LIST_OIDC_PROVIDERS,
+)
+_FSX_CSI_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{fsx_csi_role_name('*')}",)
+_OBSERVABILITY_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{observability_role_name('*')}",)
+_FEATURE_ROLES_REASON = (
+    "Feature roles are created per cluster tag at run time; the patterns admit only the control plane's "
+    "instantstart-<tag>-fsx-csi and instantstart-<tag>-observability roles"
 )
 _DESCRIBE_ADDONS = Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON)
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
@@ -798,6 +811,54 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         ),
         kubernetes_role=ASSUME,
     ),
+    "ensure_fsx_csi_driver": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_CREATE_ADDON,
+            _LIST_OIDC_PROVIDERS,
+            *_create_role_with_policy(_FSX_CSI_ROLES, FSX_CSI_POLICY_ARN, _FEATURE_ROLES_REASON),
+            Grant(
+                ("iam:PassRole",),
+                _FSX_CSI_ROLES,
+                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
+                _FEATURE_ROLES_REASON,
+            ),
+        )
+    ),
+    "remove_fsx_csi_driver": FunctionAccess(
+        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_FSX_CSI_ROLES, _FEATURE_ROLES_REASON))
+    ),
+    "ensure_observability": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_CREATE_ADDON,
+            _read_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            Grant(("iam:CreateRole", "iam:TagRole"), _OBSERVABILITY_ROLES, _MANAGED_REQUEST, _FEATURE_ROLES_REASON),
+            Grant(
+                ("iam:AttachRolePolicy",),
+                _OBSERVABILITY_ROLES,
+                {"ArnEquals": {"iam:PolicyARN": list(OBSERVABILITY_POLICY_ARNS)}, **_MANAGED_RESOURCE},
+                _FEATURE_ROLES_REASON,
+            ),
+            Grant(
+                ("iam:PassRole",),
+                _OBSERVABILITY_ROLES,
+                {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
+                _FEATURE_ROLES_REASON,
+            ),
+            # CreateAddon creates the add-on's own pod identity association.
+            Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
+            Grant(
+                ("eks:TagResource",),
+                _EKS_POD_IDENTITY,
+                _MANAGED_REQUEST,
+                "Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
+            ),
+        )
+    ),
+    "remove_observability": FunctionAccess(
+        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
+    ),
     "release_nat_gateway": FunctionAccess(
         (
             _describe("DescribeVpcEndpoints", "DescribeNatGateways"),
@@ -854,6 +915,7 @@ API_ACCESS = FunctionAccess(
         # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
         _DESCRIBE_ADDONS,
         *_READ_TIERED,
+        _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),

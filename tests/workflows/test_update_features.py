@@ -98,6 +98,7 @@ def test_the_panel_reads_every_feature_live(running_sandbox, cluster):
     assert set(features) == {feature.value for feature in CATALOG}
     assert {name for name, state in features.items() if state["enabled"]} == BASELINE_ENABLED
     assert features["trainingOperator"]["requires"] == ["certManager"]
+    assert features["observability"]["available"] is True
     assert features["tieredStorage"]["state"] == "disabled"
 
 

@@ -15,7 +15,12 @@ from typing import Any, Protocol
 
 from controlplane.config import FeaturePins
 from controlplane.core.dependencies import FAILED_ADDON_STATES
-from controlplane.core.identity import VERSION, web_identity_trust
+from controlplane.core.hyperpod import (
+    POD_IDENTITY_PRINCIPAL,
+    TRAINING_OPERATOR_NAMESPACE,
+    TRAINING_OPERATOR_SERVICE_ACCOUNT,
+)
+from controlplane.core.identity import VERSION, service_trust, web_identity_trust
 from controlplane.core.naming import (
     eks_cluster_name,
     hyperpod_cluster_name,
@@ -50,8 +55,16 @@ ROLE_ARN_ANNOTATION = "eks.amazonaws.com/role-arn"
 CERT_MANAGER_ADDON = "cert-manager"
 POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 TRAINING_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-training-operator"
-TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
-TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
+FSX_CSI_ADDON = "aws-fsx-csi-driver"
+FSX_CSI_NAMESPACE = "kube-system"
+FSX_CSI_SERVICE_ACCOUNT = "fsx-csi-controller-sa"
+FSX_CSI_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonFSxFullAccess"
+OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
+OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
+OBSERVABILITY_POLICY_ARNS = (
+    "arn:aws:iam::aws:policy/AmazonPrometheusRemoteWriteAccess",
+    "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy",
+)
 TIERED_STORAGE_NAMESPACE = "default"
 TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
 SETTLED_CLUSTER_STATUS = "InService"
@@ -59,6 +72,14 @@ SETTLED_CLUSTER_STATUS = "InService"
 
 def feature_tags(cluster_tag: str, feature: Feature) -> dict[str, str]:
     return {**ownership_tags(cluster_tag), FEATURE_TAG_KEY: feature.value}
+
+
+def fsx_csi_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-fsx-csi"
+
+
+def observability_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-observability"
 
 
 def tiered_storage_role_name(cluster_tag: str) -> str:
@@ -151,6 +172,13 @@ class FeatureSteps:
         self._poll = poll
         self._features: dict[Feature, _Feature] = {
             Feature.CERT_MANAGER: _AddonFeature(eks, Feature.CERT_MANAGER, CERT_MANAGER_ADDON, pins),
+            Feature.FSX_CSI_DRIVER: _AddonFeature(
+                eks,
+                Feature.FSX_CSI_DRIVER,
+                FSX_CSI_ADDON,
+                pins,
+                role=_AddonRole(iam, fsx_csi_role_name, (FSX_CSI_POLICY_ARN,), irsa=FSX_CSI_SERVICE_ACCOUNT),
+            ),
             Feature.TIERED_STORAGE: _TieredStorage(iam, hyperpod, kubernetes),
             Feature.TRAINING_OPERATOR: _AddonFeature(
                 eks,
@@ -158,6 +186,16 @@ class FeatureSteps:
                 TRAINING_OPERATOR_ADDON,
                 pins,
                 precondition=self._training_operator_identity,
+            ),
+            Feature.OBSERVABILITY: _AddonFeature(
+                eks,
+                Feature.OBSERVABILITY,
+                OBSERVABILITY_ADDON,
+                pins,
+                precondition=self._pod_identity_agent,
+                role=_AddonRole(
+                    iam, observability_role_name, OBSERVABILITY_POLICY_ARNS, pod_identity=OBSERVABILITY_SERVICE_ACCOUNT
+                ),
             ),
         }
 
@@ -202,14 +240,18 @@ class FeatureSteps:
             done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=goal if done else "settling"
         )
 
-    def _training_operator_identity(self, facts: ClusterFacts) -> None:
-        """The operator's pod identity (stage 4) and the pod identity agent (stage 3) must be there."""
+    def _pod_identity_agent(self, facts: ClusterFacts) -> None:
+        """Pod identity needs the agent (stage 3) and, for HyperPod add-ons, the HyperPod cluster."""
         facts.require_hyperpod()
         if self._eks.find_addon(facts.eks_name, POD_IDENTITY_AGENT_ADDON) is None:
             raise ClusterNotReadyError(
                 f"The {POD_IDENTITY_AGENT_ADDON} add-on is missing; run or resume the dependencies stage (POST "
-                f"/clusters/{facts.cluster_tag}/dependencies) before enabling the training operator."
+                f"/clusters/{facts.cluster_tag}/dependencies) first."
             )
+
+    def _training_operator_identity(self, facts: ClusterFacts) -> None:
+        """The operator's pod identity (stage 4) and the pod identity agent (stage 3) must be there."""
+        self._pod_identity_agent(facts)
         role = self._eks.pod_identity_role(
             facts.eks_name, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
         )
@@ -229,8 +271,64 @@ def _changes(ctx: WorkflowInput) -> FeatureChanges:
 # --- EKS add-on features -------------------------------------------------------------------------
 
 
+class _AddonRole:
+    """The IAM role an add-on's service account uses: IRSA (through the cluster's OIDC provider, which the
+    dependencies stage creates) or an EKS Pod Identity association owned by the add-on."""
+
+    def __init__(
+        self,
+        iam: IamGateway,
+        name: Callable[[str], str],
+        policy_arns: tuple[str, ...],
+        *,
+        irsa: str | None = None,
+        pod_identity: str | None = None,
+        namespace: str = FSX_CSI_NAMESPACE,
+    ) -> None:
+        self._iam = iam
+        self._name = name
+        self.policy_arns = policy_arns
+        self.irsa = irsa
+        self.pod_identity = pod_identity
+        self._namespace = namespace
+
+    def name(self, facts: ClusterFacts) -> str:
+        return self._name(facts.cluster_tag)
+
+    def find(self, facts: ClusterFacts) -> str | None:
+        role = self._iam.find_role(self.name(facts))
+        return role.arn if role is not None and is_owned(role.tags, facts.cluster_tag) else None
+
+    def ensure(self, facts: ClusterFacts, feature: Feature) -> str:
+        name = self.name(facts)
+        role = self._iam.find_role(name)
+        if role is None:
+            role = self._iam.create_role(name, self._trust(facts), feature_tags(facts.cluster_tag, feature))
+        elif not is_owned(role.tags, facts.cluster_tag):
+            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
+        for policy in self.policy_arns:
+            if policy not in role.attached_policy_arns:
+                self._iam.attach_policy(name, policy)
+        return role.arn
+
+    def remove(self, facts: ClusterFacts) -> None:
+        if self.find(facts) is not None:
+            self._iam.delete_role(self.name(facts))
+
+    def _trust(self, facts: ClusterFacts) -> dict[str, Any]:
+        if self.irsa is None:
+            return service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession"))
+        issuer = facts.require_kubernetes().oidc_issuer
+        provider = self._iam.find_oidc_provider(issuer) if issuer else None
+        if issuer is None or provider is None:
+            raise ClusterNotReadyError(
+                f"EKS cluster {facts.eks_name} has no IAM OIDC provider; run or resume the dependencies stage first."
+            )
+        return web_identity_trust(provider, issuer, self._namespace, self.irsa)
+
+
 class _AddonFeature:
-    """A feature that is one EKS add-on at a pinned version."""
+    """A feature that is one EKS add-on at a pinned version, with the IAM role it may need."""
 
     def __init__(
         self,
@@ -239,31 +337,36 @@ class _AddonFeature:
         addon: str,
         pins: FeaturePins,
         precondition: Callable[[ClusterFacts], None] | None = None,
+        role: _AddonRole | None = None,
     ) -> None:
         self._eks = eks
         self._feature = feature
         self._addon = addon
         self._version = pins.addons[addon]
         self._precondition = precondition
+        self._role = role
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
         found = self._eks.find_addon(facts.eks_name, self._addon) if facts.eks is not None else None
+        role = self._role.find(facts) if self._role is not None else None
+        resources = ([f"add-on {self._addon}"] if found else []) + ([f"role {role.rsplit('/', 1)[-1]}"] if role else [])
         if found is None:
-            return FeatureState(enabled=False, state="disabled")
-        failed = found.status in FAILED_ADDON_STATES
+            return FeatureState(enabled=False, state="partial" if role else "disabled", resources=resources)
+        complete = found.status not in FAILED_ADDON_STATES and (self._role is None or role is not None)
         owned = is_owned(found.tags, facts.cluster_tag)
         return FeatureState(
-            enabled=not failed,
-            state="partial" if failed else "enabled",
+            enabled=complete,
+            state="enabled" if complete else "partial",
             status=found.status,
             settings={"version": found.version},
-            resources=[f"add-on {self._addon}"],
+            resources=resources,
             message=None if owned else "Installed outside InstantStart: the control plane will not remove it.",
         )
 
     def ensure(self, facts: ClusterFacts, change: FeatureChange, first_attempt: bool) -> bool:
         if self._precondition is not None:
             self._precondition(facts)
+        role_arn = self._role.ensure(facts, self._feature) if self._role is not None else None
         found = self._eks.find_addon(facts.eks_name, self._addon)
         if found is not None and found.status in FAILED_ADDON_STATES:
             if first_attempt and is_owned(found.tags, facts.cluster_tag):
@@ -275,27 +378,32 @@ class _AddonFeature:
                 "Fix the cause, then resume the operation (the failed add-on is replaced), or disable the feature."
             )
         if found is None:
+            pod_identity = self._role.pod_identity if self._role is not None else None
             self._eks.create_addon(
                 facts.eks_name,
                 self._addon,
                 self._version,
-                None,
+                role_arn if self._role is not None and self._role.irsa else None,
                 feature_tags(facts.cluster_tag, self._feature),
+                pod_identities={pod_identity: role_arn} if pod_identity and role_arn else None,
             )
             return False
         return found.status == "ACTIVE"
 
     def remove(self, facts: ClusterFacts) -> bool:
         found = self._eks.find_addon(facts.eks_name, self._addon)
-        if found is None:
-            return True
-        if not is_owned(found.tags, facts.cluster_tag):
-            raise ForeignResourceError(
-                f"Add-on {self._addon} was installed outside InstantStart; remove it yourself if you mean to."
-            )
-        if found.status != "DELETING":
-            self._eks.delete_addon(facts.eks_name, self._addon)
-        return False
+        if found is not None:
+            if not is_owned(found.tags, facts.cluster_tag):
+                raise ForeignResourceError(
+                    f"Add-on {self._addon} was installed outside InstantStart; remove it yourself if you mean to."
+                )
+            if found.status != "DELETING":
+                self._eks.delete_addon(facts.eks_name, self._addon)
+            return False
+        # The role goes last: the add-on (and the associations it owns) must be gone first.
+        if self._role is not None:
+            self._role.remove(facts)
+        return True
 
 
 # --- tiered checkpointing ------------------------------------------------------------------------

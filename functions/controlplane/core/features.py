@@ -51,6 +51,10 @@ CATALOG: dict[Feature, FeatureSpec] = {
     for spec in (
         FeatureSpec(Feature.CERT_MANAGER, "EKS add-on cert-manager"),
         FeatureSpec(
+            Feature.FSX_CSI_DRIVER,
+            "IAM role (web identity, kube-system/fsx-csi-controller-sa) and EKS add-on aws-fsx-csi-driver",
+        ),
+        FeatureSpec(
             Feature.TIERED_STORAGE,
             "TieredStorageConfig on the HyperPod cluster; OIDC provider, IAM policy and role (web identity), "
             "ServiceAccount default/tiered-storage-sa annotated with the role",
@@ -60,6 +64,11 @@ CATALOG: dict[Feature, FeatureSpec] = {
             Feature.TRAINING_OPERATOR,
             "EKS add-on amazon-sagemaker-hyperpod-training-operator (pod identity from the HyperPod stage)",
             requires=(Feature.CERT_MANAGER,),
+            needs_hyperpod=True,
+        ),
+        FeatureSpec(
+            Feature.OBSERVABILITY,
+            "IAM role (pod identity) and EKS add-on amazon-sagemaker-hyperpod-observability with its association",
             needs_hyperpod=True,
         ),
     )

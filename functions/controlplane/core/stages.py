@@ -63,8 +63,10 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
     # One stage per feature; an operation lists only the features its request changes.
     OperationKind.UPDATE_CLUSTER_FEATURES: {
         "certManager": ("Remove Cert Manager", "Ensure Cert Manager"),
+        "fsxCsiDriver": ("Remove Fsx Csi Driver", "Ensure Fsx Csi Driver"),
         "tieredStorage": ("Remove Tiered Storage", "Ensure Tiered Storage"),
         "trainingOperator": ("Remove Training Operator", "Ensure Training Operator"),
+        "observability": ("Remove Observability", "Ensure Observability"),
     },
 }
 

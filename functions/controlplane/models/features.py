@@ -23,8 +23,10 @@ class Feature(StrEnum):
     """Feature names: the PATCH body fields, the GET keys and the operation's stage names."""
 
     CERT_MANAGER = "certManager"
+    FSX_CSI_DRIVER = "fsxCsiDriver"
     TIERED_STORAGE = "tieredStorage"
     TRAINING_OPERATOR = "trainingOperator"
+    OBSERVABILITY = "observability"
 
 
 Outcome = Literal["unchanged", "enabled", "disabled", "updated"]
@@ -67,11 +69,18 @@ class UpdateFeaturesRequest(Contract):
     certManager: ToggleFeature | None = Field(
         default=None, description="EKS add-on cert-manager (installed by the dependencies stage)."
     )
+    fsxCsiDriver: ToggleFeature | None = Field(
+        default=None, description="EKS add-on aws-fsx-csi-driver with its own IRSA role (FSx for Lustre volumes)."
+    )
     tieredStorage: TieredStorageFeature | None = Field(
         default=None, description="Managed tiered checkpointing and its IRSA chain (needs the HyperPod cluster)."
     )
     trainingOperator: ToggleFeature | None = Field(
         default=None, description="HyperPod training operator add-on (needs certManager and the HyperPod cluster)."
+    )
+    observability: ToggleFeature | None = Field(
+        default=None,
+        description="HyperPod observability add-on with its pod identity role (needs the HyperPod cluster).",
     )
 
     @model_validator(mode="after")
@@ -140,8 +149,10 @@ class FeatureChanges(View):
     """Every feature with its change ("none" for untouched), so each ASL Choice reads a present path."""
 
     certManager: FeatureChange = Field(default_factory=FeatureChange)
+    fsxCsiDriver: FeatureChange = Field(default_factory=FeatureChange)
     tieredStorage: FeatureChange = Field(default_factory=FeatureChange)
     trainingOperator: FeatureChange = Field(default_factory=FeatureChange)
+    observability: FeatureChange = Field(default_factory=FeatureChange)
 
     def of(self, feature: Feature) -> FeatureChange:
         change: FeatureChange = getattr(self, feature.value)
