@@ -172,6 +172,7 @@ def feature_steps(region: str) -> FeatureSteps:
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
+        manifests.render,
         feature_pins(),
         poll_settings(),
     )

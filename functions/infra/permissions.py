@@ -811,6 +811,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         ),
         kubernetes_role=ASSUME,
     ),
+    "ensure_kuberay_operator": FunctionAccess((*_FEATURE_FACTS, _KUBERNETES), kubernetes_role=ASSUME),
+    "remove_kuberay_operator": FunctionAccess((*_FEATURE_FACTS, _KUBERNETES), kubernetes_role=ASSUME),
     "ensure_fsx_csi_driver": FunctionAccess(
         (
             *_FEATURE_FACTS,

@@ -34,9 +34,13 @@ def cluster_dependencies() -> DependencyPins:
 @dataclass(frozen=True)
 class FeaturePins:
     addons: dict[str, str]
+    manifests: dict[str, ManifestPin]
 
 
 @cache
 def feature_pins() -> FeaturePins:
     data = json.loads((CONFIG_DIR / "feature-addons.json").read_text())
-    return FeaturePins(addons={**cluster_dependencies().addons, **data["addons"]})
+    return FeaturePins(
+        addons={**cluster_dependencies().addons, **data["addons"]},
+        manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
+    )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controlplane.config import FeaturePins
+from controlplane.config import FeaturePins, ManifestPin
 from controlplane.core.dependencies import FAILED_ADDON_STATES
 from controlplane.core.hyperpod import (
     POD_IDENTITY_PRINCIPAL,
@@ -34,6 +34,7 @@ from controlplane.core.ports import (
     HyperPodGateway,
     IamGateway,
     KubernetesGateway,
+    ManifestRenderer,
 )
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
@@ -68,6 +69,7 @@ OBSERVABILITY_POLICY_ARNS = (
 TIERED_STORAGE_NAMESPACE = "default"
 TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
 SETTLED_CLUSTER_STATUS = "InService"
+KUBERAY_BUNDLE = "kuberay-operator"
 
 
 def feature_tags(cluster_tag: str, feature: Feature) -> dict[str, str]:
@@ -164,6 +166,7 @@ class FeatureSteps:
         eks: EksGateway,
         hyperpod: HyperPodGateway,
         kubernetes: KubernetesGateway,
+        render: ManifestRenderer,
         pins: FeaturePins,
         poll: PollSettings,
     ) -> None:
@@ -178,6 +181,9 @@ class FeatureSteps:
                 FSX_CSI_ADDON,
                 pins,
                 role=_AddonRole(iam, fsx_csi_role_name, (FSX_CSI_POLICY_ARN,), irsa=FSX_CSI_SERVICE_ACCOUNT),
+            ),
+            Feature.KUBERAY_OPERATOR: _ManifestFeature(
+                kubernetes, render, Feature.KUBERAY_OPERATOR, KUBERAY_BUNDLE, pins.manifests[KUBERAY_BUNDLE]
             ),
             Feature.TIERED_STORAGE: _TieredStorage(iam, hyperpod, kubernetes),
             Feature.TRAINING_OPERATOR: _AddonFeature(
@@ -404,6 +410,82 @@ class _AddonFeature:
         if self._role is not None:
             self._role.remove(facts)
         return True
+
+
+# --- Kubernetes manifests ------------------------------------------------------------------------
+
+
+class _ManifestFeature:
+    """A feature that is a versioned bundle of Kubernetes objects, applied with server-side apply."""
+
+    def __init__(
+        self,
+        kubernetes: KubernetesGateway,
+        render: ManifestRenderer,
+        feature: Feature,
+        bundle: str,
+        pin: ManifestPin,
+    ) -> None:
+        self._kubernetes = kubernetes
+        self._feature = feature
+        self._objects = render(bundle, pin.file, {"image": pin.image})
+
+    def probe(self, facts: ClusterFacts) -> FeatureState:
+        present = self._present(facts)
+        ours = [name for name, obj in present.items() if self._ours(obj)]
+        complete = len(ours) == len(self._objects)
+        return FeatureState(
+            enabled=complete,
+            state="enabled" if complete else "partial" if ours else "disabled",
+            resources=ours,
+            message=None if len(ours) == len(present) else "Some objects exist that InstantStart did not create.",
+        )
+
+    def ensure(self, facts: ClusterFacts, change: FeatureChange, first_attempt: bool) -> bool:
+        cluster = facts.require_kubernetes()
+        foreign = [name for name, obj in self._present(facts).items() if not self._ours(obj)]
+        if foreign:
+            raise ForeignResourceError(
+                f"{', '.join(foreign)} already exist without InstantStart's labels; remove them, then resume."
+            )
+        self._kubernetes.apply(cluster, facts.region, self._objects)
+        return True
+
+    def remove(self, facts: ClusterFacts) -> bool:
+        if facts.kubernetes is None:
+            return True
+        present = self._present(facts)
+        owned = [obj for obj in self._objects if self._ours(present.get(_describe(obj)))]
+        self._kubernetes.delete(facts.kubernetes, facts.region, owned)
+        return True
+
+    def _present(self, facts: ClusterFacts) -> dict[str, dict[str, Any]]:
+        if facts.kubernetes is None:
+            return {}
+        found = {}
+        for obj in self._objects:
+            metadata = obj["metadata"]
+            live = self._kubernetes.get(
+                facts.kubernetes,
+                facts.region,
+                obj["apiVersion"],
+                obj["kind"],
+                metadata["name"],
+                metadata.get("namespace"),
+            )
+            if live is not None:
+                found[_describe(obj)] = live
+        return found
+
+    def _ours(self, obj: dict[str, Any] | None) -> bool:
+        labels = (obj or {}).get("metadata", {}).get("labels") or {}
+        return labels.get(FEATURE_LABEL) == self._feature.value
+
+
+def _describe(obj: dict[str, Any]) -> str:
+    metadata = obj["metadata"]
+    namespace = metadata.get("namespace")
+    return f"{obj['kind']} {namespace + '/' if namespace else ''}{metadata['name']}"
 
 
 # --- tiered checkpointing ------------------------------------------------------------------------

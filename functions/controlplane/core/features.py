@@ -55,6 +55,10 @@ CATALOG: dict[Feature, FeatureSpec] = {
             "IAM role (web identity, kube-system/fsx-csi-controller-sa) and EKS add-on aws-fsx-csi-driver",
         ),
         FeatureSpec(
+            Feature.KUBERAY_OPERATOR,
+            "KubeRay operator: namespace kuberay-operator, ray.io CRDs, RBAC and the operator Deployment",
+        ),
+        FeatureSpec(
             Feature.TIERED_STORAGE,
             "TieredStorageConfig on the HyperPod cluster; OIDC provider, IAM policy and role (web identity), "
             "ServiceAccount default/tiered-storage-sa annotated with the role",

@@ -64,6 +64,7 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
     OperationKind.UPDATE_CLUSTER_FEATURES: {
         "certManager": ("Remove Cert Manager", "Ensure Cert Manager"),
         "fsxCsiDriver": ("Remove Fsx Csi Driver", "Ensure Fsx Csi Driver"),
+        "kuberayOperator": ("Remove Kuberay Operator", "Ensure Kuberay Operator"),
         "tieredStorage": ("Remove Tiered Storage", "Ensure Tiered Storage"),
         "trainingOperator": ("Remove Training Operator", "Ensure Training Operator"),
         "observability": ("Remove Observability", "Ensure Observability"),

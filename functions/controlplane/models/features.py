@@ -24,6 +24,7 @@ class Feature(StrEnum):
 
     CERT_MANAGER = "certManager"
     FSX_CSI_DRIVER = "fsxCsiDriver"
+    KUBERAY_OPERATOR = "kuberayOperator"
     TIERED_STORAGE = "tieredStorage"
     TRAINING_OPERATOR = "trainingOperator"
     OBSERVABILITY = "observability"
@@ -71,6 +72,9 @@ class UpdateFeaturesRequest(Contract):
     )
     fsxCsiDriver: ToggleFeature | None = Field(
         default=None, description="EKS add-on aws-fsx-csi-driver with its own IRSA role (FSx for Lustre volumes)."
+    )
+    kuberayOperator: ToggleFeature | None = Field(
+        default=None, description="KubeRay operator (RayCluster, RayJob, RayService) in namespace kuberay-operator."
     )
     tieredStorage: TieredStorageFeature | None = Field(
         default=None, description="Managed tiered checkpointing and its IRSA chain (needs the HyperPod cluster)."
@@ -150,6 +154,7 @@ class FeatureChanges(View):
 
     certManager: FeatureChange = Field(default_factory=FeatureChange)
     fsxCsiDriver: FeatureChange = Field(default_factory=FeatureChange)
+    kuberayOperator: FeatureChange = Field(default_factory=FeatureChange)
     tieredStorage: FeatureChange = Field(default_factory=FeatureChange)
     trainingOperator: FeatureChange = Field(default_factory=FeatureChange)
     observability: FeatureChange = Field(default_factory=FeatureChange)
