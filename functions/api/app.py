@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from api import errors
 from api.auth import actor_of
 from api.errors import ErrorBody
-from api.routers import catalog, clusters, instance_groups, nodes, operations
+from api.routers import catalog, clusters, features, instance_groups, nodes, operations
 from controlplane.core.auth import Role
 
 TITLE = "InstantStart control plane API"
@@ -41,6 +41,7 @@ def build() -> APIGatewayRestResolver:
     app.include_router(nodes.router)
     app.include_router(operations.router)
     app.include_router(catalog.router)
+    app.include_router(features.router)
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 
     @app.get("/openapi.json", include_in_schema=False)

@@ -21,12 +21,14 @@ from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
 from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
 from controlplane.adapters.k8s import manifests
 from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
-from controlplane.config import cluster_dependencies
+from controlplane.config import cluster_dependencies, feature_pins
 from controlplane.core.catalog import CatalogService
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
+from controlplane.core.feature_steps import FeatureSteps
+from controlplane.core.features import FeaturePanelService
 from controlplane.core.hyperpod import HyperPodStageService
 from controlplane.core.instance_groups import InstanceGroupService, InstanceGroupSteps
 from controlplane.core.nodes import NodeService
@@ -164,6 +166,24 @@ def storage_service(region: str) -> StorageService:
 
 
 @cache
+def feature_steps(region: str) -> FeatureSteps:
+    return FeatureSteps(
+        AwsIamGateway(),
+        AwsEksGateway(region),
+        AwsHyperPodGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        manifests.render,
+        feature_pins(),
+        poll_settings(),
+    )
+
+
+@cache
+def features() -> FeaturePanelService:
+    return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_steps)
+
+
+@cache
 def catalog() -> CatalogService:
     return CatalogService(AwsAccountGateway())
 
@@ -186,6 +206,8 @@ def reset() -> None:
         nodes,
         instance_group_steps,
         storage_service,
+        feature_steps,
+        features,
         catalog,
     ):
         factory.cache_clear()

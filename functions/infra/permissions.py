@@ -32,6 +32,14 @@ from typing import Any
 
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
+from controlplane.core.feature_steps import (
+    FSX_CSI_POLICY_ARN,
+    OBSERVABILITY_POLICY_ARNS,
+    fsx_csi_role_name,
+    observability_role_name,
+    tiered_storage_policy_name,
+    tiered_storage_role_name,
+)
 from controlplane.core.hyperpod import (
     EXECUTION_ROLE_POLICY_ARN,
     POD_IDENTITY_PRINCIPAL,
@@ -289,6 +297,38 @@ _READ_CLUSTER_ROLE = Grant(
     _CLUSTER_ROLES,
     reason=_CLUSTER_ROLES_REASON,
 )
+
+_TIERED_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{tiered_storage_role_name('*')}",)
+_TIERED_POLICIES = (f"arn:{{partition}}:iam::{{account}}:policy/{tiered_storage_policy_name('*')}",)
+_TIERED_REASON = (
+    "The tiered-checkpointing role and policy are created per cluster tag at run time; the patterns admit only "
+    "the control plane's instantstart-<tag>-tiered-ckpt names"
+)
+_READ_TIERED = (
+    _read_roles(_TIERED_ROLES, _TIERED_REASON),
+    Grant(("iam:GetPolicy", "iam:ListPolicyTags"), _TIERED_POLICIES, reason=_TIERED_REASON),
+    _LIST_OIDC_PROVIDERS,
+)
+_FSX_CSI_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{fsx_csi_role_name('*')}",)
+_OBSERVABILITY_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{observability_role_name('*')}",)
+_FEATURE_ROLES_REASON = (
+    "Feature roles are created per cluster tag at run time; the patterns admit only the control plane's "
+    "instantstart-<tag>-fsx-csi and instantstart-<tag>-observability roles"
+)
+_DESCRIBE_ADDONS = Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON)
+# Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
+_FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
+_CREATE_ADDON = (
+    _DESCRIBE_ADDONS,
+    Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
+    Grant(("eks:TagResource",), _EKS_ADDONS, _MANAGED_REQUEST, _EKS_ADDONS_REASON),
+)
+_DELETE_ADDON = (
+    _DESCRIBE_ADDONS,
+    Grant(("eks:DeleteAddon",), _EKS_ADDONS, _MANAGED_RESOURCE, _EKS_ADDONS_REASON),
+)
+_UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON)
+_KUBERNETES = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
 
 STEP_ACCESS: dict[str, FunctionAccess] = {
     # --- create_eks_cluster workflow ---------------------------------------------------------
@@ -714,6 +754,113 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             Grant(("iam:DeleteOpenIDConnectProvider",), _OIDC_PROVIDERS, _MANAGED_RESOURCE, _OIDC_PROVIDERS_REASON),
         )
     ),
+    # --- update_cluster_features workflow ------------------------------------------------------
+    "ensure_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_CREATE_ADDON)),
+    "remove_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
+    "ensure_training_operator": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_CREATE_ADDON,
+            Grant(("eks:ListPodIdentityAssociations",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
+            Grant(
+                ("eks:DescribePodIdentityAssociation",),
+                _EKS_POD_IDENTITY,
+                reason="Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
+            ),
+        )
+    ),
+    "remove_training_operator": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
+    "ensure_tiered_storage": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_READ_TIERED,
+            Grant(
+                ("iam:CreateOpenIDConnectProvider", "iam:TagOpenIDConnectProvider"),
+                _OIDC_PROVIDERS,
+                _MANAGED_REQUEST,
+                _OIDC_PROVIDERS_REASON,
+            ),
+            Grant(("iam:CreatePolicy", "iam:TagPolicy"), _TIERED_POLICIES, _MANAGED_REQUEST, _TIERED_REASON),
+            Grant(("iam:CreateRole", "iam:TagRole"), _TIERED_ROLES, _MANAGED_REQUEST, _TIERED_REASON),
+            Grant(
+                ("iam:AttachRolePolicy",),
+                _TIERED_ROLES,
+                {"ArnLike": {"iam:PolicyARN": _TIERED_POLICIES[0]}, **_MANAGED_RESOURCE},
+                _TIERED_REASON,
+            ),
+            _UPDATE_HYPERPOD,
+            _KUBERNETES,
+        ),
+        kubernetes_role=ASSUME,
+    ),
+    "remove_tiered_storage": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_READ_TIERED,
+            *_delete_roles(_TIERED_ROLES, _TIERED_REASON),
+            Grant(
+                ("iam:ListPolicyVersions", "iam:DeletePolicyVersion", "iam:DeletePolicy"),
+                _TIERED_POLICIES,
+                _MANAGED_RESOURCE,
+                _TIERED_REASON,
+            ),
+            Grant(("iam:ListOpenIDConnectProviderTags",), _OIDC_PROVIDERS, reason=_OIDC_PROVIDERS_REASON),
+            Grant(("iam:DeleteOpenIDConnectProvider",), _OIDC_PROVIDERS, _MANAGED_RESOURCE, _OIDC_PROVIDERS_REASON),
+            _UPDATE_HYPERPOD,
+            _KUBERNETES,
+        ),
+        kubernetes_role=ASSUME,
+    ),
+    "ensure_kuberay_operator": FunctionAccess((*_FEATURE_FACTS, _KUBERNETES), kubernetes_role=ASSUME),
+    "remove_kuberay_operator": FunctionAccess((*_FEATURE_FACTS, _KUBERNETES), kubernetes_role=ASSUME),
+    "ensure_fsx_csi_driver": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_CREATE_ADDON,
+            _LIST_OIDC_PROVIDERS,
+            *_create_role_with_policy(_FSX_CSI_ROLES, FSX_CSI_POLICY_ARN, _FEATURE_ROLES_REASON),
+            Grant(
+                ("iam:PassRole",),
+                _FSX_CSI_ROLES,
+                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
+                _FEATURE_ROLES_REASON,
+            ),
+        )
+    ),
+    "remove_fsx_csi_driver": FunctionAccess(
+        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_FSX_CSI_ROLES, _FEATURE_ROLES_REASON))
+    ),
+    "ensure_observability": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_CREATE_ADDON,
+            _read_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            Grant(("iam:CreateRole", "iam:TagRole"), _OBSERVABILITY_ROLES, _MANAGED_REQUEST, _FEATURE_ROLES_REASON),
+            Grant(
+                ("iam:AttachRolePolicy",),
+                _OBSERVABILITY_ROLES,
+                {"ArnEquals": {"iam:PolicyARN": list(OBSERVABILITY_POLICY_ARNS)}, **_MANAGED_RESOURCE},
+                _FEATURE_ROLES_REASON,
+            ),
+            Grant(
+                ("iam:PassRole",),
+                _OBSERVABILITY_ROLES,
+                {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
+                _FEATURE_ROLES_REASON,
+            ),
+            # CreateAddon creates the add-on's own pod identity association.
+            Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
+            Grant(
+                ("eks:TagResource",),
+                _EKS_POD_IDENTITY,
+                _MANAGED_REQUEST,
+                "Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
+            ),
+        )
+    ),
+    "remove_observability": FunctionAccess(
+        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
+    ),
     "release_nat_gateway": FunctionAccess(
         (
             _describe("DescribeVpcEndpoints", "DescribeNatGateways"),
@@ -767,6 +914,10 @@ API_ACCESS = FunctionAccess(
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand.
         Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
+        # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
+        _DESCRIBE_ADDONS,
+        *_READ_TIERED,
+        _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),

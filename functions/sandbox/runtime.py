@@ -51,17 +51,40 @@ class SandboxOptions:
     poll_seconds: int = 1
 
 
+class AwsCallLog:
+    """Every AWS request the sandbox served, as `service.Operation` (e.g. `eks.CreateAddon`), in order."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[str] = []
+
+    def record(self, call: str) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def mark(self) -> int:
+        with self._lock:
+            return len(self._calls)
+
+    def since(self, mark: int) -> list[str]:
+        with self._lock:
+            return list(self._calls[mark:])
+
+
 class SerializedStubber:
     """Harness H1: each AWS request is atomic, as it is server-side (moto's conditional writes are not)."""
 
     lock = threading.RLock()
     original: Any = None
+    log = AwsCallLog()
 
     @classmethod
     def install(cls) -> None:
         cls.original = original = BotocoreStubber.__call__
 
         def call(stubber: BotocoreStubber, event_name: str, request: Any, **kwargs: Any) -> Any:
+            # event_name is botocore's `before-send.<service>.<Operation>`.
+            cls.log.record(event_name.split(".", 1)[-1])
             # A Lambda invocation runs a whole step; the step's own AWS calls take the lock one by one.
             if "/functions/" in request.url and request.url.endswith("/invocations"):
                 return original(stubber, event_name, request, **kwargs)
@@ -126,6 +149,7 @@ class Sandbox:
         self.ec2 = Ec2Extension()
         self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
         self.eks_addons = EksAddonsExtension(seconds_to_active=options.seconds_to_active)
+        self.aws_calls = SerializedStubber.log
         self._mock: Any = None
         self._original_invoke: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -294,11 +318,11 @@ class Sandbox:
         role_arn = assumed.role_arn
         return self.eks.principal_has_admin(cluster, role_arn)
 
-    def add_fault(self, step: str, times: int) -> str:
+    def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)
         if key not in step_modules():
             raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_modules())}")
-        self.faults.add(key, times)
+        self.faults.add(key, times, after)
         return key
 
 

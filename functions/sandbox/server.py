@@ -95,12 +95,14 @@ def build_app(sandbox: Sandbox) -> Starlette:
             payload = json.loads(await request.body() or b"{}")
             step = str(payload["step"])
             times = int(payload.get("times", 1))
-            if times < 1:
-                raise ValueError("times must be at least 1")
-            key = sandbox.add_fault(step, times)
+            after = int(payload.get("after", 0))
+            if times < 1 or after < 0:
+                raise ValueError("times must be at least 1 and after at least 0")
+            key = sandbox.add_fault(step, times, after)
         except (KeyError, ValueError, TypeError) as error:
             return JSONResponse(
-                {"code": "InvalidRequest", "message": f'{error}. Body: {{"step": ..., "times": 1}}'}, status_code=400
+                {"code": "InvalidRequest", "message": f'{error}. Body: {{"step": ..., "times": 1, "after": 0}}'},
+                status_code=400,
             )
         return JSONResponse({"step": key, "pending": sandbox.faults.pending()}, status_code=201)
 

@@ -11,6 +11,8 @@ import pytest
 from api.app import openapi_document
 
 REQUIRED_ROLE = {
+    "hyperpod_get_advanced_features": "viewer",
+    "hyperpod_update_advanced_features": "admin",
     "cluster_list_all": "viewer",
     "cluster_get": "viewer",
     "cluster_get_status": "viewer",
@@ -44,6 +46,7 @@ ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
 GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 BODIES = {
+    "hyperpod_update_advanced_features": {"certManager": {"enabled": True}},
     "cluster_create": {"clusterTag": "authz", "region": "us-west-2", "hyperpod": GROUP},
     "cluster_create_eks": {"clusterTag": "authz", "region": "us-west-2"},
     "hyperpod_create": GROUP,

@@ -216,3 +216,64 @@ def test_the_seed_cluster_conversation_reaches_a_ready_gpu_node_through_tools_al
     assert (result["status"]["nodesReady"], result["status"]["gpusTotal"]) == (1, 1)
     assert calls.count("operation_wait") == 4, calls
     print(f"\nseed cluster conversation: {len(calls)} tool calls: {calls}")
+
+
+def test_the_seed_features_conversation_enables_two_features_in_one_call_through_tools_alone(running_sandbox):
+    """On a ready cluster: read the panel, enable tiered storage and the training operator together, wait, verify."""
+    with running_sandbox.client() as api:
+        for path, body in (
+            ("/clusters/eks", {"clusterTag": "mcpfeat", "region": "us-west-2"}),
+            ("/clusters/mcpfeat/dependencies", None),
+            (
+                "/clusters/mcpfeat/hyperpod",
+                {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
+            ),
+        ):
+            accepted = api.post(path, json=body).json()
+            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    calls: list[str] = []
+
+    async def conversation() -> dict[str, Any]:
+        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
+        async with Client(build_server(tools_from_openapi(document), api)) as client:
+
+            async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                calls.append(name)
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            before = await tool("hyperpod_get_advanced_features", {"clusterTag": "mcpfeat"})
+            started = await tool(
+                "hyperpod_update_advanced_features",
+                {
+                    "clusterTag": "mcpfeat",
+                    "tieredStorage": {"enabled": True, "configMode": "default"},
+                    "trainingOperator": {"enabled": True},
+                },
+            )
+            operation = await tool("operation_wait", {"operationId": started["operationId"]})
+            while operation["status"] in ("PENDING", "RUNNING"):
+                operation = await tool("operation_wait", {"operationId": started["operationId"]})
+            after = await tool("hyperpod_get_advanced_features", {"clusterTag": "mcpfeat"})
+            return {"before": before, "started": started, "operation": operation, "after": after}
+
+    result = asyncio.run(conversation())
+    assert not result["before"]["features"]["tieredStorage"]["enabled"]
+    assert not result["before"]["features"]["trainingOperator"]["enabled"]
+    assert {name: outcome["outcome"] for name, outcome in result["started"]["features"].items()} == {
+        "tieredStorage": "enabled",
+        "trainingOperator": "enabled",
+    }
+    assert result["operation"]["status"] == "SUCCEEDED"
+    assert [stage["name"] for stage in result["operation"]["stages"]] == ["tieredStorage", "trainingOperator"]
+    assert result["after"]["features"]["tieredStorage"]["enabled"] is True
+    assert result["after"]["features"]["trainingOperator"]["enabled"] is True
+    assert calls == [
+        "hyperpod_get_advanced_features",
+        "hyperpod_update_advanced_features",
+        "operation_wait",
+        "hyperpod_get_advanced_features",
+    ]
+    print(f"\nseed features conversation: {len(calls)} tool calls: {calls}")

@@ -40,6 +40,8 @@ SEED_TOOLS = {
     "hyperpod_node_reboot",
     "hyperpod_node_replace",
     "hyperpod_node_delete",
+    "hyperpod_get_advanced_features",
+    "hyperpod_update_advanced_features",
 }
 
 

@@ -24,7 +24,11 @@ from infra.stack import MCP_HANDLER
 # 226: +8 for the remote MCP server: its function (X-Ray IAM5, runtime L1), its execute-api grant on the
 # SigV4 routes (IAM5), /mcp and its RFC 9728 metadata (APIG4 + COG4 each: authenticated in the function /
 # public by definition) and /mcp-iam (COG4: AWS_IAM).
-EXPECTED_ACKNOWLEDGEMENTS = 226
+# 302: +76 for the advanced features: twelve ensure/remove step functions (X-Ray IAM5 and runtime L1 each) and
+# their ARN-pattern grants (add-ons, HyperPod clusters, OIDC providers, pod identity associations, the
+# instantstart-<tag>-tiered-ckpt / -fsx-csi / -observability roles and the tiered policy), plus the API role's
+# live reads of add-ons and those roles and policies behind GET /clusters/{tag}/features.
+EXPECTED_ACKNOWLEDGEMENTS = 302
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -29,3 +29,18 @@ def cluster_dependencies() -> DependencyPins:
         addons=dict(data["addons"]),
         manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
     )
+
+
+@dataclass(frozen=True)
+class FeaturePins:
+    addons: dict[str, str]
+    manifests: dict[str, ManifestPin]
+
+
+@cache
+def feature_pins() -> FeaturePins:
+    data = json.loads((CONFIG_DIR / "feature-addons.json").read_text())
+    return FeaturePins(
+        addons={**cluster_dependencies().addons, **data["addons"]},
+        manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
+    )

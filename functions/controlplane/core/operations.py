@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controlplane.core.auth import Actor
@@ -59,14 +59,23 @@ class OperationService:
         cluster_tag: str,
         actor: Actor,
         payload: Callable[[str], Mapping[str, Any]],
+        stages: Sequence[str] | None = None,
     ) -> Operation:
-        """Record a PENDING operation, take the cluster's lock and start its workflow."""
+        """Record a PENDING operation, take the cluster's lock and start its workflow.
+
+        `stages` narrows the workflow's stages to those this run executes (in execution order), for
+        workflows whose Choice states skip the others.
+        """
+        names = list(stages) if stages is not None else stage_names(kind)
+        unknown = set(names) - set(stage_names(kind))
+        if unknown or not names:
+            raise OperationStateError(f"Stages {sorted(unknown) or names} are not stages of a {kind.value} workflow.")
         now = self._clock.now()
         operation = Operation(
             operationId=new_operation_id(),
             kind=kind,
             target=cluster_tag,
-            stages=[Stage(name=name) for name in stage_names(kind)],
+            stages=[Stage(name=name) for name in names],
             actor=actor.principal,
             createdAt=now,
             updatedAt=now,

@@ -113,6 +113,8 @@ class HyperPodCluster:
     tags: dict[str, str] = field(default_factory=dict)
     subnet_ids: tuple[str, ...] = ()
     security_group_ids: tuple[str, ...] = ()
+    # Cluster-level settings as DescribeCluster reports them (TieredStorageConfig, AutoScaling, ClusterRole, ...).
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def group(self, name: str) -> dict[str, Any] | None:
         """The group's ClusterInstanceGroupDetails as DescribeCluster returns them."""
@@ -158,6 +160,14 @@ class IamRole:
     arn: str
     tags: dict[str, str]
     attached_policy_arns: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ManagedPolicy:
+    name: str
+    arn: str
+    tags: dict[str, str]
+    attachments: int
 
 
 @dataclass(frozen=True)
@@ -285,6 +295,15 @@ class IamGateway(Protocol):
     def delete_role(self, name: str) -> None:
         """Detach managed policies, delete inline policies, then delete the role."""
 
+    def find_policy(self, arn: str) -> ManagedPolicy | None:
+        """The customer managed policy, or None."""
+
+    def create_policy(self, name: str, document: dict[str, Any], tags: dict[str, str]) -> str:
+        """Create a customer managed policy; returns its ARN."""
+
+    def delete_policy(self, arn: str) -> None:
+        """Delete the policy (its non-default versions first); absent is fine."""
+
 
 class EksGateway(Protocol):
     def find_cluster(self, name: str) -> EksCluster | None: ...
@@ -311,8 +330,17 @@ class EksGateway(Protocol):
     def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None: ...
 
     def create_addon(
-        self, cluster_name: str, addon_name: str, version: str, role_arn: str | None, tags: dict[str, str]
-    ) -> Addon: ...
+        self,
+        cluster_name: str,
+        addon_name: str,
+        version: str,
+        role_arn: str | None,
+        tags: dict[str, str],
+        *,
+        configuration: str | None = None,
+        pod_identities: dict[str, str] | None = None,
+    ) -> Addon:
+        """CreateAddon; `pod_identities` maps service account → role ARN (associations owned by the add-on)."""
 
     def delete_addon(self, cluster_name: str, addon_name: str) -> None: ...
 
@@ -330,6 +358,7 @@ class Addon:
     status: str
     version: str | None
     issues: tuple[str, ...] = ()
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -439,6 +468,9 @@ class HyperPodGateway(Protocol):
         self, cluster_name: str, groups: list[str], image_id: str | None, rolling: RollingUpdate
     ) -> None: ...
 
+    def update_settings(self, name: str, settings: dict[str, Any]) -> None:
+        """UpdateCluster with only the given cluster-level settings (no instance group changes)."""
+
 
 class BucketGateway(Protocol):
     def bucket_tags(self, bucket: str) -> dict[str, str] | None:
@@ -484,3 +516,8 @@ class KubernetesGateway(Protocol):
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
         """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or kube-system)."""
+
+    def get(
+        self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None:
+        """The object as the API server returns it, or None if it (or its kind) does not exist."""

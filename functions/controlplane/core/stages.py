@@ -60,6 +60,15 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
     OperationKind.UPDATE_CLUSTER_SOFTWARE: {
         "rollout": ("Start Software Update", "Check Software Update"),
     },
+    # One stage per feature; an operation lists only the features its request changes.
+    OperationKind.UPDATE_CLUSTER_FEATURES: {
+        "certManager": ("Remove Cert Manager", "Ensure Cert Manager"),
+        "fsxCsiDriver": ("Remove Fsx Csi Driver", "Ensure Fsx Csi Driver"),
+        "kuberayOperator": ("Remove Kuberay Operator", "Ensure Kuberay Operator"),
+        "tieredStorage": ("Remove Tiered Storage", "Ensure Tiered Storage"),
+        "trainingOperator": ("Remove Training Operator", "Ensure Training Operator"),
+        "observability": ("Remove Observability", "Ensure Observability"),
+    },
 }
 
 

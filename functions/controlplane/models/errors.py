@@ -85,6 +85,12 @@ class OperationStateError(ConflictError):
     code = "OperationStateConflict"
 
 
+class FeatureDependencyError(ConflictError):
+    """A feature change would leave a feature without a feature it needs."""
+
+    code = "FeatureDependency"
+
+
 class StaleVersionError(ConflictError):
     """A conditional write lost the race: someone else advanced the record first."""
 

@@ -44,6 +44,7 @@ class OperationKind(StrEnum):
     UPDATE_INSTANCE_GROUP = "update_instance_group"
     DELETE_INSTANCE_GROUP = "delete_instance_group"
     UPDATE_CLUSTER_SOFTWARE = "update_cluster_software"
+    UPDATE_CLUSTER_FEATURES = "update_cluster_features"
 
 
 class Stage(View):

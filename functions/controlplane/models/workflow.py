@@ -6,6 +6,7 @@ from typing import Any
 
 from controlplane.models.clusters import NetworkPlan
 from controlplane.models.common import View
+from controlplane.models.features import FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
@@ -36,5 +37,6 @@ class WorkflowInput(View):
     storage: StoragePlan | None = None
     instanceGroup: InstanceGroupChange | None = None
     softwareUpdate: SoftwareUpdatePlan | None = None
+    features: FeatureChanges | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None

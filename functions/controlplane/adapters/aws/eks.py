@@ -111,10 +111,24 @@ class AwsEksGateway:
         issues = tuple(
             f"{issue.get('code')}: {issue.get('message')}" for issue in addon.get("health", {}).get("issues", [])
         )
-        return Addon(name=addon_name, status=addon["status"], version=addon.get("addonVersion"), issues=issues)
+        return Addon(
+            name=addon_name,
+            status=addon["status"],
+            version=addon.get("addonVersion"),
+            issues=issues,
+            tags=dict(addon.get("tags") or {}),
+        )
 
     def create_addon(
-        self, cluster_name: str, addon_name: str, version: str, role_arn: str | None, tags: dict[str, str]
+        self,
+        cluster_name: str,
+        addon_name: str,
+        version: str,
+        role_arn: str | None,
+        tags: dict[str, str],
+        *,
+        configuration: str | None = None,
+        pod_identities: dict[str, str] | None = None,
     ) -> Addon:
         request: dict[str, Any] = {
             "clusterName": cluster_name,
@@ -125,6 +139,12 @@ class AwsEksGateway:
         }
         if role_arn:
             request["serviceAccountRoleArn"] = role_arn
+        if configuration:
+            request["configurationValues"] = configuration
+        if pod_identities:
+            request["podIdentityAssociations"] = [
+                {"serviceAccount": account, "roleArn": arn} for account, arn in pod_identities.items()
+            ]
         try:
             addon = client("eks", self._region).create_addon(**request)["addon"]
         except ClientError as error:
@@ -134,7 +154,7 @@ class AwsEksGateway:
             if found is None:
                 raise
             return found
-        return Addon(name=addon_name, status=addon["status"], version=addon.get("addonVersion"))
+        return Addon(name=addon_name, status=addon["status"], version=addon.get("addonVersion"), tags=tags)
 
     def delete_addon(self, cluster_name: str, addon_name: str) -> None:
         try:

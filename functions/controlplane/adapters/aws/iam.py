@@ -9,7 +9,7 @@ from urllib.parse import unquote
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
-from controlplane.core.ports import IamRole
+from controlplane.core.ports import IamRole, ManagedPolicy
 
 
 class AwsIamGateway:
@@ -82,6 +82,38 @@ class AwsIamGateway:
     def delete_oidc_provider(self, arn: str) -> None:
         try:
             client("iam").delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+        except ClientError as error:
+            if error_code(error) != "NoSuchEntity":
+                raise
+
+    def find_policy(self, arn: str) -> ManagedPolicy | None:
+        iam = client("iam")
+        try:
+            policy = iam.get_policy(PolicyArn=arn)["Policy"]
+        except ClientError as error:
+            if error_code(error) == "NoSuchEntity":
+                return None
+            raise
+        return ManagedPolicy(
+            name=policy["PolicyName"],
+            arn=policy["Arn"],
+            tags=tag_dict(iam.list_policy_tags(PolicyArn=arn)["Tags"]),
+            attachments=int(policy.get("AttachmentCount", 0)),
+        )
+
+    def create_policy(self, name: str, document: dict[str, Any], tags: dict[str, str]) -> str:
+        response = client("iam").create_policy(
+            PolicyName=name, PolicyDocument=json.dumps(document), Tags=tag_list(tags)
+        )
+        return str(response["Policy"]["Arn"])
+
+    def delete_policy(self, arn: str) -> None:
+        iam = client("iam")
+        try:
+            for version in iam.list_policy_versions(PolicyArn=arn)["Versions"]:
+                if not version["IsDefaultVersion"]:
+                    iam.delete_policy_version(PolicyArn=arn, VersionId=version["VersionId"])
+            iam.delete_policy(PolicyArn=arn)
         except ClientError as error:
             if error_code(error) != "NoSuchEntity":
                 raise

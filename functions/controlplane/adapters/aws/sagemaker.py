@@ -40,6 +40,9 @@ RESENT_AS_IS = (
     "NetworkInterface",
 )
 
+# DescribeCluster fields that are cluster-level settings (what UpdateCluster can change besides groups).
+CLUSTER_SETTINGS = ("TieredStorageConfig", "AutoScaling", "ClusterRole", "NodeRecovery", "NodeProvisioningMode")
+
 
 class AwsHyperPodGateway:
     def __init__(self, region: str) -> None:
@@ -63,6 +66,7 @@ class AwsHyperPodGateway:
             tags=tags,
             subnet_ids=tuple(cluster.get("VpcConfig", {}).get("Subnets", [])),
             security_group_ids=tuple(cluster.get("VpcConfig", {}).get("SecurityGroupIds", [])),
+            settings={key: cluster[key] for key in CLUSTER_SETTINGS if key in cluster},
         )
 
     def create_cluster(self, spec: HyperPodClusterSpec) -> str:
@@ -76,6 +80,9 @@ class AwsHyperPodGateway:
             "Tags": tag_list(spec.tags),
         }
         return str(client("sagemaker", self._region).create_cluster(**request)["ClusterArn"])
+
+    def update_settings(self, name: str, settings: dict[str, Any]) -> None:
+        client("sagemaker", self._region).update_cluster(ClusterName=name, **settings)
 
     def delete_cluster(self, name: str) -> None:
         try:

@@ -176,6 +176,26 @@ class KubernetesApiGateway:
             and not any(owner.kind == "DaemonSet" for owner in pod.metadata.owner_references or [])
         )
 
+    def get(
+        self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None:
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.dynamic import DynamicClient
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
+
+        with self._factory.api_client(cluster, region) as api:
+            dynamic = DynamicClient(api)
+            try:
+                resource = dynamic.resources.get(api_version=api_version, kind=kind)
+                found = dynamic.get(resource, name=name, namespace=namespace)
+            except ResourceNotFoundError:
+                return None
+            except ApiException as error:
+                if error.status == 404:
+                    return None
+                raise
+            return dict(found.to_dict())
+
     def server_version(self, cluster: EksCluster, region: str) -> str:
         from kubernetes import client as k8s
 

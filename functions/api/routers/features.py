@@ -1,0 +1,77 @@
+"""/clusters/{clusterTag}/features: the Advanced Features panel (live state, explicit-diff update)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.responses import json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.core.auth import Role
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.features import FeaturesUpdate, FeaturesView, UpdateFeaturesRequest
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/features",
+    operation_id="hyperpod_get_advanced_features",
+    summary="Read the cluster's advanced features as they are now",
+    description=(
+        "Live state of every feature (cert-manager, tiered checkpointing, HyperPod training operator, ...), read "
+        "from the HyperPod cluster, the EKS add-ons, IAM and Kubernetes: enabled, state (enabled, disabled or "
+        "partial = half-built), settings, what exists, and which features each one requires. Read this before "
+        "hyperpod_update_advanced_features and after its operation finishes."
+    ),
+    tags=["features"],
+)
+def get_features(clusterTag: ClusterTagPath) -> FeaturesView:
+    return wiring.features().view(clusterTag)
+
+
+@router.patch(
+    "/clusters/<clusterTag>/features",
+    operation_id="hyperpod_update_advanced_features",
+    summary="Enable, disable or reconfigure advanced features (explicit diff)",
+    description=(
+        'Send only the features to change, e.g. {"tieredStorage": {"enabled": true}}; a feature you omit is '
+        "never touched. Each named feature is compared with its live state: the result says per feature "
+        "unchanged, enabled, disabled or updated. When anything changes, one operation runs with one stage per "
+        "changed feature (202; wait with operation_wait); when nothing changes, 200 and no operation. Disabling "
+        "removes exactly what enabling created. Dependencies are enforced: trainingOperator needs certManager "
+        "(enable both in one request if needed); disabling a feature another enabled feature needs is refused "
+        "with 409 naming it. dryRun=true returns the outcomes and actions without changing anything."
+    ),
+    tags=["features"],
+    responses={
+        202: response_doc(FeaturesUpdate, "Operation started for the changed features"),
+        200: response_doc(FeaturesUpdate, "Nothing to change, or the plan (dryRun=true)"),
+    },
+)
+def update_features(
+    clusterTag: ClusterTagPath,
+    body: UpdateFeaturesRequest,
+    dryRun: Annotated[bool, Query(description="Return the outcomes and actions without doing anything.")] = False,
+) -> Response[str]:
+    caller = actor(router)
+    caller.require(Role.ADMIN, "change cluster features")
+    service = wiring.features()
+    if dryRun:
+        return json_response(200, service.dry_run(clusterTag, body))
+
+    def start() -> dict[str, object]:
+        result = service.update(clusterTag, body, caller)
+        return {"status": 202 if result.operationId else 200, "body": result.model_dump(mode="json", exclude_none=True)}
+
+    scope = f"PATCH /clusters/{clusterTag}/features"
+    return recorded(
+        run_once(idempotency_key(router), f"{caller.principal}#{scope}", body.model_dump(mode="json"), start)
+    )
