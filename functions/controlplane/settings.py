@@ -48,6 +48,11 @@ class Settings:
         return _env("IS_KUBERNETES_ROLE_ARN", "")
 
     @cached_property
+    def workload_role_boundary_arn(self) -> str:
+        """The permissions boundary every IAM role created for cluster workloads must carry."""
+        return _env("IS_WORKLOAD_ROLE_BOUNDARY_ARN", "")
+
+    @cached_property
     def iam_role_bindings(self) -> dict[str, str]:
         return _json("IS_IAM_ROLE_BINDINGS")
 

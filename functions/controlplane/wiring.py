@@ -124,6 +124,7 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         manifests.render,
         cluster_dependencies(),
         poll_settings(),
+        settings().workload_role_boundary_arn,
     )
 
 
@@ -175,6 +176,7 @@ def feature_steps(region: str) -> FeatureSteps:
         manifests.render,
         feature_pins(),
         poll_settings(),
+        settings().workload_role_boundary_arn,
     )
 
 

@@ -781,11 +781,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _OIDC_PROVIDERS_REASON,
             ),
             Grant(("iam:CreatePolicy", "iam:TagPolicy"), _TIERED_POLICIES, _MANAGED_REQUEST, _TIERED_REASON),
-            Grant(("iam:CreateRole", "iam:TagRole"), _TIERED_ROLES, _MANAGED_REQUEST, _TIERED_REASON),
+            # Like the S3 CSI role: created only with the workload boundary, so its policy can never exceed it.
+            Grant(("iam:CreateRole",), _TIERED_ROLES, _BOUNDED_REQUEST, _TIERED_REASON),
+            Grant(("iam:TagRole",), _TIERED_ROLES, _MANAGED_REQUEST, _TIERED_REASON),
             Grant(
                 ("iam:AttachRolePolicy",),
                 _TIERED_ROLES,
-                {"ArnLike": {"iam:PolicyARN": _TIERED_POLICIES[0]}, **_MANAGED_RESOURCE},
+                {"ArnLike": {"iam:PolicyARN": _TIERED_POLICIES[0]}, **_BOUNDED_RESOURCE},
                 _TIERED_REASON,
             ),
             _UPDATE_HYPERPOD,

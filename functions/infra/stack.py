@@ -220,8 +220,9 @@ class InstantStartStack(Stack):
         )
 
     def _workload_boundary(self) -> iam.ManagedPolicy:
-        """The ceiling of every role the control plane creates for workloads (IRSA roles such as the S3 CSI
-        driver's): whatever inline policy a step writes, the role can never do more than this."""
+        """The ceiling of every role the control plane creates for workloads with its own policies (the S3 CSI
+        driver's and tiered checkpointing's IRSA roles): whatever policy a step writes, the role can never do
+        more than this."""
         boundary = iam.ManagedPolicy(
             self,
             "WorkloadRoleBoundary",
@@ -235,6 +236,9 @@ class InstantStartStack(Stack):
                         "s3:DeleteObject",
                         "s3:AbortMultipartUpload",
                         "cloudwatch:PutMetricData",
+                        "logs:CreateLogGroup",
+                        "logs:CreateLogStream",
+                        "logs:PutLogEvents",
                     ],
                     resources=["*"],
                 )
@@ -244,7 +248,7 @@ class InstantStartStack(Stack):
             boundary,
             "AwsSolutions-IAM5[Resource::*]",
             "A permissions boundary is a ceiling, not a grant: each workload role's own inline policy names "
-            "its buckets, and the boundary keeps any such policy to S3 object access and metrics",
+            "its buckets, and the boundary keeps any such policy to S3 object access, metrics and logs",
         )
         return boundary
 

@@ -247,6 +247,15 @@ class Sandbox:
             }
         )
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
+        boundary = iam.create_policy(
+            PolicyName="instantstart-workload-role-boundary",
+            PolicyDocument=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [{"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"], "Resource": "*"}],
+                }
+            ),
+        )
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
         machines = {}
@@ -263,6 +272,7 @@ class Sandbox:
             {
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
+                "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",

@@ -88,6 +88,9 @@ def test_dependencies_are_installed_and_recorded_as_a_finished_stage(running_san
     )["addon"]
     assert addon["serviceAccountRoleArn"].endswith(f"role/{s3_csi_role_name('deps')}")
     assert addon["addonVersion"] == cluster_dependencies().addons["aws-mountpoint-s3-csi-driver"]
+    # The role's inline policy is capped by the stack's workload boundary (IAM only lets the step create it so).
+    role = boto3.client("iam").get_role(RoleName=s3_csi_role_name("deps"))["Role"]
+    assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
     with running_sandbox.client("sandbox-viewer") as api:
         assert api.get("/clusters/deps").json()["stagesDone"] == ["eks", "dependencies"]
 

@@ -122,6 +122,8 @@ def test_enabling_tiered_storage_enables_only_that_and_a_repeat_changes_nothing(
         "", "v1", "serviceaccounts", "default", "tiered-storage-sa"
     )
     assert account["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].endswith(f"/instantstart-{TAG}-tiered-ckpt")
+    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-tiered-ckpt")["Role"]
+    assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
 
     writes: list[str] = []
     running_sandbox.sandbox.emulator.add_listener(lambda cluster, event, obj: writes.append(f"{event} {obj['kind']}"))

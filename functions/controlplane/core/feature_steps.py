@@ -169,6 +169,7 @@ class FeatureSteps:
         render: ManifestRenderer,
         pins: FeaturePins,
         poll: PollSettings,
+        workload_boundary_arn: str,
     ) -> None:
         self._eks = eks
         self._hyperpod = hyperpod
@@ -185,7 +186,7 @@ class FeatureSteps:
             Feature.KUBERAY_OPERATOR: _ManifestFeature(
                 kubernetes, render, Feature.KUBERAY_OPERATOR, KUBERAY_BUNDLE, pins.manifests[KUBERAY_BUNDLE]
             ),
-            Feature.TIERED_STORAGE: _TieredStorage(iam, hyperpod, kubernetes),
+            Feature.TIERED_STORAGE: _TieredStorage(iam, hyperpod, kubernetes, workload_boundary_arn),
             Feature.TRAINING_OPERATOR: _AddonFeature(
                 eks,
                 Feature.TRAINING_OPERATOR,
@@ -495,10 +496,13 @@ class _TieredStorage:
     """TieredStorageConfig on the HyperPod cluster, and the IRSA chain its training pods use:
     OIDC provider → IAM policy → role trusting one ServiceAccount → that ServiceAccount, annotated."""
 
-    def __init__(self, iam: IamGateway, hyperpod: HyperPodGateway, kubernetes: KubernetesGateway) -> None:
+    def __init__(
+        self, iam: IamGateway, hyperpod: HyperPodGateway, kubernetes: KubernetesGateway, workload_boundary_arn: str
+    ) -> None:
         self._iam = iam
         self._hyperpod = hyperpod
         self._kubernetes = kubernetes
+        self._workload_boundary_arn = workload_boundary_arn
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
         config = (facts.hyperpod.settings.get("TieredStorageConfig") if facts.hyperpod else None) or {}
@@ -557,7 +561,7 @@ class _TieredStorage:
         role = self._iam.find_role(name)
         if role is None:
             trust = web_identity_trust(provider, issuer, TIERED_STORAGE_NAMESPACE, TIERED_STORAGE_SERVICE_ACCOUNT)
-            role = self._iam.create_role(name, trust, tags)
+            role = self._iam.create_role(name, trust, tags, self._workload_boundary_arn or None)
         elif not is_owned(role.tags, facts.cluster_tag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
         if policy_arn not in role.attached_policy_arns:

@@ -272,7 +272,10 @@ class NetworkGateway(Protocol):
 class IamGateway(Protocol):
     def find_role(self, name: str) -> IamRole | None: ...
 
-    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str]) -> IamRole: ...
+    def create_role(
+        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
+    ) -> IamRole:
+        """Create the role; workload roles (IRSA) pass the stack's permissions boundary."""
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
 

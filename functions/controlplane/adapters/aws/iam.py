@@ -29,10 +29,17 @@ class AwsIamGateway:
             attached_policy_arns=frozenset(policy["PolicyArn"] for policy in attached),
         )
 
-    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str]) -> IamRole:
-        role = client("iam").create_role(
-            RoleName=name, AssumeRolePolicyDocument=json.dumps(trust_policy), Tags=tag_list(tags)
-        )["Role"]
+    def create_role(
+        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
+    ) -> IamRole:
+        request: dict[str, Any] = {
+            "RoleName": name,
+            "AssumeRolePolicyDocument": json.dumps(trust_policy),
+            "Tags": tag_list(tags),
+        }
+        if boundary_arn:
+            request["PermissionsBoundary"] = boundary_arn
+        role = client("iam").create_role(**request)["Role"]
         return IamRole(name=name, arn=role["Arn"], tags=tags)
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None:
