@@ -250,6 +250,13 @@ _DESCRIBE_HYPERPOD = Grant(
     ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
 )
 _TRAINING_PLANS = ("arn:{partition}:sagemaker:*:{account}:training-plan/*",)
+# Instance groups carry the HyperPod execution role; only SageMaker may receive it.
+_PASS_EXECUTION_ROLE = Grant(
+    ("iam:PassRole",),
+    _HYPERPOD_EXEC_ROLES,
+    {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+    _STAGE4_ROLES_REASON,
+)
 _TRAINING_PLANS_REASON = (
     "Training plans are bought by the account outside the control plane; a group may use any of them, and the "
     "request is validated against the plan before it is sent"
@@ -553,12 +560,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             Grant(("sagemaker:CreateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
             _DESCRIBE_EKS_CLUSTER,
             _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
-            Grant(
-                ("iam:PassRole",),
-                _HYPERPOD_EXEC_ROLES,
-                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
-                _STAGE4_ROLES_REASON,
-            ),
+            _PASS_EXECUTION_ROLE,
             _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
             # HyperPod creates the access entries of its own roles on the caller's behalf (forward access
             # sessions): allowed only when SageMaker is the one calling.
@@ -611,12 +613,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             # A training-plan group: UpdateCluster is authorized on the plan too (no tag: plans are bought outside).
             Grant(("sagemaker:UpdateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
             _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
-            Grant(
-                ("iam:PassRole",),
-                _HYPERPOD_EXEC_ROLES,
-                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
-                _STAGE4_ROLES_REASON,
-            ),
+            _PASS_EXECUTION_ROLE,
             _describe("DescribeSubnets"),
         )
     ),
@@ -626,12 +623,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             _UPDATE_OWN_HYPERPOD,
             Grant(("sagemaker:UpdateCluster",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
             # Resending a group resends its execution role.
-            Grant(
-                ("iam:PassRole",),
-                _HYPERPOD_EXEC_ROLES,
-                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
-                _STAGE4_ROLES_REASON,
-            ),
+            _PASS_EXECUTION_ROLE,
         )
     ),
     "check_instance_group": FunctionAccess((_DESCRIBE_HYPERPOD,)),

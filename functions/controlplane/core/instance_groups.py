@@ -44,7 +44,7 @@ from controlplane.models.errors import (
     ResourceNotReadyError,
     WaitTimeoutError,
 )
-from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.hyperpod import CapacityType, HyperPodPlan
 from controlplane.models.hyperpod import Taint as TaintModel
 from controlplane.models.instance_groups import (
     AddInstanceGroupRequest,
@@ -137,8 +137,7 @@ class InstanceGroupService:
     def add(self, cluster_tag: str, request: AddInstanceGroupRequest, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "add an instance group")
         resolved, _ = self.plan_add(cluster_tag, request)
-        record = self._clusters.get(cluster_tag)
-        return self._clusters.start_workflow(record, OperationKind.ADD_INSTANCE_GROUP, actor, hyperpod=resolved)
+        return self._start(cluster_tag, OperationKind.ADD_INSTANCE_GROUP, actor, hyperpod=resolved)
 
     # --- update (explicit diff) --------------------------------------------------------------
 
@@ -194,11 +193,7 @@ class InstanceGroupService:
         if not changed:
             return changes, None
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
-        record = self._clusters.get(cluster_tag)
-        operation = self._clusters.start_workflow(
-            record, OperationKind.UPDATE_INSTANCE_GROUP, actor, instanceGroup=change
-        )
-        return changes, operation
+        return changes, self._start(cluster_tag, OperationKind.UPDATE_INSTANCE_GROUP, actor, instanceGroup=change)
 
     # --- delete (plan, confirm) --------------------------------------------------------------
 
@@ -271,10 +266,12 @@ class InstanceGroupService:
     def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Operation:
         actor.require(Role.ADMIN, "update cluster software")
         plan, _ = self.plan_software_update(cluster_tag, request)
-        record = self._clusters.get(cluster_tag)
-        return self._clusters.start_workflow(record, OperationKind.UPDATE_CLUSTER_SOFTWARE, actor, softwareUpdate=plan)
+        return self._start(cluster_tag, OperationKind.UPDATE_CLUSTER_SOFTWARE, actor, softwareUpdate=plan)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _start(self, cluster_tag: str, kind: OperationKind, actor: Actor, **plans: Any) -> Operation:
+        return self._clusters.start_workflow(self._clusters.get(cluster_tag), kind, actor, **plans)
 
     def _live(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
         record = self._clusters.get(cluster_tag)
@@ -482,7 +479,6 @@ class InstanceGroupSteps:
 
 def group_view(group: dict[str, Any], cluster: HyperPodCluster) -> InstanceGroupView:
     """One group's ClusterInstanceGroupDetails as the API shows it."""
-    capacity = group.get("CapacityRequirements") or {}
     kubernetes = group.get("KubernetesConfig") or {}
     ebs = next(
         (
@@ -499,7 +495,7 @@ def group_view(group: dict[str, Any], cluster: HyperPodCluster) -> InstanceGroup
         currentCount=group.get("CurrentCount", 0),
         targetCount=group.get("TargetCount", 0),
         minInstanceCount=group.get("MinCount"),
-        capacityType="training-plan" if group.get("TrainingPlanArn") else "spot" if "Spot" in capacity else "on-demand",
+        capacityType=capacity_type(group),
         trainingPlanArn=group.get("TrainingPlanArn"),
         networkInterface=(group.get("NetworkInterface") or {}).get("InterfaceType"),
         subnetIds=(group.get("OverrideVpcConfig") or {}).get("Subnets") or list(cluster.subnet_ids),
@@ -515,6 +511,13 @@ def group_view(group: dict[str, Any], cluster: HyperPodCluster) -> InstanceGroup
         softwareUpdateStatus=group.get("SoftwareUpdateStatus"),
         scalingOperations=(group.get("ActiveOperations") or {}).get("Scaling", 0),
     )
+
+
+def capacity_type(group: dict[str, Any]) -> CapacityType:
+    """on-demand, spot or training-plan, from a group's ClusterInstanceGroupDetails."""
+    if group.get("TrainingPlanArn"):
+        return "training-plan"
+    return "spot" if "Spot" in (group.get("CapacityRequirements") or {}) else "on-demand"
 
 
 def _taints(taints: list[TaintModel]) -> tuple[Taint, ...]:

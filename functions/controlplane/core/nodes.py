@@ -11,6 +11,7 @@ from collections.abc import Callable
 from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
+from controlplane.core.instance_groups import capacity_type
 from controlplane.core.naming import hyperpod_cluster_name
 from controlplane.core.ports import EksGateway, HyperPodGateway, KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
@@ -52,14 +53,7 @@ class NodeService:
         cluster = gateway.find_cluster(hyperpod_cluster_name(cluster_tag))
         if cluster is None:
             raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
-        capacity = {
-            group["InstanceGroupName"]: "training-plan"
-            if group.get("TrainingPlanArn")
-            else "spot"
-            if "Spot" in (group.get("CapacityRequirements") or {})
-            else "on-demand"
-            for group in cluster.groups
-        }
+        capacity = {group["InstanceGroupName"]: capacity_type(group) for group in cluster.groups}
         kubernetes = self._kubernetes_nodes(record)
         views = []
         for node in gateway.nodes(cluster.name):
@@ -74,7 +68,7 @@ class NodeService:
                     health=registered.labels.get(HEALTH_LABEL) if registered else None,
                     ready=registered.ready if registered else None,
                     schedulable=registered.schedulable if registered else None,
-                    capacityType=capacity.get(node.group, "on-demand"),  # type: ignore[arg-type]
+                    capacityType=capacity.get(node.group, "on-demand"),
                     availabilityZone=registered.labels.get(ZONE_LABEL) if registered else None,
                     launchTime=node.launch_time,
                     imageReleaseVersion=node.image_version,
