@@ -61,3 +61,39 @@ COMPLETE_STAGE1 = {
     "access_entries": 1,
 }
 NOTHING = dict.fromkeys(COMPLETE_STAGE1, 0)
+
+
+def account_inventory(region: str = "us-west-2") -> dict[str, int]:
+    """Everything countable in the (simulated) account and Region, whoever created it: diff it around an import."""
+    ec2 = boto3.client("ec2", region_name=region)
+    eks = boto3.client("eks", region_name=region)
+    iam = boto3.client("iam")
+    clusters = eks.list_clusters()["clusters"]
+    live = {"Name": "state", "Values": ["pending", "available"]}
+    return {
+        "vpcs": len(ec2.describe_vpcs()["Vpcs"]),
+        "subnets": len(ec2.describe_subnets()["Subnets"]),
+        "route_tables": len(ec2.describe_route_tables()["RouteTables"]),
+        "internet_gateways": len(ec2.describe_internet_gateways()["InternetGateways"]),
+        "nat_gateways": len(ec2.describe_nat_gateways(Filters=[live])["NatGateways"]),
+        "elastic_ips": len(ec2.describe_addresses()["Addresses"]),
+        "vpc_endpoints": len(
+            [e for e in ec2.describe_vpc_endpoints()["VpcEndpoints"] if e["State"] not in ("deleted", "deleting")]
+        ),
+        "security_groups": len(ec2.describe_security_groups()["SecurityGroups"]),
+        "iam_roles": sum(len(page["Roles"]) for page in iam.get_paginator("list_roles").paginate()),
+        "oidc_providers": len(iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]),
+        "eks_clusters": len(clusters),
+        "access_entries": sum(len(eks.list_access_entries(clusterName=c)["accessEntries"]) for c in clusters),
+        "addons": sum(len(eks.list_addons(clusterName=c)["addons"]) for c in clusters),
+        "pod_identity_associations": sum(
+            len(eks.list_pod_identity_associations(clusterName=c)["associations"]) for c in clusters
+        ),
+        "hyperpod_clusters": len(boto3.client("sagemaker", region_name=region).list_clusters()["ClusterSummaries"]),
+        "buckets": len(boto3.client("s3").list_buckets()["Buckets"]),
+    }
+
+
+def inventory_diff(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """What changed, as counts added (positive) or removed (negative)."""
+    return {key: after[key] - before[key] for key in before if after[key] != before[key]}

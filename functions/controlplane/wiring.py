@@ -30,6 +30,7 @@ from controlplane.core.eks_stack import EksStackService
 from controlplane.core.feature_steps import FeatureSteps
 from controlplane.core.features import FeaturePanelService
 from controlplane.core.hyperpod import HyperPodStageService
+from controlplane.core.importing import ClusterImportService
 from controlplane.core.instance_groups import InstanceGroupService, InstanceGroupSteps
 from controlplane.core.nodes import NodeService
 from controlplane.core.operations import OperationService
@@ -181,6 +182,23 @@ def feature_steps(region: str) -> FeatureSteps:
 
 
 @cache
+def cluster_import(region: str) -> ClusterImportService:
+    pins = cluster_dependencies()
+    return ClusterImportService(
+        registry(),
+        Ec2NetworkGateway(region),
+        AwsEksGateway(region),
+        AwsIamGateway(),
+        AwsHyperPodGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        cluster_dependencies_service(region).hyperpod_dependency_objects,
+        pins.addons,
+        settings().kubernetes_role_arn,
+        clock(),
+    )
+
+
+@cache
 def features() -> FeaturePanelService:
     return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_steps)
 
@@ -210,6 +228,7 @@ def reset() -> None:
         storage_service,
         feature_steps,
         features,
+        cluster_import,
         catalog,
     ):
         factory.cache_clear()

@@ -20,6 +20,11 @@ Conventions (see shared/reference/reliability.md §2.3):
 - EC2 creates require the ownership tag in the request (`aws:RequestTag`); EC2 changes and deletes
   require it on the resource (`aws:ResourceTag`); `ec2:CreateTags` only while creating (`ec2:CreateAction`).
 - IAM and EKS names are scoped by the deterministic names of `controlplane.core.naming`.
+- Imported clusters keep their own names. EKS reads (Describe/List) name any cluster of the account;
+  EKS changes on an imported cluster require the `instantstart:cluster` tag on it, which only the import
+  workflow adds (tag keys limited to that one); sub-resources the steps create carry the ownership tags
+  and are deleted only with them. EC2 children (compute subnets, route table) may be created in a VPC
+  that carries the `instantstart:cluster` tag (an adopted VPC) as well as in our own.
 DynamoDB access is not listed here: the stack grants `DYNAMODB_ACTIONS` on the tables each function
 names in `tables` (table ARN plus the ARNs of its named indexes).
 """
@@ -47,6 +52,7 @@ from controlplane.core.hyperpod import (
     TRAINING_OPERATOR_POLICY_ARN,
 )
 from controlplane.core.naming import (
+    CLUSTER_TAG_KEY,
     MANAGED_BY_KEY,
     MANAGED_BY_VALUE,
     eks_cluster_name,
@@ -118,10 +124,6 @@ _EC2_TAG_ON_CREATE_REASON = (
 _EKS_CLUSTERS_REASON = (
     "Clusters are created per cluster tag at run time; the ARN pattern admits only the control "
     f"plane's deterministic names ({eks_cluster_name('<tag>')})"
-)
-_ACCESS_ENTRIES_REASON = (
-    "Access entry ARNs end in a UUID that EKS assigns; the pattern admits only entries of the control "
-    "plane's own clusters (eks-cluster-<tag>)"
 )
 _CLUSTER_ROLES_REASON = (
     "Cluster roles are created per cluster tag at run time; the pattern admits only the control "
@@ -199,7 +201,6 @@ def _ec2_managed(actions: tuple[str, ...], *resource_types: str) -> Grant:
 
 
 _EKS_CLUSTERS = (f"arn:{{partition}}:eks:*:{{account}}:cluster/{eks_cluster_name('*')}",)
-_EKS_ACCESS_ENTRIES = (f"arn:{{partition}}:eks:*:{{account}}:access-entry/{eks_cluster_name('*')}/*",)
 _CLUSTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{eks_cluster_role_name('*')}",)
 _KUBERNETES_PRINCIPAL = {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}}
 
@@ -225,10 +226,6 @@ _OIDC_PROVIDERS = ("arn:{partition}:iam::{account}:oidc-provider/oidc.eks.*.amaz
 _OIDC_PROVIDERS_REASON = (
     "EKS assigns each cluster's OIDC issuer ID at creation; the pattern admits only EKS issuers of this account"
 )
-_EKS_ADDONS = (f"arn:{{partition}}:eks:*:{{account}}:addon/{eks_cluster_name('*')}/*/*",)
-_EKS_ADDONS_REASON = (
-    "Add-on ARNs end in an ID that EKS assigns; the pattern admits only add-ons of the control plane's clusters"
-)
 _HYPERPOD_EXEC_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{hyperpod_execution_role_name('*')}",)
 _TRAINING_OPERATOR_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{training_operator_role_name('*')}",)
 _STAGE4_ROLES_REASON = (
@@ -245,7 +242,29 @@ _LIFECYCLE_BUCKETS_REASON = (
     "Lifecycle-script buckets are named per cluster tag, account and Region at run time (sagemaker-is-<tag>-…); "
     "the pattern admits only those buckets and their objects"
 )
-_EKS_POD_IDENTITY = (f"arn:{{partition}}:eks:*:{{account}}:podidentityassociation/{eks_cluster_name('*')}/*",)
+_ANY_EKS_CLUSTER = ("arn:{partition}:eks:*:{account}:cluster/*",)
+_ANY_ACCESS_ENTRY = ("arn:{partition}:eks:*:{account}:access-entry/*/*",)
+_ANY_ADDON = ("arn:{partition}:eks:*:{account}:addon/*/*/*",)
+_ANY_POD_IDENTITY = ("arn:{partition}:eks:*:{account}:podidentityassociation/*/*",)
+# The cluster (or VPC) carries the tag import adds; only import and release may set or remove that one key.
+_ADOPTED = {"Null": {f"aws:ResourceTag/{CLUSTER_TAG_KEY}": "false"}}
+_ADOPTION_TAG_ONLY = {"ForAllValues:StringEquals": {"aws:TagKeys": [CLUSTER_TAG_KEY]}}
+_READ_ANY_CLUSTER_REASON = (
+    "Imported clusters keep their own names, so these read-only EKS actions name any cluster (or its add-ons, "
+    "access entries, pod identity associations) of the account; they change nothing"
+)
+_ADOPTED_CLUSTERS_REASON = (
+    "Imported clusters keep their own names; the statement requires the instantstart:cluster tag on the "
+    "cluster, which only the import workflow adds"
+)
+_ADOPTION_TAG_REASON = (
+    "Import adopts a cluster the control plane did not create, so its name or VPC ID is unknown in advance; "
+    "the statement admits only the instantstart:cluster tag key"
+)
+_OWNED_SUB_RESOURCE_REASON = (
+    "EKS assigns the IDs of add-ons, access entries and pod identity associations; the statement requires the "
+    f"ownership tag {MANAGED_BY_KEY}={MANAGED_BY_VALUE}, set when the control plane created them"
+)
 _DESCRIBE_HYPERPOD = Grant(
     ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
 )
@@ -298,7 +317,16 @@ _READ_S3_CSI_ROLE = Grant(
     _S3_CSI_ROLES,
     reason=_S3_CSI_ROLES_REASON,
 )
-_DESCRIBE_EKS_CLUSTER = Grant(("eks:DescribeCluster",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON)
+_DESCRIBE_EKS_CLUSTER = Grant(("eks:DescribeCluster",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON)
+_DESCRIBE_ADDONS = Grant(("eks:DescribeAddon",), _ANY_ADDON, reason=_READ_ANY_CLUSTER_REASON)
+_ASSUME_KUBERNETES_ROLE = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
+
+
+def _also_adopted(actions: tuple[str, ...], conditions: Mapping[str, Mapping[str, Any]] | None = None) -> Grant:
+    """The same EKS cluster actions on an imported cluster: any name, while it carries the adoption tag."""
+    return Grant(actions, _ANY_EKS_CLUSTER, {**(conditions or {}), **_ADOPTED}, _ADOPTED_CLUSTERS_REASON)
+
+
 _READ_CLUSTER_ROLE = Grant(
     ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags"),
     _CLUSTER_ROLES,
@@ -322,17 +350,17 @@ _FEATURE_ROLES_REASON = (
     "Feature roles are created per cluster tag at run time; the patterns admit only the control plane's "
     "instantstart-<tag>-fsx-csi and instantstart-<tag>-observability roles"
 )
-_DESCRIBE_ADDONS = Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON)
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
 _FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
 _CREATE_ADDON = (
     _DESCRIBE_ADDONS,
     Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
-    Grant(("eks:TagResource",), _EKS_ADDONS, _MANAGED_REQUEST, _EKS_ADDONS_REASON),
+    _also_adopted(("eks:CreateAddon",), _MANAGED_REQUEST),
+    Grant(("eks:TagResource",), _ANY_ADDON, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
 )
 _DELETE_ADDON = (
     _DESCRIBE_ADDONS,
-    Grant(("eks:DeleteAddon",), _EKS_ADDONS, _MANAGED_RESOURCE, _EKS_ADDONS_REASON),
+    Grant(("eks:DeleteAddon",), _ANY_ADDON, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON),
 )
 _UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON)
 _KUBERNETES = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
@@ -440,37 +468,37 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             _DESCRIBE_EKS_CLUSTER,
             Grant(
                 ("eks:DescribeAccessEntry", "eks:ListAssociatedAccessPolicies"),
-                _EKS_ACCESS_ENTRIES,
-                reason=_ACCESS_ENTRIES_REASON,
+                _ANY_ACCESS_ENTRY,
+                reason=_READ_ANY_CLUSTER_REASON,
             ),
             # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes role.
             Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPAL, _EKS_CLUSTERS_REASON),
+            _also_adopted(("eks:CreateAccessEntry",), _KUBERNETES_PRINCIPAL),
             Grant(
                 ("eks:AssociateAccessPolicy",),
-                _EKS_ACCESS_ENTRIES,
+                _ANY_ACCESS_ENTRY,
                 {
                     "StringEquals": {
                         "eks:policyArn": CLUSTER_ADMIN_ACCESS_POLICY_ARN,
                         "eks:principalArn": "{kubernetes_role_arn}",
                     }
                 },
-                _ACCESS_ENTRIES_REASON,
+                "Access entry ARNs end in a UUID that EKS assigns; the condition admits only the control plane's "
+                "own role and the cluster admin policy (the entry itself exists only where CreateAccessEntry was "
+                "allowed)",
             ),
             Grant(
                 ("eks:TagResource",),
-                _EKS_CLUSTERS + _EKS_ACCESS_ENTRIES,
+                _ANY_ACCESS_ENTRY,
                 _MANAGED_REQUEST,
-                "Access entries are tagged when created; the patterns admit only the control plane's "
-                "clusters and their access entries",
+                "Access entries are tagged when created; EKS assigns their IDs, and the request must carry the "
+                "ownership tag",
             ),
         ),
         kubernetes_role=PRINCIPAL,
     ),
     "verify_kubernetes_api": FunctionAccess(
-        (
-            _DESCRIBE_EKS_CLUSTER,
-            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
-        ),
+        (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
     # --- configure_cluster_dependencies workflow ---------------------------------------------
@@ -500,9 +528,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "ensure_addons": FunctionAccess(
         (
             _READ_S3_CSI_ROLE,
-            Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON),
+            _DESCRIBE_ADDONS,
             Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
-            Grant(("eks:TagResource",), _EKS_ADDONS, _MANAGED_REQUEST, _EKS_ADDONS_REASON),
+            _also_adopted(("eks:CreateAddon",), _MANAGED_REQUEST),
+            Grant(("eks:TagResource",), _ANY_ADDON, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
             Grant(
                 ("iam:PassRole",),
                 _S3_CSI_ROLES,
@@ -511,12 +540,9 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
-    "check_addons": FunctionAccess((Grant(("eks:DescribeAddon",), _EKS_ADDONS, reason=_EKS_ADDONS_REASON),)),
+    "check_addons": FunctionAccess((_DESCRIBE_ADDONS,)),
     "apply_hyperpod_dependencies": FunctionAccess(
-        (
-            _DESCRIBE_EKS_CLUSTER,
-            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
-        ),
+        (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
     # --- create_hyperpod_cluster workflow -----------------------------------------------------
@@ -545,6 +571,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (
             _describe("DescribeVpcs", "DescribeSubnets", "DescribeRouteTables"),
             *_ec2_create("CreateSubnet", "subnet", "vpc"),
+            # An imported cluster's compute subnets and route table go into its adopted VPC.
+            Grant(("ec2:CreateSubnet", "ec2:CreateRouteTable"), _ec2("vpc"), _ADOPTED, _ADOPTION_TAG_REASON),
+            *_ec2_create("CreateRouteTable", "route-table", "vpc"),
+            _ec2_managed(("CreateRoute", "ReplaceRoute"), "route-table"),
             _ec2_managed(("AssociateRouteTable",), "route-table", "subnet"),
         )
     ),
@@ -571,9 +601,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "eks:DeleteAccessEntry",
                     "eks:AssociateAccessPolicy",
                 ),
-                _EKS_CLUSTERS + _EKS_ACCESS_ENTRIES,
+                _ANY_EKS_CLUSTER + _ANY_ACCESS_ENTRY,
                 {"ForAnyValue:StringEquals": {"aws:CalledVia": [SAGEMAKER_PRINCIPAL]}},
-                _ACCESS_ENTRIES_REASON,
+                "HyperPod creates its roles' access entries in the (possibly imported) cluster it is given; the "
+                "condition admits only calls SageMaker makes on the caller's behalf",
             ),
             Grant(
                 ("iam:CreateServiceLinkedRole",),
@@ -587,16 +618,11 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "ensure_training_operator_identity": FunctionAccess(
         (
             *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, TRAINING_OPERATOR_POLICY_ARN, _STAGE4_ROLES_REASON),
-            Grant(
-                ("eks:ListPodIdentityAssociations", "eks:CreatePodIdentityAssociation"),
-                _EKS_CLUSTERS,
-                reason=_EKS_CLUSTERS_REASON,
-            ),
-            Grant(
-                ("eks:DescribePodIdentityAssociation", "eks:TagResource"),
-                _EKS_POD_IDENTITY,
-                reason="Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
-            ),
+            Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
+            _also_adopted(("eks:CreatePodIdentityAssociation",)),
+            Grant(("eks:DescribePodIdentityAssociation",), _ANY_POD_IDENTITY, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(("eks:TagResource",), _ANY_POD_IDENTITY, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
             Grant(
                 ("iam:PassRole",),
                 _TRAINING_OPERATOR_ROLES,
@@ -668,10 +694,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     "apply_storage_claim": FunctionAccess(
-        (
-            _DESCRIBE_EKS_CLUSTER,
-            Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
-        ),
+        (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
     "record_operation_success": FunctionAccess(()),
@@ -685,7 +708,47 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
+    # --- import_cluster workflow (plus ensure_access_entry and verify_kubernetes_api) ----------
+    "tag_imported_cluster": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            Grant(("eks:TagResource",), _ANY_EKS_CLUSTER, _ADOPTION_TAG_ONLY, _ADOPTION_TAG_REASON),
+            _describe("DescribeVpcs"),
+            Grant(("ec2:CreateTags",), _ec2("vpc"), _ADOPTION_TAG_ONLY, _ADOPTION_TAG_REASON),
+        )
+    ),
+    "discover_cluster_network": FunctionAccess(
+        (_DESCRIBE_EKS_CLUSTER, _describe("DescribeVpcs", "DescribeRouteTables"))
+    ),
+    "discover_cluster_stages": FunctionAccess(
+        (_DESCRIBE_EKS_CLUSTER, _LIST_OIDC_PROVIDERS, _DESCRIBE_ADDONS, _DESCRIBE_HYPERPOD, _ASSUME_KUBERNETES_ROLE),
+        kubernetes_role=ASSUME,
+    ),
     # --- delete_eks_cluster workflow ---------------------------------------------------------
+    "release_imported_cluster": FunctionAccess(
+        (
+            _DESCRIBE_EKS_CLUSTER,
+            _ASSUME_KUBERNETES_ROLE,
+            Grant(("eks:DescribeAccessEntry",), _ANY_ACCESS_ENTRY, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(
+                ("eks:DeleteAccessEntry",),
+                _ANY_ACCESS_ENTRY,
+                {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}, **_MANAGED_RESOURCE},
+                _OWNED_SUB_RESOURCE_REASON,
+            ),
+            _DESCRIBE_ADDONS,
+            Grant(("eks:DeleteAddon",), _ANY_ADDON, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON),
+            Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(("eks:DescribePodIdentityAssociation",), _ANY_POD_IDENTITY, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(
+                ("eks:DeletePodIdentityAssociation",), _ANY_POD_IDENTITY, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON
+            ),
+            Grant(("eks:UntagResource",), _ANY_EKS_CLUSTER, _ADOPTION_TAG_ONLY, _ADOPTION_TAG_REASON),
+            _describe("DescribeVpcs"),
+            Grant(("ec2:DeleteTags",), _ec2("vpc"), _ADOPTION_TAG_ONLY, _ADOPTION_TAG_REASON),
+        ),
+        kubernetes_role=ASSUME,
+    ),
     "delete_hyperpod_cluster": FunctionAccess(
         (
             _DESCRIBE_HYPERPOD,
@@ -753,12 +816,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (
             *_FEATURE_FACTS,
             *_CREATE_ADDON,
-            Grant(("eks:ListPodIdentityAssociations",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
-            Grant(
-                ("eks:DescribePodIdentityAssociation",),
-                _EKS_POD_IDENTITY,
-                reason="Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
-            ),
+            Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
+            Grant(("eks:DescribePodIdentityAssociation",), _ANY_POD_IDENTITY, reason=_READ_ANY_CLUSTER_REASON),
         )
     ),
     "remove_training_operator": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
@@ -844,12 +903,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
             # CreateAddon creates the add-on's own pod identity association.
             Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
-            Grant(
-                ("eks:TagResource",),
-                _EKS_POD_IDENTITY,
-                _MANAGED_REQUEST,
-                "Association IDs are assigned by EKS; the pattern admits only the control plane's clusters",
-            ),
+            _also_adopted(("eks:CreatePodIdentityAssociation",)),
+            Grant(("eks:TagResource",), _ANY_POD_IDENTITY, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
         )
     ),
     "remove_observability": FunctionAccess(

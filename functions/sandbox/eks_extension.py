@@ -1,5 +1,5 @@
 """What moto lacks for EKS: access entries and access policies, a CREATING → ACTIVE → DELETING lifecycle,
-and endpoints that point at the Kubernetes emulator.
+`resourcesVpcConfig.vpcId`, and endpoints that point at the Kubernetes emulator.
 
 Access entries are served through moto's own URL dispatch, so boto3 calls (with botocore's request
 validation) reach them exactly as they would reach EKS.
@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from moto.core import DEFAULT_ACCOUNT_ID
+from moto.ec2.models import ec2_backends
 from moto.eks import urls as eks_urls
 from moto.eks.models import EKSBackend, eks_backends
 from moto.eks.responses import EKSResponse
@@ -70,6 +71,11 @@ class EksExtension:
             cluster.status = "CREATING"
             cluster.endpoint = extension._endpoint_for(cluster.name)
             cluster.certificate_authority = {"data": SANDBOX_CA}
+            # EKS reports the VPC of the cluster's subnets; moto echoes the request only.
+            subnets = cluster.resources_vpc_config.get("subnetIds") or []
+            if subnets:
+                subnet = ec2_backends[backend.account_id][backend.region_name].get_subnet(subnets[0])
+                cluster.resources_vpc_config = {**cluster.resources_vpc_config, "vpcId": subnet.vpc_id}
             extension._timers[(backend.region_name, cluster.name)] = time.monotonic()
             return cluster
 

@@ -15,7 +15,7 @@ from typing import Any
 import cfnlint
 import pytest
 
-from controlplane.core.naming import MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
 from controlplane.workflows import step_modules
 from infra.permissions import API_ACCESS, ASSUME, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
 from infra.stack import API_HANDLER
@@ -176,8 +176,19 @@ def test_ec2_changes_require_the_ownership_tag(synth: Any) -> None:
         if not actions:
             continue
         conditions = statement.get("Condition", {}).get("StringEquals", {})
-        if actions == ["ec2:CreateTags"]:
-            assert conditions.get("ec2:CreateAction"), key
+        condition = statement.get("Condition", {})
+        if actions == ["ec2:CreateTags"] and "ec2:CreateAction" in conditions:
+            continue
+        if "ForAllValues:StringEquals" in condition or "Null" in condition:
+            # Import adopts a VPC: it may set or remove the one adoption tag key on a VPC, and stage 4 may
+            # create its compute subnets and route table in a VPC carrying that tag; nothing else.
+            assert all(":vpc/*" in json.dumps(resource) for resource in as_list(statement["Resource"])), key
+            if "Null" in condition:
+                assert condition == {"Null": {f"aws:ResourceTag/{CLUSTER_TAG_KEY}": "false"}}, key
+                assert set(actions) <= {"ec2:CreateSubnet", "ec2:CreateRouteTable"}, key
+            else:
+                assert condition == {"ForAllValues:StringEquals": {"aws:TagKeys": [CLUSTER_TAG_KEY]}}, key
+                assert set(actions) <= {"ec2:CreateTags", "ec2:DeleteTags"}, key
         elif "security-group-rule/*" in json.dumps(statement["Resource"]):
             continue  # rules are created untagged inside a group that another statement tag-conditions
         else:

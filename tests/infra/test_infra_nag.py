@@ -28,7 +28,11 @@ from infra.stack import MCP_HANDLER
 # their ARN-pattern grants (add-ons, HyperPod clusters, OIDC providers, pod identity associations, the
 # instantstart-<tag>-tiered-ckpt / -fsx-csi / -observability roles and the tiered policy), plus the API role's
 # live reads of add-ons and those roles and policies behind GET /clusters/{tag}/features.
-EXPECTED_ACKNOWLEDGEMENTS = 302
+# 333: +31 for import: four step functions (L1 and X-Ray/describe IAM5 each), the import_cluster state machine
+# (log delivery, execution ARNs for the API and failure recording), HyperPod reads for discovery, the
+# adoption tag on VPCs, and EKS ARNs that admit imported clusters' own names (reads on any cluster; changes
+# only with the instantstart:cluster tag on the cluster or the ownership tag on the add-on / association).
+EXPECTED_ACKNOWLEDGEMENTS = 333
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

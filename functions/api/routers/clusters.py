@@ -19,6 +19,7 @@ from controlplane.models.clusters import (
     ClusterList,
     ClusterView,
     CreateEksClusterRequest,
+    ImportClusterRequest,
     Plan,
 )
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
@@ -87,6 +88,36 @@ def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) ->
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_create_eks(body)[1],
         start=lambda caller: service.create_eks(body, caller),
+    )
+
+
+@router.post(
+    "/clusters/import",
+    operation_id="cluster_import",
+    summary="Adopt an existing EKS cluster (and its HyperPod cluster) instead of creating one",
+    description=(
+        "Registers an EKS cluster the control plane did not create under clusterTag. Checked before anything "
+        "changes: the cluster exists and is ACTIVE, its authenticationMode allows access entries, it is not "
+        "registered yet, and hyperPodClusterName (optional) is InService on this EKS cluster. The workflow tags "
+        "the cluster, gives the control plane an access entry if it has none, and discovers the VPC's NAT egress "
+        "and which stages are already done (OIDC, add-ons and HyperPod dependencies; HyperPod; the s3-claim "
+        "claim); continue with the stage routes for the rest. Deleting an imported cluster later keeps the EKS "
+        "cluster, its VPC and everything adopted. 202 with an operation; dryRun=true returns the plan."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def import_cluster(body: ImportClusterRequest, dryRun: DryRun = False) -> Response[str]:
+    service = wiring.clusters()
+    return plan_or_start(
+        router,
+        Role.ADMIN,
+        "import a cluster",
+        dry_run=dryRun,
+        scope="POST /clusters/import",
+        body=body.model_dump(mode="json"),
+        plan=lambda caller: service.plan_import(body)[1],
+        start=lambda caller: service.import_cluster(body, caller),
     )
 
 

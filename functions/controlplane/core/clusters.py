@@ -10,9 +10,11 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.naming import (
+    CLUSTER_TAG_KEY,
     eks_cluster_name,
     eks_cluster_role_name,
     hyperpod_cluster_name,
+    hyperpod_cluster_of,
     hyperpod_execution_role_name,
     resource_name,
 )
@@ -22,6 +24,7 @@ from controlplane.core.ports import (
     AccountGateway,
     Clock,
     ClusterRegistry,
+    EksCluster,
     EksGateway,
     HyperPodGateway,
     KubernetesGateway,
@@ -29,9 +32,11 @@ from controlplane.core.ports import (
 )
 from controlplane.core.storage import data_bucket_name
 from controlplane.models.clusters import (
+    DEFAULT_KUBERNETES_VERSION,
     ClusterRecord,
     ClusterStatus,
     CreateEksClusterRequest,
+    ImportClusterRequest,
     NetworkPlan,
     Plan,
     PlannedAction,
@@ -113,7 +118,7 @@ class ClusterService:
         """Stage 6: nodes Ready and schedulable, GPU totals, and what is still missing before work can run."""
         record = self.get(cluster_tag)
         eks = self._eks(record.region).find_cluster(record.eksClusterName)
-        hyperpod_cluster = self._hyperpod(record.region).find_cluster(hyperpod_cluster_name(cluster_tag))
+        hyperpod_cluster = self._hyperpod(record.region).find_cluster(_hyperpod_name(record))
         nodes = (
             [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
             if eks is not None and eks.status == "ACTIVE"
@@ -235,7 +240,7 @@ class ClusterService:
         actions = [
             *eks_plan.actions,
             PlannedAction(action="create", resource="EKS add-ons and HyperPod dependencies", name="stage 3"),
-            *_hyperpod_actions(request.clusterTag, hyperpod),
+            *_hyperpod_actions(request.clusterTag, hyperpod, hyperpod_cluster_name(request.clusterTag)),
             *_storage_actions(request.clusterTag, storage),
         ]
         return planned, Plan(actions=actions)
@@ -316,6 +321,113 @@ class ClusterService:
             self._registry.delete(request.clusterTag)
             raise
 
+    # --- import ---------------------------------------------------------------------------------
+
+    def plan_import(self, request: ImportClusterRequest) -> tuple[EksCluster, Plan]:
+        """Check that the cluster can be adopted (nothing is changed) and say what import would do."""
+        region = request.region
+        if region not in self._account.known_regions():
+            raise UnknownRegionError(
+                f"Unknown or unsupported region '{region}'. Use the AWS Region code of the existing cluster.",
+                {"region": region},
+            )
+        if self._registry.find(request.clusterTag) is not None:
+            raise ClusterExistsError(
+                f"Cluster '{request.clusterTag}' already exists; pick another clusterTag.",
+                {"clusterTag": request.clusterTag},
+            )
+        cluster = self._eks(region).find_cluster(request.eksClusterName)
+        if cluster is None:
+            raise InvalidRequestError(
+                f"No EKS cluster named '{request.eksClusterName}' in {region}; check the name and Region "
+                "(aws eks list-clusters lists them).",
+                {"eksClusterName": request.eksClusterName},
+            )
+        if cluster.status != "ACTIVE":
+            raise ClusterNotReadyError(
+                f"EKS cluster {cluster.name} is {cluster.status}; import it once it is ACTIVE.",
+                {"status": cluster.status},
+            )
+        if cluster.authentication_mode not in ("API", "API_AND_CONFIG_MAP"):
+            raise InvalidRequestError(
+                f"EKS cluster {cluster.name} uses authenticationMode {cluster.authentication_mode or 'CONFIG_MAP'}, "
+                "which has no access entries (HyperPod needs them too). Switch it to API_AND_CONFIG_MAP "
+                "(EKS UpdateClusterConfig accessConfig.authenticationMode), then import again.",
+                {"authenticationMode": cluster.authentication_mode},
+            )
+        owner = cluster.tags.get(CLUSTER_TAG_KEY) or next(
+            (r.clusterTag for r in self._registry.list() if (r.region, r.eksClusterName) == (region, cluster.name)),
+            None,
+        )
+        if owner is not None:
+            raise ClusterExistsError(
+                f"EKS cluster {cluster.name} is already registered as '{owner}'; use that clusterTag.",
+                {"clusterTag": owner},
+            )
+        actions = [
+            PlannedAction(
+                action="keep",
+                resource="AWS::EKS::Cluster",
+                name=cluster.name,
+                detail=f"adopted, tagged {CLUSTER_TAG_KEY}={request.clusterTag}; never deleted by the control plane",
+            ),
+            PlannedAction(action="keep", resource="AWS::EC2::VPC", name=cluster.vpc_id or "the cluster's VPC"),
+        ]
+        if request.hyperPodClusterName:
+            hyperpod = self._hyperpod(region).find_cluster(request.hyperPodClusterName)
+            if hyperpod is None:
+                raise InvalidRequestError(
+                    f"No HyperPod cluster named '{request.hyperPodClusterName}' in {region}; omit "
+                    "hyperPodClusterName to import the EKS cluster alone.",
+                    {"hyperPodClusterName": request.hyperPodClusterName},
+                )
+            if hyperpod.eks_cluster_arn != cluster.arn:
+                raise InvalidRequestError(
+                    f"HyperPod cluster {hyperpod.name} is orchestrated by "
+                    f"{hyperpod.eks_cluster_arn or 'no EKS cluster'}, not by {cluster.arn}; name the HyperPod "
+                    "cluster that runs on this EKS cluster.",
+                    {"orchestrator": hyperpod.eks_cluster_arn},
+                )
+            if hyperpod.status != "InService":
+                raise ClusterNotReadyError(
+                    f"HyperPod cluster {hyperpod.name} is {hyperpod.status}; import once it is InService.",
+                    {"status": hyperpod.status},
+                )
+            actions.append(PlannedAction(action="keep", resource="AWS::SageMaker::Cluster", name=hyperpod.name))
+        actions.append(
+            PlannedAction(
+                action="create",
+                resource="AWS::EKS::AccessEntry",
+                name="control-plane role",
+                detail="only if missing; AmazonEKSClusterAdminPolicy, cluster scope; removed on delete",
+            )
+        )
+        return cluster, Plan(actions=actions)
+
+    def import_cluster(self, request: ImportClusterRequest, actor: Actor) -> Operation:
+        actor.require(Role.ADMIN, "import a cluster")
+        cluster, _ = self.plan_import(request)
+        now = self._clock.now()
+        record = ClusterRecord(
+            clusterTag=request.clusterTag,
+            region=request.region,
+            status=ClusterStatus.IMPORTING,
+            eksClusterName=cluster.name,
+            kubernetesVersion=cluster.version or DEFAULT_KUBERNETES_VERSION,
+            createdAt=now,
+            updatedAt=now,
+            createdBy=actor.principal,
+            accountId=self._account.account_id(),
+            imported=True,
+            hyperPodClusterName=request.hyperPodClusterName,
+        )
+        self._registry.create(record)
+        try:
+            return self.start_workflow(record, OperationKind.IMPORT_CLUSTER, actor)
+        except Exception:
+            self._registry.delete(request.clusterTag)
+            raise
+
     # --- stage 3: dependencies ----------------------------------------------------------------
 
     def plan_dependencies(self, cluster_tag: str, pins: DependencyPins) -> Plan:
@@ -355,8 +467,14 @@ class ClusterService:
                 f"Cluster '{cluster_tag}' already has its HyperPod cluster; add capacity with an instance "
                 "group instead.",
             )
+        if record.network is not None and record.network.natGatewayId is None:
+            raise InvalidRequestError(
+                f"VPC {record.network.vpcId} of the imported cluster has no NAT gateway route from the EKS subnets; "
+                "HyperPod nodes in private subnets need egress. Add a NAT gateway route there first.",
+                {"vpcId": record.network.vpcId},
+            )
         resolved = self.resolve_group(record.region, request)
-        return resolved, Plan(actions=_hyperpod_actions(cluster_tag, resolved))
+        return resolved, Plan(actions=_hyperpod_actions(cluster_tag, resolved, _hyperpod_name(record)))
 
     def resolve_group(self, region: str, request: CreateHyperPodRequest) -> HyperPodPlan:
         """The first group with its AZ (a training plan's takes precedence) and defaults, checked against offerings."""
@@ -488,6 +606,9 @@ class ClusterService:
                 region=record.region,
                 accountId=account,
                 eksClusterName=record.eksClusterName,
+                hyperPodClusterName=_hyperpod_name(record),
+                imported=record.imported,
+                importedNetwork=record.network,
                 **plans,
             ).model_dump(mode="json", exclude_none=True)
 
@@ -510,16 +631,7 @@ class ClusterService:
         actor.require(Role.ADMIN, "delete a cluster")
         record = self.get(cluster_tag)
         token, expires_at = self._confirmations.issue(actor, "delete-cluster", cluster_tag)
-        actions = [
-            PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
-            PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(cluster_tag)),
-            PlannedAction(
-                action="delete",
-                resource="AWS::EC2::VPC",
-                name=resource_name(cluster_tag, "vpc"),
-                detail="with its subnets, gateways, route tables, endpoint and security group",
-            ),
-        ]
+        actions = _imported_delete_actions(record) if record.imported else _delete_actions(record)
         return Plan(
             dryRun=True,
             actions=actions,
@@ -563,7 +675,9 @@ class ClusterService:
             return
         update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
         stage = STAGE_OF_KIND.get(operation.kind)
-        if operation.kind in (OperationKind.CREATE_EKS_CLUSTER, OperationKind.CREATE_CLUSTER):
+        if operation.kind == OperationKind.IMPORT_CLUSTER:
+            update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED
+        elif operation.kind in (OperationKind.CREATE_EKS_CLUSTER, OperationKind.CREATE_CLUSTER):
             eks_done = succeeded or StageName.EKS.value in record.stagesDone
             update["status"] = ClusterStatus.ACTIVE if eks_done else ClusterStatus.FAILED
         elif operation.kind == OperationKind.DELETE_EKS_CLUSTER:
@@ -591,7 +705,74 @@ def _node_status(node: KubernetesNode) -> NodeStatus:
     )
 
 
-def _hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan) -> list[PlannedAction]:
+def _hyperpod_name(record: ClusterRecord) -> str:
+    return hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
+
+
+def _delete_actions(record: ClusterRecord) -> list[PlannedAction]:
+    tag = record.clusterTag
+    hyperpod = [
+        PlannedAction(action="delete", resource="AWS::SageMaker::Cluster", name=_hyperpod_name(record))
+        for done in record.stagesDone
+        if done == StageName.HYPERPOD.value
+    ]
+    return [
+        *hyperpod,
+        PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
+        PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(tag)),
+        PlannedAction(
+            action="delete",
+            resource="AWS::EC2::VPC",
+            name=resource_name(tag, "vpc"),
+            detail="with its subnets, gateways, route tables, endpoint and security group",
+        ),
+    ]
+
+
+def _imported_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
+    """Keep what was adopted; remove only what the pipeline added to it."""
+    adopted = set(record.adopted)
+    hyperpod = _hyperpod_name(record)
+    vpc = record.network.vpcId if record.network else "the cluster's VPC"
+    actions = [
+        PlannedAction(action="keep", resource="AWS::EKS::Cluster", name=record.eksClusterName, detail="imported"),
+        PlannedAction(action="keep", resource="AWS::EC2::VPC", name=vpc, detail="imported, with its own subnets"),
+    ]
+    if StageName.HYPERPOD.value in adopted:
+        actions.append(PlannedAction(action="keep", resource="AWS::SageMaker::Cluster", name=hyperpod))
+    elif StageName.HYPERPOD.value in record.stagesDone:
+        actions.append(PlannedAction(action="delete", resource="AWS::SageMaker::Cluster", name=hyperpod))
+    actions += [
+        PlannedAction(
+            action="delete",
+            resource="AWS::EC2::Subnet",
+            name=resource_name(record.clusterTag, "compute-*"),
+            detail="compute subnets and their route table, created by stage 4",
+        ),
+        PlannedAction(
+            action="delete",
+            resource="AWS::IAM::Role",
+            name=f"instantstart-{record.clusterTag}-*",
+            detail="roles and OIDC provider the pipeline created",
+        ),
+        PlannedAction(
+            action="delete",
+            resource="EKS add-ons, pod identity and Kubernetes objects",
+            name="added by stages 3-5",
+            detail="only those the pipeline installed: "
+            + ("adopted stages are kept: " + ", ".join(sorted(adopted)) if adopted else "nothing was adopted"),
+        ),
+        PlannedAction(
+            action="delete",
+            resource="AWS::EKS::AccessEntry",
+            name="control-plane role",
+            detail="if import created it",
+        ),
+    ]
+    return actions
+
+
+def _hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan, name: str) -> list[PlannedAction]:
     zone = resolved.availabilityZone
     return [
         PlannedAction(action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(cluster_tag)),
@@ -600,7 +781,7 @@ def _hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan) -> list[PlannedA
         PlannedAction(
             action="create",
             resource="AWS::SageMaker::Cluster",
-            name=hyperpod_cluster_name(cluster_tag),
+            name=name,
             detail=f"{resolved.instanceCount} x {resolved.instanceType} ({resolved.capacityType}) in {zone}, "
             f"NodeRecovery Automatic, deep health checks {'on' if resolved.deepHealthChecks else 'off'}",
         ),

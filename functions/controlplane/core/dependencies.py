@@ -12,7 +12,7 @@ import string
 
 from controlplane.config import DependencyPins
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
-from controlplane.core.naming import eks_cluster_name, is_owned, ownership_tags
+from controlplane.core.naming import is_owned, ownership_tags
 from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, ManifestRenderer
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
@@ -91,7 +91,7 @@ class ClusterDependencyService:
         return {"roleArn": role.arn}
 
     def ensure_addons(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = eks_cluster_name(ctx.clusterTag)
+        name = ctx.eksClusterName
         role = self._iam.find_role(s3_csi_role_name(ctx.clusterTag))
         result = {}
         for addon, version in self._pins.addons.items():
@@ -103,7 +103,7 @@ class ClusterDependencyService:
         return result
 
     def check_addons(self, ctx: WorkflowInput) -> PollState:
-        name = eks_cluster_name(ctx.clusterTag)
+        name = ctx.eksClusterName
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
         statuses = {}
         for addon in self._pins.addons:
@@ -153,9 +153,9 @@ class ClusterDependencyService:
         return {"deleted": ", ".join(deleted) or "nothing left"}
 
     def _active_cluster(self, ctx: WorkflowInput) -> EksCluster:
-        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
-            raise ResourceNotReadyError(f"EKS cluster {eks_cluster_name(ctx.clusterTag)} is not ACTIVE.")
+            raise ResourceNotReadyError(f"EKS cluster {ctx.eksClusterName} is not ACTIVE.")
         return cluster
 
 

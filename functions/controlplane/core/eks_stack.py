@@ -8,7 +8,7 @@ of what they found or changed, which becomes the step's output.
 from __future__ import annotations
 
 from controlplane.core.identity import service_trust
-from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, is_owned, ownership_tags
+from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags
 from controlplane.core.network import subnet_key
 from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, NetworkGateway, Vpc
 from controlplane.core.stack_settings import PollSettings
@@ -139,7 +139,7 @@ class EksStackService:
         return {"roleArn": role.arn}
 
     def create_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = eks_cluster_name(ctx.clusterTag)
+        name = ctx.eksClusterName
         cluster = self._eks.find_cluster(name)
         if cluster is not None:
             self._require_owned(cluster, ctx)
@@ -160,7 +160,7 @@ class EksStackService:
         return {"clusterName": name, "status": cluster.status, "action": "created"}
 
     def check_eks_cluster(self, ctx: WorkflowInput) -> PollState:
-        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        cluster = self._eks.find_cluster(ctx.eksClusterName)
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
         if cluster is None:
             raise ResourceNotReadyError("The EKS cluster does not exist; the create step must run first.")
@@ -174,7 +174,7 @@ class EksStackService:
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = eks_cluster_name(ctx.clusterTag)
+        name = ctx.eksClusterName
         policies = self._eks.access_entry_policies(name, self._control_plane_role_arn)
         if policies is None:
             self._eks.create_access_entry(name, self._control_plane_role_arn, ownership_tags(ctx.clusterTag))
@@ -184,7 +184,7 @@ class EksStackService:
         return {"principalArn": self._control_plane_role_arn}
 
     def verify_kubernetes_api(self, ctx: WorkflowInput) -> dict[str, str]:
-        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE yet.")
         return {"serverVersion": self._kubernetes.server_version(cluster, ctx.region)}
@@ -192,7 +192,9 @@ class EksStackService:
     # --- delete ------------------------------------------------------------------------------
 
     def delete_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = eks_cluster_name(ctx.clusterTag)
+        name = ctx.eksClusterName
+        if ctx.imported:
+            return {"clusterName": name, "action": "kept (imported)"}
         cluster = self._eks.find_cluster(name)
         if cluster is None:
             return {"clusterName": name, "action": "absent"}
@@ -202,16 +204,16 @@ class EksStackService:
         return {"clusterName": name, "action": "deleting"}
 
     def check_eks_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
-        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        cluster = None if ctx.imported else self._eks.find_cluster(ctx.eksClusterName)
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
         done = cluster is None
         if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"EKS cluster {eks_cluster_name(ctx.clusterTag)} is still being deleted.")
+            raise WaitTimeoutError(f"EKS cluster {ctx.eksClusterName} is still being deleted.")
         return PollState(
             done=done,
             attempts=attempts,
             waitSeconds=self._poll.wait_seconds,
-            status="DELETED" if done else cluster.status if cluster else None,
+            status=("KEPT" if ctx.imported else "DELETED") if done else cluster.status if cluster else None,
         )
 
     def delete_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
@@ -258,7 +260,7 @@ class EksStackService:
         for subnet in self._network.find_subnets(tag).values():
             self._network.delete_subnet(subnet.subnet_id)
             deleted.append(f"subnet {subnet.key}")
-        for role in ("public", "private"):
+        for role in ("public", "private", "compute"):
             table = self._network.find_route_table(tag, role)
             if table is not None:
                 self._network.delete_route_table(table.route_table_id)

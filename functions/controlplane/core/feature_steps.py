@@ -22,8 +22,7 @@ from controlplane.core.hyperpod import (
 )
 from controlplane.core.identity import VERSION, service_trust, web_identity_trust
 from controlplane.core.naming import (
-    eks_cluster_name,
-    hyperpod_cluster_name,
+    hyperpod_cluster_of,
     is_owned,
     ownership_tags,
 )
@@ -123,12 +122,9 @@ class ClusterFacts:
     cluster_tag: str
     region: str
     account: str
+    eks_name: str
     eks: EksCluster | None
     hyperpod: HyperPodCluster | None
-
-    @property
-    def eks_name(self) -> str:
-        return eks_cluster_name(self.cluster_tag)
 
     @property
     def kubernetes(self) -> EksCluster | None:
@@ -206,13 +202,15 @@ class FeatureSteps:
             ),
         }
 
-    def facts(self, cluster_tag: str, region: str, account: str) -> ClusterFacts:
+    def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:
+        """Names come from the registry: an imported cluster keeps its own."""
         return ClusterFacts(
             cluster_tag=cluster_tag,
             region=region,
             account=account,
-            eks=self._eks.find_cluster(eks_cluster_name(cluster_tag)),
-            hyperpod=self._hyperpod.find_cluster(hyperpod_cluster_name(cluster_tag)),
+            eks_name=eks_name,
+            eks=self._eks.find_cluster(eks_name),
+            hyperpod=self._hyperpod.find_cluster(hyperpod_name),
         )
 
     def live(self, facts: ClusterFacts) -> dict[Feature, FeatureState]:
@@ -237,7 +235,13 @@ class FeatureSteps:
     def _facts(self, ctx: WorkflowInput) -> ClusterFacts:
         if not ctx.accountId:
             raise InvalidRequestError("The workflow input has no account id.")
-        return self.facts(ctx.clusterTag, ctx.region, ctx.accountId)
+        return self.facts(
+            ctx.clusterTag,
+            ctx.region,
+            ctx.accountId,
+            ctx.eksClusterName,
+            hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName),
+        )
 
     def _poll_state(self, ctx: WorkflowInput, done: bool, feature: Feature, goal: str) -> PollState:
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.feature_steps import ClusterFacts, FeatureSteps
+from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations import OperationService
 from controlplane.core.ports import AccountGateway, ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
@@ -216,7 +217,13 @@ class FeaturePanelService:
 
     def _live(self, record: ClusterRecord) -> tuple[ClusterFacts, dict[Feature, FeatureState]]:
         steps = self._steps(record.region)
-        facts = steps.facts(record.clusterTag, record.region, record.accountId or self._account.account_id())
+        facts = steps.facts(
+            record.clusterTag,
+            record.region,
+            record.accountId or self._account.account_id(),
+            record.eksClusterName,
+            hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName),
+        )
         return facts, steps.live(facts)
 
     @staticmethod

@@ -14,8 +14,7 @@ from typing import Any
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
     compute_subnet_key,
-    eks_cluster_name,
-    hyperpod_cluster_name,
+    hyperpod_cluster_of,
     hyperpod_execution_role_name,
     is_owned,
     lifecycle_bucket_name,
@@ -31,7 +30,9 @@ from controlplane.core.ports import (
     IamGateway,
     InstanceGroupSpec,
     NetworkGateway,
+    RouteTable,
     Taint,
+    Vpc,
 )
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
@@ -54,6 +55,9 @@ LIFECYCLE_PREFIX = "lifecycle"
 ON_CREATE = "on_create.sh"
 ON_CREATE_SCRIPT = Path(__file__).resolve().parents[1] / "config" / "lifecycle" / ON_CREATE
 FAILED_STATES = {"Failed", "RollingBack"}
+# Route table (Name instantstart-<tag>-compute-rt) for compute subnets in an imported cluster's VPC.
+COMPUTE_ROUTE_TABLE = "compute"
+DEFAULT_ROUTE = "0.0.0.0/0"
 
 
 class HyperPodStageService:
@@ -100,31 +104,29 @@ class HyperPodStageService:
 
     def ensure_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
         plan = _plan(ctx)
-        vpc = self._network.find_vpc(ctx.clusterTag)
-        private = self._network.find_route_table(ctx.clusterTag, "private")
-        if vpc is None or private is None:
-            raise ResourceNotReadyError("The cluster's VPC or private route table is missing (stage 1).")
+        vpc, table = self._compute_network(ctx)
         key = _subnet_key(plan)
         subnet = self._network.find_subnets(ctx.clusterTag).get(key)
         if subnet is None:
             cidr = free_block(vpc.cidr, self._network.vpc_subnet_cidrs(vpc.vpc_id))
             subnet = self._network.create_subnet(ctx.clusterTag, vpc.vpc_id, key, cidr, plan.availabilityZone, False)
-        if subnet.subnet_id not in private.subnet_ids:
-            self._network.associate_route_table(private.route_table_id, subnet.subnet_id)
+        if subnet.subnet_id not in table.subnet_ids:
+            self._network.associate_route_table(table.route_table_id, subnet.subnet_id)
         return {"subnetId": subnet.subnet_id, "cidr": subnet.cidr}
 
     def create_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
         plan = _plan(ctx)
-        name = hyperpod_cluster_name(ctx.clusterTag)
+        name = _hyperpod_name(ctx)
         found = self._hyperpod.find_cluster(name)
         if found is not None:
             if not is_owned(found.tags, ctx.clusterTag):
                 raise ForeignResourceError(f"HyperPod cluster {name} exists but was not created by InstantStart.")
             return {"clusterName": name, "status": found.status, "action": "found"}
-        eks = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        eks = self._eks.find_cluster(ctx.eksClusterName)
         role = self._iam.find_role(hyperpod_execution_role_name(ctx.clusterTag))
         subnet = self._network.find_subnets(ctx.clusterTag).get(_subnet_key(plan))
-        group = self._network.find_security_group(ctx.clusterTag)
+        imported = ctx.importedNetwork
+        group = imported.securityGroupId if imported else self._network.find_security_group(ctx.clusterTag)
         if eks is None or role is None or subnet is None or group is None:
             raise ResourceNotReadyError("The EKS cluster, execution role, compute subnet or security group is missing.")
         spec = HyperPodClusterSpec(
@@ -139,7 +141,7 @@ class HyperPodStageService:
         return {"clusterName": name, "clusterArn": arn, "action": "created"}
 
     def check_hyperpod_cluster(self, ctx: WorkflowInput) -> PollState:
-        name = hyperpod_cluster_name(ctx.clusterTag)
+        name = _hyperpod_name(ctx)
         cluster = self._hyperpod.find_cluster(name)
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
         if cluster is None:
@@ -165,7 +167,7 @@ class HyperPodStageService:
             service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession")),
             TRAINING_OPERATOR_POLICY_ARN,
         )
-        cluster = eks_cluster_name(ctx.clusterTag)
+        cluster = ctx.eksClusterName
         current = self._eks.pod_identity_role(cluster, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT)
         if current is None:
             self._eks.create_pod_identity_association(
@@ -185,7 +187,7 @@ class HyperPodStageService:
     # --- delete ------------------------------------------------------------------------------
 
     def delete_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = hyperpod_cluster_name(ctx.clusterTag)
+        name = _hyperpod_name(ctx)
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None:
             return {"clusterName": name, "action": "absent"}
@@ -196,7 +198,7 @@ class HyperPodStageService:
         return {"clusterName": name, "action": "deleting"}
 
     def check_hyperpod_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
-        cluster = self._hyperpod.find_cluster(hyperpod_cluster_name(ctx.clusterTag))
+        cluster = self._hyperpod.find_cluster(_hyperpod_name(ctx))
         attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
         done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
         if not done and attempts >= self._poll.max_attempts:
@@ -224,6 +226,29 @@ class HyperPodStageService:
         return {"deleted": ", ".join(deleted) or "nothing left"}
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _compute_network(self, ctx: WorkflowInput) -> tuple[Vpc, RouteTable]:
+        """The VPC and the route table compute subnets join: stage 1's private one, or for an imported
+        cluster a `compute` route table of our own whose default route uses the VPC's existing NAT gateway."""
+        imported = ctx.importedNetwork
+        if imported is None:
+            vpc = self._network.find_vpc(ctx.clusterTag)
+            private = self._network.find_route_table(ctx.clusterTag, "private")
+            if vpc is None or private is None:
+                raise ResourceNotReadyError("The cluster's VPC or private route table is missing (stage 1).")
+            return vpc, private
+        if imported.natGatewayId is None:
+            raise InvalidRequestError(
+                f"VPC {imported.vpcId} of the imported cluster has no NAT gateway route; HyperPod nodes in private "
+                "subnets need egress. Add a NAT gateway route to the EKS subnets' route table, then resume."
+            )
+        vpc = Vpc(vpc_id=imported.vpcId, cidr=imported.vpcCidr)
+        table = self._network.find_route_table(ctx.clusterTag, COMPUTE_ROUTE_TABLE) or self._network.create_route_table(
+            ctx.clusterTag, COMPUTE_ROUTE_TABLE, vpc.vpc_id
+        )
+        if table.routes.get(DEFAULT_ROUTE) != imported.natGatewayId:
+            self._network.add_default_route(table.route_table_id, imported.natGatewayId)
+        return vpc, table
 
     def _ensure_role(self, ctx: WorkflowInput, name: str, trust: dict[str, Any], policy_arn: str) -> str:
         role = self._iam.find_role(name)
@@ -263,6 +288,10 @@ def group_spec(
         labels=dict(plan.labels),
         taints=tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in plan.taints),
     )
+
+
+def _hyperpod_name(ctx: WorkflowInput) -> str:
+    return hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
 
 
 def _plan(ctx: WorkflowInput) -> HyperPodPlan:

@@ -17,7 +17,7 @@ from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod import LIFECYCLE_PREFIX, group_spec
 from controlplane.core.naming import (
     compute_subnet_key,
-    hyperpod_cluster_name,
+    hyperpod_cluster_of,
     hyperpod_execution_role_name,
     is_owned,
     lifecycle_bucket_name,
@@ -276,7 +276,7 @@ class InstanceGroupService:
     def _live(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
         record = self._clusters.get(cluster_tag)
         cluster = (
-            self._hyperpod(record.region).find_cluster(hyperpod_cluster_name(cluster_tag))
+            self._hyperpod(record.region).find_cluster(hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName))
             if StageName.HYPERPOD.value in record.stagesDone
             else None
         )
@@ -470,7 +470,7 @@ class InstanceGroupSteps:
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
     def _cluster(self, ctx: WorkflowInput) -> HyperPodCluster:
-        name = hyperpod_cluster_name(ctx.clusterTag)
+        name = hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None or not is_owned(cluster.tags, ctx.clusterTag):
             raise ResourceNotReadyError(f"HyperPod cluster {name} is missing.")

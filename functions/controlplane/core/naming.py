@@ -54,3 +54,13 @@ def lifecycle_bucket_name(cluster_tag: str, account: str, region: str) -> str:
 def compute_subnet_key(availability_zone: str, group: str | None = None) -> str:
     """Shared compute subnet per AZ, or a group's dedicated one."""
     return f"compute-{availability_zone}" if group is None else f"compute-{availability_zone}-{group}"
+
+
+def adoption_tags(cluster_tag: str) -> dict[str, str]:
+    """What import puts on resources it adopts: the cluster tag without the managed-by marker (not ours to delete)."""
+    return {CLUSTER_TAG_KEY: cluster_tag}
+
+
+def hyperpod_cluster_of(cluster_tag: str, name: str | None) -> str:
+    """An imported HyperPod cluster keeps its own name; the one stage 4 creates is hp-cluster-<tag>."""
+    return name or hyperpod_cluster_name(cluster_tag)

@@ -12,7 +12,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.instance_groups import capacity_type
-from controlplane.core.naming import hyperpod_cluster_name
+from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports import EksGateway, HyperPodGateway, KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
@@ -50,7 +50,7 @@ class NodeService:
         """ListClusterNodes joined with the groups' capacity type and the Kubernetes nodes' health and zone."""
         record = self._ready(cluster_tag)
         gateway = self._hyperpod(record.region)
-        cluster = gateway.find_cluster(hyperpod_cluster_name(cluster_tag))
+        cluster = gateway.find_cluster(hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName))
         if cluster is None:
             raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
         capacity = {group["InstanceGroupName"]: capacity_type(group) for group in cluster.groups}
@@ -103,7 +103,9 @@ class NodeService:
                 f"Repeat the {action} request for the same nodes without a token",
             )
         record = self._clusters.get(cluster_tag)
-        outcome = self._hyperpod(record.region).node_action(hyperpod_cluster_name(cluster_tag), action, ids)
+        outcome = self._hyperpod(record.region).node_action(
+            hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName), action, ids
+        )
         return NodeActionResult(
             action=action,
             successful=list(outcome.successful),

@@ -120,11 +120,14 @@ class HyperPodCluster:
         """The group's ClusterInstanceGroupDetails as DescribeCluster returns them."""
         return next((group for group in self.groups if group.get("InstanceGroupName") == name), None)
 
+    eks_cluster_arn: str | None = None
+
 
 @dataclass(frozen=True)
 class Vpc:
     vpc_id: str
     cidr: str
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ class RouteTable:
     route_table_id: str
     routes: dict[str, str]
     subnet_ids: frozenset[str]
+    main: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,10 @@ class EksCluster:
     oidc_issuer: str | None
     authentication_mode: str | None
     tags: dict[str, str] = field(default_factory=dict)
+    vpc_id: str | None = None
+    subnet_ids: tuple[str, ...] = ()
+    security_group_ids: tuple[str, ...] = ()
+    cluster_security_group_id: str | None = None
 
 
 class AccountGateway(Protocol):
@@ -207,6 +215,16 @@ class NetworkGateway(Protocol):
     """EC2 networking in one Region; resources are found by the cluster's ownership tags."""
 
     def find_vpc(self, cluster_tag: str) -> Vpc | None: ...
+
+    def vpc(self, vpc_id: str) -> Vpc | None:
+        """Any VPC by id, ours or not (imported clusters keep theirs)."""
+
+    def vpc_route_tables(self, vpc_id: str) -> list[RouteTable]:
+        """Every route table of the VPC, ours or not."""
+
+    def tag_resource(self, resource_id: str, tags: dict[str, str]) -> None: ...
+
+    def untag_resource(self, resource_id: str, keys: list[str]) -> None: ...
 
     def create_vpc(self, cluster_tag: str, cidr: str) -> Vpc: ...
 
@@ -330,6 +348,16 @@ class EksGateway(Protocol):
 
     def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None: ...
 
+    def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:
+        """The tags of the principal's access entry, or None without an entry."""
+
+    def delete_access_entry(self, cluster_name: str, principal_arn: str) -> None:
+        """Remove the entry (absent is fine)."""
+
+    def tag_cluster(self, cluster_arn: str, tags: dict[str, str]) -> None: ...
+
+    def untag_cluster(self, cluster_arn: str, keys: list[str]) -> None: ...
+
     def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None: ...
 
     def create_addon(
@@ -353,6 +381,9 @@ class EksGateway(Protocol):
     def create_pod_identity_association(
         self, cluster_name: str, namespace: str, service_account: str, role_arn: str, tags: dict[str, str]
     ) -> None: ...
+
+    def delete_pod_identity_association(self, cluster_name: str, namespace: str, service_account: str) -> None:
+        """Remove the ServiceAccount's association (absent is fine)."""
 
 
 @dataclass(frozen=True)
@@ -513,6 +544,9 @@ class KubernetesGateway(Protocol):
         """Server-side apply each object (field manager `instantstart`); returns `Kind/namespace/name` of each."""
 
     def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]: ...
+
+    def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """`Kind/namespace/name` of each object that exists in the cluster (by kind, namespace and name)."""
 
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Delete each object that exists (absent ones are skipped); returns what was deleted."""

@@ -42,7 +42,7 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
     },
     OperationKind.DELETE_EKS_CLUSTER: {
         "hyperpod": ("Delete HyperPod Cluster", "Check HyperPod Cluster Deleted", "Delete HyperPod Resources"),
-        "eks-control-plane": ("Delete EKS Cluster", "Check EKS Cluster Deleted"),
+        "eks-control-plane": ("Release Imported Cluster", "Delete EKS Cluster", "Check EKS Cluster Deleted"),
         "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),
     },
@@ -68,6 +68,12 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "tieredStorage": ("Remove Tiered Storage", "Ensure Tiered Storage"),
         "trainingOperator": ("Remove Training Operator", "Ensure Training Operator"),
         "observability": ("Remove Observability", "Ensure Observability"),
+    },
+    OperationKind.IMPORT_CLUSTER: {
+        "adoption": ("Tag Imported Cluster",),
+        "cluster-access": ("Ensure Access Entry",),
+        "kubernetes-api": ("Verify Kubernetes API",),
+        "discovery": ("Discover Cluster Network", "Discover Cluster Stages"),
     },
 }
 

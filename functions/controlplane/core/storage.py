@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from controlplane.core.dependencies import S3_CSI_POLICY, managed_bucket_pattern, s3_csi_role_name
 from controlplane.core.identity import s3_bucket_access
-from controlplane.core.naming import eks_cluster_name, is_owned, ownership_tags
+from controlplane.core.naming import is_owned, ownership_tags
 from controlplane.core.ports import BucketGateway, EksGateway, IamGateway, KubernetesGateway
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError, ResourceNotReadyError
 from controlplane.models.storage import StoragePlan
@@ -93,7 +93,7 @@ class StorageService:
 
     def apply_storage_claim(self, ctx: WorkflowInput) -> dict[str, str]:
         plan = _plan(ctx)
-        cluster = self._eks.find_cluster(eks_cluster_name(ctx.clusterTag))
+        cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE.")
         applied = self._kubernetes.apply(cluster, ctx.region, storage_objects(plan, ctx.clusterTag, ctx.region))

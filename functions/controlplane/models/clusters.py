@@ -53,6 +53,29 @@ class CreateEksClusterRequest(Contract):
         return str(network)
 
 
+EKS_NAME_PATTERN = r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"
+HYPERPOD_NAME_PATTERN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
+
+
+class ImportClusterRequest(Contract):
+    """Adopt an EKS cluster (and its HyperPod cluster) that the control plane did not create."""
+
+    clusterTag: ClusterTag = Field(
+        description="Short name the control plane will know the cluster by.", examples=["team"]
+    )
+    region: Region = Field(description="AWS Region of the existing cluster.", examples=["us-west-2"])
+    eksClusterName: str = Field(
+        pattern=EKS_NAME_PATTERN,
+        description="Name of the existing EKS cluster (ACTIVE, authenticationMode API or API_AND_CONFIG_MAP).",
+        examples=["ml-platform"],
+    )
+    hyperPodClusterName: str | None = Field(
+        default=None,
+        pattern=HYPERPOD_NAME_PATTERN,
+        description="Name of an InService HyperPod cluster orchestrated by that EKS cluster, if there is one.",
+    )
+
+
 class StageName(StrEnum):
     """The cluster's pipeline stages, in order."""
 
@@ -67,6 +90,7 @@ class ClusterStatus(StrEnum):
     ACTIVE = "ACTIVE"
     FAILED = "FAILED"
     DELETING = "DELETING"
+    IMPORTING = "IMPORTING"
 
 
 SubnetRole = Literal["public", "private"]
@@ -86,6 +110,18 @@ class NetworkPlan(View):
     vpcCidr: str
     cidrSource: CidrSource
     subnets: list[SubnetPlan]
+
+
+class ImportedNetwork(View):
+    """The adopted cluster's network as import found it; stage 4 builds its compute subnets in this VPC."""
+
+    vpcId: str
+    vpcCidr: str
+    subnetIds: list[str]
+    securityGroupId: str = Field(description="The EKS cluster security group HyperPod nodes join.")
+    natGatewayId: str | None = Field(
+        default=None, description="The NAT gateway the EKS subnets route 0.0.0.0/0 to (None: no egress found)."
+    )
 
 
 class PlannedAction(View):
@@ -123,6 +159,10 @@ class ClusterRecord(View):
     accountId: str | None = None
     storageBucket: str | None = None
     storageClaim: str | None = None
+    imported: bool = False
+    hyperPodClusterName: str | None = None
+    adopted: list[str] = Field(default_factory=list)
+    network: ImportedNetwork | None = None
 
 
 class ClusterView(View):
@@ -139,6 +179,11 @@ class ClusterView(View):
     lastOperationId: str | None = None
     createdAt: datetime
     updatedAt: datetime
+    imported: bool = Field(default=False, description="Adopted with POST /clusters/import, not created here.")
+    hyperPodClusterName: str | None = None
+    adopted: list[str] = Field(
+        default_factory=list, description="Stages found done at import; delete keeps what they consist of."
+    )
 
     @classmethod
     def of(cls, record: ClusterRecord) -> ClusterView:

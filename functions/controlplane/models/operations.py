@@ -45,6 +45,7 @@ class OperationKind(StrEnum):
     DELETE_INSTANCE_GROUP = "delete_instance_group"
     UPDATE_CLUSTER_SOFTWARE = "update_cluster_software"
     UPDATE_CLUSTER_FEATURES = "update_cluster_features"
+    IMPORT_CLUSTER = "import_cluster"
 
 
 class Stage(View):

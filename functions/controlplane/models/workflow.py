@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controlplane.models.clusters import NetworkPlan
+from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
 from controlplane.models.features import FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
@@ -31,6 +31,9 @@ class WorkflowInput(View):
     region: str
     accountId: str | None = None
     eksClusterName: str
+    hyperPodClusterName: str | None = None
+    imported: bool = False
+    importedNetwork: ImportedNetwork | None = None
     kubernetesVersion: str | None = None
     network: NetworkPlan | None = None
     hyperpod: HyperPodPlan | None = None

@@ -51,6 +51,21 @@ def _ignore_gone(call: Any, **kwargs: Any) -> None:
             raise
 
 
+def _route_table(table: dict[str, Any]) -> RouteTable:
+    routes = {
+        route["DestinationCidrBlock"]: route.get("GatewayId") or route.get("NatGatewayId", "")
+        for route in table.get("Routes", [])
+        if "DestinationCidrBlock" in route
+    }
+    associations = table.get("Associations", [])
+    return RouteTable(
+        route_table_id=table["RouteTableId"],
+        routes=routes,
+        subnet_ids=frozenset(a["SubnetId"] for a in associations if a.get("SubnetId")),
+        main=any(a.get("Main") for a in associations),
+    )
+
+
 class Ec2NetworkGateway:
     def __init__(self, region: str) -> None:
         self._region = region
@@ -69,6 +84,23 @@ class Ec2NetworkGateway:
         self._ec2.modify_vpc_attribute(VpcId=vpc["VpcId"], EnableDnsSupport={"Value": True})
         self._ec2.modify_vpc_attribute(VpcId=vpc["VpcId"], EnableDnsHostnames={"Value": True})
         return Vpc(vpc_id=vpc["VpcId"], cidr=vpc["CidrBlock"])
+
+    def vpc(self, vpc_id: str) -> Vpc | None:
+        try:
+            vpcs = self._ec2.describe_vpcs(VpcIds=[vpc_id])["Vpcs"]
+        except ClientError as error:
+            if error_code(error) in _GONE:
+                return None
+            raise
+        if not vpcs:
+            return None
+        return Vpc(vpc_id=vpcs[0]["VpcId"], cidr=vpcs[0]["CidrBlock"], tags=tag_dict(vpcs[0].get("Tags")))
+
+    def tag_resource(self, resource_id: str, tags: dict[str, str]) -> None:
+        self._ec2.create_tags(Resources=[resource_id], Tags=tag_list(tags))
+
+    def untag_resource(self, resource_id: str, keys: list[str]) -> None:
+        _ignore_gone(self._ec2.delete_tags, Resources=[resource_id], Tags=[{"Key": key} for key in keys])
 
     def delete_vpc(self, vpc_id: str) -> None:
         _ignore_gone(self._ec2.delete_vpc, VpcId=vpc_id)
@@ -164,16 +196,11 @@ class Ec2NetworkGateway:
     # Route tables
     def find_route_table(self, cluster_tag: str, role: str) -> RouteTable | None:
         tables = self._ec2.describe_route_tables(Filters=_filters(cluster_tag, f"{role}-rt"))["RouteTables"]
-        if not tables:
-            return None
-        table = tables[0]
-        routes = {
-            route["DestinationCidrBlock"]: route.get("GatewayId") or route.get("NatGatewayId", "")
-            for route in table.get("Routes", [])
-            if "DestinationCidrBlock" in route
-        }
-        subnets = frozenset(a["SubnetId"] for a in table.get("Associations", []) if a.get("SubnetId"))
-        return RouteTable(route_table_id=table["RouteTableId"], routes=routes, subnet_ids=subnets)
+        return _route_table(tables[0]) if tables else None
+
+    def vpc_route_tables(self, vpc_id: str) -> list[RouteTable]:
+        tables = self._ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc_id]}])["RouteTables"]
+        return [_route_table(table) for table in tables]
 
     def create_route_table(self, cluster_tag: str, role: str, vpc_id: str) -> RouteTable:
         table = self._ec2.create_route_table(

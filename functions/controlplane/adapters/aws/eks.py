@@ -16,6 +16,7 @@ CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager",
 
 
 def _cluster(data: dict[str, Any]) -> EksCluster:
+    vpc = data.get("resourcesVpcConfig") or {}
     return EksCluster(
         name=data["name"],
         arn=data["arn"],
@@ -26,6 +27,10 @@ def _cluster(data: dict[str, Any]) -> EksCluster:
         oidc_issuer=((data.get("identity") or {}).get("oidc") or {}).get("issuer"),
         authentication_mode=(data.get("accessConfig") or {}).get("authenticationMode"),
         tags=data.get("tags") or {},
+        vpc_id=vpc.get("vpcId"),
+        subnet_ids=tuple(vpc.get("subnetIds") or ()),
+        security_group_ids=tuple(vpc.get("securityGroupIds") or ()),
+        cluster_security_group_id=vpc.get("clusterSecurityGroupId"),
     )
 
 
@@ -100,6 +105,30 @@ class AwsEksGateway:
             policyArn=CLUSTER_ADMIN_POLICY_ARN,
             accessScope={"type": "cluster"},
         )
+
+    def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:
+        try:
+            entry = client("eks", self._region).describe_access_entry(
+                clusterName=cluster_name, principalArn=principal_arn
+            )["accessEntry"]
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFoundException":
+                return None
+            raise
+        return dict(entry.get("tags") or {})
+
+    def delete_access_entry(self, cluster_name: str, principal_arn: str) -> None:
+        try:
+            client("eks", self._region).delete_access_entry(clusterName=cluster_name, principalArn=principal_arn)
+        except ClientError as error:
+            if error_code(error) != "ResourceNotFoundException":
+                raise
+
+    def tag_cluster(self, cluster_arn: str, tags: dict[str, str]) -> None:
+        client("eks", self._region).tag_resource(resourceArn=cluster_arn, tags=tags)
+
+    def untag_cluster(self, cluster_arn: str, keys: list[str]) -> None:
+        client("eks", self._region).untag_resource(resourceArn=cluster_arn, tagKeys=keys)
 
     def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None:
         try:
@@ -181,3 +210,17 @@ class AwsEksGateway:
         client("eks", self._region).create_pod_identity_association(
             clusterName=cluster_name, namespace=namespace, serviceAccount=service_account, roleArn=role_arn, tags=tags
         )
+
+    def delete_pod_identity_association(self, cluster_name: str, namespace: str, service_account: str) -> None:
+        eks = client("eks", self._region)
+        associations = eks.list_pod_identity_associations(
+            clusterName=cluster_name, namespace=namespace, serviceAccount=service_account
+        )["associations"]
+        for association in associations:
+            try:
+                eks.delete_pod_identity_association(
+                    clusterName=cluster_name, associationId=association["associationId"]
+                )
+            except ClientError as error:
+                if error_code(error) != "ResourceNotFoundException":
+                    raise

@@ -67,6 +67,7 @@ class AwsHyperPodGateway:
             subnet_ids=tuple(cluster.get("VpcConfig", {}).get("Subnets", [])),
             security_group_ids=tuple(cluster.get("VpcConfig", {}).get("SecurityGroupIds", [])),
             settings={key: cluster[key] for key in CLUSTER_SETTINGS if key in cluster},
+            eks_cluster_arn=((cluster.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn"),
         )
 
     def create_cluster(self, spec: HyperPodClusterSpec) -> str:

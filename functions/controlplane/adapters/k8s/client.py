@@ -145,6 +145,27 @@ class KubernetesApiGateway:
                 )
         return found
 
+    def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.dynamic import DynamicClient
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
+
+        found = []
+        with self._factory.api_client(cluster, region) as api:
+            dynamic = DynamicClient(api)
+            for obj in objects:
+                try:
+                    resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
+                    dynamic.get(resource, name=obj["metadata"]["name"], namespace=obj["metadata"].get("namespace"))
+                except ResourceNotFoundError:
+                    continue  # the kind itself is not served (e.g. a CRD that is not installed)
+                except ApiException as error:
+                    if error.status != 404:
+                        raise
+                    continue
+                found.append(_describe(obj))
+        return found
+
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         from kubernetes.client.exceptions import ApiException
         from kubernetes.dynamic import DynamicClient

@@ -1,0 +1,14 @@
+"""Step Functions Task "Discover Cluster Network"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Discover Cluster Network",
+        action=lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_network(ctx),
+    )

@@ -1,0 +1,334 @@
+"""POST /clusters/import: adopt a cluster built outside the control plane, build on it, and delete only our part.
+
+The "existing" clusters are made with boto3 straight against the sandbox's moto (not through the API),
+the way a team's own tooling would have made them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import boto3
+import pytest
+
+from controlplane.adapters.k8s import manifests
+from controlplane.config import cluster_dependencies
+from controlplane.core.naming import CLUSTER_TAG_KEY
+from controlplane.core.stages import WORKFLOW_STAGES
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module
+from tests.inventory import account_inventory, inventory_diff
+
+REGION = "us-west-2"
+STEPS = sorted(
+    step_module(p)
+    for p in placeholders(definition_text(OperationKind.IMPORT_CLUSTER))
+    if not p.startswith("RecordOperation")
+)
+FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
+TRUST = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+    }
+)
+# Only the control plane's access entry (and tags) are added by importing a cluster that has none for it.
+ACCESS_ENTRY_ONLY = {"access_entries": 1}
+
+
+def existing_cluster(
+    name: str, *, mode: str = "API_AND_CONFIG_MAP", wait: bool = True, egress: bool = True
+) -> dict[str, str]:
+    """A team's own VPC (private subnets behind a NAT gateway unless `egress` is false) and EKS cluster."""
+    ec2 = boto3.client("ec2", region_name=REGION)
+    vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
+    private = [
+        ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.60.{i}.0/24", AvailabilityZone=f"{REGION}{zone}")["Subnet"][
+            "SubnetId"
+        ]
+        for i, zone in enumerate("ab")
+    ]
+    public = ec2.create_subnet(VpcId=vpc, CidrBlock="10.60.10.0/24", AvailabilityZone=f"{REGION}a")["Subnet"]
+    gateway = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=gateway, VpcId=vpc)
+    allocation = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    nat = ec2.create_nat_gateway(SubnetId=public["SubnetId"], AllocationId=allocation)["NatGateway"]["NatGatewayId"]
+    table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    if egress:
+        ec2.create_route(RouteTableId=table, DestinationCidrBlock="0.0.0.0/0", NatGatewayId=nat)
+    for subnet in private:
+        ec2.associate_route_table(RouteTableId=table, SubnetId=subnet)
+    group = ec2.create_security_group(GroupName=f"{name}-sg", Description="team cluster", VpcId=vpc)["GroupId"]
+    role = boto3.client("iam").create_role(RoleName=f"{name}-eks", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    eks = boto3.client("eks", region_name=REGION)
+    cluster = eks.create_cluster(
+        name=name,
+        roleArn=role,
+        resourcesVpcConfig={"subnetIds": private, "securityGroupIds": [group]},
+        accessConfig={"authenticationMode": mode},
+    )["cluster"]
+    while wait and eks.describe_cluster(name=name)["cluster"]["status"] != "ACTIVE":
+        time.sleep(0.1)
+    return {"arn": cluster["arn"], "vpc": vpc, "subnet": private[0], "group": group, "nat": nat}
+
+
+def existing_hyperpod(name: str, cluster: dict[str, str]) -> None:
+    """A HyperPod cluster the team created on its EKS cluster, InService."""
+    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    role = boto3.client("iam").create_role(RoleName=f"{name}-exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    sagemaker.create_cluster(
+        ClusterName=name,
+        InstanceGroups=[
+            {
+                "InstanceGroupName": "workers",
+                "InstanceType": "ml.g6.4xlarge",
+                "InstanceCount": 1,
+                "ExecutionRole": role,
+                "LifeCycleConfig": {"SourceS3Uri": f"s3://sagemaker-{name}/", "OnCreate": "on_create.sh"},
+                "ThreadsPerCore": 1,
+            }
+        ],
+        VpcConfig={"SecurityGroupIds": [cluster["group"]], "Subnets": [cluster["subnet"]]},
+        Orchestrator={"Eks": {"ClusterArn": cluster["arn"]}},
+    )
+    while sagemaker.describe_cluster(ClusterName=name)["ClusterStatus"] != "InService":
+        time.sleep(0.1)
+
+
+def existing_dependencies(running_sandbox, name: str) -> None:
+    """What stage 3 would install, installed by the team: OIDC provider, add-ons, device plugins; and a claim."""
+    eks = boto3.client("eks", region_name=REGION)
+    issuer = eks.describe_cluster(name=name)["cluster"]["identity"]["oidc"]["issuer"]
+    boto3.client("iam").create_open_id_connect_provider(Url=issuer, ClientIDList=["sts.amazonaws.com"])
+    for addon, version in cluster_dependencies().addons.items():
+        eks.create_addon(clusterName=name, addonName=addon, addonVersion=version)
+    for addon in cluster_dependencies().addons:
+        while eks.describe_addon(clusterName=name, addonName=addon)["addon"]["status"] != "ACTIVE":
+            time.sleep(0.1)
+    store = running_sandbox.sandbox.emulator.store(name)
+    for pin in cluster_dependencies().manifests.values():
+        for obj in manifests.render("hyperpod-dependencies", pin.file, {"image": pin.image}):
+            store.put(obj)
+    store.put(
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "s3-claim", "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Gi"}}},
+        }
+    )
+
+
+def import_cluster(running_sandbox, body: dict) -> dict:
+    with running_sandbox.client() as api:
+        response = api.post("/clusters/import", json=body)
+    assert response.status_code == 202, response.text
+    return running_sandbox.wait_terminal(response.json()["operationId"])
+
+
+def confirmed_delete(running_sandbox, tag: str) -> tuple[dict, dict]:
+    with running_sandbox.client() as api:
+        plan = api.delete(f"/clusters/{tag}").json()
+        accepted = api.delete(f"/clusters/{tag}", params={"confirmationToken": plan["confirmationToken"]}).json()
+    return plan, running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=120)
+
+
+def eventually(read, expected, seconds: float = 10):
+    """The value once it equals `expected`, or the last one read: EKS deletes add-ons asynchronously."""
+    deadline = time.monotonic() + seconds
+    value = read()
+    while value != expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+        value = read()
+    return value
+
+
+def eks_tags(name: str) -> dict[str, str]:
+    return boto3.client("eks", region_name=REGION).describe_cluster(name=name)["cluster"].get("tags") or {}
+
+
+def vpc_tags(vpc: str) -> dict[str, str]:
+    tags = boto3.client("ec2", region_name=REGION).describe_vpcs(VpcIds=[vpc])["Vpcs"][0].get("Tags") or []
+    return {tag["Key"]: tag["Value"] for tag in tags}
+
+
+def test_a_bare_eks_cluster_is_imported_with_only_the_eks_stage_and_its_access_entry(running_sandbox):
+    cluster = existing_cluster("team-bare")
+    before = account_inventory()
+    body = {"clusterTag": "imbare", "region": REGION, "eksClusterName": "team-bare"}
+    with running_sandbox.client() as api:
+        plan = api.post("/clusters/import", params={"dryRun": "true"}, json=body)
+        assert plan.status_code == 200, plan.text
+        assert ("keep", "AWS::EKS::Cluster") in {(a["action"], a["resource"]) for a in plan.json()["actions"]}
+        assert api.get("/clusters/imbare").status_code == 404
+    assert account_inventory() == before
+
+    operation = import_cluster(running_sandbox, body)
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    assert [stage["name"] for stage in operation["stages"]] == list(WORKFLOW_STAGES[OperationKind.IMPORT_CLUSTER])
+    with running_sandbox.client("sandbox-viewer") as api:
+        view = api.get("/clusters/imbare").json()
+    assert (view["status"], view["imported"], view["stagesDone"], view["adopted"]) == ("ACTIVE", True, ["eks"], ["eks"])
+    assert view["eksClusterName"] == "team-bare"
+    assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
+    assert eks_tags("team-bare")[CLUSTER_TAG_KEY] == "imbare"
+    assert vpc_tags(cluster["vpc"])[CLUSTER_TAG_KEY] == "imbare"
+
+
+def test_an_eks_cluster_running_hyperpod_is_imported_with_every_stage_it_has(running_sandbox):
+    cluster = existing_cluster("team-full")
+    existing_hyperpod("team-hp", cluster)
+    existing_dependencies(running_sandbox, "team-full")
+    before = account_inventory()
+    objects_before = running_sandbox.sandbox.emulator.store("team-full").count()
+    body = {"clusterTag": "imfull", "region": REGION, "eksClusterName": "team-full", "hyperPodClusterName": "team-hp"}
+
+    operation = import_cluster(running_sandbox, body)
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    with running_sandbox.client() as api:
+        view = api.get("/clusters/imfull").json()
+        assert view["stagesDone"] == ["eks", "dependencies", "hyperpod", "storage"]
+        assert view["adopted"] == view["stagesDone"]
+        assert (view["hyperPodClusterName"], view["storageClaim"]) == ("team-hp", "default/s3-claim")
+        assert api.get("/clusters/imfull/status").json()["hyperPodStatus"] == "InService"
+        again = api.post("/clusters/imfull/hyperpod", json=FIRST_GROUP)
+        assert again.status_code == 409, again.text
+    assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
+
+    plan, deleted = confirmed_delete(running_sandbox, "imfull")
+    kept = {(a["resource"], a["name"]) for a in plan["actions"] if a["action"] == "keep"}
+    assert kept == {
+        ("AWS::EKS::Cluster", "team-full"),
+        ("AWS::EC2::VPC", cluster["vpc"]),
+        ("AWS::SageMaker::Cluster", "team-hp"),
+    }
+    assert deleted["status"] == "SUCCEEDED", deleted.get("error")
+    assert inventory_diff(before, account_inventory()) == {}
+    assert running_sandbox.sandbox.emulator.store("team-full").count() == objects_before
+    assert CLUSTER_TAG_KEY not in eks_tags("team-full")
+    assert CLUSTER_TAG_KEY not in vpc_tags(cluster["vpc"])
+    with running_sandbox.client("sandbox-viewer") as api:
+        assert api.get("/clusters/imfull").status_code == 404
+
+
+def test_the_stages_build_on_an_imported_cluster_and_delete_removes_only_their_work(running_sandbox):
+    cluster = existing_cluster("team-grow")
+    before = account_inventory()
+    objects_before = running_sandbox.sandbox.emulator.store("team-grow").count()
+    assert import_cluster(running_sandbox, {"clusterTag": "imgrow", "region": REGION, "eksClusterName": "team-grow"})[
+        "status"
+    ] == ("SUCCEEDED")
+    with running_sandbox.client() as api:
+        for path, body in (("dependencies", None), ("hyperpod", FIRST_GROUP), ("storage", {})):
+            accepted = api.post(f"/clusters/imgrow/{path}", json=body)
+            assert accepted.status_code == 202, accepted.text
+            operation = running_sandbox.wait_terminal(accepted.json()["operationId"])
+            assert operation["status"] == "SUCCEEDED", (path, operation.get("error"))
+        status = api.get("/clusters/imgrow/status").json()
+    assert status["ready"] is True, status["missing"]
+    ec2 = boto3.client("ec2", region_name=REGION)
+    (compute,) = ec2.describe_subnets(Filters=[{"Name": "tag:instantstart:cluster", "Values": ["imgrow"]}])["Subnets"]
+    assert compute["VpcId"] == cluster["vpc"]
+    (table,) = ec2.describe_route_tables(Filters=[{"Name": "association.subnet-id", "Values": [compute["SubnetId"]]}])[
+        "RouteTables"
+    ]
+    assert {r.get("NatGatewayId") for r in table["Routes"]} >= {cluster["nat"]}
+    grown = inventory_diff(before, account_inventory())
+    assert "nat_gateways" not in grown and "vpcs" not in grown and "eks_clusters" not in grown
+    assert grown["hyperpod_clusters"] == 1
+
+    _, deleted = confirmed_delete(running_sandbox, "imgrow")
+    assert deleted["status"] == "SUCCEEDED", deleted.get("error")
+    # The data bucket is the one thing kept by design: the control plane never deletes data buckets.
+    assert eventually(lambda: inventory_diff(before, account_inventory()), {"buckets": 1}) == {"buckets": 1}
+    assert running_sandbox.sandbox.emulator.store("team-grow").count() == objects_before
+    eks = boto3.client("eks", region_name=REGION).describe_cluster(name="team-grow")["cluster"]
+    assert eks["status"] == "ACTIVE"
+    assert CLUSTER_TAG_KEY not in (eks.get("tags") or {})
+
+
+def test_hyperpod_in_an_imported_vpc_without_nat_egress_is_refused_not_given_a_second_nat(running_sandbox):
+    existing_cluster("team-closed", egress=False)
+    body = {"clusterTag": "imclosed", "region": REGION, "eksClusterName": "team-closed"}
+    assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/imclosed/dependencies").json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        before = account_inventory()
+        refused = api.post("/clusters/imclosed/hyperpod", json=FIRST_GROUP)
+    assert refused.status_code == 400, refused.text
+    assert "no NAT gateway route" in refused.json()["message"]
+    assert account_inventory() == before
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_fault_in_any_import_step_then_resume_ends_in_the_same_inventory(running_sandbox, step):
+    tag = "i-" + step.replace("_", "")[:18]
+    existing_cluster(f"team-{tag}")
+    before = account_inventory()
+    running_sandbox.sandbox.add_fault(step, 1)
+    failed = import_cluster(running_sandbox, {"clusterTag": tag, "region": REGION, "eksClusterName": f"team-{tag}"})
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["step"].lower().replace(" ", "_") == step
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
+        done = running_sandbox.wait_terminal(failed["operationId"])
+        assert done["status"] == "SUCCEEDED", done.get("error")
+        view = api.get(f"/clusters/{tag}").json()
+    assert (view["status"], view["stagesDone"]) == ("ACTIVE", ["eks"])
+    assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
+
+
+def test_a_fault_while_releasing_an_imported_cluster_then_resume_keeps_it(running_sandbox):
+    existing_cluster("team-rel")
+    before = account_inventory()
+    assert import_cluster(running_sandbox, {"clusterTag": "imrel", "region": REGION, "eksClusterName": "team-rel"})[
+        "status"
+    ] == ("SUCCEEDED")
+    running_sandbox.sandbox.add_fault("release_imported_cluster", 1)
+    _, failed = confirmed_delete(running_sandbox, "imrel")
+    assert failed["status"] == "FAILED"
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
+    assert running_sandbox.wait_terminal(failed["operationId"])["status"] == "SUCCEEDED"
+    assert inventory_diff(before, account_inventory()) == {}
+
+
+def test_bad_imports_are_refused_before_any_side_effect(running_sandbox):
+    config_map = existing_cluster("team-cm", mode="CONFIG_MAP")
+    other = existing_cluster("team-other")
+    existing_hyperpod("team-other-hp", other)
+    existing_cluster("team-taken")
+    existing_cluster("team-free")
+    free = {"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-free"}
+    assert config_map["arn"]
+    base = {"region": REGION, "eksClusterName": "team-taken"}
+    with running_sandbox.client() as api:
+        taken = api.post("/clusters/import", json={"clusterTag": "imtaken", **base})
+        running_sandbox.wait_terminal(taken.json()["operationId"])
+    cases = [
+        # First: the cluster is CREATING for the sandbox's first second only.
+        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-young"}, 409, "ACTIVE"),
+        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "no-such"}, 400, "No EKS cluster"),
+        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-cm"}, 400, "API_AND_CONFIG_MAP"),
+        ({"clusterTag": "imtaken", "region": REGION, "eksClusterName": "team-other"}, 409, "already exists"),
+        ({"clusterTag": "imbad", **base}, 409, "already registered as 'imtaken'"),
+        ({**free, "hyperPodClusterName": "nope"}, 400, "No HyperPod cluster"),
+        ({**free, "hyperPodClusterName": "team-other-hp"}, 400, "orchestrated by"),
+        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "bad name!"}, 400, "eksClusterName"),
+        ({"clusterTag": "imbad", "region": "xx-nowhere-9", "eksClusterName": "team-cm"}, 400, "region"),
+    ]
+    existing_cluster("team-young", wait=False)
+    before = account_inventory()
+    with running_sandbox.client() as api:
+        for body, status, fragment in cases:
+            response = api.post("/clusters/import", json=body)
+            assert response.status_code == status, (body, response.text)
+            assert fragment in response.json()["message"], (body, response.json())
+        assert api.get("/clusters/imbad").status_code == 404
+    with running_sandbox.client("sandbox-operator") as api:
+        assert api.post("/clusters/import", json={"clusterTag": "imbad", **base}).status_code == 403
+    assert account_inventory() == before
+    assert CLUSTER_TAG_KEY not in eks_tags("team-cm")
+    assert CLUSTER_TAG_KEY not in eks_tags("team-free")
