@@ -15,6 +15,7 @@ from controlplane.adapters.aws.dynamo import (
 )
 from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
 from controlplane.adapters.aws.eks import AwsEksGateway
+from controlplane.adapters.aws.fsx import AwsFileSystemGateway
 from controlplane.adapters.aws.iam import AwsIamGateway
 from controlplane.adapters.aws.s3 import AwsBucketGateway
 from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
@@ -163,7 +164,13 @@ def instance_group_steps(region: str) -> InstanceGroupSteps:
 @cache
 def storage_service(region: str) -> StorageService:
     return StorageService(
-        AwsIamGateway(), AwsEksGateway(region), KubernetesApiGateway(kubernetes_clients()), AwsBucketGateway(region)
+        AwsIamGateway(),
+        AwsEksGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        AwsBucketGateway(region),
+        Ec2NetworkGateway(region),
+        AwsFileSystemGateway(region),
+        poll_settings(),
     )
 
 

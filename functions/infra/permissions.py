@@ -79,6 +79,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
         "eks:CreateCluster",
+        "fsx:DescribeFileSystems",
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
         "sagemaker:ListTrainingPlans",
@@ -265,6 +266,12 @@ _OWNED_SUB_RESOURCE_REASON = (
     "EKS assigns the IDs of add-ons, access entries and pod identity associations; the statement requires the "
     f"ownership tag {MANAGED_BY_KEY}={MANAGED_BY_VALUE}, set when the control plane created them"
 )
+_FILE_SYSTEMS = ("arn:{partition}:fsx:*:{account}:file-system/*",)
+_FILE_SYSTEMS_REASON = (
+    "FSx assigns file system IDs at creation; the statement requires the InstantStart ownership tag (in the "
+    "request to create, on the file system to delete)"
+)
+_DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _DESCRIBE_HYPERPOD = Grant(
     ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
 )
@@ -697,6 +704,25 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
+    "create_fsx_file_system": FunctionAccess(
+        (
+            _DESCRIBE_FILE_SYSTEMS,
+            Grant(("fsx:CreateFileSystem", "fsx:TagResource"), _FILE_SYSTEMS, _MANAGED_REQUEST, _FILE_SYSTEMS_REASON),
+            _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
+            # Documented extra: the first file system of an account creates FSx's service-linked role.
+            Grant(
+                ("iam:CreateServiceLinkedRole",),
+                ("arn:{partition}:iam::{account}:role/aws-service-role/*",),
+                {"StringEquals": {"iam:AWSServiceName": "fsx.amazonaws.com"}},
+                "The service-linked role path is fixed by AWS; the condition admits only FSx's",
+            ),
+        )
+    ),
+    "check_fsx_file_system": FunctionAccess((_DESCRIBE_FILE_SYSTEMS,)),
+    "apply_fsx_claim": FunctionAccess(
+        (_DESCRIBE_FILE_SYSTEMS, _DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
+        kubernetes_role=ASSUME,
+    ),
     "record_operation_success": FunctionAccess(()),
     "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
@@ -773,6 +799,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
+    "delete_fsx_file_systems": FunctionAccess(
+        (
+            _DESCRIBE_FILE_SYSTEMS,
+            Grant(("fsx:DeleteFileSystem",), _FILE_SYSTEMS, _MANAGED_RESOURCE, _FILE_SYSTEMS_REASON),
+        )
+    ),
+    "check_fsx_file_systems_deleted": FunctionAccess((_DESCRIBE_FILE_SYSTEMS,)),
     "delete_eks_cluster": FunctionAccess(
         (
             _DESCRIBE_EKS_CLUSTER,

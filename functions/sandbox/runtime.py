@@ -30,6 +30,7 @@ from sandbox.ec2_extension import Ec2Extension
 from sandbox.eks_addons import EksAddonsExtension
 from sandbox.eks_extension import EksExtension
 from sandbox.faults import FaultBook, step_key
+from sandbox.fsx_extension import FsxExtension
 from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
 
@@ -150,6 +151,7 @@ class Sandbox:
         self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
         self.eks_addons = EksAddonsExtension(seconds_to_active=options.seconds_to_active)
         self.aws_calls = SerializedStubber.log
+        self.fsx = FsxExtension(seconds_to_available=options.seconds_to_active)
         self._mock: Any = None
         self._original_invoke: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -185,6 +187,7 @@ class Sandbox:
         self.eks_addons.install()
         self.hyperpod.install()
         self.ec2.install()
+        self.fsx.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self._provision()
@@ -192,6 +195,7 @@ class Sandbox:
     def stop(self) -> None:
         if self._original_invoke is not None:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
+        self.fsx.uninstall()
         self.ec2.uninstall()
         self.hyperpod.uninstall()
         self.eks_addons.uninstall()

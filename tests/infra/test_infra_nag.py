@@ -32,7 +32,10 @@ from infra.stack import MCP_HANDLER
 # (log delivery, execution ARNs for the API and failure recording), HyperPod reads for discovery, the
 # adoption tag on VPCs, and EKS ARNs that admit imported clusters' own names (reads on any cluster; changes
 # only with the instantstart:cluster tag on the cluster or the ownership tag on the add-on / association).
-EXPECTED_ACKNOWLEDGEMENTS = 333
+# 347: +14 for FSx storage: five step functions (runtime L1 and X-Ray / fsx:DescribeFileSystems IAM5 each),
+# file-system ARNs for create and delete under the ownership tag, FSx's service-linked role, and the claim
+# step's EKS DescribeCluster on any cluster name.
+EXPECTED_ACKNOWLEDGEMENTS = 347
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

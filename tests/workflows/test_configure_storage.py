@@ -84,7 +84,7 @@ def test_a_viewer_cannot_configure_storage(running_sandbox):
         assert api.post("/clusters/stor/storage", json={}).status_code == 403
 
 
-@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("step", [step for step in STEPS if "fsx" not in step])
 def test_a_fault_in_any_storage_step_then_resume_mounts_once(running_sandbox, step):
     tag = "s-" + step.replace("_", "")[:18]
     ready_for_storage(running_sandbox, tag)
@@ -97,3 +97,113 @@ def test_a_fault_in_any_storage_step_then_resume_mounts_once(running_sandbox, st
     inventory = storage_inventory(running_sandbox, tag)
     assert inventory["claims"] == ["s3-claim"]
     assert len(inventory["data_buckets"]) == 1
+
+
+# --- FSx for Lustre ------------------------------------------------------------------------------
+
+FSX_STEPS = sorted(step for step in STEPS if "fsx" in step)
+PIPELINE = {
+    "region": "us-west-2",
+    "hyperpod": {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
+}
+
+
+def fsx_inventory(running_sandbox, tag: str) -> dict[str, object]:
+    """The cluster's Lustre file systems (with where they are) and the FSx volumes and claims in Kubernetes."""
+    file_systems = [
+        fs
+        for fs in boto3.client("fsx", region_name="us-west-2").describe_file_systems()["FileSystems"]
+        if {"Key": "instantstart:cluster", "Value": tag} in fs.get("Tags", [])
+    ]
+    store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}")
+    volumes = [v for v in store.list("", "v1", "persistentvolumes") if v["spec"]["csi"]["driver"] == "fsx.csi.aws.com"]
+    claims = [c["metadata"]["name"] for c in store.list("", "v1", "persistentvolumeclaims", "default")]
+    return {"file_systems": file_systems, "volumes": volumes, "claims": sorted(claims)}
+
+
+def create_pipeline(running_sandbox, tag: str, fsx: dict) -> dict:
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters", json={"clusterTag": tag, **PIPELINE, "storage": {"fsx": fsx}})
+    assert accepted.status_code == 202, accepted.text
+    return running_sandbox.wait_terminal(accepted.json()["operationId"], limit_seconds=180)
+
+
+def test_fsx_creates_a_lustre_file_system_in_the_compute_subnet_and_a_static_claim(running_sandbox):
+    fsx = {"storageCapacityGiB": 2400, "deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": 250}
+    operation = create_pipeline(running_sandbox, "fsxone", fsx)
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    inventory = fsx_inventory(running_sandbox, "fsxone")
+    (file_system,) = inventory["file_systems"]
+    assert (file_system["Lifecycle"], file_system["StorageCapacity"]) == ("AVAILABLE", 2400)
+    lustre = file_system["LustreConfiguration"]
+    assert (lustre["DeploymentType"], lustre["PerUnitStorageThroughput"]) == ("PERSISTENT_2", 250)
+    ec2 = boto3.client("ec2", region_name="us-west-2")
+    (subnet,) = ec2.describe_subnets(SubnetIds=file_system["SubnetIds"])["Subnets"]
+    assert {"Key": "instantstart:role", "Value": "compute-us-west-2c"} in subnet["Tags"]
+    (volume,) = inventory["volumes"]
+    assert volume["spec"]["csi"]["volumeHandle"] == file_system["FileSystemId"]
+    assert volume["spec"]["csi"]["volumeAttributes"] == {
+        "dnsname": file_system["DNSName"],
+        "mountname": lustre["MountName"],
+    }
+    assert volume["spec"]["capacity"]["storage"] == "2400Gi"
+    assert inventory["claims"] == ["fsx-claim", "s3-claim"]
+    addon = boto3.client("eks", region_name="us-west-2").describe_addon(
+        clusterName="eks-cluster-fsxone", addonName="aws-fsx-csi-driver"
+    )["addon"]
+    assert addon["status"] == "ACTIVE"
+    assert addon["serviceAccountRoleArn"].endswith(":role/instantstart-fsxone-fsx-csi")
+    with running_sandbox.client("sandbox-viewer") as api:
+        assert api.get("/clusters/fsxone").json()["fsxClaim"] == "default/fsx-claim"
+        assert api.get("/clusters/fsxone/features").json()["features"]["fsxCsiDriver"]["enabled"] is True
+
+    with running_sandbox.client() as api:
+        token = api.delete("/clusters/fsxone").json()["confirmationToken"]
+        accepted = api.delete("/clusters/fsxone", params={"confirmationToken": token}).json()
+    deleted = running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=120)
+    assert deleted["status"] == "SUCCEEDED", deleted.get("error")
+    assert fsx_inventory(running_sandbox, "fsxone")["file_systems"] == []
+
+
+@pytest.mark.parametrize(
+    ("fsx", "fragment"),
+    [
+        ({"storageCapacityGiB": 2000}, "use 1200 or a multiple of 2400"),
+        ({"storageCapacityGiB": 600}, "storageCapacityGiB"),
+        ({"deploymentType": "SCRATCH_2", "perUnitStorageThroughput": 125}, "omit it"),
+        ({"deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": 300}, "125, 250, 500, 1000"),
+        ({"deploymentType": "PERSISTENT_1"}, "deploymentType"),
+    ],
+)
+def test_invalid_fsx_requests_are_refused_with_the_allowed_values(running_sandbox, fsx, fragment):
+    with running_sandbox.client() as api:
+        response = api.post("/clusters", json={"clusterTag": "fsxbad", **PIPELINE, "storage": {"fsx": fsx}})
+        assert response.status_code == 400, response.text
+        assert fragment in response.json()["message"]
+        assert api.get("/clusters/fsxbad").status_code == 404
+
+
+def test_fsx_before_the_hyperpod_stage_is_refused_with_409(running_sandbox):
+    ready_for_storage(running_sandbox, "fsxearly")
+    with running_sandbox.client() as api:
+        refused = api.post("/clusters/fsxearly/storage", json={"fsx": {}})
+    assert refused.status_code == 409, refused.text
+    assert "hyperpod" in refused.json()["message"]
+    assert fsx_inventory(running_sandbox, "fsxearly")["file_systems"] == []
+
+
+@pytest.mark.parametrize("step", FSX_STEPS)
+def test_a_fault_in_any_fsx_step_then_resume_creates_one_file_system(running_sandbox, step):
+    tag = "f-" + step.replace("_", "")[:18]
+    running_sandbox.sandbox.add_fault(step, 1)
+    failed = create_pipeline(running_sandbox, tag, {})
+    assert failed["status"] == "FAILED"
+    assert failed["error"]["step"].lower().replace(" ", "_") == step
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(failed["operationId"], limit_seconds=180)
+    assert done["status"] == "SUCCEEDED", done.get("error")
+    inventory = fsx_inventory(running_sandbox, tag)
+    assert [fs["Lifecycle"] for fs in inventory["file_systems"]] == ["AVAILABLE"]
+    assert len(inventory["volumes"]) == 1
+    assert inventory["claims"] == ["fsx-claim", "s3-claim"]

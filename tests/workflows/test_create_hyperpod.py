@@ -194,7 +194,13 @@ def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
         accepted = api.delete("/clusters/hpgone", params={"confirmationToken": token}).json()
         operation = running_sandbox.wait_terminal(accepted["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
-    assert [stage["name"] for stage in operation["stages"]] == ["hyperpod", "eks-control-plane", "iam", "network"]
+    assert [stage["name"] for stage in operation["stages"]] == [
+        "hyperpod",
+        "storage",
+        "eks-control-plane",
+        "iam",
+        "network",
+    ]
     assert stage1_inventory("hpgone") == NOTHING
     sagemaker = boto3.client("sagemaker", region_name="us-west-2")
     assert "hp-cluster-hpgone" not in [c["ClusterName"] for c in sagemaker.list_clusters()["ClusterSummaries"]]

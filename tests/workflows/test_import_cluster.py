@@ -11,6 +11,7 @@ import time
 
 import boto3
 import pytest
+from moto.eks.models import eks_backends
 
 from controlplane.adapters.k8s import manifests
 from controlplane.config import cluster_dependencies
@@ -18,6 +19,7 @@ from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module
+from sandbox.runtime import ACCOUNT_ID
 from tests.inventory import account_inventory, inventory_diff
 
 REGION = "us-west-2"
@@ -37,9 +39,7 @@ TRUST = json.dumps(
 ACCESS_ENTRY_ONLY = {"access_entries": 1}
 
 
-def existing_cluster(
-    name: str, *, mode: str = "API_AND_CONFIG_MAP", wait: bool = True, egress: bool = True
-) -> dict[str, str]:
+def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: bool = True) -> dict[str, str]:
     """A team's own VPC (private subnets behind a NAT gateway unless `egress` is false) and EKS cluster."""
     ec2 = boto3.client("ec2", region_name=REGION)
     vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
@@ -68,7 +68,7 @@ def existing_cluster(
         resourcesVpcConfig={"subnetIds": private, "securityGroupIds": [group]},
         accessConfig={"authenticationMode": mode},
     )["cluster"]
-    while wait and eks.describe_cluster(name=name)["cluster"]["status"] != "ACTIVE":
+    while eks.describe_cluster(name=name)["cluster"]["status"] != "ACTIVE":
         time.sleep(0.1)
     return {"arn": cluster["arn"], "vpc": vpc, "subnet": private[0], "group": group, "nat": nat}
 
@@ -308,8 +308,7 @@ def test_bad_imports_are_refused_before_any_side_effect(running_sandbox):
         taken = api.post("/clusters/import", json={"clusterTag": "imtaken", **base})
         running_sandbox.wait_terminal(taken.json()["operationId"])
     cases = [
-        # First: the cluster is CREATING for the sandbox's first second only.
-        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-young"}, 409, "ACTIVE"),
+        ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-busy"}, 409, "ACTIVE"),
         ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "no-such"}, 400, "No EKS cluster"),
         ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "team-cm"}, 400, "API_AND_CONFIG_MAP"),
         ({"clusterTag": "imtaken", "region": REGION, "eksClusterName": "team-other"}, 409, "already exists"),
@@ -319,7 +318,9 @@ def test_bad_imports_are_refused_before_any_side_effect(running_sandbox):
         ({"clusterTag": "imbad", "region": REGION, "eksClusterName": "bad name!"}, 400, "eksClusterName"),
         ({"clusterTag": "imbad", "region": "xx-nowhere-9", "eksClusterName": "team-cm"}, 400, "region"),
     ]
-    existing_cluster("team-young", wait=False)
+    existing_cluster("team-busy")
+    # An EKS update in progress (the sandbox's EKS has no UpdateClusterVersion lifecycle to start one).
+    eks_backends[ACCOUNT_ID][REGION].clusters["team-busy"].status = "UPDATING"
     before = account_inventory()
     with running_sandbox.client() as api:
         for body, status, fragment in cases:

@@ -227,12 +227,16 @@ def get_cluster_status(clusterTag: ClusterTagPath) -> ClusterStatusView:
 @router.post(
     "/clusters/<clusterTag>/storage",
     operation_id="s3_storage_create",
-    summary="Stage 5: mount an S3 bucket into the cluster as a PersistentVolumeClaim",
+    summary="Stage 5: mount an S3 bucket (and optionally FSx for Lustre) into the cluster as PersistentVolumeClaims",
     description=(
         "After stage 3: creates the data bucket instantstart-<clusterTag>-<account>-<region> (or uses bucketName), "
         "grants the Mountpoint for S3 CSI driver's role access to exactly that bucket, and applies a PV and the "
         "claim (default s3-claim) that workload templates mount at /s3. The control plane never deletes data "
-        "buckets. 202 with an operation; dryRun=true returns the plan."
+        "buckets. With fsx (after stage 4; admin): enables the fsxCsiDriver feature if needed, creates an FSx for "
+        "Lustre file system in the HyperPod compute subnet (storageCapacityGiB 1200 or a multiple of 2400; "
+        "deploymentType SCRATCH_2 or PERSISTENT_2 with perUnitStorageThroughput 125, 250, 500 or 1000), waits until "
+        "it is AVAILABLE and applies a static PV and the claim (default fsx-claim); the file system is deleted with "
+        "the cluster. 202 with an operation; dryRun=true returns the plan."
     ),
     tags=["storage"],
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},

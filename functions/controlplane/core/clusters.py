@@ -49,6 +49,7 @@ from controlplane.models.errors import (
     InvalidRequestError,
     UnknownRegionError,
 )
+from controlplane.models.features import FeatureChange, FeatureChanges
 from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.instance_types import ec2_type, instance_type
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
@@ -62,9 +63,10 @@ from controlplane.models.status import (
     ClusterStatusView,
     NodeStatus,
 )
-from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
+from controlplane.models.storage import ConfigureStorageRequest, FsxPlan, StoragePlan
 from controlplane.models.workflow import WorkflowInput
 
+PERSISTENT_2_DEFAULT_THROUGHPUT = 125
 # The pipeline stage a successful operation of each kind completes.
 STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
@@ -267,8 +269,7 @@ class ClusterService:
         if stage == StageName.EKS.value:
             update["status"] = ClusterStatus.ACTIVE
         if stage == StageName.STORAGE.value:
-            storage = StoragePlan.model_validate(operation.input["storage"])
-            update.update(storageBucket=storage.bucketName, storageClaim=f"{storage.namespace}/{storage.claimName}")
+            update.update(_storage_facts(StoragePlan.model_validate(operation.input["storage"])))
         self._registry.save(record.model_copy(update=update))
 
     def _register_and_start(
@@ -313,6 +314,7 @@ class ClusterService:
                 network=network,
                 hyperpod=hyperpod,
                 storage=storage,
+                features=_storage_features(storage) if storage else None,
             ).model_dump(mode="json", exclude_none=True)
 
         try:
@@ -568,16 +570,32 @@ class ClusterService:
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[StoragePlan, Plan]:
         record = self.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        if request.fsx is not None and StageName.HYPERPOD.value not in record.stagesDone:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has no HyperPod cluster yet; the FSx file system goes into the compute "
+                "subnet of its nodes. Finish stage 'hyperpod' first, or omit fsx.",
+                {"needs": StageName.HYPERPOD.value, "stagesDone": record.stagesDone},
+            )
         plan = self._storage_plan(cluster_tag, record.region, record.accountId or self._account.account_id(), request)
         return plan, Plan(actions=_storage_actions(cluster_tag, plan))
 
     @staticmethod
     def _storage_plan(cluster_tag: str, region: str, account: str, request: ConfigureStorageRequest) -> StoragePlan:
+        fsx = request.fsx
         return StoragePlan(
             bucketName=request.bucketName or data_bucket_name(cluster_tag, account, region),
             bucketSource="caller" if request.bucketName else "created",
             claimName=request.claimName,
             namespace=request.namespace,
+            fsx=None
+            if fsx is None
+            else FsxPlan(
+                storageCapacityGiB=fsx.storageCapacityGiB,
+                deploymentType=fsx.deploymentType,
+                perUnitStorageThroughput=fsx.perUnitStorageThroughput
+                or (PERSISTENT_2_DEFAULT_THROUGHPUT if fsx.deploymentType == "PERSISTENT_2" else None),
+                claimName=fsx.claimName,
+            ),
         )
 
     def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
@@ -585,7 +603,11 @@ class ClusterService:
         plan, _ = self.plan_storage(cluster_tag, request)
         record = self.get(cluster_tag)
 
-        return self.start_workflow(record, OperationKind.CONFIGURE_STORAGE, actor, storage=plan)
+        if plan.fsx is not None:
+            actor.require(Role.ADMIN, "create an FSx file system (it enables the fsxCsiDriver feature)")
+        return self.start_workflow(
+            record, OperationKind.CONFIGURE_STORAGE, actor, storage=plan, features=_storage_features(plan)
+        )
 
     def start_workflow(
         self,
@@ -685,8 +707,7 @@ class ClusterService:
         if succeeded and stage is not None and stage.value not in record.stagesDone:
             update["stagesDone"] = [*record.stagesDone, stage.value]
         if succeeded and operation.kind == OperationKind.CONFIGURE_STORAGE:
-            storage = StoragePlan.model_validate(operation.input["storage"])
-            update.update(storageBucket=storage.bucketName, storageClaim=f"{storage.namespace}/{storage.claimName}")
+            update.update(_storage_facts(StoragePlan.model_validate(operation.input["storage"])))
         self._registry.save(record.model_copy(update=update))
         self._registry.release(operation.target, operation.operationId, now)
 
@@ -793,6 +814,22 @@ def _hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan, name: str) -> li
     ]
 
 
+def _storage_features(plan: StoragePlan) -> FeatureChanges | None:
+    """FSx storage enables the fsxCsiDriver feature (the add-on and its IRSA role) through the feature's own step."""
+    if plan.fsx is None:
+        return None
+    return FeatureChanges(fsxCsiDriver=FeatureChange(change="enable"))
+
+
+def _storage_facts(plan: StoragePlan) -> dict[str, object]:
+    """What the registry records of a finished storage stage."""
+    return {
+        "storageBucket": plan.bucketName,
+        "storageClaim": f"{plan.namespace}/{plan.claimName}",
+        "fsxClaim": f"{plan.namespace}/{plan.fsx.claimName}" if plan.fsx else None,
+    }
+
+
 def _storage_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
     return [
         PlannedAction(
@@ -812,5 +849,34 @@ def _storage_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]
             resource="Kubernetes PersistentVolumeClaim",
             name=f"{plan.namespace}/{plan.claimName}",
             detail="mounted at /s3 by workload templates",
+        ),
+        *_fsx_actions(cluster_tag, plan),
+    ]
+
+
+def _fsx_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
+    fsx = plan.fsx
+    if fsx is None:
+        return []
+    throughput = f", {fsx.perUnitStorageThroughput} MB/s/TiB" if fsx.perUnitStorageThroughput else ""
+    return [
+        PlannedAction(
+            action="create",
+            resource="AWS::EKS::Addon",
+            name="aws-fsx-csi-driver",
+            detail=f"fsxCsiDriver feature if not enabled: add-on and IRSA role instantstart-{cluster_tag}-fsx-csi",
+        ),
+        PlannedAction(
+            action="create",
+            resource="AWS::FSx::FileSystem",
+            name=f"Lustre for {plan.namespace}/{fsx.claimName}",
+            detail=f"{fsx.storageCapacityGiB} GiB {fsx.deploymentType}{throughput} in the compute subnet; "
+            "deleted with the cluster",
+        ),
+        PlannedAction(
+            action="create",
+            resource="Kubernetes PersistentVolumeClaim",
+            name=f"{plan.namespace}/{fsx.claimName}",
+            detail="static PV for fsx.csi.aws.com",
         ),
     ]

@@ -174,7 +174,7 @@ class ClusterImportService:
     def _added_objects(
         self, ctx: WorkflowInput, record: ClusterRecord | None, adopted: set[str]
     ) -> list[dict[str, Any]]:
-        """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's)."""
+        """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours)."""
         objects: list[dict[str, Any]] = []
         if StageName.DEPENDENCIES.value not in adopted:
             objects += self._dependency_objects(ctx.region)
@@ -184,6 +184,12 @@ class ClusterImportService:
                 bucketName=record.storageBucket or "", bucketSource="created", claimName=claim, namespace=namespace
             )
             objects += storage_objects(plan, ctx.clusterTag, ctx.region)
+        if record is not None and record.fsxClaim:
+            namespace, claim = record.fsxClaim.split("/", 1)
+            objects += [
+                {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{ctx.clusterTag}-{claim}"}},
+                _claim_object(namespace, claim),
+            ]
         return objects
 
     def _missing_dependencies(self, cluster: EksCluster, ctx: WorkflowInput) -> list[str]:

@@ -521,6 +521,40 @@ class BucketGateway(Protocol):
         """Delete every object version, then the bucket; absent is fine."""
 
 
+@dataclass(frozen=True)
+class LustreFileSystem:
+    file_system_id: str
+    lifecycle: str
+    dns_name: str | None
+    mount_name: str | None
+    storage_capacity_gib: int
+    tags: dict[str, str]
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class LustreSpec:
+    storage_capacity_gib: int
+    deployment_type: str
+    per_unit_storage_throughput: int | None
+    subnet_id: str
+    security_group_ids: tuple[str, ...]
+    tags: dict[str, str]
+    client_token: str
+
+
+class FileSystemGateway(Protocol):
+    """FSx for Lustre file systems in one Region, found by their tags."""
+
+    def lustre_file_systems(self, tags: dict[str, str]) -> list[LustreFileSystem]:
+        """Every Lustre file system carrying all of `tags`, in any lifecycle (DELETING included)."""
+
+    def create_lustre(self, spec: LustreSpec) -> LustreFileSystem: ...
+
+    def delete_file_system(self, file_system_id: str) -> None:
+        """Delete without a final backup; absent is fine."""
+
+
 class ManifestRenderer(Protocol):
     def __call__(self, bundle: str, file: str, values: dict[str, str]) -> list[dict[str, Any]]:
         """The Kubernetes objects of a versioned manifest file, with its placeholders filled."""

@@ -39,9 +39,12 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "bucket": ("Ensure Data Bucket",),
         "access": ("Grant Bucket Access",),
         "claim": ("Apply Storage Claim",),
+        # Only when fsx is requested (an ASL Choice); the CSI driver is the fsxCsiDriver feature's own step.
+        "fsx": ("Ensure Fsx Csi Driver", "Create FSx File System", "Check FSx File System", "Apply FSx Claim"),
     },
     OperationKind.DELETE_EKS_CLUSTER: {
         "hyperpod": ("Delete HyperPod Cluster", "Check HyperPod Cluster Deleted", "Delete HyperPod Resources"),
+        "storage": ("Delete FSx File Systems", "Check FSx File Systems Deleted"),
         "eks-control-plane": ("Release Imported Cluster", "Delete EKS Cluster", "Check EKS Cluster Deleted"),
         "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),

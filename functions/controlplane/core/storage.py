@@ -1,21 +1,46 @@
-"""Stage 5 steps: an S3 bucket mounted through the Mountpoint for S3 CSI driver as a PV/PVC.
+"""Stage 5 steps: an S3 bucket mounted through the Mountpoint for S3 CSI driver as a PV/PVC, and optionally
+an FSx for Lustre file system mounted through the FSx CSI driver.
 
-The CSI driver's IRSA role (stage 3) is widened to exactly the buckets the cluster mounts; the PV and
-PVC are applied with server-side apply. Data buckets are never deleted by the control plane.
+The S3 CSI driver's IRSA role (stage 3) is widened to exactly the buckets the cluster mounts; the PVs and
+PVCs are applied with server-side apply. Data buckets are never deleted by the control plane; the FSx file
+system is (it is tagged as ours and deleted with the cluster). The FSx volume is provisioned statically
+(the file system is created here, the PV names it); the FSx CSI driver itself is the `fsxCsiDriver`
+advanced feature (add-on with its IRSA role), which the storage workflow enables through that feature's
+own ensure step, so the panel reports it and disabling it removes it.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 from controlplane.core.dependencies import S3_CSI_POLICY, managed_bucket_pattern, s3_csi_role_name
 from controlplane.core.identity import s3_bucket_access
-from controlplane.core.naming import is_owned, ownership_tags
-from controlplane.core.ports import BucketGateway, EksGateway, IamGateway, KubernetesGateway
-from controlplane.models.errors import ForeignResourceError, InvalidRequestError, ResourceNotReadyError
-from controlplane.models.storage import StoragePlan
-from controlplane.models.workflow import WorkflowInput
+from controlplane.core.naming import ROLE_TAG_KEY, is_owned, ownership_tags
+from controlplane.core.ports import (
+    BucketGateway,
+    EksGateway,
+    FileSystemGateway,
+    IamGateway,
+    KubernetesGateway,
+    LustreFileSystem,
+    LustreSpec,
+    NetworkGateway,
+)
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import (
+    DependencyFailedError,
+    ForeignResourceError,
+    InvalidRequestError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.storage import FsxPlan, StoragePlan
+from controlplane.models.workflow import PollState, WorkflowInput
 
 S3_CSI_DRIVER = "s3.csi.aws.com"
 PV_CAPACITY = "1200Gi"
+FSX_CSI_DRIVER = "fsx.csi.aws.com"
+FSX_FAILED = {"FAILED", "MISCONFIGURED", "MISCONFIGURED_UNAVAILABLE"}
 
 
 def data_bucket_name(cluster_tag: str, account: str, region: str) -> str:
@@ -58,12 +83,71 @@ def storage_objects(plan: StoragePlan, cluster_tag: str, region: str) -> list[di
     ]
 
 
+def fsx_tags(cluster_tag: str, claim: str) -> dict[str, str]:
+    return {**ownership_tags(cluster_tag), ROLE_TAG_KEY: f"fsx-{claim}"}
+
+
+def fsx_objects(
+    file_system: LustreFileSystem, plan: FsxPlan, namespace: str, cluster_tag: str
+) -> list[dict[str, object]]:
+    """A static PV naming the file system (id, DNS name, mount name) and the claim bound to it."""
+    volume = f"pv-{cluster_tag}-{plan.claimName}"
+    capacity = f"{plan.storageCapacityGiB}Gi"
+    labels = {"app.kubernetes.io/managed-by": "instantstart"}
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": volume, "labels": labels},
+            "spec": {
+                "capacity": {"storage": capacity},
+                "accessModes": ["ReadWriteMany"],
+                "storageClassName": "",
+                "persistentVolumeReclaimPolicy": "Retain",
+                "claimRef": {"namespace": namespace, "name": plan.claimName},
+                "mountOptions": ["flock"],
+                "csi": {
+                    "driver": FSX_CSI_DRIVER,
+                    "volumeHandle": file_system.file_system_id,
+                    "volumeAttributes": {
+                        "dnsname": file_system.dns_name or "",
+                        "mountname": file_system.mount_name or "",
+                    },
+                },
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": plan.claimName, "namespace": namespace, "labels": labels},
+            "spec": {
+                "accessModes": ["ReadWriteMany"],
+                "storageClassName": "",
+                "resources": {"requests": {"storage": capacity}},
+                "volumeName": volume,
+            },
+        },
+    ]
+
+
 class StorageService:
-    def __init__(self, iam: IamGateway, eks: EksGateway, kubernetes: KubernetesGateway, buckets: BucketGateway) -> None:
+    def __init__(
+        self,
+        iam: IamGateway,
+        eks: EksGateway,
+        kubernetes: KubernetesGateway,
+        buckets: BucketGateway,
+        network: NetworkGateway,
+        file_systems: FileSystemGateway,
+        poll: PollSettings,
+    ) -> None:
         self._iam = iam
         self._eks = eks
         self._kubernetes = kubernetes
         self._buckets = buckets
+        self._network = network
+        self._file_systems = file_systems
+        self._poll = poll
 
     def ensure_data_bucket(self, ctx: WorkflowInput) -> dict[str, str]:
         plan = _plan(ctx)
@@ -99,6 +183,93 @@ class StorageService:
         applied = self._kubernetes.apply(cluster, ctx.region, storage_objects(plan, ctx.clusterTag, ctx.region))
         return {"applied": ", ".join(applied)}
 
+    # --- FSx for Lustre ------------------------------------------------------------------------
+
+    def create_fsx_file_system(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _plan(ctx)
+        fsx = _fsx(plan)
+        found = self._live_file_system(ctx, fsx)
+        if found is not None:
+            return {"fileSystemId": found.file_system_id, "lifecycle": found.lifecycle, "action": "found"}
+        subnet, groups = self._fsx_network(ctx)
+        created = self._file_systems.create_lustre(
+            LustreSpec(
+                storage_capacity_gib=fsx.storageCapacityGiB,
+                deployment_type=fsx.deploymentType,
+                per_unit_storage_throughput=fsx.perUnitStorageThroughput,
+                subnet_id=subnet,
+                security_group_ids=groups,
+                tags=fsx_tags(ctx.clusterTag, fsx.claimName),
+                # Same operation and claim → same token: a lost response never creates a second file system.
+                client_token=hashlib.sha256(f"{ctx.operationId}/{fsx.claimName}".encode()).hexdigest()[:32],
+            )
+        )
+        return {"fileSystemId": created.file_system_id, "lifecycle": created.lifecycle, "action": "created"}
+
+    def check_fsx_file_system(self, ctx: WorkflowInput) -> PollState:
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        found = self._live_file_system(ctx, _fsx(_plan(ctx)))
+        if found is None:
+            raise ResourceNotReadyError("The FSx file system does not exist; 'Create FSx File System' must run first.")
+        if found.lifecycle in FSX_FAILED:
+            raise DependencyFailedError(
+                f"FSx file system {found.file_system_id} is {found.lifecycle}: {found.failure or 'no details'}. "
+                "Fix the cause (quota, subnet, security group rules for ports 988 and 1018-1023), delete the file "
+                "system, then resume."
+            )
+        return self._poll_state(found.lifecycle == "AVAILABLE", attempts, found.lifecycle, "FSx file system")
+
+    def apply_fsx_claim(self, ctx: WorkflowInput) -> dict[str, str]:
+        plan = _plan(ctx)
+        fsx = _fsx(plan)
+        found = self._live_file_system(ctx, fsx)
+        cluster = self._eks.find_cluster(ctx.eksClusterName)
+        if found is None or found.lifecycle != "AVAILABLE" or cluster is None or cluster.status != "ACTIVE":
+            raise ResourceNotReadyError("The FSx file system is not AVAILABLE or the EKS cluster is not ACTIVE.")
+        objects = fsx_objects(found, fsx, plan.namespace, ctx.clusterTag)
+        applied = self._kubernetes.apply(cluster, ctx.region, objects)
+        return {"fileSystemId": found.file_system_id, "applied": ", ".join(applied)}
+
+    def delete_fsx_file_systems(self, ctx: WorkflowInput) -> dict[str, str]:
+        """Delete every file system stage 5 created for the cluster (no final backup)."""
+        deleting = []
+        for found in self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag)):
+            if found.lifecycle != "DELETING":
+                self._file_systems.delete_file_system(found.file_system_id)
+            deleting.append(found.file_system_id)
+        return {"deleting": ", ".join(deleting) or "none"}
+
+    def check_fsx_file_systems_deleted(self, ctx: WorkflowInput) -> PollState:
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        left = self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag))
+        return self._poll_state(not left, attempts, "DELETED" if not left else "DELETING", "FSx file systems")
+
+    def _live_file_system(self, ctx: WorkflowInput, plan: FsxPlan) -> LustreFileSystem | None:
+        found = self._file_systems.lustre_file_systems(fsx_tags(ctx.clusterTag, plan.claimName))
+        return next((file_system for file_system in found if file_system.lifecycle != "DELETING"), None)
+
+    def _fsx_network(self, ctx: WorkflowInput) -> tuple[str, tuple[str, ...]]:
+        """The first compute subnet (stage 4) and the security group the HyperPod nodes are in."""
+        compute = sorted(
+            (
+                subnet
+                for key, subnet in self._network.find_subnets(ctx.clusterTag).items()
+                if key.startswith("compute-")
+            ),
+            key=lambda subnet: subnet.key,
+        )
+        imported = ctx.importedNetwork
+        subnet = compute[0].subnet_id if compute else (imported.subnetIds[0] if imported else None)
+        group = imported.securityGroupId if imported else self._network.find_security_group(ctx.clusterTag)
+        if subnet is None or group is None:
+            raise ResourceNotReadyError("The cluster has no compute subnet or security group yet (stage 4).")
+        return subnet, (group,)
+
+    def _poll_state(self, done: bool, attempts: int, status: str, what: str) -> PollState:
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"{what} is still {status} after {attempts} checks.")
+        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
+
 
 def _granted_buckets(policy: dict[str, object]) -> set[str]:
     statements = policy.get("Statement", [])
@@ -107,6 +278,13 @@ def _granted_buckets(policy: dict[str, object]) -> set[str]:
         if statement.get("Sid") == "ListBuckets":
             resources |= {str(arn).removeprefix("arn:aws:s3:::") for arn in statement.get("Resource", [])}
     return resources
+
+
+def _fsx(plan: StoragePlan) -> FsxPlan:
+    """The workflow runs the FSx steps only when the request asked for a file system (an ASL Choice)."""
+    if plan.fsx is None:
+        raise InvalidRequestError("The storage plan has no fsx part.")
+    return plan.fsx
 
 
 def _plan(ctx: WorkflowInput) -> StoragePlan:

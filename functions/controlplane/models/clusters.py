@@ -159,6 +159,7 @@ class ClusterRecord(View):
     accountId: str | None = None
     storageBucket: str | None = None
     storageClaim: str | None = None
+    fsxClaim: str | None = None
     imported: bool = False
     hyperPodClusterName: str | None = None
     adopted: list[str] = Field(default_factory=list)
@@ -175,6 +176,7 @@ class ClusterView(View):
     stagesDone: list[str]
     storageBucket: str | None = None
     storageClaim: str | None = None
+    fsxClaim: str | None = None
     activeOperationId: str | None = None
     lastOperationId: str | None = None
     createdAt: datetime

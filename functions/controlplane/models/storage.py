@@ -2,12 +2,59 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
+
+from pydantic import Field, model_validator
 
 from controlplane.models.common import Contract, View
 
 BUCKET_PATTERN = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 CLAIM_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+
+
+FsxDeploymentType = Literal["PERSISTENT_2", "SCRATCH_2"]
+# FSx for Lustre (SSD): 1200 GiB, or increments of 2400 GiB, for both deployment types.
+FSX_SMALLEST_GIB = 1200
+FSX_INCREMENT_GIB = 2400
+# MB/s per TiB that PERSISTENT_2 may provision; SCRATCH_2 has a fixed baseline and takes none.
+FSX_THROUGHPUT = {"PERSISTENT_2": (125, 250, 500, 1000), "SCRATCH_2": ()}
+
+
+class FsxRequest(Contract):
+    """An FSx for Lustre file system in the cluster's compute subnet, mounted as a static PV/PVC."""
+
+    storageCapacityGiB: int = Field(
+        default=FSX_SMALLEST_GIB, ge=FSX_SMALLEST_GIB, description="1200, or a multiple of 2400 GiB."
+    )
+    deploymentType: FsxDeploymentType = Field(
+        default="SCRATCH_2", description="SCRATCH_2 (temporary, no replication) or PERSISTENT_2 (durable)."
+    )
+    perUnitStorageThroughput: int | None = Field(
+        default=None,
+        description="MB/s per TiB, PERSISTENT_2 only: 125, 250, 500 or 1000 (default 125). Omit for SCRATCH_2.",
+    )
+    claimName: str = Field(default="fsx-claim", pattern=CLAIM_PATTERN, description="PersistentVolumeClaim name.")
+
+    @model_validator(mode="after")
+    def _valid_for_deployment_type(self) -> FsxRequest:
+        capacity = self.storageCapacityGiB
+        if capacity != FSX_SMALLEST_GIB and capacity % FSX_INCREMENT_GIB:
+            raise ValueError(
+                f"storageCapacityGiB {capacity} is not valid for {self.deploymentType}: use 1200 or a multiple of "
+                f"2400 (2400, 4800, 7200, ...)"
+            )
+        allowed = FSX_THROUGHPUT[self.deploymentType]
+        throughput = self.perUnitStorageThroughput
+        if throughput is not None and throughput not in allowed:
+            raise ValueError(
+                f"perUnitStorageThroughput {throughput} is not valid for {self.deploymentType}: "
+                + (
+                    f"use one of {', '.join(map(str, allowed))}"
+                    if allowed
+                    else "omit it (SCRATCH_2 has a fixed baseline)"
+                )
+            )
+        return self
 
 
 class ConfigureStorageRequest(Contract):
@@ -23,7 +70,18 @@ class ConfigureStorageRequest(Contract):
         pattern=CLAIM_PATTERN,
         description="PersistentVolumeClaim name; workload templates mount it at /s3.",
     )
-    namespace: str = Field(default="default", pattern=CLAIM_PATTERN, description="Namespace of the claim.")
+    namespace: str = Field(default="default", pattern=CLAIM_PATTERN, description="Namespace of the claims.")
+    fsx: FsxRequest | None = Field(
+        default=None,
+        description="Also create an FSx for Lustre file system (needs stage 4's compute subnet) and its claim.",
+    )
+
+
+class FsxPlan(View):
+    storageCapacityGiB: int
+    deploymentType: FsxDeploymentType
+    perUnitStorageThroughput: int | None = None
+    claimName: str
 
 
 class StoragePlan(View):
@@ -31,3 +89,4 @@ class StoragePlan(View):
     bucketSource: str
     claimName: str
     namespace: str
+    fsx: FsxPlan | None = None

@@ -1,0 +1,14 @@
+"""Step Functions Task "Check FSx File Systems Deleted"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Check FSx File Systems Deleted",
+        action=lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_systems_deleted(ctx),
+    )
