@@ -842,6 +842,20 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             Grant(("iam:DeleteOpenIDConnectProvider",), _OIDC_PROVIDERS, _MANAGED_RESOURCE, _OIDC_PROVIDERS_REASON),
         )
     ),
+    # What features created outside the clusters (roles, policies), removed after the clusters are gone.
+    "delete_feature_identities": FunctionAccess(
+        (
+            *_delete_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            *_READ_TIERED,
+            *_delete_roles(_TIERED_ROLES, _TIERED_REASON),
+            Grant(
+                ("iam:ListPolicyVersions", "iam:DeletePolicyVersion", "iam:DeletePolicy"),
+                _TIERED_POLICIES,
+                _MANAGED_RESOURCE,
+                _TIERED_REASON,
+            ),
+        )
+    ),
     # --- update_cluster_features workflow ------------------------------------------------------
     "ensure_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_CREATE_ADDON)),
     "remove_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),

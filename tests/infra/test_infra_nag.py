@@ -35,7 +35,9 @@ from infra.stack import MCP_HANDLER
 # 347: +14 for FSx storage: five step functions (runtime L1 and X-Ray / fsx:DescribeFileSystems IAM5 each),
 # file-system ARNs for create and delete under the ownership tag, FSx's service-linked role, and the claim
 # step's EKS DescribeCluster on any cluster name.
-EXPECTED_ACKNOWLEDGEMENTS = 347
+# 353: +6 for cluster deletion removing feature identities: one step function (L1, X-Ray IAM5) and its
+# ARN-pattern grants on the -fsx-csi / -observability / -tiered-ckpt roles and the tiered policy.
+EXPECTED_ACKNOWLEDGEMENTS = 353
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -298,3 +298,23 @@ def test_operators_and_viewers_cannot_change_features(running_sandbox, cluster):
         with running_sandbox.client(token) as api:
             response = api.patch(f"/clusters/{TAG}/features", json={"certManager": {"enabled": False}})
         assert response.status_code == 403
+
+
+def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox, cluster):
+    """Last in the module: it deletes the cluster."""
+    change(running_sandbox, {"fsxCsiDriver": {"enabled": True}, "tieredStorage": {"enabled": True}})
+    change(running_sandbox, {"observability": {"enabled": True}})
+    prefix = f"instantstart-{TAG}-"
+    iam = boto3.client("iam")
+    assert {f"{prefix}fsx-csi", f"{prefix}tiered-ckpt", f"{prefix}observability"} <= set(
+        inventory(running_sandbox)["roles"]
+    )
+    with running_sandbox.client() as api:
+        token = api.delete(f"/clusters/{TAG}").json()["confirmationToken"]
+        accepted = api.delete(f"/clusters/{TAG}", params={"confirmationToken": token}).json()
+    operation = running_sandbox.wait_terminal(accepted["operationId"])
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    assert [r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"].startswith(prefix)] == []
+    assert [
+        p["PolicyName"] for p in iam.list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(prefix)
+    ] == []

@@ -232,6 +232,22 @@ class FeatureSteps:
         done = self._features[feature].remove(self._facts(ctx))
         return self._poll_state(ctx, done, feature, "removed")
 
+    def delete_identities(self, ctx: WorkflowInput, order: tuple[Feature, ...]) -> dict[str, str]:
+        """Cluster deletion, after the clusters are deleted (or released, when imported): what features created
+        outside them (IAM roles and policies, buckets) goes too. Each feature's own removal does it, seeing no
+        cluster, so that teardown and disable cannot drift apart."""
+        facts = ClusterFacts(
+            cluster_tag=ctx.clusterTag,
+            region=ctx.region,
+            account=ctx.accountId or "",
+            eks_name=ctx.eksClusterName,
+            eks=None,
+            hyperpod=None,
+        )
+        for feature in order:
+            self._features[feature].remove(facts)
+        return {"released": ", ".join(feature.value for feature in order)}
+
     def _facts(self, ctx: WorkflowInput) -> ClusterFacts:
         if not ctx.accountId:
             raise InvalidRequestError("The workflow input has no account id.")
@@ -402,7 +418,7 @@ class _AddonFeature:
         return found.status == "ACTIVE"
 
     def remove(self, facts: ClusterFacts) -> bool:
-        found = self._eks.find_addon(facts.eks_name, self._addon)
+        found = self._eks.find_addon(facts.eks_name, self._addon) if facts.eks is not None else None
         if found is not None:
             if not is_owned(found.tags, facts.cluster_tag):
                 raise ForeignResourceError(

@@ -46,7 +46,7 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "hyperpod": ("Delete HyperPod Cluster", "Check HyperPod Cluster Deleted", "Delete HyperPod Resources"),
         "storage": ("Delete FSx File Systems", "Check FSx File Systems Deleted"),
         "eks-control-plane": ("Release Imported Cluster", "Delete EKS Cluster", "Check EKS Cluster Deleted"),
-        "iam": ("Delete Cluster Role", "Delete Dependency Identities"),
+        "iam": ("Delete Cluster Role", "Delete Dependency Identities", "Delete Feature Identities"),
         "network": ("Release NAT Gateway", "Delete Network"),
     },
     OperationKind.ADD_INSTANCE_GROUP: {
