@@ -194,6 +194,19 @@ def test_an_eks_cluster_running_hyperpod_is_imported_with_every_stage_it_has(run
         assert api.get("/clusters/imfull/status").json()["hyperPodStatus"] == "InService"
         again = api.post("/clusters/imfull/hyperpod", json=FIRST_GROUP)
         assert again.status_code == 409, again.text
+        # The adopted HyperPod cluster is read, never changed: groups and nodes are listed, changes refused.
+        (group,) = api.get("/clusters/imfull/instance-groups").json()["instanceGroups"]
+        (node, *_) = api.get("/clusters/imfull/nodes").json()["nodes"]
+        for method, path, body in (
+            ("patch", f"/clusters/imfull/instance-groups/{group['instanceGroupName']}", {"instanceCount": 3}),
+            ("post", "/clusters/imfull/instance-groups", {**FIRST_GROUP, "instanceGroupName": "more"}),
+            ("post", f"/clusters/imfull/nodes/{node['nodeId']}/reboot", None),
+        ):
+            refused = api.request(method.upper(), path, json=body)
+            assert refused.status_code == 409 and refused.json()["code"] == "ForeignResource", refused.text
+            assert "adopted" in refused.json()["message"]
+        storage = api.post("/clusters/imfull/storage", json={})
+        assert storage.status_code == 409 and "its own Mountpoint for S3 CSI driver" in storage.json()["message"]
     assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
 
     plan, deleted = confirmed_delete(running_sandbox, "imfull")

@@ -46,6 +46,7 @@ from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotFoundError,
     ClusterNotReadyError,
+    ForeignResourceError,
     InvalidRequestError,
     UnknownRegionError,
 )
@@ -570,6 +571,14 @@ class ClusterService:
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[StoragePlan, Plan]:
         record = self.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        if StageName.DEPENDENCIES.value in record.adopted:
+            raise ForeignResourceError(
+                f"Cluster '{cluster_tag}' was imported with its own Mountpoint for S3 CSI driver, whose IAM role is "
+                "not the control plane's to change. Grant that role access to your bucket and create the "
+                "PersistentVolumeClaim yourself, or let InstantStart manage the cluster's dependencies in a cluster "
+                "it creates.",
+                {"adopted": record.adopted},
+            )
         if request.fsx is not None and StageName.HYPERPOD.value not in record.stagesDone:
             raise ClusterNotReadyError(
                 f"Cluster '{cluster_tag}' has no HyperPod cluster yet; the FSx file system goes into the compute "

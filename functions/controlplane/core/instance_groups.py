@@ -39,6 +39,7 @@ from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotReadyError,
     DependencyFailedError,
+    ForeignResourceError,
     InvalidRequestError,
     NotFoundError,
     ResourceNotReadyError,
@@ -91,7 +92,7 @@ class InstanceGroupService:
     # --- reads -------------------------------------------------------------------------------
 
     def list(self, cluster_tag: str) -> InstanceGroupList:
-        _, cluster = self._live(cluster_tag)
+        _, cluster = self._live(cluster_tag, changing=False)
         return InstanceGroupList(
             clusterTag=cluster_tag,
             hyperPodClusterName=cluster.name,
@@ -273,8 +274,11 @@ class InstanceGroupService:
     def _start(self, cluster_tag: str, kind: OperationKind, actor: Actor, **plans: Any) -> Operation:
         return self._clusters.start_workflow(self._clusters.get(cluster_tag), kind, actor, **plans)
 
-    def _live(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
+    def _live(self, cluster_tag: str, changing: bool = True) -> tuple[ClusterRecord, HyperPodCluster]:
+        """The record and its HyperPod cluster; for a change, also that the cluster is the control plane's."""
         record = self._clusters.get(cluster_tag)
+        if changing:
+            refuse_adopted_hyperpod(record)
         cluster = (
             self._hyperpod(record.region).find_cluster(hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName))
             if StageName.HYPERPOD.value in record.stagesDone
@@ -511,6 +515,17 @@ def group_view(group: dict[str, Any], cluster: HyperPodCluster) -> InstanceGroup
         softwareUpdateStatus=group.get("SoftwareUpdateStatus"),
         scalingOperations=(group.get("ActiveOperations") or {}).get("Scaling", 0),
     )
+
+
+def refuse_adopted_hyperpod(record: ClusterRecord) -> None:
+    """An imported HyperPod cluster stays its owner's: the control plane reads it but changes only what it made."""
+    if StageName.HYPERPOD.value in record.adopted:
+        raise ForeignResourceError(
+            f"HyperPod cluster {record.hyperPodClusterName} was adopted by import, not created by InstantStart, so "
+            "the control plane does not change its instance groups or nodes. Make the change with SageMaker "
+            "directly; the views here show the result.",
+            {"adopted": record.adopted},
+        )
 
 
 def capacity_type(group: dict[str, Any]) -> CapacityType:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.instance_groups import capacity_type
+from controlplane.core.instance_groups import capacity_type, refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports import EksGateway, HyperPodGateway, KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
@@ -82,6 +82,7 @@ class NodeService:
         """Validate every id against the cluster first (nothing happens if one is unknown), then make the batch call.
         Replace and delete without a valid token return a plan and a token instead."""
         actor.require(Role.ADMIN if action in CONFIRMED_ACTIONS else Role.OPERATOR, f"{action} nodes")
+        refuse_adopted_hyperpod(self._clusters.get(cluster_tag))
         ids = sorted(set(node_ids))
         nodes = {node.nodeId: node for node in self.list_nodes(cluster_tag).nodes}
         unknown = [node_id for node_id in ids if node_id not in nodes]
