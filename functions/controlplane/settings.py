@@ -53,6 +53,11 @@ class Settings:
         return _env("IS_WORKLOAD_ROLE_BOUNDARY_ARN", "")
 
     @cached_property
+    def autoscaling_role_boundary_arn(self) -> str:
+        """The permissions boundary of the ClusterRole created for HyperPod autoscaling (karpenter)."""
+        return _env("IS_AUTOSCALING_ROLE_BOUNDARY_ARN", "")
+
+    @cached_property
     def iam_role_bindings(self) -> dict[str, str]:
         return _json("IS_IAM_ROLE_BINDINGS")
 

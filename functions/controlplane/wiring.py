@@ -185,6 +185,8 @@ def feature_steps(region: str) -> FeatureSteps:
         feature_pins(),
         poll_settings(),
         settings().workload_role_boundary_arn,
+        AwsBucketGateway(region),
+        settings().autoscaling_role_boundary_arn,
     )
 
 

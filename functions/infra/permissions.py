@@ -10,6 +10,8 @@ wildcard lives next to the statement that needs it.
 Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {partition} {account} {region}   the deployment's pseudo parameters
   {kubernetes_role_arn}            the role whose identity signs EKS bearer tokens
+  {workload_boundary_arn}          the permissions boundary of workload (IRSA) roles
+  {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
   {state_machine_arn}              every workflow's state machine ARN (one resource per workflow)
   {state_machine_name}             every workflow's state machine name (one resource per workflow)
   {rest_api_id} {stage}            the REST API and its stage
@@ -39,8 +41,12 @@ from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 from controlplane.core.feature_steps import (
     FSX_CSI_POLICY_ARN,
+    INFERENCE_OPERATOR_POLICY_ARN,
     OBSERVABILITY_POLICY_ARNS,
     fsx_csi_role_name,
+    inference_operator_role_name,
+    inference_tls_bucket_name,
+    karpenter_role_name,
     observability_role_name,
     tiered_storage_policy_name,
     tiered_storage_role_name,
@@ -357,6 +363,37 @@ _FEATURE_ROLES_REASON = (
     "Feature roles are created per cluster tag at run time; the patterns admit only the control plane's "
     "instantstart-<tag>-fsx-csi and instantstart-<tag>-observability roles"
 )
+_INFERENCE_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{inference_operator_role_name('*')}",)
+_INFERENCE_ROLES_REASON = (
+    "The inference operator's execution role is created per cluster tag at run time; the pattern admits only the "
+    "control plane's instantstart-<tag>-inference roles"
+)
+_TLS_BUCKETS = (f"arn:{{partition}}:s3:::{inference_tls_bucket_name('*', '{account}', '*')}",)
+_TLS_BUCKETS_REASON = (
+    "TLS certificate buckets are named per cluster tag and Region at run time (hyperpod-tls-<tag>-<account>-"
+    "<region>, the prefix AWS's inference policy requires); the pattern admits only this account's"
+)
+_READ_TLS_BUCKETS = Grant(("s3:ListBucket", "s3:GetBucketTagging"), _TLS_BUCKETS, reason=_TLS_BUCKETS_REASON)
+# A TLS bucket is emptied, then deleted: it holds only the certificates the operator wrote.
+_EMPTY_TLS_BUCKETS = (
+    _READ_TLS_BUCKETS,
+    Grant(
+        ("s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"),
+        _TLS_BUCKETS + tuple(f"{bucket}/*" for bucket in _TLS_BUCKETS),
+        reason=_TLS_BUCKETS_REASON,
+    ),
+)
+_KARPENTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{karpenter_role_name('*')}",)
+_KARPENTER_ROLES_REASON = (
+    "The autoscaling ClusterRole is created per cluster tag at run time; the pattern admits only the control "
+    "plane's instantstart-<tag>-karpenter roles"
+)
+_AUTOSCALING_BOUNDED = {"iam:PermissionsBoundary": "{autoscaling_boundary_arn}"}
+_READ_KARPENTER_ROLES = Grant(
+    ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:ListRolePolicies", "iam:GetRolePolicy"),
+    _KARPENTER_ROLES,
+    reason=_KARPENTER_ROLES_REASON,
+)
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
 _FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
 _CREATE_ADDON = (
@@ -565,6 +602,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:CreateBucket",
                     "s3:PutBucketPublicAccessBlock",
                     "s3:PutEncryptionConfiguration",
+                    "s3:PutBucketPolicy",
                     "s3:PutBucketTagging",
                     "s3:GetObject",
                     "s3:PutObject",
@@ -686,6 +724,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:CreateBucket",
                     "s3:PutBucketPublicAccessBlock",
                     "s3:PutEncryptionConfiguration",
+                    "s3:PutBucketPolicy",
                     "s3:PutBucketTagging",
                 ),
                 ("arn:{partition}:s3:::instantstart-*",),
@@ -854,6 +893,9 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _MANAGED_RESOURCE,
                 _TIERED_REASON,
             ),
+            *_delete_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
+            *_EMPTY_TLS_BUCKETS,
+            *_delete_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
         )
     ),
     # --- update_cluster_features workflow ------------------------------------------------------
@@ -957,6 +999,74 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "remove_observability": FunctionAccess(
         (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
     ),
+    "ensure_inference_operator": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            # Also reads the stage 3 add-ons it needs ACTIVE.
+            *_CREATE_ADDON,
+            _LIST_OIDC_PROVIDERS,
+            *_create_role_with_policy(_INFERENCE_ROLES, INFERENCE_OPERATOR_POLICY_ARN, _INFERENCE_ROLES_REASON),
+            # The role reaches the add-on in its configuration values, so EKS is never passed it (no PassRole).
+            _READ_TLS_BUCKETS,
+            Grant(
+                (
+                    "s3:CreateBucket",
+                    "s3:PutBucketTagging",
+                    "s3:PutBucketPublicAccessBlock",
+                    "s3:PutEncryptionConfiguration",
+                    "s3:PutBucketPolicy",
+                ),
+                _TLS_BUCKETS,
+                reason=_TLS_BUCKETS_REASON,
+            ),
+        )
+    ),
+    "remove_inference_operator": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_DELETE_ADDON,
+            *_delete_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
+            *_EMPTY_TLS_BUCKETS,
+        )
+    ),
+    "ensure_karpenter": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            _READ_KARPENTER_ROLES,
+            # Created only with the autoscaling boundary, so its inline policy can never exceed node batch actions.
+            Grant(
+                ("iam:CreateRole",),
+                _KARPENTER_ROLES,
+                {"StringEquals": {**_MANAGED_REQUEST["StringEquals"], **_AUTOSCALING_BOUNDED}},
+                _KARPENTER_ROLES_REASON,
+            ),
+            Grant(("iam:TagRole",), _KARPENTER_ROLES, _MANAGED_REQUEST, _KARPENTER_ROLES_REASON),
+            Grant(
+                ("iam:PutRolePolicy",),
+                _KARPENTER_ROLES,
+                {"StringEquals": {**_MANAGED_RESOURCE["StringEquals"], **_AUTOSCALING_BOUNDED}},
+                _KARPENTER_ROLES_REASON,
+            ),
+            Grant(
+                ("iam:PassRole",),
+                _KARPENTER_ROLES,
+                {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+                _KARPENTER_ROLES_REASON,
+            ),
+            _UPDATE_HYPERPOD,
+            _KUBERNETES,
+        ),
+        kubernetes_role=ASSUME,
+    ),
+    "remove_karpenter": FunctionAccess(
+        (
+            *_FEATURE_FACTS,
+            *_delete_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+            _UPDATE_HYPERPOD,
+            _KUBERNETES,
+        ),
+        kubernetes_role=ASSUME,
+    ),
     "release_nat_gateway": FunctionAccess(
         (
             _describe("DescribeVpcEndpoints", "DescribeNatGateways"),
@@ -1014,6 +1124,9 @@ API_ACCESS = FunctionAccess(
         _DESCRIBE_ADDONS,
         *_READ_TIERED,
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+        _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
+        _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+        _READ_TLS_BUCKETS,
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),

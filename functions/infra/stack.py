@@ -163,6 +163,7 @@ class InstantStartStack(Stack):
         self.api_role = self._role("ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
+        self.autoscaling_boundary = self._autoscaling_boundary()
         self.step_functions = {module: self._step_function(module) for module in step_modules()}
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
@@ -252,6 +253,28 @@ class InstantStartStack(Stack):
         )
         return boundary
 
+    def _autoscaling_boundary(self) -> iam.ManagedPolicy:
+        """The ceiling of the ClusterRole the karpenter feature creates for HyperPod autoscaling: whatever policy
+        the step writes, HyperPod can do no more with the role than add and delete nodes of HyperPod clusters."""
+        boundary = iam.ManagedPolicy(
+            self,
+            "AutoscalingRoleBoundary",
+            description="InstantStart: permissions boundary of HyperPod autoscaling cluster roles",
+            statements=[
+                iam.PolicyStatement(
+                    actions=["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
+                    resources=[f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
+                )
+            ],
+        )
+        self.acks.wildcard_resources(
+            boundary,
+            [f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
+            "A permissions boundary is a ceiling, not a grant: each autoscaling role's own inline policy names its "
+            "one cluster, and the boundary keeps any such policy to node batch actions on this account's clusters",
+        )
+        return boundary
+
     def _kubernetes_role(self) -> iam.Role:
         """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
         trusted = [self.step_roles[m] for m, a in STEP_ACCESS.items() if a.kubernetes_role == ASSUME]
@@ -334,6 +357,7 @@ class InstantStartStack(Stack):
             {
                 "kubernetes_role_arn": self.kubernetes_role.role_arn,
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
+                "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
             },
         )
@@ -348,6 +372,8 @@ class InstantStartStack(Stack):
             environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
         if any("{workload_boundary_arn}" in str(grant.conditions) for grant in access.grants):
             environment["IS_WORKLOAD_ROLE_BOUNDARY_ARN"] = self.workload_boundary.managed_policy_arn
+        if any("{autoscaling_boundary_arn}" in str(grant.conditions) for grant in access.grants):
+            environment["IS_AUTOSCALING_ROLE_BOUNDARY_ARN"] = self.autoscaling_boundary.managed_policy_arn
         return self._function(
             pascal(module),
             handler=f"steps.{module}.lambda_handler",

@@ -171,7 +171,12 @@ ADDON_CATALOG: dict[str, dict[str, Any]] = {
             "eks",
             "aws",
             "hyperpod-inference-system",
-            [("v2.0.0-eksbuild.1", _ALL), ("v1.1.0-eksbuild.1", _ALL), ("v1.0.0-eksbuild.1", _NOT_NEWEST)],
+            [
+                ("v2.0.0-eksbuild.2", _ALL),
+                ("v2.0.0-eksbuild.1", _ALL),
+                ("v1.1.0-eksbuild.1", _ALL),
+                ("v1.0.0-eksbuild.1", _NOT_NEWEST),
+            ],
             requires_configuration=True,
             requires_iam_permissions=True,
         ),
@@ -215,6 +220,11 @@ ADDON_DEPENDENCIES: dict[str, dict[str, str | None]] = {
         "metrics-server": "v0.7.2",
         "cert-manager": "v1.18.2",
     },
+}
+
+# configurationValues keys an add-on cannot install without (its `requiresConfiguration` catalog flag).
+ADDON_REQUIRED_CONFIGURATION: dict[str, tuple[str, ...]] = {
+    INFERENCE_OPERATOR: ("executionRoleArn", "tlsCertificateS3Bucket"),
 }
 
 # DescribeAddonConfiguration podIdentityConfiguration: service account → recommended managed policies.
@@ -604,13 +614,14 @@ class _Context:
             )
         return requested
 
-    def _check_common(self, addon_name: str, body: dict[str, Any]) -> None:
+    def _check_common(self, addon_name: str, body: dict[str, Any], *, creating: bool) -> None:
         resolve = body.get("resolveConflicts")
         if resolve is not None and resolve not in _RESOLVE_CONFLICTS:
             raise _ApiError(
                 400, "InvalidParameterException", f"resolveConflicts must be one of {', '.join(_RESOLVE_CONFLICTS)}"
             )
         values = body.get("configurationValues")
+        parsed: Any = {}
         if values:
             try:
                 parsed = json.loads(values)
@@ -625,6 +636,18 @@ class _Context:
                     clusterName=self.name,
                     addonName=addon_name,
                 )
+        required = ADDON_REQUIRED_CONFIGURATION.get(addon_name, ())
+        missing = [key for key in required if not parsed.get(key)]
+        # An update without configurationValues keeps the installed (complete) configuration.
+        if missing and (creating or values is not None):
+            raise _ApiError(
+                400,
+                "InvalidParameterException",
+                f"ConfigurationValue provided in request is not supported: {addon_name} requires "
+                f"{', '.join(missing)} in configurationValues",
+                clusterName=self.name,
+                addonName=addon_name,
+            )
         accounts = [item["serviceAccount"] for item in body.get("podIdentityAssociations") or []]
         if len(accounts) != len(set(accounts)):
             raise _ApiError(
@@ -646,7 +669,7 @@ class _Context:
                 addonName=addon_name,
             )
         version = self._resolve_version(addon_name, body.get("addonVersion"))
-        self._check_common(addon_name, body)
+        self._check_common(addon_name, body, creating=True)
         namespace = addon_namespace(addon_name, body.get("namespaceConfig"))
         for item in body.get("podIdentityAssociations") or []:
             self._refuse_taken(namespace, item["serviceAccount"])
@@ -703,7 +726,7 @@ class _Context:
                 addonName=addon_name,
             )
         # Validate everything before changing anything.
-        self._check_common(addon_name, body)
+        self._check_common(addon_name, body, creating=False)
         version = None if body.get("addonVersion") is None else self._resolve_version(addon_name, body["addonVersion"])
         if body.get("podIdentityAssociations") is not None:
             namespace = addon_namespace(addon_name, addon.get("namespaceConfig"))

@@ -50,6 +50,14 @@ _IMAGE_VERSION = "1.0.0"
 _LATEST_IMAGE_VERSION = "1.0.1"
 _IMAGE_ID = "ami-0a1b2c3d4e5f67890"
 
+# The Karpenter kinds HyperPod's managed autoscaling serves in the EKS cluster while AutoScaling is enabled
+# (group, plural, kind). Installing them with AutoScaling and removing them with it is [inferred].
+_KARPENTER_KINDS = (
+    ("karpenter.sagemaker.amazonaws.com", "hyperpodnodeclasses", "HyperpodNodeClass"),
+    ("karpenter.sh", "nodepools", "NodePool"),
+    ("karpenter.sh", "nodeclaims", "NodeClaim"),
+)
+
 # Wire action → moto's method name on SageMakerResponse.
 _ACTIONS = {
     "CreateCluster": "create_cluster",
@@ -781,7 +789,8 @@ class HyperPodExtension:
                 result[key] = request[key]
         autoscaling = request.get("AutoScaling")
         if autoscaling:
-            status = "InService" if cluster.autoscaling_ready else "Creating"
+            settling = "Creating" if autoscaling.get("Mode") == "Enable" else "Deleting"
+            status = "InService" if cluster.autoscaling_ready else settling
             if cluster.deleting:
                 status = "Deleting"
             result["AutoScaling"] = {**autoscaling, "Status": status}
@@ -948,6 +957,9 @@ class HyperPodExtension:
                     f"({existing.spec.get('InstanceType')} → {spec['InstanceType']})."
                 )
             self._check_group(account, region, spec, cluster.request.get("VpcConfig"))
+        enabled = (cluster.request.get("AutoScaling") or {}).get("Mode") == "Enable"
+        if enabled and request.get("ClusterRole") not in (None, cluster.request.get("ClusterRole")):
+            raise _validation("ClusterRole cannot be updated while autoscaling is enabled.")
         merged = {**cluster.request, **{key: request[key] for key in _CLUSTER_SETTINGS if key in request}}
         self._check_cluster_settings(merged, merged.get("NodeProvisioningMode"), merged.get("ClusterRole"))
         cluster.request = copy.deepcopy(merged)
@@ -966,6 +978,9 @@ class HyperPodExtension:
         for group in deleting:
             group.deleting = True
         cluster.updating += 1
+        autoscaling = request.get("AutoScaling")
+        if autoscaling is not None:
+            cluster.autoscaling_ready = False
 
         def finish() -> None:
             for group in changed:
@@ -982,9 +997,45 @@ class HyperPodExtension:
                 cluster.groups.pop(group.name, None)
             cluster.updating -= 1
             cluster.autoscaling_ready = True
+            if autoscaling is not None:
+                self._serve_karpenter(cluster, autoscaling.get("Mode") == "Enable")
 
         self._schedule(cluster, finish)
         return {"ClusterArn": cluster.arn}
+
+    def _serve_karpenter(self, cluster: _Cluster, enabled: bool) -> None:
+        """Managed Karpenter's CRDs appear in the EKS cluster when UpdateCluster enables AutoScaling and go when
+        it disables it."""
+        if cluster.eks_cluster_name is None:
+            return
+        store = self._emulator.store(cluster.eks_cluster_name)
+        for group, plural, kind in _KARPENTER_KINDS:
+            if not enabled:
+                store.delete("apiextensions.k8s.io", "v1", "customresourcedefinitions", None, f"{plural}.{group}")
+                continue
+            store.put(
+                {
+                    "apiVersion": "apiextensions.k8s.io/v1",
+                    "kind": "CustomResourceDefinition",
+                    "metadata": {"name": f"{plural}.{group}"},
+                    "spec": {
+                        "group": group,
+                        "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"},
+                        "scope": "Cluster",
+                        "versions": [
+                            {
+                                "name": "v1",
+                                "served": True,
+                                "storage": True,
+                                "schema": {
+                                    "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                                },
+                                "subresources": {"status": {}},
+                            }
+                        ],
+                    },
+                }
+            )
 
     @staticmethod
     def _inherit(cluster: _Cluster, spec: JsonObject) -> JsonObject:

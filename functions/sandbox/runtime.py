@@ -33,6 +33,7 @@ from sandbox.faults import FaultBook, step_key
 from sandbox.fsx_extension import FsxExtension
 from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
+from sandbox.s3_extension import S3Extension
 
 ACCOUNT_ID = "123456789012"
 HOME_REGION = "us-east-1"
@@ -148,6 +149,7 @@ class Sandbox:
             on_deleted=self.emulator.remove_cluster,
         )
         self.ec2 = Ec2Extension()
+        self.s3 = S3Extension()
         self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
         self.eks_addons = EksAddonsExtension(seconds_to_active=options.seconds_to_active)
         self.aws_calls = SerializedStubber.log
@@ -188,6 +190,7 @@ class Sandbox:
         self.hyperpod.install()
         self.ec2.install()
         self.fsx.install()
+        self.s3.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self._provision()
@@ -196,6 +199,7 @@ class Sandbox:
         if self._original_invoke is not None:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         self.fsx.uninstall()
+        self.s3.uninstall()
         self.ec2.uninstall()
         self.hyperpod.uninstall()
         self.eks_addons.uninstall()
@@ -260,6 +264,21 @@ class Sandbox:
                 }
             ),
         )
+        autoscaling_boundary = iam.create_policy(
+            PolicyName="instantstart-autoscaling-role-boundary",
+            PolicyDocument=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Action": ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
+                            "Resource": f"arn:aws:sagemaker:*:{ACCOUNT_ID}:cluster/*",
+                        }
+                    ],
+                }
+            ),
+        )
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
         machines = {}
@@ -277,6 +296,7 @@ class Sandbox:
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
+                "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",

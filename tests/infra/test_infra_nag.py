@@ -37,7 +37,16 @@ from infra.stack import MCP_HANDLER
 # step's EKS DescribeCluster on any cluster name.
 # 353: +6 for cluster deletion removing feature identities: one step function (L1, X-Ray IAM5) and its
 # ARN-pattern grants on the -fsx-csi / -observability / -tiered-ckpt roles and the tiered policy.
-EXPECTED_ACKNOWLEDGEMENTS = 353
+# 371: +18 for the inference operator feature: its two step functions (X-Ray IAM5 and runtime L1 each), their
+# ARN-pattern grants (add-ons, own and adopted EKS clusters, HyperPod clusters, instantstart-<tag>-inference
+# roles, the hyperpod-tls-<tag>-<account>-<region> buckets and, to empty them, their objects), plus the API
+# role's live reads of that role and bucket.
+# 383: +12 for managed Karpenter: its two step functions (X-Ray IAM5 and runtime L1 each), their ARN-pattern grants
+# (EKS and HyperPod clusters, instantstart-<tag>-karpenter roles), the API role's read of those roles, and the
+# autoscaling role boundary (node batch actions on this account's HyperPod clusters).
+# 387: +4 for cluster deletion removing those features' identities too: the delete step's grants on the
+# -inference and -karpenter roles and on the TLS buckets and their objects.
+EXPECTED_ACKNOWLEDGEMENTS = 387
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

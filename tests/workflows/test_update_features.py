@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import boto3
 import pytest
 
@@ -19,7 +21,19 @@ SINGLE_ROUND = {"ensure_kuberay_operator"}
 FAULTS = [(step, 0) for step in ENSURE_STEPS] + [(step, 1) for step in ENSURE_STEPS if step not in SINGLE_ROUND]
 # Features the stage-3 baseline leaves enabled (the dependencies stage installs cert-manager).
 BASELINE_ENABLED = {"certManager"}
-READ_PREFIXES = ("Describe", "List", "Get")
+# What a feature needs enabled alongside it beyond the baseline (the backend refuses it otherwise).
+NEEDS = {"inferenceOperator": ("fsxCsiDriver",)}
+# A group Karpenter may scale (the first group runs deep health checks, which managed Karpenter refuses).
+SCALABLE = "cpu-workers"
+ENABLE = {"karpenter": {"enabled": True, "instanceGroups": [SCALABLE]}}
+
+
+def enable(*features: str) -> dict[str, dict]:
+    return {feature: ENABLE.get(feature, {"enabled": True}) for feature in features}
+
+
+INFERENCE_ADDON = "amazon-sagemaker-hyperpod-inference"
+READ_PREFIXES = ("Describe", "List", "Get", "Head")
 # The control plane's own bookkeeping (operation records, audit, idempotency) is not a change to the cluster.
 BOOKKEEPING_SERVICES = ("dynamodb.", "sts.")
 
@@ -32,6 +46,10 @@ def cluster(running_sandbox) -> str:
             ("/clusters/eks", {"clusterTag": TAG, "region": REGION}),
             (f"/clusters/{TAG}/dependencies", None),
             (f"/clusters/{TAG}/hyperpod", group),
+            (
+                f"/clusters/{TAG}/instance-groups",
+                {**group, "instanceType": "ml.m5.xlarge", "instanceGroupName": SCALABLE},
+            ),
         ):
             accepted = api.post(path, json=body).json()
             assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
@@ -63,6 +81,7 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
         ),
         "buckets": sorted(b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]),
         "tiered_storage_mode": (cluster.get("TieredStorageConfig") or {}).get("Mode", "Disable"),
+        "autoscaling_mode": (cluster.get("AutoScaling") or {}).get("Mode", "Disable"),
     }
 
 
@@ -102,6 +121,7 @@ def test_the_panel_reads_every_feature_live(running_sandbox, cluster):
     assert {name for name, state in features.items() if state["enabled"]} == BASELINE_ENABLED
     assert features["trainingOperator"]["requires"] == ["certManager"]
     assert features["observability"]["available"] is True
+    assert features["inferenceOperator"]["requires"] == ["certManager", "fsxCsiDriver"]
     assert features["tieredStorage"]["state"] == "disabled"
 
 
@@ -204,21 +224,153 @@ def test_enable_then_disable_leaves_the_account_and_the_cluster_as_before(runnin
     if baseline:
         change(running_sandbox, {feature: {"enabled": False}})
     before = inventory(running_sandbox)
-    change(running_sandbox, {feature: {"enabled": True}})
+    together = (*NEEDS.get(feature, ()), feature)
+    change(running_sandbox, enable(*together))
     assert live(running_sandbox)[feature]["enabled"] is True
     assert inventory(running_sandbox) != before
-    change(running_sandbox, {feature: {"enabled": False}})
+    change(running_sandbox, {name: {"enabled": False} for name in together})
     assert inventory(running_sandbox) == before
     assert live(running_sandbox)[feature]["state"] == "disabled"
     if baseline:
         change(running_sandbox, {feature: {"enabled": True}})
 
 
+def test_the_inference_operator_is_one_closed_loop_of_role_tls_bucket_and_configured_addon(running_sandbox, cluster):
+    before = inventory(running_sandbox)
+    account = boto3.client("sts").get_caller_identity()["Account"]
+    bucket = f"hyperpod-tls-{TAG}-{account}-{REGION}"
+    result = change(running_sandbox, {"fsxCsiDriver": {"enabled": True}, "inferenceOperator": {"enabled": True}})
+    assert result["stages"] == ["fsxCsiDriver", "inferenceOperator"]
+
+    eks = boto3.client("eks", region_name=REGION)
+    addon = eks.describe_addon(clusterName=f"eks-cluster-{TAG}", addonName=INFERENCE_ADDON)["addon"]
+    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-inference")["Role"]
+    hyperpod = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    assert json.loads(addon["configurationValues"]) == {
+        "executionRoleArn": role["Arn"],
+        "tlsCertificateS3Bucket": bucket,
+        "hyperpodClusterArn": hyperpod["ClusterArn"],
+    }
+    assert addon["tags"]["instantstart:feature"] == "inferenceOperator"
+    web_identity, service = role["AssumeRolePolicyDocument"]["Statement"]
+    assert "system:serviceaccount:hyperpod-inference-system:hyperpod-inference-controller-manager" in (
+        web_identity["Condition"]["StringEquals"].values()
+    )
+    assert service["Principal"] == {"Service": "sagemaker.amazonaws.com"}
+    assert service["Condition"] == {"ArnLike": {"aws:SourceArn": f"arn:aws:sagemaker:{REGION}:{account}:*"}}
+    attached = boto3.client("iam").list_attached_role_policies(RoleName=role["RoleName"])["AttachedPolicies"]
+    assert [policy["PolicyName"] for policy in attached] == ["AmazonSageMakerHyperPodInferenceAccess"]
+    s3 = boto3.client("s3", region_name=REGION)
+    tags = {tag["Key"]: tag["Value"] for tag in s3.get_bucket_tagging(Bucket=bucket)["TagSet"]}
+    assert tags["instantstart:feature"] == "inferenceOperator" and tags["instantstart:cluster"] == TAG
+    assert all(s3.get_public_access_block(Bucket=bucket)["PublicAccessBlockConfiguration"].values())
+    assert s3.get_bucket_encryption(Bucket=bucket)["ServerSideEncryptionConfiguration"]["Rules"]
+    policy = json.loads(s3.get_bucket_policy(Bucket=bucket)["Policy"])
+    assert policy["Statement"][0]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    state = live(running_sandbox)["inferenceOperator"]
+    assert state["enabled"] is True and state["settings"]["tlsCertificateBucket"] == bucket
+
+    mark = running_sandbox.sandbox.aws_calls.mark()
+    repeat = patch(running_sandbox, {"inferenceOperator": {"enabled": True}}, expect=200)
+    assert repeat["features"] == {"inferenceOperator": {"outcome": "unchanged"}}
+    assert mutating_calls(running_sandbox, mark) == []
+
+    refused = patch(running_sandbox, {"fsxCsiDriver": {"enabled": False}}, expect=409)
+    assert refused["code"] == "FeatureDependency" and "inferenceOperator" in refused["message"]
+    # The operator has written a certificate: disabling empties the bucket it owns, then deletes it.
+    s3.put_object(Bucket=bucket, Key="certs/endpoint.pem", Body=b"certificate")
+    change(running_sandbox, {"fsxCsiDriver": {"enabled": False}, "inferenceOperator": {"enabled": False}})
+    assert inventory(running_sandbox) == before
+
+
+def test_the_inference_operator_without_the_fsx_csi_driver_is_refused_naming_it(running_sandbox, cluster):
+    before = inventory(running_sandbox)
+    refused = patch(running_sandbox, {"inferenceOperator": {"enabled": True}}, expect=409)
+    assert refused["code"] == "FeatureDependency"
+    assert '"fsxCsiDriver": {"enabled": true}' in refused["message"]
+    assert inventory(running_sandbox) == before
+
+
+def test_karpenter_scales_the_chosen_groups_through_a_role_autoscaling_and_a_node_class(running_sandbox, cluster):
+    before = inventory(running_sandbox)
+    result = change(running_sandbox, ENABLE)
+    assert result["features"] == {"karpenter": {"outcome": "enabled", "stage": "karpenter"}}
+    assert result["actions"][0]["detail"] == f"instance groups {SCALABLE}"
+
+    hyperpod = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-karpenter")["Role"]
+    assert hyperpod["AutoScaling"] == {"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}
+    assert hyperpod["ClusterRole"] == role["Arn"]
+    boundary = role["PermissionsBoundary"]["PermissionsBoundaryArn"]
+    assert boundary.endswith(":policy/instantstart-autoscaling-role-boundary")
+    assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+        "Service": "hyperpod.sagemaker.amazonaws.com"
+    }
+    policy = boto3.client("iam").get_role_policy(RoleName=role["RoleName"], PolicyName="hyperpod-autoscaling")
+    (statement,) = policy["PolicyDocument"]["Statement"]
+    assert statement["Action"] == ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
+    assert statement["Resource"] == [hyperpod["ClusterArn"]]
+    store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
+    node_class = store.get("karpenter.sagemaker.amazonaws.com", "v1", "hyperpodnodeclasses", None, "instantstart")
+    node_pool = store.get("karpenter.sh", "v1", "nodepools", None, "instantstart")
+    assert node_class["spec"] == {"instanceGroups": [SCALABLE]}
+    assert node_pool["spec"]["template"]["spec"]["nodeClassRef"] == {
+        "group": "karpenter.sagemaker.amazonaws.com",
+        "kind": "HyperpodNodeClass",
+        "name": "instantstart",
+    }
+    state = live(running_sandbox)["karpenter"]
+    assert state["enabled"] is True and state["settings"]["instanceGroups"] == [SCALABLE]
+
+    writes: list[str] = []
+    running_sandbox.sandbox.emulator.add_listener(lambda cluster, event, obj: writes.append(f"{event} {obj['kind']}"))
+    mark = running_sandbox.sandbox.aws_calls.mark()
+    for body in (ENABLE, {"karpenter": {"enabled": True}}):
+        assert patch(running_sandbox, body, expect=200)["features"] == {"karpenter": {"outcome": "unchanged"}}
+    assert mutating_calls(running_sandbox, mark) == []
+    assert writes == []
+
+    change(running_sandbox, {"karpenter": {"enabled": False}})
+    assert inventory(running_sandbox) == before
+    assert live(running_sandbox)["karpenter"]["state"] == "disabled"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "fragments"),
+    [
+        ({"karpenter": {"enabled": True}}, 400, ["instanceGroups", "accelerated-worker", SCALABLE]),
+        ({"karpenter": {"enabled": True, "instanceGroups": ["ghost"]}}, 400, ["ghost", "accelerated-worker"]),
+        ({"karpenter": {"enabled": True, "instanceGroups": ["accelerated-worker"]}}, 400, ["deep health checks"]),
+        ({"karpenter": {"enabled": False, "instanceGroups": [SCALABLE]}}, 400, ["only with enabled true"]),
+        ({"karpenter": {"enabled": True, "instanceGroups": []}}, 400, ["instanceGroups"]),
+    ],
+)
+def test_karpenter_groups_are_checked_against_the_live_cluster_before_anything_changes(
+    running_sandbox, cluster, body, status, fragments
+):
+    before = inventory(running_sandbox)
+    mark = running_sandbox.sandbox.aws_calls.mark()
+    refused = patch(running_sandbox, body, expect=status)
+    assert all(fragment in refused["message"] for fragment in fragments), refused["message"]
+    assert mutating_calls(running_sandbox, mark) == []
+    assert inventory(running_sandbox) == before
+
+
+def test_karpenter_is_refused_while_the_cluster_does_not_recover_nodes_automatically(running_sandbox, cluster):
+    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    sagemaker.update_cluster(ClusterName=f"hp-cluster-{TAG}", NodeRecovery="None")
+    try:
+        refused = patch(running_sandbox, ENABLE, expect=409)
+    finally:
+        sagemaker.update_cluster(ClusterName=f"hp-cluster-{TAG}", NodeRecovery="Automatic")
+    assert "NodeRecovery None" in refused["message"] and "NodeRecovery Automatic" in refused["message"]
+
+
 @pytest.mark.parametrize(("step", "after"), FAULTS)
 def test_a_fault_in_any_enable_step_then_disable_leaves_nothing(running_sandbox, cluster, step, after):
     change(running_sandbox, {"certManager": {"enabled": False}})
     before = inventory(running_sandbox)
-    everything = {feature.value: {"enabled": True} for feature in CATALOG}
+    everything = enable(*(feature.value for feature in CATALOG))
     # after=0: the step fails before it acts (earlier features are built); after=1: its first round does
     # its work and the next round fails, leaving the feature half-settled.
     running_sandbox.sandbox.add_fault(step, 1, after=after)
@@ -250,6 +402,24 @@ def test_a_failed_enable_resumes_to_the_same_end_state(running_sandbox, cluster)
     assert running_sandbox.wait_terminal(started["operationId"])["status"] == "SUCCEEDED"
     assert live(running_sandbox)["tieredStorage"]["enabled"] is True
     change(running_sandbox, {"tieredStorage": {"enabled": False}})
+    assert inventory(running_sandbox) == before
+
+
+@pytest.mark.parametrize(("step", "after"), [("ensure_karpenter", 2), ("ensure_inference_operator", 1)])
+def test_a_failed_karpenter_or_inference_enable_resumes_to_the_same_end_state(running_sandbox, cluster, step, after):
+    feature = "karpenter" if step == "ensure_karpenter" else "inferenceOperator"
+    together = (*NEEDS.get(feature, ()), feature)
+    before = inventory(running_sandbox)
+    running_sandbox.sandbox.add_fault(step, 1, after=after)
+    started = patch(running_sandbox, enable(*together))
+    assert running_sandbox.wait_terminal(started["operationId"])["status"] == "FAILED"
+    # The failed round had started the build; AWS may finish part of it (an add-on turning ACTIVE) meanwhile.
+    assert live(running_sandbox)[feature]["state"] in ("partial", "enabled")
+    with running_sandbox.client() as api:
+        assert api.post(f"/operations/{started['operationId']}/resume").status_code == 202
+    assert running_sandbox.wait_terminal(started["operationId"])["status"] == "SUCCEEDED"
+    assert live(running_sandbox)[feature]["enabled"] is True
+    change(running_sandbox, {name: {"enabled": False} for name in together})
     assert inventory(running_sandbox) == before
 
 
@@ -304,11 +474,15 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
     """Last in the module: it deletes the cluster."""
     change(running_sandbox, {"fsxCsiDriver": {"enabled": True}, "tieredStorage": {"enabled": True}})
     change(running_sandbox, {"observability": {"enabled": True}})
+    change(running_sandbox, enable("inferenceOperator", "karpenter"))
     prefix = f"instantstart-{TAG}-"
     iam = boto3.client("iam")
-    assert {f"{prefix}fsx-csi", f"{prefix}tiered-ckpt", f"{prefix}observability"} <= set(
-        inventory(running_sandbox)["roles"]
+    built = inventory(running_sandbox)
+    assert {f"{prefix}{name}" for name in ("fsx-csi", "tiered-ckpt", "observability", "inference", "karpenter")} <= (
+        set(built["roles"])
     )
+    tls_buckets = [bucket for bucket in built["buckets"] if bucket.startswith(f"hyperpod-tls-{TAG}-")]
+    assert len(tls_buckets) == 1
     with running_sandbox.client() as api:
         token = api.delete(f"/clusters/{TAG}").json()["confirmationToken"]
         accepted = api.delete(f"/clusters/{TAG}", params={"confirmationToken": token}).json()
@@ -318,3 +492,4 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
     assert [
         p["PolicyName"] for p in iam.list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(prefix)
     ] == []
+    assert not set(tls_buckets) & {b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]}

@@ -9,29 +9,33 @@ the diff of a PATCH and the dependency rules between features (`core.features`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controlplane.config import FeaturePins, ManifestPin
-from controlplane.core.dependencies import FAILED_ADDON_STATES
+from controlplane.core.dependencies import FAILED_ADDON_STATES, S3_CSI_ADDON
 from controlplane.core.hyperpod import (
     POD_IDENTITY_PRINCIPAL,
+    SAGEMAKER_PRINCIPAL,
     TRAINING_OPERATOR_NAMESPACE,
     TRAINING_OPERATOR_SERVICE_ACCOUNT,
 )
-from controlplane.core.identity import VERSION, service_trust, web_identity_trust
+from controlplane.core.identity import VERSION, service_statement, service_trust, web_identity_trust
 from controlplane.core.naming import (
     hyperpod_cluster_of,
     is_owned,
     ownership_tags,
 )
 from controlplane.core.ports import (
+    BucketGateway,
     EksCluster,
     EksGateway,
     HyperPodCluster,
     HyperPodGateway,
     IamGateway,
+    IamRole,
     KubernetesGateway,
     ManifestRenderer,
 )
@@ -43,7 +47,7 @@ from controlplane.models.errors import (
     InvalidRequestError,
     WaitTimeoutError,
 )
-from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
+from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState, LiveState
 from controlplane.models.workflow import PollState, WorkflowInput
 
 FEATURE_TAG_KEY = "instantstart:feature"
@@ -53,6 +57,7 @@ FEATURE_LABEL = "instantstart.aws/feature"
 ROLE_ARN_ANNOTATION = "eks.amazonaws.com/role-arn"
 
 CERT_MANAGER_ADDON = "cert-manager"
+METRICS_SERVER_ADDON = "metrics-server"
 POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 TRAINING_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-training-operator"
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
@@ -65,6 +70,21 @@ OBSERVABILITY_POLICY_ARNS = (
     "arn:aws:iam::aws:policy/AmazonPrometheusRemoteWriteAccess",
     "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy",
 )
+INFERENCE_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-inference"
+INFERENCE_OPERATOR_NAMESPACE = "hyperpod-inference-system"
+INFERENCE_OPERATOR_SERVICE_ACCOUNT = "hyperpod-inference-controller-manager"
+# AWS's policy for the operator; it grants the TLS certificate work on buckets named hyperpod-tls*.
+INFERENCE_OPERATOR_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodInferenceAccess"
+# Add-ons the inference add-on needs ACTIVE that the dependencies stage installs (the others are features).
+INFERENCE_STAGE3_ADDONS = (S3_CSI_ADDON, METRICS_SERVER_ADDON)
+HYPERPOD_PRINCIPAL = "hyperpod.sagemaker.amazonaws.com"
+KARPENTER_POLICY_NAME = "hyperpod-autoscaling"
+KARPENTER_AUTOSCALING = {"Mode": "Enable", "AutoScalerType": "Karpenter"}
+NODE_CLASS_API_VERSION = "karpenter.sagemaker.amazonaws.com/v1"
+NODE_CLASS_KIND = "HyperpodNodeClass"
+NODE_POOL_API_VERSION = "karpenter.sh/v1"
+NODE_POOL_KIND = "NodePool"
+KARPENTER_OBJECT_NAME = "instantstart"
 TIERED_STORAGE_NAMESPACE = "default"
 TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
 SETTLED_CLUSTER_STATUS = "InService"
@@ -81,6 +101,66 @@ def fsx_csi_role_name(cluster_tag: str) -> str:
 
 def observability_role_name(cluster_tag: str) -> str:
     return f"instantstart-{cluster_tag}-observability"
+
+
+def inference_operator_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-inference"
+
+
+def inference_tls_bucket_name(cluster_tag: str, account: str, region: str) -> str:
+    """`hyperpod-tls-` prefix: AWS's inference policy grants the operator its certificate work on such buckets."""
+    return f"hyperpod-tls-{cluster_tag}-{account}-{region}"
+
+
+def karpenter_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-karpenter"
+
+
+def karpenter_access(cluster_arn: str) -> dict[str, Any]:
+    """What HyperPod needs to scale for Karpenter: add and delete nodes of this one cluster."""
+    return {
+        "Version": VERSION,
+        "Statement": [
+            {
+                "Sid": "ScaleClusterNodes",
+                "Effect": "Allow",
+                "Action": ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
+                "Resource": [cluster_arn],
+            }
+        ],
+    }
+
+
+def karpenter_objects(groups: list[str]) -> list[dict[str, Any]]:
+    """The HyperpodNodeClass over the chosen groups and the NodePool that provisions from it."""
+    labels = {MANAGED_LABEL: "instantstart", FEATURE_LABEL: Feature.KARPENTER.value}
+    metadata = {"name": KARPENTER_OBJECT_NAME, "labels": labels}
+    return [
+        {
+            "apiVersion": NODE_CLASS_API_VERSION,
+            "kind": NODE_CLASS_KIND,
+            "metadata": metadata,
+            "spec": {"instanceGroups": list(groups)},
+        },
+        {
+            "apiVersion": NODE_POOL_API_VERSION,
+            "kind": NODE_POOL_KIND,
+            "metadata": metadata,
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeClassRef": {
+                            "group": NODE_CLASS_API_VERSION.split("/")[0],
+                            "kind": NODE_CLASS_KIND,
+                            "name": KARPENTER_OBJECT_NAME,
+                        },
+                        "expireAfter": "Never",
+                        "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "Exists"}],
+                    }
+                }
+            },
+        },
+    ]
 
 
 def tiered_storage_role_name(cluster_tag: str) -> str:
@@ -166,6 +246,8 @@ class FeatureSteps:
         pins: FeaturePins,
         poll: PollSettings,
         workload_boundary_arn: str,
+        buckets: BucketGateway,
+        autoscaling_boundary_arn: str,
     ) -> None:
         self._eks = eks
         self._hyperpod = hyperpod
@@ -200,6 +282,24 @@ class FeatureSteps:
                     iam, observability_role_name, OBSERVABILITY_POLICY_ARNS, pod_identity=OBSERVABILITY_SERVICE_ACCOUNT
                 ),
             ),
+            Feature.INFERENCE_OPERATOR: _AddonFeature(
+                eks,
+                Feature.INFERENCE_OPERATOR,
+                INFERENCE_OPERATOR_ADDON,
+                pins,
+                precondition=self._inference_prerequisites,
+                role=_AddonRole(
+                    iam,
+                    inference_operator_role_name,
+                    (INFERENCE_OPERATOR_POLICY_ARN,),
+                    irsa=INFERENCE_OPERATOR_SERVICE_ACCOUNT,
+                    namespace=INFERENCE_OPERATOR_NAMESPACE,
+                    service=SAGEMAKER_PRINCIPAL,
+                ),
+                bucket=_AddonBucket(buckets, inference_tls_bucket_name),
+                configure=_inference_configuration,
+            ),
+            Feature.KARPENTER: _Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
         }
 
     def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:
@@ -288,6 +388,30 @@ class FeatureSteps:
                 f"{TRAINING_OPERATOR_SERVICE_ACCOUNT}) is missing; resume the HyperPod stage that creates it."
             )
 
+    def _inference_prerequisites(self, facts: ClusterFacts) -> None:
+        """The add-on reports to the HyperPod cluster and needs the stage 3 storage and metrics add-ons ACTIVE
+        (cert-manager and the FSx CSI driver are features of their own, required by the dependency rules)."""
+        facts.require_hyperpod()
+        missing = [
+            addon
+            for addon in INFERENCE_STAGE3_ADDONS
+            if (found := self._eks.find_addon(facts.eks_name, addon)) is None or found.status != "ACTIVE"
+        ]
+        if missing:
+            raise ClusterNotReadyError(
+                f"The inference operator needs the add-ons {', '.join(missing)} ACTIVE; run or resume the "
+                f"dependencies stage (POST /clusters/{facts.cluster_tag}/dependencies) first."
+            )
+
+
+def _inference_configuration(facts: ClusterFacts, role_arn: str | None, bucket: str | None) -> dict[str, Any]:
+    """configurationValues of the inference add-on: its execution role, TLS bucket and HyperPod cluster."""
+    return {
+        "executionRoleArn": role_arn,
+        "tlsCertificateS3Bucket": bucket,
+        "hyperpodClusterArn": facts.require_hyperpod().arn,
+    }
+
 
 def _changes(ctx: WorkflowInput) -> FeatureChanges:
     if ctx.features is None:
@@ -311,6 +435,7 @@ class _AddonRole:
         irsa: str | None = None,
         pod_identity: str | None = None,
         namespace: str = FSX_CSI_NAMESPACE,
+        service: str | None = None,
     ) -> None:
         self._iam = iam
         self._name = name
@@ -318,6 +443,8 @@ class _AddonRole:
         self.irsa = irsa
         self.pod_identity = pod_identity
         self._namespace = namespace
+        # An AWS service that also assumes the role, limited to the cluster's account and Region.
+        self._service = service
 
     def name(self, facts: ClusterFacts) -> str:
         return self._name(facts.cluster_tag)
@@ -351,7 +478,41 @@ class _AddonRole:
             raise ClusterNotReadyError(
                 f"EKS cluster {facts.eks_name} has no IAM OIDC provider; run or resume the dependencies stage first."
             )
-        return web_identity_trust(provider, issuer, self._namespace, self.irsa)
+        trust = web_identity_trust(provider, issuer, self._namespace, self.irsa)
+        if self._service is not None:
+            partition = facts.require_kubernetes().arn.split(":")[1]
+            source = f"arn:{partition}:{self._service.split('.')[0]}:{facts.region}:{facts.account}:*"
+            trust["Statement"].append(service_statement(self._service, source))
+        return trust
+
+
+class _AddonBucket:
+    """An S3 bucket an add-on writes to: created (private, encrypted, TLS-only, tagged) before the add-on, and
+    emptied and deleted after it, only when the tags say it is this cluster's."""
+
+    def __init__(self, buckets: BucketGateway, name: Callable[[str, str, str], str]) -> None:
+        self._buckets = buckets
+        self._name = name
+
+    def name(self, facts: ClusterFacts) -> str:
+        return self._name(facts.cluster_tag, facts.account, facts.region)
+
+    def find(self, facts: ClusterFacts) -> str | None:
+        tags = self._buckets.bucket_tags(self.name(facts))
+        return self.name(facts) if tags is not None and is_owned(tags, facts.cluster_tag) else None
+
+    def ensure(self, facts: ClusterFacts, feature: Feature) -> str:
+        name = self.name(facts)
+        tags = self._buckets.bucket_tags(name)
+        if tags is None:
+            self._buckets.create_bucket(name, feature_tags(facts.cluster_tag, feature))
+        elif not is_owned(tags, facts.cluster_tag):
+            raise ForeignResourceError(f"S3 bucket {name} exists but was not created by InstantStart for this cluster.")
+        return name
+
+    def remove(self, facts: ClusterFacts) -> None:
+        if self.find(facts) is not None:
+            self._buckets.delete_bucket(self.name(facts))
 
 
 class _AddonFeature:
@@ -365,27 +526,44 @@ class _AddonFeature:
         pins: FeaturePins,
         precondition: Callable[[ClusterFacts], None] | None = None,
         role: _AddonRole | None = None,
+        bucket: _AddonBucket | None = None,
+        configure: Callable[[ClusterFacts, str | None, str | None], dict[str, Any]] | None = None,
     ) -> None:
+        """`configure` builds the add-on's configurationValues from the role and bucket ARN/name; a role then
+        reaches the add-on through them, not through serviceAccountRoleArn."""
         self._eks = eks
         self._feature = feature
         self._addon = addon
         self._version = pins.addons[addon]
         self._precondition = precondition
         self._role = role
+        self._bucket = bucket
+        self._configure = configure
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
         found = self._eks.find_addon(facts.eks_name, self._addon) if facts.eks is not None else None
         role = self._role.find(facts) if self._role is not None else None
-        resources = ([f"add-on {self._addon}"] if found else []) + ([f"role {role.rsplit('/', 1)[-1]}"] if role else [])
+        bucket = self._bucket.find(facts) if self._bucket is not None else None
+        resources = (
+            ([f"add-on {self._addon}"] if found else [])
+            + ([f"role {role.rsplit('/', 1)[-1]}"] if role else [])
+            + ([f"bucket {bucket}"] if bucket else [])
+        )
+        settings: dict[str, str | int | list[str] | None] = {"tlsCertificateBucket": bucket} if self._bucket else {}
         if found is None:
-            return FeatureState(enabled=False, state="partial" if role else "disabled", resources=resources)
-        complete = found.status not in FAILED_ADDON_STATES and (self._role is None or role is not None)
+            state: LiveState = "partial" if role or bucket else "disabled"
+            return FeatureState(enabled=False, state=state, settings=settings, resources=resources)
+        complete = (
+            found.status not in FAILED_ADDON_STATES
+            and (self._role is None or role is not None)
+            and (self._bucket is None or bucket is not None)
+        )
         owned = is_owned(found.tags, facts.cluster_tag)
         return FeatureState(
             enabled=complete,
             state="enabled" if complete else "partial",
             status=found.status,
-            settings={"version": found.version},
+            settings={"version": found.version, **settings},
             resources=resources,
             message=None if owned else "Installed outside InstantStart: the control plane will not remove it.",
         )
@@ -394,6 +572,7 @@ class _AddonFeature:
         if self._precondition is not None:
             self._precondition(facts)
         role_arn = self._role.ensure(facts, self._feature) if self._role is not None else None
+        bucket = self._bucket.ensure(facts, self._feature) if self._bucket is not None else None
         found = self._eks.find_addon(facts.eks_name, self._addon)
         if found is not None and found.status in FAILED_ADDON_STATES:
             if first_attempt and is_owned(found.tags, facts.cluster_tag):
@@ -406,12 +585,15 @@ class _AddonFeature:
             )
         if found is None:
             pod_identity = self._role.pod_identity if self._role is not None else None
+            configuration = self._configure(facts, role_arn, bucket) if self._configure is not None else None
+            irsa = self._role is not None and self._role.irsa is not None and configuration is None
             self._eks.create_addon(
                 facts.eks_name,
                 self._addon,
                 self._version,
-                role_arn if self._role is not None and self._role.irsa else None,
+                role_arn if irsa else None,
                 feature_tags(facts.cluster_tag, self._feature),
+                configuration=json.dumps(configuration, sort_keys=True) if configuration is not None else None,
                 pod_identities={pod_identity: role_arn} if pod_identity and role_arn else None,
             )
             return False
@@ -427,9 +609,12 @@ class _AddonFeature:
             if found.status != "DELETING":
                 self._eks.delete_addon(facts.eks_name, self._addon)
             return False
-        # The role goes last: the add-on (and the associations it owns) must be gone first.
+        # The role and bucket go last: the add-on (and the associations it owns) must be gone first. The bucket
+        # holds only the certificates the operator wrote for its endpoints, which go with it: it is emptied.
         if self._role is not None:
             self._role.remove(facts)
+        if self._bucket is not None:
+            self._bucket.remove(facts)
         return True
 
 
@@ -661,3 +846,168 @@ class _TieredStorage:
         if role_arn:
             metadata["annotations"] = {ROLE_ARN_ANNOTATION: role_arn}
         return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
+
+
+# --- managed Karpenter autoscaling ---------------------------------------------------------------
+
+
+def require_karpenter_ready(hyperpod: HyperPodCluster) -> None:
+    """Managed Karpenter runs on continuous provisioning and replaces failed nodes itself."""
+    settings = hyperpod.settings
+    if settings.get("NodeProvisioningMode") != "Continuous" or settings.get("NodeRecovery") != "Automatic":
+        raise ClusterNotReadyError(
+            f"karpenter needs the HyperPod cluster {hyperpod.name} to provision continuously with automatic node "
+            f"recovery (it has NodeProvisioningMode {settings.get('NodeProvisioningMode') or 'unset'}, NodeRecovery "
+            f"{settings.get('NodeRecovery') or 'unset'}). Clusters this control plane creates have both; set "
+            "NodeRecovery Automatic on this one first.",
+            {"feature": Feature.KARPENTER.value},
+        )
+
+
+class _Karpenter:
+    """AutoScaling (Karpenter) on the HyperPod cluster with a ClusterRole HyperPod assumes to add and delete
+    nodes, then a HyperpodNodeClass over the chosen instance groups and a NodePool using it. Disabling deletes
+    the two objects, turns AutoScaling off and deletes the role. HyperPod offers no way to clear ClusterRole,
+    so the cluster keeps naming the (deleted) role until autoscaling is enabled again with the same role name."""
+
+    def __init__(
+        self, iam: IamGateway, hyperpod: HyperPodGateway, kubernetes: KubernetesGateway, boundary_arn: str
+    ) -> None:
+        self._iam = iam
+        self._hyperpod = hyperpod
+        self._kubernetes = kubernetes
+        # The role's inline policy can never exceed this boundary (node batch actions on HyperPod clusters).
+        self._boundary_arn = boundary_arn
+
+    def probe(self, facts: ClusterFacts) -> FeatureState:
+        settings = facts.hyperpod.settings if facts.hyperpod else {}
+        autoscaling = settings.get("AutoScaling") or {}
+        role = self._role(facts)
+        present = self._present(facts)
+        node_class = present.get(NODE_CLASS_KIND)
+        groups = list((node_class or {}).get("spec", {}).get("instanceGroups") or [])
+        chain = {
+            "AutoScaling Karpenter": autoscaling.get("Mode") == "Enable",
+            f"role {karpenter_role_name(facts.cluster_tag)}": role is not None,
+            f"{NODE_CLASS_KIND} {KARPENTER_OBJECT_NAME}": node_class is not None,
+            f"{NODE_POOL_KIND} {KARPENTER_OBJECT_NAME}": NODE_POOL_KIND in present,
+        }
+        complete = (
+            all(chain.values())
+            and role is not None
+            and settings.get("ClusterRole") == role.arn
+            and autoscaling.get("Status") == SETTLED_CLUSTER_STATUS
+        )
+        resources = [name for name, exists in chain.items() if exists]
+        return FeatureState(
+            enabled=complete,
+            state="enabled" if complete else "partial" if resources else "disabled",
+            status=autoscaling.get("Status"),
+            settings={"instanceGroups": groups or None, "roleArn": role.arn if role else None},
+            resources=resources,
+            message=None if complete or not resources else "Half-built: enable again to finish it, or disable it.",
+        )
+
+    def ensure(self, facts: ClusterFacts, change: FeatureChange, first_attempt: bool) -> bool:
+        hyperpod = facts.require_hyperpod()
+        kubernetes = facts.require_kubernetes()
+        require_karpenter_ready(hyperpod)
+        groups = change.instanceGroups or []
+        missing = [name for name in groups if hyperpod.group(name) is None]
+        if not groups or missing:
+            raise InvalidRequestError(
+                f"karpenter: instance groups {', '.join(missing) or '(none given)'} are not in cluster "
+                f"{hyperpod.name}; change the request's instanceGroups and try again."
+            )
+        role = self._role(facts)
+        name = karpenter_role_name(facts.cluster_tag)
+        if role is None:
+            if self._iam.find_role(name) is not None:
+                raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
+            self._iam.create_role(
+                name,
+                service_trust(HYPERPOD_PRINCIPAL),
+                feature_tags(facts.cluster_tag, Feature.KARPENTER),
+                self._boundary_arn or None,
+            )
+            # A new role takes a moment to be assumable: HyperPod is given it in the next round.
+            self._iam.put_role_policy(name, KARPENTER_POLICY_NAME, karpenter_access(hyperpod.arn))
+            return False
+        if self._iam.role_policy(name, KARPENTER_POLICY_NAME) != karpenter_access(hyperpod.arn):
+            self._iam.put_role_policy(name, KARPENTER_POLICY_NAME, karpenter_access(hyperpod.arn))
+        autoscaling = hyperpod.settings.get("AutoScaling") or {}
+        configured = {key: autoscaling.get(key) for key in KARPENTER_AUTOSCALING} == KARPENTER_AUTOSCALING
+        cluster_role = hyperpod.settings.get("ClusterRole")
+        if autoscaling.get("Mode") == "Enable" and cluster_role != role.arn:
+            # HyperPod refuses a new ClusterRole while autoscaling is on.
+            raise ForeignResourceError(
+                f"Autoscaling on {hyperpod.name} was enabled outside InstantStart (ClusterRole {cluster_role}); "
+                "disable it there first, then enable karpenter here."
+            )
+        if not configured:
+            self._hyperpod.update_settings(
+                hyperpod.name, {"ClusterRole": role.arn, "AutoScaling": dict(KARPENTER_AUTOSCALING)}
+            )
+            return False
+        if autoscaling.get("Status") == "Failed":
+            raise DependencyFailedError(
+                f"HyperPod autoscaling on {hyperpod.name} failed: {autoscaling.get('FailureMessage') or 'no details'}. "
+                "Fix the cause, then resume the operation, or disable karpenter."
+            )
+        if autoscaling.get("Status") != SETTLED_CLUSTER_STATUS:
+            return False
+        present = self._kubernetes_objects(facts)
+        foreign = [kind for kind, obj in present.items() if not _labelled(obj, Feature.KARPENTER)]
+        if foreign:
+            raise ForeignResourceError(
+                f"{', '.join(foreign)} {KARPENTER_OBJECT_NAME} already exist without InstantStart's labels; remove "
+                "them, then resume."
+            )
+        node_class = present.get(NODE_CLASS_KIND)
+        current = list((node_class or {}).get("spec", {}).get("instanceGroups") or [])
+        if node_class is None or current != groups or NODE_POOL_KIND not in present:
+            self._kubernetes.apply(kubernetes, facts.region, karpenter_objects(groups))
+        return True
+
+    def remove(self, facts: ClusterFacts) -> bool:
+        present = self._present(facts)
+        if present and facts.kubernetes is not None:
+            # The NodePool first: Karpenter stops provisioning before its node class goes.
+            ours = [obj for obj in reversed(karpenter_objects([])) if obj["kind"] in present]
+            self._kubernetes.delete(facts.kubernetes, facts.region, ours)
+        hyperpod = facts.hyperpod
+        if hyperpod is not None:
+            autoscaling = hyperpod.settings.get("AutoScaling") or {}
+            if autoscaling.get("Mode") == "Enable":
+                self._hyperpod.update_settings(hyperpod.name, {"AutoScaling": {"Mode": "Disable"}})
+                return False
+            if autoscaling and autoscaling.get("Status") != SETTLED_CLUSTER_STATUS:
+                return False
+        # The role goes last: HyperPod may use it until autoscaling is off.
+        if self._role(facts) is not None:
+            self._iam.delete_role(karpenter_role_name(facts.cluster_tag))
+        return True
+
+    def _role(self, facts: ClusterFacts) -> IamRole | None:
+        role = self._iam.find_role(karpenter_role_name(facts.cluster_tag))
+        return role if role is not None and is_owned(role.tags, facts.cluster_tag) else None
+
+    def _kubernetes_objects(self, facts: ClusterFacts) -> dict[str, dict[str, Any]]:
+        """The NodeClass and NodePool of our name, whoever made them (kinds absent while AutoScaling is off)."""
+        if facts.kubernetes is None:
+            return {}
+        found = {}
+        for obj in karpenter_objects([]):
+            live = self._kubernetes.get(
+                facts.kubernetes, facts.region, obj["apiVersion"], obj["kind"], KARPENTER_OBJECT_NAME
+            )
+            if live is not None:
+                found[obj["kind"]] = live
+        return found
+
+    def _present(self, facts: ClusterFacts) -> dict[str, dict[str, Any]]:
+        return {kind: obj for kind, obj in self._kubernetes_objects(facts).items() if _labelled(obj, Feature.KARPENTER)}
+
+
+def _labelled(obj: dict[str, Any], feature: Feature) -> bool:
+    return ((obj.get("metadata") or {}).get("labels") or {}).get(FEATURE_LABEL) == feature.value

@@ -15,12 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.feature_steps import ClusterFacts, FeatureSteps
+from controlplane.core.feature_steps import ClusterFacts, FeatureSteps, require_karpenter_ready
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations import OperationService
 from controlplane.core.ports import AccountGateway, ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
-from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError, FeatureDependencyError
+from controlplane.models.errors import (
+    ClusterNotFoundError,
+    ClusterNotReadyError,
+    FeatureDependencyError,
+    InvalidRequestError,
+)
 from controlplane.models.features import (
     Feature,
     FeatureChange,
@@ -29,6 +34,7 @@ from controlplane.models.features import (
     FeatureState,
     FeaturesUpdate,
     FeaturesView,
+    KarpenterFeature,
     Outcome,
     TieredStorageFeature,
     ToggleFeature,
@@ -76,11 +82,25 @@ CATALOG: dict[Feature, FeatureSpec] = {
             "IAM role (pod identity) and EKS add-on amazon-sagemaker-hyperpod-observability with its association",
             needs_hyperpod=True,
         ),
+        FeatureSpec(
+            Feature.INFERENCE_OPERATOR,
+            "IAM role (web identity, hyperpod-inference-system/hyperpod-inference-controller-manager), TLS "
+            "certificate bucket hyperpod-tls-<tag>-…, EKS add-on amazon-sagemaker-hyperpod-inference configured "
+            "with both",
+            requires=(Feature.CERT_MANAGER, Feature.FSX_CSI_DRIVER),
+            needs_hyperpod=True,
+        ),
+        FeatureSpec(
+            Feature.KARPENTER,
+            "IAM role trusted by HyperPod (BatchAdd/BatchDeleteClusterNodes on the cluster), AutoScaling Karpenter "
+            "with that ClusterRole, HyperpodNodeClass and NodePool over the chosen instance groups",
+            needs_hyperpod=True,
+        ),
     )
 }
 ENABLE_ORDER = tuple(CATALOG)
 DISABLE_ORDER = tuple(reversed(ENABLE_ORDER))
-FeatureRequest = ToggleFeature | TieredStorageFeature
+FeatureRequest = ToggleFeature | TieredStorageFeature | KarpenterFeature
 
 
 @dataclass(frozen=True)
@@ -125,6 +145,9 @@ class FeaturePanelService:
                     "/hyperpod), then change this feature.",
                     {"feature": feature.value},
                 )
+        karpenter = touched.get(Feature.KARPENTER)
+        if isinstance(karpenter, KarpenterFeature) and karpenter.enabled:
+            _check_karpenter(cluster_tag, karpenter, live[Feature.KARPENTER], facts)
         changes: dict[Feature, FeatureChange] = {}
         outcomes: dict[Feature, FeatureOutcome] = {}
         for feature, wanted in touched.items():
@@ -257,7 +280,56 @@ def _change(feature: Feature, wanted: FeatureRequest, live: FeatureState) -> Fea
         if live.state != "enabled":
             return FeatureChange(change="enable", percentage=percentage)
         return FeatureChange(change="none" if percentage == current else "update", percentage=percentage)
+    if isinstance(wanted, KarpenterFeature):
+        live_groups = live.settings.get("instanceGroups")
+        current = live_groups if isinstance(live_groups, list) else None
+        groups = wanted.instanceGroups or current
+        if live.state != "enabled":
+            return FeatureChange(change="enable", instanceGroups=groups)
+        unchanged = sorted(groups or []) == sorted(current or [])
+        return FeatureChange(change="none" if unchanged else "update", instanceGroups=groups)
     return FeatureChange(change="none" if live.state == "enabled" else "enable")
+
+
+def _karpenter_unsupported(group: dict[str, object]) -> list[str]:
+    """Managed Karpenter scales only on-demand groups without training plans or deep health checks (AWS docs)."""
+    capacity = group.get("CapacityRequirements")
+    reasons = {
+        "uses a training plan": bool(group.get("TrainingPlanArn")),
+        "runs deep health checks": bool(group.get("OnStartDeepHealthChecks")),
+        "uses Spot capacity": isinstance(capacity, dict) and "Spot" in capacity,
+    }
+    return [reason for reason, applies in reasons.items() if applies]
+
+
+def _check_karpenter(cluster_tag: str, wanted: KarpenterFeature, live: FeatureState, facts: ClusterFacts) -> None:
+    """The chosen groups exist and can be autoscaled; the cluster provisions continuously and recovers nodes."""
+    hyperpod = facts.hyperpod
+    if hyperpod is None:
+        return
+    groups = {str(group.get("InstanceGroupName")): group for group in hyperpod.groups}
+    names = ", ".join(sorted(groups)) or "none"
+    chosen = wanted.instanceGroups
+    if chosen is None and live.state != "enabled" and not live.settings.get("instanceGroups"):
+        raise InvalidRequestError(
+            f'karpenter needs the instance groups it may scale: add "instanceGroups": [...] (this cluster\'s groups: '
+            f"{names}).",
+            {"feature": Feature.KARPENTER.value, "instanceGroups": sorted(groups)},
+        )
+    unknown = [name for name in chosen or [] if name not in groups]
+    if unknown:
+        raise InvalidRequestError(
+            f"karpenter: no instance group {', '.join(unknown)} in cluster '{cluster_tag}'; its groups are: {names}.",
+            {"feature": Feature.KARPENTER.value, "unknown": unknown, "instanceGroups": sorted(groups)},
+        )
+    unsupported = [f"{name} ({reason})" for name in chosen or [] for reason in _karpenter_unsupported(groups[name])]
+    if unsupported:
+        raise InvalidRequestError(
+            f"karpenter cannot scale {', '.join(unsupported)}: managed Karpenter scales only on-demand groups "
+            "without training plans or deep health checks. Choose other groups.",
+            {"feature": Feature.KARPENTER.value, "unsupported": unsupported},
+        )
+    require_karpenter_ready(hyperpod)
 
 
 def _outcome(change: FeatureChange) -> Outcome:
@@ -310,6 +382,8 @@ def _check_dependencies(live: dict[Feature, FeatureState], changes: dict[Feature
 def _detail(change: FeatureChange) -> str | None:
     if change.percentage is not None:
         return f"InstanceMemoryAllocationPercentage {change.percentage}"
+    if change.instanceGroups:
+        return f"instance groups {', '.join(change.instanceGroups)}"
     return None
 
 

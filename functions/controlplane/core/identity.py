@@ -16,6 +16,16 @@ def service_trust(service_principal: str, actions: tuple[str, ...] = ("sts:Assum
     }
 
 
+def service_statement(service_principal: str, source_arn: str) -> dict[str, Any]:
+    """A trust statement for an AWS service acting for resources of one account and Region (confused deputy)."""
+    return {
+        "Effect": "Allow",
+        "Principal": {"Service": service_principal},
+        "Action": "sts:AssumeRole",
+        "Condition": {"ArnLike": {"aws:SourceArn": source_arn}},
+    }
+
+
 def web_identity_trust(provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> dict[str, Any]:
     """IRSA: trust exactly one Kubernetes ServiceAccount of one cluster, through the cluster's OIDC provider."""
     issuer = issuer_url.removeprefix("https://")

@@ -71,6 +71,8 @@ WORKFLOW_STAGES: dict[OperationKind, dict[str, tuple[str, ...]]] = {
         "tieredStorage": ("Remove Tiered Storage", "Ensure Tiered Storage"),
         "trainingOperator": ("Remove Training Operator", "Ensure Training Operator"),
         "observability": ("Remove Observability", "Ensure Observability"),
+        "inferenceOperator": ("Remove Inference Operator", "Ensure Inference Operator"),
+        "karpenter": ("Remove Karpenter", "Ensure Karpenter"),
     },
     OperationKind.IMPORT_CLUSTER: {
         "adoption": ("Tag Imported Cluster",),

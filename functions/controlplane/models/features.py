@@ -17,6 +17,8 @@ from controlplane.models.operations import OperationView
 
 MIN_TIERED_PERCENTAGE = 20
 MAX_TIERED_PERCENTAGE = 100
+# A HyperpodNodeClass names at most ten instance groups.
+MAX_KARPENTER_GROUPS = 10
 
 
 class Feature(StrEnum):
@@ -28,6 +30,8 @@ class Feature(StrEnum):
     TIERED_STORAGE = "tieredStorage"
     TRAINING_OPERATOR = "trainingOperator"
     OBSERVABILITY = "observability"
+    INFERENCE_OPERATOR = "inferenceOperator"
+    KARPENTER = "karpenter"
 
 
 Outcome = Literal["unchanged", "enabled", "disabled", "updated"]
@@ -64,6 +68,27 @@ class TieredStorageFeature(Contract):
         return self
 
 
+class KarpenterFeature(Contract):
+    """Managed Karpenter autoscaling: a HyperpodNodeClass over the chosen instance groups and a NodePool."""
+
+    enabled: bool
+    instanceGroups: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_KARPENTER_GROUPS,
+        description="Instance groups Karpenter may scale (1-10, on-demand, without training plans or deep health "
+        "checks). Needed to enable; omitted keeps the current ones.",
+    )
+
+    @model_validator(mode="after")
+    def _groups_only_when_enabled(self) -> KarpenterFeature:
+        if not self.enabled and self.instanceGroups is not None:
+            raise ValueError("karpenter: instanceGroups apply only with enabled true")
+        if self.instanceGroups is not None and len(set(self.instanceGroups)) != len(self.instanceGroups):
+            raise ValueError("karpenter: instanceGroups lists a group more than once")
+        return self
+
+
 class UpdateFeaturesRequest(Contract):
     """Only the features to change. Absent means unchanged; nothing here implies anything about the others."""
 
@@ -86,6 +111,16 @@ class UpdateFeaturesRequest(Contract):
         default=None,
         description="HyperPod observability add-on with its pod identity role (needs the HyperPod cluster).",
     )
+    inferenceOperator: ToggleFeature | None = Field(
+        default=None,
+        description="HyperPod inference operator add-on with its execution role (IRSA) and TLS certificate bucket "
+        "(needs certManager, fsxCsiDriver and the HyperPod cluster).",
+    )
+    karpenter: KarpenterFeature | None = Field(
+        default=None,
+        description="Managed Karpenter autoscaling (AutoScaling with a ClusterRole, HyperpodNodeClass and NodePool "
+        "over the chosen instance groups; needs the HyperPod cluster with NodeRecovery Automatic).",
+    )
 
     @model_validator(mode="after")
     def _touches_something(self) -> UpdateFeaturesRequest:
@@ -96,7 +131,7 @@ class UpdateFeaturesRequest(Contract):
             )
         return self
 
-    def touched(self) -> dict[Feature, ToggleFeature | TieredStorageFeature]:
+    def touched(self) -> dict[Feature, ToggleFeature | TieredStorageFeature | KarpenterFeature]:
         return {feature: value for feature in Feature if (value := getattr(self, feature.value)) is not None}
 
 
@@ -147,6 +182,7 @@ class FeaturesUpdate(View):
 class FeatureChange(View):
     change: Change = "none"
     percentage: int | None = None
+    instanceGroups: list[str] | None = None
 
 
 class FeatureChanges(View):
@@ -158,6 +194,8 @@ class FeatureChanges(View):
     tieredStorage: FeatureChange = Field(default_factory=FeatureChange)
     trainingOperator: FeatureChange = Field(default_factory=FeatureChange)
     observability: FeatureChange = Field(default_factory=FeatureChange)
+    inferenceOperator: FeatureChange = Field(default_factory=FeatureChange)
+    karpenter: FeatureChange = Field(default_factory=FeatureChange)
 
     def of(self, feature: Feature) -> FeatureChange:
         change: FeatureChange = getattr(self, feature.value)

@@ -325,13 +325,33 @@ def test_the_training_operator_becomes_active_when_cert_manager_and_the_pod_iden
     assert active["health"] == {"issues": []}
 
 
+INFERENCE_CONFIGURATION = '{"executionRoleArn": "arn:aws:iam::123456789012:role/r", "tlsCertificateS3Bucket": "b"}'
+
+
 def test_the_inference_operator_needs_its_storage_metrics_and_cert_manager_addons(env: Env) -> None:
     env.install_active("cert-manager", "metrics-server")
-    env.eks.create_addon(clusterName=CLUSTER, addonName="amazon-sagemaker-hyperpod-inference", configurationValues="{}")
+    env.eks.create_addon(
+        clusterName=CLUSTER,
+        addonName="amazon-sagemaker-hyperpod-inference",
+        configurationValues=INFERENCE_CONFIGURATION,
+    )
 
     failed = env.wait_addon("amazon-sagemaker-hyperpod-inference", "CREATE_FAILED")
 
     assert set(failed["health"]["issues"][0]["resourceIds"]) == {"aws-mountpoint-s3-csi-driver", "aws-fsx-csi-driver"}
+
+
+def test_the_inference_operator_is_refused_without_its_execution_role_and_tls_bucket(env: Env) -> None:
+    with pytest.raises(ClientError) as refused:
+        env.eks.create_addon(
+            clusterName=CLUSTER,
+            addonName="amazon-sagemaker-hyperpod-inference",
+            configurationValues='{"executionRoleArn": "arn:aws:iam::123456789012:role/r"}',
+        )
+
+    assert refused.value.response["Error"]["Code"] == "InvalidParameterException"
+    assert "tlsCertificateS3Bucket" in refused.value.response["Error"]["Message"]
+    assert env.eks.list_addons(clusterName=CLUSTER)["addons"] == []
 
 
 # --- pod identity associations -----------------------------------------------------------------

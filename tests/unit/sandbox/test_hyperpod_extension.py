@@ -515,3 +515,30 @@ def test_every_response_field_is_declared_in_the_botocore_output_shape(world: Wo
         assert headers["status"] == 200, body
         shape = model.operation_model(action).output_shape
         assert _undeclared(json.loads(body), shape, action) == []
+
+
+def test_karpenter_kinds_are_served_while_autoscaling_is_enabled_and_its_cluster_role_is_then_fixed(
+    world: World,
+) -> None:
+    world.create(name="auto", NodeProvisioningMode="Continuous")
+    world.wait_for("auto")
+
+    def crds() -> set[str]:
+        listed = world.emulator.store("ml-eks").list("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        return {crd["metadata"]["name"] for crd in listed}
+
+    karpenter = {"hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com", "nodepools.karpenter.sh"}
+    world.sagemaker.update_cluster(
+        ClusterName="auto", ClusterRole=world.role_arn, AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter"}
+    )
+    assert world.describe("auto")["AutoScaling"]["Status"] == "Creating"
+    wait_until(lambda: world.describe("auto")["AutoScaling"]["Status"] == "InService")
+    assert karpenter <= crds()
+    with pytest.raises(ClientError) as refused:
+        world.sagemaker.update_cluster(ClusterName="auto", ClusterRole=world.role_arn + "-other")
+    assert error_code(refused) == "ValidationException"
+
+    world.sagemaker.update_cluster(ClusterName="auto", AutoScaling={"Mode": "Disable"})
+    assert world.describe("auto")["AutoScaling"]["Status"] == "Deleting"
+    wait_until(lambda: world.describe("auto")["AutoScaling"]["Status"] == "InService")
+    assert not karpenter & crds()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from botocore.exceptions import ClientError
 
-from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
+from controlplane.adapters.aws.session import client, error_code, session, tag_dict, tag_list
 
 _ABSENT = {"NoSuchBucket", "404", "NoSuchKey", "NoSuchTagSet", "AccessDenied", "403"}
 
@@ -34,6 +36,8 @@ class AwsBucketGateway:
         if self._region != "us-east-1":
             request["CreateBucketConfiguration"] = {"LocationConstraint": self._region}
         s3.create_bucket(**request)
+        # Tags first: they are what marks the bucket as ours if a later call fails and the step runs again.
+        s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": tag_list(tags)})
         s3.put_public_access_block(
             Bucket=bucket,
             PublicAccessBlockConfiguration={
@@ -49,7 +53,26 @@ class AwsBucketGateway:
                 "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
             },
         )
-        s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": tag_list(tags)})
+        partition = session().get_partition_for_region(self._region)
+        arn = f"arn:{partition}:s3:::{bucket}"
+        s3.put_bucket_policy(
+            Bucket=bucket,
+            Policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "DenyInsecureTransport",
+                            "Effect": "Deny",
+                            "Principal": "*",
+                            "Action": "s3:*",
+                            "Resource": [arn, f"{arn}/*"],
+                            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                        }
+                    ],
+                }
+            ),
+        )
 
     def put_object(self, bucket: str, key: str, body: bytes) -> None:
         client("s3", self._region).put_object(Bucket=bucket, Key=key, Body=body)

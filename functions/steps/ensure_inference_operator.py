@@ -1,0 +1,15 @@
+"""Step Functions Task "Ensure Inference Operator"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.models.features import Feature
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Ensure Inference Operator",
+        action=lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.INFERENCE_OPERATOR, ctx),
+    )

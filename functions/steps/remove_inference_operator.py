@@ -1,0 +1,15 @@
+"""Step Functions Task "Remove Inference Operator"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.models.features import Feature
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Remove Inference Operator",
+        action=lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.INFERENCE_OPERATOR, ctx),
+    )

@@ -1,0 +1,15 @@
+"""Step Functions Task "Remove Karpenter"."""
+
+from typing import Any
+
+from controlplane import wiring
+from controlplane.models.features import Feature
+from controlplane.step_runtime import run_step
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return run_step(
+        event,
+        step="Remove Karpenter",
+        action=lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KARPENTER, ctx),
+    )
