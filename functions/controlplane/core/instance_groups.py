@@ -174,15 +174,7 @@ class InstanceGroupService:
             known = instance_type(view.instanceType or "")
             if known is None or not known.deep_health_checks:
                 raise InvalidRequestError(f"{view.instanceType} does not support deep health checks.")
-        live = {
-            "instanceCount": view.targetCount,
-            "minInstanceCount": view.minInstanceCount,
-            "labels": view.labels,
-            "taints": [taint.model_dump() for taint in view.taints],
-            "deepHealthChecks": view.deepHealthChecks,
-            "instanceType": view.instanceType,
-            "networkInterface": view.networkInterface,
-        }
+        live = changeable_fields(view)
         return {field: "unchanged" if live[field] == value else "updated" for field, value in sent.items()}
 
     def update(
@@ -354,13 +346,7 @@ class InstanceGroupSteps:
             raise InvalidRequestError(f"Instance group {change.instanceGroupName} no longer exists.")
         view = group_view(group, cluster)
         wanted = change.model_dump(exclude_none=True, exclude={"instanceGroupName"})
-        live = {
-            "instanceCount": view.targetCount,
-            "minInstanceCount": view.minInstanceCount,
-            "labels": view.labels,
-            "taints": [taint.model_dump() for taint in view.taints],
-            "deepHealthChecks": view.deepHealthChecks,
-        }
+        live = changeable_fields(view)
         if all(live[field] == value for field, value in wanted.items()):
             return {"instanceGroup": change.instanceGroupName, "action": "already applied"}
         self._hyperpod.update_group(
@@ -515,6 +501,19 @@ def group_view(group: dict[str, Any], cluster: HyperPodCluster) -> InstanceGroup
         softwareUpdateStatus=group.get("SoftwareUpdateStatus"),
         scalingOperations=(group.get("ActiveOperations") or {}).get("Scaling", 0),
     )
+
+
+def changeable_fields(view: InstanceGroupView) -> dict[str, Any]:
+    """A group's live values under the names UpdateInstanceGroupRequest uses, for the explicit diff."""
+    return {
+        "instanceCount": view.targetCount,
+        "minInstanceCount": view.minInstanceCount,
+        "labels": view.labels,
+        "taints": [taint.model_dump() for taint in view.taints],
+        "deepHealthChecks": view.deepHealthChecks,
+        "instanceType": view.instanceType,
+        "networkInterface": view.networkInterface,
+    }
 
 
 def refuse_adopted_hyperpod(record: ClusterRecord) -> None:
