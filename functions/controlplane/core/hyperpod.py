@@ -43,6 +43,7 @@ from controlplane.models.errors import (
     WaitTimeoutError,
 )
 from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.hyperpod import Taint as TaintModel
 from controlplane.models.workflow import PollState, WorkflowInput
 
 EXECUTION_ROLE_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
@@ -100,10 +101,10 @@ class HyperPodStageService:
         key = f"{LIFECYCLE_PREFIX}/{ON_CREATE}"
         if self._buckets.object_body(bucket, key) != script:
             self._buckets.put_object(bucket, key, script)
-        return {"lifecycleUri": f"s3://{bucket}/{LIFECYCLE_PREFIX}/"}
+        return {"lifecycleUri": lifecycle_uri(ctx)}
 
     def ensure_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+        plan = group_plan(ctx)
         vpc, table = self._compute_network(ctx)
         key = _subnet_key(plan)
         subnet = self._network.find_subnets(ctx.clusterTag).get(key)
@@ -115,7 +116,7 @@ class HyperPodStageService:
         return {"subnetId": subnet.subnet_id, "cidr": subnet.cidr}
 
     def create_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+        plan = group_plan(ctx)
         name = _hyperpod_name(ctx)
         found = self._hyperpod.find_cluster(name)
         if found is not None:
@@ -134,7 +135,7 @@ class HyperPodStageService:
             eks_cluster_arn=eks.arn,
             subnet_ids=(subnet.subnet_id,),
             security_group_ids=(group,),
-            groups=(group_spec(plan, role.arn, f"s3://{self._bucket(ctx)}/{LIFECYCLE_PREFIX}/"),),
+            groups=(group_spec(plan, role.arn, lifecycle_uri(ctx)),),
             tags=ownership_tags(ctx.clusterTag),
         )
         arn = self._hyperpod.create_cluster(spec)
@@ -260,7 +261,8 @@ class HyperPodStageService:
             self._iam.attach_policy(name, policy_arn)
         return role.arn
 
-    def _bucket(self, ctx: WorkflowInput) -> str:
+    @staticmethod
+    def _bucket(ctx: WorkflowInput) -> str:
         account = ctx.accountId
         if not account:
             raise InvalidRequestError("The workflow input has no account id.")
@@ -286,17 +288,26 @@ def group_spec(
         min_count=plan.minInstanceCount,
         network_interface=plan.networkInterface,
         labels=dict(plan.labels),
-        taints=tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in plan.taints),
+        taints=port_taints(plan.taints),
     )
+
+
+def port_taints(taints: list[TaintModel]) -> tuple[Taint, ...]:
+    return tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in taints)
+
+
+def lifecycle_uri(ctx: WorkflowInput) -> str:
+    """Where every instance group of the cluster reads its lifecycle scripts (a `sagemaker-` bucket)."""
+    return f"s3://{HyperPodStageService._bucket(ctx)}/{LIFECYCLE_PREFIX}/"
 
 
 def _hyperpod_name(ctx: WorkflowInput) -> str:
     return hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
 
 
-def _plan(ctx: WorkflowInput) -> HyperPodPlan:
+def group_plan(ctx: WorkflowInput) -> HyperPodPlan:
     if ctx.hyperpod is None:
-        raise InvalidRequestError("The workflow input has no HyperPod plan.")
+        raise InvalidRequestError("The workflow input has no instance group plan.")
     return ctx.hyperpod
 
 

@@ -14,13 +14,12 @@ from typing import Any
 from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.hyperpod import LIFECYCLE_PREFIX, group_spec
+from controlplane.core.hyperpod import group_plan, group_spec, lifecycle_uri, port_taints
 from controlplane.core.naming import (
     compute_subnet_key,
     hyperpod_cluster_of,
     hyperpod_execution_role_name,
     is_owned,
-    lifecycle_bucket_name,
 )
 from controlplane.core.ports import (
     EksGateway,
@@ -31,7 +30,6 @@ from controlplane.core.ports import (
     KubernetesGateway,
     NetworkGateway,
     RollingUpdate,
-    Taint,
 )
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
@@ -322,7 +320,7 @@ class InstanceGroupSteps:
         self._poll = poll
 
     def add_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _group_plan(ctx)
+        plan = group_plan(ctx)
         cluster = self._cluster(ctx)
         if cluster.group(plan.instanceGroupName) is not None:
             return {"instanceGroup": plan.instanceGroupName, "action": "found"}
@@ -331,10 +329,9 @@ class InstanceGroupSteps:
         subnet = self._network.find_subnets(ctx.clusterTag).get(key)
         if role is None or subnet is None:
             raise ResourceNotReadyError("The HyperPod execution role or the group's compute subnet is missing.")
-        lifecycle_uri = f"s3://{lifecycle_bucket_name(ctx.clusterTag, _account(ctx), ctx.region)}/{LIFECYCLE_PREFIX}/"
         override = () if subnet.subnet_id in cluster.subnet_ids else (subnet.subnet_id,)
         self._hyperpod.add_group(
-            cluster.name, group_spec(plan, role.arn, lifecycle_uri, override), cluster.security_group_ids
+            cluster.name, group_spec(plan, role.arn, lifecycle_uri(ctx), override), cluster.security_group_ids
         )
         return {"instanceGroup": plan.instanceGroupName, "action": "added"}
 
@@ -356,7 +353,7 @@ class InstanceGroupSteps:
                 count=change.instanceCount,
                 min_count=change.minInstanceCount,
                 labels=change.labels,
-                taints=None if change.taints is None else _taints(change.taints),
+                taints=None if change.taints is None else port_taints(change.taints),
                 deep_health_checks=change.deepHealthChecks,
             ),
         )
@@ -534,16 +531,6 @@ def capacity_type(group: dict[str, Any]) -> CapacityType:
     return "spot" if "Spot" in (group.get("CapacityRequirements") or {}) else "on-demand"
 
 
-def _taints(taints: list[TaintModel]) -> tuple[Taint, ...]:
-    return tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in taints)
-
-
-def _group_plan(ctx: WorkflowInput) -> HyperPodPlan:
-    if ctx.hyperpod is None:
-        raise InvalidRequestError("The workflow input has no instance group plan.")
-    return ctx.hyperpod
-
-
 def _change(ctx: WorkflowInput) -> InstanceGroupChange:
     if ctx.instanceGroup is None:
         raise InvalidRequestError("The workflow input names no instance group.")
@@ -554,9 +541,3 @@ def _software(ctx: WorkflowInput) -> SoftwareUpdatePlan:
     if ctx.softwareUpdate is None:
         raise InvalidRequestError("The workflow input has no software update plan.")
     return ctx.softwareUpdate
-
-
-def _account(ctx: WorkflowInput) -> str:
-    if not ctx.accountId:
-        raise InvalidRequestError("The workflow input has no account id.")
-    return ctx.accountId

@@ -82,10 +82,13 @@ class NodeService:
         """Validate every id against the cluster first (nothing happens if one is unknown), then make the batch call.
         Replace and delete without a valid token return a plan and a token instead."""
         actor.require(Role.ADMIN if action in CONFIRMED_ACTIONS else Role.OPERATOR, f"{action} nodes")
-        refuse_adopted_hyperpod(self._clusters.get(cluster_tag))
+        record = self._ready(cluster_tag)
+        refuse_adopted_hyperpod(record)
+        gateway = self._hyperpod(record.region)
+        name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
         ids = sorted(set(node_ids))
-        nodes = {node.nodeId: node for node in self.list_nodes(cluster_tag).nodes}
-        unknown = [node_id for node_id in ids if node_id not in nodes]
+        known = {node.node_id for node in gateway.nodes(name)}
+        unknown = [node_id for node_id in ids if node_id not in known]
         if unknown:
             raise NodeNotFoundError(
                 f"Not nodes of cluster '{cluster_tag}': {', '.join(unknown)}. GET /clusters/{cluster_tag}/nodes lists "
@@ -103,10 +106,7 @@ class NodeService:
                 target,
                 f"Repeat the {action} request for the same nodes without a token",
             )
-        record = self._clusters.get(cluster_tag)
-        outcome = self._hyperpod(record.region).node_action(
-            hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName), action, ids
-        )
+        outcome = gateway.node_action(name, action, ids)
         return NodeActionResult(
             action=action,
             successful=list(outcome.successful),

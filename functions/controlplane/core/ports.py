@@ -493,7 +493,8 @@ class HyperPodGateway(Protocol):
     def delete_group(self, cluster_name: str, group_name: str) -> None:
         """UpdateCluster with InstanceGroupsToDelete."""
 
-    def nodes(self, cluster_name: str) -> list[HyperPodNode]: ...
+    def nodes(self, cluster_name: str) -> list[HyperPodNode]:
+        """ListClusterNodes; none when the cluster does not exist."""
 
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
         """BatchReboot/BatchReplace/BatchDeleteClusterNodes; failures are reported per node, not raised."""

@@ -116,6 +116,14 @@ class AwsHyperPodGateway:
 
     def nodes(self, cluster_name: str) -> list[HyperPodNode]:
         pages = client("sagemaker", self._region).get_paginator("list_cluster_nodes")
+        try:
+            summaries = [
+                node for page in pages.paginate(ClusterName=cluster_name) for node in page["ClusterNodeSummaries"]
+            ]
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFound":
+                return []
+            raise
         return [
             HyperPodNode(
                 node_id=node["InstanceId"],
@@ -126,8 +134,7 @@ class AwsHyperPodGateway:
                 launch_time=node.get("LaunchTime"),
                 image_version=node.get("CurrentImageReleaseVersion"),
             )
-            for page in pages.paginate(ClusterName=cluster_name)
-            for node in page["ClusterNodeSummaries"]
+            for node in summaries
         ]
 
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
