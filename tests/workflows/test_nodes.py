@@ -139,3 +139,17 @@ def test_an_unhealthy_node_shows_its_health_label_and_is_replaced_automatically(
         assert nodes(api)[target]["schedulable"] is False
         after = settle(api, 2)
     assert target not in after
+
+
+def test_a_dry_run_plans_without_acting_or_issuing_a_reboot_token(cluster):
+    with cluster.client() as api:
+        target = sorted(settle(api, 2))[0]
+        reboot = api.post(f"/clusters/{TAG}/nodes/{target}/reboot", params={"dryRun": "true"})
+        assert reboot.status_code == 200, reboot.text
+        assert reboot.json()["plan"]["actions"][0]["name"] == target
+        assert "confirmationToken" not in reboot.json()["plan"] and reboot.json()["successful"] == []
+        batch = api.post(
+            f"/clusters/{TAG}/nodes/batch", params={"dryRun": "true"}, json={"action": "delete", "nodeIds": [target]}
+        )
+        assert batch.json()["plan"]["confirmationToken"] and batch.json()["successful"] == []
+        assert nodes(api)[target]["status"] == "Running"

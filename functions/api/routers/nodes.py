@@ -20,6 +20,7 @@ router = Router()
 ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
 Token = Annotated[str | None, Query(description="Token from a prior plan (replace and delete).")]
+DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
 CONFIRM = (
     "Destructive: without confirmationToken it returns a plan and a single-use token and changes nothing; show the "
     "plan to the person, then repeat with the token."
@@ -45,8 +46,8 @@ def list_nodes(clusterTag: ClusterTagPath) -> NodeList:
     description="Try this first for a node that is unhealthy but not broken hardware. Answers with the outcome.",
     tags=["nodes"],
 )
-def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath) -> Response[str]:
-    return _act(clusterTag, "reboot", [nodeId], None)
+def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun = False) -> Response[str]:
+    return _act(clusterTag, "reboot", [nodeId], None, dryRun)
 
 
 @router.post(
@@ -56,8 +57,10 @@ def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath) -> Response[str]
     description=f"For hardware faults a reboot does not fix. The root and secondary EBS volumes are lost. {CONFIRM}",
     tags=["nodes"],
 )
-def replace_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None) -> Response[str]:
-    return _act(clusterTag, "replace", [nodeId], confirmationToken)
+def replace_node(
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
+) -> Response[str]:
+    return _act(clusterTag, "replace", [nodeId], confirmationToken, dryRun)
 
 
 @router.delete(
@@ -67,8 +70,10 @@ def replace_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationTok
     description=CONFIRM,
     tags=["nodes"],
 )
-def delete_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None) -> Response[str]:
-    return _act(clusterTag, "delete", [nodeId], confirmationToken)
+def delete_node(
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
+) -> Response[str]:
+    return _act(clusterTag, "delete", [nodeId], confirmationToken, dryRun)
 
 
 @router.post(
@@ -79,16 +84,19 @@ def delete_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToke
     f"Replace and delete: {CONFIRM}",
     tags=["nodes"],
 )
-def batch_action(clusterTag: ClusterTagPath, body: NodeBatchRequest) -> Response[str]:
-    return _act(clusterTag, body.action, body.nodeIds, body.confirmationToken)
+def batch_action(clusterTag: ClusterTagPath, body: NodeBatchRequest, dryRun: DryRun = False) -> Response[str]:
+    return _act(clusterTag, body.action, body.nodeIds, body.confirmationToken, dryRun)
 
 
-def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None) -> Response[str]:
+def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, dry_run: bool) -> Response[str]:
     caller = actor(router)
 
     def run() -> dict[str, object]:
-        result: NodeActionResult = wiring.nodes().act(cluster_tag, action, node_ids, token, caller)
+        result: NodeActionResult = wiring.nodes().act(cluster_tag, action, node_ids, token, caller, dry_run)
         return {"status": 200, "body": result.model_dump(mode="json", exclude_none=True)}
+
+    if dry_run:
+        return recorded(run())
 
     body = {"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token}
     return recorded(run_once(idempotency_key(router), f"{caller.principal}#{action} {cluster_tag}", body, run))

@@ -77,10 +77,16 @@ class NodeService:
         return NodeList(clusterTag=cluster_tag, nodes=views)
 
     def act(
-        self, cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, actor: Actor
+        self,
+        cluster_tag: str,
+        action: NodeAction,
+        node_ids: list[str],
+        token: str | None,
+        actor: Actor,
+        dry_run: bool = False,
     ) -> NodeActionResult:
         """Validate every id against the cluster first (nothing happens if one is unknown), then make the batch call.
-        Replace and delete without a valid token return a plan and a token instead."""
+        A dry run, and replace or delete without a token, return the plan instead (with a token for those two)."""
         actor.require(Role.ADMIN if action in CONFIRMED_ACTIONS else Role.OPERATOR, f"{action} nodes")
         record = self._ready(cluster_tag)
         refuse_adopted_hyperpod(record)
@@ -96,11 +102,11 @@ class NodeService:
                 {"unknownNodeIds": unknown},
             )
         target = f"{cluster_tag}:{','.join(ids)}"
+        if dry_run or (action in CONFIRMED_ACTIONS and not token):
+            return self._plan(cluster_tag, action, ids, target, actor)
         if action in CONFIRMED_ACTIONS:
-            if not token:
-                return self._plan(cluster_tag, action, ids, target, actor)
             self._confirmations.redeem(
-                token,
+                token or "",
                 actor,
                 f"{action}-nodes",
                 target,
@@ -114,6 +120,19 @@ class NodeService:
         )
 
     def _plan(self, cluster_tag: str, action: str, ids: list[str], target: str, actor: Actor) -> NodeActionResult:
+        if action not in CONFIRMED_ACTIONS:
+            return NodeActionResult(
+                action=action,  # type: ignore[arg-type]
+                plan=Plan(
+                    actions=[
+                        PlannedAction(
+                            action="update", resource="HyperPod node", name=node_id, detail=ACTION_EFFECTS[action]
+                        )
+                        for node_id in ids
+                    ],
+                    message="Dry run: nothing was done.",
+                ),
+            )
         token, expires_at = self._confirmations.issue(actor, f"{action}-nodes", target)
         return NodeActionResult(
             action=action,  # type: ignore[arg-type]
