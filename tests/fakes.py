@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from controlplane.core.ports import AvailabilityZone, Confirmation
+from controlplane.core.ports.account import AvailabilityZone
+from controlplane.core.ports.persistence import Confirmation
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind

@@ -10,7 +10,7 @@ import pytest
 from botocore.validate import ParamValidator
 
 from controlplane.adapters.aws.sagemaker import _group, changed_group
-from controlplane.core.ports import GroupChange, InstanceGroupSpec, Taint
+from controlplane.core.ports.hyperpod import GroupChange, InstanceGroupSpec, Taint
 
 MODEL = botocore.session.get_session().get_service_model("sagemaker")
 ROLE = "arn:aws:iam::123456789012:role/instantstart-demo-hyperpod-exec"

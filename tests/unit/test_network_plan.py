@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controlplane.core.network import choose_vpc_cidr, plan_network
-from controlplane.core.ports import AvailabilityZone
+from controlplane.core.ports.account import AvailabilityZone
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 
 ZONES = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controlplane.core.ports import AccountGateway
+from controlplane.core.ports.account import AccountGateway
 from controlplane.models.catalog import (
     AvailabilityZoneList,
     AvailabilityZoneView,

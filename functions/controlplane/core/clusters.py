@@ -20,16 +20,11 @@ from controlplane.core.naming import (
 )
 from controlplane.core.network import plan_network, subnet_key
 from controlplane.core.operations import OperationService
-from controlplane.core.ports import (
-    AccountGateway,
-    Clock,
-    ClusterRegistry,
-    EksCluster,
-    EksGateway,
-    HyperPodGateway,
-    KubernetesGateway,
-    KubernetesNode,
-)
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
+from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.storage import data_bucket_name
 from controlplane.models.clusters import (
     DEFAULT_KUBERNETES_VERSION,

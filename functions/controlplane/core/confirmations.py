@@ -6,7 +6,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from controlplane.core.auth import Actor
-from controlplane.core.ports import Clock, Confirmation, ConfirmationStore
+from controlplane.core.ports.persistence import Clock, Confirmation, ConfirmationStore
 from controlplane.models.errors import ConfirmationRequiredError
 
 CONFIRMATION_TTL = timedelta(minutes=10)

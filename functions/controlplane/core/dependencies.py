@@ -13,7 +13,9 @@ import string
 from controlplane.config import DependencyPins
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import is_owned, ownership_tags
-from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,

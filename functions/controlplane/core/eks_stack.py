@@ -10,7 +10,10 @@ from __future__ import annotations
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags
 from controlplane.core.network import subnet_key
-from controlplane.core.ports import EksCluster, EksGateway, IamGateway, KubernetesGateway, NetworkGateway, Vpc
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.ports.network import NetworkGateway, Vpc
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import NetworkPlan
 from controlplane.models.errors import (

@@ -28,17 +28,11 @@ from controlplane.core.naming import (
     is_owned,
     ownership_tags,
 )
-from controlplane.core.ports import (
-    BucketGateway,
-    EksCluster,
-    EksGateway,
-    HyperPodCluster,
-    HyperPodGateway,
-    IamGateway,
-    IamRole,
-    KubernetesGateway,
-    ManifestRenderer,
-)
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.ports.iam import IamGateway, IamRole
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.storage import BucketGateway
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     ClusterNotReadyError,

@@ -18,7 +18,8 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.feature_steps import ClusterFacts, FeatureSteps, require_karpenter_ready
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations import OperationService
-from controlplane.core.ports import AccountGateway, ClusterRegistry
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
 from controlplane.models.errors import (
     ClusterNotFoundError,

@@ -22,18 +22,11 @@ from controlplane.core.naming import (
     training_operator_role_name,
 )
 from controlplane.core.network import free_block
-from controlplane.core.ports import (
-    BucketGateway,
-    EksGateway,
-    HyperPodClusterSpec,
-    HyperPodGateway,
-    IamGateway,
-    InstanceGroupSpec,
-    NetworkGateway,
-    RouteTable,
-    Taint,
-    Vpc,
-)
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.hyperpod import HyperPodClusterSpec, HyperPodGateway, InstanceGroupSpec, Taint
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.network import NetworkGateway, RouteTable, Vpc
+from controlplane.core.ports.storage import BucketGateway
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,

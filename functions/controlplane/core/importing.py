@@ -21,17 +21,12 @@ from controlplane.core.naming import (
     is_owned,
     training_operator_role_name,
 )
-from controlplane.core.ports import (
-    Clock,
-    ClusterRegistry,
-    EksCluster,
-    EksGateway,
-    HyperPodGateway,
-    IamGateway,
-    KubernetesGateway,
-    NetworkGateway,
-    RouteTable,
-)
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.ports.network import NetworkGateway, RouteTable
+from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.storage import storage_objects
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
 from controlplane.models.errors import ClusterNotFoundError, ForeignResourceError, InvalidRequestError

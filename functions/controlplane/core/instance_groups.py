@@ -21,16 +21,11 @@ from controlplane.core.naming import (
     hyperpod_execution_role_name,
     is_owned,
 )
-from controlplane.core.ports import (
-    EksGateway,
-    GroupChange,
-    HyperPodCluster,
-    HyperPodGateway,
-    IamGateway,
-    KubernetesGateway,
-    NetworkGateway,
-    RollingUpdate,
-)
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.hyperpod import GroupChange, HyperPodCluster, HyperPodGateway, RollingUpdate
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.errors import (

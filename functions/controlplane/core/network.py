@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Mapping
 
-from controlplane.core.ports import AvailabilityZone
+from controlplane.core.ports.account import AvailabilityZone
 from controlplane.models.clusters import CidrSource, NetworkPlan, SubnetPlan, SubnetRole
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 

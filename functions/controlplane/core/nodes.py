@@ -13,7 +13,9 @@ from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.instance_groups import capacity_type, refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.ports import EksGateway, HyperPodGateway, KubernetesGateway, KubernetesNode
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
 from controlplane.models.nodes import NodeAction, NodeActionResult, NodeFailure, NodeList, NodeView

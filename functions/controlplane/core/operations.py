@@ -13,7 +13,7 @@ from typing import Any
 
 from controlplane.core.auth import Actor
 from controlplane.core.naming import execution_name
-from controlplane.core.ports import Clock, ClusterRegistry, OperationRepository, WorkflowLauncher
+from controlplane.core.ports.persistence import Clock, ClusterRegistry, OperationRepository, WorkflowLauncher
 from controlplane.core.stages import stage_names, stage_of
 from controlplane.models.errors import (
     OperationNotFoundError,

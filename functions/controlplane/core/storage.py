@@ -16,16 +16,11 @@ import hashlib
 from controlplane.core.dependencies import S3_CSI_POLICY, managed_bucket_pattern, s3_csi_role_name
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import ROLE_TAG_KEY, is_owned, ownership_tags
-from controlplane.core.ports import (
-    BucketGateway,
-    EksGateway,
-    FileSystemGateway,
-    IamGateway,
-    KubernetesGateway,
-    LustreFileSystem,
-    LustreSpec,
-    NetworkGateway,
-)
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.ports.network import NetworkGateway
+from controlplane.core.ports.storage import BucketGateway, FileSystemGateway, LustreFileSystem, LustreSpec
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,

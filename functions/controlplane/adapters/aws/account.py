@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, session
-from controlplane.core.ports import AvailabilityZone, TrainingPlan
+from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 
 
 class AwsAccountGateway:

@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
-from controlplane.core.ports import Confirmation
+from controlplane.core.ports.persistence import Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError

@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE, ROLE_TAG_KEY, resource_name
-from controlplane.core.ports import InternetGateway, NatGateway, RouteTable, Subnet, Vpc
+from controlplane.core.ports.network import InternetGateway, NatGateway, RouteTable, Subnet, Vpc
 
 _GONE = {
     "InvalidVpcID.NotFound",

@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
-from controlplane.core.ports import Addon, EksCluster
+from controlplane.core.ports.eks import Addon, EksCluster
 
 CLUSTER_ADMIN_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 # HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).

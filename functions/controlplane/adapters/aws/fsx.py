@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
-from controlplane.core.ports import LustreFileSystem, LustreSpec
+from controlplane.core.ports.storage import LustreFileSystem, LustreSpec
 
 LUSTRE_VERSION = "2.15"
 

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
-from controlplane.core.ports import IamRole, ManagedPolicy
+from controlplane.core.ports.iam import IamRole, ManagedPolicy
 
 
 class AwsIamGateway:

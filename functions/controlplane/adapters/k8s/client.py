@@ -17,7 +17,8 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client
-from controlplane.core.ports import EksCluster, KubernetesNode
+from controlplane.core.ports.eks import EksCluster
+from controlplane.core.ports.kubernetes import KubernetesNode
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient

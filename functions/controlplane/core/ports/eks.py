@@ -1,0 +1,92 @@
+"""EKS clusters and their add-ons, access entries and pod identity associations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class EksCluster:
+    name: str
+    arn: str
+    status: str
+    version: str | None
+    endpoint: str | None
+    certificate_authority: str | None
+    oidc_issuer: str | None
+    authentication_mode: str | None
+    tags: dict[str, str] = field(default_factory=dict)
+    vpc_id: str | None = None
+    subnet_ids: tuple[str, ...] = ()
+    security_group_ids: tuple[str, ...] = ()
+    cluster_security_group_id: str | None = None
+
+
+class EksGateway(Protocol):
+    def find_cluster(self, name: str) -> EksCluster | None: ...
+
+    def create_cluster(
+        self,
+        name: str,
+        version: str,
+        role_arn: str,
+        subnet_ids: list[str],
+        security_group_ids: list[str],
+        tags: dict[str, str],
+    ) -> EksCluster: ...
+
+    def delete_cluster(self, name: str) -> None: ...
+
+    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+        """Policy ARNs associated with the principal's access entry, or None without an entry."""
+
+    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None: ...
+
+    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None: ...
+
+    def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:
+        """The tags of the principal's access entry, or None without an entry."""
+
+    def delete_access_entry(self, cluster_name: str, principal_arn: str) -> None:
+        """Remove the entry (absent is fine)."""
+
+    def tag_cluster(self, cluster_arn: str, tags: dict[str, str]) -> None: ...
+
+    def untag_cluster(self, cluster_arn: str, keys: list[str]) -> None: ...
+
+    def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None: ...
+
+    def create_addon(
+        self,
+        cluster_name: str,
+        addon_name: str,
+        version: str,
+        role_arn: str | None,
+        tags: dict[str, str],
+        *,
+        configuration: str | None = None,
+        pod_identities: dict[str, str] | None = None,
+    ) -> Addon:
+        """CreateAddon; `pod_identities` maps service account → role ARN (associations owned by the add-on)."""
+
+    def delete_addon(self, cluster_name: str, addon_name: str) -> None: ...
+
+    def pod_identity_role(self, cluster_name: str, namespace: str, service_account: str) -> str | None:
+        """Role ARN of the pod identity association for a ServiceAccount, or None."""
+
+    def create_pod_identity_association(
+        self, cluster_name: str, namespace: str, service_account: str, role_arn: str, tags: dict[str, str]
+    ) -> None: ...
+
+    def delete_pod_identity_association(self, cluster_name: str, namespace: str, service_account: str) -> None:
+        """Remove the ServiceAccount's association (absent is fine)."""
+
+
+@dataclass(frozen=True)
+class Addon:
+    name: str
+    status: str
+    version: str | None
+    issues: tuple[str, ...] = ()
+    tags: dict[str, str] = field(default_factory=dict)

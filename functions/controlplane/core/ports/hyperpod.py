@@ -1,0 +1,139 @@
+"""SageMaker HyperPod clusters, instance groups and nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class HyperPodCluster:
+    name: str
+    arn: str
+    status: str
+    failure_message: str | None
+    groups: tuple[dict[str, Any], ...]
+    tags: dict[str, str] = field(default_factory=dict)
+    subnet_ids: tuple[str, ...] = ()
+    security_group_ids: tuple[str, ...] = ()
+    # Cluster-level settings as DescribeCluster reports them (TieredStorageConfig, AutoScaling, ClusterRole, ...).
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def group(self, name: str) -> dict[str, Any] | None:
+        """The group's ClusterInstanceGroupDetails as DescribeCluster returns them."""
+        return next((group for group in self.groups if group.get("InstanceGroupName") == name), None)
+
+    eks_cluster_arn: str | None = None
+
+
+@dataclass(frozen=True)
+class InstanceGroupSpec:
+    name: str
+    instance_type: str
+    count: int
+    execution_role_arn: str
+    lifecycle_uri: str
+    threads_per_core: int
+    ebs_volume_gb: int
+    deep_health_checks: bool
+    capacity_type: str
+    training_plan_arn: str | None = None
+    subnet_ids: tuple[str, ...] = ()
+    min_count: int | None = None
+    network_interface: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str | None
+    effect: str
+
+
+@dataclass(frozen=True)
+class GroupChange:
+    """Fields to change on an existing group; None keeps the live value."""
+
+    count: int | None = None
+    min_count: int | None = None
+    labels: dict[str, str] | None = None
+    taints: tuple[Taint, ...] | None = None
+    deep_health_checks: bool | None = None
+
+
+@dataclass(frozen=True)
+class HyperPodNode:
+    node_id: str
+    group: str
+    instance_type: str
+    status: str
+    message: str | None
+    launch_time: datetime | None
+    image_version: str | None
+
+
+@dataclass(frozen=True)
+class NodeFailure:
+    node_id: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class NodeActionOutcome:
+    successful: tuple[str, ...]
+    failed: tuple[NodeFailure, ...]
+
+
+@dataclass(frozen=True)
+class RollingUpdate:
+    """UpdateClusterSoftware's rolling policy: batch by instance count or capacity percentage."""
+
+    batch_type: str
+    batch_size: int
+    wait_seconds: int
+
+
+@dataclass(frozen=True)
+class HyperPodClusterSpec:
+    name: str
+    eks_cluster_arn: str
+    subnet_ids: tuple[str, ...]
+    security_group_ids: tuple[str, ...]
+    groups: tuple[InstanceGroupSpec, ...]
+    tags: dict[str, str]
+    node_recovery: str = "Automatic"
+
+
+class HyperPodGateway(Protocol):
+    def find_cluster(self, name: str) -> HyperPodCluster | None: ...
+
+    def create_cluster(self, spec: HyperPodClusterSpec) -> str:
+        """CreateCluster (EKS orchestrator, continuous provisioning); returns the cluster ARN."""
+
+    def delete_cluster(self, name: str) -> None: ...
+
+    def add_group(self, cluster_name: str, group: InstanceGroupSpec, security_group_ids: tuple[str, ...]) -> None:
+        """UpdateCluster with one new group; the other groups are not sent, so they cannot change."""
+
+    def update_group(self, cluster_name: str, group_name: str, change: GroupChange) -> None:
+        """Resend the group's live configuration with only `change` applied (nothing else may be lost)."""
+
+    def delete_group(self, cluster_name: str, group_name: str) -> None:
+        """UpdateCluster with InstanceGroupsToDelete."""
+
+    def nodes(self, cluster_name: str) -> list[HyperPodNode]:
+        """ListClusterNodes; none when the cluster does not exist."""
+
+    def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
+        """BatchReboot/BatchReplace/BatchDeleteClusterNodes; failures are reported per node, not raised."""
+
+    def update_software(
+        self, cluster_name: str, groups: list[str], image_id: str | None, rolling: RollingUpdate
+    ) -> None: ...
+
+    def update_settings(self, name: str, settings: dict[str, Any]) -> None:
+        """UpdateCluster with only the given cluster-level settings (no instance group changes)."""

@@ -1,0 +1,47 @@
+"""The Kubernetes API of a cluster, and the manifests the control plane applies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from controlplane.core.ports.eks import EksCluster
+
+
+class ManifestRenderer(Protocol):
+    def __call__(self, bundle: str, file: str, values: dict[str, str]) -> list[dict[str, Any]]:
+        """The Kubernetes objects of a versioned manifest file, with its placeholders filled."""
+
+
+@dataclass(frozen=True)
+class KubernetesNode:
+    name: str
+    ready: bool
+    schedulable: bool
+    labels: dict[str, str]
+    capacity: dict[str, str]
+    allocatable: dict[str, str]
+
+
+class KubernetesGateway(Protocol):
+    def server_version(self, cluster: EksCluster, region: str) -> str:
+        """Call the cluster's Kubernetes API through the production client path."""
+
+    def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """Server-side apply each object (field manager `instantstart`); returns `Kind/namespace/name` of each."""
+
+    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]: ...
+
+    def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """`Kind/namespace/name` of each object that exists in the cluster (by kind, namespace and name)."""
+
+    def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        """Delete each object that exists (absent ones are skipped); returns what was deleted."""
+
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
+        """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or kube-system)."""
+
+    def get(
+        self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None
+    ) -> dict[str, Any] | None:
+        """The object as the API server returns it, or None if it (or its kind) does not exist."""
