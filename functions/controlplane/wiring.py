@@ -28,8 +28,8 @@ from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
-from controlplane.core.feature_steps import FeatureSteps
-from controlplane.core.features import FeaturePanelService
+from controlplane.core.features.panel import FeaturePanelService
+from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.hyperpod import HyperPodStageService
 from controlplane.core.importing import ClusterImportService
 from controlplane.core.instance_groups import InstanceGroupService, InstanceGroupSteps

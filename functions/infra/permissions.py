@@ -39,18 +39,9 @@ from typing import Any
 
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
-from controlplane.core.feature_steps import (
-    FSX_CSI_POLICY_ARN,
-    INFERENCE_OPERATOR_POLICY_ARN,
-    OBSERVABILITY_POLICY_ARNS,
-    fsx_csi_role_name,
-    inference_operator_role_name,
-    inference_tls_bucket_name,
-    karpenter_role_name,
-    observability_role_name,
-    tiered_storage_policy_name,
-    tiered_storage_role_name,
-)
+from controlplane.core.features.fsx_csi_driver import FSX_CSI_POLICY_ARN
+from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_POLICY_ARN
+from controlplane.core.features.observability import OBSERVABILITY_POLICY_ARNS
 from controlplane.core.hyperpod import (
     EXECUTION_ROLE_POLICY_ARN,
     POD_IDENTITY_PRINCIPAL,
@@ -63,7 +54,14 @@ from controlplane.core.naming import (
     MANAGED_BY_VALUE,
     eks_cluster_name,
     eks_cluster_role_name,
+    fsx_csi_role_name,
     hyperpod_execution_role_name,
+    inference_operator_role_name,
+    inference_tls_bucket_name,
+    karpenter_role_name,
+    observability_role_name,
+    tiered_storage_policy_name,
+    tiered_storage_role_name,
     training_operator_role_name,
 )
 

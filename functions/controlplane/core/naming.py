@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from controlplane.models.features import Feature
+
 CLUSTER_TAG_KEY = "instantstart:cluster"
 MANAGED_BY_KEY = "instantstart:managed-by"
 MANAGED_BY_VALUE = "instantstart"
@@ -64,3 +66,55 @@ def adoption_tags(cluster_tag: str) -> dict[str, str]:
 def hyperpod_cluster_of(cluster_tag: str, name: str | None) -> str:
     """An imported HyperPod cluster keeps its own name; the one stage 4 creates is hp-cluster-<tag>."""
     return name or hyperpod_cluster_name(cluster_tag)
+
+
+# --- features
+
+
+FEATURE_TAG_KEY = "instantstart:feature"
+# Kubernetes label keys cannot contain ':'; objects the features apply carry these labels instead of the tags.
+MANAGED_LABEL = "app.kubernetes.io/managed-by"
+FEATURE_LABEL = "instantstart.aws/feature"
+# The HyperpodNodeClass and NodePool of managed Karpenter, and the inline policy of its role.
+KARPENTER_OBJECT_NAME = "instantstart"
+KARPENTER_POLICY_NAME = "hyperpod-autoscaling"
+TIERED_STORAGE_NAMESPACE = "default"
+TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
+
+
+def feature_tags(cluster_tag: str, feature: Feature) -> dict[str, str]:
+    return {**ownership_tags(cluster_tag), FEATURE_TAG_KEY: feature.value}
+
+
+def feature_labels(feature: Feature) -> dict[str, str]:
+    """The labels that mark a Kubernetes object as one a feature applied."""
+    return {MANAGED_LABEL: MANAGED_BY_VALUE, FEATURE_LABEL: feature.value}
+
+
+def fsx_csi_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-fsx-csi"
+
+
+def observability_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-observability"
+
+
+def inference_operator_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-inference"
+
+
+def inference_tls_bucket_name(cluster_tag: str, account: str, region: str) -> str:
+    """`hyperpod-tls-` prefix: AWS's inference policy grants the operator its certificate work on such buckets."""
+    return f"hyperpod-tls-{cluster_tag}-{account}-{region}"
+
+
+def karpenter_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-karpenter"
+
+
+def tiered_storage_role_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-tiered-ckpt"
+
+
+def tiered_storage_policy_name(cluster_tag: str) -> str:
+    return f"instantstart-{cluster_tag}-tiered-ckpt"

@@ -1,0 +1,84 @@
+"""A feature that is a versioned bundle of Kubernetes objects (`ManifestFeature`), applied with server-side apply.
+
+The bundle's objects carry the feature's label (`core.naming.FEATURE_LABEL`); an object of the same name without
+it is someone else's and blocks enabling; removal deletes only labelled objects. Not here: which bundles are
+features (one module each).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controlplane.config import ManifestPin
+from controlplane.core.features.facts import ClusterFacts, labelled
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.models.errors import ForeignResourceError
+from controlplane.models.features import Feature, FeatureChange, FeatureState
+
+
+class ManifestFeature:
+    def __init__(
+        self,
+        kubernetes: KubernetesGateway,
+        render: ManifestRenderer,
+        feature: Feature,
+        bundle: str,
+        pin: ManifestPin,
+    ) -> None:
+        self._kubernetes = kubernetes
+        self._feature = feature
+        self._objects = render(bundle, pin.file, {"image": pin.image})
+
+    def probe(self, facts: ClusterFacts) -> FeatureState:
+        present = self._present(facts)
+        ours = [name for name, obj in present.items() if labelled(obj, self._feature)]
+        complete = len(ours) == len(self._objects)
+        return FeatureState(
+            enabled=complete,
+            state="enabled" if complete else "partial" if ours else "disabled",
+            resources=ours,
+            message=None if len(ours) == len(present) else "Some objects exist that InstantStart did not create.",
+        )
+
+    def ensure(self, facts: ClusterFacts, change: FeatureChange, first_attempt: bool) -> bool:
+        cluster = facts.require_kubernetes()
+        foreign = [name for name, obj in self._present(facts).items() if not labelled(obj, self._feature)]
+        if foreign:
+            raise ForeignResourceError(
+                f"{', '.join(foreign)} already exist without InstantStart's labels; remove them, then resume."
+            )
+        self._kubernetes.apply(cluster, facts.region, self._objects)
+        return True
+
+    def remove(self, facts: ClusterFacts) -> bool:
+        if facts.kubernetes is None:
+            return True
+        present = self._present(facts)
+        owned = [obj for obj in self._objects if labelled(present.get(_describe(obj)), self._feature)]
+        self._kubernetes.delete(facts.kubernetes, facts.region, owned)
+        return True
+
+    def _present(self, facts: ClusterFacts) -> dict[str, dict[str, Any]]:
+        """The bundle's objects that exist, by description, whoever made them."""
+        if facts.kubernetes is None:
+            return {}
+        found = {}
+        for obj in self._objects:
+            metadata = obj["metadata"]
+            live = self._kubernetes.get(
+                facts.kubernetes,
+                facts.region,
+                obj["apiVersion"],
+                obj["kind"],
+                metadata["name"],
+                metadata.get("namespace"),
+            )
+            if live is not None:
+                found[_describe(obj)] = live
+        return found
+
+
+def _describe(obj: dict[str, Any]) -> str:
+    metadata = obj["metadata"]
+    namespace = metadata.get("namespace")
+    return f"{obj['kind']} {namespace + '/' if namespace else ''}{metadata['name']}"

@@ -1,0 +1,34 @@
+"""HyperPod observability: the EKS add-on with a pod identity role (Prometheus remote write, CloudWatch agent)
+for its collector's ServiceAccount, once the pod identity agent and the HyperPod cluster are there."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from controlplane.config import FeaturePins
+from controlplane.core.features.addon import AddonFeature, AddonRole, require_pod_identity_agent
+from controlplane.core.naming import observability_role_name
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.models.features import Feature
+
+OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
+OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
+OBSERVABILITY_POLICY_ARNS = (
+    "arn:aws:iam::aws:policy/AmazonPrometheusRemoteWriteAccess",
+    "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy",
+)
+
+
+def observability_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins) -> AddonFeature:
+    role = AddonRole(
+        iam, observability_role_name, OBSERVABILITY_POLICY_ARNS, pod_identity=OBSERVABILITY_SERVICE_ACCOUNT
+    )
+    return AddonFeature(
+        eks,
+        Feature.OBSERVABILITY,
+        OBSERVABILITY_ADDON,
+        pins,
+        precondition=partial(require_pod_identity_agent, eks),
+        role=role,
+    )

@@ -1,0 +1,190 @@
+"""The Advanced Features panel as callers see it (`FeaturePanelService`): live state, the plan of a PATCH, and
+the update that starts it.
+
+A PATCH names only the features to change. Each touched feature is compared with its live state (`diff`): equal
+means `unchanged` and nothing happens; otherwise it becomes one stage of a single `update_cluster_features`
+operation (the cluster runs one operation at a time, so one request that changes two features is one operation
+with two stages), once the request passes the rules (`rules`, and Karpenter's own checks). Not here: how each
+feature is built (one module per feature, run by `core.features.steps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.features import CATALOG
+from controlplane.core.features.diff import change_of, detail_of, outcome_of, stages_of
+from controlplane.core.features.facts import ClusterFacts
+from controlplane.core.features.karpenter import check_karpenter_request
+from controlplane.core.features.rules import check_dependencies, require_hyperpod
+from controlplane.core.features.steps import FeatureSteps
+from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.operations import OperationService
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.persistence import ClusterRegistry
+from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
+from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
+from controlplane.models.features import (
+    Feature,
+    FeatureChange,
+    FeatureChanges,
+    FeatureOutcome,
+    FeatureState,
+    FeaturesUpdate,
+    FeaturesView,
+    KarpenterFeature,
+    UpdateFeaturesRequest,
+)
+from controlplane.models.operations import Operation, OperationKind, OperationView
+from controlplane.models.workflow import WorkflowInput
+
+
+@dataclass(frozen=True)
+class FeaturePlan:
+    changes: FeatureChanges
+    outcomes: dict[Feature, FeatureOutcome]
+    stages: list[str]
+    actions: list[PlannedAction]
+
+
+class FeaturePanelService:
+    def __init__(
+        self,
+        registry: ClusterRegistry,
+        account: AccountGateway,
+        operations: OperationService,
+        steps: Callable[[str], FeatureSteps],
+    ) -> None:
+        self._registry = registry
+        self._account = account
+        self._operations = operations
+        self._steps = steps
+
+    def view(self, cluster_tag: str) -> FeaturesView:
+        record = self._record(cluster_tag)
+        facts, live = self._live(record)
+        return FeaturesView(
+            clusterTag=cluster_tag,
+            hasHyperPod=facts.hyperpod is not None,
+            features={feature.value: self._annotated(feature, state, facts) for feature, state in live.items()},
+        )
+
+    def plan(self, cluster_tag: str, request: UpdateFeaturesRequest) -> FeaturePlan:
+        """The diff against live state, checked against every rule; no side effect."""
+        record = self._ready(cluster_tag)
+        facts, live = self._live(record)
+        touched = request.touched()
+        require_hyperpod(cluster_tag, touched, facts.hyperpod is not None)
+        karpenter = touched.get(Feature.KARPENTER)
+        if isinstance(karpenter, KarpenterFeature) and karpenter.enabled:
+            check_karpenter_request(cluster_tag, karpenter, live[Feature.KARPENTER], facts.hyperpod)
+        changes: dict[Feature, FeatureChange] = {
+            feature: change_of(wanted, live[feature]) for feature, wanted in touched.items()
+        }
+        check_dependencies(live, changes)
+        stages = stages_of(changes)
+        outcomes = {
+            feature: FeatureOutcome(outcome=outcome_of(change), stage=feature.value if feature in stages else None)
+            for feature, change in changes.items()
+        }
+        actions = [
+            PlannedAction(
+                action="delete" if changes[feature].change == "disable" else "create",
+                resource=feature.value,
+                name=CATALOG[feature].summary,
+                detail=detail_of(changes[feature]),
+            )
+            for feature in stages
+        ]
+        return FeaturePlan(
+            changes=FeatureChanges(**{feature.value: change for feature, change in changes.items()}),
+            outcomes=outcomes,
+            stages=[feature.value for feature in stages],
+            actions=actions,
+        )
+
+    def dry_run(self, cluster_tag: str, request: UpdateFeaturesRequest) -> FeaturesUpdate:
+        plan = self.plan(cluster_tag, request)
+        return FeaturesUpdate(features=_by_name(plan.outcomes), dryRun=True, actions=plan.actions)
+
+    def update(self, cluster_tag: str, request: UpdateFeaturesRequest, actor: Actor) -> FeaturesUpdate:
+        """Start one operation for the changed features (none when every touched feature is unchanged)."""
+        actor.require(Role.ADMIN, "change cluster features")
+        plan = self.plan(cluster_tag, request)
+        if not plan.stages:
+            return FeaturesUpdate(features=_by_name(plan.outcomes))
+        record = self._record(cluster_tag)
+        operation = self._start(record, plan, actor)
+        return FeaturesUpdate(
+            features=_by_name(plan.outcomes),
+            actions=plan.actions,
+            operationId=operation.operationId,
+            status=operation.status.value,
+            stages=[stage.name for stage in operation.stages],
+            operation=OperationView.of(operation),
+        )
+
+    def _start(self, record: ClusterRecord, plan: FeaturePlan, actor: Actor) -> Operation:
+        account = record.accountId or self._account.account_id()
+
+        def payload(operation_id: str) -> dict[str, object]:
+            return WorkflowInput(
+                operationId=operation_id,
+                kind=OperationKind.UPDATE_CLUSTER_FEATURES,
+                clusterTag=record.clusterTag,
+                region=record.region,
+                accountId=account,
+                eksClusterName=record.eksClusterName,
+                features=plan.changes,
+            ).model_dump(mode="json", exclude_none=True)
+
+        return self._operations.start(
+            OperationKind.UPDATE_CLUSTER_FEATURES, record.clusterTag, actor, payload, stages=plan.stages
+        )
+
+    def _record(self, cluster_tag: str) -> ClusterRecord:
+        record = self._registry.find(cluster_tag)
+        if record is None:
+            raise ClusterNotFoundError(
+                f"Cluster '{cluster_tag}' is not registered; GET /clusters lists the clusters this control plane "
+                "manages.",
+            )
+        return record
+
+    def _ready(self, cluster_tag: str) -> ClusterRecord:
+        record = self._record(cluster_tag)
+        if StageName.DEPENDENCIES.value not in record.stagesDone or record.status != ClusterStatus.ACTIVE:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has not finished the 'dependencies' stage that features build on "
+                f"(status {record.status}, done: {', '.join(record.stagesDone) or 'nothing'}). Finish or resume it "
+                "first.",
+                {"needs": StageName.DEPENDENCIES.value, "stagesDone": record.stagesDone},
+            )
+        return record
+
+    def _live(self, record: ClusterRecord) -> tuple[ClusterFacts, dict[Feature, FeatureState]]:
+        steps = self._steps(record.region)
+        facts = steps.facts(
+            record.clusterTag,
+            record.region,
+            record.accountId or self._account.account_id(),
+            record.eksClusterName,
+            hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName),
+        )
+        return facts, steps.live(facts)
+
+    @staticmethod
+    def _annotated(feature: Feature, state: FeatureState, facts: ClusterFacts) -> FeatureState:
+        spec = CATALOG[feature]
+        return state.model_copy(
+            update={
+                "requires": [dependency.value for dependency in spec.requires],
+                "available": not spec.needs_hyperpod or facts.hyperpod is not None,
+            }
+        )
+
+
+def _by_name(outcomes: dict[Feature, FeatureOutcome]) -> dict[str, FeatureOutcome]:
+    return {feature.value: outcome for feature, outcome in outcomes.items()}

@@ -1,0 +1,126 @@
+"""The workflow's entry points into the features (`FeatureSteps`): ensure or remove one feature, and delete
+what the features created outside the clusters when a cluster is deleted.
+
+Each call reads the cluster's facts, runs the feature's own level-triggered ensure or remove (one module per
+feature) and turns its answer into the poll state the workflow's wait loop reads. Not here: the diff of a PATCH
+and the dependency rules (`core.features.panel`).
+"""
+
+from __future__ import annotations
+
+from controlplane.config import FeaturePins
+from controlplane.core.features.cert_manager import cert_manager_feature
+from controlplane.core.features.facts import ClusterFacts, FeatureHandler
+from controlplane.core.features.fsx_csi_driver import fsx_csi_driver_feature
+from controlplane.core.features.inference_operator import inference_operator_feature
+from controlplane.core.features.karpenter import Karpenter
+from controlplane.core.features.kuberay_operator import kuberay_operator_feature
+from controlplane.core.features.observability import observability_feature
+from controlplane.core.features.tiered_storage import TieredStorage
+from controlplane.core.features.training_operator import training_operator_feature
+from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.storage import BucketGateway
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import InvalidRequestError, WaitTimeoutError
+from controlplane.models.features import Feature, FeatureChanges, FeatureState
+from controlplane.models.workflow import PollState, WorkflowInput
+
+
+class FeatureSteps:
+    """The features of the clusters in one Region."""
+
+    def __init__(
+        self,
+        iam: IamGateway,
+        eks: EksGateway,
+        hyperpod: HyperPodGateway,
+        kubernetes: KubernetesGateway,
+        render: ManifestRenderer,
+        pins: FeaturePins,
+        poll: PollSettings,
+        workload_boundary_arn: str,
+        buckets: BucketGateway,
+        autoscaling_boundary_arn: str,
+    ) -> None:
+        self._eks = eks
+        self._hyperpod = hyperpod
+        self._poll = poll
+        self._features: dict[Feature, FeatureHandler] = {
+            Feature.CERT_MANAGER: cert_manager_feature(eks, pins),
+            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins),
+            Feature.KUBERAY_OPERATOR: kuberay_operator_feature(kubernetes, render, pins),
+            Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, workload_boundary_arn),
+            Feature.TRAINING_OPERATOR: training_operator_feature(eks, pins),
+            Feature.OBSERVABILITY: observability_feature(iam, eks, pins),
+            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins),
+            Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
+        }
+
+    def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:
+        """Names come from the registry: an imported cluster keeps its own."""
+        return ClusterFacts(
+            cluster_tag=cluster_tag,
+            region=region,
+            account=account,
+            eks_name=eks_name,
+            eks=self._eks.find_cluster(eks_name),
+            hyperpod=self._hyperpod.find_cluster(hyperpod_name),
+        )
+
+    def live(self, facts: ClusterFacts) -> dict[Feature, FeatureState]:
+        return {feature: handler.probe(facts) for feature, handler in self._features.items()}
+
+    def ensure(self, feature: Feature, ctx: WorkflowInput) -> PollState:
+        change = _changes(ctx).of(feature)
+        facts = self._facts(ctx)
+        done = self._features[feature].ensure(facts, change, first_attempt=ctx.poll is None)
+        return self._poll_state(ctx, done, feature, "enabled")
+
+    def remove(self, feature: Feature, ctx: WorkflowInput) -> PollState:
+        done = self._features[feature].remove(self._facts(ctx))
+        return self._poll_state(ctx, done, feature, "removed")
+
+    def delete_identities(self, ctx: WorkflowInput, order: tuple[Feature, ...]) -> dict[str, str]:
+        """Cluster deletion, after the clusters are deleted (or released, when imported): what features created
+        outside them (IAM roles and policies, buckets) goes too. Each feature's own removal does it, seeing no
+        cluster, so that teardown and disable cannot drift apart."""
+        facts = ClusterFacts(
+            cluster_tag=ctx.clusterTag,
+            region=ctx.region,
+            account=ctx.accountId or "",
+            eks_name=ctx.eksClusterName,
+            eks=None,
+            hyperpod=None,
+        )
+        for feature in order:
+            self._features[feature].remove(facts)
+        return {"released": ", ".join(feature.value for feature in order)}
+
+    def _facts(self, ctx: WorkflowInput) -> ClusterFacts:
+        if not ctx.accountId:
+            raise InvalidRequestError("The workflow input has no account id.")
+        return self.facts(
+            ctx.clusterTag,
+            ctx.region,
+            ctx.accountId,
+            ctx.eksClusterName,
+            hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName),
+        )
+
+    def _poll_state(self, ctx: WorkflowInput, done: bool, feature: Feature, goal: str) -> PollState:
+        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        if not done and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(f"{feature.value} is still not {goal} after {attempts} checks.")
+        return PollState(
+            done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=goal if done else "settling"
+        )
+
+
+def _changes(ctx: WorkflowInput) -> FeatureChanges:
+    if ctx.features is None:
+        raise InvalidRequestError("The workflow input has no feature changes.")
+    return ctx.features
