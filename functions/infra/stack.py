@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, IgnoreMode, RemovalPolicy, Stack, Validations
@@ -41,23 +38,14 @@ from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.layer import ARCHITECTURE, MCP_LAYER_SOURCE, RUNTIME, dependencies_layer
+from infra.grants import add_grants, add_table_grants
+from infra.lambdas import FUNCTIONS_DIR, LOG_RETENTION, control_plane_code, lambda_function, lambda_role
+from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
-from infra.permissions import (
-    API_ACCESS,
-    ASSUME,
-    DYNAMODB_ACTIONS,
-    KUBERNETES_ROLE_GRANTS,
-    MCP_ACCESS,
-    STEP_ACCESS,
-    FunctionAccess,
-    Grant,
-)
+from infra.names import pascal, state_machine_name
+from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, STEP_ACCESS, Grant
 
-FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
 ROOT_DIR = FUNCTIONS_DIR.parent
-# The control plane's Lambda asset: functions/ minus what never runs in Lambda.
-ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_cache", "**/.pytest_cache"]
 # The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
 MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
@@ -66,14 +54,10 @@ MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), v
 MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
 MCP_METADATA_PATH = (".well-known", "oauth-protected-resource", MCP_PATH)  # RFC 9728, public
 DEFAULT_MCP_MAX_ROLE = "admin"
-SERVICE_NAME = "instantstart"
-STATE_MACHINE_PREFIX = "instantstart"
 API_STAGE = "v1"
 IAM_PATH = "iam"  # SigV4 callers use /iam/...; the handler strips the prefix
-MEMORY_MB = 512
 STEP_TIMEOUT = Duration.seconds(60)
 API_TIMEOUT = Duration.seconds(29)
-LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
 POLL_SECONDS = "30"
 POLL_MAX_ATTEMPTS = "120"
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
@@ -100,24 +84,6 @@ ACCESS_LOG_FIELDS = {
     "xrayTraceId": "$context.xrayTraceId",
 }
 BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
-
-XRAY_REASON = (
-    "Active tracing: CDK grants xray:PutTraceSegments and xray:PutTelemetryRecords, which have no "
-    "resource-level permissions"
-)
-PYTHON_PIN_REASON = (
-    "Pinned to python3.12: the dependency layer is built from cp312 wheels (pydantic-core) and the code "
-    "is tested on it; moving to a newer runtime means rebuilding the layer and rerunning the suite"
-)
-
-
-def state_machine_name(kind: OperationKind) -> str:
-    """Fixed names, so that IAM policies can name their executions without referencing the machines."""
-    return f"{STATE_MACHINE_PREFIX}-{kind.value.replace('_', '-')}"
-
-
-def pascal(snake: str) -> str:
-    return "".join(part.capitalize() for part in snake.split("_"))
 
 
 def iam_role_bindings(value: Any) -> dict[str, str]:
@@ -156,11 +122,11 @@ class InstantStartStack(Stack):
         self.acks = Acknowledgements()
         self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
         self.layer = dependencies_layer(self, "DependenciesLayer")
-        self.code = lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
+        self.code = control_plane_code()
 
         # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
-        self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
-        self.api_role = self._role("ApiRole", "REST API")
+        self.step_roles = {module: lambda_role(self, f"{pascal(module)}Role", module) for module in step_modules()}
+        self.api_role = lambda_role(self, "ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
@@ -168,7 +134,7 @@ class InstantStartStack(Stack):
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
         # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
-        self.mcp_role = self._role("McpRole", "remote MCP server")
+        self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool, self.console_client = self._user_pool()
         self.mcp_client = self._mcp_client()
@@ -211,14 +177,6 @@ class InstantStartStack(Stack):
         return {env_var: table.table_name for env_var, table in self.tables.items()}
 
     # --- identities ------------------------------------------------------------------------------
-
-    def _role(self, construct_id: str, purpose: str) -> iam.Role:
-        return iam.Role(
-            self,
-            construct_id,
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"InstantStart {purpose} function",
-        )
 
     def _workload_boundary(self) -> iam.ManagedPolicy:
         """The ceiling of every role the control plane creates for workloads with its own policies (the S3 CSI
@@ -287,71 +245,15 @@ class InstantStartStack(Stack):
             description="InstantStart: EKS access-entry principal, assumed by Kubernetes-calling steps",
             max_session_duration=Duration.hours(1),
         )
-        self._grant(role, KUBERNETES_ROLE_GRANTS, {})
+        add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
         return role
 
-    def _grant(self, role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any]) -> None:
-        values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
-        for grant in grants:
-            resources = [arn for template in grant.resources for arn in _render(template, values)]
-            conditions = {op: _render_values(keys, values) for op, keys in grant.conditions.items()}
-            statement = iam.PolicyStatement(actions=list(grant.actions), resources=resources)
-            for operator, keys in conditions.items():
-                statement.add_condition(operator, keys)
-            role.add_to_policy(statement)
-            self.acks.wildcard_resources(role, resources, grant.reason)
-
-    def _grant_tables(self, role: iam.Role, access: FunctionAccess) -> None:
-        resources: list[str] = []
-        specs = {spec.env_var: spec for spec in TABLES}
-        for env_var in access.tables:
-            table = self.tables[env_var]
-            resources.append(table.table_arn)
-            resources.extend(f"{table.table_arn}/index/{index.name}" for index in specs[env_var].indexes)
-        role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))
-
     # --- functions -------------------------------------------------------------------------------
-
-    def _function(
-        self,
-        construct_id: str,
-        *,
-        handler: str,
-        role: iam.Role,
-        timeout: Duration,
-        description: str,
-        environment: Mapping[str, str],
-        code: lambda_.Code | None = None,
-        layer: lambda_.ILayerVersion | None = None,
-    ) -> lambda_.Function:
-        log_group = logs.LogGroup(
-            self, f"{construct_id}Logs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
-        )
-        log_group.grant_write(role)
-        function = lambda_.Function(
-            self,
-            f"{construct_id}Function",
-            description=description,
-            runtime=RUNTIME,
-            architecture=ARCHITECTURE,
-            handler=handler,
-            code=code or self.code,
-            layers=[layer or self.layer],
-            role=role,
-            memory_size=MEMORY_MB,
-            timeout=timeout,
-            tracing=lambda_.Tracing.ACTIVE,
-            log_group=log_group,
-            environment={"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **environment},
-        )
-        self.acks.add(role, "AwsSolutions-IAM5[Resource::*]", XRAY_REASON)
-        self.acks.add(function, "AwsSolutions-L1", PYTHON_PIN_REASON)
-        return function
 
     def _step_function(self, module: str) -> lambda_.Function:
         access = STEP_ACCESS[module]
         role = self.step_roles[module]
-        self._grant(
+        add_grants(
             role,
             access.grants,
             {
@@ -360,8 +262,9 @@ class InstantStartStack(Stack):
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
             },
+            self.acks,
         )
-        self._grant_tables(role, access)
+        add_table_grants(role, access, self.tables)
         environment = {
             # settings() requires every table name, even of tables this step never touches.
             **self._table_names(),
@@ -374,18 +277,22 @@ class InstantStartStack(Stack):
             environment["IS_WORKLOAD_ROLE_BOUNDARY_ARN"] = self.workload_boundary.managed_policy_arn
         if any("{autoscaling_boundary_arn}" in str(grant.conditions) for grant in access.grants):
             environment["IS_AUTOSCALING_ROLE_BOUNDARY_ARN"] = self.autoscaling_boundary.managed_policy_arn
-        return self._function(
+        return lambda_function(
+            self,
             pascal(module),
             handler=f"steps.{module}.lambda_handler",
             role=role,
             timeout=STEP_TIMEOUT,
             description=f"InstantStart workflow step {module}",
             environment=environment,
+            code=self.code,
+            layer=self.layer,
+            acks=self.acks,
         )
 
     def _api_function(self) -> lambda_.Function:
         role = self.api_role
-        self._grant(
+        add_grants(
             role,
             API_ACCESS.grants,
             {
@@ -393,10 +300,12 @@ class InstantStartStack(Stack):
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
                 "kubernetes_role_arn": self.kubernetes_role.role_arn,
             },
+            self.acks,
         )
-        self._grant_tables(role, API_ACCESS)
+        add_table_grants(role, API_ACCESS, self.tables)
         bindings = iam_role_bindings(self.node.try_get_context("iamRoleBindings"))
-        return self._function(
+        return lambda_function(
+            self,
             "Api",
             handler=API_HANDLER,
             role=role,
@@ -412,6 +321,9 @@ class InstantStartStack(Stack):
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
+            code=self.code,
+            layer=self.layer,
+            acks=self.acks,
         )
 
     def _mcp_max_role(self) -> str:
@@ -422,9 +334,12 @@ class InstantStartStack(Stack):
 
     def _mcp_function(self) -> lambda_.Function:
         """The remote MCP server: its own asset and layer, calling the API's SigV4 routes as itself."""
-        self._grant(self.mcp_role, MCP_ACCESS.grants, {"rest_api_id": self.api.rest_api_id, "stage": API_STAGE})
+        add_grants(
+            self.mcp_role, MCP_ACCESS.grants, {"rest_api_id": self.api.rest_api_id, "stage": API_STAGE}, self.acks
+        )
         api_url = f"https://{self.api.rest_api_id}.execute-api.{Aws.REGION}.{Aws.URL_SUFFIX}/{API_STAGE}/{IAM_PATH}"
-        return self._function(
+        return lambda_function(
+            self,
             "Mcp",
             handler=MCP_HANDLER,
             role=self.mcp_role,
@@ -437,6 +352,7 @@ class InstantStartStack(Stack):
             },
             code=lambda_.Code.from_asset(str(ROOT_DIR), exclude=MCP_ASSET_EXCLUDES, ignore_mode=IgnoreMode.GIT),
             layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
+            acks=self.acks,
         )
 
     # --- workflows -------------------------------------------------------------------------------
@@ -676,7 +592,7 @@ class InstantStartStack(Stack):
             description="API Gateway account role: writes execution and access logs of the Region's APIs",
         )
         # The account setting is Region-wide, so the role must serve every API's log groups.
-        self._grant(
+        add_grants(
             role,
             (
                 Grant(
@@ -700,6 +616,7 @@ class InstantStartStack(Stack):
                 ),
             ),
             {},
+            self.acks,
         )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
         api.deployment_stage.node.add_dependency(account)
@@ -736,27 +653,3 @@ class InstantStartStack(Stack):
         CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
         for kind, machine in self.state_machines.items():
             CfnOutput(self, f"{pascal(kind.value)}StateMachineArn", value=machine.state_machine_arn)
-
-
-def _render(template: str, values: Mapping[str, Any]) -> list[str]:
-    """Fill a resource template; a list value yields one resource per element."""
-    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    listed = [name for name in fields if isinstance(values[name], list)]
-    if not listed:
-        return [template.format(**values)]
-    if len(listed) > 1:
-        raise ValueError(f"{template}: at most one list placeholder")
-    return [template.format(**{**values, listed[0]: item}) for item in values[listed[0]]]
-
-
-def _render_values(keys: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: _render_value(value, values) for key, value in keys.items()}
-
-
-def _render_value(value: Any, values: Mapping[str, Any]) -> Any:
-    if isinstance(value, str) and "{" in value:
-        (rendered,) = _render(value, values)
-        return rendered
-    if isinstance(value, (list, tuple)):
-        return [_render_value(item, values) for item in value]
-    return value

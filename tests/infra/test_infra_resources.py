@@ -13,8 +13,9 @@ from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_modules
+from infra.names import state_machine_name
 from infra.permissions import STEP_ACCESS
-from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings, state_machine_name
+from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
 
 
 def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,7 @@ import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.stack import state_machine_name
+from infra.names import state_machine_name
 
 
 def machines(synth: Any) -> dict[str, dict[str, Any]]:
