@@ -37,18 +37,20 @@ from constructs import Construct
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules
+from controlplane.workflows import definition_text, placeholders, step_module
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import FUNCTIONS_DIR, LOG_RETENTION, control_plane_code, lambda_function, lambda_role
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.names import pascal, state_machine_name
-from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, STEP_ACCESS, Grant
+from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
+from infra.step_groups import STEP_GROUPS, group_access, group_of
 
 ROOT_DIR = FUNCTIONS_DIR.parent
 # The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
 MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
+STEP_HANDLER = "steps.handler.lambda_handler"
 MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
 MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), verified by the function
 MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
@@ -60,6 +62,11 @@ STEP_TIMEOUT = Duration.seconds(60)
 API_TIMEOUT = Duration.seconds(29)
 POLL_SECONDS = "30"
 POLL_MAX_ATTEMPTS = "120"
+# Grant placeholders whose value a step also reads from its environment.
+ENVIRONMENT_OF_VALUE = {
+    "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
+    "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
+}
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
 DEFAULT_MCP_CALLBACK_URLS = ["http://localhost:8080/callback"]
 # One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
@@ -125,12 +132,14 @@ class InstantStartStack(Stack):
         self.code = control_plane_code()
 
         # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
-        self.step_roles = {module: lambda_role(self, f"{pascal(module)}Role", module) for module in step_modules()}
+        self.step_roles = {
+            group: lambda_role(self, f"{pascal(group)}StepsRole", f"{group} steps") for group in STEP_GROUPS
+        }
         self.api_role = lambda_role(self, "ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
-        self.step_functions = {module: self._step_function(module) for module in step_modules()}
+        self.step_functions = {group: self._step_function(group) for group in STEP_GROUPS}
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
         # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
@@ -235,7 +244,7 @@ class InstantStartStack(Stack):
 
     def _kubernetes_role(self) -> iam.Role:
         """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
-        trusted = [self.step_roles[m] for m, a in STEP_ACCESS.items() if a.kubernetes_role == ASSUME]
+        trusted = [self.step_roles[g] for g in STEP_GROUPS if group_access(g).kubernetes_role == ASSUME]
         if API_ACCESS.kubernetes_role == ASSUME:
             trusted.append(self.api_role)
         role = iam.Role(
@@ -250,40 +259,37 @@ class InstantStartStack(Stack):
 
     # --- functions -------------------------------------------------------------------------------
 
-    def _step_function(self, module: str) -> lambda_.Function:
-        access = STEP_ACCESS[module]
-        role = self.step_roles[module]
-        add_grants(
-            role,
-            access.grants,
-            {
-                "kubernetes_role_arn": self.kubernetes_role.role_arn,
-                "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
-                "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
-                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-            },
-            self.acks,
-        )
+    def _step_function(self, group: str) -> lambda_.Function:
+        """One function per step group: the one step handler, a role with the union of the group's steps' grants."""
+        access = group_access(group)
+        role = self.step_roles[group]
+        values = {
+            "kubernetes_role_arn": self.kubernetes_role.role_arn,
+            "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
+            "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
+            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+        }
+        add_grants(role, access.grants, values, self.acks)
         add_table_grants(role, access, self.tables)
         environment = {
-            # settings() requires every table name, even of tables this step never touches.
+            # settings() requires every table name, even of tables these steps never touch.
             **self._table_names(),
             "IS_POLL_SECONDS": POLL_SECONDS,
             "IS_POLL_MAX_ATTEMPTS": POLL_MAX_ATTEMPTS,
         }
         if access.kubernetes_role:
             environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
-        if any("{workload_boundary_arn}" in str(grant.conditions) for grant in access.grants):
-            environment["IS_WORKLOAD_ROLE_BOUNDARY_ARN"] = self.workload_boundary.managed_policy_arn
-        if any("{autoscaling_boundary_arn}" in str(grant.conditions) for grant in access.grants):
-            environment["IS_AUTOSCALING_ROLE_BOUNDARY_ARN"] = self.autoscaling_boundary.managed_policy_arn
+        conditions = str([grant.conditions for grant in access.grants])
+        for value, env_var in ENVIRONMENT_OF_VALUE.items():
+            if f"{{{value}}}" in conditions:
+                environment[env_var] = values[value]
         return lambda_function(
             self,
-            pascal(module),
-            handler=f"steps.{module}.lambda_handler",
+            f"{pascal(group)}Steps",
+            handler=STEP_HANDLER,
             role=role,
             timeout=STEP_TIMEOUT,
-            description=f"InstantStart workflow step {module}",
+            description=f"InstantStart workflow steps: {group}",
             environment=environment,
             code=self.code,
             layer=self.layer,
@@ -360,7 +366,7 @@ class InstantStartStack(Stack):
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
         name = state_machine_name(kind)
-        functions = {p: self.step_functions[step_module(p)] for p in placeholders(text)}
+        functions = {p: self.step_functions[group_of(step_module(p))] for p in placeholders(text)}
         log_group = logs.LogGroup(
             self,
             f"{pascal(kind.value)}WorkflowLogs",

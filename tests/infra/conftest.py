@@ -53,19 +53,28 @@ class Synth:
         return self.outdir / self.stack.template_file
 
     def functions_by_handler(self) -> dict[str, str]:
-        """Lambda handler (`steps.ensure_vpc.lambda_handler`) → the function's logical ID."""
+        """Lambda handler of the API and the MCP server (`api.handler.lambda_handler`) → the function's logical ID."""
         functions = self.of_type("AWS::Lambda::Function")
         return {props["Properties"]["Handler"]: key for key, props in functions.items()}
+
+    def functions_by_description(self) -> dict[str, str]:
+        """Description (`InstantStart workflow steps: network`) → the function's logical ID."""
+        functions = self.of_type("AWS::Lambda::Function")
+        return {props["Properties"]["Description"]: key for key, props in functions.items()}
+
+    def step_function(self, group: str) -> str:
+        """The logical ID of the function serving a step group of `infra.step_groups.STEP_GROUPS`."""
+        return self.functions_by_description()[f"InstantStart workflow steps: {group}"]
 
     def role_of(self, function_id: str) -> str:
         return self.resources[function_id]["Properties"]["Role"]["Fn::GetAtt"][0]
 
     def statements(self, role_id: str) -> list[dict[str, Any]]:
-        """Every statement of the policies attached to a role (inline and AWS::IAM::Policy)."""
+        """Every statement of the policies attached to a role (inline, AWS::IAM::Policy, managed by the stack)."""
         found = []
         for policy in self.resources[role_id]["Properties"].get("Policies", []):
             found.extend(policy["PolicyDocument"]["Statement"])
-        for policy in self.of_type("AWS::IAM::Policy").values():
+        for policy in [*self.of_type("AWS::IAM::Policy").values(), *self.of_type("AWS::IAM::ManagedPolicy").values()]:
             if {"Ref": role_id} in policy["Properties"].get("Roles", []):
                 found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
         return found
