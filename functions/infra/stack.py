@@ -1,9 +1,11 @@
-"""The InstantStart control plane: DynamoDB tables, Lambda functions, Step Functions workflows,
-a REST API behind Cognito and IAM authorization.
+"""The InstantStart control plane's root stack: DynamoDB tables, the REST API behind Cognito and IAM
+authorization, the remote MCP server, the identities shared by API and steps; the workflow steps' functions and
+the workflows themselves in nested stacks (`infra.step_lambdas`, `infra.state_machines`), so that each template
+keeps headroom under CloudFormation's limits.
 
 Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
-`controlplane.workflows`, and permissions from `infra.permissions`.
+`controlplane.workflows`, permissions from `infra.permissions` and the step functions from `infra.step_groups`.
 
 Context keys (all optional):
   iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
@@ -30,27 +32,25 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import FUNCTIONS_DIR, LOG_RETENTION, control_plane_code, lambda_function, lambda_role
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
-from infra.names import pascal, state_machine_name
+from infra.names import kubernetes_role_arn, kubernetes_role_name, pascal, state_machine_name
 from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
-from infra.step_groups import STEP_GROUPS, group_access, group_of
+from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
+from infra.step_lambdas import StepLambdasStack
 
 ROOT_DIR = FUNCTIONS_DIR.parent
 # The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
 MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
-STEP_HANDLER = "steps.handler.lambda_handler"
 MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
 MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), verified by the function
 MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
@@ -58,15 +58,7 @@ MCP_METADATA_PATH = (".well-known", "oauth-protected-resource", MCP_PATH)  # RFC
 DEFAULT_MCP_MAX_ROLE = "admin"
 API_STAGE = "v1"
 IAM_PATH = "iam"  # SigV4 callers use /iam/...; the handler strips the prefix
-STEP_TIMEOUT = Duration.seconds(60)
 API_TIMEOUT = Duration.seconds(29)
-POLL_SECONDS = "30"
-POLL_MAX_ATTEMPTS = "120"
-# Grant placeholders whose value a step also reads from its environment.
-ENVIRONMENT_OF_VALUE = {
-    "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
-    "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
-}
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
 DEFAULT_MCP_CALLBACK_URLS = ["http://localhost:8080/callback"]
 # One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
@@ -129,20 +121,37 @@ class InstantStartStack(Stack):
         self.acks = Acknowledgements()
         self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
         self.layer = dependencies_layer(self, "DependenciesLayer")
-        self.code = control_plane_code()
-
-        # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
-        self.step_roles = {
-            group: lambda_role(self, f"{pascal(group)}StepsRole", f"{group} steps") for group in STEP_GROUPS
-        }
-        self.api_role = lambda_role(self, "ApiRole", "REST API")
-        self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
-        self.step_functions = {group: self._step_function(group) for group in STEP_GROUPS}
-        self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
+        self.step_lambdas = StepLambdasStack(
+            self,
+            "StepLambdas",
+            tables=self.tables,
+            layer=self.layer,
+            grant_values={
+                "kubernetes_role_arn": kubernetes_role_arn(),
+                "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
+                "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
+                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+            },
+            acks=self.acks,
+        )
+        machines = {}
+        for family in WORKFLOW_FAMILIES:
+            workflows = WorkflowFamilyStack(
+                self,
+                f"{pascal(family)}Workflows",
+                family=family,
+                function_for=self.step_lambdas.function_for,
+                acks=self.acks,
+            )
+            machines.update(workflows.state_machines)
+        self.state_machines = {kind: machines[kind] for kind in OperationKind}
 
-        # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
+        # The API's role before the Kubernetes access role, which trusts it; the MCP server's before the API
+        # function, which recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
+        self.api_role = lambda_role(self, "ApiRole", "REST API")
+        self.kubernetes_role = self._kubernetes_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool, self.console_client = self._user_pool()
@@ -181,9 +190,6 @@ class InstantStartStack(Stack):
                 projection_type=dynamodb.ProjectionType.ALL,
             )
         return table
-
-    def _table_names(self) -> dict[str, str]:
-        return {env_var: table.table_name for env_var, table in self.tables.items()}
 
     # --- identities ------------------------------------------------------------------------------
 
@@ -243,13 +249,16 @@ class InstantStartStack(Stack):
         return boundary
 
     def _kubernetes_role(self) -> iam.Role:
-        """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
-        trusted = [self.step_roles[g] for g in STEP_GROUPS if group_access(g).kubernetes_role == ASSUME]
+        """The identity that signs EKS bearer tokens; clusters grant it access through access entries. Trusted by
+        the API and by the step groups that assume it; named, so that the steps' nested stack names it without a
+        reference (the trust policy already references their roles)."""
+        trusted = self.step_lambdas.kubernetes_roles()
         if API_ACCESS.kubernetes_role == ASSUME:
             trusted.append(self.api_role)
         role = iam.Role(
             self,
             "KubernetesAccessRole",
+            role_name=kubernetes_role_name(),
             assumed_by=iam.CompositePrincipal(*trusted),
             description="InstantStart: EKS access-entry principal, assumed by Kubernetes-calling steps",
             max_session_duration=Duration.hours(1),
@@ -258,43 +267,6 @@ class InstantStartStack(Stack):
         return role
 
     # --- functions -------------------------------------------------------------------------------
-
-    def _step_function(self, group: str) -> lambda_.Function:
-        """One function per step group: the one step handler, a role with the union of the group's steps' grants."""
-        access = group_access(group)
-        role = self.step_roles[group]
-        values = {
-            "kubernetes_role_arn": self.kubernetes_role.role_arn,
-            "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
-            "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
-            "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-        }
-        add_grants(role, access.grants, values, self.acks)
-        add_table_grants(role, access, self.tables)
-        environment = {
-            # settings() requires every table name, even of tables these steps never touch.
-            **self._table_names(),
-            "IS_POLL_SECONDS": POLL_SECONDS,
-            "IS_POLL_MAX_ATTEMPTS": POLL_MAX_ATTEMPTS,
-        }
-        if access.kubernetes_role:
-            environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
-        conditions = str([grant.conditions for grant in access.grants])
-        for value, env_var in ENVIRONMENT_OF_VALUE.items():
-            if f"{{{value}}}" in conditions:
-                environment[env_var] = values[value]
-        return lambda_function(
-            self,
-            f"{pascal(group)}Steps",
-            handler=STEP_HANDLER,
-            role=role,
-            timeout=STEP_TIMEOUT,
-            description=f"InstantStart workflow steps: {group}",
-            environment=environment,
-            code=self.code,
-            layer=self.layer,
-            acks=self.acks,
-        )
 
     def _api_function(self) -> lambda_.Function:
         role = self.api_role
@@ -318,7 +290,7 @@ class InstantStartStack(Stack):
             timeout=API_TIMEOUT,
             description="InstantStart REST API",
             environment={
-                **self._table_names(),
+                **{env_var: table.table_name for env_var, table in self.tables.items()},
                 "IS_STATE_MACHINE_ARNS": self.to_json_string(
                     {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
                 ),
@@ -327,7 +299,7 @@ class InstantStartStack(Stack):
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
-            code=self.code,
+            code=control_plane_code(),
             layer=self.layer,
             acks=self.acks,
         )
@@ -360,48 +332,6 @@ class InstantStartStack(Stack):
             layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
             acks=self.acks,
         )
-
-    # --- workflows -------------------------------------------------------------------------------
-
-    def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
-        text = definition_text(kind)
-        name = state_machine_name(kind)
-        functions = {p: self.step_functions[group_of(step_module(p))] for p in placeholders(text)}
-        log_group = logs.LogGroup(
-            self,
-            f"{pascal(kind.value)}WorkflowLogs",
-            # The vendedlogs prefix keeps the account's log resource policy from growing per machine.
-            log_group_name=f"/aws/vendedlogs/states/{name}",
-            retention=LOG_RETENTION,
-            removal_policy=RemovalPolicy.DESTROY,
-        )
-        machine = sfn.StateMachine(
-            self,
-            f"{pascal(kind.value)}Workflow",
-            state_machine_name=name,
-            state_machine_type=sfn.StateMachineType.STANDARD,
-            definition_body=sfn.DefinitionBody.from_string(text),
-            definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
-            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
-            tracing_enabled=True,
-        )
-        # Definitions from text get no automatic grants. The ASL names unqualified function ARNs,
-        # so exactly those (no version/alias wildcard) may be invoked.
-        machine.add_to_role_policy(
-            iam.PolicyStatement(
-                actions=["lambda:InvokeFunction"],
-                resources=sorted({function.function_arn for function in functions.values()}, key=str),
-            )
-        )
-        self.acks.add(
-            machine,
-            "AwsSolutions-IAM5[Resource::*]",
-            "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "
-            "UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, "
-            "DescribeResourcePolicies, DescribeLogGroups) and X-Ray trace writes, none of which has "
-            "resource-level permissions",
-        )
-        return machine
 
     # --- API -------------------------------------------------------------------------------------
 

@@ -283,7 +283,7 @@ def grant_atoms(grant: Grant, values: dict[str, Any]) -> set[tuple[str, str, str
 
 
 def placeholder_values(synth: Any) -> dict[str, Any]:
-    """The permission table's placeholders as the step functions' roles see them, flattened."""
+    """The permission table's placeholders as the step functions' nested stack sees them, flattened."""
     roles = synth.of_type("AWS::IAM::Role")
     (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     policies = synth.of_type("AWS::IAM::ManagedPolicy")
@@ -293,7 +293,8 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "partition": "<AWS::Partition>",
         "account": "<AWS::AccountId>",
         "region": "<AWS::Region>",
-        "kubernetes_role_arn": f"<{kubernetes_role}.Arn>",
+        "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
+        + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
