@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CDK composition root: the App, the InstantStart stack, cdk-nag (AwsSolutions) as a validation plugin.
+"""CDK composition root: the App (with its feature flags), the InstantStart stack (and its nested stacks),
+cdk-nag (AwsSolutions) as a validation plugin.
 
 Synthesis fails if cdk-nag reports a finding that is not acknowledged (CDK Validations API).
 Run `cdk synth` (see cdk.json), or `python app.py`; add `-c skipLayerBundling=true` (CLI) or the
@@ -22,13 +23,19 @@ from cdk_nag import AwsSolutionsChecks  # noqa: E402
 from infra.stack import InstantStartStack  # noqa: E402
 
 STACK_NAME = "InstantStartStack"
+# Feature flags the stack is designed with; cdk.json's context may override them for the CLI.
+FEATURE_FLAGS = {
+    # Merge IAM statements that differ only in their actions or only in their resources: the same
+    # permissions in smaller policies (a step group's role holds the union of its steps' grants).
+    "@aws-cdk/aws-iam:minimizePolicies": True,
+}
 
 
 def build(
     context: dict[str, Any] | None = None,
     outdir: str | None = None,
 ) -> tuple[cdk.App, InstantStartStack]:
-    app = cdk.App(context=context, outdir=outdir)
+    app = cdk.App(context={**FEATURE_FLAGS, **(context or {})}, outdir=outdir)
     stack = InstantStartStack(
         app, STACK_NAME, description="InstantStart: serverless control plane for SageMaker HyperPod on EKS"
     )

@@ -1,9 +1,11 @@
-"""The InstantStart control plane: DynamoDB tables, Lambda functions, Step Functions workflows,
-a REST API behind Cognito and IAM authorization.
+"""The InstantStart control plane's root stack: DynamoDB tables, the REST API behind Cognito and IAM
+authorization, the remote MCP server, the identities shared by API and steps; the workflow steps' functions and
+the workflows themselves in nested stacks (`infra.step_lambdas`, `infra.state_machines`), so that each template
+keeps headroom under CloudFormation's limits.
 
 Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
-`controlplane.workflows`, and permissions from `infra.permissions`.
+`controlplane.workflows`, permissions from `infra.permissions` and the step functions from `infra.step_groups`.
 
 Context keys (all optional):
   iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
@@ -21,9 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, IgnoreMode, RemovalPolicy, Stack, Validations
@@ -33,31 +32,22 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.layer import ARCHITECTURE, MCP_LAYER_SOURCE, RUNTIME, dependencies_layer
+from infra.grants import add_grants, add_table_grants
+from infra.lambdas import FUNCTIONS_DIR, LOG_RETENTION, control_plane_code, lambda_function, lambda_role
+from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
-from infra.permissions import (
-    API_ACCESS,
-    ASSUME,
-    DYNAMODB_ACTIONS,
-    KUBERNETES_ROLE_GRANTS,
-    MCP_ACCESS,
-    STEP_ACCESS,
-    FunctionAccess,
-    Grant,
-)
+from infra.names import kubernetes_role_arn, kubernetes_role_name, pascal, state_machine_name
+from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
+from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
+from infra.step_lambdas import StepLambdasStack
 
-FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
 ROOT_DIR = FUNCTIONS_DIR.parent
-# The control plane's Lambda asset: functions/ minus what never runs in Lambda.
-ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_cache", "**/.pytest_cache"]
 # The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
 MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
@@ -66,16 +56,9 @@ MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), v
 MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
 MCP_METADATA_PATH = (".well-known", "oauth-protected-resource", MCP_PATH)  # RFC 9728, public
 DEFAULT_MCP_MAX_ROLE = "admin"
-SERVICE_NAME = "instantstart"
-STATE_MACHINE_PREFIX = "instantstart"
 API_STAGE = "v1"
 IAM_PATH = "iam"  # SigV4 callers use /iam/...; the handler strips the prefix
-MEMORY_MB = 512
-STEP_TIMEOUT = Duration.seconds(60)
 API_TIMEOUT = Duration.seconds(29)
-LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
-POLL_SECONDS = "30"
-POLL_MAX_ATTEMPTS = "120"
 DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
 DEFAULT_MCP_CALLBACK_URLS = ["http://localhost:8080/callback"]
 # One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
@@ -100,24 +83,6 @@ ACCESS_LOG_FIELDS = {
     "xrayTraceId": "$context.xrayTraceId",
 }
 BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
-
-XRAY_REASON = (
-    "Active tracing: CDK grants xray:PutTraceSegments and xray:PutTelemetryRecords, which have no "
-    "resource-level permissions"
-)
-PYTHON_PIN_REASON = (
-    "Pinned to python3.12: the dependency layer is built from cp312 wheels (pydantic-core) and the code "
-    "is tested on it; moving to a newer runtime means rebuilding the layer and rerunning the suite"
-)
-
-
-def state_machine_name(kind: OperationKind) -> str:
-    """Fixed names, so that IAM policies can name their executions without referencing the machines."""
-    return f"{STATE_MACHINE_PREFIX}-{kind.value.replace('_', '-')}"
-
-
-def pascal(snake: str) -> str:
-    return "".join(part.capitalize() for part in snake.split("_"))
 
 
 def iam_role_bindings(value: Any) -> dict[str, str]:
@@ -156,19 +121,38 @@ class InstantStartStack(Stack):
         self.acks = Acknowledgements()
         self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
         self.layer = dependencies_layer(self, "DependenciesLayer")
-        self.code = lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
-
-        # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
-        self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
-        self.api_role = self._role("ApiRole", "REST API")
-        self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
-        self.step_functions = {module: self._step_function(module) for module in step_modules()}
-        self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
+        self.step_lambdas = StepLambdasStack(
+            self,
+            "StepLambdas",
+            tables=self.tables,
+            layer=self.layer,
+            grant_values={
+                "kubernetes_role_arn": kubernetes_role_arn(),
+                "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
+                "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
+                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+            },
+            acks=self.acks,
+        )
+        machines = {}
+        for family in WORKFLOW_FAMILIES:
+            workflows = WorkflowFamilyStack(
+                self,
+                f"{pascal(family)}Workflows",
+                family=family,
+                function_for=self.step_lambdas.function_for,
+                acks=self.acks,
+            )
+            machines.update(workflows.state_machines)
+        self.state_machines = {kind: machines[kind] for kind in OperationKind}
 
-        # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
-        self.mcp_role = self._role("McpRole", "remote MCP server")
+        # The API's role before the Kubernetes access role, which trusts it; the MCP server's before the API
+        # function, which recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
+        self.api_role = lambda_role(self, "ApiRole", "REST API")
+        self.kubernetes_role = self._kubernetes_role()
+        self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool, self.console_client = self._user_pool()
         self.mcp_client = self._mcp_client()
@@ -207,18 +191,7 @@ class InstantStartStack(Stack):
             )
         return table
 
-    def _table_names(self) -> dict[str, str]:
-        return {env_var: table.table_name for env_var, table in self.tables.items()}
-
     # --- identities ------------------------------------------------------------------------------
-
-    def _role(self, construct_id: str, purpose: str) -> iam.Role:
-        return iam.Role(
-            self,
-            construct_id,
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"InstantStart {purpose} function",
-        )
 
     def _workload_boundary(self) -> iam.ManagedPolicy:
         """The ceiling of every role the control plane creates for workloads with its own policies (the S3 CSI
@@ -276,116 +249,28 @@ class InstantStartStack(Stack):
         return boundary
 
     def _kubernetes_role(self) -> iam.Role:
-        """The identity that signs EKS bearer tokens; clusters grant it access through access entries."""
-        trusted = [self.step_roles[m] for m, a in STEP_ACCESS.items() if a.kubernetes_role == ASSUME]
+        """The identity that signs EKS bearer tokens; clusters grant it access through access entries. Trusted by
+        the API and by the step groups that assume it; named, so that the steps' nested stack names it without a
+        reference (the trust policy already references their roles)."""
+        trusted = self.step_lambdas.kubernetes_roles()
         if API_ACCESS.kubernetes_role == ASSUME:
             trusted.append(self.api_role)
         role = iam.Role(
             self,
             "KubernetesAccessRole",
+            role_name=kubernetes_role_name(),
             assumed_by=iam.CompositePrincipal(*trusted),
             description="InstantStart: EKS access-entry principal, assumed by Kubernetes-calling steps",
             max_session_duration=Duration.hours(1),
         )
-        self._grant(role, KUBERNETES_ROLE_GRANTS, {})
+        add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
         return role
-
-    def _grant(self, role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any]) -> None:
-        values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
-        for grant in grants:
-            resources = [arn for template in grant.resources for arn in _render(template, values)]
-            conditions = {op: _render_values(keys, values) for op, keys in grant.conditions.items()}
-            statement = iam.PolicyStatement(actions=list(grant.actions), resources=resources)
-            for operator, keys in conditions.items():
-                statement.add_condition(operator, keys)
-            role.add_to_policy(statement)
-            self.acks.wildcard_resources(role, resources, grant.reason)
-
-    def _grant_tables(self, role: iam.Role, access: FunctionAccess) -> None:
-        resources: list[str] = []
-        specs = {spec.env_var: spec for spec in TABLES}
-        for env_var in access.tables:
-            table = self.tables[env_var]
-            resources.append(table.table_arn)
-            resources.extend(f"{table.table_arn}/index/{index.name}" for index in specs[env_var].indexes)
-        role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))
 
     # --- functions -------------------------------------------------------------------------------
 
-    def _function(
-        self,
-        construct_id: str,
-        *,
-        handler: str,
-        role: iam.Role,
-        timeout: Duration,
-        description: str,
-        environment: Mapping[str, str],
-        code: lambda_.Code | None = None,
-        layer: lambda_.ILayerVersion | None = None,
-    ) -> lambda_.Function:
-        log_group = logs.LogGroup(
-            self, f"{construct_id}Logs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
-        )
-        log_group.grant_write(role)
-        function = lambda_.Function(
-            self,
-            f"{construct_id}Function",
-            description=description,
-            runtime=RUNTIME,
-            architecture=ARCHITECTURE,
-            handler=handler,
-            code=code or self.code,
-            layers=[layer or self.layer],
-            role=role,
-            memory_size=MEMORY_MB,
-            timeout=timeout,
-            tracing=lambda_.Tracing.ACTIVE,
-            log_group=log_group,
-            environment={"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **environment},
-        )
-        self.acks.add(role, "AwsSolutions-IAM5[Resource::*]", XRAY_REASON)
-        self.acks.add(function, "AwsSolutions-L1", PYTHON_PIN_REASON)
-        return function
-
-    def _step_function(self, module: str) -> lambda_.Function:
-        access = STEP_ACCESS[module]
-        role = self.step_roles[module]
-        self._grant(
-            role,
-            access.grants,
-            {
-                "kubernetes_role_arn": self.kubernetes_role.role_arn,
-                "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
-                "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
-                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-            },
-        )
-        self._grant_tables(role, access)
-        environment = {
-            # settings() requires every table name, even of tables this step never touches.
-            **self._table_names(),
-            "IS_POLL_SECONDS": POLL_SECONDS,
-            "IS_POLL_MAX_ATTEMPTS": POLL_MAX_ATTEMPTS,
-        }
-        if access.kubernetes_role:
-            environment["IS_KUBERNETES_ROLE_ARN"] = self.kubernetes_role.role_arn
-        if any("{workload_boundary_arn}" in str(grant.conditions) for grant in access.grants):
-            environment["IS_WORKLOAD_ROLE_BOUNDARY_ARN"] = self.workload_boundary.managed_policy_arn
-        if any("{autoscaling_boundary_arn}" in str(grant.conditions) for grant in access.grants):
-            environment["IS_AUTOSCALING_ROLE_BOUNDARY_ARN"] = self.autoscaling_boundary.managed_policy_arn
-        return self._function(
-            pascal(module),
-            handler=f"steps.{module}.lambda_handler",
-            role=role,
-            timeout=STEP_TIMEOUT,
-            description=f"InstantStart workflow step {module}",
-            environment=environment,
-        )
-
     def _api_function(self) -> lambda_.Function:
         role = self.api_role
-        self._grant(
+        add_grants(
             role,
             API_ACCESS.grants,
             {
@@ -393,17 +278,19 @@ class InstantStartStack(Stack):
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
                 "kubernetes_role_arn": self.kubernetes_role.role_arn,
             },
+            self.acks,
         )
-        self._grant_tables(role, API_ACCESS)
+        add_table_grants(role, API_ACCESS, self.tables)
         bindings = iam_role_bindings(self.node.try_get_context("iamRoleBindings"))
-        return self._function(
+        return lambda_function(
+            self,
             "Api",
             handler=API_HANDLER,
             role=role,
             timeout=API_TIMEOUT,
             description="InstantStart REST API",
             environment={
-                **self._table_names(),
+                **{env_var: table.table_name for env_var, table in self.tables.items()},
                 "IS_STATE_MACHINE_ARNS": self.to_json_string(
                     {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
                 ),
@@ -412,6 +299,9 @@ class InstantStartStack(Stack):
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
+            code=control_plane_code(),
+            layer=self.layer,
+            acks=self.acks,
         )
 
     def _mcp_max_role(self) -> str:
@@ -422,9 +312,12 @@ class InstantStartStack(Stack):
 
     def _mcp_function(self) -> lambda_.Function:
         """The remote MCP server: its own asset and layer, calling the API's SigV4 routes as itself."""
-        self._grant(self.mcp_role, MCP_ACCESS.grants, {"rest_api_id": self.api.rest_api_id, "stage": API_STAGE})
+        add_grants(
+            self.mcp_role, MCP_ACCESS.grants, {"rest_api_id": self.api.rest_api_id, "stage": API_STAGE}, self.acks
+        )
         api_url = f"https://{self.api.rest_api_id}.execute-api.{Aws.REGION}.{Aws.URL_SUFFIX}/{API_STAGE}/{IAM_PATH}"
-        return self._function(
+        return lambda_function(
+            self,
             "Mcp",
             handler=MCP_HANDLER,
             role=self.mcp_role,
@@ -437,49 +330,8 @@ class InstantStartStack(Stack):
             },
             code=lambda_.Code.from_asset(str(ROOT_DIR), exclude=MCP_ASSET_EXCLUDES, ignore_mode=IgnoreMode.GIT),
             layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
+            acks=self.acks,
         )
-
-    # --- workflows -------------------------------------------------------------------------------
-
-    def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
-        text = definition_text(kind)
-        name = state_machine_name(kind)
-        functions = {p: self.step_functions[step_module(p)] for p in placeholders(text)}
-        log_group = logs.LogGroup(
-            self,
-            f"{pascal(kind.value)}WorkflowLogs",
-            # The vendedlogs prefix keeps the account's log resource policy from growing per machine.
-            log_group_name=f"/aws/vendedlogs/states/{name}",
-            retention=LOG_RETENTION,
-            removal_policy=RemovalPolicy.DESTROY,
-        )
-        machine = sfn.StateMachine(
-            self,
-            f"{pascal(kind.value)}Workflow",
-            state_machine_name=name,
-            state_machine_type=sfn.StateMachineType.STANDARD,
-            definition_body=sfn.DefinitionBody.from_string(text),
-            definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
-            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
-            tracing_enabled=True,
-        )
-        # Definitions from text get no automatic grants. The ASL names unqualified function ARNs,
-        # so exactly those (no version/alias wildcard) may be invoked.
-        machine.add_to_role_policy(
-            iam.PolicyStatement(
-                actions=["lambda:InvokeFunction"],
-                resources=sorted({function.function_arn for function in functions.values()}, key=str),
-            )
-        )
-        self.acks.add(
-            machine,
-            "AwsSolutions-IAM5[Resource::*]",
-            "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "
-            "UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, "
-            "DescribeResourcePolicies, DescribeLogGroups) and X-Ray trace writes, none of which has "
-            "resource-level permissions",
-        )
-        return machine
 
     # --- API -------------------------------------------------------------------------------------
 
@@ -676,7 +528,7 @@ class InstantStartStack(Stack):
             description="API Gateway account role: writes execution and access logs of the Region's APIs",
         )
         # The account setting is Region-wide, so the role must serve every API's log groups.
-        self._grant(
+        add_grants(
             role,
             (
                 Grant(
@@ -700,6 +552,7 @@ class InstantStartStack(Stack):
                 ),
             ),
             {},
+            self.acks,
         )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
         api.deployment_stage.node.add_dependency(account)
@@ -736,27 +589,3 @@ class InstantStartStack(Stack):
         CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
         for kind, machine in self.state_machines.items():
             CfnOutput(self, f"{pascal(kind.value)}StateMachineArn", value=machine.state_machine_arn)
-
-
-def _render(template: str, values: Mapping[str, Any]) -> list[str]:
-    """Fill a resource template; a list value yields one resource per element."""
-    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    listed = [name for name in fields if isinstance(values[name], list)]
-    if not listed:
-        return [template.format(**values)]
-    if len(listed) > 1:
-        raise ValueError(f"{template}: at most one list placeholder")
-    return [template.format(**{**values, listed[0]: item}) for item in values[listed[0]]]
-
-
-def _render_values(keys: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: _render_value(value, values) for key, value in keys.items()}
-
-
-def _render_value(value: Any, values: Mapping[str, Any]) -> Any:
-    if isinstance(value, str) and "{" in value:
-        (rendered,) = _render(value, values)
-        return rendered
-    if isinstance(value, (list, tuple)):
-        return [_render_value(item, values) for item in value]
-    return value

@@ -2,6 +2,11 @@
 
 Synthesis is the expensive part (~15 s through jsii), so it happens once per session, offline:
 `skipLayerBundling` keeps pip and the network out of it.
+
+The app is a root stack with nested stacks. Tests read one merged template: every template's resources, with
+each reference that crosses a stack boundary (a nested stack's parameter, a nested stack's output) replaced by
+the expression it stands for in the stack that defines it, so `{"Fn::GetAtt": [id, "Arn"]}` names the resource
+wherever it lives. Logical IDs are unique across the templates (asserted).
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ class Synth:
     app: Any
     stack: Any
     outdir: Path
-    template: dict[str, Any]
-    assertions: Any  # aws_cdk.assertions.Template
+    template: dict[str, Any]  # merged: every template's resources, cross-stack references resolved
+    assertions: Any  # aws_cdk.assertions.Template of the root stack
+    template_paths: list[Path]  # the root template, then the nested ones, as cdk.out holds them
 
     @property
     def resources(self) -> dict[str, dict[str, Any]]:
@@ -48,38 +54,85 @@ class Synth:
     def of_type(self, resource_type: str) -> dict[str, dict[str, Any]]:
         return {key: value for key, value in self.resources.items() if value["Type"] == resource_type}
 
-    @property
-    def template_path(self) -> Path:
-        return self.outdir / self.stack.template_file
-
     def functions_by_handler(self) -> dict[str, str]:
-        """Lambda handler (`steps.ensure_vpc.lambda_handler`) → the function's logical ID."""
+        """Lambda handler of the API and the MCP server (`api.handler.lambda_handler`) → the function's logical ID."""
         functions = self.of_type("AWS::Lambda::Function")
         return {props["Properties"]["Handler"]: key for key, props in functions.items()}
+
+    def functions_by_description(self) -> dict[str, str]:
+        """Description (`InstantStart workflow steps: network`) → the function's logical ID."""
+        functions = self.of_type("AWS::Lambda::Function")
+        return {props["Properties"]["Description"]: key for key, props in functions.items()}
+
+    def step_function(self, group: str) -> str:
+        """The logical ID of the function serving a step group of `infra.step_groups.STEP_GROUPS`."""
+        return self.functions_by_description()[f"InstantStart workflow steps: {group}"]
 
     def role_of(self, function_id: str) -> str:
         return self.resources[function_id]["Properties"]["Role"]["Fn::GetAtt"][0]
 
     def statements(self, role_id: str) -> list[dict[str, Any]]:
-        """Every statement of the policies attached to a role (inline and AWS::IAM::Policy)."""
+        """Every statement of the policies attached to a role (inline, AWS::IAM::Policy, managed by the stack)."""
         found = []
         for policy in self.resources[role_id]["Properties"].get("Policies", []):
             found.extend(policy["PolicyDocument"]["Statement"])
-        for policy in self.of_type("AWS::IAM::Policy").values():
+        for policy in [*self.of_type("AWS::IAM::Policy").values(), *self.of_type("AWS::IAM::ManagedPolicy").values()]:
             if {"Ref": role_id} in policy["Properties"].get("Roles", []):
                 found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
         return found
 
 
+def merge(root: Path, nested: dict[tuple[Path, str], Path]) -> dict[str, Any]:
+    """The root template with the nested templates' resources, cross-stack references resolved.
+
+    `nested` maps (parent template, logical ID of the AWS::CloudFormation::Stack resource) to the child template.
+    """
+    templates = {path: json.loads(path.read_text()) for path in [root, *nested.values()]}
+    parent_of = {child: key for key, child in nested.items()}
+
+    def resolve(value: Any, path: Path) -> Any:
+        if isinstance(value, list):
+            return [resolve(item, path) for item in value]
+        if not isinstance(value, dict):
+            return value
+        if list(value) == ["Ref"] and path in parent_of and value["Ref"] in templates[path].get("Parameters", {}):
+            parent, stack_resource = parent_of[path]
+            passed = templates[parent]["Resources"][stack_resource]["Properties"]["Parameters"][value["Ref"]]
+            return resolve(passed, parent)
+        if list(value) == ["Fn::GetAtt"] and (path, value["Fn::GetAtt"][0]) in nested:
+            child = nested[(path, value["Fn::GetAtt"][0])]
+            output = value["Fn::GetAtt"][1].removeprefix("Outputs.")
+            return resolve(templates[child]["Outputs"][output]["Value"], child)
+        return {key: resolve(item, path) for key, item in value.items()}
+
+    resources: dict[str, Any] = {}
+    for path, template in templates.items():
+        for key, resource in template["Resources"].items():
+            assert key not in resources, f"logical ID {key} is in two templates"
+            resources[key] = resolve(resource, path)
+    return {**templates[root], "Resources": resources, "Outputs": resolve(templates[root].get("Outputs", {}), root)}
+
+
 @pytest.fixture(scope="session")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Synth:
+    from aws_cdk import NestedStack, Stack
     from aws_cdk.assertions import Template
 
     outdir = tmp_path_factory.mktemp("cdk.out")
     app, stack = load_cdk_app().build(context=CONTEXT, outdir=str(outdir))
     app.synth()  # raises if cdk-nag reports an unacknowledged finding
-    assertions = Template.from_stack(stack)
-    return Synth(app, stack, outdir, assertions.to_json(), assertions)
+    root = outdir / stack.template_file
+    nested = {}
+    for construct in app.node.find_all():
+        if isinstance(construct, NestedStack):
+            parent = construct.nested_stack_parent
+            assert parent is not None
+            parent_path = root if parent is stack else outdir / parent.template_file
+            stack_resource = Stack.of(construct.nested_stack_resource).resolve(
+                construct.nested_stack_resource.logical_id
+            )
+            nested[(parent_path, stack_resource)] = outdir / construct.template_file
+    return Synth(app, stack, outdir, merge(root, nested), Template.from_stack(stack), [root, *nested.values()])
 
 
 @pytest.fixture(scope="session")

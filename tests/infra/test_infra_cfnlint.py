@@ -1,4 +1,4 @@
-"""cfn-lint finds no error (E-level) in the synthesized template; warnings are CDK's own style."""
+"""cfn-lint finds no error (E-level) in any synthesized template, root or nested; warnings are CDK's own style."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ REGIONS = ["us-east-1", "eu-west-1"]
 
 
 def test_cfn_lint_reports_no_errors(synth: Any) -> None:
-    matches = lint_file(synth.template_path, ManualArgs(regions=REGIONS))
     errors = [
-        f"{m.rule.id} {m.path_string if hasattr(m, 'path_string') else ''}: {m.message}"
-        for m in matches
+        f"{path.name} {m.rule.id} {m.path_string if hasattr(m, 'path_string') else ''}: {m.message}"
+        for path in synth.template_paths
+        for m in lint_file(path, ManualArgs(regions=REGIONS))
         if m.rule.id.startswith("E")
     ]
     assert errors == []

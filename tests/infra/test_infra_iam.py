@@ -1,8 +1,9 @@
-"""Least privilege over every synthesized IAM policy, and the permission table's shape.
+"""Least privilege over every synthesized IAM policy, and the shape of the permission and grouping tables.
 
 `Resource: "*"` is checked against cfn-lint's copy of the IAM Service Authorization Reference
 (cfnlint/data/AdditionalSpecs/Policies.json): an action may use "*" only if the reference lists no
-resource type for it. The same data catches misspelt actions.
+resource type for it. The same data catches misspelt actions. A step group's role is compared with its steps'
+grants statement by statement, each broken down to (action, resource, condition).
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ import cfnlint
 import pytest
 
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_modules
-from infra.permissions import API_ACCESS, ASSUME, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
+from infra.grants import render_conditions, render_resources
+from infra.nag import flatten
+from infra.names import state_machine_name
+from infra.permissions import API_ACCESS, ASSUME, DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
 from infra.stack import API_HANDLER
+from infra.step_groups import STEP_GROUPS, group_access
 
 # Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
 # grants for Step Functions log delivery.
@@ -79,6 +85,18 @@ def all_statements(synth: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def test_permission_table_has_exactly_the_step_modules() -> None:
     assert sorted(STEP_ACCESS) == step_modules()
+
+
+def test_every_step_is_in_exactly_one_group() -> None:
+    grouped = [step for steps in STEP_GROUPS.values() for step in steps]
+    assert sorted(grouped) == step_modules()
+    assert all(STEP_GROUPS.values())
+
+
+def test_a_group_assumes_the_kubernetes_role_only_if_one_of_its_steps_does() -> None:
+    for group, steps in STEP_GROUPS.items():
+        relations = {STEP_ACCESS[step].kubernetes_role for step in steps}
+        assert (group_access(group).kubernetes_role == ASSUME) == (ASSUME in relations), group
 
 
 def test_star_allowlist_matches_the_reference() -> None:
@@ -213,11 +231,11 @@ def test_step_roles_reach_only_the_operations_and_clusters_tables(synth: Any) ->
     for name, ref in api_env["Environment"]["Variables"].items():
         if name.endswith("_TABLE"):
             tables[ref["Ref"]] = name
-    for module in step_modules():
-        role = synth.role_of(synth.functions_by_handler()[f"steps.{module}.lambda_handler"])
+    for group in STEP_GROUPS:
+        role = synth.role_of(synth.step_function(group))
         dynamodb = [s for s in synth.statements(role) if "dynamodb:" in json.dumps(s["Action"])]
         reached = {name for key, name in tables.items() if key in json.dumps(dynamodb)}
-        assert reached == {"IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE"}, module
+        assert reached == {"IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE"}, group
 
 
 def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: Any) -> None:
@@ -225,13 +243,76 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     (key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
-    handlers = [f"steps.{m}.lambda_handler" for m, access in STEP_ACCESS.items() if access.kubernetes_role == ASSUME]
+    functions = [synth.step_function(g) for g in STEP_GROUPS if group_access(g).kubernetes_role == ASSUME]
     # The API reads nodes and pods (status, instance groups, nodes) through the same role.
     assert API_ACCESS.kubernetes_role == ASSUME
-    handlers.append(API_HANDLER)
-    expected = [{"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[h]), "Arn"]} for h in handlers]
-    assert principals == expected
+    functions.append(synth.functions_by_handler()[API_HANDLER])
+    expected = [{"Fn::GetAtt": [synth.role_of(function), "Arn"]} for function in functions]
+    assert sorted(principals, key=json.dumps) == sorted(expected, key=json.dumps)  # CDK sorts merged principals
     actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
     assert actions == {"eks:DescribeCluster"}
     assumers = [k for k, s in all_statements(synth) if "sts:AssumeRole" in as_list(s["Action"])]
     assert len(assumers) == len(expected)
+
+
+# --- step groups: each role has exactly its steps' grants --------------------------------------------
+
+# What every function's role gets besides its table's grants: its log group, its traces, its DynamoDB tables.
+FUNCTION_BASICS = {"logs:CreateLogStream", "logs:PutLogEvents", "xray:PutTraceSegments", "xray:PutTelemetryRecords"}
+
+
+def plain(value: Any) -> Any:
+    """CloudFormation intrinsics flattened the way cdk-nag names them (`arn:<AWS::Partition>:...`)."""
+    if isinstance(value, dict) and any(key == "Ref" or key.startswith("Fn::") for key in value):
+        return flatten(value)
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def atoms(actions: Any, resources: Any, conditions: Any) -> set[tuple[str, str, str]]:
+    """A statement as (action, resource, conditions) triples: how statements are merged does not matter."""
+    condition = json.dumps(plain(conditions), sort_keys=True)
+    return {(action, plain(resource), condition) for action in as_list(actions) for resource in as_list(resources)}
+
+
+def grant_atoms(grant: Grant, values: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return atoms(list(grant.actions), render_resources(grant, values), render_conditions(grant, values))
+
+
+def placeholder_values(synth: Any) -> dict[str, Any]:
+    """The permission table's placeholders as the step functions' nested stack sees them, flattened."""
+    roles = synth.of_type("AWS::IAM::Role")
+    (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
+    policies = synth.of_type("AWS::IAM::ManagedPolicy")
+    (workload,) = [k for k in policies if k.startswith("WorkloadRoleBoundary")]
+    (autoscaling,) = [k for k in policies if k.startswith("AutoscalingRoleBoundary")]
+    return {
+        "partition": "<AWS::Partition>",
+        "account": "<AWS::AccountId>",
+        "region": "<AWS::Region>",
+        "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
+        + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
+        "workload_boundary_arn": f"<{workload}>",
+        "autoscaling_boundary_arn": f"<{autoscaling}>",
+        "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+    }
+
+
+def test_each_step_group_role_has_exactly_the_union_of_its_steps_grants(synth: Any) -> None:
+    """At least every grant of each of its steps, and nothing that none of its steps has."""
+    values = placeholder_values(synth)
+    for group, steps in STEP_GROUPS.items():
+        statements = synth.statements(synth.role_of(synth.step_function(group)))
+        granted = {
+            atom
+            for s in statements
+            for atom in atoms(s["Action"], s["Resource"], s.get("Condition", {}))
+            if atom[0] not in FUNCTION_BASICS | set(DYNAMODB_ACTIONS)
+        }
+        needed = {step: set().union(*(grant_atoms(g, values) for g in STEP_ACCESS[step].grants)) for step in steps}
+        for step, step_atoms in needed.items():
+            assert step_atoms <= granted, (group, step, sorted(step_atoms - granted))
+        assert granted == set().union(*needed.values()), (group, sorted(granted - set().union(*needed.values())))

@@ -12,9 +12,9 @@ from aws_cdk.assertions import Match
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import step_modules
-from infra.permissions import STEP_ACCESS
-from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings, state_machine_name
+from infra.names import state_machine_name
+from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
+from infra.step_groups import STEP_GROUPS, group_access
 
 
 def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
@@ -26,7 +26,10 @@ def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
 
 
 def environment(synth: Any, handler: str) -> dict[str, Any]:
-    function = synth.functions_by_handler()[handler]
+    return variables_of(synth, synth.functions_by_handler()[handler])
+
+
+def variables_of(synth: Any, function: str) -> dict[str, Any]:
     return synth.resources[function]["Properties"]["Environment"]["Variables"]
 
 
@@ -87,7 +90,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.of_type("AWS::Lambda::Function")
-    assert len(functions) == len(step_modules()) + 2  # steps, the API, the MCP server
+    assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -153,18 +156,21 @@ def test_api_environment(synth: Any) -> None:
 
 
 def test_step_environment(synth: Any) -> None:
-    kubernetes_role = synth.of_type("AWS::IAM::Role")
-    (role_key,) = [k for k in kubernetes_role if k.startswith("KubernetesAccessRole")]
-    for module in step_modules():
-        variables = environment(synth, f"steps.{module}.lambda_handler")
+    roles = synth.of_type("AWS::IAM::Role")
+    (role_key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
+    # The steps name the Kubernetes access role by its fixed name (their nested stack cannot reference it).
+    role_name = render(roles[role_key]["Properties"]["RoleName"])
+    kubernetes_role_arn = f"arn:<AWS::Partition>:iam::<AWS::AccountId>:role/{role_name}"
+    for group in STEP_GROUPS:
+        variables = variables_of(synth, synth.step_function(group))
         # settings() reads every table name; IAM grants only the operations and clusters tables.
-        assert set(table_env_names(synth)) <= set(variables), module
+        assert set(table_env_names(synth)) <= set(variables), group
         assert variables["IS_POLL_SECONDS"] == "30" and variables["IS_POLL_MAX_ATTEMPTS"] == "120"
         assert "IS_STATE_MACHINE_ARNS" not in variables and "IS_IAM_ROLE_BINDINGS" not in variables
-        if STEP_ACCESS[module].kubernetes_role:
-            assert variables["IS_KUBERNETES_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}, module
+        if group_access(group).kubernetes_role:
+            assert render(variables["IS_KUBERNETES_ROLE_ARN"]) == kubernetes_role_arn, group
         else:
-            assert "IS_KUBERNETES_ROLE_ARN" not in variables, module
+            assert "IS_KUBERNETES_ROLE_ARN" not in variables, group
 
 
 # --- API and identity ------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.stack import state_machine_name
+from infra.names import state_machine_name
+from infra.step_groups import STEP_GROUPS, group_of
 
 
 def machines(synth: Any) -> dict[str, dict[str, Any]]:
@@ -40,9 +41,8 @@ def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kin
     substitutions = machines(synth)[kind.value]["DefinitionSubstitutions"]
     text = definition_text(kind)
     assert set(substitutions) == placeholders(text)
-    functions = synth.functions_by_handler()
     for placeholder, value in substitutions.items():
-        expected = functions[f"steps.{step_module(placeholder)}.lambda_handler"]
+        expected = synth.step_function(group_of(step_module(placeholder)))
         assert value == {"Fn::GetAtt": [expected, "Arn"]}, placeholder
     # The definition is inlined verbatim (no asset), so CloudFormation substitutes exactly these keys.
     assert machines(synth)[kind.value]["DefinitionString"] == text
@@ -78,14 +78,27 @@ def test_state_machine_may_invoke_exactly_its_step_functions(synth: Any, kind: O
     assert {json.dumps(r, sort_keys=True) for r in granted} == expected
 
 
-def test_each_step_module_is_one_function_shared_by_the_workflows(synth: Any) -> None:
-    handlers = synth.functions_by_handler()
-    step_handlers = sorted(h for h in handlers if h.startswith("steps."))
-    assert step_handlers == sorted(f"steps.{module}.lambda_handler" for module in step_modules())
+def test_each_step_is_served_by_exactly_one_function_the_one_of_its_group(synth: Any) -> None:
+    served_by: dict[str, set[str]] = {}
+    for machine in machines(synth).values():
+        for placeholder, value in machine["DefinitionSubstitutions"].items():
+            served_by.setdefault(step_module(placeholder), set()).add(value["Fn::GetAtt"][0])
+    assert sorted(served_by) == step_modules()
+    assert all(len(functions) == 1 for functions in served_by.values()), served_by
+    steps_of: dict[str, set[str]] = {}
+    for step, (function,) in served_by.items():
+        steps_of.setdefault(function, set()).add(step)
+    assert steps_of == {synth.step_function(group): set(steps) for group, steps in STEP_GROUPS.items()}
+
+
+def test_every_step_group_function_runs_the_one_step_handler(synth: Any) -> None:
+    for group in STEP_GROUPS:
+        props = synth.resources[synth.step_function(group)]["Properties"]
+        assert props["Handler"] == "steps.handler.lambda_handler", group
 
 
 def test_failure_recorder_may_read_the_history_of_both_workflows(synth: Any) -> None:
-    function = synth.functions_by_handler()["steps.record_operation_failure.lambda_handler"]
+    function = synth.step_function(group_of("record_operation_failure"))
     statements = synth.statements(synth.role_of(function))
     (history,) = [s for s in statements if s["Action"] == "states:GetExecutionHistory"]
     rendered = json.dumps(history["Resource"])

@@ -1,0 +1,96 @@
+"""The workflows: a nested stack per workflow family, holding the family's state machines with their roles and
+log groups. Each machine is its `statemachines/<kind>.asl.json`, verbatim, with every `${<Step>FunctionArn}`
+placeholder substituted by the ARN of the function that serves that step (`infra.step_lambdas`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aws_cdk import NestedStack, RemovalPolicy
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_module
+from infra.lambdas import LOG_RETENTION
+from infra.nag import Acknowledgements
+from infra.names import pascal, state_machine_name
+
+# One nested stack per family: a family's machines grow together, and each family has its own template budget.
+WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
+    "clusters": (
+        OperationKind.CREATE_EKS_CLUSTER,
+        OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+        OperationKind.CREATE_HYPERPOD_CLUSTER,
+        OperationKind.CONFIGURE_STORAGE,
+        OperationKind.CREATE_CLUSTER,
+        OperationKind.IMPORT_CLUSTER,
+        OperationKind.DELETE_EKS_CLUSTER,
+    ),
+    "instance_groups": (
+        OperationKind.ADD_INSTANCE_GROUP,
+        OperationKind.UPDATE_INSTANCE_GROUP,
+        OperationKind.DELETE_INSTANCE_GROUP,
+        OperationKind.UPDATE_CLUSTER_SOFTWARE,
+    ),
+    "features": (OperationKind.UPDATE_CLUSTER_FEATURES,),
+}
+LOG_DELIVERY_REASON = (
+    "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "
+    "UpdateLogDelivery, DeleteLogDelivery, ListLogDeliveries, PutResourcePolicy, "
+    "DescribeResourcePolicies, DescribeLogGroups) and X-Ray trace writes, none of which has "
+    "resource-level permissions"
+)
+
+
+class WorkflowFamilyStack(NestedStack):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        family: str,
+        function_for: Callable[[str], lambda_.IFunction],
+        acks: Acknowledgements,
+    ) -> None:
+        """`function_for(step)` is the function serving a step (a placeholder's step key)."""
+        super().__init__(scope, construct_id, description=f"InstantStart workflows: {family}")
+        self._function_for = function_for
+        self._acks = acks
+        self.state_machines = {kind: self._state_machine(kind) for kind in WORKFLOW_FAMILIES[family]}
+
+    def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
+        text = definition_text(kind)
+        name = state_machine_name(kind)
+        functions = {p: self._function_for(step_module(p)) for p in placeholders(text)}
+        log_group = logs.LogGroup(
+            self,
+            f"{pascal(kind.value)}WorkflowLogs",
+            # The vendedlogs prefix keeps the account's log resource policy from growing per machine.
+            log_group_name=f"/aws/vendedlogs/states/{name}",
+            retention=LOG_RETENTION,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        machine = sfn.StateMachine(
+            self,
+            f"{pascal(kind.value)}Workflow",
+            state_machine_name=name,
+            state_machine_type=sfn.StateMachineType.STANDARD,
+            definition_body=sfn.DefinitionBody.from_string(text),
+            definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
+            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
+            tracing_enabled=True,
+        )
+        # Definitions from text get no automatic grants. The ASL names unqualified function ARNs,
+        # so exactly those (no version/alias wildcard) may be invoked.
+        machine.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["lambda:InvokeFunction"],
+                resources=sorted({function.function_arn for function in functions.values()}, key=str),
+            )
+        )
+        self._acks.add(machine, "AwsSolutions-IAM5[Resource::*]", LOG_DELIVERY_REASON)
+        return machine
