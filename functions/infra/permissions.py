@@ -51,7 +51,7 @@ from controlplane.core.feature_steps import (
     tiered_storage_policy_name,
     tiered_storage_role_name,
 )
-from controlplane.core.hyperpod import (
+from controlplane.core.hyperpod.stage import (
     EXECUTION_ROLE_POLICY_ARN,
     POD_IDENTITY_PRINCIPAL,
     SAGEMAKER_PRINCIPAL,

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from controlplane.config import FeaturePins, ManifestPin
 from controlplane.core.dependencies import FAILED_ADDON_STATES, S3_CSI_ADDON
-from controlplane.core.hyperpod import (
+from controlplane.core.hyperpod.stage import (
     POD_IDENTITY_PRINCIPAL,
     SAGEMAKER_PRINCIPAL,
     TRAINING_OPERATOR_NAMESPACE,

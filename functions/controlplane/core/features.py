@@ -19,6 +19,7 @@ from controlplane.core.feature_steps import ClusterFacts, FeatureSteps, require_
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations import OperationService
 from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
 from controlplane.models.errors import (
@@ -292,13 +293,12 @@ def _change(feature: Feature, wanted: FeatureRequest, live: FeatureState) -> Fea
     return FeatureChange(change="none" if live.state == "enabled" else "enable")
 
 
-def _karpenter_unsupported(group: dict[str, object]) -> list[str]:
+def _karpenter_unsupported(group: InstanceGroup) -> list[str]:
     """Managed Karpenter scales only on-demand groups without training plans or deep health checks (AWS docs)."""
-    capacity = group.get("CapacityRequirements")
     reasons = {
-        "uses a training plan": bool(group.get("TrainingPlanArn")),
-        "runs deep health checks": bool(group.get("OnStartDeepHealthChecks")),
-        "uses Spot capacity": isinstance(capacity, dict) and "Spot" in capacity,
+        "uses a training plan": group.capacity_type == "training-plan",
+        "runs deep health checks": group.deep_health_checks,
+        "uses Spot capacity": group.capacity_type == "spot",
     }
     return [reason for reason, applies in reasons.items() if applies]
 
@@ -308,7 +308,7 @@ def _check_karpenter(cluster_tag: str, wanted: KarpenterFeature, live: FeatureSt
     hyperpod = facts.hyperpod
     if hyperpod is None:
         return
-    groups = {str(group.get("InstanceGroupName")): group for group in hyperpod.groups}
+    groups = {group.name: group for group in hyperpod.groups}
     names = ", ".join(sorted(groups)) or "none"
     chosen = wanted.instanceGroups
     if chosen is None and live.state != "enabled" and not live.settings.get("instanceGroups"):
