@@ -30,10 +30,11 @@ from controlplane.core.dependencies import ClusterDependencyService
 from controlplane.core.eks_stack import EksStackService
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
-from controlplane.core.hyperpod import HyperPodStageService
+from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
+from controlplane.core.hyperpod.groups import InstanceGroupService
+from controlplane.core.hyperpod.nodes import NodeService
+from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.importing import ClusterImportService
-from controlplane.core.instance_groups import InstanceGroupService, InstanceGroupSteps
-from controlplane.core.nodes import NodeService
 from controlplane.core.operations import OperationService
 from controlplane.core.stack_settings import PollSettings
 from controlplane.core.storage import StorageService

@@ -42,7 +42,7 @@ from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRIN
 from controlplane.core.features.fsx_csi_driver import FSX_CSI_POLICY_ARN
 from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_POLICY_ARN
 from controlplane.core.features.observability import OBSERVABILITY_POLICY_ARNS
-from controlplane.core.hyperpod import (
+from controlplane.core.hyperpod.stage import (
     EXECUTION_ROLE_POLICY_ARN,
     POD_IDENTITY_PRINCIPAL,
     SAGEMAKER_PRINCIPAL,

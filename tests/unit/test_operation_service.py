@@ -5,7 +5,7 @@ from controlplane.core.operations import OperationService
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterBusyError, OperationStateError
 from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
-from tests.fakes import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
+from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
 
 ADMIN = Actor("alice", Role.ADMIN)
 STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from controlplane.core.hyperpod import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.naming import (
     CLUSTER_TAG_KEY,
     MANAGED_BY_KEY,

@@ -21,14 +21,14 @@ from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.naming import ownership_tags
 from controlplane.core.operations import OperationService
 from controlplane.core.ports.eks import Addon, EksCluster
-from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup
 from controlplane.core.ports.iam import IamRole, ManagedPolicy
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput
-from tests.fakes import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
+from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
 
 ACCOUNT = "123456789012"
 REGION = "us-west-2"
@@ -200,9 +200,15 @@ class InMemoryHyperPod:
             self.clusters[name] = replace(cluster, status="InService", settings=settings)
 
 
-def group(name: str, **details: Any) -> dict[str, Any]:
+def group(name: str, **details: Any) -> InstanceGroup:
     """An instance group as the HyperPod port describes it."""
-    return {"InstanceGroupName": name, "InstanceType": "ml.g5.8xlarge", "CurrentCount": 1, **details}
+    fields: dict[str, Any] = {
+        "instance_type": "ml.g5.8xlarge",
+        "status": "InService",
+        "current_count": 1,
+        "target_count": 1,
+    }
+    return InstanceGroup(name=name, **(fields | details))
 
 
 class InMemoryKubernetes:

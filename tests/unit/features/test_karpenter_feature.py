@@ -57,9 +57,15 @@ def test_an_unknown_instance_group_is_refused_naming_it(world):
 @pytest.mark.parametrize(
     ("details", "reason"),
     [
-        ({"TrainingPlanArn": "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p"}, "uses a training plan"),
-        ({"OnStartDeepHealthChecks": ["InstanceStress"]}, "runs deep health checks"),
-        ({"CapacityRequirements": {"Spot": {}}}, "uses Spot capacity"),
+        (
+            {
+                "capacity_type": "training-plan",
+                "training_plan_arn": "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p",
+            },
+            "uses a training plan",
+        ),
+        ({"deep_health_checks": True}, "runs deep health checks"),
+        ({"capacity_type": "spot"}, "uses Spot capacity"),
     ],
 )
 def test_a_group_karpenter_cannot_scale_is_refused_with_the_reason(world, details, reason):
@@ -71,7 +77,7 @@ def test_a_group_karpenter_cannot_scale_is_refused_with_the_reason(world, detail
 
 def test_an_on_demand_group_is_accepted():
     world = FeatureWorld()
-    world.add_hyperpod(HYPERPOD_NAME, group("workers", CapacityRequirements={"OnDemand": {}}))
+    world.add_hyperpod(HYPERPOD_NAME, group("workers", capacity_type="on-demand"))
     assert plan(world, instanceGroups=["workers"]).changes.karpenter.change == "enable"
 
 

@@ -12,12 +12,14 @@ from controlplane.core.ports.hyperpod import (
     HyperPodCluster,
     HyperPodClusterSpec,
     HyperPodNode,
+    InstanceGroup,
     InstanceGroupSpec,
     NodeActionOutcome,
     NodeFailure,
     RollingUpdate,
     Taint,
 )
+from controlplane.models.hyperpod import CapacityType
 
 BATCH_CALLS = {
     "reboot": ("batch_reboot_cluster_nodes", 25),
@@ -62,7 +64,7 @@ class AwsHyperPodGateway:
             arn=cluster["ClusterArn"],
             status=cluster["ClusterStatus"],
             failure_message=cluster.get("FailureMessage"),
-            groups=tuple(cluster.get("InstanceGroups", [])),
+            groups=tuple(instance_group(details) for details in cluster.get("InstanceGroups", [])),
             tags=tags,
             subnet_ids=tuple(cluster.get("VpcConfig", {}).get("Subnets", [])),
             security_group_ids=tuple(cluster.get("VpcConfig", {}).get("SecurityGroupIds", [])),
@@ -177,6 +179,48 @@ class AwsHyperPodGateway:
 
 
 DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
+
+
+def instance_group(details: dict[str, Any]) -> InstanceGroup:
+    """A group's ClusterInstanceGroupDetails as the core's entity (the only reading of those wire keys)."""
+    kubernetes = details.get("KubernetesConfig") or {}
+    ebs = next(
+        (
+            config["EbsVolumeConfig"].get("VolumeSizeInGB")
+            for config in details.get("InstanceStorageConfigs") or []
+            if "EbsVolumeConfig" in config
+        ),
+        None,
+    )
+    if details.get("TrainingPlanArn"):
+        capacity: CapacityType = "training-plan"
+    else:
+        capacity = "spot" if "Spot" in (details.get("CapacityRequirements") or {}) else "on-demand"
+    return InstanceGroup(
+        name=details["InstanceGroupName"],
+        instance_type=details.get("InstanceType"),
+        status=details.get("Status"),
+        current_count=details.get("CurrentCount", 0),
+        target_count=details.get("TargetCount", 0),
+        min_count=details.get("MinCount"),
+        capacity_type=capacity,
+        training_plan_arn=details.get("TrainingPlanArn"),
+        network_interface=(details.get("NetworkInterface") or {}).get("InterfaceType"),
+        subnet_ids=tuple((details.get("OverrideVpcConfig") or {}).get("Subnets") or ()),
+        deep_health_checks=bool(details.get("OnStartDeepHealthChecks")),
+        ebs_volume_gb=ebs,
+        threads_per_core=details.get("ThreadsPerCore"),
+        labels=dict(kubernetes.get("DesiredLabels") or {}),
+        taints=tuple(
+            Taint(key=taint["Key"], value=taint.get("Value"), effect=taint["Effect"])
+            for taint in kubernetes.get("DesiredTaints") or []
+        ),
+        image_release_version=details.get("CurrentImageReleaseVersion"),
+        desired_image_id=details.get("DesiredImageId"),
+        image_up_to_date=details.get("ImageVersionStatus") == "UpToDate",
+        software_update_status=details.get("SoftwareUpdateStatus"),
+        scaling_operations=(details.get("ActiveOperations") or {}).get("Scaling", 0),
+    )
 
 
 def _group(group: InstanceGroupSpec, security_group_ids: tuple[str, ...]) -> dict[str, Any]:

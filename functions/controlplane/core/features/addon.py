@@ -14,7 +14,7 @@ from typing import Any
 from controlplane.config import FeaturePins
 from controlplane.core.dependencies import FAILED_ADDON_STATES
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.hyperpod import POD_IDENTITY_PRINCIPAL
+from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
 from controlplane.core.identity import service_statement, service_trust, web_identity_trust
 from controlplane.core.naming import feature_tags, is_owned
 from controlplane.core.ports.eks import EksGateway

@@ -18,7 +18,7 @@ from controlplane.core.naming import (
     is_owned,
     karpenter_role_name,
 )
-from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, InstanceGroup
 from controlplane.core.ports.iam import IamGateway, IamRole
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.models.errors import (
@@ -247,7 +247,7 @@ def check_karpenter_request(
     """The chosen groups exist and can be autoscaled; the cluster provisions continuously and recovers nodes."""
     if hyperpod is None:
         return
-    groups = {str(group.get("InstanceGroupName")): group for group in hyperpod.groups}
+    groups = {group.name: group for group in hyperpod.groups}
     names = ", ".join(sorted(groups)) or "none"
     chosen = wanted.instanceGroups
     if chosen is None and live.state != "enabled" and not live.settings.get("instanceGroups"):
@@ -272,12 +272,11 @@ def check_karpenter_request(
     require_karpenter_ready(hyperpod)
 
 
-def karpenter_unsupported(group: dict[str, object]) -> list[str]:
+def karpenter_unsupported(group: InstanceGroup) -> list[str]:
     """Managed Karpenter scales only on-demand groups without training plans or deep health checks (AWS docs)."""
-    capacity = group.get("CapacityRequirements")
     reasons = {
-        "uses a training plan": bool(group.get("TrainingPlanArn")),
-        "runs deep health checks": bool(group.get("OnStartDeepHealthChecks")),
-        "uses Spot capacity": isinstance(capacity, dict) and "Spot" in capacity,
+        "uses a training plan": group.capacity_type == "training-plan",
+        "runs deep health checks": group.deep_health_checks,
+        "uses Spot capacity": group.capacity_type == "spot",
     }
     return [reason for reason, applies in reasons.items() if applies]

@@ -8,7 +8,7 @@ from functools import partial
 from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, require_pod_identity_agent
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.hyperpod import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.ports.eks import EksGateway
 from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.features import Feature

@@ -6,6 +6,43 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from controlplane.models.hyperpod import CapacityType, NetworkInterfaceType, TaintEffect
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str | None
+    effect: TaintEffect
+
+
+@dataclass(frozen=True)
+class InstanceGroup:
+    """One instance group as HyperPod reports it now: its configuration and where it stands."""
+
+    name: str
+    instance_type: str | None
+    status: str | None
+    current_count: int
+    target_count: int
+    min_count: int | None = None
+    capacity_type: CapacityType = "on-demand"
+    training_plan_arn: str | None = None
+    network_interface: NetworkInterfaceType | None = None
+    # The group's own subnets (an override of the cluster's VPC config); empty means the cluster's.
+    subnet_ids: tuple[str, ...] = ()
+    deep_health_checks: bool = False
+    ebs_volume_gb: int | None = None
+    threads_per_core: int | None = None
+    # The Kubernetes labels and taints HyperPod is asked to keep on the group's nodes.
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    image_release_version: str | None = None
+    desired_image_id: str | None = None
+    image_up_to_date: bool = False
+    software_update_status: str | None = None
+    scaling_operations: int = 0
+
 
 @dataclass(frozen=True)
 class HyperPodCluster:
@@ -13,22 +50,22 @@ class HyperPodCluster:
     arn: str
     status: str
     failure_message: str | None
-    groups: tuple[dict[str, Any], ...]
+    groups: tuple[InstanceGroup, ...]
     tags: dict[str, str] = field(default_factory=dict)
     subnet_ids: tuple[str, ...] = ()
     security_group_ids: tuple[str, ...] = ()
     # Cluster-level settings as DescribeCluster reports them (TieredStorageConfig, AutoScaling, ClusterRole, ...).
     settings: dict[str, Any] = field(default_factory=dict)
-
-    def group(self, name: str) -> dict[str, Any] | None:
-        """The group's ClusterInstanceGroupDetails as DescribeCluster returns them."""
-        return next((group for group in self.groups if group.get("InstanceGroupName") == name), None)
-
     eks_cluster_arn: str | None = None
+
+    def group(self, name: str) -> InstanceGroup | None:
+        return next((group for group in self.groups if group.name == name), None)
 
 
 @dataclass(frozen=True)
 class InstanceGroupSpec:
+    """A group to create: the first one of a new cluster, or one added later."""
+
     name: str
     instance_type: str
     count: int
@@ -37,20 +74,13 @@ class InstanceGroupSpec:
     threads_per_core: int
     ebs_volume_gb: int
     deep_health_checks: bool
-    capacity_type: str
+    capacity_type: CapacityType
     training_plan_arn: str | None = None
     subnet_ids: tuple[str, ...] = ()
     min_count: int | None = None
-    network_interface: str | None = None
+    network_interface: NetworkInterfaceType | None = None
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
-
-
-@dataclass(frozen=True)
-class Taint:
-    key: str
-    value: str | None
-    effect: str
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
     compute_subnet_key,
@@ -23,7 +24,7 @@ from controlplane.core.naming import (
 )
 from controlplane.core.network import free_block
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.hyperpod import HyperPodClusterSpec, HyperPodGateway, InstanceGroupSpec, Taint
+from controlplane.core.ports.hyperpod import HyperPodClusterSpec, HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable, Vpc
 from controlplane.core.ports.storage import BucketGateway
@@ -36,7 +37,6 @@ from controlplane.models.errors import (
     WaitTimeoutError,
 )
 from controlplane.models.hyperpod import HyperPodPlan
-from controlplane.models.hyperpod import Taint as TaintModel
 from controlplane.models.workflow import PollState, WorkflowInput
 
 EXECUTION_ROLE_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
@@ -47,7 +47,7 @@ TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
 TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
 LIFECYCLE_PREFIX = "lifecycle"
 ON_CREATE = "on_create.sh"
-ON_CREATE_SCRIPT = Path(__file__).resolve().parents[1] / "config" / "lifecycle" / ON_CREATE
+ON_CREATE_SCRIPT = Path(__file__).resolve().parents[2] / "config" / "lifecycle" / ON_CREATE
 FAILED_STATES = {"Failed", "RollingBack"}
 # Route table (Name instantstart-<tag>-compute-rt) for compute subnets in an imported cluster's VPC.
 COMPUTE_ROUTE_TABLE = "compute"
@@ -70,8 +70,6 @@ class HyperPodStageService:
         self._hyperpod = hyperpod
         self._buckets = buckets
         self._poll = poll
-
-    # --- create ------------------------------------------------------------------------------
 
     def ensure_execution_role(self, ctx: WorkflowInput) -> dict[str, str]:
         return {
@@ -146,8 +144,7 @@ class HyperPodStageService:
                 "Fix the cause (capacity, quota, lifecycle script), delete the cluster, then resume."
             )
         groups_ready = all(
-            group.get("Status") == "InService" and group.get("CurrentCount", 0) >= group.get("TargetCount", 0)
-            for group in cluster.groups
+            group.status == "InService" and group.current_count >= group.target_count for group in cluster.groups
         )
         done = cluster.status == "InService" and groups_ready
         if not done and attempts >= self._poll.max_attempts:
@@ -177,8 +174,6 @@ class HyperPodStageService:
                 f"association with {current}; remove it or keep using it outside InstantStart."
             )
         return {"roleArn": role_arn}
-
-    # --- delete ------------------------------------------------------------------------------
 
     def delete_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
         name = _hyperpod_name(ctx)
@@ -219,8 +214,6 @@ class HyperPodStageService:
             deleted.append(f"bucket {bucket}")
         return {"deleted": ", ".join(deleted) or "nothing left"}
 
-    # --- helpers -----------------------------------------------------------------------------
-
     def _compute_network(self, ctx: WorkflowInput) -> tuple[Vpc, RouteTable]:
         """The VPC and the route table compute subnets join: stage 1's private one, or for an imported
         cluster a `compute` route table of our own whose default route uses the VPC's existing NAT gateway."""
@@ -260,33 +253,6 @@ class HyperPodStageService:
         if not account:
             raise InvalidRequestError("The workflow input has no account id.")
         return lifecycle_bucket_name(ctx.clusterTag, account, ctx.region)
-
-
-def group_spec(
-    plan: HyperPodPlan, execution_role_arn: str, lifecycle_uri: str, subnet_ids: tuple[str, ...] = ()
-) -> InstanceGroupSpec:
-    """The resolved group plan as the HyperPod gateway takes it (first group and added groups alike)."""
-    return InstanceGroupSpec(
-        name=plan.instanceGroupName,
-        instance_type=plan.instanceType,
-        count=plan.instanceCount,
-        execution_role_arn=execution_role_arn,
-        lifecycle_uri=lifecycle_uri,
-        threads_per_core=plan.threadsPerCore,
-        ebs_volume_gb=plan.ebsVolumeSizeGb,
-        deep_health_checks=plan.deepHealthChecks,
-        capacity_type=plan.capacityType,
-        training_plan_arn=plan.trainingPlanArn,
-        subnet_ids=subnet_ids,
-        min_count=plan.minInstanceCount,
-        network_interface=plan.networkInterface,
-        labels=dict(plan.labels),
-        taints=port_taints(plan.taints),
-    )
-
-
-def port_taints(taints: list[TaintModel]) -> tuple[Taint, ...]:
-    return tuple(Taint(key=taint.key, value=taint.value, effect=taint.effect) for taint in taints)
 
 
 def lifecycle_uri(ctx: WorkflowInput) -> str:

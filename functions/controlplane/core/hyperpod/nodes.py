@@ -11,7 +11,7 @@ from collections.abc import Callable
 from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters import ClusterService
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.instance_groups import capacity_type, refuse_adopted_hyperpod
+from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
@@ -55,7 +55,7 @@ class NodeService:
         cluster = gateway.find_cluster(hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName))
         if cluster is None:
             raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
-        capacity = {group["InstanceGroupName"]: capacity_type(group) for group in cluster.groups}
+        capacity = {group.name: group.capacity_type for group in cluster.groups}
         kubernetes = self._kubernetes_nodes(record)
         views = []
         for node in gateway.nodes(cluster.name):

@@ -1,0 +1,243 @@
+"""The instance-group workflow steps against in-memory fakes: each observes first, acts only on the difference,
+and judges completion from the group's counts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from controlplane.core.naming import compute_subnet_key, hyperpod_execution_role_name, ownership_tags
+from controlplane.core.ports.hyperpod import GroupChange, InstanceGroup, RollingUpdate, Taint
+from controlplane.core.ports.network import Subnet
+from controlplane.models.errors import (
+    DependencyFailedError,
+    InvalidRequestError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
+from controlplane.models.operations import OperationKind
+from controlplane.models.workflow import PollState, WorkflowInput
+from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World
+
+HP = "hp-cluster-demo"
+GPU = InstanceGroup(
+    name="gpu",
+    instance_type="ml.g6.4xlarge",
+    status="InService",
+    current_count=2,
+    target_count=2,
+    labels={"team": "a"},
+    image_release_version="1.0.0",
+    image_up_to_date=True,
+)
+PLAN = HyperPodPlan(
+    availabilityZone="us-west-2b",
+    instanceType="ml.g6.4xlarge",
+    instanceCount=1,
+    capacityType="spot",
+    ebsVolumeSizeGb=200,
+    instanceGroupName="more",
+    deepHealthChecks=False,
+    dedicatedSubnet=True,
+    threadsPerCore=1,
+    taints=[{"key": "gpu", "effect": "NoSchedule"}],
+)
+
+
+def ctx(kind: OperationKind, attempts: int | None = None, **parts: object) -> WorkflowInput:
+    return WorkflowInput(
+        operationId="op-1",
+        kind=kind,
+        clusterTag="demo",
+        region=REGION,
+        accountId=ACCOUNT,
+        eksClusterName="eks-cluster-demo",
+        hyperPodClusterName=HP,
+        poll=None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
+        **parts,
+    )
+
+
+def change(**fields: object) -> WorkflowInput:
+    return ctx(
+        OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=InstanceGroupChange(instanceGroupName="gpu", **fields)
+    )
+
+
+def deletion(name: str = "gpu", attempts: int | None = None) -> WorkflowInput:
+    return ctx(OperationKind.DELETE_INSTANCE_GROUP, attempts, instanceGroup=InstanceGroupChange(instanceGroupName=name))
+
+
+def software(image: str | None = None, attempts: int | None = None) -> WorkflowInput:
+    plan = SoftwareUpdatePlan(instanceGroups=["gpu"], imageId=image, rollingPolicy=RollingPolicy())
+    return ctx(OperationKind.UPDATE_CLUSTER_SOFTWARE, attempts, softwareUpdate=plan)
+
+
+@pytest.fixture
+def world() -> World:
+    world = World()
+    world.hyperpod.put_cluster(
+        HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags("demo")
+    )
+    world.iam.create_role(hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"))
+    key = compute_subnet_key("us-west-2b", "more")
+    world.network.subnets[key] = Subnet(
+        subnet_id="subnet-more", key=key, cidr="10.1.0.0/24", availability_zone="us-west-2b"
+    )
+    return world
+
+
+def test_add_sends_the_planned_group_with_its_own_subnet(world):
+    result = world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
+    assert result == {"instanceGroup": "more", "action": "added"}
+    [(_, cluster, spec, security_groups)] = world.hyperpod.calls
+    assert (cluster, spec.subnet_ids, security_groups) == (HP, ("subnet-more",), ("sg-1",))
+    assert (spec.capacity_type, spec.ebs_volume_gb, spec.taints) == ("spot", 200, (Taint("gpu", None, "NoSchedule"),))
+    assert spec.lifecycle_uri == f"s3://sagemaker-is-demo-{ACCOUNT}-{REGION}/lifecycle/"
+
+
+def test_add_in_the_clusters_own_subnet_sends_no_override(world):
+    key = compute_subnet_key("us-west-2b")
+    world.network.subnets[key] = Subnet(
+        subnet_id="subnet-a", key=key, cidr="10.1.1.0/24", availability_zone="us-west-2b"
+    )
+    shared = PLAN.model_copy(update={"dedicatedSubnet": False})
+    world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=shared))
+    assert world.hyperpod.calls[0][2].subnet_ids == ()
+
+
+def test_add_finds_a_group_that_exists_and_sends_nothing(world):
+    world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
+    again = world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
+    assert again == {"instanceGroup": "more", "action": "found"}
+    assert len(world.hyperpod.calls) == 1
+
+
+def test_add_waits_for_the_execution_role_and_subnet(world):
+    world.network.subnets.clear()
+    with pytest.raises(ResourceNotReadyError, match="compute subnet is missing"):
+        world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
+    assert world.hyperpod.calls == []
+
+
+def test_steps_refuse_a_cluster_that_is_not_ours(world):
+    world.hyperpod.clusters[HP] = replace(world.hyperpod.clusters[HP], tags={})
+    with pytest.raises(ResourceNotReadyError, match=f"HyperPod cluster {HP} is missing"):
+        world.group_steps().delete_instance_group(deletion())
+    assert world.hyperpod.calls == []
+
+
+def test_update_sends_only_the_change(world):
+    result = world.group_steps().update_instance_group(change(instanceCount=4, taints=[]))
+    assert result["action"] == "updated"
+    assert world.hyperpod.calls == [("update_group", HP, "gpu", GroupChange(count=4, taints=()))]
+
+
+def test_update_already_applied_sends_nothing(world):
+    result = world.group_steps().update_instance_group(change(instanceCount=2, labels={"team": "a"}))
+    assert result == {"instanceGroup": "gpu", "action": "already applied"}
+    assert world.hyperpod.calls == []
+
+
+def test_update_of_a_group_that_is_gone_fails(world):
+    world.hyperpod.clusters[HP] = replace(world.hyperpod.clusters[HP], groups=())
+    with pytest.raises(InvalidRequestError, match="no longer exists"):
+        world.group_steps().update_instance_group(change(instanceCount=4))
+
+
+def test_check_is_done_once_the_group_reaches_its_target_without_scaling(world):
+    steps = world.group_steps()
+    steps.update_instance_group(change(instanceCount=3))
+    assert steps.check_instance_group(change()).done is False
+    world.hyperpod.settle()
+    state = steps.check_instance_group(change())
+    assert (state.done, state.attempts, state.status) == (True, 1, "InService")
+
+
+def test_check_of_a_failed_group_fails_the_workflow(world):
+    cluster = world.hyperpod.clusters[HP]
+    world.hyperpod.clusters[HP] = replace(cluster, groups=(replace(GPU, status="Failed"),))
+    with pytest.raises(DependencyFailedError, match="gpu is Failed"):
+        world.group_steps().check_instance_group(change())
+
+
+def test_check_gives_up_after_the_last_attempt(world):
+    world.group_steps().update_instance_group(change(instanceCount=3))
+    with pytest.raises(WaitTimeoutError, match="2 of 3 instances after 3 checks"):
+        world.group_steps().check_instance_group(
+            ctx(
+                OperationKind.UPDATE_INSTANCE_GROUP,
+                POLL.max_attempts - 1,
+                instanceGroup=InstanceGroupChange(instanceGroupName="gpu"),
+            )
+        )
+
+
+def test_check_of_an_added_group_that_is_not_there_yet_retries(world):
+    with pytest.raises(ResourceNotReadyError, match="more is not in the cluster yet"):
+        world.group_steps().check_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
+
+
+def test_delete_asks_once_and_then_waits(world):
+    steps = world.group_steps()
+    assert steps.delete_instance_group(deletion())["action"] == "deleting"
+    assert steps.delete_instance_group(deletion())["action"] == "deleting"
+    assert world.hyperpod.calls == [("delete_group", HP, "gpu")]
+    assert steps.check_instance_group_deleted(deletion()).status == "Deleting"
+    world.hyperpod.settle()
+    assert steps.delete_instance_group(deletion())["action"] == "absent"
+    state = steps.check_instance_group_deleted(deletion())
+    assert (state.done, state.status) == (True, "DELETED")
+
+
+def test_check_deleted_gives_up_after_the_last_attempt(world):
+    with pytest.raises(WaitTimeoutError, match="still InService after 3 checks"):
+        world.group_steps().check_instance_group_deleted(deletion(attempts=POLL.max_attempts - 1))
+
+
+def test_release_deletes_only_the_groups_dedicated_subnet(world):
+    shared = compute_subnet_key("us-west-2b")
+    world.network.subnets[shared] = Subnet(
+        subnet_id="subnet-shared", key=shared, cidr="10.1.1.0/24", availability_zone="us-west-2b"
+    )
+    assert world.group_steps().release_compute_subnet(deletion("more")) == {"released": "subnet-more"}
+    assert world.network.deleted == ["subnet-more"]
+    assert world.group_steps().release_compute_subnet(deletion("more")) == {"released": "no dedicated subnet"}
+
+
+def test_software_update_of_up_to_date_groups_starts_nothing(world):
+    assert world.group_steps().start_software_update(software()) == {"action": "up to date"}
+    assert world.hyperpod.calls == []
+
+
+def test_software_update_to_another_image_starts_with_the_rolling_policy(world):
+    assert world.group_steps().start_software_update(software("ami-0123456789abcdef0")) == {"action": "started"}
+    assert world.hyperpod.calls == [
+        ("update_software", HP, ("gpu",), "ami-0123456789abcdef0", RollingUpdate("percentage", 20, 0))
+    ]
+    assert world.group_steps().start_software_update(software("ami-0123456789abcdef0")) == {"action": "in progress"}
+    assert len(world.hyperpod.calls) == 1
+
+
+def test_software_check_waits_for_the_update_then_is_done(world):
+    steps = world.group_steps()
+    steps.start_software_update(software("ami-0123456789abcdef0"))
+    assert steps.check_software_update(software()).done is False
+    world.hyperpod.settle()
+    assert steps.check_software_update(software()).done is True
+
+
+def test_software_check_fails_on_a_rolled_back_group(world):
+    cluster = world.hyperpod.clusters[HP]
+    world.hyperpod.clusters[HP] = replace(cluster, groups=(replace(GPU, software_update_status="RollbackComplete"),))
+    with pytest.raises(DependencyFailedError, match=r"failed on gpu \(RollbackComplete\)"):
+        world.group_steps().check_software_update(software())
+
+
+def test_software_check_gives_up_after_the_last_attempt(world):
+    world.group_steps().start_software_update(software("ami-0123456789abcdef0"))
+    with pytest.raises(WaitTimeoutError):
+        world.group_steps().check_software_update(software(attempts=POLL.max_attempts - 1))

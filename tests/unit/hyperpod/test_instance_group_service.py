@@ -1,0 +1,230 @@
+"""InstanceGroupService against in-memory fakes: the live view, plans, explicit-diff updates, confirmed deletes and
+software updates, each checked before any workflow starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.hyperpod.group_rules import InstanceGroupNotFoundError
+from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.models.clusters import ClusterRecord, ClusterStatus
+from controlplane.models.errors import (
+    ClusterExistsError,
+    ClusterNotReadyError,
+    ConfirmationRequiredError,
+    ForeignResourceError,
+    InvalidRequestError,
+)
+from controlplane.models.instance_groups import (
+    AddInstanceGroupRequest,
+    SoftwareUpdateRequest,
+    UpdateInstanceGroupRequest,
+)
+from controlplane.models.operations import OperationKind
+from controlplane.models.status import GROUP_LABEL
+from tests.unit.hyperpod.fakes import ACCOUNT, REGION, World, eks_cluster
+
+ADMIN = Actor("alice", Role.ADMIN)
+HP = "hp-cluster-demo"
+GPU = InstanceGroup(
+    name="gpu",
+    instance_type="ml.g6.4xlarge",
+    status="InService",
+    current_count=2,
+    target_count=2,
+    min_count=1,
+    capacity_type="spot",
+    deep_health_checks=True,
+    ebs_volume_gb=500,
+    threads_per_core=1,
+    labels={"team": "a"},
+    image_release_version="1.0.0",
+)
+CPU = InstanceGroup(
+    name="cpu",
+    instance_type="ml.m5.xlarge",
+    status="InService",
+    current_count=1,
+    target_count=1,
+    subnet_ids=("subnet-b",),
+    image_release_version="1.0.0",
+)
+
+
+def register(world: World, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
+    now = world.clock.now()
+    world.registry.create(
+        ClusterRecord(
+            clusterTag="demo",
+            region=REGION,
+            status=ClusterStatus.ACTIVE,
+            eksClusterName="eks-cluster-demo",
+            stagesDone=list(stages),
+            createdAt=now,
+            updatedAt=now,
+            createdBy="alice",
+            accountId=ACCOUNT,
+            **fields,
+        )
+    )
+
+
+@pytest.fixture
+def world() -> World:
+    world = World()
+    register(world)
+    world.hyperpod.put_cluster(HP, (GPU, CPU), subnet_ids=("subnet-a",), tags={"instantstart:cluster": "demo"})
+    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo")
+    return world
+
+
+def started(world: World) -> list[tuple[OperationKind, dict]]:
+    return [(kind, dict(payload)) for kind, payload in world.launcher.started]
+
+
+def test_list_shows_each_group_with_its_capacity_and_subnets(world):
+    listing = world.instance_groups().list("demo")
+    assert (listing.hyperPodClusterName, listing.hyperPodStatus) == (HP, "InService")
+    gpu, cpu = listing.instanceGroups
+    assert (gpu.instanceGroupName, gpu.capacityType, gpu.subnetIds, gpu.labels) == (
+        "gpu",
+        "spot",
+        ["subnet-a"],
+        {"team": "a"},
+    )
+    assert (cpu.capacityType, cpu.subnetIds, cpu.deepHealthChecks) == ("on-demand", ["subnet-b"], False)
+
+
+def test_list_works_on_an_adopted_cluster_but_changes_are_refused():
+    world = World()
+    register(world, imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
+    world.hyperpod.put_cluster("theirs", (GPU,))
+    assert [group.instanceGroupName for group in world.instance_groups().list("demo").instanceGroups] == ["gpu"]
+    with pytest.raises(ForeignResourceError):
+        world.instance_groups().update("demo", "gpu", UpdateInstanceGroupRequest(instanceCount=3), ADMIN)
+    assert world.launcher.started == []
+
+
+def test_a_cluster_before_stage_4_has_no_groups_to_list():
+    world = World()
+    register(world, stages=("eks", "dependencies"))
+    with pytest.raises(ClusterNotReadyError, match="finish stage 4"):
+        world.instance_groups().list("demo")
+
+
+def test_plan_add_resolves_the_group_and_lists_subnet_and_group(world):
+    request = AddInstanceGroupRequest(
+        instanceGroupName="more", instanceType="ml.g6.4xlarge", instanceCount=2, availabilityZone="us-west-2b"
+    )
+    resolved, plan = world.instance_groups().plan_add("demo", request)
+    assert (resolved.availabilityZone, resolved.deepHealthChecks, resolved.threadsPerCore) == ("us-west-2b", True, 1)
+    assert [action.resource for action in plan.actions] == ["AWS::EC2::Subnet", "HyperPod instance group"]
+    assert plan.actions[1].detail.startswith("2 x ml.g6.4xlarge in us-west-2b, on-demand capacity")
+    assert world.launcher.started == []
+
+
+def test_add_refuses_an_existing_group_name_before_starting(world):
+    request = AddInstanceGroupRequest(
+        instanceGroupName="gpu", instanceType="ml.g6.4xlarge", instanceCount=1, availabilityZone="us-west-2b"
+    )
+    with pytest.raises(ClusterExistsError):
+        world.instance_groups().add("demo", request, ADMIN)
+    assert world.launcher.started == []
+
+
+def test_add_starts_the_workflow_with_the_resolved_group(world):
+    request = AddInstanceGroupRequest(
+        instanceGroupName="more", instanceType="ml.m5.xlarge", instanceCount=1, availabilityZone="us-west-2a"
+    )
+    operation = world.instance_groups().add("demo", request, ADMIN)
+    [(kind, payload)] = started(world)
+    assert kind == operation.kind == OperationKind.ADD_INSTANCE_GROUP
+    assert payload["hyperpod"]["instanceGroupName"] == "more"
+    assert payload["hyperpod"]["deepHealthChecks"] is False
+    assert payload["hyperPodClusterName"] == HP
+
+
+def test_an_update_whose_fields_already_have_their_values_starts_nothing(world):
+    changes, operation = world.instance_groups().update(
+        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=2, labels={"team": "a"}), ADMIN
+    )
+    assert changes == {"instanceCount": "unchanged", "labels": "unchanged"}
+    assert operation is None
+    assert world.launcher.started == []
+
+
+def test_an_update_carries_only_the_changed_fields(world):
+    changes, operation = world.instance_groups().update(
+        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=4, labels={"team": "a"}), ADMIN
+    )
+    assert changes == {"instanceCount": "updated", "labels": "unchanged"}
+    assert operation is not None
+    [(kind, payload)] = started(world)
+    assert kind == OperationKind.UPDATE_INSTANCE_GROUP
+    assert payload["instanceGroup"] == {"instanceGroupName": "gpu", "instanceCount": 4}
+
+
+def test_diff_refuses_an_unknown_group(world):
+    with pytest.raises(InstanceGroupNotFoundError):
+        world.instance_groups().diff("demo", "tpu", UpdateInstanceGroupRequest(instanceCount=1))
+
+
+def test_diff_refuses_an_invalid_change_before_anything_starts(world):
+    with pytest.raises(InvalidRequestError, match="immutable"):
+        world.instance_groups().update("demo", "cpu", UpdateInstanceGroupRequest(instanceType="ml.m5.2xlarge"), ADMIN)
+    assert world.launcher.started == []
+
+
+def test_delete_needs_the_token_of_a_prior_plan(world):
+    service = world.instance_groups()
+    plan = service.plan_delete("demo", "cpu", ADMIN)
+    assert plan.confirmationToken
+    assert plan.actions[0].detail == "1 x ml.m5.xlarge: its nodes and their volumes are terminated"
+    with pytest.raises(ConfirmationRequiredError):
+        service.delete("demo", "gpu", plan.confirmationToken, ADMIN)
+    assert world.launcher.started == []
+
+
+def test_delete_with_the_token_starts_the_workflow_once(world):
+    service = world.instance_groups()
+    token = service.plan_delete("demo", "cpu", ADMIN).confirmationToken or ""
+    service.delete("demo", "cpu", token, ADMIN)
+    [(kind, payload)] = started(world)
+    assert (kind, payload["instanceGroup"]) == (OperationKind.DELETE_INSTANCE_GROUP, {"instanceGroupName": "cpu"})
+    with pytest.raises(ConfirmationRequiredError):
+        service.delete("demo", "cpu", token, ADMIN)
+
+
+def test_a_group_running_workload_pods_is_not_deleted(world):
+    world.kubernetes.node_list = [
+        KubernetesNode("hyperpod-i-1", True, True, {GROUP_LABEL: "cpu"}, {}, {}),
+        KubernetesNode("hyperpod-i-2", True, True, {GROUP_LABEL: "gpu"}, {}, {}),
+    ]
+    world.kubernetes.pods = {"hyperpod-i-1": [f"team/job-{i}" for i in range(7)], "hyperpod-i-2": ["team/other"]}
+    with pytest.raises(ClusterNotReadyError, match=r"runs workload pods \(team/job-0, .*team/job-4 and 2 more\)"):
+        world.instance_groups().plan_delete("demo", "cpu", ADMIN)
+
+
+def test_software_update_plans_every_group_by_default_with_its_current_release(world):
+    plan, shown = world.instance_groups().plan_software_update("demo", SoftwareUpdateRequest())
+    assert plan.instanceGroups == ["gpu", "cpu"]
+    assert [action.detail for action in shown.actions] == [
+        "AMI latest HyperPod release (now 1.0.0), 20% at a time",
+        "AMI latest HyperPod release (now 1.0.0), 20% at a time",
+    ]
+
+
+def test_software_update_refuses_an_unknown_group_and_starts_nothing(world):
+    with pytest.raises(InstanceGroupNotFoundError):
+        world.instance_groups().update_software("demo", SoftwareUpdateRequest(instanceGroups=["gpu", "tpu"]), ADMIN)
+    assert world.launcher.started == []
+
+
+def test_software_update_starts_with_the_plan(world):
+    request = SoftwareUpdateRequest(instanceGroups=["cpu"], rollingPolicy={"batchType": "count", "batchSize": 1})
+    world.instance_groups().update_software("demo", request, ADMIN)
+    [(kind, payload)] = started(world)
+    assert kind == OperationKind.UPDATE_CLUSTER_SOFTWARE
+    assert payload["softwareUpdate"]["instanceGroups"] == ["cpu"]

@@ -1,0 +1,169 @@
+"""NodeService against in-memory fakes: the node list joined with Kubernetes, and batch actions that validate every
+id first and ask for confirmation before replace and delete."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.hyperpod.nodes import NodeNotFoundError
+from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.models.clusters import ClusterRecord, ClusterStatus
+from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError, ForeignResourceError
+from controlplane.models.nodes import MAX_NODES_PER_REQUEST, NodeBatchRequest
+from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
+from tests.unit.hyperpod.fakes import REGION, World, eks_cluster
+
+ADMIN = Actor("alice", Role.ADMIN)
+OTHER_ADMIN = Actor("bob", Role.ADMIN)
+OPERATOR = Actor("olga", Role.OPERATOR)
+HP = "hp-cluster-demo"
+SPOT = InstanceGroup(
+    name="spot",
+    instance_type="ml.g6.4xlarge",
+    status="InService",
+    current_count=2,
+    target_count=2,
+    capacity_type="spot",
+)
+
+
+def register(world: World, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
+    now = world.clock.now()
+    world.registry.create(
+        ClusterRecord(
+            clusterTag="demo",
+            region=REGION,
+            status=ClusterStatus.ACTIVE,
+            eksClusterName="eks-cluster-demo",
+            stagesDone=list(stages),
+            createdAt=now,
+            updatedAt=now,
+            createdBy="alice",
+            **fields,
+        )
+    )
+
+
+@pytest.fixture
+def world() -> World:
+    world = World()
+    register(world)
+    world.hyperpod.put_cluster(HP, (SPOT,))
+    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo")
+    return world
+
+
+def node_ids(world: World) -> list[str]:
+    return [node.node_id for node in world.hyperpod.nodes(HP)]
+
+
+def test_list_joins_hyperpod_nodes_with_their_kubernetes_health_and_zone(world):
+    first, second = node_ids(world)
+    world.kubernetes.node_list = [
+        KubernetesNode(
+            f"hyperpod-{first}", True, False, {HEALTH_LABEL: "Schedulable", ZONE_LABEL: "us-west-2a"}, {}, {}
+        )
+    ]
+    listed = {node.nodeId: node for node in world.nodes().list_nodes("demo").nodes}
+    assert (listed[first].health, listed[first].ready, listed[first].schedulable) == ("Schedulable", True, False)
+    assert (listed[first].availabilityZone, listed[first].capacityType) == ("us-west-2a", "spot")
+    assert (listed[second].health, listed[second].ready) == (None, None)
+
+
+def test_list_skips_kubernetes_while_eks_is_not_active(world):
+    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo", status="UPDATING")
+    world.kubernetes.node_list = [KubernetesNode(f"hyperpod-{node_ids(world)[0]}", True, True, {}, {}, {})]
+    assert all(node.ready is None for node in world.nodes().list_nodes("demo").nodes)
+
+
+def test_a_cluster_before_stage_4_has_no_nodes():
+    world = World()
+    register(world, stages=("eks",))
+    with pytest.raises(ClusterNotReadyError, match="finish stage 4"):
+        world.nodes().list_nodes("demo")
+
+
+def test_an_unknown_id_refuses_the_whole_batch(world):
+    known = node_ids(world)[0]
+    with pytest.raises(NodeNotFoundError) as error:
+        world.nodes().act("demo", "reboot", [known, "i-0123456789abcdef0"], None, OPERATOR)
+    assert error.value.details == {"unknownNodeIds": ["i-0123456789abcdef0"]}
+    assert world.hyperpod.calls == []
+
+
+def test_reboot_needs_no_confirmation_and_reports_each_node(world):
+    ids = node_ids(world)
+    result = world.nodes().act("demo", "reboot", [ids[1], ids[0], ids[1]], None, OPERATOR)
+    assert result.successful == sorted(ids) and result.failed == [] and result.plan is None
+    assert world.hyperpod.calls == [("node_action", HP, "reboot", tuple(sorted(ids)))]
+
+
+def test_a_dry_run_returns_the_plan_without_a_token_for_reboot(world):
+    result = world.nodes().act("demo", "reboot", node_ids(world), None, OPERATOR, dry_run=True)
+    assert result.plan is not None and result.plan.confirmationToken is None
+    assert [action.action for action in result.plan.actions] == ["update", "update"]
+    assert world.hyperpod.calls == []
+
+
+@pytest.mark.parametrize(("action", "planned"), [("replace", "update"), ("delete", "delete")])
+def test_replace_and_delete_without_a_token_return_a_plan_with_one(world, action, planned):
+    result = world.nodes().act("demo", action, node_ids(world)[:1], None, ADMIN)
+    assert result.plan is not None and result.plan.confirmationToken
+    assert [item.action for item in result.plan.actions] == [planned]
+    assert world.hyperpod.calls == []
+
+
+def test_delete_with_the_plans_token_removes_the_node(world):
+    target = node_ids(world)[:1]
+    token = world.nodes().act("demo", "delete", target, None, ADMIN).plan.confirmationToken
+    result = world.nodes().act("demo", "delete", target, token, ADMIN)
+    assert result.successful == target
+    assert world.hyperpod.calls == [("node_action", HP, "delete", tuple(target))]
+    assert target[0] not in node_ids(world)
+
+
+def test_a_token_is_used_once(world):
+    target = node_ids(world)[:1]
+    token = world.nodes().act("demo", "replace", target, None, ADMIN).plan.confirmationToken
+    world.nodes().act("demo", "replace", target, token, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        world.nodes().act("demo", "replace", target, token, ADMIN)
+    assert len(world.hyperpod.calls) == 1
+
+
+def test_a_token_is_bound_to_its_nodes_and_caller(world):
+    first, second = node_ids(world)
+    token = world.nodes().act("demo", "replace", [first], None, ADMIN).plan.confirmationToken
+    with pytest.raises(ConfirmationRequiredError):
+        world.nodes().act("demo", "replace", [second], token, ADMIN)
+    token = world.nodes().act("demo", "replace", [first], None, ADMIN).plan.confirmationToken
+    with pytest.raises(ConfirmationRequiredError):
+        world.nodes().act("demo", "replace", [first], token, OTHER_ADMIN)
+    assert world.hyperpod.calls == []
+
+
+def test_nodes_of_an_adopted_cluster_are_not_acted_on():
+    world = World()
+    register(world, imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
+    world.hyperpod.put_cluster("theirs", (SPOT,))
+    with pytest.raises(ForeignResourceError):
+        world.nodes().act("demo", "reboot", node_ids_of(world, "theirs"), None, ADMIN)
+    assert world.hyperpod.calls == []
+
+
+def node_ids_of(world: World, cluster: str) -> list[str]:
+    return [node.node_id for node in world.hyperpod.nodes(cluster)]
+
+
+def test_a_batch_request_takes_at_most_the_apis_limit_of_well_formed_ids():
+    ids = [f"i-{n:017x}" for n in range(MAX_NODES_PER_REQUEST + 1)]
+    assert len(NodeBatchRequest(action="reboot", nodeIds=ids[:-1]).nodeIds) == MAX_NODES_PER_REQUEST
+    with pytest.raises(ValidationError):
+        NodeBatchRequest(action="reboot", nodeIds=ids)
+    with pytest.raises(ValidationError):
+        NodeBatchRequest(action="reboot", nodeIds=["node-1"])
+    with pytest.raises(ValidationError):
+        NodeBatchRequest(action="reboot", nodeIds=[])
