@@ -1,7 +1,7 @@
 """Who may do what: the IAM permissions of every Lambda function, in one reviewed table.
 
-`STEP_ACCESS` has one entry per workflow step module (tests assert parity with
-`controlplane.workflows.step_modules()`); `API_ACCESS` is the REST API function; `MCP_ACCESS` the
+`STEP_ACCESS` has one entry per workflow step, by step key (tests assert parity with
+`controlplane.workflows.step_keys()`); `API_ACCESS` is the REST API function; `MCP_ACCESS` the
 remote MCP server. The stack renders
 each `Grant` into one IAM policy statement on the function's own role and acknowledges cdk-nag's
 AwsSolutions-IAM5 finding for every wildcard resource with the grant's `reason`, so the reason for a

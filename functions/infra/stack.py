@@ -40,7 +40,7 @@ from constructs import Construct
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules
+from controlplane.workflows import definition_text, placeholders, step_key, step_keys
 from infra.layer import ARCHITECTURE, MCP_LAYER_SOURCE, RUNTIME, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.permissions import (
@@ -62,6 +62,7 @@ ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_ca
 MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
 MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
+STEP_HANDLER = "steps.handler.lambda_handler"
 MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), verified by the function
 MCP_IAM_PATH = "mcp-iam"  # SigV4 (AWS_IAM), e.g. through mcp-proxy-for-aws
 MCP_METADATA_PATH = (".well-known", "oauth-protected-resource", MCP_PATH)  # RFC 9728, public
@@ -159,12 +160,12 @@ class InstantStartStack(Stack):
         self.code = lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
 
         # Roles first: the Kubernetes access role trusts some of them (and the API's), and they reference it.
-        self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_modules()}
+        self.step_roles = {module: self._role(f"{pascal(module)}Role", module) for module in step_keys()}
         self.api_role = self._role("ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
-        self.step_functions = {module: self._step_function(module) for module in step_modules()}
+        self.step_functions = {module: self._step_function(module) for module in step_keys()}
         self.state_machines = {kind: self._state_machine(kind) for kind in OperationKind}
 
         # The MCP server's role first: the API recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
@@ -376,7 +377,7 @@ class InstantStartStack(Stack):
             environment["IS_AUTOSCALING_ROLE_BOUNDARY_ARN"] = self.autoscaling_boundary.managed_policy_arn
         return self._function(
             pascal(module),
-            handler=f"steps.{module}.lambda_handler",
+            handler=STEP_HANDLER,
             role=role,
             timeout=STEP_TIMEOUT,
             description=f"InstantStart workflow step {module}",
@@ -444,7 +445,7 @@ class InstantStartStack(Stack):
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
         name = state_machine_name(kind)
-        functions = {p: self.step_functions[step_module(p)] for p in placeholders(text)}
+        functions = {p: self.step_functions[step_key(p)] for p in placeholders(text)}
         log_group = logs.LogGroup(
             self,
             f"{pascal(kind.value)}WorkflowLogs",

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from controlplane.workflows import step_key
+
 ROOT = Path(__file__).resolve().parents[2]
 os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 if str(ROOT / "functions") not in sys.path:
@@ -53,9 +55,18 @@ class Synth:
         return self.outdir / self.stack.template_file
 
     def functions_by_handler(self) -> dict[str, str]:
-        """Lambda handler (`steps.ensure_vpc.lambda_handler`) → the function's logical ID."""
+        """Lambda handler of a one-function entry point (`api.handler.lambda_handler`) → the function's logical ID."""
         functions = self.of_type("AWS::Lambda::Function")
         return {props["Properties"]["Handler"]: key for key, props in functions.items()}
+
+    def step_functions(self) -> dict[str, str]:
+        """Step key → the logical ID of the function the state machines invoke for that step (exactly one)."""
+        served: dict[str, str] = {}
+        for machine in self.of_type("AWS::StepFunctions::StateMachine").values():
+            for placeholder, value in machine["Properties"]["DefinitionSubstitutions"].items():
+                function = value["Fn::GetAtt"][0]
+                assert served.setdefault(step_key(placeholder), function) == function, f"{placeholder}: two functions"
+        return served
 
     def role_of(self, function_id: str) -> str:
         return self.resources[function_id]["Properties"]["Role"]["Fn::GetAtt"][0]

@@ -16,7 +16,7 @@ import cfnlint
 import pytest
 
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
-from controlplane.workflows import step_modules
+from controlplane.workflows import step_keys
 from infra.permissions import API_ACCESS, ASSUME, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
 from infra.stack import API_HANDLER
 
@@ -77,8 +77,8 @@ def all_statements(synth: Any) -> list[tuple[str, dict[str, Any]]]:
 # --- the permission table --------------------------------------------------------------------------
 
 
-def test_permission_table_has_exactly_the_step_modules() -> None:
-    assert sorted(STEP_ACCESS) == step_modules()
+def test_permission_table_has_exactly_the_steps() -> None:
+    assert sorted(STEP_ACCESS) == step_keys()
 
 
 def test_star_allowlist_matches_the_reference() -> None:
@@ -213,8 +213,8 @@ def test_step_roles_reach_only_the_operations_and_clusters_tables(synth: Any) ->
     for name, ref in api_env["Environment"]["Variables"].items():
         if name.endswith("_TABLE"):
             tables[ref["Ref"]] = name
-    for module in step_modules():
-        role = synth.role_of(synth.functions_by_handler()[f"steps.{module}.lambda_handler"])
+    for module in step_keys():
+        role = synth.role_of(synth.step_functions()[module])
         dynamodb = [s for s in synth.statements(role) if "dynamodb:" in json.dumps(s["Action"])]
         reached = {name for key, name in tables.items() if key in json.dumps(dynamodb)}
         assert reached == {"IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE"}, module
@@ -225,11 +225,11 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     (key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
-    handlers = [f"steps.{m}.lambda_handler" for m, access in STEP_ACCESS.items() if access.kubernetes_role == ASSUME]
+    functions = [synth.step_functions()[m] for m, access in STEP_ACCESS.items() if access.kubernetes_role == ASSUME]
     # The API reads nodes and pods (status, instance groups, nodes) through the same role.
     assert API_ACCESS.kubernetes_role == ASSUME
-    handlers.append(API_HANDLER)
-    expected = [{"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[h]), "Arn"]} for h in handlers]
+    functions.append(synth.functions_by_handler()[API_HANDLER])
+    expected = [{"Fn::GetAtt": [synth.role_of(function), "Arn"]} for function in functions]
     assert principals == expected
     actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
     assert actions == {"eks:DescribeCluster"}

@@ -12,7 +12,7 @@ from aws_cdk.assertions import Match
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import step_modules
+from controlplane.workflows import step_keys
 from infra.permissions import STEP_ACCESS
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings, state_machine_name
 
@@ -87,7 +87,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.of_type("AWS::Lambda::Function")
-    assert len(functions) == len(step_modules()) + 2  # steps, the API, the MCP server
+    assert len(functions) == len(step_keys()) + 2  # steps, the API, the MCP server
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -155,8 +155,8 @@ def test_api_environment(synth: Any) -> None:
 def test_step_environment(synth: Any) -> None:
     kubernetes_role = synth.of_type("AWS::IAM::Role")
     (role_key,) = [k for k in kubernetes_role if k.startswith("KubernetesAccessRole")]
-    for module in step_modules():
-        variables = environment(synth, f"steps.{module}.lambda_handler")
+    for module in step_keys():
+        variables = synth.resources[synth.step_functions()[module]]["Properties"]["Environment"]["Variables"]
         # settings() reads every table name; IAM grants only the operations and clusters tables.
         assert set(table_env_names(synth)) <= set(variables), module
         assert variables["IS_POLL_SECONDS"] == "30" and variables["IS_POLL_MAX_ATTEMPTS"] == "120"

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules
-from infra.stack import state_machine_name
+from controlplane.workflows import definition_text, placeholders, step_key, step_keys
+from infra.stack import STEP_HANDLER, state_machine_name
 
 
 def machines(synth: Any) -> dict[str, dict[str, Any]]:
@@ -40,10 +40,11 @@ def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kin
     substitutions = machines(synth)[kind.value]["DefinitionSubstitutions"]
     text = definition_text(kind)
     assert set(substitutions) == placeholders(text)
-    functions = synth.functions_by_handler()
+    functions = synth.step_functions()
     for placeholder, value in substitutions.items():
-        expected = functions[f"steps.{step_module(placeholder)}.lambda_handler"]
+        expected = functions[step_key(placeholder)]
         assert value == {"Fn::GetAtt": [expected, "Arn"]}, placeholder
+        assert synth.resources[expected]["Properties"]["Handler"] == STEP_HANDLER, placeholder
     # The definition is inlined verbatim (no asset), so CloudFormation substitutes exactly these keys.
     assert machines(synth)[kind.value]["DefinitionString"] == text
 
@@ -78,14 +79,16 @@ def test_state_machine_may_invoke_exactly_its_step_functions(synth: Any, kind: O
     assert {json.dumps(r, sort_keys=True) for r in granted} == expected
 
 
-def test_each_step_module_is_one_function_shared_by_the_workflows(synth: Any) -> None:
-    handlers = synth.functions_by_handler()
-    step_handlers = sorted(h for h in handlers if h.startswith("steps."))
-    assert step_handlers == sorted(f"steps.{module}.lambda_handler" for module in step_modules())
+def test_each_step_is_served_by_one_function_shared_by_the_workflows(synth: Any) -> None:
+    served = synth.step_functions()
+    assert sorted(served) == step_keys()
+    functions = synth.of_type("AWS::Lambda::Function")
+    step_functions = {key for key, props in functions.items() if props["Properties"]["Handler"] == STEP_HANDLER}
+    assert set(served.values()) == step_functions
 
 
 def test_failure_recorder_may_read_the_history_of_both_workflows(synth: Any) -> None:
-    function = synth.functions_by_handler()["steps.record_operation_failure.lambda_handler"]
+    function = synth.step_functions()["record_operation_failure"]
     statements = synth.statements(synth.role_of(function))
     (history,) = [s for s in statements if s["Action"] == "states:GetExecutionHistory"]
     rendered = json.dumps(history["Resource"])
