@@ -14,7 +14,6 @@ from pathlib import Path
 
 from controlplane.models.operations import OperationKind
 
-STATEMACHINES_DIR = Path(__file__).resolve().parents[3] / "statemachines"
 FUNCTION_SUFFIX = "FunctionArn"
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 _WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
@@ -37,7 +36,8 @@ def placeholder(step: str) -> str:
 
 
 def definition_path(kind: OperationKind) -> Path:
-    return STATEMACHINES_DIR / f"{kind.value}.asl.json"
+    """`statemachines/<kind>.asl.json` at the repository root (resolved on use: Lambda code imports this module)."""
+    return Path(__file__).resolve().parents[3] / "statemachines" / f"{kind.value}.asl.json"
 
 
 def definition_text(kind: OperationKind) -> str:
