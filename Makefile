@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
-.PHONY: install run test lint unit contract integration workflows infra e2e bench synth clean
+.PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ contract: install
 integration: install
 	$(BIN)/pytest tests/integration -q
 
-workflows: install
+workflow-tests: install
 	$(BIN)/pytest tests/workflows -q
 
 infra: install
@@ -52,6 +52,10 @@ bench: install
 
 synth: install
 	$(BIN)/python app.py
+
+# Regenerate statemachines/*.asl.json from the workflow declarations (functions/controlplane/workflows/).
+workflows: install
+	$(BIN)/python -m controlplane.workflows
 
 clean:
 	rm -rf $(VENV) cdk.out

@@ -14,7 +14,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 from infra.lambdas import LOG_RETENTION
 from infra.nag import Acknowledgements
 from infra.names import pascal, state_machine_name
@@ -65,7 +65,7 @@ class WorkflowFamilyStack(NestedStack):
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
         name = state_machine_name(kind)
-        functions = {p: self._function_for(step_module(p)) for p in placeholders(text)}
+        functions = {p: self._function_for(step_key(p)) for p in placeholders(text)}
         log_group = logs.LogGroup(
             self,
             f"{pascal(kind.value)}WorkflowLogs",

@@ -5,7 +5,6 @@ from the same descriptions the CDK stack uses, and Lambda tasks dispatched to th
 from __future__ import annotations
 
 import base64
-import importlib
 import json
 import logging
 import os
@@ -25,19 +24,21 @@ from moto.sts.models import sts_backends
 from controlplane import wiring
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules, substitute
+from controlplane.workflows import definition_text, placeholders, step_key, step_keys, substitute
 from sandbox.ec2_extension import Ec2Extension
 from sandbox.eks_addons import EksAddonsExtension
 from sandbox.eks_extension import EksExtension
-from sandbox.faults import FaultBook, step_key
+from sandbox.faults import FaultBook
 from sandbox.fsx_extension import FsxExtension
 from sandbox.hyperpod_extension import HyperPodExtension
 from sandbox.k8s_emulator import KubernetesEmulator
 from sandbox.s3_extension import S3Extension
+from steps.handler import lambda_handler as step_handler
 
 ACCOUNT_ID = "123456789012"
 HOME_REGION = "us-east-1"
 FUNCTION_PREFIX = "instantstart-"
+STEPS_FUNCTION = "steps"
 TOKENS = {"sandbox-admin": "admin", "sandbox-operator": "operator", "sandbox-viewer": "viewer"}
 # The sandbox's MCP server calls the API as itself, like the MCP function's role in AWS: this token
 # stands for that role's SigV4 identity, and the API acts for the user the server names (api.auth).
@@ -284,7 +285,8 @@ class Sandbox:
         machines = {}
         for kind in OperationKind:
             text = definition_text(kind)
-            values = {p: _function_arn(step_module(p)) for p in placeholders(text)}
+            # One function serves every step here; the payload's `step` says which.
+            values = {p: _function_arn(STEPS_FUNCTION) for p in placeholders(text)}
             machines[kind.value] = stepfunctions.create_state_machine(
                 name=f"instantstart-{kind.value.replace('_', '-')}",
                 definition=substitute(text, values),
@@ -316,24 +318,24 @@ class Sandbox:
 
     def _install_lambda_dispatch(self) -> None:
         self._original_invoke = LambdaSimpleBackend.invoke
-        known = set(step_modules())
         faults = self.faults
 
         def invoke(
             backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: dict[str, str]
         ) -> bytes:
-            module = function_name.rsplit(":", 1)[-1].removeprefix(FUNCTION_PREFIX)
-            if module not in known:
-                return _function_error(response_headers, "ResourceNotFoundException", f"No step {module}")
-            if faults.take(module):
+            name = function_name.rsplit(":", 1)[-1].removeprefix(FUNCTION_PREFIX)
+            if name != STEPS_FUNCTION:
+                return _function_error(response_headers, "ResourceNotFoundException", f"No function {name}")
+            event = json.loads(body or "{}")
+            key = step_key(str(event.get("step", "")))
+            if faults.take(key):
                 return _function_error(
                     response_headers,
                     "SandboxFaultInjected",
-                    f"Fault injected into step {module} through /sandbox/faults",
+                    f"Fault injected into step {key} through /sandbox/faults",
                 )
-            handler = importlib.import_module(f"steps.{module}").lambda_handler
             try:
-                result = handler(json.loads(body or "{}"), LambdaContext(function_name))
+                result = step_handler(event, LambdaContext(function_name))
             except Exception as error:  # noqa: BLE001 - a Lambda runtime reports every unhandled error
                 return _function_error(response_headers, type(error).__name__, str(error))
             return json.dumps(result).encode()
@@ -354,8 +356,8 @@ class Sandbox:
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)
-        if key not in step_modules():
-            raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_modules())}")
+        if key not in step_keys():
+            raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_keys())}")
         self.faults.add(key, times, after)
         return key
 

@@ -1,15 +1,18 @@
-"""The ASL files, the step modules and the stage catalog agree with each other."""
+"""The ASL files, the workflow declarations, the steps table and the stage catalog agree with each other."""
 
 from __future__ import annotations
 
-import importlib
 import json
 
 import pytest
 
+from controlplane.core.features import DISABLE_ORDER, ENABLE_ORDER
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholder, placeholders, step_key, step_keys
+from controlplane.workflows.asl import text
+from controlplane.workflows.definitions import WORKFLOWS
+from steps.registry import STEPS
 
 LAMBDA_SERVICE_ERRORS = {
     "Lambda.ServiceException",
@@ -19,17 +22,35 @@ LAMBDA_SERVICE_ERRORS = {
 }
 BOOKKEEPING = {"Record Operation Success", "Record Operation Failure"}
 PIPELINE_BOOKKEEPING = "Record Stage Completed"
+STAGE_WORKFLOWS = {
+    "eks": OperationKind.CREATE_EKS_CLUSTER,
+    "dependencies": OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+    "hyperpod": OperationKind.CREATE_HYPERPOD_CLUSTER,
+    "storage": OperationKind.CONFIGURE_STORAGE,
+}
 
 
 def states(kind: OperationKind) -> dict[str, dict]:
     return json.loads(definition_text(kind))["States"]
 
 
+def tasks(kind: OperationKind) -> dict[str, dict]:
+    return {name: state for name, state in states(kind).items() if state["Type"] == "Task"}
+
+
+@pytest.mark.parametrize("kind", list(OperationKind))
+def test_the_checked_in_asl_is_what_the_declaration_generates(kind):
+    assert definition_text(kind) == text(WORKFLOWS[kind]), "run `make workflows` and commit statemachines/"
+
+
+def test_every_operation_kind_has_one_declared_workflow():
+    assert set(WORKFLOWS) == set(OperationKind)
+    assert all(workflow.kind == kind for kind, workflow in WORKFLOWS.items())
+
+
 @pytest.mark.parametrize("kind", list(OperationKind))
 def test_every_task_retries_lambda_service_errors_and_catches_everything(kind):
-    for name, state in states(kind).items():
-        if state["Type"] != "Task":
-            continue
+    for name, state in tasks(kind).items():
         retried = {error for retry in state["Retry"] for error in retry["ErrorEquals"]}
         assert retried >= LAMBDA_SERVICE_ERRORS, name
         assert all(retry["MaxAttempts"] <= 12 for retry in state["Retry"]), name
@@ -38,26 +59,69 @@ def test_every_task_retries_lambda_service_errors_and_catches_everything(kind):
 
 
 @pytest.mark.parametrize("kind", list(OperationKind))
-def test_every_task_names_a_step_module_with_a_lambda_handler(kind):
-    for name, state in states(kind).items():
-        if state["Type"] != "Task":
-            continue
-        (placeholder,) = placeholders(json.dumps(state["Parameters"]["FunctionName"]))
-        module = importlib.import_module(f"steps.{step_module(placeholder)}")
-        assert callable(module.lambda_handler)
-        # Names line up across layers; a state used more than once in a workflow adds a suffix.
-        assert name.lower().replace(" ", "_").startswith(module.__name__.rsplit(".", 1)[1]), name
+def test_every_task_sends_its_step_the_state_and_the_execution_to_the_steps_function(kind):
+    for name, state in tasks(kind).items():
+        payload = state["Parameters"]["Payload"]
+        assert payload["state.$"] == "$" and payload["executionArn.$"] == "$$.Execution.Id", name
+        assert payload["step"] in STEPS, name
+        # Names line up across layers; a step used more than once in a workflow gives its state a suffix.
+        assert name.startswith(payload["step"]), name
+        assert state["Parameters"]["FunctionName"] == "${" + placeholder(payload["step"]) + "}", name
+
+
+def test_every_placeholder_has_a_row_in_the_steps_table_and_every_row_a_placeholder():
+    used = {step_key(p) for kind in OperationKind for p in placeholders(definition_text(kind))}
+    assert used == set(step_keys())
+    assert sorted(step_key(name) for name in STEPS) == step_keys()
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "arn_placeholder"),
+    [
+        ("Create FSx File System", "create_fsx_file_system", "CreateFsxFileSystemFunctionArn"),
+        ("Ensure S3 CSI Driver Role", "ensure_s3_csi_driver_role", "EnsureS3CsiDriverRoleFunctionArn"),
+        ("Apply HyperPod Dependencies", "apply_hyperpod_dependencies", "ApplyHyperpodDependenciesFunctionArn"),
+    ],
+)
+def test_a_step_is_named_the_same_by_its_task_its_key_and_its_placeholder(name, key, arn_placeholder):
+    assert step_key(name) == step_key(key) == step_key(arn_placeholder) == key
+    assert placeholder(name) == placeholder(key) == arn_placeholder
+
+
+@pytest.mark.parametrize("kind", list(OperationKind))
+def test_the_stage_catalog_is_the_declarations_stages(kind):
+    assert WORKFLOW_STAGES[kind] == WORKFLOWS[kind].stages()
 
 
 @pytest.mark.parametrize("kind", list(OperationKind))
 def test_the_stage_catalog_lists_exactly_the_workflow_steps(kind):
-    tasks = {
-        name
-        for name, state in states(kind).items()
-        if state["Type"] == "Task" and not name.startswith(PIPELINE_BOOKKEEPING)
-    } - BOOKKEEPING
+    steps = {name for name in tasks(kind) if not name.startswith(PIPELINE_BOOKKEEPING)} - BOOKKEEPING
     catalogued = [step for steps in WORKFLOW_STAGES[kind].values() for step in steps]
-    assert sorted(catalogued) == sorted(tasks)
+    assert sorted(catalogued) == sorted(steps)
+
+
+def test_the_pipeline_runs_each_stage_workflow_as_one_stage_then_records_it():
+    pipeline = states(OperationKind.CREATE_CLUSTER)
+    assert list(WORKFLOW_STAGES[OperationKind.CREATE_CLUSTER]) == list(STAGE_WORKFLOWS)
+    for stage, kind in STAGE_WORKFLOWS.items():
+        own = {name: state for name, state in states(kind).items() if name not in BOOKKEEPING | {"Succeeded", "Failed"}}
+        steps = [step for steps in WORKFLOW_STAGES[kind].values() for step in steps]
+        assert list(WORKFLOW_STAGES[OperationKind.CREATE_CLUSTER][stage]) == steps
+        record = f"{PIPELINE_BOOKKEEPING} {stage.title()}"
+        assert pipeline[record]["Parameters"]["Payload"]["stage"] == stage
+        for name, state in own.items():
+            # The same state, except that the stage's end leads to its Record Stage Completed.
+            ends = {"Next": record} if state.get("Next") == "Record Operation Success" else {}
+            ends |= {"Default": record} if state.get("Default") == "Record Operation Success" else {}
+            assert pipeline[name] == state | ends, name
+
+
+def test_features_are_removed_and_ensured_in_the_panels_order():
+    machine = states(OperationKind.UPDATE_CLUSTER_FEATURES)
+    removals = [name for name in machine if name.startswith("Should Remove ")]
+    ensures = [name for name in machine if name.startswith("Should Ensure ")]
+    assert [machine[n]["Choices"][0]["Variable"].split(".")[2] for n in removals] == list(DISABLE_ORDER)
+    assert [machine[n]["Choices"][0]["Or"][0]["Variable"].split(".")[2] for n in ensures] == list(ENABLE_ORDER)
 
 
 @pytest.mark.parametrize("kind", list(OperationKind))

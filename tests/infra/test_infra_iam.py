@@ -18,7 +18,7 @@ import pytest
 
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import step_modules
+from controlplane.workflows import step_keys
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
 from infra.names import state_machine_name
@@ -83,13 +83,13 @@ def all_statements(synth: Any) -> list[tuple[str, dict[str, Any]]]:
 # --- the permission table --------------------------------------------------------------------------
 
 
-def test_permission_table_has_exactly_the_step_modules() -> None:
-    assert sorted(STEP_ACCESS) == step_modules()
+def test_permission_table_has_exactly_the_step_keys() -> None:
+    assert sorted(STEP_ACCESS) == step_keys()
 
 
 def test_every_step_is_in_exactly_one_group() -> None:
     grouped = [step for steps in STEP_GROUPS.values() for step in steps]
-    assert sorted(grouped) == step_modules()
+    assert sorted(grouped) == step_keys()
     assert all(STEP_GROUPS.values())
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module, step_modules
+from controlplane.workflows import definition_text, placeholders, step_key, step_keys
 from infra.names import state_machine_name
 from infra.step_groups import STEP_GROUPS, group_of
 
@@ -42,7 +42,7 @@ def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kin
     text = definition_text(kind)
     assert set(substitutions) == placeholders(text)
     for placeholder, value in substitutions.items():
-        expected = synth.step_function(group_of(step_module(placeholder)))
+        expected = synth.step_function(group_of(step_key(placeholder)))
         assert value == {"Fn::GetAtt": [expected, "Arn"]}, placeholder
     # The definition is inlined verbatim (no asset), so CloudFormation substitutes exactly these keys.
     assert machines(synth)[kind.value]["DefinitionString"] == text
@@ -82,8 +82,8 @@ def test_each_step_is_served_by_exactly_one_function_the_one_of_its_group(synth:
     served_by: dict[str, set[str]] = {}
     for machine in machines(synth).values():
         for placeholder, value in machine["DefinitionSubstitutions"].items():
-            served_by.setdefault(step_module(placeholder), set()).add(value["Fn::GetAtt"][0])
-    assert sorted(served_by) == step_modules()
+            served_by.setdefault(step_key(placeholder), set()).add(value["Fn::GetAtt"][0])
+    assert sorted(served_by) == step_keys()
     assert all(len(functions) == 1 for functions in served_by.values()), served_by
     steps_of: dict[str, set[str]] = {}
     for step, (function,) in served_by.items():

@@ -8,10 +8,10 @@ import pytest
 from controlplane.config import cluster_dependencies
 from controlplane.core.dependencies import s3_csi_role_name
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 
 STEPS = sorted(
-    step_module(p)
+    step_key(p)
     for p in placeholders(definition_text(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES))
     if not p.startswith("RecordOperation")
 )

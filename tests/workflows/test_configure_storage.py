@@ -7,10 +7,10 @@ import pytest
 
 from controlplane.core.dependencies import S3_CSI_POLICY, s3_csi_role_name
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 
 STEPS = sorted(
-    step_module(p)
+    step_key(p)
     for p in placeholders(definition_text(OperationKind.CONFIGURE_STORAGE))
     if not p.startswith("RecordOperation")
 )

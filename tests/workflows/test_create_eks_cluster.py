@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
 
 CREATE_STEPS = sorted(
-    step_module(p)
+    step_key(p)
     for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
     if not p.startswith("RecordOperation")
 )

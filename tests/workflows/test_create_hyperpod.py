@@ -6,10 +6,10 @@ import boto3
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 
 STEPS = sorted(
-    step_module(p)
+    step_key(p)
     for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
     if not p.startswith("RecordOperation")
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from controlplane import wiring
-from steps import record_operation_failure
+from steps.handler import lambda_handler
 
 
 def test_a_failure_with_an_unreadable_state_still_fails_the_operation(running_sandbox):
@@ -15,7 +15,8 @@ def test_a_failure_with_an_unreadable_state_still_fails_the_operation(running_sa
         "kind": "no-such-workflow",
         "error": {"Error": "States.Runtime", "Cause": "The state does not match the workflow input."},
     }
-    result = record_operation_failure.lambda_handler({"state": state, "executionArn": operation.executionArn}, None)
+    event = {"step": "Record Operation Failure", "state": state, "executionArn": operation.executionArn}
+    result = lambda_handler(event, None)
     assert result["status"] == "FAILED"
     failed = running_sandbox.wait_terminal(operation.operationId)
     assert failed["status"] == "FAILED"

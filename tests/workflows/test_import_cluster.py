@@ -18,13 +18,13 @@ from controlplane.config import cluster_dependencies
 from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 from sandbox.runtime import ACCOUNT_ID
 from tests.inventory import account_inventory, inventory_diff
 
 REGION = "us-west-2"
 STEPS = sorted(
-    step_module(p)
+    step_key(p)
     for p in placeholders(definition_text(OperationKind.IMPORT_CLUSTER))
     if not p.startswith("RecordOperation")
 )

@@ -9,12 +9,12 @@ import pytest
 
 from controlplane.core.features import CATALOG
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_module
+from controlplane.workflows import definition_text, placeholders, step_key
 
 TAG = "feat"
 REGION = "us-west-2"
 ENSURE_STEPS = sorted(
-    step_module(p) for p in placeholders(definition_text(OperationKind.UPDATE_CLUSTER_FEATURES)) if "Ensure" in p
+    step_key(p) for p in placeholders(definition_text(OperationKind.UPDATE_CLUSTER_FEATURES)) if "Ensure" in p
 )
 # Steps that settle in their first round (server-side apply), so no later round exists to fail.
 SINGLE_ROUND = {"ensure_kuberay_operator"}

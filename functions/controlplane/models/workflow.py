@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan
@@ -43,3 +44,8 @@ class WorkflowInput(View):
     features: FeatureChanges | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None
+
+
+def parse_input(state: Mapping[str, Any]) -> WorkflowInput:
+    """The workflow input a step receives: the one place that reads an execution state's shape."""
+    return WorkflowInput.model_validate(state)

@@ -1,0 +1,30 @@
+"""The one Lambda entry point of every workflow Task: find the step's row, mark its stage, run it, log.
+
+Every Task sends `{"step": <Task name>, "state": <execution state>, "executionArn": ...}` (plus its constants);
+`registry.STEPS` says what each step runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from controlplane import wiring
+from controlplane.observability import logger
+from steps import registry
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    call = registry.StepCall.from_event(event)
+    step = registry.step(call.step)
+    if step.begins:
+        wiring.operations().begin_step(call.input.operationId, call.step)
+    result = step.run(call)
+    output = result.model_dump(mode="json") if isinstance(result, BaseModel) else dict(result)
+    if step.waiting:
+        wiring.operations().note_phase(call.input.operationId, call.step, step.waiting.format(**output))
+    logger().info(
+        "step done", extra={"operationId": call.state.get("operationId"), "step": call.step, "output": output}
+    )
+    return output

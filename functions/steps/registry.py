@@ -1,0 +1,215 @@
+"""The steps table: each Task name → what it runs. `handler.py` dispatches on it; nothing else runs steps.
+
+Names line up across layers: the Task "Create EKS Cluster" ⇄ its row here ⇄ `${CreateEksClusterFunctionArn}` in
+the ASL ⇄ `EksStackService.create_eks_cluster`. A work row calls one service method (through
+`controlplane.wiring`) on the parsed workflow input; the handler marks its stage RUNNING first. The three
+bookkeeping rows record the operation's outcome and read the invocation itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel
+
+from controlplane import wiring
+from controlplane.core.features import DISABLE_ORDER
+from controlplane.models.features import Feature
+from controlplane.models.workflow import WorkflowInput, parse_input
+
+Result = BaseModel | Mapping[str, Any]
+
+
+class UnknownStepError(LookupError):
+    """A Task named a step this table does not have."""
+
+
+@dataclass(frozen=True)
+class StepCall:
+    """One invocation as every Task sends it: `{"step", "state", "executionArn"}` plus the Task's constants."""
+
+    step: str
+    state: Mapping[str, Any]
+    execution_arn: str
+    constants: Mapping[str, Any]
+
+    @classmethod
+    def from_event(cls, event: Mapping[str, Any]) -> StepCall:
+        constants = {key: value for key, value in event.items() if key not in ("step", "state", "executionArn")}
+        return cls(str(event.get("step", "")), event.get("state") or {}, str(event.get("executionArn", "")), constants)
+
+    @cached_property
+    def input(self) -> WorkflowInput:
+        """The state parsed once, on first use: a failure can be recorded even when the state is unreadable."""
+        return parse_input(self.state)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One row. `begins`: mark the step's stage RUNNING before running it (work steps). `waiting`: the phase
+    persisted after it, before the workflow starts polling, formatted with the step's output."""
+
+    run: Callable[[StepCall], Result]
+    begins: bool = True
+    waiting: str | None = None
+
+
+def work(action: Callable[[WorkflowInput], Result], waiting: str | None = None) -> Step:
+    return Step(run=lambda call: action(call.input), waiting=waiting)
+
+
+def _record_success(call: StepCall) -> dict[str, str]:
+    """The operation SUCCEEDED; the registry reflects it."""
+    operation = wiring.operations().succeed(call.input.operationId)
+    wiring.clusters().record_outcome(operation)
+    return {"operationId": operation.operationId, "status": operation.status.value}
+
+
+def _record_failure(call: StepCall) -> dict[str, str]:
+    """The operation FAILED at the state the execution history names (right even when its Lambda never ran).
+
+    Reads only `operationId` and `error` from the state: the rest of the state may be what went wrong.
+    """
+    state = call.state
+    operation = wiring.operations().fail_execution(state["operationId"], call.execution_arn, state.get("error") or {})
+    wiring.clusters().record_outcome(operation)
+    return {"operationId": operation.operationId, "status": operation.status.value}
+
+
+def _record_stage_completed(call: StepCall) -> dict[str, str]:
+    """Pipeline only: the registry shows a finished stage (the Task's constant `stage`) at once."""
+    stage = str(call.constants["stage"])
+    wiring.clusters().record_stage(call.input.operationId, stage)
+    return {"operationId": call.input.operationId, "stage": stage}
+
+
+STEPS: dict[str, Step] = {
+    # bookkeeping
+    "Record Operation Success": Step(_record_success, begins=False),
+    "Record Operation Failure": Step(_record_failure, begins=False),
+    "Record Stage Completed": Step(_record_stage_completed, begins=False),
+    # stage 1: network and EKS
+    "Ensure VPC": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_vpc(ctx)),
+    "Ensure Subnets": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_subnets(ctx)),
+    "Ensure Internet Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_internet_gateway(ctx)),
+    "Ensure NAT Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_nat_gateway(ctx)),
+    "Ensure Route Tables": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx)),
+    "Ensure S3 Endpoint": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_s3_endpoint(ctx)),
+    "Ensure Security Group": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_security_group(ctx)),
+    "Ensure Cluster Role": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_cluster_role(ctx)),
+    "Create EKS Cluster": work(
+        lambda ctx: wiring.eks_stack(ctx.region).create_eks_cluster(ctx),
+        waiting="Waiting for {clusterName} to become ACTIVE",
+    ),
+    "Check EKS Cluster": work(lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx)),
+    "Ensure Access Entry": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_access_entry(ctx)),
+    "Verify Kubernetes API": work(lambda ctx: wiring.eks_stack(ctx.region).verify_kubernetes_api(ctx)),
+    # stage 3: dependencies
+    "Ensure OIDC Provider": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_oidc_provider(ctx)),
+    "Ensure S3 CSI Driver Role": work(
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_s3_csi_driver_role(ctx)
+    ),
+    "Ensure Addons": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_addons(ctx)),
+    "Check Addons": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons(ctx)),
+    "Apply HyperPod Dependencies": work(
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).apply_hyperpod_dependencies(ctx)
+    ),
+    # stage 4: HyperPod
+    "Ensure Execution Role": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_execution_role(ctx)),
+    "Ensure Lifecycle Scripts": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_lifecycle_scripts(ctx)),
+    "Ensure Compute Subnet": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_compute_subnet(ctx)),
+    "Create HyperPod Cluster": work(
+        lambda ctx: wiring.hyperpod_stage(ctx.region).create_hyperpod_cluster(ctx),
+        waiting="Waiting for {clusterName} and its instance group to be InService",
+    ),
+    "Check HyperPod Cluster": work(lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx)),
+    "Ensure Training Operator Identity": work(
+        lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)
+    ),
+    # stage 5: storage
+    "Ensure Data Bucket": work(lambda ctx: wiring.storage_service(ctx.region).ensure_data_bucket(ctx)),
+    "Grant Bucket Access": work(lambda ctx: wiring.storage_service(ctx.region).grant_bucket_access(ctx)),
+    "Apply Storage Claim": work(lambda ctx: wiring.storage_service(ctx.region).apply_storage_claim(ctx)),
+    "Create FSx File System": work(lambda ctx: wiring.storage_service(ctx.region).create_fsx_file_system(ctx)),
+    "Check FSx File System": work(lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_system(ctx)),
+    "Apply FSx Claim": work(lambda ctx: wiring.storage_service(ctx.region).apply_fsx_claim(ctx)),
+    # delete
+    "Delete HyperPod Cluster": work(
+        lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_cluster(ctx),
+        waiting="Waiting for {clusterName} to be deleted",
+    ),
+    "Check HyperPod Cluster Deleted": work(
+        lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx)
+    ),
+    "Delete HyperPod Resources": work(lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_resources(ctx)),
+    "Delete FSx File Systems": work(lambda ctx: wiring.storage_service(ctx.region).delete_fsx_file_systems(ctx)),
+    "Check FSx File Systems Deleted": work(
+        lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_systems_deleted(ctx)
+    ),
+    "Release Imported Cluster": work(lambda ctx: wiring.cluster_import(ctx.region).release_imported_cluster(ctx)),
+    "Delete EKS Cluster": work(
+        lambda ctx: wiring.eks_stack(ctx.region).delete_eks_cluster(ctx),
+        waiting="Waiting for {clusterName} to be deleted",
+    ),
+    "Check EKS Cluster Deleted": work(lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster_deleted(ctx)),
+    "Delete Cluster Role": work(lambda ctx: wiring.eks_stack(ctx.region).delete_cluster_role(ctx)),
+    "Delete Dependency Identities": work(
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).delete_dependency_identities(ctx)
+    ),
+    "Delete Feature Identities": work(
+        lambda ctx: wiring.feature_steps(ctx.region).delete_identities(ctx, DISABLE_ORDER)
+    ),
+    "Release NAT Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).release_nat_gateway(ctx)),
+    "Delete Network": work(lambda ctx: wiring.eks_stack(ctx.region).delete_network(ctx)),
+    # instance groups and software
+    "Add Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).add_instance_group(ctx)),
+    "Update Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).update_instance_group(ctx)),
+    "Check Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group(ctx)),
+    "Delete Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).delete_instance_group(ctx)),
+    "Check Instance Group Deleted": work(
+        lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group_deleted(ctx)
+    ),
+    "Release Compute Subnet": work(lambda ctx: wiring.instance_group_steps(ctx.region).release_compute_subnet(ctx)),
+    "Start Software Update": work(lambda ctx: wiring.instance_group_steps(ctx.region).start_software_update(ctx)),
+    "Check Software Update": work(lambda ctx: wiring.instance_group_steps(ctx.region).check_software_update(ctx)),
+    # import
+    "Tag Imported Cluster": work(lambda ctx: wiring.cluster_import(ctx.region).tag_imported_cluster(ctx)),
+    "Discover Cluster Network": work(lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_network(ctx)),
+    "Discover Cluster Stages": work(lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_stages(ctx)),
+    # features: one ensure and one remove step each
+    "Ensure Cert Manager": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.CERT_MANAGER, ctx)),
+    "Remove Cert Manager": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.CERT_MANAGER, ctx)),
+    "Ensure Fsx Csi Driver": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.FSX_CSI_DRIVER, ctx)),
+    "Remove Fsx Csi Driver": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.FSX_CSI_DRIVER, ctx)),
+    "Ensure Kuberay Operator": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KUBERAY_OPERATOR, ctx)),
+    "Remove Kuberay Operator": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KUBERAY_OPERATOR, ctx)),
+    "Ensure Tiered Storage": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TIERED_STORAGE, ctx)),
+    "Remove Tiered Storage": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TIERED_STORAGE, ctx)),
+    "Ensure Training Operator": work(
+        lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TRAINING_OPERATOR, ctx)
+    ),
+    "Remove Training Operator": work(
+        lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TRAINING_OPERATOR, ctx)
+    ),
+    "Ensure Observability": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.OBSERVABILITY, ctx)),
+    "Remove Observability": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.OBSERVABILITY, ctx)),
+    "Ensure Inference Operator": work(
+        lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.INFERENCE_OPERATOR, ctx)
+    ),
+    "Remove Inference Operator": work(
+        lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.INFERENCE_OPERATOR, ctx)
+    ),
+    "Ensure Karpenter": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KARPENTER, ctx)),
+    "Remove Karpenter": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KARPENTER, ctx)),
+}
+
+
+def step(name: str) -> Step:
+    """The row of the Task `name`; an unknown name is an error that lists the known ones."""
+    try:
+        return STEPS[name]
+    except KeyError:
+        raise UnknownStepError(f"Unknown step {name!r}; the steps are: {', '.join(sorted(STEPS))}") from None

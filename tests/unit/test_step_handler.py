@@ -1,0 +1,71 @@
+"""The one step handler: it finds the Task's row, marks its stage, runs it, and returns its output."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane import wiring
+from controlplane.models.workflow import PollState
+from steps import registry
+from steps.handler import lambda_handler
+
+STATE = {
+    "operationId": "op-1",
+    "kind": "create_eks_cluster",
+    "clusterTag": "demo",
+    "region": "us-west-2",
+    "eksClusterName": "eks-cluster-demo",
+}
+
+
+class RecordingOperations:
+    """Stands in for the operation service: records what the handler tells it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, ...]] = []
+
+    def begin_step(self, operation_id: str, step: str) -> None:
+        self.calls.append(("begin_step", operation_id, step))
+
+    def note_phase(self, operation_id: str, step: str, message: str) -> None:
+        self.calls.append(("note_phase", operation_id, step, message))
+
+
+@pytest.fixture
+def operations(monkeypatch: pytest.MonkeyPatch) -> RecordingOperations:
+    recording = RecordingOperations()
+    monkeypatch.setattr(wiring, "operations", lambda: recording)
+    return recording
+
+
+def invoke(step: str, state: dict, **constants: str) -> dict:
+    return lambda_handler({"step": step, "state": state, "executionArn": "arn:execution", **constants}, None)
+
+
+def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations, monkeypatch):
+    monkeypatch.setitem(
+        registry.STEPS, "Check Thing", registry.work(lambda ctx: PollState(done=True, attempts=1, waitSeconds=0))
+    )
+    assert invoke("Check Thing", STATE) == {"done": True, "attempts": 1, "waitSeconds": 0, "status": None}
+    assert operations.calls == [("begin_step", "op-1", "Check Thing")]
+
+
+def test_a_step_that_starts_a_wait_persists_its_phase_from_its_output(operations, monkeypatch):
+    row = registry.work(lambda ctx: {"clusterName": ctx.eksClusterName}, waiting="Waiting for {clusterName}")
+    monkeypatch.setitem(registry.STEPS, "Create Thing", row)
+    invoke("Create Thing", STATE)
+    assert operations.calls[-1] == ("note_phase", "op-1", "Create Thing", "Waiting for eks-cluster-demo")
+
+
+def test_a_bookkeeping_step_reads_the_raw_state_and_its_constants_without_parsing_the_state(operations, monkeypatch):
+    seen = registry.Step(lambda call: {"operationId": call.state["operationId"], **call.constants}, begins=False)
+    monkeypatch.setitem(registry.STEPS, "Record Thing", seen)
+    unreadable = {"operationId": "op-1", "kind": "no-such-workflow"}
+    assert invoke("Record Thing", unreadable, stage="eks") == {"operationId": "op-1", "stage": "eks"}
+    assert operations.calls == []
+
+
+def test_an_unknown_step_is_an_error_that_names_the_known_steps(operations):
+    with pytest.raises(registry.UnknownStepError, match=r"'Ensure Nothing'.*Ensure VPC"):
+        invoke("Ensure Nothing", STATE)
+    assert operations.calls == []
