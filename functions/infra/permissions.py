@@ -37,8 +37,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controlplane.core.dependencies import s3_csi_role_name
-from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 from controlplane.core.feature_steps import (
     FSX_CSI_POLICY_ARN,
     INFERENCE_OPERATOR_POLICY_ARN,
@@ -64,8 +62,10 @@ from controlplane.core.naming import (
     eks_cluster_name,
     eks_cluster_role_name,
     hyperpod_execution_role_name,
+    s3_csi_role_name,
     training_operator_role_name,
 )
+from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 
 CLUSTER_ADMIN_ACCESS_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 

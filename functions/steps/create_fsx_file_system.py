@@ -3,6 +3,7 @@
 from typing import Any
 
 from controlplane import wiring
+from controlplane.models.workflow import StorageStageInput
 from controlplane.step_runtime import run_step
 
 
@@ -10,5 +11,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Create FSx File System",
+        serves=StorageStageInput,
         action=lambda ctx: wiring.storage_service(ctx.region).create_fsx_file_system(ctx),
     )

@@ -3,6 +3,7 @@
 from typing import Any
 
 from controlplane import wiring
+from controlplane.models.workflow import ImportClusterInput
 from controlplane.step_runtime import run_step
 
 
@@ -10,5 +11,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Discover Cluster Network",
+        serves=ImportClusterInput,
         action=lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_network(ctx),
     )

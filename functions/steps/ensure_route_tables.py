@@ -3,6 +3,7 @@
 from typing import Any
 
 from controlplane import wiring
+from controlplane.models.workflow import EksStageInput
 from controlplane.step_runtime import run_step
 
 
@@ -10,5 +11,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Ensure Route Tables",
+        serves=EksStageInput,
         action=lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx),
     )

@@ -3,6 +3,7 @@
 from typing import Any
 
 from controlplane import wiring
+from controlplane.models.workflow import DeleteEksClusterInput
 from controlplane.step_runtime import run_step
 
 
@@ -10,5 +11,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Release NAT Gateway",
+        serves=DeleteEksClusterInput,
         action=lambda ctx: wiring.eks_stack(ctx.region).release_nat_gateway(ctx),
     )

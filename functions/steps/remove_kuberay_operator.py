@@ -4,6 +4,7 @@ from typing import Any
 
 from controlplane import wiring
 from controlplane.models.features import Feature
+from controlplane.models.workflow import UpdateClusterFeaturesInput
 from controlplane.step_runtime import run_step
 
 
@@ -11,5 +12,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Remove Kuberay Operator",
+        serves=UpdateClusterFeaturesInput,
         action=lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KUBERAY_OPERATOR, ctx),
     )

@@ -3,6 +3,7 @@
 from typing import Any
 
 from controlplane import wiring
+from controlplane.models.workflow import UpdateClusterSoftwareInput
 from controlplane.step_runtime import run_step
 
 
@@ -10,5 +11,6 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     return run_step(
         event,
         step="Start Software Update",
+        serves=UpdateClusterSoftwareInput,
         action=lambda ctx: wiring.instance_group_steps(ctx.region).start_software_update(ctx),
     )

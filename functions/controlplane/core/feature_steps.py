@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controlplane.config import FeaturePins, ManifestPin
-from controlplane.core.dependencies import FAILED_ADDON_STATES, S3_CSI_ADDON
+from controlplane.core.dependencies.steps import FAILED_ADDON_STATES, S3_CSI_ADDON
 from controlplane.core.hyperpod import (
     POD_IDENTITY_PRINCIPAL,
     SAGEMAKER_PRINCIPAL,
@@ -24,7 +24,6 @@ from controlplane.core.hyperpod import (
 )
 from controlplane.core.identity import VERSION, service_statement, service_trust, web_identity_trust
 from controlplane.core.naming import (
-    hyperpod_cluster_of,
     is_owned,
     ownership_tags,
 )
@@ -41,8 +40,14 @@ from controlplane.models.errors import (
     InvalidRequestError,
     WaitTimeoutError,
 )
-from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState, LiveState
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.features import Feature, FeatureChange, FeatureState, LiveState
+from controlplane.models.workflow import (
+    DeleteEksClusterInput,
+    FeatureChangesInput,
+    PollState,
+    UpdateClusterFeaturesInput,
+    WorkflowState,
+)
 
 FEATURE_TAG_KEY = "instantstart:feature"
 # Kubernetes label keys cannot contain ':'; objects the features apply carry these labels instead.
@@ -316,24 +321,24 @@ class FeatureSteps:
 
     # --- workflow steps ----------------------------------------------------------------------
 
-    def ensure(self, feature: Feature, ctx: WorkflowInput) -> PollState:
-        change = _changes(ctx).of(feature)
+    def ensure(self, feature: Feature, ctx: FeatureChangesInput) -> PollState:
+        change = ctx.features.of(feature)
         facts = self._facts(ctx)
         done = self._features[feature].ensure(facts, change, first_attempt=ctx.poll is None)
         return self._poll_state(ctx, done, feature, "enabled")
 
-    def remove(self, feature: Feature, ctx: WorkflowInput) -> PollState:
+    def remove(self, feature: Feature, ctx: UpdateClusterFeaturesInput) -> PollState:
         done = self._features[feature].remove(self._facts(ctx))
         return self._poll_state(ctx, done, feature, "removed")
 
-    def delete_identities(self, ctx: WorkflowInput, order: tuple[Feature, ...]) -> dict[str, str]:
+    def delete_identities(self, ctx: DeleteEksClusterInput, order: tuple[Feature, ...]) -> dict[str, str]:
         """Cluster deletion, after the clusters are deleted (or released, when imported): what features created
         outside them (IAM roles and policies, buckets) goes too. Each feature's own removal does it, seeing no
         cluster, so that teardown and disable cannot drift apart."""
         facts = ClusterFacts(
             cluster_tag=ctx.clusterTag,
             region=ctx.region,
-            account=ctx.accountId or "",
+            account=ctx.accountId,
             eks_name=ctx.eksClusterName,
             eks=None,
             hyperpod=None,
@@ -342,19 +347,11 @@ class FeatureSteps:
             self._features[feature].remove(facts)
         return {"released": ", ".join(feature.value for feature in order)}
 
-    def _facts(self, ctx: WorkflowInput) -> ClusterFacts:
-        if not ctx.accountId:
-            raise InvalidRequestError("The workflow input has no account id.")
-        return self.facts(
-            ctx.clusterTag,
-            ctx.region,
-            ctx.accountId,
-            ctx.eksClusterName,
-            hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName),
-        )
+    def _facts(self, ctx: WorkflowState) -> ClusterFacts:
+        return self.facts(ctx.clusterTag, ctx.region, ctx.accountId, ctx.eksClusterName, ctx.hyperPodClusterName)
 
-    def _poll_state(self, ctx: WorkflowInput, done: bool, feature: Feature, goal: str) -> PollState:
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+    def _poll_state(self, ctx: WorkflowState, done: bool, feature: Feature, goal: str) -> PollState:
+        attempts = ctx.attempt()
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"{feature.value} is still not {goal} after {attempts} checks.")
         return PollState(
@@ -405,12 +402,6 @@ def _inference_configuration(facts: ClusterFacts, role_arn: str | None, bucket: 
         "tlsCertificateS3Bucket": bucket,
         "hyperpodClusterArn": facts.require_hyperpod().arn,
     }
-
-
-def _changes(ctx: WorkflowInput) -> FeatureChanges:
-    if ctx.features is None:
-        raise InvalidRequestError("The workflow input has no feature changes.")
-    return ctx.features
 
 
 # --- EKS add-on features -------------------------------------------------------------------------

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controlplane.core.auth import Actor, Role
+from controlplane.core.auth import Actor
 from controlplane.core.feature_steps import ClusterFacts, FeatureSteps, require_karpenter_ready
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.operations import OperationService
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
@@ -42,7 +42,6 @@ from controlplane.models.features import (
     UpdateFeaturesRequest,
 )
 from controlplane.models.operations import Operation, OperationKind, OperationView
-from controlplane.models.workflow import WorkflowInput
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,10 @@ class FeaturePanelService:
 
     def plan(self, cluster_tag: str, request: UpdateFeaturesRequest) -> FeaturePlan:
         """The diff against live state, checked against every dependency rule; no side effect."""
-        record = self._ready(cluster_tag)
+        return self._plan(self._ready(cluster_tag), request)
+
+    def _plan(self, record: ClusterRecord, request: UpdateFeaturesRequest) -> FeaturePlan:
+        cluster_tag = record.clusterTag
         facts, live = self._live(record)
         touched = request.touched()
         for feature in touched:
@@ -184,11 +186,10 @@ class FeaturePanelService:
 
     def update(self, cluster_tag: str, request: UpdateFeaturesRequest, actor: Actor) -> FeaturesUpdate:
         """Start one operation for the changed features (none when every touched feature is unchanged)."""
-        actor.require(Role.ADMIN, "change cluster features")
-        plan = self.plan(cluster_tag, request)
+        record = self._ready(cluster_tag)
+        plan = self._plan(record, request)
         if not plan.stages:
             return FeaturesUpdate(features=_by_name(plan.outcomes))
-        record = self._record(cluster_tag)
         operation = self._start(record, plan, actor)
         return FeaturesUpdate(
             features=_by_name(plan.outcomes),
@@ -202,21 +203,8 @@ class FeaturePanelService:
     # --- internals ---------------------------------------------------------------------------
 
     def _start(self, record: ClusterRecord, plan: FeaturePlan, actor: Actor) -> Operation:
-        account = record.accountId or self._account.account_id()
-
-        def payload(operation_id: str) -> dict[str, object]:
-            return WorkflowInput(
-                operationId=operation_id,
-                kind=OperationKind.UPDATE_CLUSTER_FEATURES,
-                clusterTag=record.clusterTag,
-                region=record.region,
-                accountId=account,
-                eksClusterName=record.eksClusterName,
-                features=plan.changes,
-            ).model_dump(mode="json", exclude_none=True)
-
         return self._operations.start(
-            OperationKind.UPDATE_CLUSTER_FEATURES, record.clusterTag, actor, payload, stages=plan.stages
+            record, actor, OperationKind.UPDATE_CLUSTER_FEATURES, stages=plan.stages, features=plan.changes
         )
 
     def _record(self, cluster_tag: str) -> ClusterRecord:

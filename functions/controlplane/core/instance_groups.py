@@ -11,16 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters import ClusterService
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.hyperpod import group_plan, group_spec, lifecycle_uri, port_taints
+from controlplane.core.hyperpod import group_spec, lifecycle_uri, port_taints
+from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.naming import (
     compute_subnet_key,
     hyperpod_cluster_of,
     hyperpod_execution_role_name,
     is_owned,
 )
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodCluster, HyperPodGateway, RollingUpdate
 from controlplane.core.ports.iam import IamGateway
@@ -53,7 +55,15 @@ from controlplane.models.instance_groups import (
 from controlplane.models.instance_types import instance_type
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import GROUP_LABEL
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import (
+    AddInstanceGroupInput,
+    DeleteInstanceGroupInput,
+    InstanceGroupInput,
+    PollState,
+    UpdateClusterSoftwareInput,
+    UpdateInstanceGroupInput,
+    WorkflowState,
+)
 
 FAILED_GROUP_STATES = {"Failed"}
 SOFTWARE_RUNNING = {"Pending", "InProgress", "RollbackInProgress"}
@@ -71,12 +81,16 @@ class InstanceGroupService:
     def __init__(
         self,
         clusters: ClusterService,
+        operations: OperationService,
+        planner: HyperPodPlanner,
         confirmations: Confirmations,
         hyperpod: Callable[[str], HyperPodGateway],
         eks: Callable[[str], EksGateway],
         kubernetes: KubernetesGateway,
     ) -> None:
         self._clusters = clusters
+        self._operations = operations
+        self._planner = planner
         self._confirmations = confirmations
         self._hyperpod = hyperpod
         self._eks = eks
@@ -95,15 +109,8 @@ class InstanceGroupService:
 
     # --- add ---------------------------------------------------------------------------------
 
-    def plan_add(self, cluster_tag: str, request: AddInstanceGroupRequest) -> tuple[HyperPodPlan, Plan]:
-        record, cluster = self._live(cluster_tag)
-        if cluster.group(request.instanceGroupName) is not None:
-            raise ClusterExistsError(
-                f"Instance group {request.instanceGroupName} already exists in {cluster.name}; pick another name or "
-                "change the existing group with PATCH.",
-                {"instanceGroupName": request.instanceGroupName},
-            )
-        resolved = self._clusters.resolve_group(record.region, request)
+    def plan_add(self, cluster_tag: str, request: AddInstanceGroupRequest) -> Plan:
+        _, resolved = self._new_group(cluster_tag, request)
         zone = resolved.availabilityZone
         capacity = (
             f"training plan {resolved.trainingPlanArn}"
@@ -126,12 +133,21 @@ class InstanceGroupService:
                 f"{'on' if resolved.deepHealthChecks else 'off'}",
             ),
         ]
-        return resolved, Plan(actions=actions)
+        return Plan(actions=actions)
 
     def add(self, cluster_tag: str, request: AddInstanceGroupRequest, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "add an instance group")
-        resolved, _ = self.plan_add(cluster_tag, request)
-        return self._start(cluster_tag, OperationKind.ADD_INSTANCE_GROUP, actor, hyperpod=resolved)
+        record, resolved = self._new_group(cluster_tag, request)
+        return self._operations.start(record, actor, OperationKind.ADD_INSTANCE_GROUP, hyperpod=resolved)
+
+    def _new_group(self, cluster_tag: str, request: AddInstanceGroupRequest) -> tuple[ClusterRecord, HyperPodPlan]:
+        record, cluster = self._live(cluster_tag)
+        if cluster.group(request.instanceGroupName) is not None:
+            raise ClusterExistsError(
+                f"Instance group {request.instanceGroupName} already exists in {cluster.name}; pick another name or "
+                "change the existing group with PATCH.",
+                {"instanceGroupName": request.instanceGroupName},
+            )
+        return record, self._planner.resolve_group(record.region, request)
 
     # --- update (explicit diff) --------------------------------------------------------------
 
@@ -139,6 +155,11 @@ class InstanceGroupService:
         """Per sent field: unchanged when the live value already equals it, else updated. Refuses immutable changes
         and counts below the group's minimum before anything happens."""
         _, cluster = self._live(cluster_tag)
+        return self._diff(cluster, name, request)
+
+    def _diff(
+        self, cluster: HyperPodCluster, name: str, request: UpdateInstanceGroupRequest
+    ) -> dict[str, FieldOutcome]:
         view = group_view(self._group(cluster, name), cluster)
         sent = request.model_dump(exclude_unset=True)
         for field in ("instanceType", "networkInterface"):
@@ -173,18 +194,18 @@ class InstanceGroupService:
     def update(
         self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
     ) -> tuple[dict[str, FieldOutcome], Operation | None]:
-        actor.require(Role.ADMIN, "change an instance group")
-        changes = self.diff(cluster_tag, name, request)
+        record, cluster = self._live(cluster_tag)
+        changes = self._diff(cluster, name, request)
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
             return changes, None
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
-        return changes, self._start(cluster_tag, OperationKind.UPDATE_INSTANCE_GROUP, actor, instanceGroup=change)
+        operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
+        return changes, operation
 
     # --- delete (plan, confirm) --------------------------------------------------------------
 
     def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
-        actor.require(Role.ADMIN, "delete an instance group")
         record, cluster = self._live(cluster_tag)
         group = self._group(cluster, name)
         self._refuse_if_in_use(record, name)
@@ -207,7 +228,6 @@ class InstanceGroupService:
         )
 
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "delete an instance group")
         record, cluster = self._live(cluster_tag)
         self._group(cluster, name)
         self._confirmations.redeem(
@@ -218,23 +238,18 @@ class InstanceGroupService:
             f"Call DELETE /clusters/{cluster_tag}/instance-groups/{name} without a token",
         )
         self._refuse_if_in_use(record, name)
-        return self._clusters.start_workflow(
+        return self._operations.start(
             record,
-            OperationKind.DELETE_INSTANCE_GROUP,
             actor,
+            OperationKind.DELETE_INSTANCE_GROUP,
             instanceGroup=InstanceGroupChange(instanceGroupName=name),
         )
 
     # --- software update ---------------------------------------------------------------------
 
-    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:
-        _, cluster = self._live(cluster_tag)
-        names = request.instanceGroups or [group["InstanceGroupName"] for group in cluster.groups]
-        for name in names:
-            self._group(cluster, name)
-        policy = request.rollingPolicy
-        if policy.batchType == "percentage" and policy.batchSize > 100:
-            raise InvalidRequestError("A percentage batch size is at most 100.")
+    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> Plan:
+        _, cluster, plan = self._software_update(cluster_tag, request)
+        policy = plan.rollingPolicy
         batch = f"{policy.batchSize}{'%' if policy.batchType == 'percentage' else ' instances'} at a time"
         actions = [
             PlannedAction(
@@ -244,20 +259,27 @@ class InstanceGroupService:
                 detail=f"AMI {request.imageId or 'latest HyperPod release'} (now "
                 f"{self._group(cluster, name).get('CurrentImageReleaseVersion') or 'unknown'}), {batch}",
             )
-            for name in names
+            for name in plan.instanceGroups
         ]
-        plan = SoftwareUpdatePlan(instanceGroups=names, imageId=request.imageId, rollingPolicy=policy)
-        return plan, Plan(actions=actions)
+        return Plan(actions=actions)
 
     def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "update cluster software")
-        plan, _ = self.plan_software_update(cluster_tag, request)
-        return self._start(cluster_tag, OperationKind.UPDATE_CLUSTER_SOFTWARE, actor, softwareUpdate=plan)
+        record, _, plan = self._software_update(cluster_tag, request)
+        return self._operations.start(record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, softwareUpdate=plan)
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _start(self, cluster_tag: str, kind: OperationKind, actor: Actor, **plans: Any) -> Operation:
-        return self._clusters.start_workflow(self._clusters.get(cluster_tag), kind, actor, **plans)
+    def _software_update(
+        self, cluster_tag: str, request: SoftwareUpdateRequest
+    ) -> tuple[ClusterRecord, HyperPodCluster, SoftwareUpdatePlan]:
+        record, cluster = self._live(cluster_tag)
+        names = request.instanceGroups or [group["InstanceGroupName"] for group in cluster.groups]
+        for name in names:
+            self._group(cluster, name)
+        policy = request.rollingPolicy
+        if policy.batchType == "percentage" and policy.batchSize > 100:
+            raise InvalidRequestError("A percentage batch size is at most 100.")
+        return record, cluster, SoftwareUpdatePlan(instanceGroups=names, imageId=request.imageId, rollingPolicy=policy)
 
     def _live(self, cluster_tag: str, changing: bool = True) -> tuple[ClusterRecord, HyperPodCluster]:
         """The record and its HyperPod cluster; for a change, also that the cluster is the control plane's."""
@@ -314,8 +336,8 @@ class InstanceGroupSteps:
         self._hyperpod = hyperpod
         self._poll = poll
 
-    def add_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = group_plan(ctx)
+    def add_instance_group(self, ctx: AddInstanceGroupInput) -> dict[str, str]:
+        plan = ctx.hyperpod
         cluster = self._cluster(ctx)
         if cluster.group(plan.instanceGroupName) is not None:
             return {"instanceGroup": plan.instanceGroupName, "action": "found"}
@@ -330,8 +352,8 @@ class InstanceGroupSteps:
         )
         return {"instanceGroup": plan.instanceGroupName, "action": "added"}
 
-    def update_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        change = _change(ctx)
+    def update_instance_group(self, ctx: UpdateInstanceGroupInput) -> dict[str, str]:
+        change = ctx.instanceGroup
         cluster = self._cluster(ctx)
         group = cluster.group(change.instanceGroupName)
         if group is None:
@@ -354,10 +376,10 @@ class InstanceGroupSteps:
         )
         return {"instanceGroup": change.instanceGroupName, "action": "updated"}
 
-    def check_instance_group(self, ctx: WorkflowInput) -> PollState:
-        name = ctx.hyperpod.instanceGroupName if ctx.hyperpod else _change(ctx).instanceGroupName
+    def check_instance_group(self, ctx: InstanceGroupInput) -> PollState:
+        name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if group is None:
             raise ResourceNotReadyError(f"Instance group {name} is not in the cluster yet.")
         status = group.get("Status", "")
@@ -378,8 +400,8 @@ class InstanceGroupSteps:
             )
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
 
-    def delete_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = _change(ctx).instanceGroupName
+    def delete_instance_group(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
+        name = ctx.instance_group_name
         cluster = self._cluster(ctx)
         group = cluster.group(name)
         if group is None:
@@ -388,10 +410,10 @@ class InstanceGroupSteps:
             self._hyperpod.delete_group(cluster.name, name)
         return {"instanceGroup": name, "action": "deleting"}
 
-    def check_instance_group_deleted(self, ctx: WorkflowInput) -> PollState:
-        name = _change(ctx).instanceGroupName
+    def check_instance_group_deleted(self, ctx: DeleteInstanceGroupInput) -> PollState:
+        name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if group is not None and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"Instance group {name} is still {group.get('Status')} after {attempts} checks.")
         return PollState(
@@ -401,9 +423,9 @@ class InstanceGroupSteps:
             status="DELETED" if group is None else group.get("Status"),
         )
 
-    def release_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
+    def release_compute_subnet(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
         """Delete the group's dedicated subnet (shared subnets stay for the other groups)."""
-        name = _change(ctx).instanceGroupName
+        name = ctx.instance_group_name
         released = []
         for subnet in self._network.find_subnets(ctx.clusterTag).values():
             if subnet.key == compute_subnet_key(subnet.availability_zone, name):
@@ -411,8 +433,8 @@ class InstanceGroupSteps:
                 released.append(subnet.subnet_id)
         return {"released": ", ".join(released) or "no dedicated subnet"}
 
-    def start_software_update(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _software(ctx)
+    def start_software_update(self, ctx: UpdateClusterSoftwareInput) -> dict[str, str]:
+        plan = ctx.softwareUpdate
         cluster = self._cluster(ctx)
         groups = [cluster.group(name) or {} for name in plan.instanceGroups]
         if any(group.get("SoftwareUpdateStatus") in SOFTWARE_RUNNING for group in groups):
@@ -435,10 +457,10 @@ class InstanceGroupSteps:
         )
         return {"action": "started"}
 
-    def check_software_update(self, ctx: WorkflowInput) -> PollState:
-        plan = _software(ctx)
+    def check_software_update(self, ctx: UpdateClusterSoftwareInput) -> PollState:
+        plan = ctx.softwareUpdate
         cluster = self._cluster(ctx)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         statuses = {name: (cluster.group(name) or {}).get("SoftwareUpdateStatus") for name in plan.instanceGroups}
         failed = [name for name, status in statuses.items() if status in SOFTWARE_FAILED]
         if failed:
@@ -451,8 +473,8 @@ class InstanceGroupSteps:
             raise WaitTimeoutError(f"The software update is still running after {attempts} checks.")
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
-    def _cluster(self, ctx: WorkflowInput) -> HyperPodCluster:
-        name = hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
+    def _cluster(self, ctx: WorkflowState) -> HyperPodCluster:
+        name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None or not is_owned(cluster.tags, ctx.clusterTag):
             raise ResourceNotReadyError(f"HyperPod cluster {name} is missing.")
@@ -524,15 +546,3 @@ def capacity_type(group: dict[str, Any]) -> CapacityType:
     if group.get("TrainingPlanArn"):
         return "training-plan"
     return "spot" if "Spot" in (group.get("CapacityRequirements") or {}) else "on-demand"
-
-
-def _change(ctx: WorkflowInput) -> InstanceGroupChange:
-    if ctx.instanceGroup is None:
-        raise InvalidRequestError("The workflow input names no instance group.")
-    return ctx.instanceGroup
-
-
-def _software(ctx: WorkflowInput) -> SoftwareUpdatePlan:
-    if ctx.softwareUpdate is None:
-        raise InvalidRequestError("The workflow input has no software update plan.")
-    return ctx.softwareUpdate
