@@ -7,13 +7,11 @@ from functools import cache
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from api import errors
-from api.auth import actor_of
+from api.authorization import authorize
 from api.errors import ErrorBody
 from api.routers import catalog, clusters, features, instance_groups, nodes, operations
-from controlplane.core.auth import Role
 
 TITLE = "InstantStart control plane API"
 DESCRIPTION = (
@@ -24,18 +22,11 @@ DESCRIPTION = (
 IAM_PREFIX = "/iam"
 
 
-def authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
-    actor = actor_of(app.current_event)
-    actor.require(Role.VIEWER, "read")
-    app.append_context(actor=actor)
-    return next_middleware(app)
-
-
 @cache
 def build() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX])
     errors.register(app)
-    app.use([authenticate])
+    app.use([authorize])
     app.include_router(clusters.router)
     app.include_router(instance_groups.router)
     app.include_router(nodes.router)

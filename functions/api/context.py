@@ -1,4 +1,7 @@
-"""What the routers share: the authenticated actor, the Idempotency-Key, and the plan-or-start shape."""
+"""What the routers share: the authorized actor, the Idempotency-Key, and the plan-or-start shape.
+
+Roles are not checked here: `api.authorization` checks every route's before the route runs.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from api.idempotency import run_once
 from api.routers.responses import accepted, json_response, recorded
-from controlplane.core.auth import Actor, Role
+from controlplane.core.auth import Actor
 from controlplane.models.common import View
 from controlplane.models.operations import Operation
 
@@ -31,8 +34,6 @@ def idempotency_key(router: Router) -> str | None:
 
 def plan_or_start(
     router: Router,
-    role: Role,
-    action: str,
     *,
     dry_run: bool,
     scope: str,
@@ -40,10 +41,9 @@ def plan_or_start(
     plan: Callable[[Actor], View],
     start: Callable[[Actor], Operation],
 ) -> Response[str]:
-    """The shape of every mutating route: check the role, then return the plan (200) or start the work once
-    per Idempotency-Key (202 with the operation)."""
+    """The shape of every mutating route: return the plan (200), or start the work once per Idempotency-Key (202
+    with the operation)."""
     caller = actor(router)
-    caller.require(role, action)
     if dry_run:
         return json_response(200, plan(caller))
     result = run_once(idempotency_key(router), f"{caller.principal}#{scope}", body, lambda: accepted(start(caller)))

@@ -24,20 +24,23 @@ from controlplane.adapters.k8s import manifests
 from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
 from controlplane.config import cluster_dependencies, feature_pins
 from controlplane.core.catalog import CatalogService
-from controlplane.core.clusters import ClusterService
+from controlplane.core.clusters.import_steps import ClusterImportSteps
+from controlplane.core.clusters.lifecycle import ClusterLifecycleService
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.clusters.stage_requests import StageRequestService
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.dependencies import ClusterDependencyService
-from controlplane.core.eks_stack import EksStackService
+from controlplane.core.dependencies.steps import ClusterDependencyService
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 from controlplane.core.hyperpod.groups import InstanceGroupService
 from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
-from controlplane.core.importing import ClusterImportService
-from controlplane.core.operations import OperationService
+from controlplane.core.hyperpod_planning import HyperPodPlanner
+from controlplane.core.network.eks_stack import EksStackService
+from controlplane.core.operations.service import OperationService
 from controlplane.core.stack_settings import PollSettings
-from controlplane.core.storage import StorageService
+from controlplane.core.storage.steps import StorageService
 from controlplane.settings import settings
 
 
@@ -61,6 +64,7 @@ def operations() -> OperationService:
         DynamoOperationRepository(config.operations_table),
         registry(),
         StepFunctionsLauncher(config.state_machine_arns),
+        AwsAccountGateway(),
         clock(),
     )
 
@@ -78,15 +82,35 @@ def audit_log() -> DynamoAuditLog:
 @cache
 def clusters() -> ClusterService:
     return ClusterService(
+        registry(), AwsEksGateway, AwsHyperPodGateway, KubernetesApiGateway(kubernetes_clients()), clock()
+    )
+
+
+@cache
+def cluster_lifecycle() -> ClusterLifecycleService:
+    return ClusterLifecycleService(
+        clusters(),
         registry(),
         AwsAccountGateway(),
         operations(),
         confirmations(),
+        hyperpod_planner(),
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
-        KubernetesApiGateway(kubernetes_clients()),
     )
+
+
+@cache
+def stage_requests() -> StageRequestService:
+    return StageRequestService(
+        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), cluster_dependencies()
+    )
+
+
+@cache
+def hyperpod_planner() -> HyperPodPlanner:
+    return HyperPodPlanner(AwsAccountGateway())
 
 
 @cache
@@ -146,7 +170,13 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
 @cache
 def instance_groups() -> InstanceGroupService:
     return InstanceGroupService(
-        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_clients())
+        clusters(),
+        operations(),
+        hyperpod_planner(),
+        confirmations(),
+        AwsHyperPodGateway,
+        AwsEksGateway,
+        KubernetesApiGateway(kubernetes_clients()),
     )
 
 
@@ -192,9 +222,9 @@ def feature_steps(region: str) -> FeatureSteps:
 
 
 @cache
-def cluster_import(region: str) -> ClusterImportService:
+def cluster_import(region: str) -> ClusterImportSteps:
     pins = cluster_dependencies()
-    return ClusterImportService(
+    return ClusterImportSteps(
         registry(),
         Ec2NetworkGateway(region),
         AwsEksGateway(region),
@@ -226,6 +256,9 @@ def reset() -> None:
         registry,
         audit_log,
         clusters,
+        cluster_lifecycle,
+        stage_requests,
+        hyperpod_planner,
         confirmations,
         kubernetes_clients,
         eks_stack,

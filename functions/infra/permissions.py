@@ -37,8 +37,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controlplane.core.dependencies import s3_csi_role_name
-from controlplane.core.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 from controlplane.core.features.fsx_csi_driver import FSX_CSI_POLICY_ARN
 from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_POLICY_ARN
 from controlplane.core.features.observability import OBSERVABILITY_POLICY_ARNS
@@ -60,10 +58,12 @@ from controlplane.core.naming import (
     inference_tls_bucket_name,
     karpenter_role_name,
     observability_role_name,
+    s3_csi_role_name,
     tiered_storage_policy_name,
     tiered_storage_role_name,
     training_operator_role_name,
 )
+from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
 
 CLUSTER_ADMIN_ACCESS_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 

@@ -11,16 +11,36 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from controlplane import wiring
 from controlplane.core.features import DISABLE_ORDER
+from controlplane.models.clusters import StageName
+from controlplane.models.errors import OperationStateError
 from controlplane.models.features import Feature
-from controlplane.models.workflow import WorkflowInput, parse_input
+from controlplane.models.workflow import (
+    AddInstanceGroupInput,
+    CreateClusterInput,
+    DeleteEksClusterInput,
+    DeleteInstanceGroupInput,
+    EksStageInput,
+    FeatureChangesInput,
+    GroupPlanInput,
+    ImportClusterInput,
+    InstanceGroupInput,
+    StorageStageInput,
+    UpdateClusterFeaturesInput,
+    UpdateClusterSoftwareInput,
+    UpdateInstanceGroupInput,
+    WorkflowInput,
+    WorkflowState,
+    parse_input,
+)
 
 Result = BaseModel | Mapping[str, Any]
+Served = TypeVar("Served", bound=WorkflowState)
 
 
 class UnknownStepError(LookupError):
@@ -57,8 +77,16 @@ class Step:
     waiting: str | None = None
 
 
-def work(action: Callable[[WorkflowInput], Result], waiting: str | None = None) -> Step:
-    return Step(run=lambda call: action(call.input), waiting=waiting)
+def work(serves: type[Served], action: Callable[[Served], Result], waiting: str | None = None) -> Step:
+    """A row that runs one service method on the input shape it serves; another workflow's input is refused."""
+
+    def run(call: StepCall) -> Result:
+        ctx = call.input
+        if not isinstance(ctx, serves):
+            raise OperationStateError(f"Step {call.step} does not run in a {ctx.kind.value} workflow.")
+        return action(ctx)
+
+    return Step(run=run, waiting=waiting)
 
 
 def _record_success(call: StepCall) -> dict[str, str]:
@@ -81,9 +109,12 @@ def _record_failure(call: StepCall) -> dict[str, str]:
 
 def _record_stage_completed(call: StepCall) -> dict[str, str]:
     """Pipeline only: the registry shows a finished stage (the Task's constant `stage`) at once."""
-    stage = str(call.constants["stage"])
-    wiring.clusters().record_stage(call.input.operationId, stage)
-    return {"operationId": call.input.operationId, "stage": stage}
+    ctx = call.input
+    if not isinstance(ctx, CreateClusterInput):
+        raise OperationStateError(f"Record Stage Completed does not run in a {ctx.kind.value} workflow.")
+    stage = StageName(str(call.constants["stage"]))
+    wiring.clusters().record_stage(ctx, stage)
+    return {"operationId": ctx.operationId, "stage": stage.value}
 
 
 STEPS: dict[str, Step] = {
@@ -92,118 +123,203 @@ STEPS: dict[str, Step] = {
     "Record Operation Failure": Step(_record_failure, begins=False),
     "Record Stage Completed": Step(_record_stage_completed, begins=False),
     # stage 1: network and EKS
-    "Ensure VPC": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_vpc(ctx)),
-    "Ensure Subnets": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_subnets(ctx)),
-    "Ensure Internet Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_internet_gateway(ctx)),
-    "Ensure NAT Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_nat_gateway(ctx)),
-    "Ensure Route Tables": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx)),
-    "Ensure S3 Endpoint": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_s3_endpoint(ctx)),
-    "Ensure Security Group": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_security_group(ctx)),
-    "Ensure Cluster Role": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_cluster_role(ctx)),
+    "Ensure VPC": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_vpc(ctx)),
+    "Ensure Subnets": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_subnets(ctx)),
+    "Ensure Internet Gateway": work(
+        EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_internet_gateway(ctx)
+    ),
+    "Ensure NAT Gateway": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_nat_gateway(ctx)),
+    "Ensure Route Tables": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_route_tables(ctx)),
+    "Ensure S3 Endpoint": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_s3_endpoint(ctx)),
+    "Ensure Security Group": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_security_group(ctx)),
+    "Ensure Cluster Role": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_cluster_role(ctx)),
     "Create EKS Cluster": work(
+        EksStageInput,
         lambda ctx: wiring.eks_stack(ctx.region).create_eks_cluster(ctx),
         waiting="Waiting for {clusterName} to become ACTIVE",
     ),
-    "Check EKS Cluster": work(lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx)),
-    "Ensure Access Entry": work(lambda ctx: wiring.eks_stack(ctx.region).ensure_access_entry(ctx)),
-    "Verify Kubernetes API": work(lambda ctx: wiring.eks_stack(ctx.region).verify_kubernetes_api(ctx)),
+    "Check EKS Cluster": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx)),
+    "Ensure Access Entry": work(WorkflowState, lambda ctx: wiring.eks_stack(ctx.region).ensure_access_entry(ctx)),
+    "Verify Kubernetes API": work(WorkflowState, lambda ctx: wiring.eks_stack(ctx.region).verify_kubernetes_api(ctx)),
     # stage 3: dependencies
-    "Ensure OIDC Provider": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_oidc_provider(ctx)),
-    "Ensure S3 CSI Driver Role": work(
-        lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_s3_csi_driver_role(ctx)
+    "Ensure OIDC Provider": work(
+        WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_oidc_provider(ctx)
     ),
-    "Ensure Addons": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_addons(ctx)),
-    "Check Addons": work(lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons(ctx)),
+    "Ensure S3 CSI Driver Role": work(
+        WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_s3_csi_driver_role(ctx)
+    ),
+    "Ensure Addons": work(
+        WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_addons(ctx)
+    ),
+    "Check Addons": work(WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons(ctx)),
     "Apply HyperPod Dependencies": work(
-        lambda ctx: wiring.cluster_dependencies_service(ctx.region).apply_hyperpod_dependencies(ctx)
+        WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).apply_hyperpod_dependencies(ctx)
     ),
     # stage 4: HyperPod
-    "Ensure Execution Role": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_execution_role(ctx)),
-    "Ensure Lifecycle Scripts": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_lifecycle_scripts(ctx)),
-    "Ensure Compute Subnet": work(lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_compute_subnet(ctx)),
+    "Ensure Execution Role": work(
+        WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_execution_role(ctx)
+    ),
+    "Ensure Lifecycle Scripts": work(
+        WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_lifecycle_scripts(ctx)
+    ),
+    "Ensure Compute Subnet": work(
+        GroupPlanInput, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_compute_subnet(ctx)
+    ),
     "Create HyperPod Cluster": work(
+        GroupPlanInput,
         lambda ctx: wiring.hyperpod_stage(ctx.region).create_hyperpod_cluster(ctx),
         waiting="Waiting for {clusterName} and its instance group to be InService",
     ),
-    "Check HyperPod Cluster": work(lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx)),
+    "Check HyperPod Cluster": work(
+        WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx)
+    ),
     "Ensure Training Operator Identity": work(
-        lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)
+        WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)
     ),
     # stage 5: storage
-    "Ensure Data Bucket": work(lambda ctx: wiring.storage_service(ctx.region).ensure_data_bucket(ctx)),
-    "Grant Bucket Access": work(lambda ctx: wiring.storage_service(ctx.region).grant_bucket_access(ctx)),
-    "Apply Storage Claim": work(lambda ctx: wiring.storage_service(ctx.region).apply_storage_claim(ctx)),
-    "Create FSx File System": work(lambda ctx: wiring.storage_service(ctx.region).create_fsx_file_system(ctx)),
-    "Check FSx File System": work(lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_system(ctx)),
-    "Apply FSx Claim": work(lambda ctx: wiring.storage_service(ctx.region).apply_fsx_claim(ctx)),
+    "Ensure Data Bucket": work(
+        StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).ensure_data_bucket(ctx)
+    ),
+    "Grant Bucket Access": work(
+        StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).grant_bucket_access(ctx)
+    ),
+    "Apply Storage Claim": work(
+        StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).apply_storage_claim(ctx)
+    ),
+    "Create FSx File System": work(
+        StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).create_fsx_file_system(ctx)
+    ),
+    "Check FSx File System": work(
+        StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_system(ctx)
+    ),
+    "Apply FSx Claim": work(StorageStageInput, lambda ctx: wiring.storage_service(ctx.region).apply_fsx_claim(ctx)),
     # delete
     "Delete HyperPod Cluster": work(
+        DeleteEksClusterInput,
         lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_cluster(ctx),
         waiting="Waiting for {clusterName} to be deleted",
     ),
     "Check HyperPod Cluster Deleted": work(
-        lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx)
+        DeleteEksClusterInput, lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx)
     ),
-    "Delete HyperPod Resources": work(lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_resources(ctx)),
-    "Delete FSx File Systems": work(lambda ctx: wiring.storage_service(ctx.region).delete_fsx_file_systems(ctx)),
+    "Delete HyperPod Resources": work(
+        DeleteEksClusterInput, lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_resources(ctx)
+    ),
+    "Delete FSx File Systems": work(
+        DeleteEksClusterInput, lambda ctx: wiring.storage_service(ctx.region).delete_fsx_file_systems(ctx)
+    ),
     "Check FSx File Systems Deleted": work(
-        lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_systems_deleted(ctx)
+        DeleteEksClusterInput, lambda ctx: wiring.storage_service(ctx.region).check_fsx_file_systems_deleted(ctx)
     ),
-    "Release Imported Cluster": work(lambda ctx: wiring.cluster_import(ctx.region).release_imported_cluster(ctx)),
+    "Release Imported Cluster": work(
+        DeleteEksClusterInput, lambda ctx: wiring.cluster_import(ctx.region).release_imported_cluster(ctx)
+    ),
     "Delete EKS Cluster": work(
+        DeleteEksClusterInput,
         lambda ctx: wiring.eks_stack(ctx.region).delete_eks_cluster(ctx),
         waiting="Waiting for {clusterName} to be deleted",
     ),
-    "Check EKS Cluster Deleted": work(lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster_deleted(ctx)),
-    "Delete Cluster Role": work(lambda ctx: wiring.eks_stack(ctx.region).delete_cluster_role(ctx)),
+    "Check EKS Cluster Deleted": work(
+        DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster_deleted(ctx)
+    ),
+    "Delete Cluster Role": work(
+        DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).delete_cluster_role(ctx)
+    ),
     "Delete Dependency Identities": work(
-        lambda ctx: wiring.cluster_dependencies_service(ctx.region).delete_dependency_identities(ctx)
+        DeleteEksClusterInput,
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).delete_dependency_identities(ctx),
     ),
     "Delete Feature Identities": work(
-        lambda ctx: wiring.feature_steps(ctx.region).delete_identities(ctx, DISABLE_ORDER)
+        DeleteEksClusterInput, lambda ctx: wiring.feature_steps(ctx.region).delete_identities(ctx, DISABLE_ORDER)
     ),
-    "Release NAT Gateway": work(lambda ctx: wiring.eks_stack(ctx.region).release_nat_gateway(ctx)),
-    "Delete Network": work(lambda ctx: wiring.eks_stack(ctx.region).delete_network(ctx)),
+    "Release NAT Gateway": work(
+        DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).release_nat_gateway(ctx)
+    ),
+    "Delete Network": work(DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).delete_network(ctx)),
     # instance groups and software
-    "Add Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).add_instance_group(ctx)),
-    "Update Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).update_instance_group(ctx)),
-    "Check Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group(ctx)),
-    "Delete Instance Group": work(lambda ctx: wiring.instance_group_steps(ctx.region).delete_instance_group(ctx)),
-    "Check Instance Group Deleted": work(
-        lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group_deleted(ctx)
+    "Add Instance Group": work(
+        AddInstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).add_instance_group(ctx)
     ),
-    "Release Compute Subnet": work(lambda ctx: wiring.instance_group_steps(ctx.region).release_compute_subnet(ctx)),
-    "Start Software Update": work(lambda ctx: wiring.instance_group_steps(ctx.region).start_software_update(ctx)),
-    "Check Software Update": work(lambda ctx: wiring.instance_group_steps(ctx.region).check_software_update(ctx)),
+    "Update Instance Group": work(
+        UpdateInstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).update_instance_group(ctx)
+    ),
+    "Check Instance Group": work(
+        InstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group(ctx)
+    ),
+    "Delete Instance Group": work(
+        DeleteInstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).delete_instance_group(ctx)
+    ),
+    "Check Instance Group Deleted": work(
+        DeleteInstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).check_instance_group_deleted(ctx)
+    ),
+    "Release Compute Subnet": work(
+        DeleteInstanceGroupInput, lambda ctx: wiring.instance_group_steps(ctx.region).release_compute_subnet(ctx)
+    ),
+    "Start Software Update": work(
+        UpdateClusterSoftwareInput, lambda ctx: wiring.instance_group_steps(ctx.region).start_software_update(ctx)
+    ),
+    "Check Software Update": work(
+        UpdateClusterSoftwareInput, lambda ctx: wiring.instance_group_steps(ctx.region).check_software_update(ctx)
+    ),
     # import
-    "Tag Imported Cluster": work(lambda ctx: wiring.cluster_import(ctx.region).tag_imported_cluster(ctx)),
-    "Discover Cluster Network": work(lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_network(ctx)),
-    "Discover Cluster Stages": work(lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_stages(ctx)),
+    "Tag Imported Cluster": work(
+        ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).tag_imported_cluster(ctx)
+    ),
+    "Discover Cluster Network": work(
+        ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_network(ctx)
+    ),
+    "Discover Cluster Stages": work(
+        ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_stages(ctx)
+    ),
     # features: one ensure and one remove step each
-    "Ensure Cert Manager": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.CERT_MANAGER, ctx)),
-    "Remove Cert Manager": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.CERT_MANAGER, ctx)),
-    "Ensure Fsx Csi Driver": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.FSX_CSI_DRIVER, ctx)),
-    "Remove Fsx Csi Driver": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.FSX_CSI_DRIVER, ctx)),
-    "Ensure Kuberay Operator": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KUBERAY_OPERATOR, ctx)),
-    "Remove Kuberay Operator": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KUBERAY_OPERATOR, ctx)),
-    "Ensure Tiered Storage": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TIERED_STORAGE, ctx)),
-    "Remove Tiered Storage": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TIERED_STORAGE, ctx)),
+    "Ensure Cert Manager": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.CERT_MANAGER, ctx)
+    ),
+    "Remove Cert Manager": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.CERT_MANAGER, ctx)
+    ),
+    "Ensure Fsx Csi Driver": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.FSX_CSI_DRIVER, ctx)
+    ),
+    "Remove Fsx Csi Driver": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.FSX_CSI_DRIVER, ctx)
+    ),
+    "Ensure Kuberay Operator": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KUBERAY_OPERATOR, ctx)
+    ),
+    "Remove Kuberay Operator": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KUBERAY_OPERATOR, ctx)
+    ),
+    "Ensure Tiered Storage": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TIERED_STORAGE, ctx)
+    ),
+    "Remove Tiered Storage": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TIERED_STORAGE, ctx)
+    ),
     "Ensure Training Operator": work(
-        lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TRAINING_OPERATOR, ctx)
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TRAINING_OPERATOR, ctx)
     ),
     "Remove Training Operator": work(
-        lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TRAINING_OPERATOR, ctx)
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TRAINING_OPERATOR, ctx)
     ),
-    "Ensure Observability": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.OBSERVABILITY, ctx)),
-    "Remove Observability": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.OBSERVABILITY, ctx)),
+    "Ensure Observability": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.OBSERVABILITY, ctx)
+    ),
+    "Remove Observability": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.OBSERVABILITY, ctx)
+    ),
     "Ensure Inference Operator": work(
-        lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.INFERENCE_OPERATOR, ctx)
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.INFERENCE_OPERATOR, ctx)
     ),
     "Remove Inference Operator": work(
-        lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.INFERENCE_OPERATOR, ctx)
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.INFERENCE_OPERATOR, ctx)
     ),
-    "Ensure Karpenter": work(lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KARPENTER, ctx)),
-    "Remove Karpenter": work(lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KARPENTER, ctx)),
+    "Ensure Karpenter": work(
+        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KARPENTER, ctx)
+    ),
+    "Remove Karpenter": work(
+        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KARPENTER, ctx)
+    ),
 }
 
 

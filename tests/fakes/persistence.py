@@ -1,4 +1,5 @@
-"""In-memory implementations of the core's ports, for unit tests of the services."""
+"""The control plane's own state: operations, the cluster registry and its lock, audit, confirmations, the
+workflow launcher and time."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from controlplane.core.ports.account import AvailabilityZone
 from controlplane.core.ports.persistence import Confirmation
+from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind
@@ -53,8 +54,10 @@ class InMemoryOperationRepository:
 
 
 class InMemoryClusterRegistry:
-    def __init__(self) -> None:
-        self.items: dict[str, ClusterRecord] = {}
+    """Like the DynamoDB registry: `save` upserts and keeps the lock, which only acquire and release change."""
+
+    def __init__(self, *records: ClusterRecord) -> None:
+        self.items: dict[str, ClusterRecord] = {record.clusterTag: record for record in records}
 
     def find(self, cluster_tag: str) -> ClusterRecord | None:
         return self.items.get(cluster_tag)
@@ -72,9 +75,9 @@ class InMemoryClusterRegistry:
         self.items[record.clusterTag] = record.model_copy(update={"activeOperationId": active})
 
     def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        record = self.items[cluster_tag]
-        if record.activeOperationId not in (None, operation_id):
-            raise ClusterBusyError("busy")
+        record = self.items.get(cluster_tag)
+        if record is None or record.activeOperationId not in (None, operation_id):
+            raise ClusterBusyError("busy", {"activeOperationId": record.activeOperationId if record else None})
         self.items[cluster_tag] = record.model_copy(update={"activeOperationId": operation_id})
 
     def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
@@ -86,35 +89,12 @@ class InMemoryClusterRegistry:
         self.items.pop(cluster_tag, None)
 
 
-class RecordingLauncher:
-    def __init__(self, failed_state: str | None = None) -> None:
-        self.started: list[tuple[OperationKind, str, Mapping[str, Any]]] = []
-        self.stopped: list[str] = []
-        self._failed_state = failed_state
+class InMemoryAuditLog:
+    def __init__(self) -> None:
+        self.entries: list[AuditEntry] = []
 
-    def start(self, kind: OperationKind, execution_name: str, payload: Mapping[str, Any]) -> str:
-        self.started.append((kind, execution_name, payload))
-        return f"arn:aws:states:us-east-1:123456789012:execution:sm:{execution_name}"
-
-    def stop(self, execution_arn: str, cause: str) -> None:
-        self.stopped.append(execution_arn)
-
-    def failed_state(self, execution_arn: str) -> str | None:
-        return self._failed_state
-
-
-class FakeAccount:
-    def __init__(self, vpcs: dict[str, str] | None = None) -> None:
-        self.vpcs = vpcs or {}
-
-    def known_regions(self) -> frozenset[str]:
-        return frozenset({"us-east-1", "us-west-2", "eu-west-1"})
-
-    def availability_zones(self, region: str) -> list[AvailabilityZone]:
-        return [AvailabilityZone(f"{region}{letter}", f"usw2-az{i}") for i, letter in enumerate("abcd", 1)]
-
-    def vpc_cidrs(self, region: str) -> dict[str, str]:
-        return dict(self.vpcs)
+    def record(self, entry: AuditEntry) -> None:
+        self.entries.append(entry)
 
 
 class InMemoryConfirmationStore:
@@ -126,3 +106,25 @@ class InMemoryConfirmationStore:
 
     def take(self, token: str) -> Confirmation | None:
         return self.items.pop(token, None)
+
+
+class RecordingLauncher:
+    """Records each start and stop; `fail_with` makes the next starts raise it (a workflow that cannot start)."""
+
+    def __init__(self, failed_state: str | None = None) -> None:
+        self.started: list[tuple[OperationKind, str, Mapping[str, Any]]] = []
+        self.stopped: list[str] = []
+        self.fail_with: Exception | None = None
+        self._failed_state = failed_state
+
+    def start(self, kind: OperationKind, execution_name: str, payload: Mapping[str, Any]) -> str:
+        if self.fail_with is not None:
+            raise self.fail_with
+        self.started.append((kind, execution_name, payload))
+        return f"arn:aws:states:us-east-1:123456789012:execution:sm:{execution_name}"
+
+    def stop(self, execution_arn: str, cause: str) -> None:
+        self.stopped.append(execution_arn)
+
+    def failed_state(self, execution_arn: str) -> str | None:
+        return self._failed_state

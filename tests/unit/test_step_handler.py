@@ -5,16 +5,19 @@ from __future__ import annotations
 import pytest
 
 from controlplane import wiring
-from controlplane.models.workflow import PollState
+from controlplane.models.workflow import PollState, WorkflowState
 from steps import registry
 from steps.handler import lambda_handler
 
 STATE = {
     "operationId": "op-1",
-    "kind": "create_eks_cluster",
+    "kind": "configure_cluster_dependencies",
     "clusterTag": "demo",
     "region": "us-west-2",
+    "accountId": "123456789012",
     "eksClusterName": "eks-cluster-demo",
+    "hyperPodClusterName": "hp-cluster-demo",
+    "imported": False,
 }
 
 
@@ -44,14 +47,18 @@ def invoke(step: str, state: dict, **constants: str) -> dict:
 
 def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations, monkeypatch):
     monkeypatch.setitem(
-        registry.STEPS, "Check Thing", registry.work(lambda ctx: PollState(done=True, attempts=1, waitSeconds=0))
+        registry.STEPS,
+        "Check Thing",
+        registry.work(WorkflowState, lambda ctx: PollState(done=True, attempts=1, waitSeconds=0)),
     )
     assert invoke("Check Thing", STATE) == {"done": True, "attempts": 1, "waitSeconds": 0, "status": None}
     assert operations.calls == [("begin_step", "op-1", "Check Thing")]
 
 
 def test_a_step_that_starts_a_wait_persists_its_phase_from_its_output(operations, monkeypatch):
-    row = registry.work(lambda ctx: {"clusterName": ctx.eksClusterName}, waiting="Waiting for {clusterName}")
+    row = registry.work(
+        WorkflowState, lambda ctx: {"clusterName": ctx.eksClusterName}, waiting="Waiting for {clusterName}"
+    )
     monkeypatch.setitem(registry.STEPS, "Create Thing", row)
     invoke("Create Thing", STATE)
     assert operations.calls[-1] == ("note_phase", "op-1", "Create Thing", "Waiting for eks-cluster-demo")

@@ -6,7 +6,7 @@ import boto3
 import pytest
 
 from controlplane.config import cluster_dependencies
-from controlplane.core.dependencies import s3_csi_role_name
+from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from controlplane.core.dependencies import S3_CSI_POLICY, s3_csi_role_name
+from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 
@@ -50,7 +50,7 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
     }
     assert cluster["stagesDone"] == ["eks", "dependencies", "storage"]
     assert (cluster["storageBucket"], cluster["storageClaim"]) == (bucket, "default/s3-claim")
-    policy = boto3.client("iam").get_role_policy(RoleName=s3_csi_role_name("stor"), PolicyName=S3_CSI_POLICY)
+    policy = boto3.client("iam").get_role_policy(RoleName=s3_csi_role_name("stor"), PolicyName=S3_CSI_POLICY_NAME)
     assert f"arn:aws:s3:::{bucket}" in str(policy["PolicyDocument"])
 
 

@@ -136,11 +136,11 @@ MUTATING_PREFIXES = (
 def test_a_second_reconcile_of_every_create_step_makes_no_mutating_call(running_sandbox):
     from controlplane import wiring
     from controlplane.adapters.aws import session
-    from controlplane.models.workflow import WorkflowInput
+    from controlplane.models.workflow import parse_input
 
     accepted = create(running_sandbox, "noop")
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-    ctx = WorkflowInput.model_validate(wiring.operations().get(accepted["operationId"]).input)
+    ctx = parse_input(wiring.operations().get(accepted["operationId"]).input)
     stack = wiring.eks_stack(ctx.region)
     calls: list[str] = []
 

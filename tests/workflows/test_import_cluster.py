@@ -261,6 +261,35 @@ def test_the_stages_build_on_an_imported_cluster_and_delete_removes_only_their_w
     assert CLUSTER_TAG_KEY not in (eks.get("tags") or {})
 
 
+def test_features_on_an_imported_cluster_act_on_its_own_hyperpod_cluster(running_sandbox):
+    """Regression: the features workflow lost the adopted HyperPod cluster's name (and the import facts), so the
+    dry run said "enabled" and the workflow failed at the step with "has no HyperPod cluster"."""
+    existing_hyperpod("team-feat-hp", existing_cluster("team-feat"))
+    body = {
+        "clusterTag": "imfeat",
+        "region": REGION,
+        "eksClusterName": "team-feat",
+        "hyperPodClusterName": "team-feat-hp",
+    }
+    assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"
+    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    with running_sandbox.client() as api:
+        # Features build on the dependencies stage, which this cluster did not bring.
+        accepted = api.post("/clusters/imfeat/dependencies")
+        assert running_sandbox.wait_terminal(accepted.json()["operationId"])["status"] == "SUCCEEDED"
+        for enabled, outcome, mode in ((True, "enabled", "Enable"), (False, "disabled", "Disable")):
+            change = {"tieredStorage": {"enabled": enabled}}
+            plan = api.patch("/clusters/imfeat/features", params={"dryRun": "true"}, json=change)
+            assert plan.json()["features"]["tieredStorage"]["outcome"] == outcome, plan.text
+            accepted = api.patch("/clusters/imfeat/features", json=change)
+            assert accepted.status_code == 202, accepted.text
+            operation = running_sandbox.wait_terminal(accepted.json()["operationId"])
+            assert operation["status"] == "SUCCEEDED", operation.get("error")
+            assert api.get("/clusters/imfeat/features").json()["features"]["tieredStorage"]["enabled"] is enabled
+            tiered = sagemaker.describe_cluster(ClusterName="team-feat-hp").get("TieredStorageConfig") or {}
+            assert tiered.get("Mode", "Disable") == mode
+
+
 def test_hyperpod_in_an_imported_vpc_without_nat_egress_is_refused_not_given_a_second_nat(running_sandbox):
     existing_cluster("team-closed", egress=False)
     body = {"clusterTag": "imclosed", "region": REGION, "eksClusterName": "team-closed"}

@@ -11,8 +11,6 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from api.context import plan_or_start
 from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.config import cluster_dependencies
-from controlplane.core.auth import Role
 from controlplane.models.clusters import (
     Accepted,
     ClusterDetail,
@@ -78,15 +76,13 @@ def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.cluster_lifecycle()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "create an EKS cluster",
         dry_run=dryRun,
         scope="POST /clusters/eks",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_create_eks(body)[1],
+        plan=lambda caller: service.plan_create_eks(body),
         start=lambda caller: service.create_eks(body, caller),
     )
 
@@ -108,15 +104,13 @@ def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) ->
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def import_cluster(body: ImportClusterRequest, dryRun: DryRun = False) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.cluster_lifecycle()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "import a cluster",
         dry_run=dryRun,
         scope="POST /clusters/import",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_import(body)[1],
+        plan=lambda caller: service.plan_import(body),
         start=lambda caller: service.import_cluster(body, caller),
     )
 
@@ -138,11 +132,9 @@ def delete_cluster(
     confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.cluster_lifecycle()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "delete a cluster",
         dry_run=dryRun or not confirmationToken,
         scope=f"DELETE /clusters/{clusterTag}",
         body={"confirmationToken": confirmationToken},
@@ -166,15 +158,13 @@ def delete_cluster(
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.stage_requests()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "configure cluster dependencies",
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/dependencies",
         body={},
-        plan=lambda caller: service.plan_dependencies(clusterTag, cluster_dependencies()),
+        plan=lambda caller: service.plan_dependencies(clusterTag),
         start=lambda caller: service.configure_dependencies(clusterTag, caller),
     )
 
@@ -196,15 +186,13 @@ def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_hyperpod(clusterTag: ClusterTagPath, body: CreateHyperPodRequest, dryRun: DryRun = False) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.stage_requests()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "create a HyperPod cluster",
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/hyperpod",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_hyperpod(clusterTag, body)[1],
+        plan=lambda caller: service.plan_hyperpod(clusterTag, body),
         start=lambda caller: service.create_hyperpod(clusterTag, body, caller),
     )
 
@@ -244,15 +232,13 @@ def get_cluster_status(clusterTag: ClusterTagPath) -> ClusterStatusView:
 def configure_storage(
     clusterTag: ClusterTagPath, body: ConfigureStorageRequest, dryRun: DryRun = False
 ) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.stage_requests()
     return plan_or_start(
         router,
-        Role.OPERATOR,
-        "configure storage",
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/storage",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_storage(clusterTag, body)[1],
+        plan=lambda caller: service.plan_storage(clusterTag, body),
         start=lambda caller: service.configure_storage(clusterTag, body, caller),
     )
 
@@ -271,14 +257,12 @@ def configure_storage(
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
 )
 def create_cluster(body: CreateClusterRequest, dryRun: DryRun = False) -> Response[str]:
-    service = wiring.clusters()
+    service = wiring.cluster_lifecycle()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "create a cluster",
         dry_run=dryRun,
         scope="POST /clusters",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_pipeline(body)[1],
+        plan=lambda caller: service.plan_pipeline(body),
         start=lambda caller: service.create_cluster(body, caller),
     )

@@ -12,7 +12,6 @@ from api.context import actor, idempotency_key
 from api.idempotency import run_once
 from api.routers.responses import json_response, recorded, response_doc
 from controlplane import wiring
-from controlplane.core.auth import Role
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.features import FeaturesUpdate, FeaturesView, UpdateFeaturesRequest
 
@@ -62,7 +61,6 @@ def update_features(
     dryRun: Annotated[bool, Query(description="Return the outcomes and actions without doing anything.")] = False,
 ) -> Response[str]:
     caller = actor(router)
-    caller.require(Role.ADMIN, "change cluster features")
     service = wiring.features()
     if dryRun:
         return json_response(200, service.dry_run(clusterTag, body))

@@ -12,7 +12,6 @@ from api.context import actor, idempotency_key, plan_or_start
 from api.idempotency import run_once
 from api.routers.responses import json_response, recorded, response_doc
 from controlplane import wiring
-from controlplane.core.auth import Role
 from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.hyperpod import GROUP_NAME_PATTERN
@@ -65,12 +64,10 @@ def add_instance_group(
     service = wiring.instance_groups()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "add an instance group",
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/instance-groups",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_add(clusterTag, body)[1],
+        plan=lambda caller: service.plan_add(clusterTag, body),
         start=lambda caller: service.add(clusterTag, body, caller),
     )
 
@@ -93,7 +90,6 @@ def update_instance_group(
 ) -> Response[str]:
     service = wiring.instance_groups()
     caller = actor(router)
-    caller.require(Role.ADMIN, "change an instance group")
     if dryRun:
         changes = service.diff(clusterTag, name, body)
         return json_response(200, UpdateResult(changes=changes, message="Dry run: nothing was changed."))
@@ -136,8 +132,6 @@ def delete_instance_group(
     service = wiring.instance_groups()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "delete an instance group",
         dry_run=dryRun or not confirmationToken,
         scope=f"DELETE /clusters/{clusterTag}/instance-groups/{name}",
         body={"confirmationToken": confirmationToken},
@@ -163,11 +157,9 @@ def update_software(clusterTag: ClusterTagPath, body: SoftwareUpdateRequest, dry
     service = wiring.instance_groups()
     return plan_or_start(
         router,
-        Role.ADMIN,
-        "update cluster software",
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/software-update",
         body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_software_update(clusterTag, body)[1],
+        plan=lambda caller: service.plan_software_update(clusterTag, body),
         start=lambda caller: service.update_software(clusterTag, body, caller),
     )

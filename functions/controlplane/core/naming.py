@@ -1,4 +1,10 @@
-"""Deterministic names and ownership tags for everything the control plane creates."""
+"""Deterministic names and ownership tags for everything the control plane creates.
+
+Every name the control plane derives (AWS resources, IAM roles and policies, buckets, Kubernetes volumes,
+workflow executions) is a function here, so a name is computed in one place and never re-spelled.
+Fixed names that AWS or an add-on defines (namespaces, service accounts of operators) stay with the code
+that uses them.
+"""
 
 from __future__ import annotations
 
@@ -53,6 +59,11 @@ def lifecycle_bucket_name(cluster_tag: str, account: str, region: str) -> str:
     return f"sagemaker-is-{cluster_tag}-{account}-{region}"
 
 
+def subnet_key(role: str, index: int) -> str:
+    """Stage 1's public and private subnets: `public-a`, `private-b`, … (index 0 is AZ `a`)."""
+    return f"{role}-{'ab'[index]}"
+
+
 def compute_subnet_key(availability_zone: str, group: str | None = None) -> str:
     """Shared compute subnet per AZ, or a group's dedicated one."""
     return f"compute-{availability_zone}" if group is None else f"compute-{availability_zone}-{group}"
@@ -66,6 +77,35 @@ def adoption_tags(cluster_tag: str) -> dict[str, str]:
 def hyperpod_cluster_of(cluster_tag: str, name: str | None) -> str:
     """An imported HyperPod cluster keeps its own name; the one stage 4 creates is hp-cluster-<tag>."""
     return name or hyperpod_cluster_name(cluster_tag)
+
+
+def s3_csi_role_name(cluster_tag: str) -> str:
+    """The IRSA role of the Mountpoint for S3 CSI driver (stage 3), widened to the cluster's buckets by stage 5."""
+    return f"instantstart-{cluster_tag}-s3-csi"
+
+
+# Inline policy of the S3 CSI driver's role that lists the buckets it may mount.
+S3_CSI_POLICY_NAME = "s3-access"
+
+
+def managed_bucket_pattern(cluster_tag: str) -> str:
+    """Buckets the control plane creates for a cluster are named `instantstart-<tag>-…`."""
+    return f"instantstart-{cluster_tag}-*"
+
+
+def data_bucket_name(cluster_tag: str, account: str, region: str) -> str:
+    """The bucket stage 5 creates when the caller names none (never deleted by the control plane)."""
+    return f"instantstart-{cluster_tag}-{account}-{region}"
+
+
+def persistent_volume_name(cluster_tag: str, claim: str) -> str:
+    """The static PersistentVolume behind a claim stage 5 applies (S3 or FSx)."""
+    return f"pv-{cluster_tag}-{claim}"
+
+
+def fsx_tags(cluster_tag: str, claim: str) -> dict[str, str]:
+    """Ownership tags of the FSx file system behind one claim; the role tag tells claims apart."""
+    return {**ownership_tags(cluster_tag), ROLE_TAG_KEY: f"fsx-{claim}"}
 
 
 # --- features

@@ -1,9 +1,18 @@
-"""Step I/O: the state every workflow passes from Task to Task."""
+"""Step I/O: the state every workflow passes from Task to Task, one input model per workflow kind.
+
+`WorkflowInput` is a union discriminated on `kind`: each kind's model requires exactly the parts its steps
+read, so a step never checks whether a field is there. The common fields come from the cluster's registry
+record (`core.operations` builds every input, in one place). Steps that several workflows share take the
+shape they read: `EksStageInput` (stage 1), `GroupPlanInput` (a group to create), `StorageStageInput`,
+`FeatureChangesInput`, `InstanceGroupInput` (one group to wait on); steps that read only the common fields
+take `WorkflowState`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
@@ -23,29 +32,146 @@ class PollState(View):
     status: str | None = None
 
 
-class WorkflowInput(View):
-    """Execution input; every step receives it (plus `poll` inside wait loops, `error` on failure)."""
+class WorkflowState(View):
+    """What every workflow's state holds: the cluster's facts from its record, plus what the ASL adds
+    (`poll` inside wait loops, `error` once caught). A field the state does not declare is refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
     operationId: str
-    kind: OperationKind
     clusterTag: str
     region: str
-    accountId: str | None = None
+    accountId: str
     eksClusterName: str
-    hyperPodClusterName: str | None = None
-    imported: bool = False
+    hyperPodClusterName: str = Field(description="hp-cluster-<tag>, or the adopted cluster's own name.")
+    imported: bool
     importedNetwork: ImportedNetwork | None = None
-    kubernetesVersion: str | None = None
-    network: NetworkPlan | None = None
-    hyperpod: HyperPodPlan | None = None
-    storage: StoragePlan | None = None
-    instanceGroup: InstanceGroupChange | None = None
-    softwareUpdate: SoftwareUpdatePlan | None = None
-    features: FeatureChanges | None = None
     poll: PollState | None = None
     error: dict[str, Any] | None = None
 
+    def attempt(self) -> int:
+        """The number of this poll in a wait loop (1 on the first check)."""
+        return (self.poll.attempts if self.poll else 0) + 1
 
-def parse_input(state: Mapping[str, Any]) -> WorkflowInput:
-    """The workflow input a step receives: the one place that reads an execution state's shape."""
-    return WorkflowInput.model_validate(state)
+
+# --- what steps shared by several workflows read ---------------------------------------------------
+
+
+class EksStageInput(WorkflowState):
+    """Stage 1: the network plan and the Kubernetes version, fixed when the operation was accepted."""
+
+    kubernetesVersion: str
+    network: NetworkPlan
+
+
+class GroupPlanInput(WorkflowState):
+    """An instance group to create: the first one (stage 4) or an added one."""
+
+    hyperpod: HyperPodPlan
+
+
+class StorageStageInput(WorkflowState):
+    """Stage 5: the bucket, claims and optional FSx file system."""
+
+    storage: StoragePlan
+
+
+class FeatureChangesInput(WorkflowState):
+    """Every feature with its change; storage with FSx enables fsxCsiDriver through the feature's own step."""
+
+    features: FeatureChanges
+
+
+class InstanceGroupInput(WorkflowState):
+    """A workflow that acts on one instance group of the HyperPod cluster; each kind says which."""
+
+    @property
+    def instance_group_name(self) -> str:
+        raise NotImplementedError
+
+
+class GroupChangeInput(InstanceGroupInput):
+    instanceGroup: InstanceGroupChange
+
+    @property
+    def instance_group_name(self) -> str:
+        return self.instanceGroup.instanceGroupName
+
+
+# --- one input per workflow kind ---------------------------------------------------------------------
+
+
+class CreateEksClusterInput(EksStageInput):
+    kind: Literal[OperationKind.CREATE_EKS_CLUSTER] = OperationKind.CREATE_EKS_CLUSTER
+
+
+class CreateClusterInput(EksStageInput, GroupPlanInput, StorageStageInput, FeatureChangesInput):
+    kind: Literal[OperationKind.CREATE_CLUSTER] = OperationKind.CREATE_CLUSTER
+
+
+class ConfigureClusterDependenciesInput(WorkflowState):
+    kind: Literal[OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES] = OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES
+
+
+class CreateHyperPodClusterInput(GroupPlanInput):
+    kind: Literal[OperationKind.CREATE_HYPERPOD_CLUSTER] = OperationKind.CREATE_HYPERPOD_CLUSTER
+
+
+class ConfigureStorageInput(StorageStageInput, FeatureChangesInput):
+    kind: Literal[OperationKind.CONFIGURE_STORAGE] = OperationKind.CONFIGURE_STORAGE
+
+
+class DeleteEksClusterInput(WorkflowState):
+    kind: Literal[OperationKind.DELETE_EKS_CLUSTER] = OperationKind.DELETE_EKS_CLUSTER
+
+
+class AddInstanceGroupInput(GroupPlanInput, InstanceGroupInput):
+    kind: Literal[OperationKind.ADD_INSTANCE_GROUP] = OperationKind.ADD_INSTANCE_GROUP
+
+    @property
+    def instance_group_name(self) -> str:
+        return self.hyperpod.instanceGroupName
+
+
+class UpdateInstanceGroupInput(GroupChangeInput):
+    kind: Literal[OperationKind.UPDATE_INSTANCE_GROUP] = OperationKind.UPDATE_INSTANCE_GROUP
+
+
+class DeleteInstanceGroupInput(GroupChangeInput):
+    kind: Literal[OperationKind.DELETE_INSTANCE_GROUP] = OperationKind.DELETE_INSTANCE_GROUP
+
+
+class UpdateClusterSoftwareInput(WorkflowState):
+    kind: Literal[OperationKind.UPDATE_CLUSTER_SOFTWARE] = OperationKind.UPDATE_CLUSTER_SOFTWARE
+    softwareUpdate: SoftwareUpdatePlan
+
+
+class UpdateClusterFeaturesInput(FeatureChangesInput):
+    kind: Literal[OperationKind.UPDATE_CLUSTER_FEATURES] = OperationKind.UPDATE_CLUSTER_FEATURES
+
+
+class ImportClusterInput(WorkflowState):
+    kind: Literal[OperationKind.IMPORT_CLUSTER] = OperationKind.IMPORT_CLUSTER
+
+
+WorkflowInput = Annotated[
+    CreateEksClusterInput
+    | CreateClusterInput
+    | ConfigureClusterDependenciesInput
+    | CreateHyperPodClusterInput
+    | ConfigureStorageInput
+    | DeleteEksClusterInput
+    | AddInstanceGroupInput
+    | UpdateInstanceGroupInput
+    | DeleteInstanceGroupInput
+    | UpdateClusterSoftwareInput
+    | UpdateClusterFeaturesInput
+    | ImportClusterInput,
+    Field(discriminator="kind"),
+]
+_WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput)
+
+
+def parse_input(state: Any) -> WorkflowInput:
+    """The execution state as its kind's input model (raises a pydantic ValidationError if it is not one)."""
+    return _WORKFLOW_INPUT.validate_python(state)

@@ -19,7 +19,7 @@ from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.naming import ownership_tags
-from controlplane.core.operations import OperationService
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import Addon, EksCluster
 from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup
 from controlplane.core.ports.iam import IamRole, ManagedPolicy
@@ -27,7 +27,7 @@ from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
 
 ACCOUNT = "123456789012"
@@ -333,7 +333,9 @@ class FeatureWorld:
             self.buckets,
             AUTOSCALING_BOUNDARY,
         )
-        self.operations = OperationService(InMemoryOperationRepository(), self.registry, self.launcher, self.clock)
+        self.operations = OperationService(
+            InMemoryOperationRepository(), self.registry, self.launcher, FixedAccount(), self.clock
+        )
         self.panel = FeaturePanelService(self.registry, FixedAccount(), self.operations, lambda region: self.steps)
 
     def add_hyperpod(self, name: str, *groups: dict[str, Any], **settings: Any) -> None:
@@ -375,15 +377,19 @@ class FeatureWorld:
         return self.steps.live(self.facts())[feature]
 
     def workflow_input(self, feature: Feature, change: FeatureChange, **fields: Any) -> WorkflowInput:
-        return WorkflowInput(
-            operationId="op-1",
-            kind=OperationKind.UPDATE_CLUSTER_FEATURES,
-            clusterTag=TAG,
-            region=REGION,
-            accountId=ACCOUNT,
-            eksClusterName=EKS_NAME,
-            features=FeatureChanges(**{feature.value: change}),
-            **fields,
+        return parse_input(
+            {
+                "operationId": "op-1",
+                "kind": OperationKind.UPDATE_CLUSTER_FEATURES,
+                "clusterTag": TAG,
+                "region": REGION,
+                "accountId": ACCOUNT,
+                "eksClusterName": EKS_NAME,
+                "hyperPodClusterName": HYPERPOD_NAME,
+                "imported": False,
+                "features": FeatureChanges(**{feature.value: change}),
+                **fields,
+            }
         )
 
     def enable(self, feature: Feature, change: FeatureChange | None = None, rounds: int = 6) -> PollState:

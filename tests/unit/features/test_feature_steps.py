@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from controlplane.core.features import DISABLE_ORDER
 from controlplane.core.naming import feature_tags
-from controlplane.models.errors import InvalidRequestError, WaitTimeoutError
+from controlplane.models.errors import WaitTimeoutError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
 from tests.unit.features.fakes import ACCOUNT, HYPERPOD_NAME, POLL, REGION, TAG, FeatureWorld
@@ -49,16 +50,14 @@ def test_a_step_reads_an_imported_clusters_own_hyperpod_name(world):
     assert world.hyperpod.clusters["their-hyperpod"].settings["TieredStorageConfig"] == {"Mode": "Enable"}
 
 
-def test_a_step_without_an_account_id_is_refused(world):
-    ctx = world.workflow_input(Feature.CERT_MANAGER, ENABLE).model_copy(update={"accountId": None})
-    with pytest.raises(InvalidRequestError, match="no account id"):
-        world.steps.ensure(Feature.CERT_MANAGER, ctx)
+def test_a_step_input_without_an_account_id_is_refused(world):
+    with pytest.raises(ValidationError, match="accountId"):
+        world.workflow_input(Feature.CERT_MANAGER, ENABLE, accountId=None)
 
 
-def test_an_ensure_step_without_feature_changes_is_refused(world):
-    ctx = world.workflow_input(Feature.CERT_MANAGER, ENABLE).model_copy(update={"features": None})
-    with pytest.raises(InvalidRequestError, match="no feature changes"):
-        world.steps.ensure(Feature.CERT_MANAGER, ctx)
+def test_an_ensure_step_input_without_feature_changes_is_refused(world):
+    with pytest.raises(ValidationError, match="features"):
+        world.workflow_input(Feature.CERT_MANAGER, ENABLE, features=None)
 
 
 def test_cluster_deletion_removes_what_every_feature_created_outside_the_clusters(world):

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from controlplane.core.clusters import ClusterService
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 from controlplane.core.hyperpod.groups import InstanceGroupService
 from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
-from controlplane.core.operations import OperationService
+from controlplane.core.hyperpod_planning import HyperPodPlanner
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.iam import IamRole
@@ -314,21 +315,22 @@ class World:
 
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
-        operations = OperationService(InMemoryOperationRepository(), self.registry, self.launcher, self.clock)
+        self.operations = OperationService(
+            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
+        )
         self.clusters = ClusterService(
-            self.registry,
-            self.account,
-            operations,
-            self.confirmations,
-            self.clock,
-            lambda region: self.eks,
-            lambda region: self.hyperpod,
-            self.kubernetes,
+            self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
         )
 
     def instance_groups(self) -> InstanceGroupService:
         return InstanceGroupService(
-            self.clusters, self.confirmations, lambda region: self.hyperpod, lambda region: self.eks, self.kubernetes
+            self.clusters,
+            self.operations,
+            HyperPodPlanner(self.account),
+            self.confirmations,
+            lambda region: self.hyperpod,
+            lambda region: self.eks,
+            self.kubernetes,
         )
 
     def nodes(self) -> NodeService:

@@ -19,7 +19,7 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World
 
 HP = "hp-cluster-demo"
@@ -48,16 +48,19 @@ PLAN = HyperPodPlan(
 
 
 def ctx(kind: OperationKind, attempts: int | None = None, **parts: object) -> WorkflowInput:
-    return WorkflowInput(
-        operationId="op-1",
-        kind=kind,
-        clusterTag="demo",
-        region=REGION,
-        accountId=ACCOUNT,
-        eksClusterName="eks-cluster-demo",
-        hyperPodClusterName=HP,
-        poll=None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
-        **parts,
+    return parse_input(
+        {
+            "operationId": "op-1",
+            "kind": kind,
+            "clusterTag": "demo",
+            "region": REGION,
+            "accountId": ACCOUNT,
+            "eksClusterName": "eks-cluster-demo",
+            "hyperPodClusterName": HP,
+            "imported": False,
+            "poll": None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
+            **parts,
+        }
     )
 
 

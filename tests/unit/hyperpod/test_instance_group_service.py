@@ -7,6 +7,7 @@ import pytest
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.hyperpod.group_rules import InstanceGroupNotFoundError
+from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
@@ -118,7 +119,8 @@ def test_plan_add_resolves_the_group_and_lists_subnet_and_group(world):
     request = AddInstanceGroupRequest(
         instanceGroupName="more", instanceType="ml.g6.4xlarge", instanceCount=2, availabilityZone="us-west-2b"
     )
-    resolved, plan = world.instance_groups().plan_add("demo", request)
+    plan = world.instance_groups().plan_add("demo", request)
+    resolved = HyperPodPlanner(world.account).resolve_group(REGION, request)
     assert (resolved.availabilityZone, resolved.deepHealthChecks, resolved.threadsPerCore) == ("us-west-2b", True, 1)
     assert [action.resource for action in plan.actions] == ["AWS::EC2::Subnet", "HyperPod instance group"]
     assert plan.actions[1].detail.startswith("2 x ml.g6.4xlarge in us-west-2b, on-demand capacity")
@@ -208,8 +210,8 @@ def test_a_group_running_workload_pods_is_not_deleted(world):
 
 
 def test_software_update_plans_every_group_by_default_with_its_current_release(world):
-    plan, shown = world.instance_groups().plan_software_update("demo", SoftwareUpdateRequest())
-    assert plan.instanceGroups == ["gpu", "cpu"]
+    shown = world.instance_groups().plan_software_update("demo", SoftwareUpdateRequest())
+    assert [action.name for action in shown.actions] == ["gpu", "cpu"]
     assert [action.detail for action in shown.actions] == [
         "AMI latest HyperPod release (now 1.0.0), 20% at a time",
         "AMI latest HyperPod release (now 1.0.0), 20% at a time",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from pydantic import ValidationError
 
 from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.hyperpod.stage import (
@@ -32,7 +33,7 @@ from controlplane.models.errors import (
 )
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.hyperpod import new_group
 from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World, eks_cluster
 
@@ -63,10 +64,12 @@ def ctx(attempts: int | None = None, **fields: object) -> WorkflowInput:
         "region": REGION,
         "accountId": ACCOUNT,
         "eksClusterName": "eks-cluster-demo",
+        "hyperPodClusterName": "hp-cluster-demo",
+        "imported": False,
         "hyperpod": PLAN,
         "poll": None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
     }
-    return WorkflowInput(**{**values, **fields})
+    return parse_input({**values, **fields})
 
 
 @pytest.fixture
@@ -110,9 +113,9 @@ def test_a_lifecycle_bucket_that_is_not_ours_is_refused(world):
         world.stage().ensure_lifecycle_scripts(ctx())
 
 
-def test_the_workflow_input_needs_an_account_for_the_bucket_name(world):
-    with pytest.raises(InvalidRequestError, match="no account id"):
-        world.stage().ensure_lifecycle_scripts(ctx(accountId=None))
+def test_the_workflow_input_needs_an_account_for_the_bucket_name():
+    with pytest.raises(ValidationError, match="accountId"):
+        ctx(accountId=None)
 
 
 def test_the_compute_subnet_is_created_in_a_free_block_and_joins_the_private_route_table(world):

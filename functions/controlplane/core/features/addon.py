@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controlplane.config import FeaturePins
-from controlplane.core.dependencies import FAILED_ADDON_STATES
+from controlplane.core.dependencies.steps import FAILED_ADDON_STATES
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
 from controlplane.core.identity import service_statement, service_trust, web_identity_trust

@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from controlplane.config import FeaturePins
-from controlplane.core.dependencies import S3_CSI_ADDON
+from controlplane.core.dependencies.steps import S3_CSI_ADDON
 from controlplane.core.features.addon import AddonBucket, AddonFeature, AddonRole
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.hyperpod.stage import SAGEMAKER_PRINCIPAL

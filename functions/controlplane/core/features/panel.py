@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controlplane.core.auth import Actor, Role
+from controlplane.core.auth import Actor
 from controlplane.core.features import CATALOG
 from controlplane.core.features.diff import change_of, detail_of, outcome_of, stages_of
 from controlplane.core.features.facts import ClusterFacts
@@ -21,7 +21,7 @@ from controlplane.core.features.karpenter import check_karpenter_request
 from controlplane.core.features.rules import check_dependencies, require_hyperpod
 from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.operations import OperationService
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
@@ -38,7 +38,6 @@ from controlplane.models.features import (
     UpdateFeaturesRequest,
 )
 from controlplane.models.operations import Operation, OperationKind, OperationView
-from controlplane.models.workflow import WorkflowInput
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,10 @@ class FeaturePanelService:
 
     def plan(self, cluster_tag: str, request: UpdateFeaturesRequest) -> FeaturePlan:
         """The diff against live state, checked against every rule; no side effect."""
-        record = self._ready(cluster_tag)
+        return self._plan(self._ready(cluster_tag), request)
+
+    def _plan(self, record: ClusterRecord, request: UpdateFeaturesRequest) -> FeaturePlan:
+        cluster_tag = record.clusterTag
         facts, live = self._live(record)
         touched = request.touched()
         require_hyperpod(cluster_tag, touched, facts.hyperpod is not None)
@@ -111,11 +113,10 @@ class FeaturePanelService:
 
     def update(self, cluster_tag: str, request: UpdateFeaturesRequest, actor: Actor) -> FeaturesUpdate:
         """Start one operation for the changed features (none when every touched feature is unchanged)."""
-        actor.require(Role.ADMIN, "change cluster features")
-        plan = self.plan(cluster_tag, request)
+        record = self._ready(cluster_tag)
+        plan = self._plan(record, request)
         if not plan.stages:
             return FeaturesUpdate(features=_by_name(plan.outcomes))
-        record = self._record(cluster_tag)
         operation = self._start(record, plan, actor)
         return FeaturesUpdate(
             features=_by_name(plan.outcomes),
@@ -127,21 +128,8 @@ class FeaturePanelService:
         )
 
     def _start(self, record: ClusterRecord, plan: FeaturePlan, actor: Actor) -> Operation:
-        account = record.accountId or self._account.account_id()
-
-        def payload(operation_id: str) -> dict[str, object]:
-            return WorkflowInput(
-                operationId=operation_id,
-                kind=OperationKind.UPDATE_CLUSTER_FEATURES,
-                clusterTag=record.clusterTag,
-                region=record.region,
-                accountId=account,
-                eksClusterName=record.eksClusterName,
-                features=plan.changes,
-            ).model_dump(mode="json", exclude_none=True)
-
         return self._operations.start(
-            OperationKind.UPDATE_CLUSTER_FEATURES, record.clusterTag, actor, payload, stages=plan.stages
+            record, actor, OperationKind.UPDATE_CLUSTER_FEATURES, stages=plan.stages, features=plan.changes
         )
 
     def _record(self, cluster_tag: str) -> ClusterRecord:

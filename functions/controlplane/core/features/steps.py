@@ -18,16 +18,21 @@ from controlplane.core.features.kuberay_operator import kuberay_operator_feature
 from controlplane.core.features.observability import observability_feature
 from controlplane.core.features.tiered_storage import TieredStorage
 from controlplane.core.features.training_operator import training_operator_feature
-from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.core.ports.storage import BucketGateway
 from controlplane.core.stack_settings import PollSettings
-from controlplane.models.errors import InvalidRequestError, WaitTimeoutError
-from controlplane.models.features import Feature, FeatureChanges, FeatureState
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.errors import WaitTimeoutError
+from controlplane.models.features import Feature, FeatureState
+from controlplane.models.workflow import (
+    DeleteEksClusterInput,
+    FeatureChangesInput,
+    PollState,
+    UpdateClusterFeaturesInput,
+    WorkflowState,
+)
 
 
 class FeatureSteps:
@@ -74,24 +79,24 @@ class FeatureSteps:
     def live(self, facts: ClusterFacts) -> dict[Feature, FeatureState]:
         return {feature: handler.probe(facts) for feature, handler in self._features.items()}
 
-    def ensure(self, feature: Feature, ctx: WorkflowInput) -> PollState:
-        change = _changes(ctx).of(feature)
+    def ensure(self, feature: Feature, ctx: FeatureChangesInput) -> PollState:
+        change = ctx.features.of(feature)
         facts = self._facts(ctx)
         done = self._features[feature].ensure(facts, change, first_attempt=ctx.poll is None)
         return self._poll_state(ctx, done, feature, "enabled")
 
-    def remove(self, feature: Feature, ctx: WorkflowInput) -> PollState:
+    def remove(self, feature: Feature, ctx: UpdateClusterFeaturesInput) -> PollState:
         done = self._features[feature].remove(self._facts(ctx))
         return self._poll_state(ctx, done, feature, "removed")
 
-    def delete_identities(self, ctx: WorkflowInput, order: tuple[Feature, ...]) -> dict[str, str]:
+    def delete_identities(self, ctx: DeleteEksClusterInput, order: tuple[Feature, ...]) -> dict[str, str]:
         """Cluster deletion, after the clusters are deleted (or released, when imported): what features created
         outside them (IAM roles and policies, buckets) goes too. Each feature's own removal does it, seeing no
         cluster, so that teardown and disable cannot drift apart."""
         facts = ClusterFacts(
             cluster_tag=ctx.clusterTag,
             region=ctx.region,
-            account=ctx.accountId or "",
+            account=ctx.accountId,
             eks_name=ctx.eksClusterName,
             eks=None,
             hyperpod=None,
@@ -100,27 +105,13 @@ class FeatureSteps:
             self._features[feature].remove(facts)
         return {"released": ", ".join(feature.value for feature in order)}
 
-    def _facts(self, ctx: WorkflowInput) -> ClusterFacts:
-        if not ctx.accountId:
-            raise InvalidRequestError("The workflow input has no account id.")
-        return self.facts(
-            ctx.clusterTag,
-            ctx.region,
-            ctx.accountId,
-            ctx.eksClusterName,
-            hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName),
-        )
+    def _facts(self, ctx: WorkflowState) -> ClusterFacts:
+        return self.facts(ctx.clusterTag, ctx.region, ctx.accountId, ctx.eksClusterName, ctx.hyperPodClusterName)
 
-    def _poll_state(self, ctx: WorkflowInput, done: bool, feature: Feature, goal: str) -> PollState:
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+    def _poll_state(self, ctx: WorkflowState, done: bool, feature: Feature, goal: str) -> PollState:
+        attempts = ctx.attempt()
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"{feature.value} is still not {goal} after {attempts} checks.")
         return PollState(
             done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=goal if done else "settling"
         )
-
-
-def _changes(ctx: WorkflowInput) -> FeatureChanges:
-    if ctx.features is None:
-        raise InvalidRequestError("The workflow input has no feature changes.")
-    return ctx.features

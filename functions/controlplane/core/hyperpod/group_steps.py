@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from controlplane.core.hyperpod.conversions import group_spec, port_taints
 from controlplane.core.hyperpod.group_rules import changeable_fields
-from controlplane.core.hyperpod.stage import group_plan, lifecycle_uri
-from controlplane.core.naming import compute_subnet_key, hyperpod_cluster_of, hyperpod_execution_role_name, is_owned
+from controlplane.core.hyperpod.stage import lifecycle_uri
+from controlplane.core.naming import compute_subnet_key, hyperpod_execution_role_name, is_owned
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodCluster, HyperPodGateway, RollingUpdate
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.network import NetworkGateway
@@ -23,8 +23,15 @@ from controlplane.models.errors import (
     ResourceNotReadyError,
     WaitTimeoutError,
 )
-from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import (
+    AddInstanceGroupInput,
+    DeleteInstanceGroupInput,
+    InstanceGroupInput,
+    PollState,
+    UpdateClusterSoftwareInput,
+    UpdateInstanceGroupInput,
+    WorkflowState,
+)
 
 FAILED_GROUP_STATES = {"Failed"}
 SOFTWARE_RUNNING = {"Pending", "InProgress", "RollbackInProgress"}
@@ -38,8 +45,8 @@ class InstanceGroupSteps:
         self._hyperpod = hyperpod
         self._poll = poll
 
-    def add_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = group_plan(ctx)
+    def add_instance_group(self, ctx: AddInstanceGroupInput) -> dict[str, str]:
+        plan = ctx.hyperpod
         cluster = self._cluster(ctx)
         if cluster.group(plan.instanceGroupName) is not None:
             return {"instanceGroup": plan.instanceGroupName, "action": "found"}
@@ -54,8 +61,8 @@ class InstanceGroupSteps:
         )
         return {"instanceGroup": plan.instanceGroupName, "action": "added"}
 
-    def update_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        change = _change(ctx)
+    def update_instance_group(self, ctx: UpdateInstanceGroupInput) -> dict[str, str]:
+        change = ctx.instanceGroup
         cluster = self._cluster(ctx)
         group = cluster.group(change.instanceGroupName)
         if group is None:
@@ -77,10 +84,10 @@ class InstanceGroupSteps:
         )
         return {"instanceGroup": change.instanceGroupName, "action": "updated"}
 
-    def check_instance_group(self, ctx: WorkflowInput) -> PollState:
-        name = ctx.hyperpod.instanceGroupName if ctx.hyperpod else _change(ctx).instanceGroupName
+    def check_instance_group(self, ctx: InstanceGroupInput) -> PollState:
+        name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if group is None:
             raise ResourceNotReadyError(f"Instance group {name} is not in the cluster yet.")
         status = group.status or ""
@@ -97,8 +104,8 @@ class InstanceGroupSteps:
             )
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
 
-    def delete_instance_group(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = _change(ctx).instanceGroupName
+    def delete_instance_group(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
+        name = ctx.instance_group_name
         cluster = self._cluster(ctx)
         group = cluster.group(name)
         if group is None:
@@ -107,10 +114,10 @@ class InstanceGroupSteps:
             self._hyperpod.delete_group(cluster.name, name)
         return {"instanceGroup": name, "action": "deleting"}
 
-    def check_instance_group_deleted(self, ctx: WorkflowInput) -> PollState:
-        name = _change(ctx).instanceGroupName
+    def check_instance_group_deleted(self, ctx: DeleteInstanceGroupInput) -> PollState:
+        name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if group is not None and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"Instance group {name} is still {group.status} after {attempts} checks.")
         return PollState(
@@ -120,9 +127,9 @@ class InstanceGroupSteps:
             status="DELETED" if group is None else group.status,
         )
 
-    def release_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
+    def release_compute_subnet(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
         """Delete the group's dedicated subnet (shared subnets stay for the other groups)."""
-        name = _change(ctx).instanceGroupName
+        name = ctx.instance_group_name
         released = []
         for subnet in self._network.find_subnets(ctx.clusterTag).values():
             if subnet.key == compute_subnet_key(subnet.availability_zone, name):
@@ -130,8 +137,8 @@ class InstanceGroupSteps:
                 released.append(subnet.subnet_id)
         return {"released": ", ".join(released) or "no dedicated subnet"}
 
-    def start_software_update(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _software(ctx)
+    def start_software_update(self, ctx: UpdateClusterSoftwareInput) -> dict[str, str]:
+        plan = ctx.softwareUpdate
         cluster = self._cluster(ctx)
         groups = [cluster.group(name) for name in plan.instanceGroups]
         if any(group is not None and group.software_update_status in SOFTWARE_RUNNING for group in groups):
@@ -155,10 +162,10 @@ class InstanceGroupSteps:
         )
         return {"action": "started"}
 
-    def check_software_update(self, ctx: WorkflowInput) -> PollState:
-        plan = _software(ctx)
+    def check_software_update(self, ctx: UpdateClusterSoftwareInput) -> PollState:
+        plan = ctx.softwareUpdate
         cluster = self._cluster(ctx)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         statuses = {name: _software_status(cluster, name) for name in plan.instanceGroups}
         failed = [name for name, status in statuses.items() if status in SOFTWARE_FAILED]
         if failed:
@@ -171,8 +178,8 @@ class InstanceGroupSteps:
             raise WaitTimeoutError(f"The software update is still running after {attempts} checks.")
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
-    def _cluster(self, ctx: WorkflowInput) -> HyperPodCluster:
-        name = hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
+    def _cluster(self, ctx: WorkflowState) -> HyperPodCluster:
+        name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None or not is_owned(cluster.tags, ctx.clusterTag):
             raise ResourceNotReadyError(f"HyperPod cluster {name} is missing.")
@@ -182,15 +189,3 @@ class InstanceGroupSteps:
 def _software_status(cluster: HyperPodCluster, name: str) -> str | None:
     group = cluster.group(name)
     return group.software_update_status if group else None
-
-
-def _change(ctx: WorkflowInput) -> InstanceGroupChange:
-    if ctx.instanceGroup is None:
-        raise InvalidRequestError("The workflow input names no instance group.")
-    return ctx.instanceGroup
-
-
-def _software(ctx: WorkflowInput) -> SoftwareUpdatePlan:
-    if ctx.softwareUpdate is None:
-        raise InvalidRequestError("The workflow input has no software update plan.")
-    return ctx.softwareUpdate

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters import ClusterService
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.conversions import group_view
 from controlplane.core.hyperpod.group_rules import (
@@ -17,7 +17,9 @@ from controlplane.core.hyperpod.group_rules import (
     refuse_existing_group,
     require_group,
 )
+from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
@@ -45,12 +47,16 @@ class InstanceGroupService:
     def __init__(
         self,
         clusters: ClusterService,
+        operations: OperationService,
+        planner: HyperPodPlanner,
         confirmations: Confirmations,
         hyperpod: Callable[[str], HyperPodGateway],
         eks: Callable[[str], EksGateway],
         kubernetes: KubernetesGateway,
     ) -> None:
         self._clusters = clusters
+        self._operations = operations
+        self._planner = planner
         self._confirmations = confirmations
         self._hyperpod = hyperpod
         self._eks = eks
@@ -65,7 +71,7 @@ class InstanceGroupService:
             instanceGroups=[group_view(group, cluster) for group in cluster.groups],
         )
 
-    def plan_add(self, cluster_tag: str, request: AddInstanceGroupRequest) -> tuple[HyperPodPlan, Plan]:
+    def plan_add(self, cluster_tag: str, request: AddInstanceGroupRequest) -> Plan:
         record, cluster = self._live(cluster_tag)
         resolved = self._resolve_new_group(record, cluster, request)
         zone = resolved.availabilityZone
@@ -90,13 +96,12 @@ class InstanceGroupService:
                 f"{'on' if resolved.deepHealthChecks else 'off'}",
             ),
         ]
-        return resolved, Plan(actions=actions)
+        return Plan(actions=actions)
 
     def add(self, cluster_tag: str, request: AddInstanceGroupRequest, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "add an instance group")
         record, cluster = self._live(cluster_tag)
         resolved = self._resolve_new_group(record, cluster, request)
-        return self._clusters.start_workflow(record, OperationKind.ADD_INSTANCE_GROUP, actor, hyperpod=resolved)
+        return self._operations.start(record, actor, OperationKind.ADD_INSTANCE_GROUP, hyperpod=resolved)
 
     def diff(self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest) -> dict[str, FieldOutcome]:
         """Per sent field: unchanged or updated, refused before anything happens if the change is not allowed."""
@@ -107,20 +112,16 @@ class InstanceGroupService:
         self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
     ) -> tuple[dict[str, FieldOutcome], Operation | None]:
         """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed."""
-        actor.require(Role.ADMIN, "change an instance group")
         record, cluster = self._live(cluster_tag)
         changes = explicit_diff(require_group(cluster, name), request.model_dump(exclude_unset=True))
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
             return changes, None
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
-        operation = self._clusters.start_workflow(
-            record, OperationKind.UPDATE_INSTANCE_GROUP, actor, instanceGroup=change
-        )
+        operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
         return changes, operation
 
     def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
-        actor.require(Role.ADMIN, "delete an instance group")
         record, cluster = self._live(cluster_tag)
         group = require_group(cluster, name)
         self._refuse_if_in_use(record, name)
@@ -142,7 +143,6 @@ class InstanceGroupService:
         )
 
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "delete an instance group")
         record, cluster = self._live(cluster_tag)
         require_group(cluster, name)
         self._confirmations.redeem(
@@ -153,28 +153,27 @@ class InstanceGroupService:
             f"Call DELETE /clusters/{cluster_tag}/instance-groups/{name} without a token",
         )
         self._refuse_if_in_use(record, name)
-        return self._clusters.start_workflow(
+        return self._operations.start(
             record,
-            OperationKind.DELETE_INSTANCE_GROUP,
             actor,
+            OperationKind.DELETE_INSTANCE_GROUP,
             instanceGroup=InstanceGroupChange(instanceGroupName=name),
         )
 
-    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:
+    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> Plan:
         _, cluster = self._live(cluster_tag)
-        return self._software_plan(cluster, request)
+        return self._software_plan(cluster, request)[1]
 
     def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Operation:
-        actor.require(Role.ADMIN, "update cluster software")
         record, cluster = self._live(cluster_tag)
         plan, _ = self._software_plan(cluster, request)
-        return self._clusters.start_workflow(record, OperationKind.UPDATE_CLUSTER_SOFTWARE, actor, softwareUpdate=plan)
+        return self._operations.start(record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, softwareUpdate=plan)
 
     def _resolve_new_group(
         self, record: ClusterRecord, cluster: HyperPodCluster, request: AddInstanceGroupRequest
     ) -> HyperPodPlan:
         refuse_existing_group(cluster, request.instanceGroupName)
-        return self._clusters.resolve_group(record.region, request)
+        return self._planner.resolve_group(record.region, request)
 
     @staticmethod
     def _software_plan(cluster: HyperPodCluster, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:

@@ -15,14 +15,13 @@ from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
     compute_subnet_key,
-    hyperpod_cluster_of,
     hyperpod_execution_role_name,
     is_owned,
     lifecycle_bucket_name,
     ownership_tags,
     training_operator_role_name,
 )
-from controlplane.core.network import free_block
+from controlplane.core.network.plan import free_block
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodClusterSpec, HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
@@ -37,7 +36,7 @@ from controlplane.models.errors import (
     WaitTimeoutError,
 )
 from controlplane.models.hyperpod import HyperPodPlan
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import DeleteEksClusterInput, GroupPlanInput, PollState, WorkflowState
 
 EXECUTION_ROLE_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
 TRAINING_OPERATOR_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess"
@@ -71,7 +70,7 @@ class HyperPodStageService:
         self._buckets = buckets
         self._poll = poll
 
-    def ensure_execution_role(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_execution_role(self, ctx: WorkflowState) -> dict[str, str]:
         return {
             "roleArn": self._ensure_role(
                 ctx,
@@ -81,7 +80,7 @@ class HyperPodStageService:
             )
         }
 
-    def ensure_lifecycle_scripts(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_lifecycle_scripts(self, ctx: WorkflowState) -> dict[str, str]:
         bucket = self._bucket(ctx)
         tags = self._buckets.bucket_tags(bucket)
         if tags is None:
@@ -94,8 +93,8 @@ class HyperPodStageService:
             self._buckets.put_object(bucket, key, script)
         return {"lifecycleUri": lifecycle_uri(ctx)}
 
-    def ensure_compute_subnet(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = group_plan(ctx)
+    def ensure_compute_subnet(self, ctx: GroupPlanInput) -> dict[str, str]:
+        plan = ctx.hyperpod
         vpc, table = self._compute_network(ctx)
         key = _subnet_key(plan)
         subnet = self._network.find_subnets(ctx.clusterTag).get(key)
@@ -106,9 +105,9 @@ class HyperPodStageService:
             self._network.associate_route_table(table.route_table_id, subnet.subnet_id)
         return {"subnetId": subnet.subnet_id, "cidr": subnet.cidr}
 
-    def create_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = group_plan(ctx)
-        name = _hyperpod_name(ctx)
+    def create_hyperpod_cluster(self, ctx: GroupPlanInput) -> dict[str, str]:
+        plan = ctx.hyperpod
+        name = ctx.hyperPodClusterName
         found = self._hyperpod.find_cluster(name)
         if found is not None:
             if not is_owned(found.tags, ctx.clusterTag):
@@ -132,10 +131,10 @@ class HyperPodStageService:
         arn = self._hyperpod.create_cluster(spec)
         return {"clusterName": name, "clusterArn": arn, "action": "created"}
 
-    def check_hyperpod_cluster(self, ctx: WorkflowInput) -> PollState:
-        name = _hyperpod_name(ctx)
+    def check_hyperpod_cluster(self, ctx: WorkflowState) -> PollState:
+        name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if cluster is None:
             raise ResourceNotReadyError(f"HyperPod cluster {name} does not exist; the create step must run first.")
         if cluster.status in FAILED_STATES:
@@ -151,7 +150,7 @@ class HyperPodStageService:
             raise WaitTimeoutError(f"HyperPod cluster {name} is still {cluster.status} after {attempts} checks.")
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
-    def ensure_training_operator_identity(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_training_operator_identity(self, ctx: WorkflowState) -> dict[str, str]:
         role_arn = self._ensure_role(
             ctx,
             training_operator_role_name(ctx.clusterTag),
@@ -175,8 +174,8 @@ class HyperPodStageService:
             )
         return {"roleArn": role_arn}
 
-    def delete_hyperpod_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
-        name = _hyperpod_name(ctx)
+    def delete_hyperpod_cluster(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
+        name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None:
             return {"clusterName": name, "action": "absent"}
@@ -186,9 +185,9 @@ class HyperPodStageService:
             self._hyperpod.delete_cluster(name)
         return {"clusterName": name, "action": "deleting"}
 
-    def check_hyperpod_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
-        cluster = self._hyperpod.find_cluster(_hyperpod_name(ctx))
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+    def check_hyperpod_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
+        cluster = self._hyperpod.find_cluster(ctx.hyperPodClusterName)
+        attempts = ctx.attempt()
         done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError("The HyperPod cluster is still being deleted.")
@@ -199,7 +198,7 @@ class HyperPodStageService:
             status="DELETED" if done else cluster.status if cluster else None,
         )
 
-    def delete_hyperpod_resources(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_hyperpod_resources(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the roles and the lifecycle bucket stage 4 created (subnets go with the network)."""
         deleted = []
         for name in (hyperpod_execution_role_name(ctx.clusterTag), training_operator_role_name(ctx.clusterTag)):
@@ -214,7 +213,7 @@ class HyperPodStageService:
             deleted.append(f"bucket {bucket}")
         return {"deleted": ", ".join(deleted) or "nothing left"}
 
-    def _compute_network(self, ctx: WorkflowInput) -> tuple[Vpc, RouteTable]:
+    def _compute_network(self, ctx: WorkflowState) -> tuple[Vpc, RouteTable]:
         """The VPC and the route table compute subnets join: stage 1's private one, or for an imported
         cluster a `compute` route table of our own whose default route uses the VPC's existing NAT gateway."""
         imported = ctx.importedNetwork
@@ -237,7 +236,7 @@ class HyperPodStageService:
             self._network.add_default_route(table.route_table_id, imported.natGatewayId)
         return vpc, table
 
-    def _ensure_role(self, ctx: WorkflowInput, name: str, trust: dict[str, Any], policy_arn: str) -> str:
+    def _ensure_role(self, ctx: WorkflowState, name: str, trust: dict[str, Any], policy_arn: str) -> str:
         role = self._iam.find_role(name)
         if role is None:
             role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag))
@@ -248,26 +247,13 @@ class HyperPodStageService:
         return role.arn
 
     @staticmethod
-    def _bucket(ctx: WorkflowInput) -> str:
-        account = ctx.accountId
-        if not account:
-            raise InvalidRequestError("The workflow input has no account id.")
-        return lifecycle_bucket_name(ctx.clusterTag, account, ctx.region)
+    def _bucket(ctx: WorkflowState) -> str:
+        return lifecycle_bucket_name(ctx.clusterTag, ctx.accountId, ctx.region)
 
 
-def lifecycle_uri(ctx: WorkflowInput) -> str:
+def lifecycle_uri(ctx: WorkflowState) -> str:
     """Where every instance group of the cluster reads its lifecycle scripts (a `sagemaker-` bucket)."""
     return f"s3://{HyperPodStageService._bucket(ctx)}/{LIFECYCLE_PREFIX}/"
-
-
-def _hyperpod_name(ctx: WorkflowInput) -> str:
-    return hyperpod_cluster_of(ctx.clusterTag, ctx.hyperPodClusterName)
-
-
-def group_plan(ctx: WorkflowInput) -> HyperPodPlan:
-    if ctx.hyperpod is None:
-        raise InvalidRequestError("The workflow input has no instance group plan.")
-    return ctx.hyperpod
 
 
 def _subnet_key(plan: HyperPodPlan) -> str:

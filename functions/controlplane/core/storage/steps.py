@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import hashlib
 
-from controlplane.core.dependencies import S3_CSI_POLICY, managed_bucket_pattern, s3_csi_role_name
 from controlplane.core.identity import s3_bucket_access
-from controlplane.core.naming import ROLE_TAG_KEY, is_owned, ownership_tags
+from controlplane.core.naming import (
+    S3_CSI_POLICY_NAME,
+    fsx_tags,
+    is_owned,
+    managed_bucket_pattern,
+    ownership_tags,
+    s3_csi_role_name,
+)
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway, LustreFileSystem, LustreSpec
 from controlplane.core.stack_settings import PollSettings
+from controlplane.core.storage.objects import fsx_objects, storage_objects
 from controlplane.models.errors import (
     DependencyFailedError,
     ForeignResourceError,
@@ -30,99 +37,9 @@ from controlplane.models.errors import (
     WaitTimeoutError,
 )
 from controlplane.models.storage import FsxPlan, StoragePlan
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import DeleteEksClusterInput, PollState, StorageStageInput
 
-S3_CSI_DRIVER = "s3.csi.aws.com"
-PV_CAPACITY = "1200Gi"
-FSX_CSI_DRIVER = "fsx.csi.aws.com"
 FSX_FAILED = {"FAILED", "MISCONFIGURED", "MISCONFIGURED_UNAVAILABLE"}
-
-
-def data_bucket_name(cluster_tag: str, account: str, region: str) -> str:
-    return f"instantstart-{cluster_tag}-{account}-{region}"
-
-
-def storage_objects(plan: StoragePlan, cluster_tag: str, region: str) -> list[dict[str, object]]:
-    """The PV bound to the bucket and the claim pods mount (static provisioning, ReadWriteMany)."""
-    volume = f"pv-{cluster_tag}-{plan.claimName}"
-    labels = {"app.kubernetes.io/managed-by": "instantstart"}
-    return [
-        {
-            "apiVersion": "v1",
-            "kind": "PersistentVolume",
-            "metadata": {"name": volume, "labels": labels},
-            "spec": {
-                "capacity": {"storage": PV_CAPACITY},
-                "accessModes": ["ReadWriteMany"],
-                "storageClassName": "",
-                "claimRef": {"namespace": plan.namespace, "name": plan.claimName},
-                "mountOptions": ["allow-delete", f"region {region}"],
-                "csi": {
-                    "driver": S3_CSI_DRIVER,
-                    "volumeHandle": f"s3-csi-driver-volume-{plan.claimName}",
-                    "volumeAttributes": {"bucketName": plan.bucketName},
-                },
-            },
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "PersistentVolumeClaim",
-            "metadata": {"name": plan.claimName, "namespace": plan.namespace, "labels": labels},
-            "spec": {
-                "accessModes": ["ReadWriteMany"],
-                "storageClassName": "",
-                "resources": {"requests": {"storage": PV_CAPACITY}},
-                "volumeName": volume,
-            },
-        },
-    ]
-
-
-def fsx_tags(cluster_tag: str, claim: str) -> dict[str, str]:
-    return {**ownership_tags(cluster_tag), ROLE_TAG_KEY: f"fsx-{claim}"}
-
-
-def fsx_objects(
-    file_system: LustreFileSystem, plan: FsxPlan, namespace: str, cluster_tag: str
-) -> list[dict[str, object]]:
-    """A static PV naming the file system (id, DNS name, mount name) and the claim bound to it."""
-    volume = f"pv-{cluster_tag}-{plan.claimName}"
-    capacity = f"{plan.storageCapacityGiB}Gi"
-    labels = {"app.kubernetes.io/managed-by": "instantstart"}
-    return [
-        {
-            "apiVersion": "v1",
-            "kind": "PersistentVolume",
-            "metadata": {"name": volume, "labels": labels},
-            "spec": {
-                "capacity": {"storage": capacity},
-                "accessModes": ["ReadWriteMany"],
-                "storageClassName": "",
-                "persistentVolumeReclaimPolicy": "Retain",
-                "claimRef": {"namespace": namespace, "name": plan.claimName},
-                "mountOptions": ["flock"],
-                "csi": {
-                    "driver": FSX_CSI_DRIVER,
-                    "volumeHandle": file_system.file_system_id,
-                    "volumeAttributes": {
-                        "dnsname": file_system.dns_name or "",
-                        "mountname": file_system.mount_name or "",
-                    },
-                },
-            },
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "PersistentVolumeClaim",
-            "metadata": {"name": plan.claimName, "namespace": namespace, "labels": labels},
-            "spec": {
-                "accessModes": ["ReadWriteMany"],
-                "storageClassName": "",
-                "resources": {"requests": {"storage": capacity}},
-                "volumeName": volume,
-            },
-        },
-    ]
 
 
 class StorageService:
@@ -144,8 +61,8 @@ class StorageService:
         self._file_systems = file_systems
         self._poll = poll
 
-    def ensure_data_bucket(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+    def ensure_data_bucket(self, ctx: StorageStageInput) -> dict[str, str]:
+        plan = ctx.storage
         tags = self._buckets.bucket_tags(plan.bucketName)
         if plan.bucketSource == "caller":
             if tags is None:
@@ -158,20 +75,20 @@ class StorageService:
             raise ForeignResourceError(f"Bucket {plan.bucketName} exists but was not created by InstantStart.")
         return {"bucketName": plan.bucketName, "action": "found"}
 
-    def grant_bucket_access(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+    def grant_bucket_access(self, ctx: StorageStageInput) -> dict[str, str]:
+        plan = ctx.storage
         role = s3_csi_role_name(ctx.clusterTag)
-        current = self._iam.role_policy(role, S3_CSI_POLICY)
+        current = self._iam.role_policy(role, S3_CSI_POLICY_NAME)
         if current is None:
-            raise ResourceNotReadyError(f"Role {role} has no {S3_CSI_POLICY} policy; stage 3 must finish first.")
+            raise ResourceNotReadyError(f"Role {role} has no {S3_CSI_POLICY_NAME} policy; stage 3 must finish first.")
         buckets = sorted(_granted_buckets(current) | {managed_bucket_pattern(ctx.clusterTag), plan.bucketName})
         wanted = s3_bucket_access(buckets)
         if wanted != current:
-            self._iam.put_role_policy(role, S3_CSI_POLICY, wanted)
+            self._iam.put_role_policy(role, S3_CSI_POLICY_NAME, wanted)
         return {"roleName": role, "buckets": ", ".join(buckets)}
 
-    def apply_storage_claim(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+    def apply_storage_claim(self, ctx: StorageStageInput) -> dict[str, str]:
+        plan = ctx.storage
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE.")
@@ -180,8 +97,8 @@ class StorageService:
 
     # --- FSx for Lustre ------------------------------------------------------------------------
 
-    def create_fsx_file_system(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+    def create_fsx_file_system(self, ctx: StorageStageInput) -> dict[str, str]:
+        plan = ctx.storage
         fsx = _fsx(plan)
         found = self._live_file_system(ctx, fsx)
         if found is not None:
@@ -201,9 +118,9 @@ class StorageService:
         )
         return {"fileSystemId": created.file_system_id, "lifecycle": created.lifecycle, "action": "created"}
 
-    def check_fsx_file_system(self, ctx: WorkflowInput) -> PollState:
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
-        found = self._live_file_system(ctx, _fsx(_plan(ctx)))
+    def check_fsx_file_system(self, ctx: StorageStageInput) -> PollState:
+        attempts = ctx.attempt()
+        found = self._live_file_system(ctx, _fsx(ctx.storage))
         if found is None:
             raise ResourceNotReadyError("The FSx file system does not exist; 'Create FSx File System' must run first.")
         if found.lifecycle in FSX_FAILED:
@@ -214,8 +131,8 @@ class StorageService:
             )
         return self._poll_state(found.lifecycle == "AVAILABLE", attempts, found.lifecycle, "FSx file system")
 
-    def apply_fsx_claim(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _plan(ctx)
+    def apply_fsx_claim(self, ctx: StorageStageInput) -> dict[str, str]:
+        plan = ctx.storage
         fsx = _fsx(plan)
         found = self._live_file_system(ctx, fsx)
         cluster = self._eks.find_cluster(ctx.eksClusterName)
@@ -225,7 +142,7 @@ class StorageService:
         applied = self._kubernetes.apply(cluster, ctx.region, objects)
         return {"fileSystemId": found.file_system_id, "applied": ", ".join(applied)}
 
-    def delete_fsx_file_systems(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_fsx_file_systems(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Delete every file system stage 5 created for the cluster (no final backup)."""
         deleting = []
         for found in self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag)):
@@ -234,16 +151,16 @@ class StorageService:
             deleting.append(found.file_system_id)
         return {"deleting": ", ".join(deleting) or "none"}
 
-    def check_fsx_file_systems_deleted(self, ctx: WorkflowInput) -> PollState:
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+    def check_fsx_file_systems_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
+        attempts = ctx.attempt()
         left = self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag))
         return self._poll_state(not left, attempts, "DELETED" if not left else "DELETING", "FSx file systems")
 
-    def _live_file_system(self, ctx: WorkflowInput, plan: FsxPlan) -> LustreFileSystem | None:
+    def _live_file_system(self, ctx: StorageStageInput, plan: FsxPlan) -> LustreFileSystem | None:
         found = self._file_systems.lustre_file_systems(fsx_tags(ctx.clusterTag, plan.claimName))
         return next((file_system for file_system in found if file_system.lifecycle != "DELETING"), None)
 
-    def _fsx_network(self, ctx: WorkflowInput) -> tuple[str, tuple[str, ...]]:
+    def _fsx_network(self, ctx: StorageStageInput) -> tuple[str, tuple[str, ...]]:
         """The first compute subnet (stage 4) and the security group the HyperPod nodes are in."""
         compute = sorted(
             (
@@ -280,9 +197,3 @@ def _fsx(plan: StoragePlan) -> FsxPlan:
     if plan.fsx is None:
         raise InvalidRequestError("The storage plan has no fsx part.")
     return plan.fsx
-
-
-def _plan(ctx: WorkflowInput) -> StoragePlan:
-    if ctx.storage is None:
-        raise InvalidRequestError("The workflow input has no storage plan.")
-    return ctx.storage

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controlplane.core.network import choose_vpc_cidr, plan_network
+from controlplane.core.network.plan import choose_vpc_cidr, plan_network
 from controlplane.core.ports.account import AvailabilityZone
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 

@@ -8,21 +8,19 @@ of what they found or changed, which becomes the step's output.
 from __future__ import annotations
 
 from controlplane.core.identity import service_trust
-from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags
-from controlplane.core.network import subnet_key
+from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags, subnet_key
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
 from controlplane.core.stack_settings import PollSettings
-from controlplane.models.clusters import NetworkPlan
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
     ResourceNotReadyError,
     WaitTimeoutError,
 )
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, PollState, WorkflowState
 
 EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
 EKS_CLUSTER_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
@@ -48,28 +46,26 @@ class EksStackService:
 
     # --- network -----------------------------------------------------------------------------
 
-    def ensure_vpc(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _network_plan(ctx)
+    def ensure_vpc(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._network.find_vpc(ctx.clusterTag)
         if vpc is None:
-            vpc = self._network.create_vpc(ctx.clusterTag, plan.vpcCidr)
+            vpc = self._network.create_vpc(ctx.clusterTag, ctx.network.vpcCidr)
             return {"vpcId": vpc.vpc_id, "cidr": vpc.cidr, "action": "created"}
         return {"vpcId": vpc.vpc_id, "cidr": vpc.cidr, "action": "found"}
 
-    def ensure_subnets(self, ctx: WorkflowInput) -> dict[str, str]:
-        plan = _network_plan(ctx)
+    def ensure_subnets(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._require_vpc(ctx)
         existing = self._network.find_subnets(ctx.clusterTag)
         result = {}
-        for subnet in plan.subnets:
-            key = subnet_key(subnet)
+        for subnet in ctx.network.subnets:
+            key = subnet_key(subnet.role, subnet.index)
             found = existing.get(key) or self._network.create_subnet(
                 ctx.clusterTag, vpc.vpc_id, key, subnet.cidr, subnet.availabilityZone, subnet.role == "public"
             )
             result[key] = found.subnet_id
         return result
 
-    def ensure_internet_gateway(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_internet_gateway(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._require_vpc(ctx)
         gateway = self._network.find_internet_gateway(ctx.clusterTag) or self._network.create_internet_gateway(
             ctx.clusterTag
@@ -78,7 +74,7 @@ class EksStackService:
             self._network.attach_internet_gateway(gateway.gateway_id, vpc.vpc_id)
         return {"internetGatewayId": gateway.gateway_id}
 
-    def ensure_nat_gateway(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_nat_gateway(self, ctx: EksStageInput) -> dict[str, str]:
         subnets = self._require_subnets(ctx)
         nat = self._network.find_nat_gateway(ctx.clusterTag)
         if nat is None:
@@ -88,7 +84,7 @@ class EksStackService:
             nat = self._network.create_nat_gateway(ctx.clusterTag, subnets["public-a"], allocation)
         return {"natGatewayId": nat.gateway_id, "state": nat.state}
 
-    def ensure_route_tables(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_route_tables(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._require_vpc(ctx)
         subnets = self._require_subnets(ctx)
         gateway = self._network.find_internet_gateway(ctx.clusterTag)
@@ -111,7 +107,7 @@ class EksStackService:
             result[f"{role}RouteTableId"] = table.route_table_id
         return result
 
-    def ensure_s3_endpoint(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_s3_endpoint(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._require_vpc(ctx)
         endpoint = self._network.find_s3_endpoint(ctx.clusterTag)
         if endpoint is None:
@@ -120,7 +116,7 @@ class EksStackService:
             endpoint = self._network.create_s3_endpoint(ctx.clusterTag, vpc.vpc_id, ids)
         return {"s3EndpointId": endpoint}
 
-    def ensure_security_group(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_security_group(self, ctx: EksStageInput) -> dict[str, str]:
         vpc = self._require_vpc(ctx)
         group = self._network.find_security_group(ctx.clusterTag) or self._network.create_security_group(
             ctx.clusterTag, vpc.vpc_id
@@ -130,7 +126,7 @@ class EksStackService:
 
     # --- identity and control plane ----------------------------------------------------------
 
-    def ensure_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_cluster_role(self, ctx: EksStageInput) -> dict[str, str]:
         name = eks_cluster_role_name(ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
@@ -141,7 +137,7 @@ class EksStackService:
             self._iam.attach_policy(name, EKS_CLUSTER_POLICY_ARN)
         return {"roleArn": role.arn}
 
-    def create_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+    def create_eks_cluster(self, ctx: EksStageInput) -> dict[str, str]:
         name = ctx.eksClusterName
         cluster = self._eks.find_cluster(name)
         if cluster is not None:
@@ -154,7 +150,7 @@ class EksStackService:
             raise ResourceNotReadyError("The cluster role or security group is missing; earlier steps must run first.")
         cluster = self._eks.create_cluster(
             name=name,
-            version=ctx.kubernetesVersion or "1.34",
+            version=ctx.kubernetesVersion,
             role_arn=role.arn,
             subnet_ids=[subnets["private-a"], subnets["private-b"]],
             security_group_ids=[group],
@@ -162,9 +158,9 @@ class EksStackService:
         )
         return {"clusterName": name, "status": cluster.status, "action": "created"}
 
-    def check_eks_cluster(self, ctx: WorkflowInput) -> PollState:
+    def check_eks_cluster(self, ctx: EksStageInput) -> PollState:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         if cluster is None:
             raise ResourceNotReadyError("The EKS cluster does not exist; the create step must run first.")
         if cluster.status == "FAILED":
@@ -176,7 +172,7 @@ class EksStackService:
             raise WaitTimeoutError(f"EKS cluster {cluster.name} is still {cluster.status} after {attempts} checks.")
         return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
 
-    def ensure_access_entry(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:
         name = ctx.eksClusterName
         policies = self._eks.access_entry_policies(name, self._control_plane_role_arn)
         if policies is None:
@@ -186,7 +182,7 @@ class EksStackService:
             self._eks.associate_admin_policy(name, self._control_plane_role_arn)
         return {"principalArn": self._control_plane_role_arn}
 
-    def verify_kubernetes_api(self, ctx: WorkflowInput) -> dict[str, str]:
+    def verify_kubernetes_api(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE yet.")
@@ -194,7 +190,7 @@ class EksStackService:
 
     # --- delete ------------------------------------------------------------------------------
 
-    def delete_eks_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_eks_cluster(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         name = ctx.eksClusterName
         if ctx.imported:
             return {"clusterName": name, "action": "kept (imported)"}
@@ -206,9 +202,9 @@ class EksStackService:
             self._eks.delete_cluster(name)
         return {"clusterName": name, "action": "deleting"}
 
-    def check_eks_cluster_deleted(self, ctx: WorkflowInput) -> PollState:
+    def check_eks_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
         cluster = None if ctx.imported else self._eks.find_cluster(ctx.eksClusterName)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         done = cluster is None
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError(f"EKS cluster {ctx.eksClusterName} is still being deleted.")
@@ -219,7 +215,7 @@ class EksStackService:
             status=("KEPT" if ctx.imported else "DELETED") if done else cluster.status if cluster else None,
         )
 
-    def delete_cluster_role(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_cluster_role(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         name = eks_cluster_role_name(ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
@@ -229,7 +225,7 @@ class EksStackService:
         self._iam.delete_role(name)
         return {"roleName": name, "action": "deleted"}
 
-    def release_nat_gateway(self, ctx: WorkflowInput) -> PollState:
+    def release_nat_gateway(self, ctx: DeleteEksClusterInput) -> PollState:
         """Delete the S3 endpoint and NAT gateway; done once the NAT gateway is gone."""
         endpoint = self._network.find_s3_endpoint(ctx.clusterTag)
         if endpoint is not None:
@@ -237,7 +233,7 @@ class EksStackService:
         nat = self._network.find_nat_gateway(ctx.clusterTag)
         if nat is not None and nat.state not in ("deleting", "deleted"):
             self._network.delete_nat_gateway(nat.gateway_id)
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         done = nat is None
         if not done and attempts >= self._poll.max_attempts:
             raise WaitTimeoutError("The NAT gateway is still being deleted.")
@@ -248,7 +244,7 @@ class EksStackService:
             status="released" if done else nat.state if nat else None,
         )
 
-    def delete_network(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_network(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the rest of the network in dependency order; absent pieces are skipped."""
         tag = ctx.clusterTag
         deleted = []
@@ -280,28 +276,22 @@ class EksStackService:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _require_vpc(self, ctx: WorkflowInput) -> Vpc:
+    def _require_vpc(self, ctx: WorkflowState) -> Vpc:
         vpc = self._network.find_vpc(ctx.clusterTag)
         if vpc is None:
             raise ResourceNotReadyError("The cluster's VPC does not exist; 'Ensure VPC' must run first.")
         return vpc
 
-    def _require_subnets(self, ctx: WorkflowInput) -> dict[str, str]:
+    def _require_subnets(self, ctx: WorkflowState) -> dict[str, str]:
         subnets = {key: subnet.subnet_id for key, subnet in self._network.find_subnets(ctx.clusterTag).items()}
         missing = {"public-a", "public-b", "private-a", "private-b"} - subnets.keys()
         if missing:
             raise ResourceNotReadyError(f"Subnets {sorted(missing)} are missing; 'Ensure Subnets' must run first.")
         return subnets
 
-    def _require_owned(self, cluster: EksCluster, ctx: WorkflowInput) -> None:
+    def _require_owned(self, cluster: EksCluster, ctx: WorkflowState) -> None:
         if not is_owned(cluster.tags, ctx.clusterTag):
             raise ForeignResourceError(
                 f"EKS cluster {cluster.name} exists but was not created by InstantStart for '{ctx.clusterTag}'; "
                 "import it instead, or choose another clusterTag."
             )
-
-
-def _network_plan(ctx: WorkflowInput) -> NetworkPlan:
-    if ctx.network is None:
-        raise InvalidRequestError("The workflow input has no network plan.")
-    return ctx.network

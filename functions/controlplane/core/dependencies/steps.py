@@ -12,7 +12,13 @@ import string
 
 from controlplane.config import DependencyPins
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
-from controlplane.core.naming import is_owned, ownership_tags
+from controlplane.core.naming import (
+    S3_CSI_POLICY_NAME,
+    is_owned,
+    managed_bucket_pattern,
+    ownership_tags,
+    s3_csi_role_name,
+)
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
@@ -23,23 +29,13 @@ from controlplane.models.errors import (
     ResourceNotReadyError,
     WaitTimeoutError,
 )
-from controlplane.models.workflow import PollState, WorkflowInput
+from controlplane.models.workflow import DeleteEksClusterInput, PollState, WorkflowState
 
 S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
 S3_CSI_NAMESPACE = "kube-system"
 S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"
-S3_CSI_POLICY = "s3-access"
 HYPERPOD_DEPENDENCIES = "hyperpod-dependencies"
 FAILED_ADDON_STATES = {"CREATE_FAILED", "DEGRADED", "UPDATE_FAILED", "DELETE_FAILED"}
-
-
-def s3_csi_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-s3-csi"
-
-
-def managed_bucket_pattern(cluster_tag: str) -> str:
-    """Buckets the control plane creates for a cluster are named `instantstart-<tag>-…`."""
-    return f"instantstart-{cluster_tag}-*"
 
 
 class ClusterDependencyService:
@@ -61,7 +57,7 @@ class ClusterDependencyService:
         self._pins = pins
         self._poll = poll
 
-    def ensure_oidc_provider(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_oidc_provider(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._active_cluster(ctx)
         issuer = _issuer(cluster)
         arn = self._iam.find_oidc_provider(issuer)
@@ -70,7 +66,7 @@ class ClusterDependencyService:
             return {"oidcProviderArn": arn, "action": "created"}
         return {"oidcProviderArn": arn, "action": "found"}
 
-    def ensure_s3_csi_driver_role(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_s3_csi_driver_role(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._active_cluster(ctx)
         issuer = _issuer(cluster)
         provider = self._iam.find_oidc_provider(issuer)
@@ -88,11 +84,11 @@ class ClusterDependencyService:
         elif not is_owned(role.tags, ctx.clusterTag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
         wanted = s3_bucket_access([managed_bucket_pattern(ctx.clusterTag)])
-        if self._iam.role_policy(name, S3_CSI_POLICY) != wanted:
-            self._iam.put_role_policy(name, S3_CSI_POLICY, wanted)
+        if self._iam.role_policy(name, S3_CSI_POLICY_NAME) != wanted:
+            self._iam.put_role_policy(name, S3_CSI_POLICY_NAME, wanted)
         return {"roleArn": role.arn}
 
-    def ensure_addons(self, ctx: WorkflowInput) -> dict[str, str]:
+    def ensure_addons(self, ctx: WorkflowState) -> dict[str, str]:
         name = ctx.eksClusterName
         role = self._iam.find_role(s3_csi_role_name(ctx.clusterTag))
         result = {}
@@ -104,9 +100,9 @@ class ClusterDependencyService:
             result[addon] = found.status
         return result
 
-    def check_addons(self, ctx: WorkflowInput) -> PollState:
+    def check_addons(self, ctx: WorkflowState) -> PollState:
         name = ctx.eksClusterName
-        attempts = (ctx.poll.attempts if ctx.poll else 0) + 1
+        attempts = ctx.attempt()
         statuses = {}
         for addon in self._pins.addons:
             found = self._eks.find_addon(name, addon)
@@ -128,7 +124,7 @@ class ClusterDependencyService:
             status="ACTIVE" if not waiting else f"waiting for {', '.join(waiting)}",
         )
 
-    def apply_hyperpod_dependencies(self, ctx: WorkflowInput) -> dict[str, str]:
+    def apply_hyperpod_dependencies(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._active_cluster(ctx)
         applied = self._kubernetes.apply(cluster, ctx.region, self.hyperpod_dependency_objects(ctx.region))
         return {"applied": ", ".join(applied)}
@@ -140,7 +136,7 @@ class ClusterDependencyService:
             objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": image}))
         return objects
 
-    def delete_dependency_identities(self, ctx: WorkflowInput) -> dict[str, str]:
+    def delete_dependency_identities(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the IAM identities stage 3 created (the add-ons go with the EKS cluster)."""
         deleted = []
         name = s3_csi_role_name(ctx.clusterTag)
@@ -154,7 +150,7 @@ class ClusterDependencyService:
                 deleted.append("oidc provider")
         return {"deleted": ", ".join(deleted) or "nothing left"}
 
-    def _active_cluster(self, ctx: WorkflowInput) -> EksCluster:
+    def _active_cluster(self, ctx: WorkflowState) -> EksCluster:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError(f"EKS cluster {ctx.eksClusterName} is not ACTIVE.")

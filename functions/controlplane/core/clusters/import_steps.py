@@ -27,21 +27,16 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
-from controlplane.core.storage import storage_objects
+from controlplane.core.storage.objects import claim_objects, claim_reference
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
 from controlplane.models.errors import ClusterNotFoundError, ForeignResourceError, InvalidRequestError
-from controlplane.models.storage import StoragePlan
-from controlplane.models.workflow import WorkflowInput
+from controlplane.models.workflow import DeleteEksClusterInput, ImportClusterInput, WorkflowState
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 DEFAULT_CLAIM = ("default", "s3-claim")
 
 
-def _claim_object(namespace: str, name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": namespace}}
-
-
-class ClusterImportService:
+class ClusterImportSteps:
     def __init__(
         self,
         registry: ClusterRegistry,
@@ -68,7 +63,7 @@ class ClusterImportService:
 
     # --- import ------------------------------------------------------------------------------
 
-    def tag_imported_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+    def tag_imported_cluster(self, ctx: ImportClusterInput) -> dict[str, str]:
         cluster = self._active_cluster(ctx)
         owner = cluster.tags.get(CLUSTER_TAG_KEY)
         if owner not in (None, ctx.clusterTag):
@@ -82,7 +77,7 @@ class ClusterImportService:
             self._network.tag_resource(vpc.vpc_id, adoption_tags(ctx.clusterTag))
         return {"clusterArn": cluster.arn, "vpcId": vpc.vpc_id}
 
-    def discover_cluster_network(self, ctx: WorkflowInput) -> dict[str, str]:
+    def discover_cluster_network(self, ctx: ImportClusterInput) -> dict[str, str]:
         """The VPC, the EKS cluster security group and the NAT gateway the EKS subnets route through."""
         cluster = self._active_cluster(ctx)
         vpc = self._network.vpc(cluster.vpc_id) if cluster.vpc_id else None
@@ -104,27 +99,28 @@ class ClusterImportService:
         )
         return {"vpcId": vpc.vpc_id, "securityGroupId": group, "natGatewayId": network.natGatewayId or "none"}
 
-    def discover_cluster_stages(self, ctx: WorkflowInput) -> dict[str, str]:
+    def discover_cluster_stages(self, ctx: ImportClusterInput) -> dict[str, str]:
         """Which pipeline stages the cluster has already; those are recorded done and adopted (kept on delete)."""
         cluster = self._active_cluster(ctx)
         done = [StageName.EKS.value]
         if not self._missing_dependencies(cluster, ctx):
             done.append(StageName.DEPENDENCIES.value)
-        if ctx.hyperPodClusterName:
-            found = self._hyperpod.find_cluster(ctx.hyperPodClusterName)
+        record = self._record(ctx)
+        if record.hyperPodClusterName:
+            found = self._hyperpod.find_cluster(record.hyperPodClusterName)
             if found is not None and found.status == "InService":
                 done.append(StageName.HYPERPOD.value)
         update: dict[str, object] = {"updatedAt": self._clock.now()}
-        if self._kubernetes.present(cluster, ctx.region, [_claim_object(*DEFAULT_CLAIM)]):
+        if self._kubernetes.present(cluster, ctx.region, [claim_reference(*DEFAULT_CLAIM)]):
             done.append(StageName.STORAGE.value)
             update["storageClaim"] = "/".join(DEFAULT_CLAIM)
         update.update(stagesDone=done, adopted=done)
-        self._registry.save(self._record(ctx).model_copy(update=update))
+        self._registry.save(record.model_copy(update=update))
         return {"stagesDone": ", ".join(done)}
 
     # --- delete ------------------------------------------------------------------------------
 
-    def release_imported_cluster(self, ctx: WorkflowInput) -> dict[str, str]:
+    def release_imported_cluster(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove what the pipeline added to an adopted cluster; a cluster we created went with its deletion."""
         if not ctx.imported:
             return {"released": "nothing (the cluster was ours and is deleted)"}
@@ -167,27 +163,19 @@ class ClusterImportService:
     # --- helpers -----------------------------------------------------------------------------
 
     def _added_objects(
-        self, ctx: WorkflowInput, record: ClusterRecord | None, adopted: set[str]
+        self, ctx: DeleteEksClusterInput, record: ClusterRecord | None, adopted: set[str]
     ) -> list[dict[str, Any]]:
         """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours)."""
         objects: list[dict[str, Any]] = []
         if StageName.DEPENDENCIES.value not in adopted:
             objects += self._dependency_objects(ctx.region)
         if StageName.STORAGE.value not in adopted and record is not None and record.storageClaim:
-            namespace, claim = record.storageClaim.split("/", 1)
-            plan = StoragePlan(
-                bucketName=record.storageBucket or "", bucketSource="created", claimName=claim, namespace=namespace
-            )
-            objects += storage_objects(plan, ctx.clusterTag, ctx.region)
+            objects += claim_objects(ctx.clusterTag, *record.storageClaim.split("/", 1))
         if record is not None and record.fsxClaim:
-            namespace, claim = record.fsxClaim.split("/", 1)
-            objects += [
-                {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": f"pv-{ctx.clusterTag}-{claim}"}},
-                _claim_object(namespace, claim),
-            ]
+            objects += claim_objects(ctx.clusterTag, *record.fsxClaim.split("/", 1))
         return objects
 
-    def _missing_dependencies(self, cluster: EksCluster, ctx: WorkflowInput) -> list[str]:
+    def _missing_dependencies(self, cluster: EksCluster, ctx: WorkflowState) -> list[str]:
         missing = []
         if not cluster.oidc_issuer or self._iam.find_oidc_provider(cluster.oidc_issuer) is None:
             missing.append("IAM OIDC provider")
@@ -200,7 +188,7 @@ class ClusterImportService:
         missing += [f"DaemonSet {obj['metadata']['name']}" for obj in wanted if _key(obj) not in present]
         return missing
 
-    def _active_cluster(self, ctx: WorkflowInput) -> EksCluster:
+    def _active_cluster(self, ctx: WorkflowState) -> EksCluster:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise InvalidRequestError(
@@ -209,7 +197,7 @@ class ClusterImportService:
             )
         return cluster
 
-    def _record(self, ctx: WorkflowInput) -> ClusterRecord:
+    def _record(self, ctx: WorkflowState) -> ClusterRecord:
         record = self._registry.find(ctx.clusterTag)
         if record is None:
             raise ClusterNotFoundError(f"Cluster '{ctx.clusterTag}' is no longer registered.")

@@ -1,12 +1,13 @@
-"""Address planning for a cluster's VPC: pure functions, no I/O."""
+"""Stage 1 planning: the VPC's address plan and what stage 1 creates. Pure functions, no I/O."""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Mapping
 
+from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name, subnet_key
 from controlplane.core.ports.account import AvailabilityZone
-from controlplane.models.clusters import CidrSource, NetworkPlan, SubnetPlan, SubnetRole
+from controlplane.models.clusters import CidrSource, NetworkPlan, PlannedAction, SubnetPlan, SubnetRole
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
 
 # Second octets tried, in order, when the caller gives no CIDR (10.N.0.0/16).
@@ -56,8 +57,37 @@ def plan_network(existing: Mapping[str, str], requested: str | None, zones: Iter
     return NetworkPlan(vpcCidr=cidr, cidrSource=source, subnets=subnets)
 
 
-def subnet_key(subnet: SubnetPlan) -> str:
-    return f"{subnet.role}-{'ab'[subnet.index]}"
+def stage_one_actions(cluster_tag: str, network: NetworkPlan, kubernetes_version: str) -> list[PlannedAction]:
+    """What stage 1 creates: the network, the cluster role, the EKS cluster and the control plane's access."""
+    tag = cluster_tag
+
+    def create(resource: str, name: str, detail: str | None = None) -> PlannedAction:
+        return PlannedAction(action="create", resource=resource, name=name, detail=detail)
+
+    return [
+        create("AWS::EC2::VPC", resource_name(tag, "vpc"), f"{network.vpcCidr} ({network.cidrSource})"),
+        *[
+            create(
+                "AWS::EC2::Subnet",
+                resource_name(tag, subnet_key(s.role, s.index)),
+                f"{s.cidr} in {s.availabilityZone}",
+            )
+            for s in network.subnets
+        ],
+        create("AWS::EC2::InternetGateway", resource_name(tag, "igw")),
+        create("AWS::EC2::NatGateway", resource_name(tag, "nat")),
+        create("AWS::EC2::RouteTable", resource_name(tag, "public-rt")),
+        create("AWS::EC2::RouteTable", resource_name(tag, "private-rt")),
+        create("AWS::EC2::VPCEndpoint", resource_name(tag, "s3-endpoint")),
+        create("AWS::EC2::SecurityGroup", resource_name(tag, "cluster-sg")),
+        create("AWS::IAM::Role", eks_cluster_role_name(tag)),
+        create(
+            "AWS::EKS::Cluster",
+            eks_cluster_name(tag),
+            f"Kubernetes {kubernetes_version}, authenticationMode API_AND_CONFIG_MAP",
+        ),
+        create("AWS::EKS::AccessEntry", "control-plane role", "AmazonEKSClusterAdminPolicy, cluster scope"),
+    ]
 
 
 COMPUTE_SUBNET_PREFIX = 20

@@ -1,0 +1,122 @@
+"""Who may call what: the role each route needs, declared once here and enforced by one middleware.
+
+`PERMISSIONS` maps every route (method and path as the OpenAPI document names them) to the role it needs and
+the action a refusal names. Two routes need more for some requests: storage that creates an FSx file system
+enables a feature (admin), and a node batch that replaces or deletes nodes is destructive (admin). Routes not
+in the table (the API description and documentation, unknown paths that answer 404) need an authenticated
+caller; a unit test keeps every documented route in the table.
+
+`authorize` runs before every route: no identity → 401, a weaker role → 403. Request validation runs before
+it, so a malformed request answers 400 whatever the caller's role; checks against live state (404, 409) run
+after it, in the route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from pydantic import TypeAdapter
+
+from api.auth import actor_of
+from controlplane.core.auth import Role
+
+DESTRUCTIVE_NODE_ACTIONS = {"replace", "delete"}
+
+
+@dataclass(frozen=True)
+class Permission:
+    role: Role
+    action: str
+
+
+@dataclass(frozen=True)
+class RouteRequest:
+    """What a request-dependent permission reads: the JSON body, and whether the request only plans."""
+
+    body: Mapping[str, Any]
+    dry_run: bool
+
+
+Rule = Permission | Callable[[RouteRequest], Permission]
+
+READ = Permission(Role.VIEWER, "read")
+
+
+def _storage(request: RouteRequest) -> Permission:
+    if request.body.get("fsx") is not None and not request.dry_run:
+        return Permission(Role.ADMIN, "create an FSx file system (it enables the fsxCsiDriver feature)")
+    return Permission(Role.OPERATOR, "configure storage")
+
+
+def _node_batch(request: RouteRequest) -> Permission:
+    action = str(request.body.get("action"))
+    return Permission(Role.ADMIN if action in DESTRUCTIVE_NODE_ACTIONS else Role.OPERATOR, f"{action} nodes")
+
+
+PERMISSIONS: dict[str, Rule] = {
+    # clusters
+    "GET /clusters": READ,
+    "POST /clusters": Permission(Role.ADMIN, "create a cluster"),
+    "POST /clusters/eks": Permission(Role.ADMIN, "create an EKS cluster"),
+    "POST /clusters/import": Permission(Role.ADMIN, "import a cluster"),
+    "GET /clusters/{clusterTag}": READ,
+    "DELETE /clusters/{clusterTag}": Permission(Role.ADMIN, "delete a cluster"),
+    "POST /clusters/{clusterTag}/dependencies": Permission(Role.ADMIN, "configure cluster dependencies"),
+    "POST /clusters/{clusterTag}/hyperpod": Permission(Role.ADMIN, "create a HyperPod cluster"),
+    "POST /clusters/{clusterTag}/storage": _storage,
+    "GET /clusters/{clusterTag}/status": READ,
+    # features
+    "GET /clusters/{clusterTag}/features": READ,
+    "PATCH /clusters/{clusterTag}/features": Permission(Role.ADMIN, "change cluster features"),
+    # instance groups
+    "GET /clusters/{clusterTag}/instance-groups": READ,
+    "POST /clusters/{clusterTag}/instance-groups": Permission(Role.ADMIN, "add an instance group"),
+    "PATCH /clusters/{clusterTag}/instance-groups/{name}": Permission(Role.ADMIN, "change an instance group"),
+    "DELETE /clusters/{clusterTag}/instance-groups/{name}": Permission(Role.ADMIN, "delete an instance group"),
+    "POST /clusters/{clusterTag}/software-update": Permission(Role.ADMIN, "update cluster software"),
+    # nodes
+    "GET /clusters/{clusterTag}/nodes": READ,
+    "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot": Permission(Role.OPERATOR, "reboot nodes"),
+    "POST /clusters/{clusterTag}/nodes/{nodeId}/replace": Permission(Role.ADMIN, "replace nodes"),
+    "DELETE /clusters/{clusterTag}/nodes/{nodeId}": Permission(Role.ADMIN, "delete nodes"),
+    "POST /clusters/{clusterTag}/nodes/batch": _node_batch,
+    # operations
+    "GET /operations": READ,
+    "GET /operations/{operationId}": READ,
+    "GET /operations/{operationId}/wait": READ,
+    "POST /operations/{operationId}/resume": Permission(Role.ADMIN, "resume an operation"),
+    "POST /operations/{operationId}/cancel": Permission(Role.ADMIN, "cancel an operation"),
+    # catalog
+    "GET /regions": READ,
+    "GET /regions/{region}/availability-zones": READ,
+    "GET /regions/{region}/instance-types": READ,
+    "GET /regions/{region}/training-plans": READ,
+}
+
+_BOOL = TypeAdapter(bool)
+
+
+def required(method: str, route: str, request: Callable[[], RouteRequest]) -> Permission:
+    """The permission a request to `method route` needs (`request` is read only by request-dependent rules)."""
+    rule = PERMISSIONS.get(f"{method} {route}", READ)
+    return rule if isinstance(rule, Permission) else rule(request())
+
+
+def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
+    """Authenticate the caller, check the route's permission, and hand the actor to the route."""
+    actor = actor_of(app.current_event)
+    request = app.request
+
+    def route_request() -> RouteRequest:
+        body = request.json_body
+        dry_run = (request.query_parameters or {}).get("dryRun", "false")
+        return RouteRequest(body=body if isinstance(body, dict) else {}, dry_run=_BOOL.validate_python(dry_run))
+
+    permission = required(request.method, request.route, route_request)
+    actor.require(permission.role, permission.action)
+    app.append_context(actor=actor)
+    return next_middleware(app)

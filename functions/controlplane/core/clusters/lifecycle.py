@@ -1,0 +1,246 @@
+"""A cluster's lifecycle as callers see it: it enters the registry (stage 1, the whole pipeline, or import) and
+leaves it (delete: plan, then confirm). Each request is validated against live state before anything is
+registered or started; its plan is computed from the same validation, with no side effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.deletion_plan import delete_actions
+from controlplane.core.clusters.import_plan import (
+    check_eks_importable,
+    check_hyperpod_importable,
+    check_unregistered,
+    import_actions,
+)
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
+from controlplane.core.naming import CLUSTER_TAG_KEY, eks_cluster_name, hyperpod_cluster_name
+from controlplane.core.network.plan import plan_network, stage_one_actions
+from controlplane.core.operations.service import OperationService
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.storage.plan import storage_actions, storage_features, storage_plan
+from controlplane.models.clusters import (
+    DEFAULT_KUBERNETES_VERSION,
+    ClusterRecord,
+    ClusterStatus,
+    CreateEksClusterRequest,
+    ImportClusterRequest,
+    NetworkPlan,
+    Plan,
+    PlannedAction,
+)
+from controlplane.models.errors import ClusterExistsError, UnknownRegionError
+from controlplane.models.hyperpod import HyperPodPlan
+from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.pipeline import CreateClusterRequest
+from controlplane.models.storage import StoragePlan
+
+DELETE_ACTION = "delete-cluster"
+
+
+class ClusterLifecycleService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        registry: ClusterRegistry,
+        account: AccountGateway,
+        operations: OperationService,
+        confirmations: Confirmations,
+        hyperpod_planner: HyperPodPlanner,
+        clock: Clock,
+        eks: Callable[[str], EksGateway],
+        hyperpod: Callable[[str], HyperPodGateway],
+    ) -> None:
+        self._clusters = clusters
+        self._registry = registry
+        self._account = account
+        self._operations = operations
+        self._confirmations = confirmations
+        self._hyperpod_planner = hyperpod_planner
+        self._clock = clock
+        self._eks = eks
+        self._hyperpod = hyperpod
+
+    # --- stage 1 -----------------------------------------------------------------------------
+
+    def plan_create_eks(self, request: CreateEksClusterRequest) -> Plan:
+        """What stage 1 would create, validated against live state; no side effect."""
+        network = self._network(request)
+        return Plan(actions=stage_one_actions(request.clusterTag, network, request.kubernetesVersion))
+
+    def create_eks(self, request: CreateEksClusterRequest, actor: Actor) -> Operation:
+        network = self._network(request)
+        return self._register_and_start(
+            self._new_record(request, actor, network.vpcCidr),
+            actor,
+            OperationKind.CREATE_EKS_CLUSTER,
+            kubernetesVersion=request.kubernetesVersion,
+            network=network,
+        )
+
+    # --- every stage in one operation --------------------------------------------------------
+
+    def plan_pipeline(self, request: CreateClusterRequest) -> Plan:
+        """Every stage's input validated up front (nothing is created), and what the pipeline would do."""
+        network, hyperpod, storage = self._pipeline(request)
+        tag = request.clusterTag
+        return Plan(
+            actions=[
+                *stage_one_actions(tag, network, request.eks.kubernetesVersion),
+                PlannedAction(action="create", resource="EKS add-ons and HyperPod dependencies", name="stage 3"),
+                *hyperpod_actions(tag, hyperpod, hyperpod_cluster_name(tag)),
+                *storage_actions(tag, storage),
+            ]
+        )
+
+    def create_cluster(self, request: CreateClusterRequest, actor: Actor) -> Operation:
+        network, hyperpod, storage = self._pipeline(request)
+        return self._register_and_start(
+            self._new_record(request.eks_request(), actor, network.vpcCidr),
+            actor,
+            OperationKind.CREATE_CLUSTER,
+            kubernetesVersion=request.eks.kubernetesVersion,
+            network=network,
+            hyperpod=hyperpod,
+            storage=storage,
+            features=storage_features(storage),
+        )
+
+    # --- import ------------------------------------------------------------------------------
+
+    def plan_import(self, request: ImportClusterRequest) -> Plan:
+        """Check that the cluster can be adopted (nothing is changed) and say what import would do."""
+        cluster, hyperpod = self._importable(request)
+        return Plan(actions=import_actions(request.clusterTag, cluster, hyperpod))
+
+    def import_cluster(self, request: ImportClusterRequest, actor: Actor) -> Operation:
+        cluster, _ = self._importable(request)
+        now = self._clock.now()
+        record = ClusterRecord(
+            clusterTag=request.clusterTag,
+            region=request.region,
+            status=ClusterStatus.IMPORTING,
+            eksClusterName=cluster.name,
+            kubernetesVersion=cluster.version or DEFAULT_KUBERNETES_VERSION,
+            createdAt=now,
+            updatedAt=now,
+            createdBy=actor.principal,
+            accountId=self._account.account_id(),
+            imported=True,
+            hyperPodClusterName=request.hyperPodClusterName,
+        )
+        return self._register_and_start(record, actor, OperationKind.IMPORT_CLUSTER)
+
+    # --- delete (plan, then confirm) ---------------------------------------------------------
+
+    def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
+        record = self._clusters.get(cluster_tag)
+        token, expires_at = self._confirmations.issue(actor, DELETE_ACTION, cluster_tag)
+        return Plan(
+            dryRun=True,
+            actions=delete_actions(record),
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=(
+                f"Deleting '{cluster_tag}' destroys the resources listed. Ask the person to confirm, then "
+                "repeat the request with confirmationToken."
+            ),
+        )
+
+    def delete(self, cluster_tag: str, token: str, actor: Actor) -> Operation:
+        record = self._clusters.get(cluster_tag)
+        self._confirmations.redeem(
+            token, actor, DELETE_ACTION, cluster_tag, f"Call DELETE /clusters/{cluster_tag} without a token"
+        )
+        operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER)
+        self._registry.save(
+            record.model_copy(
+                update={
+                    "status": ClusterStatus.DELETING,
+                    "activeOperationId": operation.operationId,
+                    "updatedAt": self._clock.now(),
+                }
+            )
+        )
+        return operation
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _network(self, request: CreateEksClusterRequest) -> NetworkPlan:
+        """A known Region, a free tag, and the network plan against the Region's VPCs."""
+        self._require_new(
+            request.clusterTag,
+            request.region,
+            "Use an AWS Region code where EKS is offered, such as us-west-2.",
+            "pick another clusterTag or delete it first",
+        )
+        return plan_network(
+            self._account.vpc_cidrs(request.region),
+            request.vpcCidr,
+            self._account.availability_zones(request.region),
+        )
+
+    def _pipeline(self, request: CreateClusterRequest) -> tuple[NetworkPlan, HyperPodPlan, StoragePlan]:
+        network = self._network(request.eks_request())
+        hyperpod = self._hyperpod_planner.resolve_group(request.region, request.hyperpod)
+        storage = storage_plan(request.clusterTag, request.region, self._account.account_id(), request.storage)
+        return network, hyperpod, storage
+
+    def _importable(self, request: ImportClusterRequest) -> tuple[EksCluster, HyperPodCluster | None]:
+        region = request.region
+        self._require_new(
+            request.clusterTag, region, "Use the AWS Region code of the existing cluster.", "pick another clusterTag"
+        )
+        cluster = check_eks_importable(request, self._eks(region).find_cluster(request.eksClusterName))
+        check_unregistered(
+            cluster,
+            cluster.tags.get(CLUSTER_TAG_KEY)
+            or next(
+                (r.clusterTag for r in self._registry.list() if (r.region, r.eksClusterName) == (region, cluster.name)),
+                None,
+            ),
+        )
+        if not request.hyperPodClusterName:
+            return cluster, None
+        found = self._hyperpod(region).find_cluster(request.hyperPodClusterName)
+        return cluster, check_hyperpod_importable(request, cluster, found)
+
+    def _require_new(self, cluster_tag: str, region: str, region_hint: str, tag_hint: str) -> None:
+        if region not in self._account.known_regions():
+            raise UnknownRegionError(f"Unknown or unsupported region '{region}'. {region_hint}", {"region": region})
+        if self._registry.find(cluster_tag) is not None:
+            raise ClusterExistsError(
+                f"Cluster '{cluster_tag}' already exists; {tag_hint}.", {"clusterTag": cluster_tag}
+            )
+
+    def _new_record(self, request: CreateEksClusterRequest, actor: Actor, vpc_cidr: str) -> ClusterRecord:
+        now = self._clock.now()
+        return ClusterRecord(
+            clusterTag=request.clusterTag,
+            region=request.region,
+            status=ClusterStatus.CREATING,
+            eksClusterName=eks_cluster_name(request.clusterTag),
+            kubernetesVersion=request.kubernetesVersion,
+            vpcCidr=vpc_cidr,
+            createdAt=now,
+            updatedAt=now,
+            createdBy=actor.principal,
+            accountId=self._account.account_id(),
+        )
+
+    def _register_and_start(self, record: ClusterRecord, actor: Actor, kind: OperationKind, **own: Any) -> Operation:
+        """Register the cluster (the tag is taken from here on) and start the workflow that builds or adopts it."""
+        self._registry.create(record)
+        try:
+            return self._operations.start(record, actor, kind, **own)
+        except Exception:
+            self._registry.delete(record.clusterTag)
+            raise

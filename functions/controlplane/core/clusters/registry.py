@@ -1,0 +1,178 @@
+"""The cluster registry as callers and workflows see it: reads, stage 6 status, readiness for a stage, and the
+registry following operations (a finished stage, a finished operation, which also releases the cluster's lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
+from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.storage.plan import storage_facts
+from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
+from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
+from controlplane.models.operations import Operation, OperationKind, OperationStatus
+from controlplane.models.status import (
+    GPU_RESOURCE,
+    GROUP_LABEL,
+    HEALTH_LABEL,
+    INSTANCE_TYPE_LABEL,
+    ZONE_LABEL,
+    ClusterStatusView,
+    NodeStatus,
+)
+from controlplane.models.workflow import ConfigureStorageInput, CreateClusterInput
+
+# The pipeline stage a successful operation of each kind completes.
+STAGE_OF_KIND = {
+    OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
+    OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: StageName.DEPENDENCIES,
+    OperationKind.CREATE_HYPERPOD_CLUSTER: StageName.HYPERPOD,
+    OperationKind.CONFIGURE_STORAGE: StageName.STORAGE,
+}
+
+
+class ClusterService:
+    def __init__(
+        self,
+        registry: ClusterRegistry,
+        eks: Callable[[str], EksGateway],
+        hyperpod: Callable[[str], HyperPodGateway],
+        kubernetes: KubernetesGateway,
+        clock: Clock,
+    ) -> None:
+        self._registry = registry
+        self._eks = eks
+        self._hyperpod = hyperpod
+        self._kubernetes = kubernetes
+        self._clock = clock
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def list(self) -> list[ClusterRecord]:
+        return sorted(self._registry.list(), key=lambda record: record.clusterTag)
+
+    def get(self, cluster_tag: str) -> ClusterRecord:
+        record = self._registry.find(cluster_tag)
+        if record is None:
+            raise ClusterNotFoundError(
+                f"Cluster '{cluster_tag}' is not registered; GET /clusters lists the clusters this "
+                "control plane manages.",
+            )
+        return record
+
+    def ready_for(self, cluster_tag: str, stage: StageName, needs: StageName) -> ClusterRecord:
+        """The record of a cluster that is ACTIVE and has finished the stage `stage` builds on."""
+        record = self.get(cluster_tag)
+        if needs.value not in record.stagesDone or record.status != ClusterStatus.ACTIVE:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has not finished the '{needs.value}' stage that '{stage.value}' builds on "
+                f"(status {record.status}, done: {', '.join(record.stagesDone) or 'nothing'}). "
+                "Finish or resume that stage first; GET /clusters/{clusterTag} shows where it stands.",
+                {"needs": needs.value, "stagesDone": record.stagesDone},
+            )
+        return record
+
+    def live_eks(self, record: ClusterRecord) -> dict[str, str | None]:
+        """The EKS control plane as EKS reports it now (empty while it does not exist)."""
+        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
+        if cluster is None:
+            return {}
+        return {
+            "name": cluster.name,
+            "arn": cluster.arn,
+            "status": cluster.status,
+            "version": cluster.version,
+            "endpoint": cluster.endpoint,
+            "authenticationMode": cluster.authentication_mode,
+        }
+
+    def status(self, cluster_tag: str) -> ClusterStatusView:
+        """Stage 6: nodes Ready and schedulable, GPU totals, and what is still missing before work can run."""
+        record = self.get(cluster_tag)
+        eks = self._eks(record.region).find_cluster(record.eksClusterName)
+        hyperpod = self._hyperpod(record.region).find_cluster(
+            hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
+        )
+        nodes = (
+            [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
+            if eks is not None and eks.status == "ACTIVE"
+            else []
+        )
+        missing = [f"stage '{stage.value}'" for stage in StageName if stage.value not in record.stagesDone]
+        if hyperpod is not None and hyperpod.status != "InService":
+            missing.append(f"HyperPod cluster InService (now {hyperpod.status})")
+        not_ready = [node.name for node in nodes if not (node.ready and node.schedulable)]
+        if not_ready:
+            missing.append(f"nodes Ready and schedulable: {', '.join(not_ready)}")
+        if StageName.HYPERPOD.value in record.stagesDone and not nodes:
+            missing.append("at least one node")
+        return ClusterStatusView(
+            clusterTag=cluster_tag,
+            ready=not missing,
+            stagesDone=record.stagesDone,
+            missing=missing,
+            eksStatus=eks.status if eks else None,
+            hyperPodStatus=hyperpod.status if hyperpod else None,
+            nodes=nodes,
+            nodesReady=sum(1 for node in nodes if node.ready and node.schedulable),
+            gpusTotal=sum(node.gpus for node in nodes),
+            gpusAllocatable=sum(node.allocatableGpus for node in nodes if node.ready and node.schedulable),
+        )
+
+    # --- following the workflows -------------------------------------------------------------
+
+    def record_stage(self, ctx: CreateClusterInput, stage: StageName) -> None:
+        """A pipeline stage finished: the registry shows it done even if a later stage fails."""
+        record = self.get(ctx.clusterTag)
+        update: dict[str, object] = {"updatedAt": self._clock.now()}
+        if stage.value not in record.stagesDone:
+            update["stagesDone"] = [*record.stagesDone, stage.value]
+        if stage == StageName.EKS:
+            update["status"] = ClusterStatus.ACTIVE
+        if stage == StageName.STORAGE:
+            update.update(storage_facts(ctx.storage))
+        self._registry.save(record.model_copy(update=update))
+
+    def record_outcome(self, operation: Operation) -> None:
+        """Bring the registry in line with a finished operation and release the cluster's lock."""
+        now = self._clock.now()
+        record = self._registry.find(operation.target)
+        if record is None:
+            return
+        succeeded = operation.status == OperationStatus.SUCCEEDED
+        if operation.kind == OperationKind.DELETE_EKS_CLUSTER and succeeded:
+            self._registry.delete(operation.target)
+            return
+        update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
+        stage = STAGE_OF_KIND.get(operation.kind)
+        if operation.kind == OperationKind.IMPORT_CLUSTER:
+            update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED
+        elif operation.kind in (OperationKind.CREATE_EKS_CLUSTER, OperationKind.CREATE_CLUSTER):
+            eks_done = succeeded or StageName.EKS.value in record.stagesDone
+            update["status"] = ClusterStatus.ACTIVE if eks_done else ClusterStatus.FAILED
+        elif operation.kind == OperationKind.DELETE_EKS_CLUSTER:
+            update["status"] = ClusterStatus.FAILED
+        if succeeded and stage is not None and stage.value not in record.stagesDone:
+            update["stagesDone"] = [*record.stagesDone, stage.value]
+        if succeeded and operation.kind == OperationKind.CONFIGURE_STORAGE:
+            update.update(storage_facts(ConfigureStorageInput.model_validate(operation.input).storage))
+        self._registry.save(record.model_copy(update=update))
+        self._registry.release(operation.target, operation.operationId, now)
+
+
+def _node_status(node: KubernetesNode) -> NodeStatus:
+    return NodeStatus(
+        name=node.name,
+        instanceGroup=node.labels.get(GROUP_LABEL),
+        instanceType=node.labels.get(INSTANCE_TYPE_LABEL),
+        availabilityZone=node.labels.get(ZONE_LABEL),
+        ready=node.ready,
+        schedulable=node.schedulable,
+        health=node.labels.get(HEALTH_LABEL),
+        gpus=int(node.capacity.get(GPU_RESOURCE, "0")),
+        allocatableGpus=int(node.allocatable.get(GPU_RESOURCE, "0")),
+    )

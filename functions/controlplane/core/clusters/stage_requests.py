@@ -1,0 +1,84 @@
+"""The stage requests on a registered cluster: stage 3 (dependencies), stage 4 (HyperPod) and stage 5 (storage).
+
+Each reads the record once, checks that the stage it builds on is done, and either plans (no side effect)
+or starts the stage's workflow. The rules and plans are the stage contexts' own (`core.dependencies`,
+`core.hyperpod_planning`, `core.storage`); this module only composes them with the registry and operations.
+"""
+
+from __future__ import annotations
+
+from controlplane.config import DependencyPins
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.dependencies.plan import dependency_actions
+from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
+from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.operations.service import OperationService
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.storage.plan import check_storage_request, storage_actions, storage_features, storage_plan
+from controlplane.models.clusters import ClusterRecord, Plan, StageName
+from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
+from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
+
+
+class StageRequestService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        operations: OperationService,
+        account: AccountGateway,
+        hyperpod_planner: HyperPodPlanner,
+        pins: DependencyPins,
+    ) -> None:
+        self._clusters = clusters
+        self._operations = operations
+        self._account = account
+        self._hyperpod_planner = hyperpod_planner
+        self._pins = pins
+
+    # --- stage 3 -----------------------------------------------------------------------------
+
+    def plan_dependencies(self, cluster_tag: str) -> Plan:
+        record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        return Plan(actions=dependency_actions(record, self._pins))
+
+    def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
+        record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        return self._operations.start(record, actor, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES)
+
+    # --- stage 4 -----------------------------------------------------------------------------
+
+    def plan_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> Plan:
+        """The first instance group validated against live facts, and what stage 4 would create."""
+        record, resolved = self._hyperpod(cluster_tag, request)
+        name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
+        return Plan(actions=hyperpod_actions(cluster_tag, resolved, name))
+
+    def create_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest, actor: Actor) -> Operation:
+        record, resolved = self._hyperpod(cluster_tag, request)
+        return self._operations.start(record, actor, OperationKind.CREATE_HYPERPOD_CLUSTER, hyperpod=resolved)
+
+    # --- stage 5 -----------------------------------------------------------------------------
+
+    def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> Plan:
+        _, plan = self._storage(cluster_tag, request)
+        return Plan(actions=storage_actions(cluster_tag, plan))
+
+    def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
+        record, plan = self._storage(cluster_tag, request)
+        return self._operations.start(
+            record, actor, OperationKind.CONFIGURE_STORAGE, storage=plan, features=storage_features(plan)
+        )
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> tuple[ClusterRecord, HyperPodPlan]:
+        record = self._clusters.ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
+        return record, self._hyperpod_planner.first_group(record, request)
+
+    def _storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[ClusterRecord, StoragePlan]:
+        record = self._clusters.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        check_storage_request(record, request)
+        account = record.accountId or self._account.account_id()
+        return record, storage_plan(cluster_tag, record.region, account, request)

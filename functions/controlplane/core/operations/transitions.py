@@ -1,0 +1,141 @@
+"""How an operation and its stages move: PENDING → RUNNING → SUCCEEDED | FAILED | CANCELLED, and back to
+PENDING on resume. Pure functions of an operation and the time; the service reads, applies and writes them.
+
+A function returns None when the operation is already where the transition would take it, so that the
+service writes nothing (steps are retried and re-run on resume).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+from controlplane.core.stages import stage_names, stage_of
+from controlplane.models.errors import OperationStateError
+from controlplane.models.operations import (
+    Operation,
+    OperationError,
+    OperationKind,
+    OperationStatus,
+    Stage,
+    StageStatus,
+)
+
+STAGE_OUTCOME = {
+    OperationStatus.SUCCEEDED: StageStatus.SUCCEEDED,
+    OperationStatus.FAILED: StageStatus.FAILED,
+    OperationStatus.CANCELLED: StageStatus.CANCELLED,
+}
+
+
+def new_operation(
+    kind: OperationKind, cluster_tag: str, principal: str, now: datetime, stages: Sequence[str] | None = None
+) -> Operation:
+    """A PENDING operation with the workflow's stages; `stages` narrows them to those this run executes (in
+    execution order), for workflows whose Choice states skip the others."""
+    names = list(stages) if stages is not None else stage_names(kind)
+    unknown = set(names) - set(stage_names(kind))
+    if unknown or not names:
+        raise OperationStateError(f"Stages {sorted(unknown) or names} are not stages of a {kind.value} workflow.")
+    return Operation(
+        operationId=f"op-{uuid.uuid4().hex[:20]}",
+        kind=kind,
+        target=cluster_tag,
+        stages=[Stage(name=name) for name in names],
+        actor=principal,
+        createdAt=now,
+        updatedAt=now,
+    )
+
+
+def begin_step(operation: Operation, step: str, now: datetime) -> Operation | None:
+    """The step's stage becomes RUNNING and earlier unfinished stages SUCCEEDED; a stopped operation stops
+    its steps."""
+    if operation.status.terminal:
+        raise OperationStateError(f"Operation {operation.operationId} is {operation.status}; step {step} stops.")
+    if operation.status == OperationStatus.RUNNING and operation.currentStep == step:
+        return None
+    position = [stage.name for stage in operation.stages].index(stage_of_step(operation, step))
+    stages = []
+    for index, current in enumerate(operation.stages):
+        if index < position and current.status in (StageStatus.PENDING, StageStatus.RUNNING):
+            current = current.model_copy(
+                update={"status": StageStatus.SUCCEEDED, "startedAt": current.startedAt or now, "endedAt": now}
+            )
+        elif index == position and current.status != StageStatus.RUNNING:
+            current = current.model_copy(
+                update={"status": StageStatus.RUNNING, "startedAt": now, "endedAt": None, "message": None}
+            )
+        stages.append(current)
+    return operation.model_copy(
+        update={"status": OperationStatus.RUNNING, "stages": stages, "currentStep": step, "updatedAt": now}
+    )
+
+
+def note_phase(operation: Operation, step: str, message: str, now: datetime) -> Operation | None:
+    """The phase message of the step's stage (e.g. what it waits for)."""
+    stage = stage_of_step(operation, step)
+    if operation.stage(stage).message == message:
+        return None
+    stages = [s.model_copy(update={"message": message}) if s.name == stage else s for s in operation.stages]
+    return operation.model_copy(update={"stages": stages, "updatedAt": now})
+
+
+def finish(
+    operation: Operation, status: OperationStatus, now: datetime, error: OperationError | None = None
+) -> Operation | None:
+    """A terminal status. A failure fails the failed step's stage (a stage still RUNNING before it had
+    finished); success finishes every stage; cancel cancels the running one. Finished stages stay."""
+    if operation.status.terminal:
+        return None
+    failed_stage = stage_of(operation.kind, error.step) if error is not None and error.step else None
+    stages = []
+    for stage in operation.stages:
+        if failed_stage is not None and stage.status == StageStatus.RUNNING and stage.name != failed_stage:
+            # The failed step belongs to a later stage: this one had finished.
+            stage = stage.model_copy(update={"status": StageStatus.SUCCEEDED, "endedAt": now})
+        elif (
+            stage.name == failed_stage
+            or (failed_stage is None and stage.status == StageStatus.RUNNING)
+            or (status == OperationStatus.SUCCEEDED and stage.status == StageStatus.PENDING)
+        ):
+            stage = stage.model_copy(
+                update={
+                    "status": STAGE_OUTCOME[status],
+                    "startedAt": stage.startedAt or now,
+                    "endedAt": now,
+                    "message": error.message if error is not None else stage.message,
+                }
+            )
+        stages.append(stage)
+    return operation.model_copy(update={"status": status, "stages": stages, "error": error, "updatedAt": now})
+
+
+def rerun(operation: Operation, principal: str, now: datetime) -> Operation:
+    """A FAILED or CANCELLED operation made PENDING again for its next attempt; succeeded stages stay."""
+    if operation.status not in (OperationStatus.FAILED, OperationStatus.CANCELLED):
+        raise OperationStateError(
+            f"Operation {operation.operationId} is {operation.status}; only FAILED or CANCELLED operations can be "
+            "resumed.",
+            {"status": operation.status},
+        )
+    stages = [stage if stage.status == StageStatus.SUCCEEDED else Stage(name=stage.name) for stage in operation.stages]
+    return operation.model_copy(
+        update={
+            "status": OperationStatus.PENDING,
+            "stages": stages,
+            "error": None,
+            "currentStep": None,
+            "attempt": operation.attempt + 1,
+            "updatedAt": now,
+            "actor": principal,
+        }
+    )
+
+
+def stage_of_step(operation: Operation, step: str) -> str:
+    stage = stage_of(operation.kind, step)
+    if stage is None:
+        raise OperationStateError(f"Step {step} is not part of a {operation.kind.value} workflow.")
+    return stage

@@ -1,0 +1,172 @@
+"""EKS clusters with their access entries, add-ons and pod identity associations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from controlplane.core.ports.eks import Addon, EksCluster
+
+ACCOUNT = "123456789012"
+
+
+@dataclass
+class AccessEntry:
+    tags: dict[str, str]
+    policies: set[str] = field(default_factory=set)
+
+
+class InMemoryEksGateway:
+    """New clusters start CREATING and new add-ons in `addon_status` (AWS: CREATING); `activate` settles a cluster
+    the way EKS does (ACTIVE, with an OIDC issuer)."""
+
+    def __init__(self, region: str = "us-west-2", addon_status: str = "CREATING") -> None:
+        self.region = region
+        self.addon_status = addon_status
+        self.clusters: dict[str, EksCluster] = {}
+        self.access_entries: dict[tuple[str, str], AccessEntry] = {}
+        self.addons: dict[tuple[str, str], Addon] = {}
+        self.addon_roles: dict[tuple[str, str], str | None] = {}
+        self.pod_identities: dict[tuple[str, str, str], str] = {}
+
+    # --- helpers for tests -------------------------------------------------------------------
+
+    def add_cluster(self, name: str, **facts: object) -> EksCluster:
+        """An ACTIVE cluster (created by the control plane or by someone else); `facts` override fields."""
+        cluster = replace(
+            EksCluster(
+                name=name,
+                arn=self._arn(name),
+                status="ACTIVE",
+                version="1.34",
+                endpoint=f"https://{name}.eks.example",
+                certificate_authority="Y2E=",
+                oidc_issuer=f"https://oidc.eks.{self.region}.amazonaws.com/id/{name.upper()}",
+                authentication_mode="API_AND_CONFIG_MAP",
+            ),
+            **facts,
+        )
+        self.clusters[name] = cluster
+        return cluster
+
+    def activate(self, name: str) -> EksCluster:
+        cluster = replace(
+            self.clusters[name],
+            status="ACTIVE",
+            endpoint=f"https://{name}.eks.example",
+            certificate_authority="Y2E=",
+            oidc_issuer=f"https://oidc.eks.{self.region}.amazonaws.com/id/{name.upper()}",
+        )
+        self.clusters[name] = cluster
+        return cluster
+
+    # --- clusters ----------------------------------------------------------------------------
+
+    def find_cluster(self, name: str) -> EksCluster | None:
+        return self.clusters.get(name)
+
+    def create_cluster(
+        self,
+        name: str,
+        version: str,
+        role_arn: str,
+        subnet_ids: list[str],
+        security_group_ids: list[str],
+        tags: dict[str, str],
+    ) -> EksCluster:
+        cluster = EksCluster(
+            name=name,
+            arn=self._arn(name),
+            status="CREATING",
+            version=version,
+            endpoint=None,
+            certificate_authority=None,
+            oidc_issuer=None,
+            authentication_mode="API_AND_CONFIG_MAP",
+            tags=dict(tags),
+            subnet_ids=tuple(subnet_ids),
+            security_group_ids=tuple(security_group_ids),
+        )
+        self.clusters[name] = cluster
+        return cluster
+
+    def delete_cluster(self, name: str) -> None:
+        if name in self.clusters:
+            self.clusters[name] = replace(self.clusters[name], status="DELETING")
+
+    def tag_cluster(self, cluster_arn: str, tags: dict[str, str]) -> None:
+        name = self._name(cluster_arn)
+        self.clusters[name] = replace(self.clusters[name], tags={**self.clusters[name].tags, **tags})
+
+    def untag_cluster(self, cluster_arn: str, keys: list[str]) -> None:
+        name = self._name(cluster_arn)
+        tags = {key: value for key, value in self.clusters[name].tags.items() if key not in keys}
+        self.clusters[name] = replace(self.clusters[name], tags=tags)
+
+    # --- access entries ----------------------------------------------------------------------
+
+    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+        entry = self.access_entries.get((cluster_name, principal_arn))
+        return frozenset(entry.policies) if entry else None
+
+    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None:
+        self.access_entries.setdefault((cluster_name, principal_arn), AccessEntry(tags=dict(tags)))
+
+    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None:
+        self.access_entries[(cluster_name, principal_arn)].policies.add(
+            "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+        )
+
+    def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:
+        entry = self.access_entries.get((cluster_name, principal_arn))
+        return dict(entry.tags) if entry else None
+
+    def delete_access_entry(self, cluster_name: str, principal_arn: str) -> None:
+        self.access_entries.pop((cluster_name, principal_arn), None)
+
+    # --- add-ons -----------------------------------------------------------------------------
+
+    def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None:
+        return self.addons.get((cluster_name, addon_name))
+
+    def create_addon(
+        self,
+        cluster_name: str,
+        addon_name: str,
+        version: str,
+        role_arn: str | None,
+        tags: dict[str, str],
+        *,
+        configuration: str | None = None,
+        pod_identities: dict[str, str] | None = None,
+    ) -> Addon:
+        addon = Addon(name=addon_name, status=self.addon_status, version=version, tags=dict(tags))
+        self.addons[(cluster_name, addon_name)] = addon
+        self.addon_roles[(cluster_name, addon_name)] = role_arn
+        return addon
+
+    def set_addon_status(self, cluster_name: str, addon_name: str, status: str, *issues: str) -> None:
+        addon = self.addons[(cluster_name, addon_name)]
+        self.addons[(cluster_name, addon_name)] = replace(addon, status=status, issues=issues)
+
+    def delete_addon(self, cluster_name: str, addon_name: str) -> None:
+        self.addons.pop((cluster_name, addon_name), None)
+
+    # --- pod identity ------------------------------------------------------------------------
+
+    def pod_identity_role(self, cluster_name: str, namespace: str, service_account: str) -> str | None:
+        return self.pod_identities.get((cluster_name, namespace, service_account))
+
+    def create_pod_identity_association(
+        self, cluster_name: str, namespace: str, service_account: str, role_arn: str, tags: dict[str, str]
+    ) -> None:
+        self.pod_identities[(cluster_name, namespace, service_account)] = role_arn
+
+    def delete_pod_identity_association(self, cluster_name: str, namespace: str, service_account: str) -> None:
+        self.pod_identities.pop((cluster_name, namespace, service_account), None)
+
+    def _arn(self, name: str) -> str:
+        return f"arn:aws:eks:{self.region}:{ACCOUNT}:cluster/{name}"
+
+    @staticmethod
+    def _name(cluster_arn: str) -> str:
+        return cluster_arn.rsplit("/", 1)[-1]

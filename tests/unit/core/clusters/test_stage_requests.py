@@ -1,0 +1,82 @@
+"""Stages 3-5 on a registered cluster: one registry read, the stage's own rules, then a plan or a start."""
+
+import pytest
+
+from controlplane.core.auth import Actor, Role
+from controlplane.models.clusters import ImportedNetwork
+from controlplane.models.errors import (
+    ClusterExistsError,
+    ClusterNotReadyError,
+    ForeignResourceError,
+    InvalidRequestError,
+)
+from controlplane.models.hyperpod import CreateHyperPodRequest
+from controlplane.models.operations import OperationKind
+from controlplane.models.storage import ConfigureStorageRequest, FsxRequest
+
+ADMIN = Actor("alice", Role.ADMIN)
+GROUP = CreateHyperPodRequest(availabilityZone="us-west-2c", instanceType="ml.g6.4xlarge", instanceCount=1)
+
+
+def test_dependencies_need_stage_one_and_start_with_the_records_facts(stage_requests, registry, launcher, make_record):
+    registry.create(make_record())
+    with pytest.raises(ClusterNotReadyError, match="'eks' stage"):
+        stage_requests.plan_dependencies("demo")
+    registry.save(make_record("eks"))
+    assert [a.resource for a in stage_requests.plan_dependencies("demo").actions][-1] == "Kubernetes manifest"
+    stage_requests.configure_dependencies("demo", ADMIN)
+    ((kind, _, payload),) = launcher.started
+    assert (kind, payload["clusterTag"], payload["eksClusterName"]) == (
+        OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+        "demo",
+        "eks-cluster-demo",
+    )
+
+
+def test_hyperpod_is_planned_and_started_with_the_resolved_first_group(stage_requests, registry, launcher, make_record):
+    registry.create(make_record("eks", "dependencies"))
+    plan = stage_requests.plan_hyperpod("demo", GROUP)
+    assert ("AWS::SageMaker::Cluster", "hp-cluster-demo") in {(a.resource, a.name) for a in plan.actions}
+    assert launcher.started == []
+    stage_requests.create_hyperpod("demo", GROUP, ADMIN)
+    ((kind, _, payload),) = launcher.started
+    assert (kind, payload["hyperpod"]["instanceGroupName"]) == (
+        OperationKind.CREATE_HYPERPOD_CLUSTER,
+        "accelerated-worker",
+    )
+
+
+def test_a_second_hyperpod_cluster_is_refused(stage_requests, registry, make_record):
+    registry.create(make_record("eks", "dependencies", "hyperpod"))
+    with pytest.raises(ClusterExistsError, match="add capacity with an instance group"):
+        stage_requests.create_hyperpod("demo", GROUP, ADMIN)
+
+
+def test_hyperpod_in_an_imported_vpc_without_nat_egress_is_refused(stage_requests, registry, make_record):
+    closed = ImportedNetwork(vpcId="vpc-team", vpcCidr="10.60.0.0/16", subnetIds=[], securityGroupId="sg-1")
+    registry.create(make_record("eks", "dependencies", imported=True, network=closed))
+    with pytest.raises(InvalidRequestError, match="no NAT gateway route"):
+        stage_requests.plan_hyperpod("demo", GROUP)
+
+
+def test_storage_with_fsx_starts_with_the_fsx_csi_driver_feature_enabled(
+    stage_requests, registry, launcher, make_record
+):
+    registry.create(make_record("eks", "dependencies", "hyperpod"))
+    stage_requests.configure_storage("demo", ConfigureStorageRequest(fsx=FsxRequest()), ADMIN)
+    ((kind, _, payload),) = launcher.started
+    assert kind == OperationKind.CONFIGURE_STORAGE
+    assert (payload["storage"]["fsx"]["claimName"], payload["features"]["fsxCsiDriver"]["change"]) == (
+        "fsx-claim",
+        "enable",
+    )
+
+
+def test_storage_rules_refuse_before_anything_starts(stage_requests, registry, launcher, make_record):
+    registry.create(make_record("eks", "dependencies"))
+    with pytest.raises(ClusterNotReadyError, match="omit fsx"):
+        stage_requests.configure_storage("demo", ConfigureStorageRequest(fsx=FsxRequest()), ADMIN)
+    registry.save(make_record("eks", "dependencies", adopted=["eks", "dependencies"]))
+    with pytest.raises(ForeignResourceError):
+        stage_requests.plan_storage("demo", ConfigureStorageRequest())
+    assert launcher.started == []

@@ -1,0 +1,196 @@
+"""Stage 1 steps against in-memory EC2, IAM, EKS and Kubernetes: observe, create only what is missing, adopt
+only what is ours, and treat gone as done on delete."""
+
+import pytest
+
+from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EksStackService
+from controlplane.core.network.plan import plan_network
+from controlplane.core.operations.inputs import workflow_input
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import (
+    ForeignResourceError,
+    InvalidRequestError,
+    ResourceNotReadyError,
+    WaitTimeoutError,
+)
+from controlplane.models.operations import OperationKind
+from controlplane.models.workflow import PollState
+from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.iam import InMemoryIamGateway
+from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.network import InMemoryNetworkGateway
+
+CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
+STAGE_ONE = (
+    "ensure_vpc",
+    "ensure_subnets",
+    "ensure_internet_gateway",
+    "ensure_nat_gateway",
+    "ensure_route_tables",
+    "ensure_s3_endpoint",
+    "ensure_security_group",
+    "ensure_cluster_role",
+    "create_eks_cluster",
+)
+
+
+@pytest.fixture
+def network():
+    return InMemoryNetworkGateway()
+
+
+@pytest.fixture
+def iam():
+    return InMemoryIamGateway()
+
+
+@pytest.fixture
+def eks():
+    return InMemoryEksGateway()
+
+
+@pytest.fixture
+def stack(network, iam, eks):
+    poll = PollSettings(wait_seconds=5, max_attempts=3)
+    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), CONTROL_PLANE_ROLE, poll)
+
+
+@pytest.fixture
+def ctx(make_record):
+    zones = InMemoryAccountGateway().availability_zones("us-west-2")
+    network = plan_network({}, None, zones)
+    return workflow_input(
+        OperationKind.CREATE_EKS_CLUSTER, "op-1", make_record(), ACCOUNT_ID, kubernetesVersion="1.33", network=network
+    )
+
+
+@pytest.fixture
+def deleting(make_record):
+    return workflow_input(OperationKind.DELETE_EKS_CLUSTER, "op-2", make_record(), ACCOUNT_ID)
+
+
+def build(stack, ctx):
+    return {step: getattr(stack, step)(ctx) for step in STAGE_ONE}
+
+
+def test_the_network_and_cluster_are_created_once_and_found_on_a_rerun(stack, ctx, network, eks):
+    first = build(stack, ctx)
+    assert (first["ensure_vpc"]["action"], first["create_eks_cluster"]["action"]) == ("created", "created")
+    counts = (len(network.vpcs), len(network.subnets), len(network.nat_gateways), len(network.route_tables))
+    again = build(stack, ctx)
+    assert (again["ensure_vpc"]["action"], again["create_eks_cluster"]["action"]) == ("found", "found")
+    assert again["ensure_subnets"] == first["ensure_subnets"]
+    assert (len(network.vpcs), len(network.subnets), len(network.nat_gateways), len(network.route_tables)) == counts
+    assert counts == (1, 4, 1, 2)
+
+
+def test_subnets_follow_the_plan_and_the_cluster_uses_the_private_ones(stack, ctx, network, eks):
+    build(stack, ctx)
+    subnets = network.find_subnets("demo")
+    assert {key: (s.cidr, s.availability_zone) for key, s in subnets.items()} == {
+        f"{s.role}-{'ab'[s.index]}": (s.cidr, s.availabilityZone) for s in ctx.network.subnets
+    }
+    cluster = eks.find_cluster("eks-cluster-demo")
+    assert set(cluster.subnet_ids) == {subnets["private-a"].subnet_id, subnets["private-b"].subnet_id}
+    assert (cluster.version, cluster.security_group_ids) == ("1.33", (network.find_security_group("demo"),))
+
+
+def test_public_subnets_route_to_the_internet_gateway_and_private_ones_to_the_nat_gateway(stack, ctx, network):
+    build(stack, ctx)
+    public, private = network.find_route_table("demo", "public"), network.find_route_table("demo", "private")
+    subnets = network.find_subnets("demo")
+    assert public.routes["0.0.0.0/0"] == network.find_internet_gateway("demo").gateway_id
+    assert private.routes["0.0.0.0/0"] == network.find_nat_gateway("demo").gateway_id
+    assert private.subnet_ids == {subnets["private-a"].subnet_id, subnets["private-b"].subnet_id}
+
+
+def test_route_tables_wait_until_the_nat_gateway_is_available(stack, ctx, network):
+    network.nat_state = "pending"
+    for step in STAGE_ONE[:4]:
+        getattr(stack, step)(ctx)
+    with pytest.raises(ResourceNotReadyError, match="pending"):
+        stack.ensure_route_tables(ctx)
+    network.set_nat_state(network.find_nat_gateway("demo").gateway_id, "available")
+    assert set(stack.ensure_route_tables(ctx)) == {"publicRouteTableId", "privateRouteTableId"}
+
+
+def test_steps_that_need_an_earlier_one_say_which(stack, ctx):
+    with pytest.raises(ResourceNotReadyError, match="'Ensure VPC' must run first"):
+        stack.ensure_subnets(ctx)
+    stack.ensure_vpc(ctx)
+    with pytest.raises(ResourceNotReadyError, match="'Ensure Subnets' must run first"):
+        stack.ensure_nat_gateway(ctx)
+
+
+def test_the_cluster_role_gets_the_eks_policy_and_a_foreign_role_of_that_name_is_refused(stack, ctx, iam):
+    stack.ensure_cluster_role(ctx)
+    assert EKS_CLUSTER_POLICY_ARN in iam.find_role("instantstart-demo-eks-cluster").attached_policy_arns
+    iam.roles.clear()
+    iam.create_role("instantstart-demo-eks-cluster", {}, {"owner": "someone"})
+    with pytest.raises(ForeignResourceError):
+        stack.ensure_cluster_role(ctx)
+
+
+def test_an_eks_cluster_of_that_name_that_is_not_ours_is_refused(stack, ctx, eks):
+    eks.add_cluster("eks-cluster-demo")
+    with pytest.raises(ForeignResourceError, match="import it instead"):
+        stack.create_eks_cluster(ctx)
+
+
+def test_the_eks_cluster_is_polled_until_active_within_the_bound(stack, ctx, eks):
+    with pytest.raises(ResourceNotReadyError):
+        stack.check_eks_cluster(ctx)
+    build(stack, ctx)
+    assert stack.check_eks_cluster(ctx) == PollState(done=False, attempts=1, waitSeconds=5, status="CREATING")
+    polled = ctx.model_copy(update={"poll": PollState(done=False, attempts=2, waitSeconds=5)})
+    with pytest.raises(WaitTimeoutError, match="after 3 checks"):
+        stack.check_eks_cluster(polled)
+    eks.activate("eks-cluster-demo")
+    assert stack.check_eks_cluster(polled).done
+
+
+def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
+    build(stack, ctx)
+    eks.add_cluster("eks-cluster-demo", status="FAILED")
+    with pytest.raises(InvalidRequestError, match="failed to create"):
+        stack.check_eks_cluster(ctx)
+
+
+def test_the_control_plane_gets_one_access_entry_with_cluster_admin(stack, ctx, eks):
+    eks.add_cluster("eks-cluster-demo")
+    stack.ensure_access_entry(ctx)
+    stack.ensure_access_entry(ctx)
+    (entry,) = eks.access_entries.values()
+    assert [policy.rsplit("/", 1)[-1] for policy in entry.policies] == ["AmazonEKSClusterAdminPolicy"]
+    assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
+
+
+def test_delete_removes_the_cluster_role_and_network_and_then_finds_nothing_left(stack, ctx, deleting, network, eks):
+    build(stack, ctx)
+    assert stack.delete_eks_cluster(deleting)["action"] == "deleting"
+    assert eks.find_cluster("eks-cluster-demo").status == "DELETING"
+    eks.clusters.clear()
+    assert stack.check_eks_cluster_deleted(deleting).status == "DELETED"
+    assert stack.delete_cluster_role(deleting)["action"] == "deleted"
+    released = stack.release_nat_gateway(deleting)
+    assert (released.done, network.find_s3_endpoint("demo")) == (False, None)
+    network.set_nat_state(network.find_nat_gateway("demo").gateway_id, "deleted")
+    assert stack.release_nat_gateway(deleting).status == "released"
+    deleted = stack.delete_network(deleting)["deleted"]
+    assert deleted.startswith("elastic-ip, internet-gateway, subnet") and deleted.endswith("security-group, vpc")
+    assert (network.vpcs, network.subnets, network.route_tables, network.security_groups) == ({}, {}, {}, {})
+    assert stack.delete_network(deleting) == {"deleted": "nothing left"}
+    assert stack.delete_eks_cluster(deleting)["action"] == "absent"
+
+
+def test_delete_keeps_an_imported_cluster_and_a_role_that_is_not_ours(stack, make_record, eks, iam):
+    imported = workflow_input(
+        OperationKind.DELETE_EKS_CLUSTER, "op-2", make_record(imported=True, eksClusterName="team"), ACCOUNT_ID
+    )
+    eks.add_cluster("team")
+    iam.create_role("instantstart-demo-eks-cluster", {}, {})
+    assert stack.delete_eks_cluster(imported)["action"] == "kept (imported)"
+    assert stack.check_eks_cluster_deleted(imported).status == "KEPT"
+    assert stack.delete_cluster_role(imported)["action"] == "kept (not ours)"
+    assert eks.find_cluster("team").status == "ACTIVE"

@@ -1,0 +1,195 @@
+import pytest
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.operations.service import OperationService
+from controlplane.models.clusters import ClusterStatus, NetworkPlan
+from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleVersionError
+from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
+
+STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+ADMIN = Actor("alice", Role.ADMIN)
+NETWORK = NetworkPlan(vpcCidr="10.90.0.0/16", cidrSource="automatic", subnets=[])
+
+
+@pytest.fixture
+def service(operations, registry, make_record):
+    registry.create(make_record(status=ClusterStatus.CREATING))
+    return operations
+
+
+def start(service: OperationService, registry):
+    return service.start(
+        registry.find("demo"), ADMIN, OperationKind.CREATE_EKS_CLUSTER, kubernetesVersion="1.34", network=NETWORK
+    )
+
+
+def test_start_records_a_pending_operation_takes_the_lock_and_launches_its_first_execution(service, registry, launcher):
+    operation = start(service, registry)
+    assert operation.status == OperationStatus.PENDING
+    assert [s.name for s in operation.stages] == STAGES
+    kind, execution, payload = launcher.started[0]
+    assert (kind, execution) == (OperationKind.CREATE_EKS_CLUSTER, operation.operationId)
+    assert payload == operation.input
+    assert payload["operationId"] == operation.operationId
+    assert operation.executionArn.endswith(operation.operationId)
+    assert registry.find("demo").activeOperationId == operation.operationId
+
+
+def test_a_second_operation_on_a_busy_cluster_is_refused_and_not_recorded(service, registry, repository):
+    start(service, registry)
+    with pytest.raises(ClusterBusyError):
+        start(service, registry)
+    assert len(repository.items) == 1
+
+
+def test_an_input_missing_its_kinds_part_is_refused_before_the_lock_is_taken(service, registry, launcher):
+    with pytest.raises(ValueError, match="network"):
+        service.start(registry.find("demo"), ADMIN, OperationKind.CREATE_EKS_CLUSTER, kubernetesVersion="1.34")
+    assert registry.find("demo").activeOperationId is None
+    assert launcher.started == []
+
+
+def test_a_workflow_that_cannot_start_fails_its_operation_and_releases_the_lock(service, registry, launcher):
+    launcher.fail_with = RuntimeError("no state machine")
+    with pytest.raises(RuntimeError):
+        start(service, registry)
+    (operation,) = service.list_for_cluster("demo")
+    assert operation.status == OperationStatus.FAILED
+    assert operation.error.code == "WorkflowStartFailed"
+    assert registry.find("demo").activeOperationId is None
+
+
+def test_beginning_a_later_stage_finishes_the_earlier_ones(service, registry, clock):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure VPC")
+    clock.sleep(5)
+    advanced = service.begin_step(operation.operationId, "Create EKS Cluster")
+    statuses = [(s.name, s.status) for s in advanced.stages]
+    assert statuses == [
+        ("network", StageStatus.SUCCEEDED),
+        ("iam", StageStatus.SUCCEEDED),
+        ("eks-control-plane", StageStatus.RUNNING),
+        ("cluster-access", StageStatus.PENDING),
+        ("kubernetes-api", StageStatus.PENDING),
+    ]
+    assert advanced.currentStep == "Create EKS Cluster"
+    assert advanced.stages[0].endedAt == clock.now()
+
+
+def test_repeating_the_current_step_writes_nothing(service, registry):
+    operation = start(service, registry)
+    first = service.begin_step(operation.operationId, "Ensure VPC")
+    again = service.begin_step(operation.operationId, "Ensure VPC")
+    assert again.version == first.version
+
+
+def test_the_phase_of_a_stage_is_written_once(service, registry):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Create EKS Cluster")
+    noted = service.note_phase(operation.operationId, "Create EKS Cluster", "Waiting for eks-cluster-demo")
+    again = service.note_phase(operation.operationId, "Create EKS Cluster", "Waiting for eks-cluster-demo")
+    assert noted.stage("eks-control-plane").message == "Waiting for eks-cluster-demo"
+    assert again.version == noted.version
+
+
+def test_failure_names_the_failed_state_and_keeps_finished_stages(service, registry):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure Cluster Role")
+    failed = service.fail_execution(
+        operation.operationId, "arn:exec", {"Error": "AccessDenied", "Cause": '{"errorMessage": "no"}'}
+    )
+    assert failed.status == OperationStatus.FAILED
+    assert failed.error.step == "Ensure Cluster Role"
+    assert failed.error.message == "Step 'Ensure Cluster Role' failed: no"
+    assert [s.status for s in failed.stages] == [StageStatus.SUCCEEDED, StageStatus.FAILED, *[StageStatus.PENDING] * 3]
+
+
+def test_a_step_that_fails_before_it_runs_fails_its_own_stage_not_the_previous_one(service, registry):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure Security Group")
+    failed = service.fail_execution(operation.operationId, "arn:exec", {"Error": "Lambda.Timeout", "Cause": "x"})
+    assert failed.error.step == "Ensure Cluster Role"
+    assert [s.status for s in failed.stages][:2] == [StageStatus.SUCCEEDED, StageStatus.FAILED]
+
+
+def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(service, registry, launcher):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure Cluster Role")
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    registry.release("demo", operation.operationId, None)
+    resumed = service.resume(operation.operationId, ADMIN)
+    assert resumed.attempt == 2
+    assert resumed.error is None
+    assert launcher.started[-1][1] == f"{operation.operationId}-r2"
+    assert launcher.started[-1][2] == operation.input
+    assert [s.status for s in resumed.stages] == [StageStatus.SUCCEEDED, *[StageStatus.PENDING] * 4]
+    assert registry.find("demo").activeOperationId == operation.operationId
+
+
+def test_resume_on_a_cluster_busy_with_another_operation_is_refused(service, registry, make_record):
+    operation = start(service, registry)
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    registry.release("demo", operation.operationId, None)
+    registry.acquire("demo", "op-other", None)
+    with pytest.raises(ClusterBusyError):
+        service.resume(operation.operationId, ADMIN)
+    assert service.get(operation.operationId).status == OperationStatus.FAILED
+
+
+def test_a_resume_that_loses_the_race_releases_the_lock_it_took(service, registry, repository):
+    operation = start(service, registry)
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    registry.release("demo", operation.operationId, None)
+    original = repository.replace
+
+    def concurrent_writer(changed, expected_version):
+        repository.replace = original
+        raise StaleVersionError("changed")
+
+    repository.replace = concurrent_writer
+    with pytest.raises(StaleVersionError):
+        service.resume(operation.operationId, ADMIN)
+    assert registry.find("demo").activeOperationId is None
+
+
+def test_running_or_succeeded_operations_cannot_be_resumed(service, registry):
+    operation = start(service, registry)
+    with pytest.raises(OperationStateError):
+        service.resume(operation.operationId, ADMIN)
+    service.succeed(operation.operationId)
+    with pytest.raises(OperationStateError):
+        service.resume(operation.operationId, ADMIN)
+
+
+def test_cancel_stops_the_execution_and_releases_the_cluster(service, registry, launcher):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure VPC")
+    cancelled = service.cancel(operation.operationId, ADMIN)
+    assert cancelled.status == OperationStatus.CANCELLED
+    assert cancelled.stages[0].status == StageStatus.CANCELLED
+    assert launcher.stopped == [operation.executionArn]
+    assert registry.find("demo").activeOperationId is None
+    with pytest.raises(OperationStateError):
+        service.cancel(operation.operationId, ADMIN)
+
+
+def test_steps_of_a_cancelled_operation_stop(service, registry):
+    operation = start(service, registry)
+    service.cancel(operation.operationId, ADMIN)
+    with pytest.raises(OperationStateError):
+        service.begin_step(operation.operationId, "Ensure VPC")
+
+
+def test_wait_returns_the_current_state_after_its_timeout(service, registry, clock):
+    operation = start(service, registry)
+    before = clock.now()
+    waited = service.wait(operation.operationId, 3)
+    assert waited.status == OperationStatus.PENDING
+    assert (clock.now() - before).total_seconds() >= 3
+
+
+def test_wait_never_waits_longer_than_the_long_poll_bound(service, registry, clock):
+    operation = start(service, registry)
+    before = clock.now()
+    service.wait(operation.operationId, 3600)
+    assert (clock.now() - before).total_seconds() <= 26

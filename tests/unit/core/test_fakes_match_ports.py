@@ -1,0 +1,65 @@
+"""The fakes the core's unit tests use offer every method of their port, with the same parameters."""
+
+import inspect
+
+import pytest
+
+from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.network import NetworkGateway
+from controlplane.core.ports.persistence import (
+    AuditLog,
+    Clock,
+    ClusterRegistry,
+    ConfirmationStore,
+    OperationRepository,
+    WorkflowLauncher,
+)
+from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
+from tests.fakes.account import InMemoryAccountGateway
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.iam import InMemoryIamGateway
+from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.network import InMemoryNetworkGateway
+from tests.fakes.persistence import (
+    FakeClock,
+    InMemoryAuditLog,
+    InMemoryClusterRegistry,
+    InMemoryConfirmationStore,
+    InMemoryOperationRepository,
+    RecordingLauncher,
+)
+from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
+
+PAIRS = [
+    (AccountGateway, InMemoryAccountGateway),
+    (EksGateway, InMemoryEksGateway),
+    (IamGateway, InMemoryIamGateway),
+    (KubernetesGateway, InMemoryKubernetesGateway),
+    (ManifestRenderer, FixedManifests),
+    (NetworkGateway, InMemoryNetworkGateway),
+    (OperationRepository, InMemoryOperationRepository),
+    (ClusterRegistry, InMemoryClusterRegistry),
+    (AuditLog, InMemoryAuditLog),
+    (ConfirmationStore, InMemoryConfirmationStore),
+    (WorkflowLauncher, RecordingLauncher),
+    (Clock, FakeClock),
+    (BucketGateway, InMemoryBucketGateway),
+    (FileSystemGateway, InMemoryFileSystemGateway),
+]
+
+
+def methods(cls: type) -> dict[str, list[str]]:
+    return {
+        name: list(inspect.signature(member).parameters)
+        for name, member in vars(cls).items()
+        if callable(member) and (not name.startswith("_") or name == "__call__")
+    }
+
+
+@pytest.mark.parametrize(("port", "fake"), PAIRS, ids=[fake.__name__ for _, fake in PAIRS])
+def test_the_fake_implements_every_method_of_its_port(port, fake):
+    offered = {name: list(inspect.signature(getattr(fake, name)).parameters) for name in methods(port)}
+    assert offered == methods(port)
