@@ -8,7 +8,7 @@ plans, keeping moto's other SageMaker features untouched.
 
 State is kept per (account, region). Time advances lazily: every request (and :meth:`tick`) runs the
 transitions that have come due, so no background thread exists. Nodes of EKS-orchestrated clusters
-appear as Kubernetes ``Node`` objects in the :class:`~sandbox.k8s_emulator.KubernetesEmulator` store
+appear as Kubernetes ``Node`` objects in the :class:`~sandbox.k8s.emulator.KubernetesEmulator` store
 of the EKS cluster named by ``Orchestrator.Eks.ClusterArn``.
 """
 
@@ -35,7 +35,7 @@ from moto.eks.models import eks_backends
 from moto.sagemaker.responses import SageMakerResponse
 
 from controlplane.models.instance_types import instance_type as lookup_instance_type
-from sandbox.k8s_emulator import KubernetesEmulator
+from sandbox.k8s.emulator import KubernetesEmulator
 
 JsonObject = dict[str, Any]
 EventListener = Callable[[str, JsonObject], None]

@@ -32,7 +32,7 @@ from sandbox.eks_extension import EksExtension
 from sandbox.faults import FaultBook, step_key
 from sandbox.fsx_extension import FsxExtension
 from sandbox.hyperpod_extension import HyperPodExtension
-from sandbox.k8s_emulator import KubernetesEmulator
+from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.s3_extension import S3Extension
 
 ACCOUNT_ID = "123456789012"

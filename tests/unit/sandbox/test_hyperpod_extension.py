@@ -15,7 +15,7 @@ from moto.sagemaker.responses import SageMakerResponse
 
 from sandbox.eks_extension import EksExtension
 from sandbox.hyperpod_extension import HEALTH_LABEL, NODE_HEALTH, STATE_CHANGE, HyperPodExtension
-from sandbox.k8s_emulator import KubernetesEmulator
+from sandbox.k8s.emulator import KubernetesEmulator
 
 REGION = "us-west-2"
 DELAY = 0.05
