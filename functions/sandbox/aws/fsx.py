@@ -76,7 +76,7 @@ class FsxExtension:
         for file_system_id, file_system in list(backend.file_systems.items()):
             if now - getattr(file_system, "changed_at", now) < self._seconds:
                 continue
-            if file_system.lifecycle == "CREATING":  # type: ignore[attr-defined]
-                file_system.lifecycle = "AVAILABLE"  # type: ignore[attr-defined]
-            elif file_system.lifecycle == "DELETING":  # type: ignore[attr-defined]
+            if file_system.lifecycle == "CREATING":
+                file_system.lifecycle = "AVAILABLE"
+            elif file_system.lifecycle == "DELETING":
                 backend.file_systems.pop(file_system_id)

@@ -1,7 +1,7 @@
 """EKS access entries and their access policies (what moto lacks), and who they make a cluster admin.
 
-Served: CreateAccessEntry, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy and
-ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.is_admin` whether a
+Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
+and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.is_admin` whether a
 token's signer may act, as EKS does.
 """
 
@@ -62,10 +62,10 @@ class AccessEntries:
             raise EksError(404, "ResourceNotFoundException", f"No cluster found for name: {cluster_name}.")
         with self._lock:
             entries = self._entries.setdefault((call.region, cluster_name), {})
-            if len(call.parts) == 3:
-                if call.method != "POST":
-                    raise EksError(400, "InvalidRequestException", "The sandbox does not simulate ListAccessEntries.")
+            if len(call.parts) == 3 and call.method == "POST":
                 return _create(cluster, entries, call.body)
+            if len(call.parts) == 3:
+                return ok({"accessEntries": sorted(entries)})
             principal = call.parts[3]
             entry = entries.get(principal)
             if entry is None:

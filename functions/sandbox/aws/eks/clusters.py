@@ -2,8 +2,8 @@
 points at the sandbox's Kubernetes API server, a CA, ``resourcesVpcConfig.vpcId`` and ``accessConfig`` (moto
 drops it; EKS defaults to CONFIG_MAP, which HyperPod refuses).
 
-Patches moto's EKS backend and response. Status changes are lazy: DescribeCluster advances the cluster once
-``seconds`` have passed, and then calls ``on_active(name)`` or ``on_deleted(region, name)``.
+Patches moto's EKS backend and response. Status changes are lazy: DescribeCluster and ListClusters advance a
+cluster once ``seconds`` have passed, and then call ``on_active(name)`` or ``on_deleted(region, name)``.
 """
 
 from __future__ import annotations
@@ -42,11 +42,8 @@ class EksClusters:
 
     def install(self) -> None:
         clusters = self
-        create, describe, respond_create = (
-            EKSBackend.create_cluster,
-            EKSBackend.describe_cluster,
-            EKSResponse.create_cluster,
-        )
+        create, describe, listing = EKSBackend.create_cluster, EKSBackend.describe_cluster, EKSBackend.list_clusters
+        respond_create = EKSResponse.create_cluster
 
         def respond_create_cluster(response: EKSResponse) -> Any:
             result = respond_create(response)
@@ -78,7 +75,13 @@ class EksClusters:
                 clusters._since[(backend.region_name, name)] = time.monotonic()
             return cluster
 
+        def list_clusters(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
+            for name in list(backend.clusters):
+                clusters._advance(backend, name)
+            return listing(backend, *args, **kwargs)
+
         self._patches.replace(EKSBackend, "create_cluster", create_cluster)
+        self._patches.replace(EKSBackend, "list_clusters", list_clusters)
         self._patches.replace(EKSBackend, "describe_cluster", describe_cluster)
         self._patches.replace(EKSBackend, "delete_cluster", delete_cluster)
         self._patches.replace(EKSResponse, "create_cluster", respond_create_cluster)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from moto.ec2.exceptions import InvalidSubnetIdError
@@ -30,8 +29,6 @@ from sandbox.aws.patches import Patches
 
 # Cluster actions moto answers from its own model, which would contradict the simulation's clusters.
 NOT_SIMULATED = ("DescribeClusterNode",)
-# Tag actions reach the simulation only for its clusters' ARNs; every other ARN stays with moto.
-_TAG_ACTIONS = ("ListTags",)
 
 
 class HyperPodExtension:
@@ -56,7 +53,8 @@ class HyperPodExtension:
 
         def respond(response: SageMakerResponse) -> Any:
             request = _body(response)
-            if action in _TAG_ACTIONS and not simulation.owns(str(request.get("ResourceArn", ""))):
+            # ListTags reaches the simulation only for its clusters' ARNs; every other ARN stays with moto.
+            if action == "ListTags" and not simulation.owns(str(request.get("ResourceArn", ""))):
                 return original(response)
             return self.handle(action, (response.current_account, response.region), request)
 
@@ -68,7 +66,7 @@ class HyperPodExtension:
         try:
             with self._simulation.lock:
                 result = OPERATIONS[action](self._simulation, where, request)
-                body = json.dumps(result, default=_json_default)
+                body = json.dumps(result)
         except HyperPodError as error:
             return _error(error.code, error.message)
         return body, {"status": 200, "Content-Type": "application/x-amz-json-1.1"}
@@ -127,9 +125,3 @@ def _body(response: SageMakerResponse) -> JsonObject:
     if isinstance(raw, bytes):
         raw = raw.decode()
     return json.loads(raw) if raw else {}
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.timestamp()
-    raise TypeError(f"Cannot serialize {type(value).__name__}")

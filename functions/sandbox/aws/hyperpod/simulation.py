@@ -115,8 +115,8 @@ class HyperPodSimulation:
             self.advance()
             clusters = self._clusters.setdefault(where, {})
             rules.check_new_cluster(name, groups, settings, exists=name in clusters)
-            if settings.eks_cluster_arn:
-                eks = self._account.eks_cluster(where, settings.eks_cluster_arn.split("/", 1)[-1])
+            if settings.eks_cluster_arn and settings.eks_cluster_name:
+                eks = self._account.eks_cluster(where, settings.eks_cluster_name)
                 rules.check_orchestrator(*where, settings.eks_cluster_arn, eks)
             rules.check_settings(settings)
             for spec in groups:
