@@ -8,31 +8,32 @@ import base64
 import json
 import logging
 import os
-import threading
-import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import boto3
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
-from moto.core.botocore_stubber import BotocoreStubber
-from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 from moto.sts.models import sts_backends
 
 from controlplane import wiring
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key, step_keys, substitute
-from sandbox.ec2_extension import Ec2Extension
-from sandbox.eks_addons import EksAddonsExtension
-from sandbox.eks_extension import EksExtension
+from sandbox.aws.ec2 import Ec2Extension
+from sandbox.aws.eks.access import AccessEntries
+from sandbox.aws.eks.addon_routes import AddonRoutes
+from sandbox.aws.eks.clusters import EksClusters
+from sandbox.aws.fsx import FsxExtension
+from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
+from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
+from sandbox.aws.hyperpod.simulation import HyperPodSimulation
+from sandbox.aws.s3 import S3Extension
+from sandbox.aws.stepfunctions import StepFunctionsExtension
+from sandbox.aws.stubber import SerializedStubber
 from sandbox.faults import FaultBook
-from sandbox.fsx_extension import FsxExtension
-from sandbox.hyperpod_extension import HyperPodExtension
-from sandbox.k8s_emulator import KubernetesEmulator
-from sandbox.s3_extension import S3Extension
+from sandbox.k8s.emulator import KubernetesEmulator
 from steps.handler import lambda_handler as step_handler
 
 ACCOUNT_ID = "123456789012"
@@ -54,77 +55,6 @@ class SandboxOptions:
     poll_seconds: int = 1
 
 
-class AwsCallLog:
-    """Every AWS request the sandbox served, as `service.Operation` (e.g. `eks.CreateAddon`), in order."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._calls: list[str] = []
-
-    def record(self, call: str) -> None:
-        with self._lock:
-            self._calls.append(call)
-
-    def mark(self) -> int:
-        with self._lock:
-            return len(self._calls)
-
-    def since(self, mark: int) -> list[str]:
-        with self._lock:
-            return list(self._calls[mark:])
-
-
-class SerializedStubber:
-    """Harness H1: each AWS request is atomic, as it is server-side (moto's conditional writes are not)."""
-
-    lock = threading.RLock()
-    original: Any = None
-    log = AwsCallLog()
-
-    @classmethod
-    def install(cls) -> None:
-        cls.original = original = BotocoreStubber.__call__
-
-        def call(stubber: BotocoreStubber, event_name: str, request: Any, **kwargs: Any) -> Any:
-            # event_name is botocore's `before-send.<service>.<Operation>`.
-            cls.log.record(event_name.split(".", 1)[-1])
-            # A Lambda invocation runs a whole step; the step's own AWS calls take the lock one by one.
-            if "/functions/" in request.url and request.url.endswith("/invocations"):
-                return original(stubber, event_name, request, **kwargs)
-            with cls.lock:
-                return original(stubber, event_name, request, **kwargs)
-
-        BotocoreStubber.__call__ = call  # type: ignore[method-assign]
-
-    @classmethod
-    def uninstall(cls) -> None:
-        if cls.original is not None:
-            BotocoreStubber.__call__ = cls.original  # type: ignore[method-assign]
-
-
-class _StoppableExecutions:
-    """moto fails StopExecution right after StartExecution (its worker has no environment yet); wait for it."""
-
-    original: Any = None
-
-    @classmethod
-    def install(cls) -> None:
-        cls.original = original = ExecutionWorker.stop
-
-        def stop(worker: ExecutionWorker, stop_date: Any, error: Any, cause: Any) -> None:
-            deadline = time.monotonic() + 5
-            while getattr(worker, "env", None) is None and time.monotonic() < deadline:
-                time.sleep(0.01)
-            original(worker, stop_date=stop_date, error=error, cause=cause)
-
-        ExecutionWorker.stop = stop  # type: ignore[method-assign]
-
-    @classmethod
-    def uninstall(cls) -> None:
-        if cls.original is not None:
-            ExecutionWorker.stop = cls.original  # type: ignore[method-assign]
-
-
 class LambdaContext:
     """What a Lambda handler receives as `context`: its name and how long it has left."""
 
@@ -136,25 +66,44 @@ class LambdaContext:
         return 300_000
 
 
+class Extension(Protocol):
+    """A patch on moto for one service (sandbox.aws): installed at start, taken off at stop."""
+
+    def install(self) -> None: ...
+
+    def uninstall(self) -> None: ...
+
+
 class Sandbox:
-    """Starts and stops the simulated account; `faults` and `emulator` are the test and demo controls."""
+    """Starts and stops the simulated account.
+
+    The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects),
+    `hyperpod` (training plans, node faults) and `aws_calls` (every AWS request served).
+    """
 
     def __init__(self, options: SandboxOptions) -> None:
         self.options = options
         self.faults = FaultBook()
         self.emulator = KubernetesEmulator()
-        self.eks = EksExtension(
-            endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
-            seconds_to_active=options.seconds_to_active,
-            on_active=self.emulator.add_cluster,
-            on_deleted=self.emulator.remove_cluster,
-        )
-        self.ec2 = Ec2Extension()
-        self.s3 = S3Extension()
-        self.hyperpod = HyperPodExtension(self.emulator, seconds_to_in_service=options.seconds_to_active)
-        self.eks_addons = EksAddonsExtension(seconds_to_active=options.seconds_to_active)
+        seconds = options.seconds_to_active
+        self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
-        self.fsx = FsxExtension(seconds_to_available=options.seconds_to_active)
+        self._access = AccessEntries(ACCOUNT_ID)
+        self._extensions: tuple[Extension, ...] = (
+            StepFunctionsExtension(),
+            EksClusters(
+                endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
+                seconds=seconds,
+                on_active=self.emulator.add_cluster,
+                on_deleted=self._eks_cluster_deleted,
+            ),
+            self._access,
+            AddonRoutes(ACCOUNT_ID, seconds),
+            HyperPodExtension(self.hyperpod),
+            Ec2Extension(),
+            FsxExtension(seconds_to_available=seconds),
+            S3Extension(),
+        )
         self._mock: Any = None
         self._original_invoke: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -185,13 +134,8 @@ class Sandbox:
         logging.getLogger("moto.stepfunctions").setLevel(logging.CRITICAL)
         self._mock.start()
         SerializedStubber.install()
-        _StoppableExecutions.install()
-        self.eks.install()
-        self.eks_addons.install()
-        self.hyperpod.install()
-        self.ec2.install()
-        self.fsx.install()
-        self.s3.install()
+        for extension in self._extensions:
+            extension.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self._provision()
@@ -199,13 +143,8 @@ class Sandbox:
     def stop(self) -> None:
         if self._original_invoke is not None:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
-        self.fsx.uninstall()
-        self.s3.uninstall()
-        self.ec2.uninstall()
-        self.hyperpod.uninstall()
-        self.eks_addons.uninstall()
-        self.eks.uninstall()
-        _StoppableExecutions.uninstall()
+        for extension in reversed(self._extensions):
+            extension.uninstall()
         SerializedStubber.uninstall()
         if self._mock is not None:
             self._mock.stop()
@@ -215,6 +154,10 @@ class Sandbox:
             else:
                 os.environ[name] = value
         wiring.reset()
+
+    def _eks_cluster_deleted(self, region: str, name: str) -> None:
+        self.emulator.remove_cluster(name)
+        self._access.forget(region, name)
 
     # --- provisioning (what `cdk deploy` does in AWS) ----------------------------------------
 
@@ -351,8 +294,7 @@ class Sandbox:
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
         if assumed is None:
             return False
-        role_arn = assumed.role_arn
-        return self.eks.principal_has_admin(cluster, role_arn)
+        return self._access.is_admin(cluster, assumed.role_arn)
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)

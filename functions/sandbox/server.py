@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route
 from api.handler import lambda_handler as api_handler
 from mcp_server.auth import VerifiedUser
 from mcp_server.http import bearer_api, build_asgi_app
+from sandbox.k8s.http import asgi_app as kubernetes_app
 from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, MCP_TOKEN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
@@ -139,7 +140,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
-            Mount("/k8s", app=sandbox.emulator.asgi_app()),
+            Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
             # API as itself and each request has the weaker of the user's role and the server's.
             Mount("", app=build_asgi_app(bearer_api("/api", MCP_TOKEN), _mcp_user)),

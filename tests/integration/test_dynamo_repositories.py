@@ -16,7 +16,7 @@ from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoOperat
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage
-from sandbox.runtime import SerializedStubber
+from sandbox.aws.stubber import SerializedStubber
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""The sandbox's HyperPod simulation, driven through boto3 against moto with the extension installed."""
+"""HyperPod's SageMaker wire operations, driven through boto3 against moto with the extension installed."""
 
 import json
 import re
@@ -13,9 +13,11 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.sagemaker.responses import SageMakerResponse
 
-from sandbox.eks_extension import EksExtension
-from sandbox.hyperpod_extension import HEALTH_LABEL, NODE_HEALTH, STATE_CHANGE, HyperPodExtension
-from sandbox.k8s_emulator import KubernetesEmulator
+from sandbox.aws.eks.clusters import EksClusters
+from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
+from sandbox.aws.hyperpod.kubernetes import HEALTH_LABEL, HyperPodKubernetes
+from sandbox.aws.hyperpod.simulation import HyperPodSimulation
+from sandbox.k8s.emulator import KubernetesEmulator
 
 REGION = "us-west-2"
 DELAY = 0.05
@@ -23,15 +25,24 @@ LIFECYCLE = {"SourceS3Uri": "s3://sagemaker-lifecycle/scripts/", "OnCreate": "on
 
 
 @dataclass
-class World:
+class Account:
+    """The moto account the module shares: subnets, a security group, an API-mode and a CONFIG_MAP EKS cluster."""
+
     sagemaker: Any
     emulator: KubernetesEmulator
-    hyperpod: HyperPodExtension
     role_arn: str
     eks_arn: str
     config_map_eks_arn: str
     subnets: list[str]
     security_group: str
+
+
+@dataclass
+class World(Account):
+    """The account with one test's own simulation installed."""
+
+    hyperpod: HyperPodSimulation
+    extension: HyperPodExtension
 
     def group(self, name: str = "workers", count: int = 2, **extra: Any) -> dict[str, Any]:
         return {
@@ -87,10 +98,15 @@ def error_code(error: pytest.ExceptionInfo[ClientError]) -> str:
     return error.value.response["Error"]["Code"]
 
 
+def simulation(emulator: KubernetesEmulator) -> HyperPodSimulation:
+    return HyperPodSimulation(HyperPodKubernetes(emulator), MotoAccount(), seconds=DELAY)
+
+
 def test_uninstall_restores_moto_cluster_operations() -> None:
     """Runs before the module's account fixture installs the extension for the other tests."""
-    before = {name: SageMakerResponse.__dict__.get(name) for name in ("create_cluster", "update_cluster")}
-    extension = HyperPodExtension(KubernetesEmulator())
+    names = ("create_cluster", "update_cluster", "list_clusters")
+    before = {name: SageMakerResponse.__dict__.get(name) for name in names}
+    extension = HyperPodExtension(simulation(KubernetesEmulator()))
     extension.install()
     assert SageMakerResponse.__dict__["create_cluster"] is not before["create_cluster"]
     assert "update_cluster" in SageMakerResponse.__dict__
@@ -101,19 +117,17 @@ def test_uninstall_restores_moto_cluster_operations() -> None:
 
 
 @pytest.fixture(scope="module")
-def account() -> Iterator[World]:
-    """One moto account for the module (building EC2's backend is slow); `world` resets the simulation."""
+def account() -> Iterator[Account]:
+    """One moto account for the module (building EC2's backend is slow); `world` installs a fresh simulation."""
     with mock_aws():
         emulator = KubernetesEmulator()
-        eks_extension = EksExtension(
+        eks_clusters = EksClusters(
             endpoint_for=lambda name: f"http://127.0.0.1:9/{name}",
-            seconds_to_active=0,
+            seconds=0,
             on_active=emulator.add_cluster,
-            on_deleted=emulator.remove_cluster,
+            on_deleted=lambda region, name: emulator.remove_cluster(name),
         )
-        hyperpod = HyperPodExtension(emulator, seconds_to_in_service=DELAY)
-        eks_extension.install()
-        hyperpod.install()
+        eks_clusters.install()
         try:
             iam = boto3.client("iam", region_name=REGION)
             role_arn = iam.create_role(RoleName="hyperpod-exec", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
@@ -135,10 +149,9 @@ def account() -> Iterator[World]:
                     resourcesVpcConfig={"subnetIds": subnets, "securityGroupIds": [security_group]},
                     accessConfig={"authenticationMode": mode},
                 )["cluster"]["arn"]
-            yield World(
+            yield Account(
                 sagemaker=boto3.client("sagemaker", region_name=REGION),
                 emulator=emulator,
-                hyperpod=hyperpod,
                 role_arn=role_arn,
                 eks_arn=arns["ml-eks"],
                 config_map_eks_arn=arns["legacy-eks"],
@@ -146,14 +159,19 @@ def account() -> Iterator[World]:
                 security_group=security_group,
             )
         finally:
-            hyperpod.uninstall()
-            eks_extension.uninstall()
+            eks_clusters.uninstall()
 
 
 @pytest.fixture
-def world(account: World) -> World:
-    account.hyperpod.reset()
-    return account
+def world(account: Account) -> Iterator[World]:
+    store = account.emulator.store("ml-eks")
+    for node in store.list("", "v1", "nodes"):
+        store.delete("", "v1", "nodes", None, node["metadata"]["name"])
+    hyperpod = simulation(account.emulator)
+    extension = HyperPodExtension(hyperpod)
+    extension.install()
+    yield World(**vars(account), hyperpod=hyperpod, extension=extension)
+    extension.uninstall()
 
 
 def test_a_g6_cluster_is_creating_then_in_service_with_gpu_nodes_in_kubernetes(world: World) -> None:
@@ -190,12 +208,9 @@ def test_a_g6_cluster_is_creating_then_in_service_with_gpu_nodes_in_kubernetes(w
     nodes = world.nodes()
     assert len(nodes) == 2
     assert all(re.fullmatch(r"i-[0-9a-f]{17}", node["InstanceId"]) for node in nodes)
-    detail = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=nodes[0]["InstanceId"])["NodeDetails"]
-    assert detail["InstanceStatus"]["Status"] == "Running"
-    assert detail["Placement"]["AvailabilityZone"] == f"{REGION}a"
-    assert detail["CapacityType"] == "OnDemand"
-    by_logical = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeLogicalId=detail["NodeLogicalId"])
-    assert by_logical["NodeDetails"]["InstanceId"] == nodes[0]["InstanceId"]
+    assert nodes[0]["InstanceStatus"]["Status"] == "Running"
+    assert (nodes[0]["InstanceGroupName"], nodes[0]["InstanceType"]) == ("workers", "ml.g6.4xlarge")
+    assert nodes[0]["PrivateDnsHostname"].endswith(f".{REGION}.compute.internal")
 
     kubernetes = world.kubernetes_nodes()
     assert set(kubernetes) == {f"hyperpod-{node['InstanceId']}" for node in nodes}
@@ -205,6 +220,8 @@ def test_a_g6_cluster_is_creating_then_in_service_with_gpu_nodes_in_kubernetes(w
     assert labels["sagemaker.amazonaws.com/instance-group-name"] == "workers"
     assert labels[HEALTH_LABEL] == "Schedulable"
     assert labels["topology.kubernetes.io/zone"] == f"{REGION}a"
+    assert labels["sagemaker.amazonaws.com/capacity-type"] == "OnDemand"
+    assert re.fullmatch(r"node-[0-9a-f]{16}", labels["sagemaker.amazonaws.com/node-logical-id"])
     assert labels["team"] == "research"
     assert node["spec"]["taints"] == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
     assert node["spec"]["providerID"].endswith(nodes[0]["InstanceId"])
@@ -234,7 +251,9 @@ def test_a_create_request_the_service_would_refuse_is_a_validation_exception(
 
     assert error_code(error) == "ValidationException"
     assert fragment in error.value.response["Error"]["Message"]
-    assert world.sagemaker.list_clusters()["ClusterSummaries"] == []
+    with pytest.raises(ClientError) as missing:
+        world.describe()
+    assert error_code(missing) == "ResourceNotFound"
 
 
 def test_a_second_cluster_with_the_same_name_is_resource_in_use(world: World) -> None:
@@ -254,9 +273,9 @@ def test_a_training_plan_places_nodes_in_its_zone_and_is_listed(world: World) ->
     group = world.wait_for("hp")["InstanceGroups"][0]
     assert (group["TrainingPlanArn"], group["TrainingPlanStatus"]) == (plan, "Active")
     node_id = world.nodes()[0]["InstanceId"]
-    placement = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=node_id)["NodeDetails"]["Placement"]
-    assert placement["AvailabilityZone"] == f"{REGION}b"
-    capacity = world.kubernetes_nodes()[f"hyperpod-{node_id}"]["status"]["capacity"]
+    kubernetes = world.kubernetes_nodes()[f"hyperpod-{node_id}"]
+    assert kubernetes["metadata"]["labels"]["topology.kubernetes.io/zone"] == f"{REGION}b"
+    capacity = kubernetes["status"]["capacity"]
     assert (capacity["nvidia.com/gpu"], capacity["vpc.amazonaws.com/efa"]) == ("8", "32")
     summaries = world.sagemaker.list_training_plans()["TrainingPlanSummaries"]
     assert [(s["TrainingPlanArn"], s["InUseInstanceCount"]) for s in summaries] == [(plan, 1)]
@@ -298,14 +317,7 @@ def test_update_cluster_scales_groups_up_and_down_and_refuses_while_creating(wor
 
     world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=1)])
     world.wait_for("hp")
-    assert (
-        len(
-            world.sagemaker.list_cluster_nodes(ClusterName="hp", InstanceGroupNameContains="work")[
-                "ClusterNodeSummaries"
-            ]
-        )
-        == 1
-    )
+    assert sorted(n["InstanceGroupName"] for n in world.nodes()) == ["cpu", "workers"]
     assert len(world.kubernetes_nodes()) == 2
 
 
@@ -332,19 +344,16 @@ def test_batch_node_operations_report_unknown_nodes_in_band(world: World) -> Non
     assert rebooted["Successful"] == [first]
     assert rebooted["Failed"][0]["NodeId"] == unknown
     assert rebooted["Failed"][0]["ErrorCode"] == "InstanceIdNotFound"
-    status = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=first)["NodeDetails"]["InstanceStatus"]
-    assert status["Status"] == "Pending"
+    status = next(n["InstanceStatus"] for n in world.nodes() if n["InstanceId"] == first)
+    assert status == {"Status": "Pending", "Message": "Rebooting"}
 
     replaced = world.sagemaker.batch_replace_cluster_nodes(ClusterName="hp", NodeIds=[second, unknown])
     assert replaced["Successful"] == [second]
     assert replaced["Failed"][0]["ErrorCode"] == "InstanceIdNotFound"
 
-    deleted = world.sagemaker.batch_delete_cluster_nodes(
-        ClusterName="hp", NodeIds=[third, unknown], NodeLogicalIds=["node-missing"]
-    )
+    deleted = world.sagemaker.batch_delete_cluster_nodes(ClusterName="hp", NodeIds=[third, unknown])
     assert deleted["Successful"] == [third]
     assert deleted["Failed"] == [{"Code": "NodeIdNotFound", "Message": f"Node {unknown} not found.", "NodeId": unknown}]
-    assert deleted["FailedNodeLogicalIds"][0]["Code"] == "NodeIdNotFound"
     assert world.describe()["InstanceGroups"][0]["TargetCount"] == 2
 
     def settled() -> bool:
@@ -355,10 +364,7 @@ def test_batch_node_operations_report_unknown_nodes_in_band(world: World) -> Non
     ids = {n["InstanceId"] for n in world.nodes()}
     assert first in ids
     assert set(world.kubernetes_nodes()) == {f"hyperpod-{i}" for i in ids}
-    assert (
-        world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=first)["NodeDetails"]["InstanceStatus"]["Status"]
-        == "Running"
-    )
+    assert next(n["InstanceStatus"] for n in world.nodes() if n["InstanceId"] == first) == {"Status": "Running"}
 
 
 def test_software_update_runs_while_the_cluster_is_system_updating(world: World) -> None:
@@ -377,48 +383,23 @@ def test_software_update_runs_while_the_cluster_is_system_updating(world: World)
     assert all("LastSoftwareUpdateTime" in n for n in world.nodes())
 
 
-def test_continuous_clusters_stay_in_service_while_batch_adding_nodes(world: World) -> None:
+def test_continuous_clusters_stay_in_service_while_scaling(world: World) -> None:
     world.create(NodeProvisioningMode="Continuous")
     world.wait_for("hp")
 
-    added = world.sagemaker.batch_add_cluster_nodes(
-        ClusterName="hp",
-        NodesToAdd=[
-            {"InstanceGroupName": "workers", "IncrementTargetCountBy": 2},
-            {"InstanceGroupName": "nope", "IncrementTargetCountBy": 1},
-            {"InstanceGroupName": "workers", "IncrementTargetCountBy": 1, "AvailabilityZones": [f"{REGION}c"]},
-        ],
-    )
+    world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=4)])
 
-    assert [s["Status"] for s in added["Successful"]] == ["Pending", "Pending"]
-    assert [f["ErrorCode"] for f in added["Failed"]] == ["InstanceGroupNotFound", "IncompatibleAvailabilityZones"]
     scaling = world.describe()
     assert scaling["ClusterStatus"] == "InService"
     assert scaling["InstanceGroups"][0]["Status"] == "InService"
     assert scaling["InstanceGroups"][0]["ActiveOperations"] == {"Scaling": 1}
     assert scaling["InstanceGroups"][0]["TargetCount"] == 4
-    logical = added["Successful"][0]["NodeLogicalId"]
-    pending = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeLogicalId=logical)["NodeDetails"]
-    assert pending["InstanceStatus"]["Status"] == "Pending"
-
     wait_until(lambda: world.describe()["InstanceGroups"][0]["CurrentCount"] == 4)
     assert "ActiveOperations" not in world.describe()["InstanceGroups"][0]
     assert len(world.kubernetes_nodes()) == 4
 
 
-def test_batch_add_is_refused_without_continuous_provisioning(world: World) -> None:
-    world.create()
-    world.wait_for("hp")
-    with pytest.raises(ClientError) as error:
-        world.sagemaker.batch_add_cluster_nodes(
-            ClusterName="hp", NodesToAdd=[{"InstanceGroupName": "workers", "IncrementTargetCountBy": 1}]
-        )
-    assert error_code(error) == "ValidationException"
-
-
 def test_an_unhealthy_node_is_relabelled_and_replaced_under_automatic_recovery(world: World) -> None:
-    events: list[tuple[str, dict[str, Any]]] = []
-    world.hyperpod.add_listener(lambda kind, detail: events.append((kind, detail)))
     world.create()
     world.wait_for("hp")
     victim = world.nodes()[0]["InstanceId"]
@@ -429,8 +410,6 @@ def test_an_unhealthy_node_is_relabelled_and_replaced_under_automatic_recovery(w
     assert labels[HEALTH_LABEL] == "UnschedulablePendingReplacement"
     wait_until(lambda: victim not in {n["InstanceId"] for n in world.nodes()} and len(world.nodes()) == 2)
     assert f"hyperpod-{victim}" not in world.kubernetes_nodes()
-    assert any(kind == NODE_HEALTH and detail["InstanceId"] == victim for kind, detail in events)
-    assert [d["ClusterStatus"] for kind, d in events if kind == STATE_CHANGE][:2] == ["Creating", "InService"]
 
 
 def test_deleting_a_cluster_removes_its_nodes_then_it_is_not_found(world: World) -> None:
@@ -457,18 +436,23 @@ def test_deleting_a_cluster_removes_its_nodes_then_it_is_not_found(world: World)
     assert "hp" in error.value.response["Error"]["Message"]
 
 
-def test_list_clusters_filters_by_name_and_paginates(world: World) -> None:
-    for name in ("alpha", "beta", "alphabet"):
-        world.create(name=name)
+def test_clusters_are_listed_oldest_first_in_pages_and_found_by_name_or_arn(world: World) -> None:
+    arns = [world.create(name=name) for name in ("beta", "alpha", "gamma")]
 
-    assert [c["ClusterName"] for c in world.sagemaker.list_clusters(NameContains="alpha")["ClusterSummaries"]] == [
-        "alpha",
-        "alphabet",
-    ]
     pages = world.sagemaker.get_paginator("list_clusters").paginate(PaginationConfig={"PageSize": 2})
-    assert [c["ClusterName"] for page in pages for c in page["ClusterSummaries"]] == ["alpha", "beta", "alphabet"]
-    by_arn = world.sagemaker.describe_cluster(ClusterName=world.describe("beta")["ClusterArn"])
-    assert by_arn["ClusterName"] == "beta"
+    assert [c["ClusterName"] for page in pages for c in page["ClusterSummaries"]] == ["beta", "alpha", "gamma"]
+    assert world.sagemaker.describe_cluster(ClusterName=arns[0])["ClusterName"] == "beta"
+    assert world.sagemaker.list_tags(ResourceArn=arns[0])["Tags"] == [{"Key": "team", "Value": "ml"}]
+
+
+def test_describing_a_node_is_refused_rather_than_answered_from_moto_s_own_model(world: World) -> None:
+    world.create()
+    world.wait_for("hp")
+
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=world.nodes()[0]["InstanceId"])
+
+    assert "does not simulate" in error.value.response["Error"]["Message"]
 
 
 def _undeclared(value: Any, shape: Any, path: str) -> list[str]:
@@ -497,21 +481,21 @@ def test_every_response_field_is_declared_in_the_botocore_output_shape(world: Wo
     )
     world.wait_for("hp")
     node_id = world.nodes()[0]["InstanceId"]
-    world.sagemaker.batch_add_cluster_nodes(
-        ClusterName="hp", NodesToAdd=[{"InstanceGroupName": "workers", "IncrementTargetCountBy": 1}]
-    )
+    world.sagemaker.update_cluster_software(ClusterName="hp")
+    world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=2, TrainingPlanArn=plan)])
     model = world.sagemaker.meta.service_model
     requests = {
         "DescribeCluster": {"ClusterName": "hp"},
         "ListClusters": {},
-        "ListClusterNodes": {"ClusterName": "hp", "IncludeNodeLogicalIds": True},
-        "DescribeClusterNode": {"ClusterName": "hp", "NodeId": node_id},
-        "BatchRebootClusterNodes": {"ClusterName": "hp", "NodeIds": [node_id, "i-00000000"], "NodeLogicalIds": ["x"]},
+        "ListClusterNodes": {"ClusterName": "hp"},
+        "BatchRebootClusterNodes": {"ClusterName": "hp", "NodeIds": [node_id, "i-00000000"]},
+        "BatchDeleteClusterNodes": {"ClusterName": "hp", "NodeIds": ["i-00000000"]},
+        "ListTags": {"ResourceArn": world.describe()["ClusterArn"]},
         "ListTrainingPlans": {},
         "DescribeTrainingPlan": {"TrainingPlanName": plan},
     }
     for action, request in requests.items():
-        body, headers = world.hyperpod.handle(action, "123456789012", REGION, request)
+        body, headers = world.extension.handle(action, ("123456789012", REGION), request)
         assert headers["status"] == 200, body
         shape = model.operation_model(action).output_shape
         assert _undeclared(json.loads(body), shape, action) == []

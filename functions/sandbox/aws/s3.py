@@ -1,9 +1,9 @@
 """What moto gets wrong for S3 bucket policies: a Deny statement whose condition does not hold.
 
 moto evaluates a bucket policy without a request context and treats any statement whose condition it cannot
-match as a denial, so the standard TLS-only statement (Deny unless `aws:SecureTransport`) refuses every
+match as a denial, so the standard TLS-only statement (Deny unless ``aws:SecureTransport``) refuses every
 request. Every request in the sandbox stands for an HTTPS call to S3, so that one statement never applies;
-every other statement is evaluated by moto as before.
+every other statement is evaluated by moto as before. Patches moto's ``FakeBucket.get_permission``.
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ from typing import Any
 from moto.iam.access_control import IAMPolicy, PermissionResult
 from moto.s3.models import FakeBucket
 
+from sandbox.aws.patches import Patches
+
 _INSECURE_TRANSPORT = {"Bool": {"aws:SecureTransport": "false"}}
 
 
 class S3Extension:
     def __init__(self) -> None:
-        self._original: Any = None
+        self._patches = Patches()
 
     def install(self) -> None:
-        original = self._original = FakeBucket.get_permission
+        original = FakeBucket.get_permission
 
         def get_permission(bucket: Any, action: str, resource: str) -> Any:
             if bucket.policy is None:
@@ -36,8 +38,7 @@ class S3Extension:
                 return PermissionResult.NEUTRAL
             return IAMPolicy(json.dumps({**policy, "Statement": kept})).is_action_permitted(action, resource)
 
-        FakeBucket.get_permission = get_permission  # type: ignore[method-assign]
+        self._patches.replace(FakeBucket, "get_permission", get_permission)
 
     def uninstall(self) -> None:
-        if self._original is not None:
-            FakeBucket.get_permission = self._original  # type: ignore[method-assign]
+        self._patches.restore()

@@ -1,8 +1,9 @@
-"""What moto lacks for FSx for Lustre: a `Lifecycle` (CREATING → AVAILABLE, DELETING → gone, each after a
-delay), `LustreConfiguration.MountName`, and idempotent CreateFileSystem by `ClientRequestToken`.
+"""What moto lacks for FSx for Lustre: a ``Lifecycle`` (CREATING → AVAILABLE, DELETING → gone, each after a
+delay), ``LustreConfiguration.MountName``, and idempotent CreateFileSystem by ``ClientRequestToken``.
 
-Status changes are lazy, like the other extensions: DescribeFileSystems first advances the Region's file
-systems whose delay has elapsed. moto already generates `DNSName`.
+Patches moto's FSx backend and file system model. Status changes are lazy, like the other extensions:
+DescribeFileSystems first advances the Region's file systems whose delay has elapsed. moto already generates
+``DNSName``.
 """
 
 from __future__ import annotations
@@ -14,29 +15,30 @@ from typing import Any
 
 from moto.fsx.models import FileSystem, FSxBackend
 
+from sandbox.aws.patches import Patches
+
 _MOUNT_ALPHABET = string.ascii_lowercase + string.digits
 
 
 class FsxExtension:
     def __init__(self, seconds_to_available: float) -> None:
         self._seconds = seconds_to_available
-        self._originals: dict[str, Any] = {}
+        self._patches = Patches()
 
     def install(self) -> None:
         extension = self
-        self._originals = {
-            "create_file_system": FSxBackend.create_file_system,
-            "describe_file_systems": FSxBackend.describe_file_systems,
-            "delete_file_system": FSxBackend.delete_file_system,
-            "to_dict": FileSystem.to_dict,
-        }
-        originals = self._originals
+        create, describe, delete = (
+            FSxBackend.create_file_system,
+            FSxBackend.describe_file_systems,
+            FSxBackend.delete_file_system,
+        )
+        to_dict = FileSystem.to_dict
 
         def create_file_system(backend: FSxBackend, client_request_token: str, *args: Any, **kwargs: Any) -> Any:
             for existing in backend.file_systems.values():
                 if client_request_token and getattr(existing, "client_request_token", None) == client_request_token:
                     return existing
-            created = originals["create_file_system"](backend, client_request_token, *args, **kwargs)
+            created = create(backend, client_request_token, *args, **kwargs)
             created.client_request_token = client_request_token
             created.lifecycle = "CREATING"
             created.changed_at = time.monotonic()
@@ -47,28 +49,27 @@ class FsxExtension:
 
         def describe_file_systems(backend: FSxBackend, *args: Any, **kwargs: Any) -> Any:
             extension._advance(backend)
-            return originals["describe_file_systems"](backend, *args, **kwargs)
+            return describe(backend, *args, **kwargs)
 
         def delete_file_system(backend: FSxBackend, file_system_id: str, *args: Any, **kwargs: Any) -> Any:
             found = backend.file_systems.get(file_system_id)
             if found is None or found.file_system_type != "LUSTRE":
-                return originals["delete_file_system"](backend, file_system_id, *args, **kwargs)
+                return delete(backend, file_system_id, *args, **kwargs)
             if found.lifecycle != "DELETING":
                 found.lifecycle = "DELETING"
                 found.changed_at = time.monotonic()
             return file_system_id, "DELETING", None, {}, None
 
-        def to_dict(file_system: FileSystem) -> dict[str, Any]:
-            return {**originals["to_dict"](file_system), "Lifecycle": getattr(file_system, "lifecycle", "AVAILABLE")}
+        def file_system_dict(file_system: FileSystem) -> dict[str, Any]:
+            return {**to_dict(file_system), "Lifecycle": getattr(file_system, "lifecycle", "AVAILABLE")}
 
-        FSxBackend.create_file_system = create_file_system  # type: ignore[method-assign]
-        FSxBackend.describe_file_systems = describe_file_systems  # type: ignore[method-assign]
-        FSxBackend.delete_file_system = delete_file_system  # type: ignore[method-assign]
-        FileSystem.to_dict = to_dict  # type: ignore[method-assign]
+        self._patches.replace(FSxBackend, "create_file_system", create_file_system)
+        self._patches.replace(FSxBackend, "describe_file_systems", describe_file_systems)
+        self._patches.replace(FSxBackend, "delete_file_system", delete_file_system)
+        self._patches.replace(FileSystem, "to_dict", file_system_dict)
 
     def uninstall(self) -> None:
-        for name, original in self._originals.items():
-            setattr(FileSystem if name == "to_dict" else FSxBackend, name, original)
+        self._patches.restore()
 
     def _advance(self, backend: FSxBackend) -> None:
         now = time.monotonic()

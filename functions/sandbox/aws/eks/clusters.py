@@ -1,0 +1,104 @@
+"""EKS clusters as the sandbox needs them: a CREATING → ACTIVE → DELETING → gone lifecycle, an endpoint that
+points at the sandbox's Kubernetes API server, a CA, ``resourcesVpcConfig.vpcId`` and ``accessConfig`` (moto
+drops it; EKS defaults to CONFIG_MAP, which HyperPod refuses).
+
+Patches moto's EKS backend and response. Status changes are lazy: DescribeCluster and ListClusters advance a
+cluster once ``seconds`` have passed, and then call ``on_active(name)`` or ``on_deleted(region, name)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable
+from typing import Any
+
+from moto.ec2.models import ec2_backends
+from moto.eks.models import EKSBackend
+from moto.eks.responses import EKSResponse
+
+from sandbox.aws.patches import Patches
+
+# A PEM-shaped CA so the production client path (decode, write to a file) runs unchanged.
+SANDBOX_CA = base64.b64encode(
+    b"-----BEGIN CERTIFICATE-----\nSU5TVEFOVFNUQVJULVNBTkRCT1gtQ0E=\n-----END CERTIFICATE-----\n"
+).decode()
+
+
+class EksClusters:
+    def __init__(
+        self,
+        endpoint_for: Callable[[str], str],
+        seconds: float,
+        on_active: Callable[[str], None],
+        on_deleted: Callable[[str, str], None],
+    ) -> None:
+        self._endpoint_for = endpoint_for
+        self._seconds = seconds
+        self._on_active = on_active
+        self._on_deleted = on_deleted
+        self._since: dict[tuple[str, str], float] = {}  # (region, cluster) → when its current transition began
+        self._patches = Patches()
+
+    def install(self) -> None:
+        clusters = self
+        create, describe, listing = EKSBackend.create_cluster, EKSBackend.describe_cluster, EKSBackend.list_clusters
+        respond_create = EKSResponse.create_cluster
+
+        def respond_create_cluster(response: EKSResponse) -> Any:
+            result = respond_create(response)
+            cluster = response.eks_backend.clusters[response._get_param("name")]
+            cluster.access_config = response._get_param("accessConfig") or {"authenticationMode": "CONFIG_MAP"}  # type: ignore[attr-defined]
+            return result
+
+        def create_cluster(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
+            cluster = create(backend, *args, **kwargs)
+            cluster.status = "CREATING"
+            cluster.endpoint = clusters._endpoint_for(cluster.name)
+            cluster.certificate_authority = {"data": SANDBOX_CA}
+            # EKS reports the VPC of the cluster's subnets; moto echoes the request only.
+            subnets = cluster.resources_vpc_config.get("subnetIds") or []
+            if subnets:
+                subnet = ec2_backends[backend.account_id][backend.region_name].get_subnet(subnets[0])
+                cluster.resources_vpc_config = {**cluster.resources_vpc_config, "vpcId": subnet.vpc_id}
+            clusters._since[(backend.region_name, cluster.name)] = time.monotonic()
+            return cluster
+
+        def describe_cluster(backend: EKSBackend, name: str) -> Any:
+            clusters._advance(backend, name)
+            return describe(backend, name)
+
+        def delete_cluster(backend: EKSBackend, name: str) -> Any:
+            cluster = describe(backend, name)
+            if cluster.status != "DELETING":
+                cluster.status = "DELETING"
+                clusters._since[(backend.region_name, name)] = time.monotonic()
+            return cluster
+
+        def list_clusters(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
+            for name in list(backend.clusters):
+                clusters._advance(backend, name)
+            return listing(backend, *args, **kwargs)
+
+        self._patches.replace(EKSBackend, "create_cluster", create_cluster)
+        self._patches.replace(EKSBackend, "list_clusters", list_clusters)
+        self._patches.replace(EKSBackend, "describe_cluster", describe_cluster)
+        self._patches.replace(EKSBackend, "delete_cluster", delete_cluster)
+        self._patches.replace(EKSResponse, "create_cluster", respond_create_cluster)
+
+    def uninstall(self) -> None:
+        self._patches.restore()
+
+    def _advance(self, backend: EKSBackend, name: str) -> None:
+        key = (backend.region_name, name)
+        cluster = backend.clusters.get(name)
+        started = self._since.get(key)
+        if cluster is None or started is None or time.monotonic() - started < self._seconds:
+            return
+        del self._since[key]
+        if cluster.status == "CREATING":
+            cluster.status = "ACTIVE"
+            self._on_active(name)
+        elif cluster.status == "DELETING":
+            backend.clusters.pop(name, None)
+            self._on_deleted(backend.region_name, name)

@@ -1,0 +1,45 @@
+"""Simulated time for HyperPod: transitions scheduled a fixed delay ahead, run when an operation comes by.
+
+No thread runs them: :meth:`Scheduler.run_due` is called at the start of every operation. Tests pass their
+own clock and move it by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandbox.aws.hyperpod.model import Cluster
+
+
+@dataclass
+class _Task:
+    due: float
+    cluster: Cluster
+    run: Callable[[], None]
+
+
+class Scheduler:
+    def __init__(self, seconds: float, clock: Callable[[], float]) -> None:
+        self._seconds = seconds
+        self._clock = clock
+        self._tasks: list[_Task] = []
+
+    def later(self, cluster: Cluster, run: Callable[[], None]) -> None:
+        """Run ``run`` once the delay has passed (a transition of ``cluster``)."""
+        self._tasks.append(_Task(self._clock() + self._seconds, cluster, run))
+
+    def cancel(self, cluster: Cluster) -> None:
+        """Forget the cluster's pending transitions (it is being deleted)."""
+        self._tasks = [task for task in self._tasks if task.cluster is not cluster]
+
+    def run_due(self) -> None:
+        """Run every transition that has come due, earliest first (a transition may schedule another)."""
+        while True:
+            now = self._clock()
+            due = [task for task in self._tasks if task.due <= now]
+            if not due:
+                return
+            task = min(due, key=lambda task: task.due)
+            self._tasks.remove(task)
+            task.run()

@@ -1,0 +1,231 @@
+"""HyperPod clusters, instance groups, nodes and training plans as plain Python objects.
+
+No moto and no wire shapes: :mod:`sandbox.aws.hyperpod.wire` turns SageMaker requests into these objects and
+these objects into responses. What the simulation does not interpret (an execution role, storage configs, …)
+rides along in ``echo``, exactly as the caller sent it, for DescribeCluster to return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+IMAGE_VERSION = "1.0.0"
+# The newest HyperPod AMI release the sandbox offers: new groups start one release behind it.
+LATEST_IMAGE_VERSION = "1.0.1"
+IMAGE_ID = "ami-0a1b2c3d4e5f67890"
+SCHEDULABLE = "Schedulable"
+PENDING_REPLACEMENT = "UnschedulablePendingReplacement"
+
+
+class HyperPodError(Exception):
+    """A refusal by the service, with SageMaker's error code (``ValidationException``, ``ResourceNotFound``, …)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def validation(message: str) -> HyperPodError:
+    return HyperPodError("ValidationException", message)
+
+
+def image_status(version: str) -> str:
+    return "UpToDate" if version == LATEST_IMAGE_VERSION else "UpdateAvailable"
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    effect: str
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """What a caller asks of one instance group (CreateCluster, UpdateCluster)."""
+
+    name: str
+    count: int
+    instance_type: str | None = None
+    instance_types: tuple[str, ...] = ()  # a flexible group (InstanceRequirements) instead of one instance type
+    lifecycle_source: str | None = None
+    capacity_types: tuple[str, ...] = ()  # "Spot" and/or "OnDemand", as requested
+    deep_health_checks: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    training_plan_arn: str | None = None
+    subnets: tuple[str, ...] = ()  # overrides the cluster's subnets when given
+    echo: JsonObject = field(default_factory=dict)
+
+    @property
+    def launch_type(self) -> str:
+        """The instance type new nodes get."""
+        return self.instance_type or (self.instance_types[0] if self.instance_types else "ml.m5.xlarge")
+
+    @property
+    def capacity_type(self) -> str:
+        return "Spot" if "Spot" in self.capacity_types else "OnDemand"
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """Cluster-level settings (CreateCluster, UpdateCluster) the simulation acts on."""
+
+    subnets: tuple[str, ...] = ()
+    eks_cluster_arn: str | None = None
+    automatic_recovery: bool = True
+    continuous: bool = False  # NodeProvisioningMode Continuous
+    cluster_role: str | None = None
+    autoscaling: bool | None = None  # None: never configured
+    tiered_memory_percentage: int | None = None  # set when tiered storage is enabled with a percentage
+    restricted_groups: bool = False
+    echo: JsonObject = field(default_factory=dict)
+
+    @property
+    def eks_cluster_name(self) -> str | None:
+        return self.eks_cluster_arn.rsplit("/", 1)[-1] if self.eks_cluster_arn else None
+
+
+@dataclass
+class Node:
+    instance_id: str
+    logical_id: str
+    group: str
+    instance_type: str
+    subnet_id: str | None
+    zone: str
+    zone_id: str
+    capacity_type: str
+    private_ip: str
+    launch_time: float
+    image_version: str = IMAGE_VERSION
+    status: str = "Running"  # Running | Pending (rebooting) | ShuttingDown (replacing, deleting)
+    message: str = ""
+    health: str = SCHEDULABLE
+    last_software_update: float | None = None
+
+    @property
+    def kubernetes_name(self) -> str:
+        return f"hyperpod-{self.instance_id}"
+
+
+@dataclass
+class InstanceGroup:
+    spec: GroupSpec
+    target: int
+    creating: bool = True
+    deleting: bool = False
+    scaling: int = 0  # updates in flight
+    launched: int = 0  # nodes launched so far, to spread them over the group's subnets
+    software_status: str | None = None
+    software_pending: int = 0
+    software_deployment: JsonObject | None = None
+    image_version: str = IMAGE_VERSION
+    desired_image_version: str = IMAGE_VERSION
+    image_id: str = IMAGE_ID
+    desired_image_id: str = IMAGE_ID
+    current_labels: dict[str, str] = field(default_factory=dict)
+    current_taints: tuple[Taint, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+@dataclass
+class Cluster:
+    name: str
+    arn: str
+    account: str
+    region: str
+    created: float
+    settings: ClusterSettings
+    tags: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, InstanceGroup] = field(default_factory=dict)
+    nodes: list[Node] = field(default_factory=list)
+    creating: bool = True
+    deleting: bool = False
+    updating: int = 0
+    system_updating: int = 0
+    autoscaling_ready: bool = False
+
+    @property
+    def status(self) -> str:
+        if self.deleting:
+            return "Deleting"
+        if self.creating:
+            return "Creating"
+        if self.system_updating:
+            return "SystemUpdating"
+        if self.updating and not self.settings.continuous:
+            return "Updating"
+        return "InService"
+
+    @property
+    def autoscaling_status(self) -> str | None:
+        if self.settings.autoscaling is None:
+            return None
+        if self.deleting:
+            return "Deleting"
+        if self.autoscaling_ready:
+            return "InService"
+        return "Creating" if self.settings.autoscaling else "Deleting"
+
+    def group_status(self, group: InstanceGroup) -> str:
+        if group.deleting:
+            return "Deleting"
+        if group.creating:
+            return "Creating"
+        if group.software_pending:
+            return "SystemUpdating"
+        if group.scaling and not self.settings.continuous:
+            return "Updating"
+        return "InService"
+
+    def group_nodes(self, group: str) -> list[Node]:
+        return [node for node in self.nodes if node.group == group]
+
+    def running_nodes(self, group: str) -> list[Node]:
+        """The nodes that count towards a group's CurrentCount (running or rebooting)."""
+        return [node for node in self.group_nodes(group) if node.status in ("Running", "Pending")]
+
+    def node(self, instance_id: str) -> Node | None:
+        return next((node for node in self.nodes if node.instance_id == instance_id), None)
+
+    def training_plan_arns(self) -> list[str]:
+        return sorted({g.spec.training_plan_arn for g in self.groups.values() if g.spec.training_plan_arn})
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    arn: str
+    name: str
+    instance_type: str
+    count: int
+    zone: str
+    zone_id: str
+    start: float
+    duration_hours: int
+
+    @property
+    def end(self) -> float:
+        return self.start + self.duration_hours * 3600
+
+
+@dataclass(frozen=True)
+class NodeFailure:
+    node_id: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """What a batch node action did: the ids it acted on and the in-band failures."""
+
+    successful: list[str]
+    failed: list[NodeFailure]

@@ -1,0 +1,125 @@
+"""EKS cluster lifecycle and access entries in the sandbox, driven by boto3 against moto."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from moto import mock_aws
+
+from sandbox.aws.eks.access import AccessEntries
+from sandbox.aws.eks.clusters import SANDBOX_CA, EksClusters
+
+ACCOUNT = "123456789012"
+REGION = "us-west-2"
+ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+PRINCIPAL = f"arn:aws:iam::{ACCOUNT}:role/control-plane"
+
+
+@dataclass
+class Eks:
+    client: Any
+    clusters: EksClusters
+    access: AccessEntries
+    events: list[tuple[str, str]] = field(default_factory=list)
+
+    def create(self, name: str = "demo", **extra: Any) -> dict[str, Any]:
+        vpc = {"subnetIds": [], "securityGroupIds": ["sg-1"]}
+        return self.client.create_cluster(
+            name=name, roleArn=f"arn:aws:iam::{ACCOUNT}:role/eks", resourcesVpcConfig=vpc, **extra
+        )["cluster"]
+
+
+@pytest.fixture
+def eks() -> Iterator[Eks]:
+    with mock_aws():
+        events: list[tuple[str, str]] = []
+        access = AccessEntries(ACCOUNT)
+        clusters = EksClusters(
+            endpoint_for=lambda name: f"http://127.0.0.1:9/k8s/{name}",
+            seconds=0,
+            on_active=lambda name: events.append(("active", name)),
+            on_deleted=lambda region, name: (events.append(("deleted", name)), access.forget(region, name)),
+        )
+        clusters.install()
+        access.install()
+        try:
+            yield Eks(boto3.client("eks", region_name=REGION), clusters, access, events)
+        finally:
+            access.uninstall()
+            clusters.uninstall()
+
+
+def test_a_cluster_is_creating_then_active_with_an_endpoint_ca_and_its_access_config(eks: Eks) -> None:
+    created = eks.create(accessConfig={"authenticationMode": "API_AND_CONFIG_MAP"})
+
+    described = eks.client.describe_cluster(name="demo")["cluster"]
+
+    assert created["status"] == "CREATING"
+    assert (described["status"], described["endpoint"]) == ("ACTIVE", "http://127.0.0.1:9/k8s/demo")
+    assert described["certificateAuthority"]["data"] == SANDBOX_CA
+    assert described["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
+    assert eks.events == [("active", "demo")]
+
+
+def test_a_cluster_without_access_config_gets_eks_default_mode(eks: Eks) -> None:
+    eks.create()
+
+    assert eks.client.describe_cluster(name="demo")["cluster"]["accessConfig"]["authenticationMode"] == "CONFIG_MAP"
+
+
+def test_a_deleted_cluster_is_deleting_then_gone_from_the_list(eks: Eks) -> None:
+    eks.create()
+    eks.client.describe_cluster(name="demo")
+
+    deleting = eks.client.delete_cluster(name="demo")["cluster"]
+
+    assert deleting["status"] == "DELETING"
+    assert eks.client.list_clusters()["clusters"] == []
+    assert eks.events == [("active", "demo"), ("deleted", "demo")]
+
+
+def test_access_entries_make_an_admin_only_with_the_admin_policy(eks: Eks) -> None:
+    eks.create()
+    eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL, tags={"k": "v"})
+    assert not eks.access.is_admin("demo", PRINCIPAL)
+
+    eks.client.associate_access_policy(
+        clusterName="demo", principalArn=PRINCIPAL, policyArn=ADMIN, accessScope={"type": "cluster"}
+    )
+
+    assert eks.access.is_admin("demo", PRINCIPAL)
+    assert eks.client.list_access_entries(clusterName="demo")["accessEntries"] == [PRINCIPAL]
+    assert eks.client.describe_access_entry(clusterName="demo", principalArn=PRINCIPAL)["accessEntry"]["tags"] == {
+        "k": "v"
+    }
+    policies = eks.client.list_associated_access_policies(clusterName="demo", principalArn=PRINCIPAL)
+    assert [p["policyArn"] for p in policies["associatedAccessPolicies"]] == [ADMIN]
+    with pytest.raises(ClientError) as twice:
+        eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL)
+    assert twice.value.response["Error"]["Code"] == "ResourceInUseException"
+
+    eks.client.delete_access_entry(clusterName="demo", principalArn=PRINCIPAL)
+
+    assert not eks.access.is_admin("demo", PRINCIPAL)
+    with pytest.raises(ClientError) as gone:
+        eks.client.describe_access_entry(clusterName="demo", principalArn=PRINCIPAL)
+    assert gone.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_a_deleted_cluster_s_access_entries_are_forgotten(eks: Eks) -> None:
+    eks.create()
+    eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL)
+    eks.client.associate_access_policy(
+        clusterName="demo", principalArn=PRINCIPAL, policyArn=ADMIN, accessScope={"type": "cluster"}
+    )
+
+    eks.client.delete_cluster(name="demo")
+    eks.client.list_clusters()
+
+    assert not eks.access.is_admin("demo", PRINCIPAL)
+    with pytest.raises(ClientError) as error:
+        eks.client.list_access_entries(clusterName="demo")
+    assert error.value.response["Error"]["Code"] == "ResourceNotFoundException"
