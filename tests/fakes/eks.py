@@ -15,9 +15,19 @@ class AccessEntry:
     policies: set[str] = field(default_factory=set)
 
 
+@dataclass
+class AddonRequest:
+    """What CreateAddon was asked beyond the add-on itself: its IRSA role, configuration and pod identities."""
+
+    role_arn: str | None
+    configuration: str | None = None
+    pod_identities: dict[str, str] | None = None
+
+
 class InMemoryEksGateway:
-    """New clusters start CREATING and new add-ons in `addon_status` (AWS: CREATING); `activate` settles a cluster
-    the way EKS does (ACTIVE, with an OIDC issuer)."""
+    """New clusters start CREATING and new add-ons in `addon_status` (AWS: CREATING); deleted add-ons are DELETING.
+    `activate` settles a cluster the way EKS does (ACTIVE, with an OIDC issuer); `settle` lets EKS finish everything
+    it was asked. `addon_requests` keeps what each CreateAddon that created an add-on was asked."""
 
     def __init__(self, region: str = "us-west-2", addon_status: str = "CREATING") -> None:
         self.region = region
@@ -25,7 +35,7 @@ class InMemoryEksGateway:
         self.clusters: dict[str, EksCluster] = {}
         self.access_entries: dict[tuple[str, str], AccessEntry] = {}
         self.addons: dict[tuple[str, str], Addon] = {}
-        self.addon_roles: dict[tuple[str, str], str | None] = {}
+        self.addon_requests: dict[tuple[str, str], AddonRequest] = {}
         self.pod_identities: dict[tuple[str, str, str], str] = {}
 
     # --- helpers for tests -------------------------------------------------------------------
@@ -58,6 +68,27 @@ class InMemoryEksGateway:
         )
         self.clusters[name] = cluster
         return cluster
+
+    def add_addon(
+        self, cluster_name: str, addon_name: str, status: str = "ACTIVE", tags: dict[str, str] | None = None
+    ) -> Addon:
+        """An add-on that exists before the test (installed by an earlier stage, or by hand when untagged)."""
+        addon = Addon(name=addon_name, status=status, version="v1.0.0-eksbuild.1", tags=dict(tags or {}))
+        self.addons[(cluster_name, addon_name)] = addon
+        return addon
+
+    def settle(self) -> None:
+        """EKS finishes: creating clusters and add-ons turn ACTIVE, deleting ones are gone."""
+        for name, cluster in list(self.clusters.items()):
+            if cluster.status == "CREATING":
+                self.activate(name)
+            elif cluster.status == "DELETING":
+                del self.clusters[name]
+        for key, addon in list(self.addons.items()):
+            if addon.status == "CREATING":
+                self.addons[key] = replace(addon, status="ACTIVE")
+            elif addon.status == "DELETING":
+                del self.addons[key]
 
     # --- clusters ----------------------------------------------------------------------------
 
@@ -139,9 +170,15 @@ class InMemoryEksGateway:
         configuration: str | None = None,
         pod_identities: dict[str, str] | None = None,
     ) -> Addon:
+        """Like the adapter, an add-on that exists already (ResourceInUse) is returned as it is."""
+        key = (cluster_name, addon_name)
+        if key in self.addons:
+            return self.addons[key]
         addon = Addon(name=addon_name, status=self.addon_status, version=version, tags=dict(tags))
-        self.addons[(cluster_name, addon_name)] = addon
-        self.addon_roles[(cluster_name, addon_name)] = role_arn
+        self.addons[key] = addon
+        self.addon_requests[key] = AddonRequest(
+            role_arn, configuration, dict(pod_identities) if pod_identities else None
+        )
         return addon
 
     def set_addon_status(self, cluster_name: str, addon_name: str, status: str, *issues: str) -> None:
@@ -149,7 +186,9 @@ class InMemoryEksGateway:
         self.addons[(cluster_name, addon_name)] = replace(addon, status=status, issues=issues)
 
     def delete_addon(self, cluster_name: str, addon_name: str) -> None:
-        self.addons.pop((cluster_name, addon_name), None)
+        key = (cluster_name, addon_name)
+        if key in self.addons:
+            self.addons[key] = replace(self.addons[key], status="DELETING")
 
     # --- pod identity ------------------------------------------------------------------------
 

@@ -1,12 +1,14 @@
 """An in-memory HyperPodGateway: clusters, instance groups and nodes as the SageMaker adapter reports them.
 
 What takes minutes in SageMaker happens on `settle()`: creating clusters and groups turn InService with their target
-counts and nodes, deletions finish, software updates succeed. Every mutating call is recorded in `calls`, so a test
+counts and nodes, deletions finish, software updates succeed, a settings update (which leaves the cluster Updating and
+AutoScaling Creating or Deleting) finishes. Every mutating call is recorded in `calls`, so a test
 can assert that a step changed nothing.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any
 
@@ -156,8 +158,16 @@ class InMemoryHyperPodGateway:
 
     def update_settings(self, name: str, settings: dict[str, Any]) -> None:
         cluster = self._cluster(name)
-        self.calls.append(("update_settings", name, settings))
-        self.clusters[name] = replace(cluster, settings={**cluster.settings, **settings})
+        self.calls.append(("update_settings", name, copy.deepcopy(settings)))
+        merged = {**cluster.settings, **copy.deepcopy(settings)}
+        if "AutoScaling" in settings:
+            enabling = settings["AutoScaling"].get("Mode") == "Enable"
+            merged["AutoScaling"] = {**settings["AutoScaling"], "Status": "Creating" if enabling else "Deleting"}
+        self.clusters[name] = replace(cluster, status="Updating", settings=merged)
+
+    def sent_settings(self) -> list[dict[str, Any]]:
+        """The settings of every `update_settings` call, in order."""
+        return [call[2] for call in self.calls if call[0] == "update_settings"]
 
     def put_cluster(self, name: str, groups: tuple[InstanceGroup, ...] = (), **fields: Any) -> HyperPodCluster:
         """An InService cluster with these groups (and a node per current instance), as if created earlier."""
@@ -202,7 +212,10 @@ class InMemoryHyperPodGateway:
                         image_up_to_date=group.image_up_to_date or software == "InProgress",
                     )
                 )
-            self.clusters[name] = replace(cluster, status="InService", groups=tuple(groups))
+            settings = copy.deepcopy(cluster.settings)
+            if "AutoScaling" in settings:
+                settings["AutoScaling"]["Status"] = "InService"
+            self.clusters[name] = replace(cluster, status="InService", groups=tuple(groups), settings=settings)
 
     def _add_nodes(self, cluster_name: str, group: InstanceGroup, count: int) -> None:
         for _ in range(max(count, 0)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -19,6 +20,9 @@ class StoredRole:
 
 
 class InMemoryIamGateway:
+    """Documents are stored and returned as copies (IAM keeps its own JSON); creating a role, policy or OIDC provider
+    that exists fails (EntityAlreadyExists, which the adapter does not catch); deleting what is absent is fine."""
+
     def __init__(self) -> None:
         self.roles: dict[str, StoredRole] = {}
         self.policies: dict[str, tuple[ManagedPolicy, dict[str, Any]]] = {}
@@ -33,8 +37,10 @@ class InMemoryIamGateway:
     def create_role(
         self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
     ) -> IamRole:
+        if name in self.roles:
+            raise ValueError(f"EntityAlreadyExists: role {name}")
         role = IamRole(name=name, arn=f"arn:aws:iam::{ACCOUNT}:role/{name}", tags=dict(tags))
-        self.roles[name] = StoredRole(role=role, trust=trust_policy, boundary_arn=boundary_arn)
+        self.roles[name] = StoredRole(role=role, trust=copy.deepcopy(trust_policy), boundary_arn=boundary_arn)
         return role
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None:
@@ -43,10 +49,10 @@ class InMemoryIamGateway:
 
     def role_policy(self, role_name: str, policy_name: str) -> dict[str, Any] | None:
         stored = self.roles.get(role_name)
-        return stored.inline.get(policy_name) if stored else None
+        return copy.deepcopy(stored.inline.get(policy_name)) if stored else None
 
     def put_role_policy(self, role_name: str, policy_name: str, document: dict[str, Any]) -> None:
-        self.roles[role_name].inline[policy_name] = document
+        self.roles[role_name].inline[policy_name] = copy.deepcopy(document)
 
     def delete_role(self, name: str) -> None:
         self.roles.pop(name, None)
@@ -62,6 +68,8 @@ class InMemoryIamGateway:
 
     def create_oidc_provider(self, issuer_url: str, tags: dict[str, str]) -> str:
         arn = _provider_arn(issuer_url)
+        if arn in self.oidc_providers:
+            raise ValueError(f"EntityAlreadyExists: OIDC provider {issuer_url}")
         self.oidc_providers[arn] = dict(tags)
         return arn
 
@@ -82,11 +90,21 @@ class InMemoryIamGateway:
 
     def create_policy(self, name: str, document: dict[str, Any], tags: dict[str, str]) -> str:
         arn = f"arn:aws:iam::{ACCOUNT}:policy/{name}"
-        self.policies[arn] = (ManagedPolicy(name=name, arn=arn, tags=dict(tags), attachments=0), document)
+        if arn in self.policies:
+            raise ValueError(f"EntityAlreadyExists: policy {name}")
+        self.policies[arn] = (
+            ManagedPolicy(name=name, arn=arn, tags=dict(tags), attachments=0),
+            copy.deepcopy(document),
+        )
         return arn
 
     def delete_policy(self, arn: str) -> None:
         self.policies.pop(arn, None)
+
+    def policy_document(self, arn: str) -> dict[str, Any] | None:
+        """For tests: the document a customer managed policy was created with."""
+        stored = self.policies.get(arn)
+        return copy.deepcopy(stored[1]) if stored else None
 
 
 def _provider_arn(issuer_url: str) -> str:

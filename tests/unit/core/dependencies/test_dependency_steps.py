@@ -101,7 +101,7 @@ def test_missing_addons_are_created_at_their_pins_with_the_s3_driver_using_its_r
     assert eks.addons[("eks-cluster-demo", "eks-pod-identity-agent")].version == "v0"
     assert eks.addons[("eks-cluster-demo", S3_CSI_ADDON)].version == "v1.9.0"
     assert eks.addons[("eks-cluster-demo", S3_CSI_ADDON)].tags == ownership_tags("demo")
-    assert eks.addon_roles[("eks-cluster-demo", S3_CSI_ADDON)].endswith(":role/instantstart-demo-s3-csi")
+    assert eks.addon_requests[("eks-cluster-demo", S3_CSI_ADDON)].role_arn.endswith(":role/instantstart-demo-s3-csi")
 
 
 def test_addons_are_polled_until_active_and_a_degraded_one_fails_with_its_issues(steps, ctx, eks):
