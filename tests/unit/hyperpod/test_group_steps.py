@@ -9,7 +9,6 @@ import pytest
 
 from controlplane.core.naming import compute_subnet_key, hyperpod_execution_role_name, ownership_tags
 from controlplane.core.ports.hyperpod import GroupChange, InstanceGroup, RollingUpdate, Taint
-from controlplane.core.ports.network import Subnet
 from controlplane.models.errors import (
     DependencyFailedError,
     InvalidRequestError,
@@ -20,9 +19,10 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
-from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World
+from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, TAG, World
 
 HP = "hp-cluster-demo"
+MORE = compute_subnet_key("us-west-2b", "more")
 GPU = InstanceGroup(
     name="gpu",
     instance_type="ml.g6.4xlarge",
@@ -45,6 +45,12 @@ PLAN = HyperPodPlan(
     threadsPerCore=1,
     taints=[{"key": "gpu", "effect": "NoSchedule"}],
 )
+
+
+def add_subnet(world: World, key: str, cidr: str) -> str:
+    """A subnet of the cluster's VPC, found by its key as the steps find it; returns its id."""
+    vpc = world.network.find_vpc(TAG) or world.network.create_vpc(TAG, "10.1.0.0/16")
+    return world.network.create_subnet(TAG, vpc.vpc_id, key, cidr, "us-west-2b", public=False).subnet_id
 
 
 def ctx(kind: OperationKind, attempts: int | None = None, **parts: object) -> WorkflowInput:
@@ -86,27 +92,26 @@ def world() -> World:
         HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags("demo")
     )
     world.iam.create_role(hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"))
-    key = compute_subnet_key("us-west-2b", "more")
-    world.network.subnets[key] = Subnet(
-        subnet_id="subnet-more", key=key, cidr="10.1.0.0/24", availability_zone="us-west-2b"
-    )
+    add_subnet(world, MORE, "10.1.0.0/24")
     return world
+
+
+def subnet_id(world: World, key: str) -> str:
+    return world.network.find_subnets(TAG)[key].subnet_id
 
 
 def test_add_sends_the_planned_group_with_its_own_subnet(world):
     result = world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=PLAN))
     assert result == {"instanceGroup": "more", "action": "added"}
     [(_, cluster, spec, security_groups)] = world.hyperpod.calls
-    assert (cluster, spec.subnet_ids, security_groups) == (HP, ("subnet-more",), ("sg-1",))
+    assert (cluster, spec.subnet_ids, security_groups) == (HP, (subnet_id(world, MORE),), ("sg-1",))
     assert (spec.capacity_type, spec.ebs_volume_gb, spec.taints) == ("spot", 200, (Taint("gpu", None, "NoSchedule"),))
     assert spec.lifecycle_uri == f"s3://sagemaker-is-demo-{ACCOUNT}-{REGION}/lifecycle/"
 
 
 def test_add_in_the_clusters_own_subnet_sends_no_override(world):
-    key = compute_subnet_key("us-west-2b")
-    world.network.subnets[key] = Subnet(
-        subnet_id="subnet-a", key=key, cidr="10.1.1.0/24", availability_zone="us-west-2b"
-    )
+    own = add_subnet(world, compute_subnet_key("us-west-2b"), "10.1.1.0/24")
+    world.hyperpod.clusters[HP] = replace(world.hyperpod.clusters[HP], subnet_ids=(own,))
     shared = PLAN.model_copy(update={"dedicatedSubnet": False})
     world.group_steps().add_instance_group(ctx(OperationKind.ADD_INSTANCE_GROUP, hyperpod=shared))
     assert world.hyperpod.calls[0][2].subnet_ids == ()
@@ -203,11 +208,10 @@ def test_check_deleted_gives_up_after_the_last_attempt(world):
 
 def test_release_deletes_only_the_groups_dedicated_subnet(world):
     shared = compute_subnet_key("us-west-2b")
-    world.network.subnets[shared] = Subnet(
-        subnet_id="subnet-shared", key=shared, cidr="10.1.1.0/24", availability_zone="us-west-2b"
-    )
-    assert world.group_steps().release_compute_subnet(deletion("more")) == {"released": "subnet-more"}
-    assert world.network.deleted == ["subnet-more"]
+    add_subnet(world, shared, "10.1.1.0/24")
+    more = subnet_id(world, MORE)
+    assert world.group_steps().release_compute_subnet(deletion("more")) == {"released": more}
+    assert set(world.network.find_subnets(TAG)) == {shared}, "only the dedicated subnet is deleted"
     assert world.group_steps().release_compute_subnet(deletion("more")) == {"released": "no dedicated subnet"}
 
 

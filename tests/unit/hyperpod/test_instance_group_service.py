@@ -25,7 +25,8 @@ from controlplane.models.instance_groups import (
 )
 from controlplane.models.operations import OperationKind
 from controlplane.models.status import GROUP_LABEL
-from tests.unit.hyperpod.fakes import ACCOUNT, REGION, World, eks_cluster
+from tests.fakes.kubernetes import Pod
+from tests.unit.hyperpod.world import ACCOUNT, REGION, World
 
 ADMIN = Actor("alice", Role.ADMIN)
 HP = "hp-cluster-demo"
@@ -77,12 +78,12 @@ def world() -> World:
     world = World()
     register(world)
     world.hyperpod.put_cluster(HP, (GPU, CPU), subnet_ids=("subnet-a",), tags={"instantstart:cluster": "demo"})
-    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo")
+    world.eks.add_cluster("eks-cluster-demo")
     return world
 
 
 def started(world: World) -> list[tuple[OperationKind, dict]]:
-    return [(kind, dict(payload)) for kind, payload in world.launcher.started]
+    return [(kind, dict(payload)) for kind, _, payload in world.launcher.started]
 
 
 def test_list_shows_each_group_with_its_capacity_and_subnets(world):
@@ -200,11 +201,14 @@ def test_delete_with_the_token_starts_the_workflow_once(world):
 
 
 def test_a_group_running_workload_pods_is_not_deleted(world):
-    world.kubernetes.node_list = [
+    world.kubernetes_api().nodes = [
         KubernetesNode("hyperpod-i-1", True, True, {GROUP_LABEL: "cpu"}, {}, {}),
         KubernetesNode("hyperpod-i-2", True, True, {GROUP_LABEL: "gpu"}, {}, {}),
     ]
-    world.kubernetes.pods = {"hyperpod-i-1": [f"team/job-{i}" for i in range(7)], "hyperpod-i-2": ["team/other"]}
+    world.kubernetes_api().pods = [
+        *(Pod("team", f"job-{i}", "hyperpod-i-1") for i in range(7)),
+        Pod("team", "other", "hyperpod-i-2"),
+    ]
     with pytest.raises(ClusterNotReadyError, match=r"runs workload pods \(team/job-0, .*team/job-4 and 2 more\)"):
         world.instance_groups().plan_delete("demo", "cpu", ADMIN)
 

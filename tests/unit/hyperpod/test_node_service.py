@@ -14,7 +14,7 @@ from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError, ForeignResourceError
 from controlplane.models.nodes import MAX_NODES_PER_REQUEST, NodeBatchRequest
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
-from tests.unit.hyperpod.fakes import REGION, World, eks_cluster
+from tests.unit.hyperpod.world import REGION, World
 
 ADMIN = Actor("alice", Role.ADMIN)
 OTHER_ADMIN = Actor("bob", Role.ADMIN)
@@ -52,7 +52,7 @@ def world() -> World:
     world = World()
     register(world)
     world.hyperpod.put_cluster(HP, (SPOT,))
-    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo")
+    world.eks.add_cluster("eks-cluster-demo")
     return world
 
 
@@ -62,7 +62,7 @@ def node_ids(world: World) -> list[str]:
 
 def test_list_joins_hyperpod_nodes_with_their_kubernetes_health_and_zone(world):
     first, second = node_ids(world)
-    world.kubernetes.node_list = [
+    world.kubernetes_api().nodes = [
         KubernetesNode(
             f"hyperpod-{first}", True, False, {HEALTH_LABEL: "Schedulable", ZONE_LABEL: "us-west-2a"}, {}, {}
         )
@@ -74,8 +74,8 @@ def test_list_joins_hyperpod_nodes_with_their_kubernetes_health_and_zone(world):
 
 
 def test_list_skips_kubernetes_while_eks_is_not_active(world):
-    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo", status="UPDATING")
-    world.kubernetes.node_list = [KubernetesNode(f"hyperpod-{node_ids(world)[0]}", True, True, {}, {}, {})]
+    world.eks.add_cluster("eks-cluster-demo", status="UPDATING")
+    world.kubernetes_api().nodes = [KubernetesNode(f"hyperpod-{node_ids(world)[0]}", True, True, {}, {}, {})]
     assert all(node.ready is None for node in world.nodes().list_nodes("demo").nodes)
 
 

@@ -21,8 +21,6 @@ from controlplane.core.naming import (
     ownership_tags,
     training_operator_role_name,
 )
-from controlplane.core.ports.iam import IamRole
-from controlplane.core.ports.network import RouteTable, Vpc
 from controlplane.models.clusters import ImportedNetwork
 from controlplane.models.errors import (
     DependencyFailedError,
@@ -35,7 +33,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.hyperpod import new_group
-from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World, eks_cluster
+from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, TAG, World
 
 HP = "hp-cluster-demo"
 BUCKET = lifecycle_bucket_name("demo", ACCOUNT, REGION)
@@ -75,24 +73,24 @@ def ctx(attempts: int | None = None, **fields: object) -> WorkflowInput:
 @pytest.fixture
 def world() -> World:
     world = World()
-    world.network.vpc = Vpc(vpc_id="vpc-1", cidr="10.1.0.0/16")
-    world.network.route_tables["private"] = RouteTable("rtb-private", {}, frozenset())
-    world.network.security_group = "sg-1"
-    world.eks.clusters["eks-cluster-demo"] = eks_cluster("eks-cluster-demo")
+    vpc = world.network.create_vpc(TAG, "10.1.0.0/16")
+    world.network.create_route_table(TAG, "private", vpc.vpc_id)
+    world.network.create_security_group(TAG, vpc.vpc_id)
+    world.eks.add_cluster("eks-cluster-demo")
     return world
 
 
 def test_execution_role_is_created_with_its_policy_once(world):
     stage = world.stage()
     arn = stage.ensure_execution_role(ctx())["roleArn"]
-    role = world.iam.roles[hyperpod_execution_role_name("demo")]
+    role = world.iam.find_role(hyperpod_execution_role_name("demo"))
     assert (role.arn, role.attached_policy_arns) == (arn, frozenset({EXECUTION_ROLE_POLICY_ARN}))
     assert stage.ensure_execution_role(ctx())["roleArn"] == arn
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
     name = hyperpod_execution_role_name("demo")
-    world.iam.roles[name] = IamRole(name=name, arn="arn:theirs", tags={})
+    world.iam.create_role(name, {}, {})
     with pytest.raises(ForeignResourceError):
         world.stage().ensure_execution_role(ctx())
 
@@ -100,15 +98,15 @@ def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
 def test_lifecycle_scripts_go_to_an_owned_bucket_and_are_uploaded_when_they_differ(world):
     stage = world.stage()
     assert stage.ensure_lifecycle_scripts(ctx()) == {"lifecycleUri": f"s3://{BUCKET}/lifecycle/"}
-    assert world.buckets.tags[BUCKET] == ownership_tags("demo")
-    assert world.buckets.objects[(BUCKET, "lifecycle/on_create.sh")] == ON_CREATE_SCRIPT.read_bytes()
-    world.buckets.objects[(BUCKET, "lifecycle/on_create.sh")] = b"edited"
+    assert world.buckets.bucket_tags(BUCKET) == ownership_tags("demo")
+    assert world.buckets.object_body(BUCKET, "lifecycle/on_create.sh") == ON_CREATE_SCRIPT.read_bytes()
+    world.buckets.put_object(BUCKET, "lifecycle/on_create.sh", b"edited")
     stage.ensure_lifecycle_scripts(ctx())
-    assert world.buckets.objects[(BUCKET, "lifecycle/on_create.sh")] == ON_CREATE_SCRIPT.read_bytes()
+    assert world.buckets.object_body(BUCKET, "lifecycle/on_create.sh") == ON_CREATE_SCRIPT.read_bytes()
 
 
 def test_a_lifecycle_bucket_that_is_not_ours_is_refused(world):
-    world.buckets.tags[BUCKET] = {"owner": "someone"}
+    world.buckets.create_bucket(BUCKET, {"owner": "someone"})
     with pytest.raises(ForeignResourceError):
         world.stage().ensure_lifecycle_scripts(ctx())
 
@@ -120,17 +118,17 @@ def test_the_workflow_input_needs_an_account_for_the_bucket_name():
 
 def test_the_compute_subnet_is_created_in_a_free_block_and_joins_the_private_route_table(world):
     result = world.stage().ensure_compute_subnet(ctx())
-    subnet = world.network.subnets[compute_subnet_key("us-west-2a")]
+    subnet = world.network.find_subnets(TAG)[compute_subnet_key("us-west-2a")]
     assert result == {"subnetId": subnet.subnet_id, "cidr": subnet.cidr}
-    assert world.network.route_tables["private"].subnet_ids == {subnet.subnet_id}
+    assert world.network.find_route_table(TAG, "private").subnet_ids == {subnet.subnet_id}
     assert world.stage().ensure_compute_subnet(ctx()) == result
 
 
 def test_an_imported_cluster_gets_its_own_compute_route_table_through_its_nat_gateway(world):
     world.stage().ensure_compute_subnet(ctx(importedNetwork=NAT_NETWORK))
-    table = world.network.route_tables["compute"]
+    table = world.network.find_route_table(TAG, "compute")
     assert table.routes == {"0.0.0.0/0": "nat-1"}
-    assert table.subnet_ids == {world.network.subnets[compute_subnet_key("us-west-2a")].subnet_id}
+    assert table.subnet_ids == {world.network.find_subnets(TAG)[compute_subnet_key("us-west-2a")].subnet_id}
 
 
 def test_an_imported_cluster_without_nat_gateway_cannot_host_nodes(world):
@@ -159,7 +157,8 @@ def test_create_sends_the_first_group_and_is_found_on_retry(world):
         1,
         True,
     )
-    assert (cluster.security_group_ids, cluster.tags) == (("sg-1",), ownership_tags("demo"))
+    security_group = world.network.find_security_group(TAG)
+    assert (cluster.security_group_ids, cluster.tags) == ((security_group,), ownership_tags("demo"))
     assert stage.create_hyperpod_cluster(ctx())["action"] == "found"
     assert world.hyperpod.calls == [("create_cluster", HP)]
 
@@ -241,7 +240,7 @@ def test_delete_resources_removes_only_what_stage_4_owns(world):
     stage.ensure_execution_role(ctx())
     stage.ensure_lifecycle_scripts(ctx())
     other = training_operator_role_name("demo")
-    world.iam.roles[other] = IamRole(name=other, arn="arn:theirs", tags={})
+    world.iam.create_role(other, {}, {})
     result = stage.delete_hyperpod_resources(ctx())
     assert result == {"deleted": f"role {hyperpod_execution_role_name('demo')}, bucket {BUCKET}"}
     assert set(world.iam.roles) == {other}

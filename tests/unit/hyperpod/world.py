@@ -1,0 +1,87 @@
+"""The HyperPod context's services wired from the shared in-memory fakes (`tests/fakes`), as `controlplane.wiring`
+does, for its unit tests. Fakes themselves belong in `tests/fakes`, not here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
+from controlplane.core.hyperpod.groups import InstanceGroupService
+from controlplane.core.hyperpod.nodes import NodeService
+from controlplane.core.hyperpod.stage import HyperPodStageService
+from controlplane.core.hyperpod_planning import HyperPodPlanner
+from controlplane.core.operations.service import OperationService
+from controlplane.core.stack_settings import PollSettings
+from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.hyperpod import InMemoryHyperPodGateway
+from tests.fakes.iam import InMemoryIamGateway
+from tests.fakes.kubernetes import ClusterApi, InMemoryKubernetesGateway
+from tests.fakes.network import InMemoryNetworkGateway
+from tests.fakes.persistence import (
+    FakeClock,
+    InMemoryClusterRegistry,
+    InMemoryConfirmationStore,
+    InMemoryOperationRepository,
+    RecordingLauncher,
+)
+from tests.fakes.storage import InMemoryBucketGateway
+
+REGION = "us-west-2"
+ACCOUNT = ACCOUNT_ID
+TAG = "demo"
+EKS_NAME = "eks-cluster-demo"
+POLL = PollSettings(wait_seconds=0, max_attempts=3)
+
+
+@dataclass
+class World:
+    """Every fake, and the HyperPod context's services wired from them as `controlplane.wiring` does."""
+
+    hyperpod: InMemoryHyperPodGateway = field(default_factory=InMemoryHyperPodGateway)
+    network: InMemoryNetworkGateway = field(default_factory=InMemoryNetworkGateway)
+    iam: InMemoryIamGateway = field(default_factory=InMemoryIamGateway)
+    eks: InMemoryEksGateway = field(default_factory=InMemoryEksGateway)
+    buckets: InMemoryBucketGateway = field(default_factory=InMemoryBucketGateway)
+    kubernetes: InMemoryKubernetesGateway = field(default_factory=InMemoryKubernetesGateway)
+    registry: InMemoryClusterRegistry = field(default_factory=InMemoryClusterRegistry)
+    launcher: RecordingLauncher = field(default_factory=RecordingLauncher)
+    account: InMemoryAccountGateway = field(default_factory=InMemoryAccountGateway)
+    clock: FakeClock = field(default_factory=FakeClock)
+
+    def __post_init__(self) -> None:
+        self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
+        self.operations = OperationService(
+            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
+        )
+        self.clusters = ClusterService(
+            self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
+        )
+
+    def kubernetes_api(self) -> ClusterApi:
+        """The EKS cluster's Kubernetes API: its nodes and the pods running on them."""
+        return self.kubernetes.api(EKS_NAME)
+
+    def instance_groups(self) -> InstanceGroupService:
+        return InstanceGroupService(
+            self.clusters,
+            self.operations,
+            HyperPodPlanner(self.account),
+            self.confirmations,
+            lambda region: self.hyperpod,
+            lambda region: self.eks,
+            self.kubernetes,
+        )
+
+    def nodes(self) -> NodeService:
+        return NodeService(
+            self.clusters, self.confirmations, lambda region: self.hyperpod, lambda region: self.eks, self.kubernetes
+        )
+
+    def group_steps(self) -> InstanceGroupSteps:
+        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, POLL)
+
+    def stage(self) -> HyperPodStageService:
+        return HyperPodStageService(self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL)
