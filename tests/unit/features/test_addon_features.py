@@ -12,7 +12,7 @@ from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
-from tests.unit.features.fakes import ACCOUNT, EKS_NAME, HYPERPOD_NAME, REGION, TAG, FeatureWorld
+from tests.unit.features.world import ACCOUNT, EKS_NAME, HYPERPOD_NAME, REGION, TAG, FeatureWorld
 
 FSX_ROLE = "instantstart-demo-fsx-csi"
 OBSERVABILITY_ROLE = "instantstart-demo-observability"
@@ -41,7 +41,7 @@ def test_cert_manager_installs_the_pinned_addon_with_the_features_tags_and_settl
     addon = world.eks.find_addon(EKS_NAME, "cert-manager")
     assert addon.version == feature_pins().addons["cert-manager"]
     assert addon.tags == feature_tags(TAG, Feature.CERT_MANAGER)
-    assert world.eks.calls["cert-manager"].role_arn is None
+    assert world.eks.addon_requests[(EKS_NAME, "cert-manager")].role_arn is None
     assert ensure(world, Feature.CERT_MANAGER) is False, "still CREATING"
     world.settle()
     assert ensure(world, Feature.CERT_MANAGER) is True
@@ -49,7 +49,7 @@ def test_cert_manager_installs_the_pinned_addon_with_the_features_tags_and_settl
 
 
 def test_a_failed_addon_of_ours_is_replaced_on_the_first_attempt(world):
-    world.eks.install("cert-manager", status="CREATE_FAILED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", status="CREATE_FAILED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
     assert world.state(Feature.CERT_MANAGER).state == "partial"
     assert ensure(world, Feature.CERT_MANAGER) is False
     assert world.eks.find_addon(EKS_NAME, "cert-manager").status == "DELETING"
@@ -58,13 +58,13 @@ def test_a_failed_addon_of_ours_is_replaced_on_the_first_attempt(world):
 
 
 def test_an_addon_that_fails_again_in_the_same_run_is_reported(world):
-    world.eks.install("cert-manager", status="DEGRADED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
     with pytest.raises(DependencyFailedError, match="Add-on cert-manager is DEGRADED"):
         ensure(world, Feature.CERT_MANAGER, first_attempt=False)
 
 
 def test_an_addon_installed_by_hand_is_never_removed(world):
-    world.eks.install("cert-manager", tags={})
+    world.install_addon("cert-manager", tags={})
     with pytest.raises(ForeignResourceError, match="installed outside InstantStart"):
         remove(world, Feature.CERT_MANAGER)
     assert world.eks.find_addon(EKS_NAME, "cert-manager").status == "ACTIVE"
@@ -74,15 +74,15 @@ def test_fsx_csi_driver_gets_its_own_irsa_role_passed_as_the_service_account_rol
     assert world.enable(Feature.FSX_CSI_DRIVER).done
     role = world.iam.find_role(FSX_ROLE)
     assert role.attached_policy_arns == frozenset({"arn:aws:iam::aws:policy/AmazonFSxFullAccess"})
-    condition = world.iam.trust[FSX_ROLE]["Statement"][0]["Condition"]["StringEquals"]
+    condition = world.iam.roles[FSX_ROLE].trust["Statement"][0]["Condition"]["StringEquals"]
     assert "system:serviceaccount:kube-system:fsx-csi-controller-sa" in condition.values()
-    assert world.eks.calls["aws-fsx-csi-driver"].role_arn == role.arn
+    assert world.eks.addon_requests[(EKS_NAME, "aws-fsx-csi-driver")].role_arn == role.arn
     state = world.state(Feature.FSX_CSI_DRIVER)
     assert state.resources == ["add-on aws-fsx-csi-driver", f"role {FSX_ROLE}"]
 
 
 def test_fsx_csi_driver_needs_the_clusters_oidc_provider(world):
-    world.iam.providers.clear()
+    world.iam.oidc_providers.clear()
     with pytest.raises(ClusterNotReadyError, match="has no IAM OIDC provider"):
         ensure(world, Feature.FSX_CSI_DRIVER)
 
@@ -141,8 +141,10 @@ def test_hyperpod_addons_need_the_hyperpod_cluster(world, feature):
 def test_observability_role_reaches_the_addon_through_a_pod_identity_association(world):
     assert world.enable(Feature.OBSERVABILITY).done
     role = world.iam.find_role(OBSERVABILITY_ROLE)
-    assert world.iam.trust[OBSERVABILITY_ROLE]["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
-    call = world.eks.calls["amazon-sagemaker-hyperpod-observability"]
+    assert world.iam.roles[OBSERVABILITY_ROLE].trust["Statement"][0]["Principal"] == {
+        "Service": "pods.eks.amazonaws.com"
+    }
+    call = world.eks.addon_requests[(EKS_NAME, "amazon-sagemaker-hyperpod-observability")]
     assert call.pod_identities == {"hyperpod-observability-operator-otel-collector": role.arn}
     assert call.role_arn is None
 
@@ -150,22 +152,22 @@ def test_observability_role_reaches_the_addon_through_a_pod_identity_association
 def test_inference_operator_is_configured_with_its_role_bucket_and_hyperpod_cluster(world):
     assert world.enable(Feature.INFERENCE_OPERATOR).done
     role = world.iam.find_role(INFERENCE_ROLE)
-    call = world.eks.calls["amazon-sagemaker-hyperpod-inference"]
+    call = world.eks.addon_requests[(EKS_NAME, "amazon-sagemaker-hyperpod-inference")]
     assert json.loads(call.configuration) == {
         "executionRoleArn": role.arn,
         "tlsCertificateS3Bucket": TLS_BUCKET,
         "hyperpodClusterArn": world.hyperpod.clusters[HYPERPOD_NAME].arn,
     }
     assert call.role_arn is None, "the role reaches the add-on through its configuration"
-    assert world.buckets.buckets[TLS_BUCKET] == feature_tags(TAG, Feature.INFERENCE_OPERATOR)
-    statements = world.iam.trust[INFERENCE_ROLE]["Statement"]
+    assert world.buckets.bucket_tags(TLS_BUCKET) == feature_tags(TAG, Feature.INFERENCE_OPERATOR)
+    statements = world.iam.roles[INFERENCE_ROLE].trust["Statement"]
     assert statements[1]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
     assert statements[1]["Condition"] == {"ArnLike": {"aws:SourceArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:*"}}
     assert world.state(Feature.INFERENCE_OPERATOR).settings["tlsCertificateBucket"] == TLS_BUCKET
 
 
 def test_inference_operator_needs_the_stage_3_addons_active(world):
-    world.eks.install("metrics-server", status="CREATING")
+    world.install_addon("metrics-server", status="CREATING")
     with pytest.raises(ClusterNotReadyError, match="add-ons metrics-server ACTIVE"):
         ensure(world, Feature.INFERENCE_OPERATOR)
 

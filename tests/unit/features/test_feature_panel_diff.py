@@ -9,7 +9,7 @@ import pytest
 from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
-from tests.unit.features.fakes import ADMIN, TAG, FeatureWorld, group
+from tests.unit.features.world import ADMIN, TAG, FeatureWorld, group
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def patch(**features: Any) -> UpdateFeaturesRequest:
 
 
 def install_cert_manager(world: FeatureWorld) -> None:
-    world.eks.install("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
 
 
 def outcomes(update: Any) -> dict[str, str]:
@@ -178,7 +178,7 @@ def test_an_imported_cluster_is_read_under_its_own_hyperpod_name(world):
 
 
 def test_an_addon_installed_outside_instantstart_says_so(world):
-    world.eks.install("cert-manager", tags={})
+    world.install_addon("cert-manager", tags={})
     state = world.panel.view(TAG).features["certManager"]
     assert state.enabled is True
     assert state.message == "Installed outside InstantStart: the control plane will not remove it."

@@ -11,7 +11,7 @@ from controlplane.core.features.rules import check_dependencies, require_hyperpo
 from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, FeatureDependencyError
 from controlplane.models.features import Feature, FeatureChange, FeatureState, UpdateFeaturesRequest
-from tests.unit.features.fakes import ADMIN, TAG, FeatureWorld
+from tests.unit.features.world import ADMIN, TAG, FeatureWorld
 
 
 @pytest.fixture
@@ -84,8 +84,10 @@ def test_disabling_a_feature_another_enabled_feature_needs_is_refused_naming_the
 
 
 def test_disabling_a_feature_with_its_dependents_in_one_request_removes_the_dependents_first(world):
-    world.eks.install("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
-    world.eks.install("amazon-sagemaker-hyperpod-training-operator", tags=feature_tags(TAG, Feature.TRAINING_OPERATOR))
+    world.install_addon("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon(
+        "amazon-sagemaker-hyperpod-training-operator", tags=feature_tags(TAG, Feature.TRAINING_OPERATOR)
+    )
     plan = world.panel.plan(TAG, patch(certManager={"enabled": False}, trainingOperator={"enabled": False}))
     assert plan.stages == ["trainingOperator", "certManager"]
     assert [action.action for action in plan.actions] == ["delete", "delete"]

@@ -15,11 +15,11 @@ from controlplane.models.errors import (
     InvalidRequestError,
 )
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
-from tests.unit.features.fakes import AUTOSCALING_BOUNDARY, HYPERPOD_NAME, TAG, FeatureWorld, group
+from tests.unit.features.world import AUTOSCALING_BOUNDARY, HYPERPOD_NAME, TAG, FeatureWorld, group
 
 ROLE = "instantstart-demo-karpenter"
-NODE_CLASS = ("karpenter.sagemaker.amazonaws.com/v1", "HyperpodNodeClass", None, "instantstart")
-NODE_POOL = ("karpenter.sh/v1", "NodePool", None, "instantstart")
+NODE_CLASS = "HyperpodNodeClass/instantstart"
+NODE_POOL = "NodePool/instantstart"
 ENABLE = FeatureChange(change="enable", instanceGroups=["workers"])
 
 
@@ -92,23 +92,23 @@ def test_ensure_creates_the_role_then_enables_autoscaling_then_applies_the_node_
     assert ensure(world) is False
     role = world.iam.find_role(ROLE)
     assert role is not None and role.tags == feature_tags(TAG, Feature.KARPENTER)
-    assert world.iam.boundaries[ROLE] == AUTOSCALING_BOUNDARY
-    assert world.iam.trust[ROLE]["Statement"][0]["Principal"] == {"Service": "hyperpod.sagemaker.amazonaws.com"}
+    assert world.iam.roles[ROLE].boundary_arn == AUTOSCALING_BOUNDARY
+    assert world.iam.roles[ROLE].trust["Statement"][0]["Principal"] == {"Service": "hyperpod.sagemaker.amazonaws.com"}
     cluster_arn = world.hyperpod.clusters[HYPERPOD_NAME].arn
     assert world.iam.role_policy(ROLE, KARPENTER_POLICY_NAME) == karpenter_access(cluster_arn)
-    assert world.hyperpod.updates == []
+    assert world.hyperpod.sent_settings() == []
 
     assert ensure(world) is False
-    assert world.hyperpod.updates == [
+    assert world.hyperpod.sent_settings() == [
         {"ClusterRole": role.arn, "AutoScaling": {"Mode": "Enable", "AutoScalerType": "Karpenter"}}
     ]
     assert ensure(world) is False, "autoscaling is still Creating"
-    assert world.kubernetes.objects == {}
+    assert world.kubernetes_objects == {}
 
     world.settle()
     assert ensure(world) is True
-    assert world.kubernetes.objects[NODE_CLASS]["spec"] == {"instanceGroups": ["workers"]}
-    assert world.kubernetes.objects[NODE_POOL]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "instantstart"
+    assert world.kubernetes_objects[NODE_CLASS]["spec"] == {"instanceGroups": ["workers"]}
+    assert world.kubernetes_objects[NODE_POOL]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "instantstart"
     state = world.state(Feature.KARPENTER)
     assert (state.enabled, state.state) == (True, "enabled")
     assert state.settings == {"instanceGroups": ["workers"], "roleArn": role.arn}
@@ -118,7 +118,7 @@ def test_changing_the_groups_reapplies_the_node_class(world):
     world.add_hyperpod(HYPERPOD_NAME, group("workers"), group("spare"))
     assert world.enable(Feature.KARPENTER, ENABLE).done
     assert ensure(world, FeatureChange(change="update", instanceGroups=["workers", "spare"])) is True
-    assert world.kubernetes.objects[NODE_CLASS]["spec"] == {"instanceGroups": ["workers", "spare"]}
+    assert world.kubernetes_objects[NODE_CLASS]["spec"] == {"instanceGroups": ["workers", "spare"]}
 
 
 def test_ensure_refuses_groups_that_are_not_in_the_cluster(world):
@@ -142,7 +142,7 @@ def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
 
 def test_node_class_objects_without_our_labels_are_refused(world):
     world.enable(Feature.KARPENTER, ENABLE)
-    world.kubernetes.objects[NODE_POOL]["metadata"]["labels"] = {}
+    world.kubernetes_objects[NODE_POOL]["metadata"]["labels"] = {}
     with pytest.raises(ForeignResourceError, match="NodePool instantstart already exist"):
         ensure(world)
 
@@ -168,7 +168,7 @@ def test_a_half_built_chain_is_partial_and_finished_by_enabling_again(world):
 def test_remove_deletes_the_objects_turns_autoscaling_off_and_deletes_the_role_last(world):
     assert world.enable(Feature.KARPENTER, ENABLE).done
     assert remove(world) is False
-    assert world.kubernetes.objects == {}
+    assert world.kubernetes_objects == {}
     assert world.hyperpod.clusters[HYPERPOD_NAME].settings["AutoScaling"]["Mode"] == "Disable"
     assert world.iam.find_role(ROLE) is not None, "HyperPod may use the role until autoscaling is off"
     assert remove(world) is False

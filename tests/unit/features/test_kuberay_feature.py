@@ -8,10 +8,10 @@ import pytest
 
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature
-from tests.unit.features.fakes import EKS_NAME, FeatureWorld
+from tests.unit.features.world import EKS_NAME, FeatureWorld
 
-NAMESPACE = ("v1", "Namespace", None, "kuberay-operator")
-DEPLOYMENT = ("apps/v1", "Deployment", "kuberay-operator", "kuberay-operator")
+NAMESPACE = "Namespace/kuberay-operator"
+DEPLOYMENT = "Deployment/kuberay-operator/kuberay-operator"
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def world() -> FeatureWorld:
 
 def test_enabling_applies_the_whole_bundle_and_the_feature_is_enabled(world):
     assert world.enable(Feature.KUBERAY_OPERATOR).done
-    assert set(world.kubernetes.objects) == {NAMESPACE, DEPLOYMENT}
+    assert set(world.kubernetes_objects) == {NAMESPACE, DEPLOYMENT}
     state = world.state(Feature.KUBERAY_OPERATOR)
     assert (state.enabled, state.state) == (True, "enabled")
     assert state.resources == ["Namespace kuberay-operator", "Deployment kuberay-operator/kuberay-operator"]
@@ -29,14 +29,14 @@ def test_enabling_applies_the_whole_bundle_and_the_feature_is_enabled(world):
 
 def test_a_half_applied_bundle_is_partial_and_finished_by_enabling_again(world):
     world.enable(Feature.KUBERAY_OPERATOR)
-    del world.kubernetes.objects[DEPLOYMENT]
+    del world.kubernetes_objects[DEPLOYMENT]
     assert world.state(Feature.KUBERAY_OPERATOR).state == "partial"
     assert world.enable(Feature.KUBERAY_OPERATOR).done
-    assert DEPLOYMENT in world.kubernetes.objects
+    assert DEPLOYMENT in world.kubernetes_objects
 
 
 def test_an_object_of_the_same_name_without_our_label_blocks_enabling(world):
-    world.kubernetes.objects[NAMESPACE] = {
+    world.kubernetes_objects[NAMESPACE] = {
         "apiVersion": "v1",
         "kind": "Namespace",
         "metadata": {"name": "kuberay-operator"},
@@ -46,14 +46,14 @@ def test_an_object_of_the_same_name_without_our_label_blocks_enabling(world):
     assert state.message == "Some objects exist that InstantStart did not create."
     with pytest.raises(ForeignResourceError, match="Namespace kuberay-operator already exist"):
         world.enable(Feature.KUBERAY_OPERATOR)
-    assert DEPLOYMENT not in world.kubernetes.objects
+    assert DEPLOYMENT not in world.kubernetes_objects
 
 
 def test_disabling_deletes_only_the_labelled_objects(world):
     world.enable(Feature.KUBERAY_OPERATOR)
-    world.kubernetes.objects[NAMESPACE]["metadata"]["labels"] = {}
+    world.kubernetes_objects[NAMESPACE]["metadata"]["labels"] = {}
     assert world.disable(Feature.KUBERAY_OPERATOR).done
-    assert set(world.kubernetes.objects) == {NAMESPACE}
+    assert set(world.kubernetes_objects) == {NAMESPACE}
 
 
 def test_enabling_needs_an_active_eks_cluster(world):

@@ -8,11 +8,19 @@ from controlplane.core.features.tiered_storage import tiered_storage_access
 from controlplane.core.naming import feature_tags, ownership_tags
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
-from tests.unit.features.fakes import ACCOUNT, HYPERPOD_NAME, ISSUER, TAG, WORKLOAD_BOUNDARY, FeatureWorld
+from tests.unit.features.world import (
+    ACCOUNT,
+    HYPERPOD_NAME,
+    ISSUER,
+    OIDC_PROVIDER,
+    TAG,
+    WORKLOAD_BOUNDARY,
+    FeatureWorld,
+)
 
 NAME = "instantstart-demo-tiered-ckpt"
 POLICY_ARN = f"arn:aws:iam::{ACCOUNT}:policy/{NAME}"
-SERVICE_ACCOUNT = ("v1", "ServiceAccount", "default", "tiered-storage-sa")
+SERVICE_ACCOUNT = "ServiceAccount/default/tiered-storage-sa"
 
 
 @pytest.fixture
@@ -31,33 +39,33 @@ def remove(world: FeatureWorld) -> bool:
 
 
 def annotation(world: FeatureWorld) -> str | None:
-    account = world.kubernetes.objects[SERVICE_ACCOUNT]
+    account = world.kubernetes_objects[SERVICE_ACCOUNT]
     return account["metadata"].get("annotations", {}).get("eks.amazonaws.com/role-arn")
 
 
 def create_service_account_by_hand(world: FeatureWorld) -> None:
     metadata = {"name": "tiered-storage-sa", "namespace": "default"}
-    world.kubernetes.objects[SERVICE_ACCOUNT] = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
+    world.kubernetes_objects[SERVICE_ACCOUNT] = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
 
 
 def test_ensure_builds_the_whole_chain_and_settles_once_the_cluster_is_in_service(world):
     assert ensure(world, percentage=40) is False
     role = world.iam.find_role(NAME)
     assert role is not None and POLICY_ARN in role.attached_policy_arns
-    assert world.iam.boundaries[NAME] == WORKLOAD_BOUNDARY
-    assert world.iam.documents[POLICY_ARN] == tiered_storage_access(TAG)
-    trust = world.iam.trust[NAME]["Statement"][0]
+    assert world.iam.roles[NAME].boundary_arn == WORKLOAD_BOUNDARY
+    assert world.iam.policy_document(POLICY_ARN) == tiered_storage_access(TAG)
+    trust = world.iam.roles[NAME].trust["Statement"][0]
     assert trust["Action"] == "sts:AssumeRoleWithWebIdentity"
     assert annotation(world) == role.arn
-    labels = world.kubernetes.objects[SERVICE_ACCOUNT]["metadata"]["labels"]
+    labels = world.kubernetes_objects[SERVICE_ACCOUNT]["metadata"]["labels"]
     assert labels == {"app.kubernetes.io/managed-by": "instantstart", "instantstart.aws/feature": "tieredStorage"}
-    assert world.hyperpod.updates == [
+    assert world.hyperpod.sent_settings() == [
         {"TieredStorageConfig": {"Mode": "Enable", "InstanceMemoryAllocationPercentage": 40}}
     ]
     assert ensure(world, percentage=40) is False, "the cluster is still Updating"
     world.settle()
     assert ensure(world, percentage=40) is True
-    assert len(world.hyperpod.updates) == 1, "a settled setting is not sent again"
+    assert len(world.hyperpod.sent_settings()) == 1, "a settled setting is not sent again"
     state = world.state(Feature.TIERED_STORAGE)
     assert (state.enabled, state.state) == (True, "enabled")
     assert state.settings["configMode"] == "custom" and state.settings["percentage"] == 40
@@ -65,24 +73,24 @@ def test_ensure_builds_the_whole_chain_and_settles_once_the_cluster_is_in_servic
 
 def test_ensure_reuses_the_oidc_provider_of_the_dependencies_stage(world):
     world.enable(Feature.TIERED_STORAGE)
-    assert world.iam.providers[ISSUER][1] == ownership_tags(TAG)
+    assert world.iam.oidc_providers[OIDC_PROVIDER] == ownership_tags(TAG)
 
 
 def test_ensure_creates_a_missing_oidc_provider_tagged_as_the_features(world):
-    world.iam.providers.clear()
+    world.iam.oidc_providers.clear()
     assert world.enable(Feature.TIERED_STORAGE).done
-    assert world.iam.providers[ISSUER][1] == feature_tags(TAG, Feature.TIERED_STORAGE)
+    assert world.iam.oidc_providers[OIDC_PROVIDER] == feature_tags(TAG, Feature.TIERED_STORAGE)
 
 
 def test_the_default_memory_share_sends_no_percentage(world):
     assert world.enable(Feature.TIERED_STORAGE).done
-    assert world.hyperpod.updates == [{"TieredStorageConfig": {"Mode": "Enable"}}]
+    assert world.hyperpod.sent_settings() == [{"TieredStorageConfig": {"Mode": "Enable"}}]
     assert world.state(Feature.TIERED_STORAGE).settings["configMode"] == "default"
 
 
 def test_a_half_built_chain_is_partial_and_finished_by_enabling_again(world):
     ensure(world)
-    del world.kubernetes.objects[SERVICE_ACCOUNT]
+    del world.kubernetes_objects[SERVICE_ACCOUNT]
     world.settle()
     state = world.state(Feature.TIERED_STORAGE)
     assert state.state == "partial"
@@ -95,18 +103,18 @@ def test_a_half_built_chain_is_partial_and_finished_by_enabling_again(world):
 def test_remove_deletes_exactly_the_chain_and_turns_the_setting_off(world):
     assert world.enable(Feature.TIERED_STORAGE).done
     assert remove(world) is False
-    assert SERVICE_ACCOUNT not in world.kubernetes.objects
+    assert SERVICE_ACCOUNT not in world.kubernetes_objects
     assert world.iam.find_role(NAME) is None
     assert world.iam.find_policy(POLICY_ARN) is None
     assert world.iam.find_oidc_provider(ISSUER) is not None, "the dependencies stage's provider stays"
-    assert world.hyperpod.updates[-1] == {"TieredStorageConfig": {"Mode": "Disable"}}
+    assert world.hyperpod.sent_settings()[-1] == {"TieredStorageConfig": {"Mode": "Disable"}}
     world.settle()
     assert remove(world) is True
     assert world.state(Feature.TIERED_STORAGE).state == "disabled"
 
 
 def test_remove_deletes_the_oidc_provider_the_feature_created(world):
-    world.iam.providers.clear()
+    world.iam.oidc_providers.clear()
     world.enable(Feature.TIERED_STORAGE)
     world.disable(Feature.TIERED_STORAGE)
     assert world.iam.find_oidc_provider(ISSUER) is None
@@ -116,7 +124,7 @@ def test_a_half_built_chain_is_removed_by_disabling(world):
     world.iam.create_role(NAME, {}, feature_tags(TAG, Feature.TIERED_STORAGE))
     assert world.disable(Feature.TIERED_STORAGE).done
     assert world.iam.find_role(NAME) is None
-    assert world.hyperpod.updates == []
+    assert world.hyperpod.sent_settings() == []
 
 
 def test_remove_leaves_what_is_not_ours(world):
@@ -126,7 +134,7 @@ def test_remove_leaves_what_is_not_ours(world):
     assert remove(world) is True
     assert world.iam.find_role(NAME) is not None
     assert world.iam.find_policy(POLICY_ARN) is not None
-    assert SERVICE_ACCOUNT in world.kubernetes.objects
+    assert SERVICE_ACCOUNT in world.kubernetes_objects
 
 
 @pytest.mark.parametrize("foreign", ["role", "policy", "service account"])
