@@ -10,7 +10,6 @@ from controlplane.core.hyperpod.group_rules import InstanceGroupNotFoundError
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesNode
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotReadyError,
@@ -26,7 +25,7 @@ from controlplane.models.instance_groups import (
 from controlplane.models.operations import OperationKind
 from controlplane.models.status import GROUP_LABEL
 from tests.fakes.kubernetes import Pod
-from tests.unit.hyperpod.world import ACCOUNT, REGION, World
+from tests.unit.hyperpod.world import REGION, World
 
 ADMIN = Actor("alice", Role.ADMIN)
 HP = "hp-cluster-demo"
@@ -55,28 +54,10 @@ CPU = InstanceGroup(
 )
 
 
-def register(world: World, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
-    now = world.clock.now()
-    world.registry.create(
-        ClusterRecord(
-            clusterTag="demo",
-            region=REGION,
-            status=ClusterStatus.ACTIVE,
-            eksClusterName="eks-cluster-demo",
-            stagesDone=list(stages),
-            createdAt=now,
-            updatedAt=now,
-            createdBy="alice",
-            accountId=ACCOUNT,
-            **fields,
-        )
-    )
-
-
 @pytest.fixture
 def world() -> World:
     world = World()
-    register(world)
+    world.register()
     world.hyperpod.put_cluster(HP, (GPU, CPU), subnet_ids=("subnet-a",), tags={"instantstart:cluster": "demo"})
     world.eks.add_cluster("eks-cluster-demo")
     return world
@@ -101,7 +82,7 @@ def test_list_shows_each_group_with_its_capacity_and_subnets(world):
 
 def test_list_works_on_an_adopted_cluster_but_changes_are_refused():
     world = World()
-    register(world, imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
+    world.register(imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
     world.hyperpod.put_cluster("theirs", (GPU,))
     assert [group.instanceGroupName for group in world.instance_groups().list("demo").instanceGroups] == ["gpu"]
     with pytest.raises(ForeignResourceError):
@@ -111,7 +92,7 @@ def test_list_works_on_an_adopted_cluster_but_changes_are_refused():
 
 def test_a_cluster_before_stage_4_has_no_groups_to_list():
     world = World()
-    register(world, stages=("eks", "dependencies"))
+    world.register(stages=("eks", "dependencies"))
     with pytest.raises(ClusterNotReadyError, match="finish stage 4"):
         world.instance_groups().list("demo")
 

@@ -10,11 +10,10 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.hyperpod.nodes import NodeNotFoundError
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesNode
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError, ForeignResourceError
 from controlplane.models.nodes import MAX_NODES_PER_REQUEST, NodeBatchRequest
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
-from tests.unit.hyperpod.world import REGION, World
+from tests.unit.hyperpod.world import World
 
 ADMIN = Actor("alice", Role.ADMIN)
 OTHER_ADMIN = Actor("bob", Role.ADMIN)
@@ -30,27 +29,10 @@ SPOT = InstanceGroup(
 )
 
 
-def register(world: World, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
-    now = world.clock.now()
-    world.registry.create(
-        ClusterRecord(
-            clusterTag="demo",
-            region=REGION,
-            status=ClusterStatus.ACTIVE,
-            eksClusterName="eks-cluster-demo",
-            stagesDone=list(stages),
-            createdAt=now,
-            updatedAt=now,
-            createdBy="alice",
-            **fields,
-        )
-    )
-
-
 @pytest.fixture
 def world() -> World:
     world = World()
-    register(world)
+    world.register()
     world.hyperpod.put_cluster(HP, (SPOT,))
     world.eks.add_cluster("eks-cluster-demo")
     return world
@@ -81,7 +63,7 @@ def test_list_skips_kubernetes_while_eks_is_not_active(world):
 
 def test_a_cluster_before_stage_4_has_no_nodes():
     world = World()
-    register(world, stages=("eks",))
+    world.register(stages=("eks",))
     with pytest.raises(ClusterNotReadyError, match="finish stage 4"):
         world.nodes().list_nodes("demo")
 
@@ -147,7 +129,7 @@ def test_a_token_is_bound_to_its_nodes_and_caller(world):
 
 def test_nodes_of_an_adopted_cluster_are_not_acted_on():
     world = World()
-    register(world, imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
+    world.register(imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
     world.hyperpod.put_cluster("theirs", (SPOT,))
     with pytest.raises(ForeignResourceError):
         world.nodes().act("demo", "reboot", node_ids_of(world, "theirs"), None, ADMIN)

@@ -14,6 +14,7 @@ from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
 from controlplane.core.stack_settings import PollSettings
+from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
@@ -59,6 +60,22 @@ class World:
         self.clusters = ClusterService(
             self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
         )
+
+    def register(self, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
+        """Register the ACTIVE cluster `demo` with these stages done; `fields` override any field."""
+        now = self.clock.now()
+        values: dict[str, object] = {
+            "clusterTag": TAG,
+            "region": REGION,
+            "status": ClusterStatus.ACTIVE,
+            "eksClusterName": EKS_NAME,
+            "stagesDone": list(stages),
+            "createdAt": now,
+            "updatedAt": now,
+            "createdBy": "alice",
+            "accountId": ACCOUNT,
+        }
+        self.registry.create(ClusterRecord(**{**values, **fields}))
 
     def kubernetes_api(self) -> ClusterApi:
         """The EKS cluster's Kubernetes API: its nodes and the pods running on them."""
