@@ -2,7 +2,6 @@
 
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -84,14 +83,28 @@ class World(Account):
         return {node["metadata"]["name"]: node for node in self.emulator.store("ml-eks").list("", "v1", "nodes")}
 
 
-def wait_until(probe: Callable[[], Any], seconds: float = 3.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+class ManualClock:
+    """Simulated time that only the tests move: a transition happens when a test waits for it, never because the
+    machine was slow between two calls."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+CLOCK = ManualClock()
+
+
+def wait_until(probe: Callable[[], Any], steps: int = 60) -> Any:
+    """Probe, then move simulated time one transition ahead, until the probe holds (at most `steps` transitions)."""
+    for _ in range(steps):
         result = probe()
         if result:
             return result
-        time.sleep(DELAY / 5)
-    raise AssertionError("condition not reached before the deadline")
+        CLOCK.now += DELAY
+    raise AssertionError(f"condition not reached within {steps} transitions")
 
 
 def error_code(error: pytest.ExceptionInfo[ClientError]) -> str:
@@ -99,7 +112,7 @@ def error_code(error: pytest.ExceptionInfo[ClientError]) -> str:
 
 
 def simulation(emulator: KubernetesEmulator) -> HyperPodSimulation:
-    return HyperPodSimulation(HyperPodKubernetes(emulator), MotoAccount(), seconds=DELAY)
+    return HyperPodSimulation(HyperPodKubernetes(emulator), MotoAccount(), seconds=DELAY, clock=CLOCK)
 
 
 def test_uninstall_restores_moto_cluster_operations() -> None:
