@@ -30,7 +30,7 @@ _ASSUMED_ROLE = re.compile(r"^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role/([^/]+
 class OnBehalfOf(BaseModel):
     """The user the MCP server verified (OAuth bearer or SigV4) and acts for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     principal: str = Field(min_length=1, max_length=256)
     source: Literal["cognito", "iam"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from api.auth import actor_of
 from controlplane.core.auth import Role
@@ -97,7 +97,7 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /regions/{region}/training-plans": READ,
 }
 
-_BOOL = TypeAdapter(bool)
+_BOOL = TypeAdapter(bool, config=ConfigDict(defer_build=True))
 
 
 def required(method: str, route: str, request: Callable[[], RouteRequest]) -> Permission:

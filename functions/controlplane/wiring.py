@@ -1,47 +1,39 @@
-"""The composition root: the only place that constructs adapters and services. Cached per process."""
+"""The composition root: the only place that constructs adapters and services. Cached per process.
+
+Each factory imports its adapters and services when it is first called, so an entry point loads only what
+its request or step uses (cold start): keep imports of adapters and services inside the factories.
+"""
 
 from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
 from functools import cache
+from typing import TYPE_CHECKING
 
-from controlplane.adapters.aws.account import AwsAccountGateway
-from controlplane.adapters.aws.dynamo import (
-    DynamoAuditLog,
-    DynamoClusterRegistry,
-    DynamoConfirmationStore,
-    DynamoOperationRepository,
-)
-from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
-from controlplane.adapters.aws.eks import AwsEksGateway
-from controlplane.adapters.aws.fsx import AwsFileSystemGateway
-from controlplane.adapters.aws.iam import AwsIamGateway
-from controlplane.adapters.aws.s3 import AwsBucketGateway
-from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
-from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
-from controlplane.adapters.k8s import manifests
-from controlplane.adapters.k8s.client import KubernetesApiGateway, KubernetesClientFactory
-from controlplane.config import cluster_dependencies, feature_pins
-from controlplane.core.catalog import CatalogService
-from controlplane.core.clusters.import_steps import ClusterImportSteps
-from controlplane.core.clusters.lifecycle import ClusterLifecycleService
-from controlplane.core.clusters.registry import ClusterService
-from controlplane.core.clusters.stage_requests import StageRequestService
-from controlplane.core.confirmations import Confirmations
-from controlplane.core.dependencies.steps import ClusterDependencyService
-from controlplane.core.features.panel import FeaturePanelService
-from controlplane.core.features.steps import FeatureSteps
-from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
-from controlplane.core.hyperpod.groups import InstanceGroupService
-from controlplane.core.hyperpod.nodes import NodeService
-from controlplane.core.hyperpod.stage import HyperPodStageService
-from controlplane.core.hyperpod_planning import HyperPodPlanner
-from controlplane.core.network.eks_stack import EksStackService
-from controlplane.core.operations.service import OperationService
-from controlplane.core.stack_settings import PollSettings
-from controlplane.core.storage.steps import StorageService
 from controlplane.settings import settings
+
+if TYPE_CHECKING:
+    from controlplane.adapters.aws.dynamo import DynamoAuditLog, DynamoClusterRegistry
+    from controlplane.adapters.k8s.client import KubernetesClientFactory
+    from controlplane.core.catalog import CatalogService
+    from controlplane.core.clusters.import_steps import ClusterImportSteps
+    from controlplane.core.clusters.lifecycle import ClusterLifecycleService
+    from controlplane.core.clusters.registry import ClusterService
+    from controlplane.core.clusters.stage_requests import StageRequestService
+    from controlplane.core.confirmations import Confirmations
+    from controlplane.core.dependencies.steps import ClusterDependencyService
+    from controlplane.core.features.panel import FeaturePanelService
+    from controlplane.core.features.steps import FeatureSteps
+    from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
+    from controlplane.core.hyperpod.groups import InstanceGroupService
+    from controlplane.core.hyperpod.nodes import NodeService
+    from controlplane.core.hyperpod.stage import HyperPodStageService
+    from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.network.eks_stack import EksStackService
+    from controlplane.core.operations.service import OperationService
+    from controlplane.core.stack_settings import PollSettings
+    from controlplane.core.storage.steps import StorageService
 
 
 class SystemClock:
@@ -59,6 +51,11 @@ def clock() -> SystemClock:
 
 @cache
 def operations() -> OperationService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.dynamo import DynamoOperationRepository
+    from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
+    from controlplane.core.operations.service import OperationService
+
     config = settings()
     return OperationService(
         DynamoOperationRepository(config.operations_table),
@@ -71,16 +68,25 @@ def operations() -> OperationService:
 
 @cache
 def registry() -> DynamoClusterRegistry:
+    from controlplane.adapters.aws.dynamo import DynamoClusterRegistry
+
     return DynamoClusterRegistry(settings().clusters_table)
 
 
 @cache
 def audit_log() -> DynamoAuditLog:
+    from controlplane.adapters.aws.dynamo import DynamoAuditLog
+
     return DynamoAuditLog(settings().audit_table)
 
 
 @cache
 def clusters() -> ClusterService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.clusters.registry import ClusterService
+
     return ClusterService(
         registry(), AwsEksGateway, AwsHyperPodGateway, KubernetesApiGateway(kubernetes_clients()), clock()
     )
@@ -88,6 +94,11 @@ def clusters() -> ClusterService:
 
 @cache
 def cluster_lifecycle() -> ClusterLifecycleService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.clusters.lifecycle import ClusterLifecycleService
+
     return ClusterLifecycleService(
         clusters(),
         registry(),
@@ -103,6 +114,10 @@ def cluster_lifecycle() -> ClusterLifecycleService:
 
 @cache
 def stage_requests() -> StageRequestService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.config import cluster_dependencies
+    from controlplane.core.clusters.stage_requests import StageRequestService
+
     return StageRequestService(
         clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), cluster_dependencies()
     )
@@ -110,21 +125,35 @@ def stage_requests() -> StageRequestService:
 
 @cache
 def hyperpod_planner() -> HyperPodPlanner:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.core.hyperpod_planning import HyperPodPlanner
+
     return HyperPodPlanner(AwsAccountGateway())
 
 
 @cache
 def confirmations() -> Confirmations:
+    from controlplane.adapters.aws.dynamo import DynamoConfirmationStore
+    from controlplane.core.confirmations import Confirmations
+
     return Confirmations(DynamoConfirmationStore(settings().confirmations_table), clock())
 
 
 @cache
 def kubernetes_clients() -> KubernetesClientFactory:
+    from controlplane.adapters.k8s.client import KubernetesClientFactory
+
     return KubernetesClientFactory(settings().kubernetes_role_arn)
 
 
 @cache
 def eks_stack(region: str) -> EksStackService:
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.network.eks_stack import EksStackService
+
     config = settings()
     return EksStackService(
         Ec2NetworkGateway(region),
@@ -138,12 +167,21 @@ def eks_stack(region: str) -> EksStackService:
 
 @cache
 def poll_settings() -> PollSettings:
+    from controlplane.core.stack_settings import PollSettings
+
     config = settings()
     return PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts)
 
 
 @cache
 def cluster_dependencies_service(region: str) -> ClusterDependencyService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.k8s import manifests
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import cluster_dependencies
+    from controlplane.core.dependencies.steps import ClusterDependencyService
+
     return ClusterDependencyService(
         AwsIamGateway(),
         AwsEksGateway(region),
@@ -157,6 +195,13 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
 
 @cache
 def hyperpod_stage(region: str) -> HyperPodStageService:
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.s3 import AwsBucketGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.hyperpod.stage import HyperPodStageService
+
     return HyperPodStageService(
         Ec2NetworkGateway(region),
         AwsIamGateway(),
@@ -169,6 +214,11 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
 
 @cache
 def instance_groups() -> InstanceGroupService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.hyperpod.groups import InstanceGroupService
+
     return InstanceGroupService(
         clusters(),
         operations(),
@@ -182,6 +232,11 @@ def instance_groups() -> InstanceGroupService:
 
 @cache
 def nodes() -> NodeService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.hyperpod.nodes import NodeService
+
     return NodeService(
         clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_clients())
     )
@@ -189,11 +244,24 @@ def nodes() -> NodeService:
 
 @cache
 def instance_group_steps(region: str) -> InstanceGroupSteps:
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
+
     return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poll_settings())
 
 
 @cache
 def storage_service(region: str) -> StorageService:
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.fsx import AwsFileSystemGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.s3 import AwsBucketGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.storage.steps import StorageService
+
     return StorageService(
         AwsIamGateway(),
         AwsEksGateway(region),
@@ -207,6 +275,15 @@ def storage_service(region: str) -> StorageService:
 
 @cache
 def feature_steps(region: str) -> FeatureSteps:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.s3 import AwsBucketGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s import manifests
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import feature_pins
+    from controlplane.core.features.steps import FeatureSteps
+
     return FeatureSteps(
         AwsIamGateway(),
         AwsEksGateway(region),
@@ -223,6 +300,14 @@ def feature_steps(region: str) -> FeatureSteps:
 
 @cache
 def cluster_import(region: str) -> ClusterImportSteps:
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import cluster_dependencies
+    from controlplane.core.clusters.import_steps import ClusterImportSteps
+
     pins = cluster_dependencies()
     return ClusterImportSteps(
         registry(),
@@ -240,11 +325,17 @@ def cluster_import(region: str) -> ClusterImportSteps:
 
 @cache
 def features() -> FeaturePanelService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.core.features.panel import FeaturePanelService
+
     return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_steps)
 
 
 @cache
 def catalog() -> CatalogService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.core.catalog import CatalogService
+
     return CatalogService(AwsAccountGateway())
 
 

@@ -1,23 +1,36 @@
 """The shape every Lambda function of the stack shares: runtime, architecture, memory, active tracing, its own
-log group, the Powertools service name; and the control plane's code asset (functions/ minus infra/ and sandbox/)."""
+log group, the Powertools service name; and the code assets: the control plane's (functions/ minus infra/ and
+sandbox/) and the MCP server's (mcp_server/ alone), each copied and compiled to bytecode for the Lambda runtime
+at bundling (see `infra.layer`)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
-from aws_cdk import Duration, RemovalPolicy
+import jsii
+from aws_cdk import BundlingOptions, DockerImage, Duration, IgnoreMode, ILocalBundling, RemovalPolicy
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from infra.layer import ARCHITECTURE, RUNTIME
+from infra.layer import ARCHITECTURE, RUNTIME, compile_bytecode, runtime_python, skip_bundling
 from infra.nag import Acknowledgements
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
+ROOT_DIR = FUNCTIONS_DIR.parent
+# Never shipped: what never runs in Lambda, and local caches (the bundle compiles its own bytecode).
+NOT_SHIPPED = ("infra", "sandbox")
+CACHES = ("__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
 # The control plane's Lambda asset: functions/ minus what never runs in Lambda.
-ASSET_EXCLUDES = ["infra", "sandbox", "**/__pycache__", "**/*.pyc", "**/.mypy_cache", "**/.pytest_cache"]
+ASSET_EXCLUDES = [*NOT_SHIPPED, *(f"**/{cache}" for cache in CACHES)]
+# The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
+MCP_PACKAGE = "mcp_server"
+MCP_ASSET_EXCLUDES = ["/*", f"!/{MCP_PACKAGE}/", "__pycache__/", "*.pyc"]
+TASK_ROOT = "/var/task"  # where Lambda unpacks a function's code
 SERVICE_NAME = "instantstart"
 MEMORY_MB = 512
 LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
@@ -32,9 +45,56 @@ PYTHON_PIN_REASON = (
 )
 
 
-def control_plane_code() -> lambda_.Code:
+@jsii.implements(ILocalBundling)
+class CompiledSourceBundling:
+    """Local bundling: copy `source` (less `leave_out` at its top and every cache) to `<output_dir>/<into>`, then
+    compile it to bytecode for the Lambda runtime."""
+
+    def __init__(self, python: str, source: Path, *, into: str = "", leave_out: tuple[str, ...] = ()) -> None:
+        self._python = python
+        self._source = source
+        self._into = into
+        self._leave_out = set(leave_out)
+
+    def _ignore(self, directory: str, names: list[str]) -> set[str]:
+        ignored = set(shutil.ignore_patterns(*CACHES)(directory, names))
+        return ignored | (self._leave_out & set(names) if Path(directory) == self._source else set())
+
+    # jsii passes the BundlingOptions as a second positional argument.
+    def try_bundle(self, output_dir: str, options: Any = None) -> bool:
+        shutil.copytree(self._source, Path(output_dir) / self._into, ignore=self._ignore, dirs_exist_ok=True)
+        compile_bytecode(self._python, output_dir, TASK_ROOT)
+        return True
+
+
+def _asset(path: Path, bundling: CompiledSourceBundling | None, **options: Any) -> lambda_.Code:
+    if bundling is None:
+        return lambda_.Code.from_asset(str(path), **options)
+    return lambda_.Code.from_asset(
+        str(path),
+        bundling=BundlingOptions(image=DockerImage.from_registry("none"), local=cast(ILocalBundling, bundling)),
+        **options,
+    )
+
+
+def control_plane_code(scope: Construct) -> lambda_.Code:
     """A code asset is bound to one stack: each stack asks for its own (same content, so one upload)."""
-    return lambda_.Code.from_asset(str(FUNCTIONS_DIR), exclude=ASSET_EXCLUDES)
+    bundling = (
+        None
+        if skip_bundling(scope)
+        else CompiledSourceBundling(runtime_python(scope), FUNCTIONS_DIR, leave_out=NOT_SHIPPED)
+    )
+    return _asset(FUNCTIONS_DIR, bundling, exclude=ASSET_EXCLUDES)
+
+
+def mcp_server_code(scope: Construct) -> lambda_.Code:
+    """The remote MCP server's code asset: the mcp_server package alone."""
+    bundling = (
+        None
+        if skip_bundling(scope)
+        else CompiledSourceBundling(runtime_python(scope), ROOT_DIR / MCP_PACKAGE, into=MCP_PACKAGE)
+    )
+    return _asset(ROOT_DIR, bundling, exclude=MCP_ASSET_EXCLUDES, ignore_mode=IgnoreMode.GIT)
 
 
 def lambda_function(

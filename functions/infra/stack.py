@@ -16,7 +16,8 @@ Context keys (all optional):
                            acts with; each request still has at most the role of the user it acts for
   webAclArn                a regional WAFv2 web ACL to associate with the API stage
   apiGatewayAccountRole    false: do not set the Region's API Gateway CloudWatch Logs role
-  skipLayerBundling        true: do not run pip for the dependency layer (tests; never deploy)
+  skipLayerBundling        true: no pip for the layers, no bytecode for the code assets (tests; never deploy)
+  runtimePython            the CPython 3.12 that compiles the bytecode (default: python3.12 on PATH)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import json
 import re
 from typing import Any
 
-from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, IgnoreMode, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_dynamodb as dynamodb
@@ -39,7 +40,7 @@ from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from infra.grants import add_grants, add_table_grants
-from infra.lambdas import FUNCTIONS_DIR, LOG_RETENTION, control_plane_code, lambda_function, lambda_role
+from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.names import kubernetes_role_arn, kubernetes_role_name, pascal, state_machine_name
@@ -47,9 +48,6 @@ from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_AC
 from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
 from infra.step_lambdas import StepLambdasStack
 
-ROOT_DIR = FUNCTIONS_DIR.parent
-# The MCP server's asset: the mcp_server package alone (it reaches the control plane over HTTP only).
-MCP_ASSET_EXCLUDES = ["/*", "!/mcp_server/", "__pycache__/", "*.pyc"]
 API_HANDLER = "api.handler.lambda_handler"
 MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
 MCP_PATH = "mcp"  # OAuth bearer (Cognito access token of the MCP app client), verified by the function
@@ -299,7 +297,7 @@ class InstantStartStack(Stack):
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
-            code=control_plane_code(),
+            code=control_plane_code(self),
             layer=self.layer,
             acks=self.acks,
         )
@@ -328,7 +326,7 @@ class InstantStartStack(Stack):
                 "IS_COGNITO_ISSUER": self.user_pool.user_pool_provider_url,
                 "IS_MCP_CLIENT_ID": self.mcp_client.user_pool_client_id,
             },
-            code=lambda_.Code.from_asset(str(ROOT_DIR), exclude=MCP_ASSET_EXCLUDES, ignore_mode=IgnoreMode.GIT),
+            code=mcp_server_code(self),
             layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
             acks=self.acks,
         )

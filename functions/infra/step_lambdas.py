@@ -48,7 +48,7 @@ class StepLambdasStack(NestedStack):
         self._layer = layer
         self._grant_values = grant_values
         self._acks = acks
-        self._code = control_plane_code()
+        self._code = control_plane_code(self)
         self.roles = {group: lambda_role(self, f"{pascal(group)}StepsRole", f"{group} steps") for group in STEP_GROUPS}
         self.functions = {group: self._function(group) for group in STEP_GROUPS}
 

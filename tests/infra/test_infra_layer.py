@@ -1,24 +1,31 @@
-"""The dependency layer: the pinned runtime dependencies, built by pip for the Lambda platform."""
+"""The dependency layer (the pinned runtime dependencies, built by pip for the Lambda platform) and the bytecode
+that every bundled asset is compiled to for the Lambda runtime's Python."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_cdk import App, Stack
 
 from infra import layer
+from infra.lambdas import FUNCTIONS_DIR, CompiledSourceBundling
 from infra.layer import (
     ARCHITECTURE,
+    LAYER_PREFIX,
     MCP_LAYER_SOURCE,
     PYTHON_VERSION,
     RUNTIME,
     PipLayerBundling,
+    compile_command,
     pip_command,
     requirements,
+    runtime_python,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,15 +78,47 @@ def test_local_bundling_runs_pip_and_reports_failure(monkeypatch: pytest.MonkeyP
         return subprocess.CompletedProcess(command, 0, "", "")
 
     monkeypatch.setattr(layer.subprocess, "run", run)
-    assert PipLayerBundling().try_bundle(str(tmp_path), None) is True
-    assert calls == [pip_command(str(tmp_path))]
+    assert PipLayerBundling("python3.12").try_bundle(str(tmp_path), None) is True
+    assert calls == [pip_command(str(tmp_path)), compile_command("python3.12", str(tmp_path), LAYER_PREFIX)]
     mcp_requirements = MCP_LAYER_SOURCE / "requirements.txt"
-    assert PipLayerBundling(mcp_requirements).try_bundle(str(tmp_path), None) is True
-    assert calls[-1][calls[-1].index("--requirement") + 1] == str(mcp_requirements)
+    assert PipLayerBundling("python3.12", mcp_requirements).try_bundle(str(tmp_path), None) is True
+    assert calls[-2][calls[-2].index("--requirement") + 1] == str(mcp_requirements)
 
     def fail(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(command, 1, "", "no index")
 
     monkeypatch.setattr(layer.subprocess, "run", fail)
     with pytest.raises(RuntimeError, match="skipLayerBundling"):
-        PipLayerBundling().try_bundle(str(tmp_path), None)
+        PipLayerBundling("python3.12").try_bundle(str(tmp_path), None)
+
+
+def test_bytecode_is_compiled_unchecked_so_it_stays_valid_whatever_the_zip_does_to_file_times() -> None:
+    command = compile_command("python3.12", "/tmp/out", "/var/task")
+    assert command[:3] == ["python3.12", "-m", "compileall"]
+    assert command[command.index("--invalidation-mode") + 1] == "unchecked-hash"
+    assert command[command.index("-s") + 1] == "/tmp/out" and command[command.index("-p") + 1] == "/var/task"
+    assert "--no-compile" in pip_command("/tmp/out")  # pip would compile with the synthesizing Python
+
+
+def test_bytecode_is_refused_from_a_python_other_than_the_runtimes() -> None:
+    stack = Stack(App(context={"runtimePython": sys.executable}), "Probe")
+    if sys.version_info[:2] == (3, 12):
+        assert runtime_python(stack) == sys.executable
+    else:
+        with pytest.raises(RuntimeError, match="runtimePython"):
+            runtime_python(stack)
+
+
+def test_the_code_asset_ships_runtime_bytecode_and_leaves_out_infra_and_sandbox(tmp_path: Path) -> None:
+    try:
+        python = runtime_python(Stack(App(), "Probe"))
+    except RuntimeError:
+        pytest.skip(f"needs python{PYTHON_VERSION} on PATH, the Lambda runtime's CPython")
+    bundling = CompiledSourceBundling(python, FUNCTIONS_DIR, leave_out=("infra", "sandbox"))
+    assert bundling.try_bundle(str(tmp_path)) is True
+    assert {"api", "controlplane", "steps"} <= {p.name for p in tmp_path.iterdir()}
+    assert not {"infra", "sandbox"} & {p.name for p in tmp_path.iterdir()}
+    pyc = next((tmp_path / "api" / "__pycache__").glob("handler.cpython-312.pyc"))
+    header = pyc.read_bytes()[:8]
+    assert int.from_bytes(header[4:8], "little") == 0b01  # hash-based, source not checked
+    assert not list(tmp_path.rglob("*.cpython-311.pyc"))

@@ -22,10 +22,10 @@ CLUSTER_TAG_RULE = "3-21 characters: a lowercase letter first, then lowercase le
 class Contract(BaseModel):
     """Base for request bodies: unknown fields are refused, so a typo never passes silently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class View(BaseModel):
     """Base for response bodies and persisted records."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)

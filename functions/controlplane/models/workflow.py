@@ -169,7 +169,7 @@ WorkflowInput = Annotated[
     | ImportClusterInput,
     Field(discriminator="kind"),
 ]
-_WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput)
+_WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput, config=ConfigDict(defer_build=True))
 
 
 def parse_input(state: Any) -> WorkflowInput:
