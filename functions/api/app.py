@@ -8,7 +8,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
-from api import errors
+from api import body, errors
 from api.authorization import authorize
 from api.errors import ErrorBody
 from api.routers import catalog, clusters, features, instance_groups, nodes, operations
@@ -24,7 +24,7 @@ IAM_PREFIX = "/iam"
 
 @cache
 def build() -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX])
+    app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX], json_body_deserializer=body.loads)
     errors.register(app)
     app.use([authorize])
     app.include_router(clusters.router)

@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFound
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyAlreadyInProgressError,
     IdempotencyValidationError,
@@ -25,14 +27,27 @@ class ErrorBody(View):
     details: dict[str, Any] | None = None
 
 
-def error_response(
-    app: APIGatewayRestResolver, status: int, code: str, message: str, details: dict[str, Any] | None = None
+def _response(
+    event: APIGatewayProxyEvent, status: int, code: str, message: str, details: dict[str, Any] | None = None
 ) -> Response[str]:
-    request_id = app.current_event.request_context.request_id or ""
+    request_id = event.request_context.request_id or ""
     body = ErrorBody(code=code, message=message, requestId=request_id, details=details or None)
     return Response(
         status_code=status, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json(exclude_none=True)
     )
+
+
+def error_response(
+    app: APIGatewayRestResolver, status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> Response[str]:
+    return _response(app.current_event, status, code, message, details)
+
+
+def refusal(raw_event: dict[str, Any], error: DomainError) -> dict[str, Any]:
+    """The Lambda result of a request refused before routing (see `api.body`), in the resolver's own shape."""
+    event = APIGatewayProxyEvent(raw_event)
+    response = _response(event, error.status, error.code, error.message, error.details)
+    return ResponseBuilder[APIGatewayProxyEvent](response).build(event)
 
 
 def _field(location: tuple[Any, ...]) -> str:

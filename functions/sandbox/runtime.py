@@ -41,9 +41,9 @@ HOME_REGION = "us-east-1"
 FUNCTION_PREFIX = "instantstart-"
 STEPS_FUNCTION = "steps"
 TOKENS = {"sandbox-admin": "admin", "sandbox-operator": "operator", "sandbox-viewer": "viewer"}
-# The sandbox's MCP server calls the API as itself, like the MCP function's role in AWS: this token
-# stands for that role's SigV4 identity, and the API acts for the user the server names (api.auth).
-MCP_TOKEN = "sandbox-mcp-server"
+# The sandbox's MCP server calls the API as itself, like the MCP function's role in AWS: with a token
+# only its process knows (sandbox.server), which stands for this role's SigV4 identity; the API then
+# acts for the user the server names (api.auth).
 MCP_ROLE_ARN = f"arn:aws:iam::{ACCOUNT_ID}:role/instantstart-sandbox-mcp"
 MCP_CALLER_ARN = f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/instantstart-sandbox-mcp/sandbox"
 

@@ -1,15 +1,20 @@
 """The sandbox's HTTP front door: what API Gateway, the console's CDN and the EKS endpoints are in AWS.
 
 `/api/*` becomes an API Gateway REST proxy event for the real API handler (the sandbox plays the
-Cognito authorizer with fixed tokens, and SigV4 for its MCP server's identity); `/mcp` is the MCP
-server acting for the user of each sandbox token; `/k8s/<cluster>` is each cluster's Kubernetes API;
-`/sandbox/*` holds the controls (faults).
+Cognito authorizer with fixed tokens, and SigV4 for its MCP server's identity) and the handler's
+result becomes the HTTP response, every header kept; a body that is not UTF-8 is refused (400) as API
+Gateway would. `/mcp` is the MCP server acting for the user of each sandbox token; it calls `/api`
+with a token made when the app is built and known only to this process, so no other local caller can
+act as the MCP server (and name any user with any role). `/k8s/<cluster>` is each cluster's
+Kubernetes API; `/sandbox/*` holds the controls (faults).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -22,16 +27,16 @@ from api.handler import lambda_handler as api_handler
 from mcp_server.auth import VerifiedUser
 from mcp_server.http import bearer_api, build_asgi_app
 from sandbox.k8s.http import asgi_app as kubernetes_app
-from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, MCP_TOKEN, TOKENS, LambdaContext, Sandbox
+from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
 
 
-def _identity(request: Request) -> tuple[dict[str, str] | None, str | None] | None:
+def _identity(request: Request, mcp_token: str) -> tuple[dict[str, str] | None, str | None] | None:
     """(Cognito claims, IAM caller ARN) of the request's bearer token, as API Gateway would verify them."""
     header = request.headers.get("authorization", "")
     token = header.removeprefix("Bearer ").strip()
-    if token == MCP_TOKEN:
+    if secrets.compare_digest(token, mcp_token):
         return None, MCP_CALLER_ARN
     role = TOKENS.get(token)
     if role is None:
@@ -39,23 +44,49 @@ def _identity(request: Request) -> tuple[dict[str, str] | None, str | None] | No
     return {"sub": token, "cognito:username": token, "cognito:groups": role, "token_use": "id"}, None
 
 
-async def _api(request: Request) -> Response:
-    identity = _identity(request)
-    request_id = str(uuid.uuid4())
-    if identity is None:
-        return JSONResponse(
-            {
-                "code": "Unauthenticated",
-                "requestId": request_id,
-                "message": "Missing or unknown bearer token; use sandbox-admin, sandbox-operator or sandbox-viewer.",
-            },
-            status_code=401,
-        )
-    claims, caller = identity
+def _refusal(status: int, code: str, message: str, request_id: str) -> Response:
+    return JSONResponse({"code": code, "message": message, "requestId": request_id}, status_code=status)
+
+
+def _response(result: dict[str, Any]) -> Response:
+    """The HTTP response of an API Gateway proxy result: `headers` and `multiValueHeaders` both."""
+    response = Response(content=result.get("body") or "", status_code=result["statusCode"])
+    headers = [(name, value) for name, value in (result.get("headers") or {}).items()]
+    headers += [(name, value) for name, values in (result.get("multiValueHeaders") or {}).items() for value in values]
+    for name, value in headers:
+        response.headers.append(name, str(value))
+    return response
+
+
+def _api_route(mcp_token: str) -> Callable[[Request], Awaitable[Response]]:
+    async def api(request: Request) -> Response:
+        identity = _identity(request, mcp_token)
+        request_id = str(uuid.uuid4())
+        if identity is None:
+            return _refusal(
+                401,
+                "Unauthenticated",
+                "Missing or unknown bearer token; use sandbox-admin, sandbox-operator or sandbox-viewer.",
+                request_id,
+            )
+        try:
+            body = (await request.body()).decode() or None
+        except UnicodeDecodeError:
+            return _refusal(400, "InvalidRequest", "The request body is not UTF-8 text.", request_id)
+        claims, caller = identity
+        event = _event(request, body, request_id, claims, caller)
+        return _response(await run_in_threadpool(api_handler, event, LambdaContext("instantstart-api")))
+
+    return api
+
+
+def _event(
+    request: Request, body: str | None, request_id: str, claims: dict[str, str] | None, caller: str | None
+) -> dict[str, Any]:
+    """The API Gateway REST proxy event of `request`."""
     path = "/" + request.path_params["path"]
-    body = (await request.body()).decode() or None
     query = dict(request.query_params) or None
-    event: dict[str, Any] = {
+    return {
         "resource": "/{proxy+}",
         "path": path,
         "httpMethod": request.method,
@@ -79,9 +110,6 @@ async def _api(request: Request) -> Response:
         "body": body,
         "isBase64Encoded": False,
     }
-    result = await run_in_threadpool(api_handler, event, LambdaContext("instantstart-api"))
-    headers = {key: value for key, value in (result.get("headers") or {}).items()}
-    return Response(content=result.get("body") or "", status_code=result["statusCode"], headers=headers)
 
 
 def _mcp_user(token: str) -> VerifiedUser | None:
@@ -91,6 +119,9 @@ def _mcp_user(token: str) -> VerifiedUser | None:
 
 
 def build_app(sandbox: Sandbox) -> Starlette:
+    # The MCP server's identity toward /api: made here, held only by this process's MCP server.
+    mcp_token = secrets.token_urlsafe(32)
+
     async def add_fault(request: Request) -> Response:
         try:
             payload = json.loads(await request.body() or b"{}")
@@ -135,7 +166,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
     return Starlette(
         routes=[
             Route("/", home),
-            Route("/api/{path:path}", _api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            Route("/api/{path:path}", _api_route(mcp_token), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
             Route("/sandbox/faults", add_fault, methods=["POST"]),
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
@@ -143,7 +174,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
             # API as itself and each request has the weaker of the user's role and the server's.
-            Mount("", app=build_asgi_app(bearer_api("/api", MCP_TOKEN), _mcp_user)),
+            Mount("", app=build_asgi_app(bearer_api("/api", mcp_token), _mcp_user)),
         ]
     )
 

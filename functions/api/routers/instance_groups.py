@@ -78,7 +78,8 @@ def add_instance_group(
     summary="Scale or change an instance group (explicit diff)",
     description=(
         "Send only the fields to change: instanceCount (scale), minInstanceCount, labels, taints, deepHealthChecks. "
-        "Every other field of the group is resent unchanged. The answer says per field unchanged or updated; when "
+        "Every other field of the group is resent unchanged; null is refused for every field (leave a field out to "
+        "keep it, send {} or [] to clear labels or taints). The answer says per field unchanged or updated; when "
         "something changes it starts an operation (202, wait with operation_wait); when nothing does, 200 and no "
         "operation. instanceType and networkInterface are immutable. Scaling below the minimum is refused."
     ),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ipaddress
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 
 from controlplane.models.common import ClusterTag, Contract, Region, View
 from controlplane.models.operations import OperationView
@@ -15,6 +15,23 @@ from controlplane.models.operations import OperationView
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
 DEFAULT_KUBERNETES_VERSION: KubernetesVersion = "1.34"
 VPC_PREFIX_RANGE = (16, 18)
+
+
+def _valid_vpc_cidr(value: str) -> str:
+    try:
+        network = ipaddress.IPv4Network(value, strict=True)
+    except ValueError as error:
+        raise ValueError(f"'{value}' is not an IPv4 network in CIDR notation (e.g. 10.90.0.0/16): {error}") from error
+    low, high = VPC_PREFIX_RANGE
+    if not low <= network.prefixlen <= high:
+        raise ValueError(f"VPC CIDR must be between /{low} and /{high} to leave room for compute subnets")
+    if not network.is_private:
+        raise ValueError("VPC CIDR must be in a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
+    return str(network)
+
+
+VpcCidr = Annotated[str, AfterValidator(_valid_vpc_cidr)]
+"""An IPv4 CIDR for a new VPC: /16 to /18 in a private range, normalized (`10.90.0.0/16`)."""
 
 
 class CreateEksClusterRequest(Contract):
@@ -25,7 +42,7 @@ class CreateEksClusterRequest(Contract):
         examples=["demo"],
     )
     region: Region = Field(description="AWS Region to create the cluster in.", examples=["us-west-2"])
-    vpcCidr: str | None = Field(
+    vpcCidr: VpcCidr | None = Field(
         default=None,
         description="IPv4 CIDR for the new VPC (/16 to /18, private range). Omit to pick a free 10.N.0.0/16.",
         examples=["10.90.0.0/16"],
@@ -33,24 +50,6 @@ class CreateEksClusterRequest(Contract):
     kubernetesVersion: KubernetesVersion = Field(
         default=DEFAULT_KUBERNETES_VERSION, description="EKS Kubernetes version."
     )
-
-    @field_validator("vpcCidr")
-    @classmethod
-    def _valid_cidr(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            network = ipaddress.IPv4Network(value, strict=True)
-        except ValueError as error:
-            raise ValueError(
-                f"'{value}' is not an IPv4 network in CIDR notation (e.g. 10.90.0.0/16): {error}"
-            ) from error
-        low, high = VPC_PREFIX_RANGE
-        if not low <= network.prefixlen <= high:
-            raise ValueError(f"VPC CIDR must be between /{low} and /{high} to leave room for compute subnets")
-        if not network.is_private:
-            raise ValueError("VPC CIDR must be in a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)")
-        return str(network)
 
 
 EKS_NAME_PATTERN = r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"

@@ -39,6 +39,13 @@ class ConfirmationRequiredError(InvalidRequestError):
     code = "ConfirmationRequired"
 
 
+class UnsupportedMediaTypeError(DomainError):
+    """A body in a media type the API does not read (it reads JSON)."""
+
+    status = 415
+    code = "UnsupportedMediaType"
+
+
 class AuthenticationRequiredError(DomainError):
     status = 401
     code = "Unauthenticated"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from controlplane.models.common import Contract, View
 from controlplane.models.hyperpod import (
@@ -31,23 +32,44 @@ class AddInstanceGroupRequest(CreateHyperPodRequest):
 
 
 class UpdateInstanceGroupRequest(Contract):
-    """Explicit diff: only the fields present change; absent fields keep their live value."""
+    """Explicit diff: only the fields present change; absent fields keep their live value.
 
-    instanceCount: int | None = Field(default=None, ge=0, le=MAX_GROUP_COUNT, description="New target count.")
-    minInstanceCount: int | None = Field(default=None, ge=0, le=MAX_GROUP_COUNT, description="New minimum count.")
-    labels: dict[str, str] | None = Field(
-        default=None, max_length=50, description="The group's full set of Kubernetes labels (replaces the current set)."
+    null is refused for every field (400): it would read as "clear" for some fields and "keep" for others.
+    Leave a field out to keep it; send `{}` (labels) or `[]` (taints) to clear a set.
+    """
+
+    instanceCount: int | SkipJsonSchema[None] = Field(
+        default=None, ge=0, le=MAX_GROUP_COUNT, description="New target count."
     )
-    taints: list[Taint] | None = Field(
-        default=None, max_length=50, description="The group's full set of Kubernetes taints (replaces the current set)."
+    minInstanceCount: int | SkipJsonSchema[None] = Field(
+        default=None, ge=0, le=MAX_GROUP_COUNT, description="New minimum count."
     )
-    deepHealthChecks: bool | None = Field(default=None, description="Run deep health checks on nodes added later.")
-    instanceType: str | None = Field(
+    labels: dict[str, str] | SkipJsonSchema[None] = Field(
+        default=None,
+        max_length=50,
+        description="The group's full set of Kubernetes labels (replaces the current set; {} removes every label).",
+    )
+    taints: list[Taint] | SkipJsonSchema[None] = Field(
+        default=None,
+        max_length=50,
+        description="The group's full set of Kubernetes taints (replaces the current set; [] removes every taint).",
+    )
+    deepHealthChecks: bool | SkipJsonSchema[None] = Field(
+        default=None, description="Run deep health checks on nodes added later."
+    )
+    instanceType: str | SkipJsonSchema[None] = Field(
         default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
     )
-    networkInterface: NetworkInterfaceType | None = Field(
+    networkInterface: NetworkInterfaceType | SkipJsonSchema[None] = Field(
         default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("null is not accepted; leave the field out to keep its live value")
+        return value
 
     @model_validator(mode="after")
     def _something_to_change(self) -> UpdateInstanceGroupRequest:

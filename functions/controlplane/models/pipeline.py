@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from controlplane.models.clusters import DEFAULT_KUBERNETES_VERSION, CreateEksClusterRequest, KubernetesVersion
+from controlplane.models.clusters import (
+    DEFAULT_KUBERNETES_VERSION,
+    CreateEksClusterRequest,
+    KubernetesVersion,
+    VpcCidr,
+)
 from controlplane.models.common import ClusterTag, Contract, Region
 from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.storage import ConfigureStorageRequest
@@ -13,7 +18,7 @@ from controlplane.models.storage import ConfigureStorageRequest
 class EksOptions(Contract):
     """Stage 1 options (the tag and Region are the pipeline's own)."""
 
-    vpcCidr: str | None = Field(default=None, description="As in POST /clusters/eks.")
+    vpcCidr: VpcCidr | None = Field(default=None, description="As in POST /clusters/eks.")
     kubernetesVersion: KubernetesVersion = Field(default=DEFAULT_KUBERNETES_VERSION)
 
 
