@@ -15,6 +15,7 @@ from typing import Any
 
 from controlplane.config import feature_pins
 from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
@@ -28,7 +29,13 @@ from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
-from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
+from tests.fakes.persistence import (
+    FakeClock,
+    InMemoryAuditLog,
+    InMemoryClusterRegistry,
+    InMemoryOperationRepository,
+    RecordingLauncher,
+)
 
 ACCOUNT = "123456789012"
 REGION = "us-west-2"
@@ -334,7 +341,15 @@ class FeatureWorld:
             AUTOSCALING_BOUNDARY,
         )
         self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, FixedAccount(), self.clock
+            InMemoryOperationRepository(),
+            self.registry,
+            self.launcher,
+            FixedAccount(),
+            self.clock,
+            InMemoryAuditLog(),
+            ClusterService(
+                self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
+            ).record_outcome,
         )
         self.panel = FeaturePanelService(self.registry, FixedAccount(), self.operations, lambda region: self.steps)
 

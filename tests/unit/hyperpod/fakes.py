@@ -25,12 +25,10 @@ from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.iam import IamRole
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.ports.network import RouteTable, Subnet, Vpc
-from controlplane.core.ports.persistence import Confirmation
 from controlplane.core.stack_settings import PollSettings
-from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ClusterBusyError, ClusterExistsError
 from controlplane.models.operations import Operation, OperationKind
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
+from tests.fakes.persistence import InMemoryAuditLog, InMemoryClusterRegistry, InMemoryConfirmationStore
 
 REGION = "us-west-2"
 ACCOUNT = "123456789012"
@@ -46,39 +44,6 @@ class FakeClock:
 
     def sleep(self, seconds: float) -> None:
         self.current += timedelta(seconds=seconds)
-
-
-class InMemoryClusterRegistry:
-    def __init__(self) -> None:
-        self.items: dict[str, ClusterRecord] = {}
-
-    def find(self, cluster_tag: str) -> ClusterRecord | None:
-        return self.items.get(cluster_tag)
-
-    def list(self) -> list[ClusterRecord]:
-        return list(self.items.values())
-
-    def create(self, record: ClusterRecord) -> None:
-        if record.clusterTag in self.items:
-            raise ClusterExistsError("exists")
-        self.items[record.clusterTag] = record
-
-    def save(self, record: ClusterRecord) -> None:
-        self.items[record.clusterTag] = record
-
-    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        record = self.items[cluster_tag]
-        if record.activeOperationId not in (None, operation_id):
-            raise ClusterBusyError("busy")
-        self.items[cluster_tag] = record.model_copy(update={"activeOperationId": operation_id})
-
-    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        record = self.items.get(cluster_tag)
-        if record is not None and record.activeOperationId == operation_id:
-            self.items[cluster_tag] = record.model_copy(update={"activeOperationId": None})
-
-    def delete(self, cluster_tag: str) -> None:
-        self.items.pop(cluster_tag, None)
 
 
 class InMemoryOperationRepository:
@@ -113,17 +78,6 @@ class RecordingLauncher:
 
     def failed_state(self, execution_arn: str) -> str | None:
         return None
-
-
-class InMemoryConfirmationStore:
-    def __init__(self) -> None:
-        self.items: dict[str, Confirmation] = {}
-
-    def put(self, confirmation: Confirmation) -> None:
-        self.items[confirmation.token] = confirmation
-
-    def take(self, token: str) -> Confirmation | None:
-        return self.items.pop(token, None)
 
 
 class FakeAccount:
@@ -315,11 +269,17 @@ class World:
 
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
-        self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
-        )
         self.clusters = ClusterService(
             self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
+        )
+        self.operations = OperationService(
+            InMemoryOperationRepository(),
+            self.registry,
+            self.launcher,
+            self.account,
+            self.clock,
+            InMemoryAuditLog(),
+            self.clusters.record_outcome,
         )
 
     def instance_groups(self) -> InstanceGroupService:
