@@ -49,7 +49,8 @@ from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.storage import StoragePlan
 
 DELETE_ACTION = "delete-cluster"
-CIDR_RESERVATION_ATTEMPTS = 5
+# Each failed reservation means a concurrent create took that CIDR, so this bounds the creates racing at once.
+CIDR_RESERVATION_ATTEMPTS = 20
 
 
 class ClusterLifecycleService:
