@@ -35,10 +35,10 @@ class Permission:
 
 @dataclass(frozen=True)
 class RouteRequest:
-    """What a request-dependent permission reads: the JSON body, and whether the request only plans."""
+    """What a request-dependent permission reads: the JSON body. A plan (`dryRun`) needs the role the request
+    itself needs, so a plan never promises what the real call would refuse."""
 
     body: Mapping[str, Any]
-    dry_run: bool
 
 
 Rule = Permission | Callable[[RouteRequest], Permission]
@@ -47,7 +47,7 @@ READ = Permission(Role.VIEWER, "read")
 
 
 def _storage(request: RouteRequest) -> Permission:
-    if request.body.get("fsx") is not None and not request.dry_run:
+    if request.body.get("fsx") is not None:
         return Permission(Role.ADMIN, "create an FSx file system (it enables the fsxCsiDriver feature)")
     return Permission(Role.OPERATOR, "configure storage")
 
@@ -113,8 +113,7 @@ def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> R
 
     def route_request() -> RouteRequest:
         body = request.json_body
-        dry_run = (request.query_parameters or {}).get("dryRun", "false")
-        return RouteRequest(body=body if isinstance(body, dict) else {}, dry_run=_BOOL.validate_python(dry_run))
+        return RouteRequest(body=body if isinstance(body, dict) else {})
 
     permission = required(request.method, request.route, route_request)
     actor.require(permission.role, permission.action)

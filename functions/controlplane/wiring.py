@@ -63,6 +63,8 @@ def operations() -> OperationService:
         StepFunctionsLauncher(config.state_machine_arns),
         AwsAccountGateway(),
         clock(),
+        audit_log(),
+        lambda operation: clusters().record_outcome(operation),
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from controlplane.core.ports.persistence import Confirmation
+from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
@@ -54,10 +54,15 @@ class InMemoryOperationRepository:
 
 
 class InMemoryClusterRegistry:
-    """Like the DynamoDB registry: `save` upserts and keeps the lock, which only acquire and release change."""
+    """Like the DynamoDB registry: `save` upserts and keeps the lock, which only acquire and release change; a
+    lock is taken only when free (or still exactly the stale lock being replaced) and released only by the
+    attempt holding it; CIDR reservations are conditional on the cluster holding them."""
 
     def __init__(self, *records: ClusterRecord) -> None:
         self.items: dict[str, ClusterRecord] = {record.clusterTag: record for record in records}
+        self.locks: dict[str, ClusterLock] = {}
+        self.cidrs: dict[tuple[str, str], str] = {}
+        self._mutex = threading.Lock()
 
     def find(self, cluster_tag: str) -> ClusterRecord | None:
         return self.items.get(cluster_tag)
@@ -66,27 +71,55 @@ class InMemoryClusterRegistry:
         return list(self.items.values())
 
     def create(self, record: ClusterRecord) -> None:
-        if record.clusterTag in self.items:
-            raise ClusterExistsError("exists")
-        self.items[record.clusterTag] = record
+        with self._mutex:
+            if record.clusterTag in self.items:
+                raise ClusterExistsError("exists")
+            self.items[record.clusterTag] = record
 
     def save(self, record: ClusterRecord) -> None:
         active = self.items[record.clusterTag].activeOperationId if record.clusterTag in self.items else None
         self.items[record.clusterTag] = record.model_copy(update={"activeOperationId": active})
 
-    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        record = self.items.get(cluster_tag)
-        if record is None or record.activeOperationId not in (None, operation_id):
-            raise ClusterBusyError("busy", {"activeOperationId": record.activeOperationId if record else None})
-        self.items[cluster_tag] = record.model_copy(update={"activeOperationId": operation_id})
+    def acquire(self, cluster_tag: str, lock: ClusterLock, replacing: ClusterLock | None = None) -> None:
+        with self._mutex:
+            record = self.items.get(cluster_tag)
+            if record is None or self.locks.get(cluster_tag) != replacing:
+                holder = record.activeOperationId if record else None
+                raise ClusterBusyError("busy", {"activeOperationId": holder})
+            self.locks[cluster_tag] = lock
+            self.items[cluster_tag] = record.model_copy(update={"activeOperationId": lock.operation_id})
 
-    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        record = self.items.get(cluster_tag)
-        if record is not None and record.activeOperationId == operation_id:
-            self.items[cluster_tag] = record.model_copy(update={"activeOperationId": None})
+    def holder(self, cluster_tag: str) -> ClusterLock | None:
+        return self.locks.get(cluster_tag)
+
+    def release(self, cluster_tag: str, operation_id: str, attempt: int) -> None:
+        with self._mutex:
+            lock = self.locks.get(cluster_tag)
+            if lock is None or (lock.operation_id, lock.attempt) != (operation_id, attempt):
+                return
+            del self.locks[cluster_tag]
+            record = self.items.get(cluster_tag)
+            if record is not None:
+                self.items[cluster_tag] = record.model_copy(update={"activeOperationId": None})
+
+    def reserved_cidrs(self, region: str) -> dict[str, str]:
+        return {cidr: tag for (reserved_in, cidr), tag in self.cidrs.items() if reserved_in == region}
+
+    def reserve_cidr(self, region: str, cidr: str, cluster_tag: str) -> bool:
+        with self._mutex:
+            if (region, cidr) in self.cidrs:
+                return False
+            self.cidrs[(region, cidr)] = cluster_tag
+            return True
+
+    def release_cidr(self, region: str, cidr: str, cluster_tag: str) -> None:
+        with self._mutex:
+            if self.cidrs.get((region, cidr)) == cluster_tag:
+                del self.cidrs[(region, cidr)]
 
     def delete(self, cluster_tag: str) -> None:
         self.items.pop(cluster_tag, None)
+        self.locks.pop(cluster_tag, None)
 
 
 class InMemoryAuditLog:
@@ -98,14 +131,28 @@ class InMemoryAuditLog:
 
 
 class InMemoryConfirmationStore:
+    """Like the DynamoDB store: a token is removed only by a request that matches it in full before it expires."""
+
     def __init__(self) -> None:
         self.items: dict[str, Confirmation] = {}
 
     def put(self, confirmation: Confirmation) -> None:
         self.items[confirmation.token] = confirmation
 
-    def take(self, token: str) -> Confirmation | None:
-        return self.items.pop(token, None)
+    def take(
+        self, token: str, principal: str, action: str, target: str, fingerprint: str, now: datetime
+    ) -> Confirmation | None:
+        stored = self.items.get(token)
+        if stored is None or (stored.principal, stored.action, stored.target, stored.fingerprint) != (
+            principal,
+            action,
+            target,
+            fingerprint,
+        ):
+            return None
+        if stored.expires_at < now:
+            return None
+        return self.items.pop(token)
 
 
 class RecordingLauncher:

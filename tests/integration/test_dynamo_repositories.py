@@ -5,14 +5,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
 from moto import mock_aws
 
 from controlplane.adapters.aws import session
-from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoOperationRepository
+from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoConfirmationStore, DynamoOperationRepository
+from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage
@@ -140,7 +141,7 @@ def test_only_one_of_fifty_concurrent_operations_gets_the_cluster_lock(tables):
 
     def acquire(index: int) -> bool:
         try:
-            registry.acquire("demo", f"op-{index:010d}", NOW)
+            registry.acquire("demo", ClusterLock(f"op-{index:010d}", 1, NOW))
         except ClusterBusyError:
             return False
         return True
@@ -149,10 +150,73 @@ def test_only_one_of_fifty_concurrent_operations_gets_the_cluster_lock(tables):
         outcomes = list(pool.map(acquire, range(50)))
     assert outcomes.count(True) == 1
     holder = registry.find("demo").activeOperationId
-    registry.release("demo", "op-someoneelse", NOW)
+    assert registry.holder("demo") == ClusterLock(holder, 1, NOW)
+    registry.release("demo", "op-someoneelse", 1)
     assert registry.find("demo").activeOperationId == holder
-    registry.release("demo", holder, NOW)
+    registry.release("demo", holder, 1)
     assert registry.find("demo").activeOperationId is None
+    assert registry.holder("demo") is None
+
+
+def test_a_lock_is_released_only_by_the_attempt_holding_it(tables):
+    registry = DynamoClusterRegistry("clusters")
+    registry.create(record())
+    registry.acquire("demo", ClusterLock("op-0000000001", 2, NOW))
+    with pytest.raises(ClusterBusyError):
+        registry.acquire("demo", ClusterLock("op-0000000001", 2, NOW))
+    registry.release("demo", "op-0000000001", 1)
+    assert registry.holder("demo") == ClusterLock("op-0000000001", 2, NOW)
+
+
+def test_a_stale_lock_is_replaced_only_while_it_is_still_the_same_lock(tables):
+    registry = DynamoClusterRegistry("clusters")
+    registry.create(record())
+    stale = ClusterLock("op-old", 1, NOW)
+    registry.acquire("demo", stale)
+    registry.acquire("demo", ClusterLock("op-a", 1, NOW), replacing=stale)
+    with pytest.raises(ClusterBusyError):
+        registry.acquire("demo", ClusterLock("op-b", 1, NOW), replacing=stale)
+    assert registry.holder("demo").operation_id == "op-a"
+    registry.save(record())
+    assert registry.holder("demo").operation_id == "op-a"
+
+
+def test_six_concurrent_reservations_of_one_cidr_leave_it_with_one_cluster_until_released(tables):
+    registry = DynamoClusterRegistry("clusters")
+    registry.create(record())
+
+    def reserve(index: int) -> bool:
+        return registry.reserve_cidr("us-west-2", "10.92.0.0/16", f"tag-{index}")
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        outcomes = list(pool.map(reserve, range(6)))
+    assert outcomes.count(True) == 1
+    owner = f"tag-{outcomes.index(True)}"
+    assert registry.reserved_cidrs("us-west-2") == {"10.92.0.0/16": owner}
+    assert registry.reserved_cidrs("eu-west-1") == {}
+    assert [r.clusterTag for r in registry.list()] == ["demo"]
+    registry.release_cidr("us-west-2", "10.92.0.0/16", "someone-else")
+    assert registry.reserved_cidrs("us-west-2") == {"10.92.0.0/16": owner}
+    registry.release_cidr("us-west-2", "10.92.0.0/16", owner)
+    assert registry.reserved_cidrs("us-west-2") == {}
+
+
+def test_a_confirmation_is_taken_only_by_the_request_it_was_issued_for(tables):
+    boto3.client("dynamodb").create_table(
+        TableName="confirmations",
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "token", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "token", "KeyType": "HASH"}],
+    )
+    store = DynamoConfirmationStore("confirmations")
+    issued = Confirmation("tok", "alice", "delete-cluster", "demo", "abc", NOW + timedelta(minutes=10))
+    store.put(issued)
+    assert store.take("tok", "bob", "delete-cluster", "demo", "abc", NOW) is None
+    assert store.take("tok", "alice", "delete-cluster", "other", "abc", NOW) is None
+    assert store.take("tok", "alice", "delete-cluster", "demo", "changed", NOW) is None
+    assert store.take("tok", "alice", "delete-cluster", "demo", "abc", NOW + timedelta(minutes=11)) is None
+    assert store.take("tok", "alice", "delete-cluster", "demo", "abc", NOW) == issued
+    assert store.take("tok", "alice", "delete-cluster", "demo", "abc", NOW) is None
 
 
 def test_registry_refuses_a_taken_tag_and_lists_clusters_without_scanning(tables):

@@ -5,8 +5,8 @@ from api.authorization import PERMISSIONS, READ, Permission, RouteRequest, requi
 from controlplane.core.auth import Role
 
 
-def request(body=None, dry_run=False):
-    return lambda: RouteRequest(body=body or {}, dry_run=dry_run)
+def request(body=None):
+    return lambda: RouteRequest(body=body or {})
 
 
 def test_every_documented_route_has_exactly_one_permission():
@@ -29,10 +29,9 @@ def test_routes_outside_the_table_need_an_authenticated_caller():
     assert required("POST", "/no/such/route", request()) == READ
 
 
-def test_storage_needs_an_operator_and_an_admin_only_to_create_an_fsx_file_system():
+def test_storage_needs_an_operator_and_an_admin_only_to_create_an_fsx_file_system_even_in_a_plan():
     route = "/clusters/{clusterTag}/storage"
     assert required("POST", route, request({"bucketName": "data"})).role == Role.OPERATOR
-    assert required("POST", route, request({"fsx": {}}, dry_run=True)).role == Role.OPERATOR
     fsx = required("POST", route, request({"fsx": {}}))
     assert fsx == Permission(Role.ADMIN, "create an FSx file system (it enables the fsxCsiDriver feature)")
 
@@ -40,9 +39,7 @@ def test_storage_needs_an_operator_and_an_admin_only_to_create_an_fsx_file_syste
 def test_a_node_batch_needs_an_admin_only_to_replace_or_delete():
     route = "/clusters/{clusterTag}/nodes/batch"
     assert required("POST", route, request({"action": "reboot"})) == Permission(Role.OPERATOR, "reboot nodes")
-    assert required("POST", route, request({"action": "replace"}, dry_run=True)) == Permission(
-        Role.ADMIN, "replace nodes"
-    )
+    assert required("POST", route, request({"action": "replace"})) == Permission(Role.ADMIN, "replace nodes")
     assert required("POST", route, request({"action": "delete"})).role == Role.ADMIN
 
 

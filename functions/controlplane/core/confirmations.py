@@ -1,9 +1,20 @@
-"""Plan-then-confirm for destructive actions: single-use tokens bound to caller, action, arguments and a TTL."""
+"""Plan-then-confirm for destructive actions: single-use tokens bound to caller, action, arguments, the state the
+plan was made against, and a TTL.
+
+A token is consumed only by the request it was issued for, and given back when that request then fails before it
+changed anything (the cluster was busy, say): a failed or foreign attempt never burns the owner's token.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+
+from pydantic import BaseModel
 
 from controlplane.core.auth import Actor
 from controlplane.core.ports.persistence import Clock, Confirmation, ConfirmationStore
@@ -12,31 +23,48 @@ from controlplane.models.errors import ConfirmationRequiredError
 CONFIRMATION_TTL = timedelta(minutes=10)
 
 
+def fingerprint(planned: Sequence[BaseModel]) -> str:
+    """A digest of what a plan says the action would change: a token issued for it confirms exactly that."""
+    payload = json.dumps([item.model_dump(mode="json") for item in planned], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
 class Confirmations:
     def __init__(self, store: ConfirmationStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
 
-    def issue(self, actor: Actor, action: str, target: str) -> tuple[str, datetime]:
-        """A fresh token for exactly this caller, action and target (which encodes the arguments)."""
+    def issue(self, actor: Actor, action: str, target: str, state: str = "") -> tuple[str, datetime]:
+        """A fresh token for exactly this caller, action and target (which encodes the arguments), bound to
+        `state` (the `fingerprint` of the plan, where what the action changes can change)."""
         token = secrets.token_urlsafe(24)
         expires_at = self._clock.now() + CONFIRMATION_TTL
         self._store.put(
-            Confirmation(token=token, principal=actor.principal, action=action, target=target, expires_at=expires_at)
+            Confirmation(
+                token=token,
+                principal=actor.principal,
+                action=action,
+                target=target,
+                fingerprint=state,
+                expires_at=expires_at,
+            )
         )
         return token, expires_at
 
-    def redeem(self, token: str, actor: Actor, action: str, target: str, how_to_replan: str) -> None:
-        """Consume the token; refuse unless it was issued to this caller for this action and target, unexpired."""
-        confirmation = self._store.take(token) if token else None
-        if (
-            confirmation is None
-            or confirmation.principal != actor.principal
-            or confirmation.action != action
-            or confirmation.target != target
-            or confirmation.expires_at < self._clock.now()
-        ):
+    @contextmanager
+    def redeeming(
+        self, token: str, actor: Actor, action: str, target: str, how_to_replan: str, state: str = ""
+    ) -> Iterator[None]:
+        """Consume the token for the block it guards; refuse unless it was issued to this caller for this action,
+        target and state, unexpired. If the block raises, the token is given back (nothing was done)."""
+        taken = self._store.take(token, actor.principal, action, target, state, self._clock.now()) if token else None
+        if taken is None:
             raise ConfirmationRequiredError(
-                "The confirmation token is missing, expired, already used or issued for another request. "
-                f"{how_to_replan} to get a fresh plan and token.",
+                "The confirmation token is missing, expired, already used, issued for another request, or planned "
+                f"against a state that has changed since. {how_to_replan} to get a fresh plan and token.",
             )
+        try:
+            yield
+        except BaseException:
+            self._store.put(taken)
+            raise

@@ -7,10 +7,19 @@ from typing import Any
 
 import pytest
 
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.operations.service import OperationService
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
-from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.persistence import (
+    FakeClock,
+    InMemoryAuditLog,
+    InMemoryClusterRegistry,
+    InMemoryOperationRepository,
+    RecordingLauncher,
+)
 
 REGION = "us-west-2"
 
@@ -36,6 +45,11 @@ def account() -> InMemoryAccountGateway:
 
 
 @pytest.fixture
+def audit() -> InMemoryAuditLog:
+    return InMemoryAuditLog()
+
+
+@pytest.fixture
 def repository() -> InMemoryOperationRepository:
     return InMemoryOperationRepository()
 
@@ -47,8 +61,12 @@ def operations(
     launcher: RecordingLauncher,
     account: InMemoryAccountGateway,
     clock: FakeClock,
+    audit: InMemoryAuditLog,
 ) -> OperationService:
-    return OperationService(repository, registry, launcher, account, clock)
+    outcomes = ClusterService(
+        registry, lambda region: InMemoryEksGateway(), lambda region: None, InMemoryKubernetesGateway(), clock
+    )
+    return OperationService(repository, registry, launcher, account, clock, audit, outcomes.record_outcome)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from typing import Any
 
 from controlplane.config import feature_pins
 from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
@@ -31,7 +32,13 @@ from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
-from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryOperationRepository, RecordingLauncher
+from tests.fakes.persistence import (
+    FakeClock,
+    InMemoryAuditLog,
+    InMemoryClusterRegistry,
+    InMemoryOperationRepository,
+    RecordingLauncher,
+)
 from tests.fakes.storage import InMemoryBucketGateway
 
 ACCOUNT = ACCOUNT_ID
@@ -119,7 +126,15 @@ class FeatureWorld:
             AUTOSCALING_BOUNDARY,
         )
         self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
+            InMemoryOperationRepository(),
+            self.registry,
+            self.launcher,
+            self.account,
+            self.clock,
+            InMemoryAuditLog(),
+            ClusterService(
+                self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
+            ).record_outcome,
         )
         self.panel = FeaturePanelService(self.registry, self.account, self.operations, lambda region: self.steps)
 

@@ -23,6 +23,7 @@ from tests.fakes.kubernetes import ClusterApi, InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
     FakeClock,
+    InMemoryAuditLog,
     InMemoryClusterRegistry,
     InMemoryConfirmationStore,
     InMemoryOperationRepository,
@@ -54,11 +55,17 @@ class World:
 
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
-        self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
-        )
         self.clusters = ClusterService(
             self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
+        )
+        self.operations = OperationService(
+            InMemoryOperationRepository(),
+            self.registry,
+            self.launcher,
+            self.account,
+            self.clock,
+            InMemoryAuditLog(),
+            self.clusters.record_outcome,
         )
 
     def register(self, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:

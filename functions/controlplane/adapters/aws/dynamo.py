@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
-from controlplane.core.ports.persistence import Confirmation
+from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
@@ -22,10 +22,19 @@ from controlplane.models.operations import Operation
 CLUSTER_INDEX = "byCluster"
 REGISTRY_INDEX = "byRegistry"
 REGISTRY_PARTITION = "cluster"
+CIDR_PARTITION_PREFIX = "cidr#"
 
 
 def _conditional_failed(error: ClientError) -> bool:
     return error_code(error) == "ConditionalCheckFailedException"
+
+
+def _cidr_partition(region: str) -> str:
+    return f"{CIDR_PARTITION_PREFIX}{region}"
+
+
+def _cidr_key(region: str, cidr: str) -> str:
+    return f"{_cidr_partition(region)}#{cidr}"
 
 
 class DynamoOperationRepository:
@@ -94,7 +103,13 @@ class DynamoOperationRepository:
 
 
 class DynamoClusterRegistry:
-    """Cluster records; `activeOperationId` is a separate attribute so that locking is one conditional update."""
+    """Cluster records; the lock (`activeOperationId`, `activeAttempt`, `lockedAt`) is kept in attributes of its
+    own so that taking or releasing it is one conditional update.
+
+    A VPC CIDR reservation is an item of the same table, keyed `cidr#<region>#<cidr>` (a key no cluster tag can
+    take) in the index partition `cidr#<region>`, so the Region's reservations are one query and never listed as
+    clusters.
+    """
 
     def __init__(self, table: str) -> None:
         self._table = table
@@ -146,17 +161,27 @@ class DynamoClusterRegistry:
             ExpressionAttributeValues={":body": {"S": self._body(record)}, ":r": {"S": REGISTRY_PARTITION}},
         )
 
-    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+    def acquire(self, cluster_tag: str, lock: ClusterLock, replacing: ClusterLock | None = None) -> None:
+        condition = "attribute_exists(clusterTag) AND attribute_not_exists(activeOperationId)"
+        values = {
+            ":op": {"S": lock.operation_id},
+            ":attempt": {"N": str(lock.attempt)},
+            ":at": {"S": lock.acquired_at.isoformat()},
+        }
+        if replacing is not None:
+            condition = "activeOperationId = :held AND activeAttempt = :heldAttempt AND lockedAt = :heldAt"
+            values |= {
+                ":held": {"S": replacing.operation_id},
+                ":heldAttempt": {"N": str(replacing.attempt)},
+                ":heldAt": {"S": replacing.acquired_at.isoformat()},
+            }
         try:
             client("dynamodb").update_item(
                 TableName=self._table,
                 Key={"clusterTag": {"S": cluster_tag}},
-                UpdateExpression="SET activeOperationId = :op, lockedAt = :at",
-                ConditionExpression=(
-                    "attribute_exists(clusterTag) AND "
-                    "(attribute_not_exists(activeOperationId) OR activeOperationId = :op)"
-                ),
-                ExpressionAttributeValues={":op": {"S": operation_id}, ":at": {"S": now.isoformat()}},
+                UpdateExpression="SET activeOperationId = :op, activeAttempt = :attempt, lockedAt = :at",
+                ConditionExpression=condition,
+                ExpressionAttributeValues=values,
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
@@ -169,14 +194,69 @@ class DynamoClusterRegistry:
                 {"activeOperationId": holder},
             ) from error
 
-    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
+    def holder(self, cluster_tag: str) -> ClusterLock | None:
+        item = (
+            client("dynamodb")
+            .get_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}, ConsistentRead=True)
+            .get("Item")
+        )
+        if not item or "activeOperationId" not in item:
+            return None
+        return ClusterLock(
+            operation_id=item["activeOperationId"]["S"],
+            attempt=int(item.get("activeAttempt", {"N": "1"})["N"]),
+            acquired_at=datetime.fromisoformat(item["lockedAt"]["S"]),
+        )
+
+    def release(self, cluster_tag: str, operation_id: str, attempt: int) -> None:
         try:
             client("dynamodb").update_item(
                 TableName=self._table,
                 Key={"clusterTag": {"S": cluster_tag}},
-                UpdateExpression="REMOVE activeOperationId, lockedAt",
-                ConditionExpression="activeOperationId = :op",
-                ExpressionAttributeValues={":op": {"S": operation_id}},
+                UpdateExpression="REMOVE activeOperationId, activeAttempt, lockedAt",
+                ConditionExpression="activeOperationId = :op AND activeAttempt = :attempt",
+                ExpressionAttributeValues={":op": {"S": operation_id}, ":attempt": {"N": str(attempt)}},
+            )
+        except ClientError as error:
+            if not _conditional_failed(error):
+                raise
+
+    def reserved_cidrs(self, region: str) -> dict[str, str]:
+        paginator = client("dynamodb").get_paginator("query")
+        pages = paginator.paginate(
+            TableName=self._table,
+            IndexName=REGISTRY_INDEX,
+            KeyConditionExpression="#r = :r",
+            ExpressionAttributeNames={"#r": "registry"},
+            ExpressionAttributeValues={":r": {"S": _cidr_partition(region)}},
+        )
+        return {item["cidr"]["S"]: item["reservedFor"]["S"] for page in pages for item in page["Items"]}
+
+    def reserve_cidr(self, region: str, cidr: str, cluster_tag: str) -> bool:
+        try:
+            client("dynamodb").put_item(
+                TableName=self._table,
+                Item={
+                    "clusterTag": {"S": _cidr_key(region, cidr)},
+                    "registry": {"S": _cidr_partition(region)},
+                    "cidr": {"S": cidr},
+                    "reservedFor": {"S": cluster_tag},
+                },
+                ConditionExpression="attribute_not_exists(clusterTag)",
+            )
+        except ClientError as error:
+            if _conditional_failed(error):
+                return False
+            raise
+        return True
+
+    def release_cidr(self, region: str, cidr: str, cluster_tag: str) -> None:
+        try:
+            client("dynamodb").delete_item(
+                TableName=self._table,
+                Key={"clusterTag": {"S": _cidr_key(region, cidr)}},
+                ConditionExpression="reservedFor = :tag",
+                ExpressionAttributeValues={":tag": {"S": cluster_tag}},
             )
         except ClientError as error:
             if not _conditional_failed(error):
@@ -234,23 +314,47 @@ class DynamoConfirmationStore:
                 "principal": {"S": confirmation.principal},
                 "action": {"S": confirmation.action},
                 "target": {"S": confirmation.target},
+                "fingerprint": {"S": confirmation.fingerprint},
                 "expiresAt": {"S": confirmation.expires_at.isoformat()},
                 "ttl": {"N": str(int(confirmation.expires_at.timestamp()))},
             },
         )
 
-    def take(self, token: str) -> Confirmation | None:
-        item = (
-            client("dynamodb")
-            .delete_item(TableName=self._table, Key={"token": {"S": token}}, ReturnValues="ALL_OLD")
-            .get("Attributes")
-        )
+    def take(
+        self, token: str, principal: str, action: str, target: str, fingerprint: str, now: datetime
+    ) -> Confirmation | None:
+        try:
+            item = (
+                client("dynamodb")
+                .delete_item(
+                    TableName=self._table,
+                    Key={"token": {"S": token}},
+                    ConditionExpression=(
+                        "principal = :p AND #a = :a AND #t = :t AND fingerprint = :f AND #ttl >= :now"
+                    ),
+                    ExpressionAttributeNames={"#a": "action", "#t": "target", "#ttl": "ttl"},
+                    ExpressionAttributeValues={
+                        ":p": {"S": principal},
+                        ":a": {"S": action},
+                        ":t": {"S": target},
+                        ":f": {"S": fingerprint},
+                        ":now": {"N": str(int(now.timestamp()))},
+                    },
+                    ReturnValues="ALL_OLD",
+                )
+                .get("Attributes")
+            )
+        except ClientError as error:
+            if _conditional_failed(error):
+                return None
+            raise
         if not item:
             return None
         return Confirmation(
             token=token,
-            principal=item["principal"]["S"],
-            action=item["action"]["S"],
-            target=item["target"]["S"],
+            principal=principal,
+            action=action,
+            target=target,
+            fingerprint=fingerprint,
             expires_at=datetime.fromisoformat(item["expiresAt"]["S"]),
         )

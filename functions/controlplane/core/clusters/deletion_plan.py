@@ -1,9 +1,24 @@
-"""What deleting a cluster destroys and keeps: everything the control plane created for a cluster it created;
-only what the pipeline added to an imported one. Pure functions of the registry record."""
+"""What deleting a cluster destroys and keeps: everything the control plane created for a cluster it created (item
+by item, as the delete workflow removes it); only what the pipeline added to an imported one. Pure functions of the
+registry record, so a plan's fingerprint changes when a finished stage changes what delete removes."""
 
 from __future__ import annotations
 
-from controlplane.core.naming import eks_cluster_role_name, hyperpod_cluster_of, resource_name
+from controlplane.core.naming import (
+    eks_cluster_role_name,
+    fsx_csi_role_name,
+    hyperpod_cluster_of,
+    hyperpod_execution_role_name,
+    inference_operator_role_name,
+    inference_tls_bucket_name,
+    karpenter_role_name,
+    lifecycle_bucket_name,
+    observability_role_name,
+    resource_name,
+    s3_csi_role_name,
+    tiered_storage_role_name,
+    training_operator_role_name,
+)
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 
 
@@ -12,27 +27,67 @@ def delete_actions(record: ClusterRecord) -> list[PlannedAction]:
 
 
 def _created_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
+    """Every resource the delete workflow removes, in its order, for the stages the cluster has finished."""
     tag = record.clusterTag
-    hyperpod = [
-        PlannedAction(
-            action="delete",
-            resource="AWS::SageMaker::Cluster",
-            name=hyperpod_cluster_of(tag, record.hyperPodClusterName),
-        )
-        for done in record.stagesDone
-        if done == StageName.HYPERPOD.value
-    ]
-    return [
-        *hyperpod,
-        PlannedAction(action="delete", resource="AWS::EKS::Cluster", name=record.eksClusterName),
-        PlannedAction(action="delete", resource="AWS::IAM::Role", name=eks_cluster_role_name(tag)),
-        PlannedAction(
-            action="delete",
-            resource="AWS::EC2::VPC",
-            name=resource_name(tag, "vpc"),
-            detail="with its subnets, gateways, route tables, endpoint and security group",
+    done = set(record.stagesDone)
+
+    def delete(resource: str, name: str, detail: str | None = None) -> PlannedAction:
+        return PlannedAction(action="delete", resource=resource, name=name, detail=detail)
+
+    actions = []
+    if StageName.HYPERPOD.value in done:
+        actions += [
+            delete("AWS::SageMaker::Cluster", hyperpod_cluster_of(tag, record.hyperPodClusterName)),
+            delete("AWS::IAM::Role", hyperpod_execution_role_name(tag), "the HyperPod nodes' execution role"),
+            delete("AWS::IAM::Role", training_operator_role_name(tag), "the training operator's role"),
+            delete(
+                "AWS::S3::Bucket",
+                lifecycle_bucket_name(tag, record.accountId or "<account>", record.region),
+                "lifecycle scripts",
+            ),
+        ]
+    if record.fsxClaim is not None:
+        actions.append(delete("AWS::FSx::FileSystem", record.fsxClaim, "FSx for Lustre, no final backup"))
+    actions += [
+        delete(
+            "AWS::EKS::Cluster",
+            record.eksClusterName,
+            "with its add-ons, access entries, pod identity associations and Kubernetes objects",
         ),
+        delete("AWS::IAM::Role", eks_cluster_role_name(tag)),
     ]
+    if StageName.DEPENDENCIES.value in done:
+        actions += [
+            delete("AWS::IAM::Role", s3_csi_role_name(tag), "the S3 CSI driver's role"),
+            delete("AWS::IAM::OIDCProvider", f"OIDC provider of {record.eksClusterName}"),
+            delete(
+                "AWS::IAM::Role",
+                ", ".join(
+                    (
+                        fsx_csi_role_name(tag),
+                        observability_role_name(tag),
+                        inference_operator_role_name(tag),
+                        karpenter_role_name(tag),
+                        tiered_storage_role_name(tag),
+                    )
+                ),
+                "those of the advanced features that were enabled, with their policies and the inference TLS "
+                f"bucket {inference_tls_bucket_name(tag, record.accountId or '<account>', record.region)}",
+            ),
+        ]
+    actions.append(
+        delete(
+            "AWS::EC2::VPC",
+            resource_name(tag, "vpc"),
+            "with its subnets (compute subnets too), internet and NAT gateways, Elastic IP, route tables, "
+            "endpoint and security group",
+        )
+    )
+    if record.storageBucket is not None:
+        actions.append(
+            PlannedAction(action="keep", resource="AWS::S3::Bucket", name=record.storageBucket, detail="data bucket")
+        )
+    return actions
 
 
 def _imported_delete_actions(record: ClusterRecord) -> list[PlannedAction]:

@@ -1,6 +1,11 @@
 """A cluster's lifecycle as callers see it: it enters the registry (stage 1, the whole pipeline, or import) and
 leaves it (delete: plan, then confirm). Each request is validated against live state before anything is
 registered or started; its plan is computed from the same validation, with no side effect.
+
+A new cluster's VPC CIDR is reserved in the registry when the request is accepted (a conditional write, so two
+concurrent creates never pick the same range) and freed when the cluster is deleted or its start fails. A delete
+token confirms the plan it came with: it is bound to the plan's fingerprint, so a cluster that changed since
+needs a fresh plan.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from controlplane.core.clusters.import_plan import (
     import_actions,
 )
 from controlplane.core.clusters.registry import ClusterService
-from controlplane.core.confirmations import Confirmations
+from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import CLUSTER_TAG_KEY, eks_cluster_name, hyperpod_cluster_name
 from controlplane.core.network.plan import plan_network, stage_one_actions
@@ -37,13 +42,15 @@ from controlplane.models.clusters import (
     Plan,
     PlannedAction,
 )
-from controlplane.models.errors import ClusterExistsError, UnknownRegionError
+from controlplane.models.errors import CidrConflictError, ClusterExistsError, UnknownRegionError
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.storage import StoragePlan
 
 DELETE_ACTION = "delete-cluster"
+# Each failed reservation means a concurrent create took that CIDR, so this bounds the creates racing at once.
+CIDR_RESERVATION_ATTEMPTS = 20
 
 
 class ClusterLifecycleService:
@@ -77,13 +84,12 @@ class ClusterLifecycleService:
         return Plan(actions=stage_one_actions(request.clusterTag, network, request.kubernetesVersion))
 
     def create_eks(self, request: CreateEksClusterRequest, actor: Actor) -> Operation:
-        network = self._network(request)
-        return self._register_and_start(
-            self._new_record(request, actor, network.vpcCidr),
+        return self._register_new(
+            request,
             actor,
+            self._network(request),
             OperationKind.CREATE_EKS_CLUSTER,
             kubernetesVersion=request.kubernetesVersion,
-            network=network,
         )
 
     # --- every stage in one operation --------------------------------------------------------
@@ -103,12 +109,12 @@ class ClusterLifecycleService:
 
     def create_cluster(self, request: CreateClusterRequest, actor: Actor) -> Operation:
         network, hyperpod, storage = self._pipeline(request)
-        return self._register_and_start(
-            self._new_record(request.eks_request(), actor, network.vpcCidr),
+        return self._register_new(
+            request.eks_request(),
             actor,
+            network,
             OperationKind.CREATE_CLUSTER,
             kubernetesVersion=request.eks.kubernetesVersion,
-            network=network,
             hyperpod=hyperpod,
             storage=storage,
             features=storage_features(storage),
@@ -143,10 +149,11 @@ class ClusterLifecycleService:
 
     def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
         record = self._clusters.get(cluster_tag)
-        token, expires_at = self._confirmations.issue(actor, DELETE_ACTION, cluster_tag)
+        actions = delete_actions(record)
+        token, expires_at = self._confirmations.issue(actor, DELETE_ACTION, cluster_tag, fingerprint(actions))
         return Plan(
             dryRun=True,
-            actions=delete_actions(record),
+            actions=actions,
             confirmationToken=token,
             expiresAt=expires_at,
             message=(
@@ -156,11 +163,17 @@ class ClusterLifecycleService:
         )
 
     def delete(self, cluster_tag: str, token: str, actor: Actor) -> Operation:
+        """Start the delete the token's plan confirmed; a refused attempt (busy cluster) leaves the token usable."""
         record = self._clusters.get(cluster_tag)
-        self._confirmations.redeem(
-            token, actor, DELETE_ACTION, cluster_tag, f"Call DELETE /clusters/{cluster_tag} without a token"
-        )
-        operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER)
+        with self._confirmations.redeeming(
+            token,
+            actor,
+            DELETE_ACTION,
+            cluster_tag,
+            f"Call DELETE /clusters/{cluster_tag} without a token",
+            fingerprint(delete_actions(record)),
+        ):
+            operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER)
         self._registry.save(
             record.model_copy(
                 update={
@@ -182,11 +195,37 @@ class ClusterLifecycleService:
             "Use an AWS Region code where EKS is offered, such as us-west-2.",
             "pick another clusterTag or delete it first",
         )
+        reserved = {
+            f"the VPC reserved for cluster '{tag}'": cidr
+            for cidr, tag in self._registry.reserved_cidrs(request.region).items()
+        }
         return plan_network(
-            self._account.vpc_cidrs(request.region),
+            {**self._account.vpc_cidrs(request.region), **reserved},
             request.vpcCidr,
             self._account.availability_zones(request.region),
         )
+
+    def _register_new(
+        self, request: CreateEksClusterRequest, actor: Actor, network: NetworkPlan, kind: OperationKind, **own: Any
+    ) -> Operation:
+        """Reserve the network's VPC CIDR (planning again if a concurrent create reserved it first), then register
+        the cluster and start its workflow; the reservation is dropped if that fails."""
+        for _ in range(CIDR_RESERVATION_ATTEMPTS):
+            if self._registry.reserve_cidr(request.region, network.vpcCidr, request.clusterTag):
+                break
+            network = self._network(request)
+        else:
+            raise CidrConflictError(
+                f"Concurrent creates kept reserving the VPC CIDR chosen for '{request.clusterTag}'; try again.",
+                {"vpcCidr": network.vpcCidr},
+            )
+        try:
+            return self._register_and_start(
+                self._new_record(request, actor, network.vpcCidr), actor, kind, network=network, **own
+            )
+        except BaseException:
+            self._registry.release_cidr(request.region, network.vpcCidr, request.clusterTag)
+            raise
 
     def _pipeline(self, request: CreateClusterRequest) -> tuple[NetworkPlan, HyperPodPlan, StoragePlan]:
         network = self._network(request.eks_request())

@@ -138,13 +138,16 @@ class ClusterService:
         self._registry.save(record.model_copy(update=update))
 
     def record_outcome(self, operation: Operation) -> None:
-        """Bring the registry in line with a finished operation and release the cluster's lock."""
+        """Bring the registry in line with a finished operation (succeeded, failed or cancelled) and release the
+        lock its attempt holds; a deleted cluster's VPC CIDR is free again."""
         now = self._clock.now()
         record = self._registry.find(operation.target)
         if record is None:
             return
         succeeded = operation.status == OperationStatus.SUCCEEDED
         if operation.kind == OperationKind.DELETE_EKS_CLUSTER and succeeded:
+            if record.vpcCidr is not None:
+                self._registry.release_cidr(record.region, record.vpcCidr, record.clusterTag)
             self._registry.delete(operation.target)
             return
         update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
@@ -161,7 +164,7 @@ class ClusterService:
         if succeeded and operation.kind == OperationKind.CONFIGURE_STORAGE:
             update.update(storage_facts(ConfigureStorageInput.model_validate(operation.input).storage))
         self._registry.save(record.model_copy(update=update))
-        self._registry.release(operation.target, operation.operationId, now)
+        self._registry.release(operation.target, operation.operationId, operation.attempt)
 
 
 def _node_status(node: KubernetesNode) -> NodeStatus:

@@ -145,20 +145,20 @@ class InstanceGroupService:
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
         require_group(cluster, name)
-        self._confirmations.redeem(
+        with self._confirmations.redeeming(
             token,
             actor,
             DELETE_GROUP_ACTION,
             f"{cluster_tag}/{name}",
             f"Call DELETE /clusters/{cluster_tag}/instance-groups/{name} without a token",
-        )
-        self._refuse_if_in_use(record, name)
-        return self._operations.start(
-            record,
-            actor,
-            OperationKind.DELETE_INSTANCE_GROUP,
-            instanceGroup=InstanceGroupChange(instanceGroupName=name),
-        )
+        ):
+            self._refuse_if_in_use(record, name)
+            return self._operations.start(
+                record,
+                actor,
+                OperationKind.DELETE_INSTANCE_GROUP,
+                instanceGroup=InstanceGroupChange(instanceGroupName=name),
+            )
 
     def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> Plan:
         _, cluster = self._live(cluster_tag)

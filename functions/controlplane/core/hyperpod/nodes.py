@@ -7,6 +7,7 @@ partial failures in-band). Replace and delete are destructive: a plan with a con
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
@@ -105,15 +106,19 @@ class NodeService:
         target = f"{cluster_tag}:{','.join(ids)}"
         if dry_run or (action in CONFIRMED_ACTIONS and not token):
             return self._plan(cluster_tag, action, ids, target, actor)
-        if action in CONFIRMED_ACTIONS:
-            self._confirmations.redeem(
+        confirmed = (
+            self._confirmations.redeeming(
                 token or "",
                 actor,
                 f"{action}-nodes",
                 target,
                 f"Repeat the {action} request for the same nodes without a token",
             )
-        outcome = gateway.node_action(name, action, ids)
+            if action in CONFIRMED_ACTIONS
+            else nullcontext()
+        )
+        with confirmed:
+            outcome = gateway.node_action(name, action, ids)
         return NodeActionResult(
             action=action,
             successful=list(outcome.successful),

@@ -2,14 +2,19 @@
 
 `start` is the only place a workflow is started, with the input `inputs.workflow_input` builds. Every
 write is conditional on the record's version, so two writers can never both advance an operation; the
-workflow's steps are the only writers besides resume and cancel. The cluster's lock (its one active
-operation) is taken on start and resume and released when the operation ends.
+workflow's steps are the only writers besides resume and cancel.
+
+The cluster's lock (its one active operation) is taken by each attempt (the start, each resume) before the
+operation record is written, released on every path where that attempt then fails to start, and released when
+the operation ends; a release names the attempt, so it never frees another attempt's lock. A lock left behind
+(its operation ended, or was never recorded) is stale: the next attempt clears it and says so in the audit.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from controlplane.core.auth import Actor
@@ -17,14 +22,30 @@ from controlplane.core.naming import execution_name
 from controlplane.core.operations import transitions
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.ports.account import AccountGateway
-from controlplane.core.ports.persistence import Clock, ClusterRegistry, OperationRepository, WorkflowLauncher
+from controlplane.core.ports.persistence import (
+    AuditLog,
+    Clock,
+    ClusterLock,
+    ClusterRegistry,
+    OperationRepository,
+    WorkflowLauncher,
+)
+from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import OperationNotFoundError, OperationStateError, StaleVersionError
+from controlplane.models.errors import (
+    ClusterBusyError,
+    OperationNotFoundError,
+    OperationStateError,
+    StaleVersionError,
+)
 from controlplane.models.operations import Operation, OperationError, OperationKind, OperationStatus
 
 MAX_WAIT_SECONDS = 25
 WAIT_POLL_SECONDS = 0.5
 WRITE_ATTEMPTS = 5
+# How long a lock may wait for its attempt to be recorded before it counts as left behind by a crashed start.
+LOCK_RECORD_GRACE = timedelta(minutes=2)
+RECOVER_LOCK_ACTION = "recover-cluster-lock"
 
 
 class OperationService:
@@ -35,12 +56,18 @@ class OperationService:
         launcher: WorkflowLauncher,
         account: AccountGateway,
         clock: Clock,
+        audit: AuditLog,
+        finished: Callable[[Operation], None],
     ) -> None:
+        """`finished` brings the cluster registry in line with an operation that ended outside its workflow (a
+        cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`)."""
         self._operations = operations
         self._registry = registry
         self._launcher = launcher
         self._account = account
         self._clock = clock
+        self._audit = audit
+        self._finished = finished
 
     # --- callers -----------------------------------------------------------------------------
 
@@ -60,8 +87,12 @@ class OperationService:
         account = record.accountId or self._account.account_id()
         payload = workflow_input(kind, operation.operationId, record, account, **own)
         operation = operation.model_copy(update={"input": payload.model_dump(mode="json", exclude_none=True)})
-        self._registry.acquire(record.clusterTag, operation.operationId, operation.createdAt)
-        self._operations.create(operation)
+        self._lock(record.clusterTag, operation.operationId, operation.attempt, actor)
+        try:
+            self._operations.create(operation)
+        except BaseException:
+            self._registry.release(record.clusterTag, operation.operationId, operation.attempt)
+            raise
         return self._launch(operation)
 
     def get(self, operation_id: str) -> Operation:
@@ -90,11 +121,11 @@ class OperationService:
         operation = self.get(operation_id)
         now = self._clock.now()
         resumed = transitions.rerun(operation, actor.principal, now)
-        self._registry.acquire(operation.target, operation_id, now)
+        self._lock(operation.target, operation_id, resumed.attempt, actor)
         try:
             resumed = self._operations.replace(resumed, operation.version)
-        except StaleVersionError:
-            self._registry.release(operation.target, operation_id, now)
+        except BaseException:
+            self._registry.release(operation.target, operation_id, resumed.attempt)
             raise
         return self._launch(resumed)
 
@@ -111,7 +142,7 @@ class OperationService:
         cancelled = self._update(
             operation_id, lambda op: transitions.finish(op, OperationStatus.CANCELLED, self._clock.now())
         )
-        self._registry.release(cancelled.target, operation_id, self._clock.now())
+        self._finished(cancelled)
         return cancelled
 
     # --- the workflow ------------------------------------------------------------------------
@@ -153,13 +184,55 @@ class OperationService:
                 operation.kind, execution_name(operation.operationId, operation.attempt), operation.input
             )
         except Exception as error:
-            self.fail(operation.operationId, OperationError(code="WorkflowStartFailed", message=str(error)))
-            self._registry.release(operation.target, operation.operationId, self._clock.now())
+            self._finished(
+                self.fail(operation.operationId, OperationError(code="WorkflowStartFailed", message=str(error)))
+            )
             raise
         return self._update(
             operation.operationId,
             lambda op: op.model_copy(update={"executionArn": arn, "updatedAt": self._clock.now()}),
         )
+
+    def _lock(self, cluster_tag: str, operation_id: str, attempt: int, actor: Actor) -> None:
+        """Take the cluster's lock for this attempt, clearing a stale one (and auditing that); ClusterBusyError if
+        a live attempt holds it."""
+        now = self._clock.now()
+        lock = ClusterLock(operation_id, attempt, now)
+        try:
+            self._registry.acquire(cluster_tag, lock)
+            return
+        except ClusterBusyError:
+            held = self._registry.holder(cluster_tag)
+            reason = self._stale(held, now) if held is not None else "released meanwhile"
+            if reason is None:
+                raise
+        self._registry.acquire(cluster_tag, lock, replacing=held)
+        if held is not None:
+            self._audit.record(
+                AuditEntry(
+                    target=cluster_tag,
+                    at=now,
+                    actor=actor.via or actor.principal,
+                    onBehalfOf=actor.principal if actor.via else None,
+                    role=actor.role.name.lower(),
+                    action=RECOVER_LOCK_ACTION,
+                    operationId=held.operation_id,
+                    requestId=actor.request_id or f"{operation_id}-{attempt}",
+                    outcome=f"cleared the lock of {held.operation_id} (attempt {held.attempt}): {reason}; "
+                    f"now held by {operation_id} (attempt {attempt})",
+                )
+            )
+
+    def _stale(self, held: ClusterLock, now: datetime) -> str | None:
+        """Why the lock no longer guards a live attempt, or None while it may."""
+        operation = self._operations.find(held.operation_id)
+        if operation is not None and operation.attempt > held.attempt:
+            return f"its operation is on attempt {operation.attempt} since"
+        if operation is not None and operation.attempt == held.attempt:
+            return f"its operation is {operation.status.value}" if operation.status.terminal else None
+        if now - held.acquired_at <= LOCK_RECORD_GRACE:
+            return None  # the attempt that took it may still be writing its record
+        return "its operation was never recorded" if operation is None else "its attempt was never recorded"
 
     def _update(self, operation_id: str, mutate: Callable[[Operation], Operation | None]) -> Operation:
         """Read, mutate, write conditionally; re-read and retry if another writer got there first."""

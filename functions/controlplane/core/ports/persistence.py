@@ -1,4 +1,5 @@
-"""The control plane's own state: operations, the cluster registry, audit, confirmations, workflows, time."""
+"""The control plane's own state: operations, the cluster registry (its lock and the VPC CIDRs it reserves), audit,
+confirmations, workflows, time."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ class OperationRepository(Protocol):
     def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]: ...
 
 
+@dataclass(frozen=True)
+class ClusterLock:
+    """The cluster's one active operation: which attempt of it holds the lock, and since when. Each attempt (a
+    start, each resume) takes its own lock and releases only that one."""
+
+    operation_id: str
+    attempt: int
+    acquired_at: datetime
+
+
 class ClusterRegistry(Protocol):
     def find(self, cluster_tag: str) -> ClusterRecord | None: ...
 
@@ -34,11 +45,24 @@ class ClusterRegistry(Protocol):
 
     def save(self, record: ClusterRecord) -> None: ...
 
-    def acquire(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        """Mark `operation_id` as the cluster's one active operation; ClusterBusyError if another holds it."""
+    def acquire(self, cluster_tag: str, lock: ClusterLock, replacing: ClusterLock | None = None) -> None:
+        """Take the cluster's lock if it is free, or still exactly `replacing` (a stale lock being recovered);
+        ClusterBusyError naming the holder otherwise."""
 
-    def release(self, cluster_tag: str, operation_id: str, now: datetime) -> None:
-        """Clear the active operation if it is `operation_id` (no-op otherwise)."""
+    def holder(self, cluster_tag: str) -> ClusterLock | None:
+        """The lock on the cluster, if any."""
+
+    def release(self, cluster_tag: str, operation_id: str, attempt: int) -> None:
+        """Clear the lock if this attempt of the operation holds it (no-op otherwise)."""
+
+    def reserved_cidrs(self, region: str) -> dict[str, str]:
+        """The VPC CIDRs reserved in the Region, each with the cluster it is reserved for."""
+
+    def reserve_cidr(self, region: str, cidr: str, cluster_tag: str) -> bool:
+        """Reserve the CIDR for the cluster (one conditional write); False if it is reserved already."""
+
+    def release_cidr(self, region: str, cidr: str, cluster_tag: str) -> None:
+        """Drop the cluster's reservation of the CIDR (no-op if it holds none)."""
 
     def delete(self, cluster_tag: str) -> None: ...
 
@@ -49,18 +73,25 @@ class AuditLog(Protocol):
 
 @dataclass(frozen=True)
 class Confirmation:
+    """A single-use token for one caller, action and target, bound to the `fingerprint` of the state it was
+    planned against (what the action would change), until `expires_at`."""
+
     token: str
     principal: str
     action: str
     target: str
+    fingerprint: str
     expires_at: datetime
 
 
 class ConfirmationStore(Protocol):
     def put(self, confirmation: Confirmation) -> None: ...
 
-    def take(self, token: str) -> Confirmation | None:
-        """Remove and return the confirmation (single use), or None if unknown."""
+    def take(
+        self, token: str, principal: str, action: str, target: str, fingerprint: str, now: datetime
+    ) -> Confirmation | None:
+        """Remove and return the token only if it is stored for exactly this caller, action, target and fingerprint
+        and unexpired at `now`; None otherwise, and a token that did not match stays for its owner."""
 
 
 class WorkflowLauncher(Protocol):

@@ -208,10 +208,12 @@ def test_a_delete_token_is_single_use_and_bound_to_the_caller(lifecycle, registr
     token = lifecycle.plan_delete("demo", ADMIN).confirmationToken
     with pytest.raises(ConfirmationRequiredError):
         lifecycle.delete("demo", token, OTHER_ADMIN)
-    with pytest.raises(ConfirmationRequiredError):
-        lifecycle.delete("demo", token, ADMIN)
     assert launcher.started == []
     assert registry.find("demo").status == ClusterStatus.ACTIVE
+    lifecycle.delete("demo", token, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        lifecycle.delete("demo", token, ADMIN)
+    assert len(launcher.started) == 1
 
 
 def test_a_delete_token_expires(lifecycle, registry, clock, make_record):

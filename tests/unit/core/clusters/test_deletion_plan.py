@@ -10,8 +10,31 @@ def test_a_cluster_the_control_plane_created_is_deleted_whole(make_record):
     assert [(action.resource, action.name) for action in actions] == [
         ("AWS::EKS::Cluster", "eks-cluster-demo"),
         ("AWS::IAM::Role", "instantstart-demo-eks-cluster"),
+        ("AWS::IAM::Role", "instantstart-demo-s3-csi"),
+        ("AWS::IAM::OIDCProvider", "OIDC provider of eks-cluster-demo"),
+        (
+            "AWS::IAM::Role",
+            "instantstart-demo-fsx-csi, instantstart-demo-observability, instantstart-demo-inference, "
+            "instantstart-demo-karpenter, instantstart-demo-tiered-ckpt",
+        ),
         ("AWS::EC2::VPC", "instantstart-demo-vpc"),
     ]
+
+
+def test_the_plan_lists_everything_delete_removes_once_every_stage_is_done(make_record):
+    record = make_record("eks", "dependencies", "hyperpod", "storage", fsxClaim="fsx-claim", storageBucket="data")
+    planned = {(action.action, action.resource, action.name) for action in delete_actions(record)}
+    assert {
+        ("delete", "AWS::SageMaker::Cluster", "hp-cluster-demo"),
+        ("delete", "AWS::IAM::Role", "instantstart-demo-hyperpod-exec"),
+        ("delete", "AWS::IAM::Role", "instantstart-demo-training-operator"),
+        ("delete", "AWS::S3::Bucket", f"sagemaker-is-demo-{record.accountId}-{record.region}"),
+        ("delete", "AWS::FSx::FileSystem", "fsx-claim"),
+        ("delete", "AWS::IAM::OIDCProvider", "OIDC provider of eks-cluster-demo"),
+        ("keep", "AWS::S3::Bucket", "data"),
+    } <= planned
+    eks = next(action for action in delete_actions(record) if action.resource == "AWS::EKS::Cluster")
+    assert "add-ons" in eks.detail
 
 
 def test_its_hyperpod_cluster_goes_first_once_stage_four_is_done(make_record):

@@ -2,6 +2,7 @@ import pytest
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.operations.service import OperationService
+from controlplane.core.ports.persistence import ClusterLock
 from controlplane.models.clusters import ClusterStatus, NetworkPlan
 from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleVersionError
 from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
@@ -116,7 +117,7 @@ def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(serv
     operation = start(service, registry)
     service.begin_step(operation.operationId, "Ensure Cluster Role")
     service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
-    registry.release("demo", operation.operationId, None)
+    registry.release("demo", operation.operationId, 1)
     resumed = service.resume(operation.operationId, ADMIN)
     assert resumed.attempt == 2
     assert resumed.error is None
@@ -126,11 +127,11 @@ def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(serv
     assert registry.find("demo").activeOperationId == operation.operationId
 
 
-def test_resume_on_a_cluster_busy_with_another_operation_is_refused(service, registry, make_record):
+def test_resume_on_a_cluster_busy_with_another_operation_is_refused(service, registry, clock):
     operation = start(service, registry)
     service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
-    registry.release("demo", operation.operationId, None)
-    registry.acquire("demo", "op-other", None)
+    registry.release("demo", operation.operationId, 1)
+    registry.acquire("demo", ClusterLock("op-other", 1, clock.now()))
     with pytest.raises(ClusterBusyError):
         service.resume(operation.operationId, ADMIN)
     assert service.get(operation.operationId).status == OperationStatus.FAILED
@@ -139,7 +140,7 @@ def test_resume_on_a_cluster_busy_with_another_operation_is_refused(service, reg
 def test_a_resume_that_loses_the_race_releases_the_lock_it_took(service, registry, repository):
     operation = start(service, registry)
     service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
-    registry.release("demo", operation.operationId, None)
+    registry.release("demo", operation.operationId, 1)
     original = repository.replace
 
     def concurrent_writer(changed, expected_version):
