@@ -20,6 +20,7 @@ from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
+from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.iam import IamRole
@@ -57,6 +58,9 @@ class InMemoryClusterRegistry:
 
     def list(self) -> list[ClusterRecord]:
         return list(self.items.values())
+
+    def page(self, limit: int, token: str | None = None) -> Page[ClusterRecord]:
+        return page_of(sorted(self.items.values(), key=lambda record: record.clusterTag), limit, token)
 
     def create(self, record: ClusterRecord) -> None:
         if record.clusterTag in self.items:
@@ -96,8 +100,8 @@ class InMemoryOperationRepository:
         self.items[operation.operationId] = written
         return written
 
-    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]:
-        return [op for op in self.items.values() if op.target == cluster_tag][:limit]
+    def list_for_cluster(self, cluster_tag: str, limit: int, token: str | None = None) -> Page[Operation]:
+        return page_of([op for op in self.items.values() if op.target == cluster_tag], limit, token)
 
 
 class RecordingLauncher:

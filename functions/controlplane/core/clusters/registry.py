@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
@@ -52,8 +53,9 @@ class ClusterService:
 
     # --- reads -------------------------------------------------------------------------------
 
-    def list(self) -> list[ClusterRecord]:
-        return sorted(self._registry.list(), key=lambda record: record.clusterTag)
+    def page(self, limit: int, token: str | None = None) -> Page[ClusterRecord]:
+        """A page of the registry, by cluster tag."""
+        return self._registry.page(limit, token)
 
     def get(self, cluster_tag: str) -> ClusterRecord:
         record = self._registry.find(cluster_tag)
