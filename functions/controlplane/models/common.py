@@ -40,6 +40,6 @@ CONTINUE_DESCRIPTION = "Pass as `continue` to get the next page; absent on the l
 class PageView(View):
     """Base for a page of a list: `continue` is the opaque token of the next page, None on the last one."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", serialize_by_alias=True)
 
-    continue_: str | None = Field(default=None, alias="continue", description=CONTINUE_DESCRIPTION)
+    continue_: str | None = Field(default=None, serialization_alias="continue", description=CONTINUE_DESCRIPTION)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from controlplane.models.common import Contract, View
+from controlplane.models.common import Contract, PageView, View
 from controlplane.models.hyperpod import (
     GROUP_NAME_PATTERN,
     MAX_GROUP_COUNT,
@@ -91,7 +91,7 @@ class InstanceGroupView(View):
     scalingOperations: int = 0
 
 
-class InstanceGroupList(View):
+class InstanceGroupList(PageView):
     clusterTag: str
     hyperPodClusterName: str
     hyperPodStatus: str

@@ -24,7 +24,7 @@ from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.iam import IamRole
-from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 from controlplane.core.ports.network import RouteTable, Subnet, Vpc
 from controlplane.core.ports.persistence import Confirmation
 from controlplane.core.stack_settings import PollSettings
@@ -282,11 +282,12 @@ class FakeKubernetes:
         self.node_list: list[KubernetesNode] = []
         self.pods: dict[str, list[str]] = {}
 
-    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]:
-        return list(self.node_list)
+    def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
+        wanted = (labels or {}).items()
+        return [node for node in self.node_list if wanted <= node.labels.items()]
 
-    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
-        return [pod for name in sorted(node_names) for pod in self.pods.get(name, [])]
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
+        return WorkloadPods(tuple(pod for name in sorted(node_names) for pod in self.pods.get(name, [])), complete=True)
 
 
 def eks_cluster(name: str, status: str = "ACTIVE") -> EksCluster:

@@ -20,6 +20,7 @@ from controlplane.core.paging import Page
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.persistence import Clock, ClusterRegistry, OperationRepository, WorkflowLauncher
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import OperationNotFoundError, OperationStateError, StaleVersionError
 from controlplane.models.operations import Operation, OperationError, OperationKind, OperationStatus
 
@@ -74,7 +75,9 @@ class OperationService:
             )
         return operation
 
-    def list_for_cluster(self, cluster_tag: str, limit: int, token: str | None = None) -> Page[Operation]:
+    def list_for_cluster(
+        self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None
+    ) -> Page[Operation]:
         """A page of the cluster's operations, newest first."""
         return self._operations.list_for_cluster(cluster_tag, limit, token)
 
