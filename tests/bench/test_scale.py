@@ -77,9 +77,10 @@ def big_cluster(running_sandbox):
         accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": GROUP_SIZE}).json()
         assert running_sandbox.wait_terminal(accepted["operationId"], 600)["status"] == "SUCCEEDED"
         for name in GROUPS[1:]:
-            body = {"instanceGroupName": name, "instanceType": "ml.g6.4xlarge", "instanceCount": GROUP_SIZE}
-            accepted = api.post(f"/clusters/{TAG}/instance-groups", json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"], 600)["status"] == "SUCCEEDED", accepted
+            body = {**FIRST_GROUP, "instanceGroupName": name, "instanceCount": GROUP_SIZE}
+            response = api.post(f"/clusters/{TAG}/instance-groups", json=body)
+            assert response.status_code == 202, response.text
+            assert running_sandbox.wait_terminal(response.json()["operationId"], 600)["status"] == "SUCCEEDED"
     store = running_sandbox.sandbox.emulator.store(EKS)
     wait_for(lambda: len(store.list("", "v1", "nodes")) == GROUP_SIZE * len(GROUPS), 600)
     nodes = store.list("", "v1", "nodes")
