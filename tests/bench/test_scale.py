@@ -2,7 +2,8 @@
 50,000 pods injected into the Kubernetes emulator.
 
 Run with `make bench`. For each route it prints wall time, peak traced memory (tracemalloc, every thread of the
-process, so the emulator's share of a read counts too) and response size, beside the naive list-everything read
+process, so the emulator's share of a read counts too; measured on a second call, since tracing slows the clock) and
+response size, beside the naive list-everything read
 (typed `kubernetes` objects, no pages, every ListClusterNodes page) measured in the same run. The issue's targets
 are printed beside the figures: delete-group plan < 2 s and < 100 MB; status and the first page of nodes
 < 0.3 s and < 64 KB. A measurement, not a timed assertion: only the answers are checked.
@@ -98,14 +99,20 @@ def big_cluster(running_sandbox):
 
 
 def measure(call: Callable[[], Any]) -> tuple[float, float, Any]:
-    """Wall seconds, peak traced MB and the answer of one call."""
-    tracemalloc.start()
+    """Wall seconds of one call, the peak traced MB of a second one (tracing slows the first's clock), and the
+    answer."""
+
+    def run() -> Any:
+        try:
+            return call()
+        except ClusterNotReadyError as error:
+            return error
+
     started = time.perf_counter()
-    try:
-        answer = call()
-    except ClusterNotReadyError as error:
-        answer = error
+    answer = run()
     seconds = time.perf_counter() - started
+    tracemalloc.start()
+    run()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return seconds, peak / 2**20, answer
@@ -143,6 +150,7 @@ def report(name: str, seconds: float, peak_mb: float, size: int | None, target: 
 
 
 @pytest.mark.bench
+@pytest.mark.timeout(3600)
 def test_read_paths_at_two_thousand_nodes_and_fifty_thousand_pods(big_cluster):
     print(f"\n{len(GROUPS)} groups x {GROUP_SIZE} nodes, {PODS} pods")
     with big_cluster.client("sandbox-admin") as api:
@@ -164,9 +172,10 @@ def test_read_paths_at_two_thousand_nodes_and_fifty_thousand_pods(big_cluster):
         seconds, peak, answer = measure(lambda group=group: groups.plan_delete(TAG, group, ADMIN))
         assert isinstance(answer, ClusterNotReadyError) == busy, answer
         report(f"delete-group plan ({group}, paged raw JSON)", seconds, peak, None, "< 2 s, < 100 MB")
-        seconds, peak, pods = measure(lambda group=group: naive_workload_pods(group))
-        assert bool(pods) == busy
-        report(f"delete-group check ({group}, naive typed list)", seconds, peak, None, "(before)")
+    # The naive check reads every pod whichever the group, so one group shows it.
+    seconds, peak, pods = measure(lambda: naive_workload_pods("busy-b"))
+    assert pods
+    report("delete-group check (naive typed list)", seconds, peak, None, "(before)")
 
     seconds, peak, count = measure(naive_nodes)
     assert count == 2 * GROUP_SIZE * len(GROUPS)
