@@ -12,6 +12,7 @@ import copy
 from dataclasses import replace
 from typing import Any
 
+from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.hyperpod import (
     GroupChange,
     HyperPodCluster,
@@ -117,7 +118,14 @@ class InMemoryHyperPodGateway:
         )
 
     def nodes(self, cluster_name: str) -> list[HyperPodNode]:
+        """Every node of the cluster (a test helper; the port reads pages and single nodes)."""
         return list(self.cluster_nodes.get(cluster_name, [])) if cluster_name in self.clusters else []
+
+    def node_page(self, cluster_name: str, limit: int, token: str | None = None) -> Page[HyperPodNode]:
+        return page_of(self.nodes(cluster_name), limit, token)
+
+    def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
+        return next((node for node in self.nodes(cluster_name) if node.node_id == node_id), None)
 
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
         self.calls.append(("node_action", cluster_name, action, tuple(node_ids)))

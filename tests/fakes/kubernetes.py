@@ -4,11 +4,12 @@ and the running pods on them; plus a manifest renderer that returns fixed object
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 
 SERVER_VERSION = "v1.34.1-eks"
 
@@ -51,8 +52,9 @@ class InMemoryKubernetesGateway:
             store[describe(obj)] = copy.deepcopy(obj)
         return [describe(obj) for obj in objects]
 
-    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]:
-        return list(self.api(cluster.name).nodes)
+    def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
+        wanted = (labels or {}).items()
+        return [node for node in self.api(cluster.name).nodes if wanted <= node.labels.items()]
 
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         store = self.api(cluster.name).objects
@@ -66,12 +68,13 @@ class InMemoryKubernetesGateway:
                 deleted.append(describe(obj))
         return deleted
 
-    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
-        return [
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
+        found = [
             f"{pod.namespace}/{pod.name}"
             for pod in self.api(cluster.name).pods
             if pod.workload and pod.node in node_names
         ]
+        return WorkloadPods(tuple(found), complete=True)
 
     def get(
         self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None

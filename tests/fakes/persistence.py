@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
@@ -48,9 +49,9 @@ class InMemoryOperationRepository:
             self.items[operation.operationId] = written
             return written
 
-    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]:
+    def list_for_cluster(self, cluster_tag: str, limit: int, token: str | None = None) -> Page[Operation]:
         found = [op for op in self.items.values() if op.target == cluster_tag]
-        return sorted(found, key=lambda op: op.createdAt, reverse=True)[:limit]
+        return page_of(sorted(found, key=lambda op: (op.createdAt, op.operationId), reverse=True), limit, token)
 
 
 class InMemoryClusterRegistry:
@@ -69,6 +70,9 @@ class InMemoryClusterRegistry:
 
     def list(self) -> list[ClusterRecord]:
         return list(self.items.values())
+
+    def page(self, limit: int, token: str | None = None) -> Page[ClusterRecord]:
+        return page_of(sorted(self.items.values(), key=lambda record: record.clusterTag), limit, token)
 
     def create(self, record: ClusterRecord) -> None:
         with self._mutex:

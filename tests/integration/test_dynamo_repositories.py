@@ -132,7 +132,18 @@ def test_operations_are_listed_per_cluster_newest_first(tables):
     for index in range(3):
         later = NOW.replace(hour=index)
         repository.create(operation(f"op-000000000{index}").model_copy(update={"createdAt": later}))
-    assert [op.operationId for op in repository.list_for_cluster("demo", 2)] == ["op-0000000002", "op-0000000001"]
+    first = repository.list_for_cluster("demo", 2)
+    assert [op.operationId for op in first.items] == ["op-0000000002", "op-0000000001"]
+    last = repository.list_for_cluster("demo", 2, first.next_token)
+    assert [op.operationId for op in last.items] == ["op-0000000000"]
+    assert last.next_token is None
+
+
+def test_a_page_that_ends_the_list_exactly_has_no_token(tables):
+    repository = DynamoOperationRepository("ops")
+    for index in range(2):
+        repository.create(operation(f"op-000000000{index}").model_copy(update={"createdAt": NOW.replace(hour=index)}))
+    assert repository.list_for_cluster("demo", 2).next_token is None
 
 
 def test_only_one_of_fifty_concurrent_operations_gets_the_cluster_lock(tables):
@@ -226,3 +237,14 @@ def test_registry_refuses_a_taken_tag_and_lists_clusters_without_scanning(tables
     with pytest.raises(ClusterExistsError):
         registry.create(record("alpha"))
     assert [r.clusterTag for r in registry.list()] == ["alpha", "beta"]
+
+
+def test_registry_pages_by_tag_and_its_last_page_has_no_token(tables):
+    registry = DynamoClusterRegistry("clusters")
+    for tag in ("gamma", "alpha", "beta"):
+        registry.create(record(tag))
+    first = registry.page(2)
+    last = registry.page(2, first.next_token)
+    assert [r.clusterTag for r in first.items] == ["alpha", "beta"]
+    assert [r.clusterTag for r in last.items] == ["gamma"]
+    assert last.next_token is None

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.context import plan_or_start
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import (
@@ -20,7 +21,7 @@ from controlplane.models.clusters import (
     ImportClusterRequest,
     Plan,
 )
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.operations import OperationView
 from controlplane.models.pipeline import CreateClusterRequest
@@ -31,17 +32,22 @@ router = Router()
 
 ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
+# How many of its newest operations a cluster's detail shows (GET /operations pages through the rest).
+RECENT_OPERATIONS = 10
 
 
 @router.get(
     "/clusters",
     operation_id="cluster_list_all",
     summary="List the clusters this control plane manages",
-    description="Registry entries with their status and finished stages. Call before creating a cluster.",
+    description="Registry entries with their status and finished stages, by cluster tag, in pages of `limit` "
+    "(default 50); while the answer has `continue`, pass it back to get the next page. Call before creating a cluster.",
     tags=["clusters"],
 )
-def list_clusters() -> ClusterList:
-    return ClusterList(clusters=[ClusterView.of(record) for record in wiring.clusters().list()])
+def list_clusters(limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> ClusterList:
+    refuse_unknown_parameters(router)
+    page = wiring.clusters().page(limit, continue_)
+    return ClusterList(clusters=[ClusterView.of(record) for record in page.items], continue_=page.next_token)
 
 
 @router.get(
@@ -55,7 +61,7 @@ def list_clusters() -> ClusterList:
 def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
     service = wiring.clusters()
     record = service.get(clusterTag)
-    recent = wiring.operations().list_for_cluster(clusterTag, limit=10)
+    recent = wiring.operations().list_for_cluster(clusterTag, RECENT_OPERATIONS).items
     return ClusterDetail(
         **ClusterView.of(record).model_dump(),
         eks=service.live_eks(record),

@@ -10,10 +10,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.context import actor, idempotency_key, plan_or_start
 from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import json_response, recorded, response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.hyperpod import GROUP_NAME_PATTERN
 from controlplane.models.instance_groups import (
     AddInstanceGroupRequest,
@@ -37,11 +38,14 @@ DryRun = Annotated[bool, Query(description="Return the planned actions without d
     summary="List the HyperPod cluster's instance groups",
     description="Each group as HyperPod reports it now: type, status, current/target/minimum counts, capacity type, "
     "training plan, network interface, subnets, deep health checks, labels, taints, AMI release and any scaling or "
-    "software update in progress.",
+    "software update in progress. Pages of `limit` (default 50); pass `continue` back for the next page.",
     tags=["instance-groups"],
 )
-def list_instance_groups(clusterTag: ClusterTagPath) -> InstanceGroupList:
-    return wiring.instance_groups().list(clusterTag)
+def list_instance_groups(
+    clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None
+) -> InstanceGroupList:
+    refuse_unknown_parameters(router)
+    return wiring.instance_groups().list(clusterTag, limit, continue_)
 
 
 @router.post(

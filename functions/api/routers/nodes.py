@@ -10,9 +10,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.context import actor, idempotency_key
 from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import recorded
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.nodes import NODE_ID_PATTERN, NodeAction, NodeActionResult, NodeBatchRequest, NodeList
 
 router = Router()
@@ -31,12 +32,15 @@ CONFIRM = (
     "/clusters/<clusterTag>/nodes",
     operation_id="hyperpod_list_nodes",
     summary="List the HyperPod nodes with their health",
-    description="Every node: instance id, group, type, HyperPod status, the node-health-status label, Kubernetes "
-    "Ready/schedulable, capacity type, AZ, launch time and AMI release. Read this before rebooting or replacing.",
+    description="The nodes, oldest first, in pages of `limit` (default 50; pass `continue` back for the next page): "
+    "instance id, group, type, HyperPod status, the node-health-status label, Kubernetes Ready/schedulable, capacity "
+    "type, AZ, launch time and AMI release. Read this before rebooting or replacing; GET "
+    "/clusters/{clusterTag}/status counts every node and names the ones not ready.",
     tags=["nodes"],
 )
-def list_nodes(clusterTag: ClusterTagPath) -> NodeList:
-    return wiring.nodes().list_nodes(clusterTag)
+def list_nodes(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> NodeList:
+    refuse_unknown_parameters(router)
+    return wiring.nodes().list_nodes(clusterTag, limit, continue_)
 
 
 @router.post(

@@ -10,11 +10,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.context import actor, idempotency_key
 from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import accepted, recorded, response_doc
 from controlplane import wiring
 from controlplane.core.operations.service import MAX_WAIT_SECONDS
 from controlplane.models.clusters import Accepted
-from controlplane.models.common import CLUSTER_TAG_PATTERN, OPERATION_ID_PATTERN
+from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
 from controlplane.models.operations import OperationList, OperationView
 
 router = Router()
@@ -26,13 +27,19 @@ OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN, description=
     "/operations",
     operation_id="operation_list",
     summary="List a cluster's operations, newest first",
+    description="Pages of `limit` (default 50); while the answer has `continue`, pass it back to get the next page.",
     tags=["operations"],
 )
 def list_operations(
     clusterTag: Annotated[str, Query(pattern=CLUSTER_TAG_PATTERN, description="The cluster.")],
+    limit: Limit = DEFAULT_PAGE_SIZE,
+    continue_: Continue = None,
 ) -> OperationList:
-    operations = wiring.operations().list_for_cluster(clusterTag)
-    return OperationList(operations=[OperationView.of(operation) for operation in operations])
+    refuse_unknown_parameters(router, "clusterTag")
+    page = wiring.operations().list_for_cluster(clusterTag, limit, continue_)
+    return OperationList(
+        operations=[OperationView.of(operation) for operation in page.items], continue_=page.next_token
+    )
 
 
 @router.get(

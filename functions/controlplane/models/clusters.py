@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from controlplane.models.common import ClusterTag, Contract, Region, View
+from controlplane.models.common import ClusterTag, Contract, PageView, Region, View
 from controlplane.models.operations import OperationView
 
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
@@ -196,7 +196,7 @@ class ClusterDetail(ClusterView):
     operations: list[OperationView] = Field(default_factory=list)
 
 
-class ClusterList(View):
+class ClusterList(PageView):
     clusters: list[ClusterView]
 
 

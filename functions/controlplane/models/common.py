@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 CLUSTER_TAG_PATTERN = r"^[a-z][a-z0-9-]{2,20}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
@@ -29,3 +29,17 @@ class View(BaseModel):
     """Base for response bodies and persisted records."""
 
     model_config = ConfigDict(extra="ignore", defer_build=True)
+
+
+# Pages sized for an agent's context: a page of any list stays in the tens of kilobytes.
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+CONTINUE_DESCRIPTION = "Pass as `continue` to get the next page; absent on the last page."
+
+
+class PageView(View):
+    """Base for a page of a list: `continue` is the opaque token of the next page, None on the last one."""
+
+    model_config = ConfigDict(extra="ignore", serialize_by_alias=True, defer_build=True)
+
+    continue_: str | None = Field(default=None, serialization_alias="continue", description=CONTINUE_DESCRIPTION)

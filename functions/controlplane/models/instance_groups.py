@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from controlplane.models.common import Contract, View
+from controlplane.models.common import Contract, PageView, View
 from controlplane.models.hyperpod import (
     GROUP_NAME_PATTERN,
     MAX_GROUP_COUNT,
@@ -113,7 +113,7 @@ class InstanceGroupView(View):
     scalingOperations: int = 0
 
 
-class InstanceGroupList(View):
+class InstanceGroupList(PageView):
     clusterTag: str
     hyperPodClusterName: str
     hyperPodStatus: str

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from controlplane.models.clusters import Plan
-from controlplane.models.common import Contract, View
+from controlplane.models.common import Contract, PageView, View
 from controlplane.models.hyperpod import CapacityType
 
 NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"
@@ -33,7 +33,7 @@ class NodeView(View):
     imageReleaseVersion: str | None = None
 
 
-class NodeList(View):
+class NodeList(PageView):
     clusterTag: str
     nodes: list[NodeView]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from controlplane.models.common import View
+from controlplane.models.common import PageView, View
 
 
 class OperationStatus(StrEnum):
@@ -109,5 +109,5 @@ class OperationView(View):
         return cls.model_validate(operation.model_dump())
 
 
-class OperationList(View):
+class OperationList(PageView):
     operations: list[OperationView]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from controlplane.models.common import View
 
 HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
@@ -24,13 +26,20 @@ class NodeStatus(View):
 
 
 class ClusterStatusView(View):
+    """Counts first, then at most 20 nodes, those not Ready and schedulable first."""
+
     clusterTag: str
     ready: bool
     stagesDone: list[str]
     missing: list[str]
     eksStatus: str | None = None
     hyperPodStatus: str | None = None
-    nodes: list[NodeStatus]
-    nodesReady: int
+    nodesTotal: int = Field(description="Kubernetes nodes in the cluster.")
+    nodesReady: int = Field(description="Nodes Ready and schedulable.")
+    nodesNotReady: int = Field(description="Nodes not Ready or not schedulable.")
     gpusTotal: int
     gpusAllocatable: int
+    nodes: list[NodeStatus] = Field(
+        description="At most 20 nodes, those not Ready and schedulable first; GET /clusters/{clusterTag}/nodes pages "
+        "through every node."
+    )

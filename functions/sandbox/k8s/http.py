@@ -3,8 +3,9 @@
 Thin by design: it authenticates an EKS-style bearer token, parses ``/{cluster}/api[s]/...`` into a kind,
 namespace, name and subresource, decodes the body, and runs the call as one transaction on the
 :class:`~sandbox.k8s.emulator.KubernetesEmulator`; the semantics live in :mod:`sandbox.k8s.store`.
-Served: discovery and version, create, get, list (label and field selectors), delete, merge and strategic merge
-patches, server-side apply, the status subresource and pod logs. Watches are refused.
+Served: discovery and version, create, get, list (label and field selectors; pages by limit and continue),
+delete, merge and strategic merge patches, server-side apply, the status subresource and pod logs. Watches are
+refused.
 """
 
 from __future__ import annotations
@@ -206,14 +207,21 @@ class _HttpApi:
         try:
             labels = parse_label_selector(call.query.get("labelSelector", ""))
             fields = parse_field_selector(call.query.get("fieldSelector", ""), kind)
+            limit = int(call.query["limit"]) if call.query.get("limit") else None
         except ValueError as exc:
             raise bad_request(str(exc)) from None
+        after = _continue_key(call.query.get("continue"))
+        items, more = store.select_page(kind, target.namespace, labels, fields, after, limit or None)
+        metadata: JsonObject = {"resourceVersion": str(store.revision)}
+        if more:
+            last = items[-1]["metadata"]
+            metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
         return JSONResponse(
             {
                 "kind": f"{kind.kind}List",
                 "apiVersion": kind.api_version,
-                "metadata": {"resourceVersion": str(store.revision)},
-                "items": [present(kind, item) for item in store.select(kind, target.namespace, labels, fields)],
+                "metadata": metadata,
+                "items": [present(kind, item) for item in items],
             },
         )
 
@@ -246,6 +254,21 @@ def _patch(target: _Target, name: str, status_only: bool) -> Response:
         raise bad_request("fieldManager: Required value: is required for apply patch")
     obj, created = store.apply(kind, namespace, name, body, manager, status_only, target.events)
     return target.respond(obj, 201 if created else 200)
+
+
+def _continue_token(namespace: str, name: str) -> str:
+    """A list's ``continue``: where the next page starts (after this key)."""
+    return base64.urlsafe_b64encode(json.dumps([namespace, name]).encode()).decode()
+
+
+def _continue_key(token: str | None) -> tuple[str, str] | None:
+    if not token:
+        return None
+    try:
+        namespace, name = json.loads(base64.urlsafe_b64decode(token))
+    except (binascii.Error, ValueError, TypeError):
+        raise ApiError(410, "Expired", "the provided continue parameter is too old or malformed") from None
+    return (str(namespace), str(name))
 
 
 def _decode(call: _Call) -> Any:

@@ -12,6 +12,7 @@ field-ownership conflicts in server-side apply, no validation beyond object name
 
 from __future__ import annotations
 
+import bisect
 import copy
 import uuid
 from collections.abc import Sequence
@@ -56,6 +57,8 @@ class ObjectStore:
     def __init__(self) -> None:
         self._crd_kinds: dict[KindKey, Kind] = {}
         self._objects: dict[StorageKey, dict[ObjectKey, JsonObject]] = {}
+        # Each bucket's keys in order, kept until a key comes or goes, so pages of a large list cost their size.
+        self._ordered: dict[StorageKey, list[ObjectKey]] = {}
         self.revision = 0
         self.logs: dict[ObjectKey, str] = {}
         for name in INITIAL_NAMESPACES:
@@ -109,13 +112,37 @@ class ObjectStore:
         fields: Sequence[FieldRequirement] = (),
     ) -> list[JsonObject]:
         """Live objects of ``kind`` in ``namespace`` (None: everywhere) matching the selectors, by key."""
-        return [
-            obj
-            for key, obj in sorted(self._objects.get(kind.storage, {}).items())
-            if (namespace is None or key[0] == namespace)
-            and all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels)
-            and all(requirement.matches(obj) for requirement in fields)
-        ]
+        return self.select_page(kind, namespace, labels, fields)[0]
+
+    def select_page(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Sequence[LabelRequirement] = (),
+        fields: Sequence[FieldRequirement] = (),
+        after: ObjectKey | None = None,
+        limit: int | None = None,
+    ) -> tuple[list[JsonObject], bool]:
+        """Up to ``limit`` matching objects whose key follows ``after``, by key, and whether more match."""
+        bucket = self._objects.get(kind.storage, {})
+        keys = self._keys(kind.storage)
+        found: list[JsonObject] = []
+        for key in keys[bisect.bisect_right(keys, after) if after else 0 :]:
+            obj = bucket[key]
+            if (
+                (namespace is None or key[0] == namespace)
+                and all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels)
+                and all(requirement.matches(obj) for requirement in fields)
+            ):
+                if limit is not None and len(found) == limit:
+                    return found, True
+                found.append(obj)
+        return found, False
+
+    def _keys(self, storage: StorageKey) -> list[ObjectKey]:
+        if storage not in self._ordered:
+            self._ordered[storage] = sorted(self._objects.get(storage, {}))
+        return self._ordered[storage]
 
     # -- primitive writes (no API validation)
 
@@ -131,6 +158,7 @@ class ObjectStore:
         meta["resourceVersion"] = self._next_revision()
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         self._objects.setdefault(kind.storage, {})[object_key(obj)] = obj
+        self._ordered.pop(kind.storage, None)
         events.append(("ADDED", copy.deepcopy(obj)))
         if kind.storage == CRDS:
             self._sync_crd_kinds()
@@ -168,6 +196,7 @@ class ObjectStore:
             for child in list(self._objects.get(served, {})):
                 self.remove(served, child, events)
         del self._objects[storage][key]
+        self._ordered.pop(storage, None)
         events.append(("DELETED", copy.deepcopy(obj)))
         if storage == PODS:
             self.logs.pop(key, None)

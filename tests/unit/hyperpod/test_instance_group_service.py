@@ -9,7 +9,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.hyperpod.group_rules import InstanceGroupNotFoundError
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.ports.hyperpod import InstanceGroup
-from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotReadyError,
@@ -192,6 +192,16 @@ def test_a_group_running_workload_pods_is_not_deleted(world):
     ]
     with pytest.raises(ClusterNotReadyError, match=r"runs workload pods \(team/job-0, .*team/job-4 and 2 more\)"):
         world.instance_groups().plan_delete("demo", "cpu", ADMIN)
+
+
+def test_a_pod_read_that_stopped_early_says_there_may_be_more(world, monkeypatch):
+    world.kubernetes_api().nodes = [KubernetesNode("hyperpod-i-1", True, True, {GROUP_LABEL: "cpu"}, {}, {})]
+    monkeypatch.setattr(
+        world.kubernetes, "workload_pods", lambda *args: WorkloadPods(("team/a", "team/b"), complete=False)
+    )
+    with pytest.raises(ClusterNotReadyError, match=r"\(team/a, team/b, maybe others\)") as error:
+        world.instance_groups().plan_delete("demo", "cpu", ADMIN)
+    assert error.value.details == {"pods": ["team/a", "team/b"], "podsFound": 2, "allPodsRead": False}
 
 
 def test_software_update_plans_every_group_by_default_with_its_current_release(world):

@@ -149,3 +149,26 @@ def test_a_batch_request_takes_at_most_the_apis_limit_of_well_formed_ids():
         NodeBatchRequest(action="reboot", nodeIds=["node-1"])
     with pytest.raises(ValidationError):
         NodeBatchRequest(action="reboot", nodeIds=[])
+
+
+def test_nodes_page_with_an_honest_continue_token(world):
+    world.hyperpod.put_cluster(HP, (SPOT, InstanceGroup("big", "ml.c5.xlarge", "InService", 5, 5)))
+    service = world.nodes()
+
+    first = service.list_nodes("demo", limit=4)
+    last = service.list_nodes("demo", limit=4, token=first.continue_)
+
+    listed = [node.nodeId for node in first.nodes + last.nodes]
+    assert (len(first.nodes), len(last.nodes), last.continue_) == (4, 3, None)
+    assert listed == node_ids(world)
+    assert service.list_nodes("demo", limit=7).continue_ is None
+
+
+def test_node_ids_are_checked_one_by_one_not_by_listing_the_cluster(world, monkeypatch):
+    def no_listing(*args, **kwargs):
+        raise AssertionError("a node action must not list the cluster's nodes")
+
+    monkeypatch.setattr(world.hyperpod, "node_page", no_listing)
+    first, second = node_ids(world)
+    result = world.nodes().act("demo", "reboot", [second, first], None, OPERATOR)
+    assert sorted(result.successful) == sorted([first, second])

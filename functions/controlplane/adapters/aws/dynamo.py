@@ -13,6 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
+from controlplane.core.paging import Page, decode_token, encode_token, invalid_token
 from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
@@ -23,6 +24,26 @@ CLUSTER_INDEX = "byCluster"
 REGISTRY_INDEX = "byRegistry"
 REGISTRY_PARTITION = "cluster"
 CIDR_PARTITION_PREFIX = "cidr#"
+
+
+def query_page(
+    table: str, query: dict[str, Any], key_attributes: tuple[str, ...], limit: int, token: str | None
+) -> tuple[list[dict[str, Any]], str | None]:
+    """One page of a Query and an honest token: one item more is read, so the last page carries no token.
+
+    The token wraps the key (`key_attributes`: the table's and the index's) of the page's last item.
+    """
+    request: dict[str, Any] = {"TableName": table, **query, "Limit": limit + 1}
+    if token:
+        start = decode_token(token)
+        if not isinstance(start, dict) or set(start) != set(key_attributes):
+            raise invalid_token()
+        request["ExclusiveStartKey"] = {name: {"S": str(start[name])} for name in key_attributes}
+    items: list[dict[str, Any]] = client("dynamodb").query(**request)["Items"]
+    if len(items) <= limit:
+        return items, None
+    last = items[limit - 1]
+    return items[:limit], encode_token({name: last[name]["S"] for name in key_attributes})
 
 
 def _conditional_failed(error: ClientError) -> bool:
@@ -79,16 +100,20 @@ class DynamoOperationRepository:
             raise
         return written
 
-    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]:
-        response = client("dynamodb").query(
-            TableName=self._table,
-            IndexName=CLUSTER_INDEX,
-            KeyConditionExpression="clusterTag = :tag",
-            ExpressionAttributeValues={":tag": {"S": cluster_tag}},
-            ScanIndexForward=False,
-            Limit=limit,
+    def list_for_cluster(self, cluster_tag: str, limit: int, token: str | None = None) -> Page[Operation]:
+        items, next_token = query_page(
+            self._table,
+            {
+                "IndexName": CLUSTER_INDEX,
+                "KeyConditionExpression": "clusterTag = :tag",
+                "ExpressionAttributeValues": {":tag": {"S": cluster_tag}},
+                "ScanIndexForward": False,
+            },
+            ("operationId", "clusterTag", "createdAt"),
+            limit,
+            token,
         )
-        return [Operation.model_validate_json(item["body"]["S"]) for item in response["Items"]]
+        return Page([Operation.model_validate_json(item["body"]["S"]) for item in items], next_token)
 
     @staticmethod
     def _item(operation: Operation) -> dict[str, Any]:
@@ -132,6 +157,21 @@ class DynamoClusterRegistry:
             ExpressionAttributeValues={":r": {"S": REGISTRY_PARTITION}},
         )
         return [self._record(item) for page in pages for item in page["Items"]]
+
+    def page(self, limit: int, token: str | None = None) -> Page[ClusterRecord]:
+        items, next_token = query_page(
+            self._table,
+            {
+                "IndexName": REGISTRY_INDEX,
+                "KeyConditionExpression": "#r = :r",
+                "ExpressionAttributeNames": {"#r": "registry"},
+                "ExpressionAttributeValues": {":r": {"S": REGISTRY_PARTITION}},
+            },
+            ("clusterTag", "registry"),
+            limit,
+            token,
+        )
+        return Page([self._record(item) for item in items], next_token)
 
     def create(self, record: ClusterRecord) -> None:
         try:

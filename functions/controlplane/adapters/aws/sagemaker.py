@@ -7,6 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
+from controlplane.core.paging import Page, decode_token, encode_token, invalid_token
 from controlplane.core.ports.hyperpod import (
     GroupChange,
     HyperPodCluster,
@@ -116,28 +117,35 @@ class AwsHyperPodGateway:
     def delete_group(self, cluster_name: str, group_name: str) -> None:
         client("sagemaker", self._region).update_cluster(ClusterName=cluster_name, InstanceGroupsToDelete=[group_name])
 
-    def nodes(self, cluster_name: str) -> list[HyperPodNode]:
-        pages = client("sagemaker", self._region).get_paginator("list_cluster_nodes")
+    def node_page(self, cluster_name: str, limit: int, token: str | None = None) -> Page[HyperPodNode]:
+        request: dict[str, Any] = {"ClusterName": cluster_name, "MaxResults": limit}
+        if token:
+            position = decode_token(token)
+            if not isinstance(position, dict) or not isinstance(position.get("sagemaker"), str):
+                raise invalid_token()
+            request["NextToken"] = position["sagemaker"]
         try:
-            summaries = [
-                node for page in pages.paginate(ClusterName=cluster_name) for node in page["ClusterNodeSummaries"]
-            ]
+            response = client("sagemaker", self._region).list_cluster_nodes(**request)
         except ClientError as error:
             if error_code(error) == "ResourceNotFound":
-                return []
+                return Page([])
+            if error_code(error) == "ValidationException" and token:
+                raise invalid_token() from error
             raise
-        return [
-            HyperPodNode(
-                node_id=node["InstanceId"],
-                group=node["InstanceGroupName"],
-                instance_type=node["InstanceType"],
-                status=node["InstanceStatus"]["Status"],
-                message=node["InstanceStatus"].get("Message"),
-                launch_time=node.get("LaunchTime"),
-                image_version=node.get("CurrentImageReleaseVersion"),
-            )
-            for node in summaries
-        ]
+        next_token = response.get("NextToken")
+        return Page(
+            [hyperpod_node(node) for node in response["ClusterNodeSummaries"]],
+            encode_token({"sagemaker": next_token}) if next_token else None,
+        )
+
+    def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
+        try:
+            response = client("sagemaker", self._region).describe_cluster_node(ClusterName=cluster_name, NodeId=node_id)
+        except ClientError as error:
+            if error_code(error) in ("ResourceNotFound", "ValidationException"):
+                return None
+            raise
+        return hyperpod_node(response["NodeDetails"])
 
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
         method, batch = BATCH_CALLS[action]
@@ -179,6 +187,19 @@ class AwsHyperPodGateway:
 
 
 DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
+
+
+def hyperpod_node(node: dict[str, Any]) -> HyperPodNode:
+    """A ClusterNodeSummary or ClusterNodeDetails as the core's entity."""
+    return HyperPodNode(
+        node_id=node["InstanceId"],
+        group=node["InstanceGroupName"],
+        instance_type=node["InstanceType"],
+        status=node["InstanceStatus"]["Status"],
+        message=node["InstanceStatus"].get("Message"),
+        launch_time=node.get("LaunchTime"),
+        image_version=node.get("CurrentImageReleaseVersion"),
+    )
 
 
 def instance_group(details: dict[str, Any]) -> InstanceGroup:

@@ -7,9 +7,11 @@ cluster do not pay for it at cold start.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +20,7 @@ from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -96,7 +98,47 @@ def _ca_file(certificate_authority: str) -> str:
 
 FIELD_MANAGER = "instantstart"
 # Pods here are cluster machinery, not the jobs an instance-group deletion would strand.
-SYSTEM_NAMESPACES = frozenset({"kube-system", "kube-node-lease", "aws-hyperpod", "cert-manager"})
+SYSTEM_NAMESPACES = ("kube-system", "kube-node-lease", "aws-hyperpod", "cert-manager")
+# Running pods outside the system namespaces, filtered by the API server.
+WORKLOAD_POD_FIELDS = ",".join(["status.phase=Running", *(f"metadata.namespace!={name}" for name in SYSTEM_NAMESPACES)])
+# Lists are read as raw JSON (no typed client objects) in pages of this many items.
+PAGE_SIZE = 500
+
+
+def raw_list_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+    """The items of a `kubernetes` list call page by page, as raw JSON, each with whether it is the last page.
+
+    A caller that has its answer stops iterating, and no further page is read.
+    """
+    token = None
+    while True:
+        paging = {"limit": PAGE_SIZE, **({"_continue": token} if token else {})}
+        response = list_call(**selectors, **paging, _preload_content=False)
+        body = json.loads(response.data)
+        token = (body.get("metadata") or {}).get("continue")
+        yield body.get("items") or [], not token
+        if not token:
+            return
+
+
+def raw_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[str, Any]]:
+    """Every item of a `kubernetes` list call, read as raw JSON in pages."""
+    for items, _ in raw_list_pages(list_call, **selectors):
+        yield from items
+
+
+def _node(raw: dict[str, Any]) -> KubernetesNode:
+    metadata, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
+    conditions = {condition["type"]: condition["status"] for condition in status.get("conditions") or []}
+    return KubernetesNode(
+        name=metadata["name"],
+        ready=conditions.get("Ready") == "True",
+        schedulable=not spec.get("unschedulable")
+        and not any(taint.get("effect") == "NoSchedule" for taint in spec.get("taints") or []),
+        labels=dict(metadata.get("labels") or {}),
+        capacity=dict(status.get("capacity") or {}),
+        allocatable=dict(status.get("allocatable") or {}),
+    )
 
 
 def _describe(obj: dict[str, Any]) -> str:
@@ -126,25 +168,13 @@ class KubernetesApiGateway:
                 )
         return [_describe(obj) for obj in objects]
 
-    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]:
+    def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
         from kubernetes import client as k8s
 
-        found = []
+        selector = ",".join(f"{key}={value}" for key, value in (labels or {}).items())
         with self._factory.api_client(cluster, region) as api:
-            for node in k8s.CoreV1Api(api).list_node().items:
-                conditions = {c.type: c.status for c in (node.status.conditions or [])}
-                found.append(
-                    KubernetesNode(
-                        name=node.metadata.name,
-                        ready=conditions.get("Ready") == "True",
-                        schedulable=not node.spec.unschedulable
-                        and not any(t.effect == "NoSchedule" for t in node.spec.taints or []),
-                        labels=dict(node.metadata.labels or {}),
-                        capacity=dict(node.status.capacity or {}),
-                        allocatable=dict(node.status.allocatable or {}),
-                    )
-                )
-        return found
+            core = k8s.CoreV1Api(api)
+            return [_node(raw) for raw in raw_pages(core.list_node, label_selector=selector)]
 
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         from kubernetes.client.exceptions import ApiException
@@ -185,18 +215,24 @@ class KubernetesApiGateway:
                 deleted.append(_describe(obj))
         return deleted
 
-    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         from kubernetes import client as k8s
 
+        found: list[str] = []
         with self._factory.api_client(cluster, region) as api:
-            pods = k8s.CoreV1Api(api).list_pod_for_all_namespaces(field_selector="status.phase=Running").items
-        return sorted(
-            f"{pod.metadata.namespace}/{pod.metadata.name}"
-            for pod in pods
-            if pod.spec.node_name in node_names
-            and pod.metadata.namespace not in SYSTEM_NAMESPACES
-            and not any(owner.kind == "DaemonSet" for owner in pod.metadata.owner_references or [])
-        )
+            pages = raw_list_pages(k8s.CoreV1Api(api).list_pod_for_all_namespaces, field_selector=WORKLOAD_POD_FIELDS)
+            for items, last in pages:
+                found.extend(
+                    f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+                    for pod in items
+                    if (pod.get("spec") or {}).get("nodeName") in node_names
+                    and not any(
+                        owner.get("kind") == "DaemonSet" for owner in pod["metadata"].get("ownerReferences") or []
+                    )
+                )
+                if found:
+                    return WorkloadPods(tuple(sorted(found)), complete=last)
+        return WorkloadPods((), complete=True)
 
     def get(
         self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from controlplane.core.concurrency import together
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.ports.eks import EksGateway
+from controlplane.core.paging import Page
+from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.storage.plan import storage_facts
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
 from controlplane.models.status import (
@@ -26,6 +29,8 @@ from controlplane.models.status import (
 )
 from controlplane.models.workflow import ConfigureStorageInput, CreateClusterInput
 
+# Nodes a status names (those not ready first); the counts cover every node, GET .../nodes pages through them.
+STATUS_NODES = 20
 # The pipeline stage a successful operation of each kind completes.
 STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
@@ -52,8 +57,9 @@ class ClusterService:
 
     # --- reads -------------------------------------------------------------------------------
 
-    def list(self) -> list[ClusterRecord]:
-        return sorted(self._registry.list(), key=lambda record: record.clusterTag)
+    def page(self, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> Page[ClusterRecord]:
+        """A page of the registry, by cluster tag."""
+        return self._registry.page(limit, token)
 
     def get(self, cluster_tag: str) -> ClusterRecord:
         record = self._registry.find(cluster_tag)
@@ -91,25 +97,24 @@ class ClusterService:
         }
 
     def status(self, cluster_tag: str) -> ClusterStatusView:
-        """Stage 6: nodes Ready and schedulable, GPU totals, and what is still missing before work can run."""
+        """Stage 6: counts of nodes Ready and schedulable and of GPUs, what is still missing before work can run,
+        and a capped list of nodes with those not ready first. HyperPod and Kubernetes are read at the same time."""
         record = self.get(cluster_tag)
-        eks = self._eks(record.region).find_cluster(record.eksClusterName)
-        hyperpod = self._hyperpod(record.region).find_cluster(
-            hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
+        hyperpod_name = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
+        hyperpod, (eks, nodes) = together(
+            lambda: self._hyperpod(record.region).find_cluster(hyperpod_name), lambda: self._node_statuses(record)
         )
-        nodes = (
-            [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
-            if eks is not None and eks.status == "ACTIVE"
-            else []
-        )
+        not_ready = [node for node in nodes if not (node.ready and node.schedulable)]
         missing = [f"stage '{stage.value}'" for stage in StageName if stage.value not in record.stagesDone]
         if hyperpod is not None and hyperpod.status != "InService":
             missing.append(f"HyperPod cluster InService (now {hyperpod.status})")
-        not_ready = [node.name for node in nodes if not (node.ready and node.schedulable)]
         if not_ready:
-            missing.append(f"nodes Ready and schedulable: {', '.join(not_ready)}")
+            names = ", ".join(node.name for node in not_ready[:STATUS_NODES])
+            more = len(not_ready) - STATUS_NODES
+            missing.append(f"nodes Ready and schedulable: {names}" + (f" and {more} more" if more > 0 else ""))
         if StageName.HYPERPOD.value in record.stagesDone and not nodes:
             missing.append("at least one node")
+        ready = [node for node in nodes if node.ready and node.schedulable]
         return ClusterStatusView(
             clusterTag=cluster_tag,
             ready=not missing,
@@ -117,11 +122,19 @@ class ClusterService:
             missing=missing,
             eksStatus=eks.status if eks else None,
             hyperPodStatus=hyperpod.status if hyperpod else None,
-            nodes=nodes,
-            nodesReady=sum(1 for node in nodes if node.ready and node.schedulable),
+            nodesTotal=len(nodes),
+            nodesReady=len(ready),
+            nodesNotReady=len(not_ready),
             gpusTotal=sum(node.gpus for node in nodes),
-            gpusAllocatable=sum(node.allocatableGpus for node in nodes if node.ready and node.schedulable),
+            gpusAllocatable=sum(node.allocatableGpus for node in ready),
+            nodes=(not_ready + ready)[:STATUS_NODES],
         )
+
+    def _node_statuses(self, record: ClusterRecord) -> tuple[EksCluster | None, list[NodeStatus]]:
+        eks = self._eks(record.region).find_cluster(record.eksClusterName)
+        if eks is None or eks.status != "ACTIVE":
+            return eks, []
+        return eks, [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
 
     # --- following the workflows -------------------------------------------------------------
 

@@ -20,10 +20,12 @@ from controlplane.core.hyperpod.group_rules import (
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
+from controlplane.core.paging import page_of
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import (
@@ -39,6 +41,9 @@ from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import GROUP_LABEL
 
 DELETE_GROUP_ACTION = "delete-instance-group"
+# Workload pods named in the refusal's message, and at most in its details (podsFound counts them all).
+SHOWN_PODS = 5
+MAX_DETAILED_PODS = 50
 
 
 class InstanceGroupService:
@@ -62,13 +67,16 @@ class InstanceGroupService:
         self._eks = eks
         self._kubernetes = kubernetes
 
-    def list(self, cluster_tag: str) -> InstanceGroupList:
+    def list(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> InstanceGroupList:
+        """A page of the groups in HyperPod's order (DescribeCluster returns them all; the page bounds the answer)."""
         _, cluster = self._live(cluster_tag, changing=False)
+        page = page_of(cluster.groups, limit, token)
         return InstanceGroupList(
             clusterTag=cluster_tag,
             hyperPodClusterName=cluster.name,
             hyperPodStatus=cluster.status,
-            instanceGroups=[group_view(group, cluster) for group in cluster.groups],
+            instanceGroups=[group_view(group, cluster) for group in page.items],
+            continue_=page.next_token,
         )
 
     def plan_add(self, cluster_tag: str, request: AddInstanceGroupRequest) -> Plan:
@@ -214,17 +222,21 @@ class InstanceGroupService:
         return record, cluster
 
     def _refuse_if_in_use(self, record: ClusterRecord, name: str) -> None:
+        """Refuse while the group's nodes run workload pods; the pod read stops at the first ones it finds."""
         eks = self._eks(record.region).find_cluster(record.eksClusterName)
         if eks is None:
             return
-        nodes = {
-            node.name for node in self._kubernetes.nodes(eks, record.region) if node.labels.get(GROUP_LABEL) == name
-        }
-        pods = self._kubernetes.workload_pods(eks, record.region, nodes) if nodes else []
-        if pods:
-            shown = ", ".join(pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
-            raise ClusterNotReadyError(
-                f"Instance group {name} runs workload pods ({shown}); deleting it would kill running jobs. Stop those "
-                "jobs or let them finish, then delete the group.",
-                {"pods": pods},
-            )
+        nodes = {node.name for node in self._kubernetes.nodes(eks, record.region, {GROUP_LABEL: name})}
+        pods = self._kubernetes.workload_pods(eks, record.region, nodes) if nodes else None
+        if pods is None or not pods.names:
+            return
+        found = list(pods.names)
+        more = len(found) - SHOWN_PODS
+        shown = ", ".join(found[:SHOWN_PODS]) + (f" and {more} more" if more > 0 else "")
+        if not pods.complete:
+            shown += ", maybe others"
+        raise ClusterNotReadyError(
+            f"Instance group {name} runs workload pods ({shown}); deleting it would kill running jobs. Stop those "
+            "jobs or let them finish, then delete the group.",
+            {"pods": found[:MAX_DETAILED_PODS], "podsFound": len(found), "allPodsRead": pods.complete},
+        )

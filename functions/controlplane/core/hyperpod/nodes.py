@@ -11,6 +11,7 @@ from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
@@ -18,6 +19,7 @@ from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
 from controlplane.models.nodes import NodeAction, NodeActionResult, NodeFailure, NodeList, NodeView
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
@@ -49,17 +51,21 @@ class NodeService:
         self._eks = eks
         self._kubernetes = kubernetes
 
-    def list_nodes(self, cluster_tag: str) -> NodeList:
-        """ListClusterNodes joined with the groups' capacity type and the Kubernetes nodes' health and zone."""
+    def list_nodes(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> NodeList:
+        """A page of ListClusterNodes joined with the groups' capacity type and the Kubernetes nodes' health and
+        zone; HyperPod's cluster, the page and the Kubernetes nodes are read at the same time."""
         record = self._ready(cluster_tag)
         gateway = self._hyperpod(record.region)
-        cluster = gateway.find_cluster(hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName))
+        name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
+        (cluster, page), kubernetes = together(
+            lambda: together(lambda: gateway.find_cluster(name), lambda: gateway.node_page(name, limit, token)),
+            lambda: self._kubernetes_nodes(record),
+        )
         if cluster is None:
             raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
         capacity = {group.name: group.capacity_type for group in cluster.groups}
-        kubernetes = self._kubernetes_nodes(record)
         views = []
-        for node in gateway.nodes(cluster.name):
+        for node in page.items:
             registered = kubernetes.get(node.node_id)
             views.append(
                 NodeView(
@@ -77,7 +83,7 @@ class NodeService:
                     imageReleaseVersion=node.image_version,
                 )
             )
-        return NodeList(clusterTag=cluster_tag, nodes=views)
+        return NodeList(clusterTag=cluster_tag, nodes=views, continue_=page.next_token)
 
     def act(
         self,
@@ -88,15 +94,15 @@ class NodeService:
         actor: Actor,
         dry_run: bool = False,
     ) -> NodeActionResult:
-        """Validate every id against the cluster first (nothing happens if one is unknown), then make the batch call.
-        A dry run, and replace or delete without a token, return the plan instead (with a token for those two)."""
+        """Check every id with DescribeClusterNode first (nothing happens if one is unknown), then make the batch
+        call. A dry run, and replace or delete without a token, return the plan instead (with a token for those two)."""
         record = self._ready(cluster_tag)
         refuse_adopted_hyperpod(record)
         gateway = self._hyperpod(record.region)
         name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
         ids = sorted(set(node_ids))
-        known = {node.node_id for node in gateway.nodes(name)}
-        unknown = [node_id for node_id in ids if node_id not in known]
+        found = each(lambda node_id: gateway.node(name, node_id), ids)
+        unknown = [node_id for node_id, node in zip(ids, found, strict=True) if node is None]
         if unknown:
             raise NodeNotFoundError(
                 f"Not nodes of cluster '{cluster_tag}': {', '.join(unknown)}. GET /clusters/{cluster_tag}/nodes lists "

@@ -21,6 +21,7 @@ from controlplane.core.auth import Actor
 from controlplane.core.naming import execution_name
 from controlplane.core.operations import transitions
 from controlplane.core.operations.inputs import workflow_input
+from controlplane.core.paging import Page
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -32,6 +33,7 @@ from controlplane.core.ports.persistence import (
 )
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import (
     ClusterBusyError,
     OperationNotFoundError,
@@ -104,8 +106,11 @@ class OperationService:
             )
         return operation
 
-    def list_for_cluster(self, cluster_tag: str, limit: int = 50) -> list[Operation]:
-        return self._operations.list_for_cluster(cluster_tag, limit)
+    def list_for_cluster(
+        self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None
+    ) -> Page[Operation]:
+        """A page of the cluster's operations, newest first."""
+        return self._operations.list_for_cluster(cluster_tag, limit, token)
 
     def wait(self, operation_id: str, timeout_seconds: float) -> Operation:
         """Return as soon as the operation is terminal, or after the timeout with its current state."""

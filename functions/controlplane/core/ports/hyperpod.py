@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from controlplane.core.paging import Page
 from controlplane.models.hyperpod import CapacityType, NetworkInterfaceType, TaintEffect
 
 
@@ -155,8 +156,11 @@ class HyperPodGateway(Protocol):
     def delete_group(self, cluster_name: str, group_name: str) -> None:
         """UpdateCluster with InstanceGroupsToDelete."""
 
-    def nodes(self, cluster_name: str) -> list[HyperPodNode]:
-        """ListClusterNodes; none when the cluster does not exist."""
+    def node_page(self, cluster_name: str, limit: int, token: str | None = None) -> Page[HyperPodNode]:
+        """One page of ListClusterNodes (oldest first); an empty page when the cluster does not exist."""
+
+    def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
+        """DescribeClusterNode; None when the node (or the cluster) does not exist."""
 
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
         """BatchReboot/BatchReplace/BatchDeleteClusterNodes; failures are reported per node, not raised."""

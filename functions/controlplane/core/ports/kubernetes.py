@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,6 +24,15 @@ class KubernetesNode:
     allocatable: dict[str, str]
 
 
+@dataclass(frozen=True)
+class WorkloadPods:
+    """Workload pods found on some nodes. The read stops at the first page that holds any, so `complete` says
+    whether every pod was looked at (and `names` is all of them) or there may be more."""
+
+    names: tuple[str, ...]
+    complete: bool
+
+
 class KubernetesGateway(Protocol):
     def server_version(self, cluster: EksCluster, region: str) -> str:
         """Call the cluster's Kubernetes API through the production client path."""
@@ -30,7 +40,8 @@ class KubernetesGateway(Protocol):
     def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Server-side apply each object (field manager `instantstart`); returns `Kind/namespace/name` of each."""
 
-    def nodes(self, cluster: EksCluster, region: str) -> list[KubernetesNode]: ...
+    def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
+        """The nodes (those carrying every one of `labels`, when given)."""
 
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """`Kind/namespace/name` of each object that exists in the cluster (by kind, namespace and name)."""
@@ -38,8 +49,9 @@ class KubernetesGateway(Protocol):
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Delete each object that exists (absent ones are skipped); returns what was deleted."""
 
-    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> list[str]:
-        """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or kube-system)."""
+    def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
+        """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or system
+        namespaces), read until the first ones turn up."""
 
     def get(
         self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from controlplane.core.paging import Page
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.operations import Operation, OperationKind
@@ -22,7 +23,8 @@ class OperationRepository(Protocol):
     def replace(self, operation: Operation, expected_version: int) -> Operation:
         """Write `operation` with version+1 only if the stored version is `expected_version`."""
 
-    def list_for_cluster(self, cluster_tag: str, limit: int) -> list[Operation]: ...
+    def list_for_cluster(self, cluster_tag: str, limit: int, token: str | None = None) -> Page[Operation]:
+        """A cluster's operations, newest first, `limit` at a time from `token` (None: the newest)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class ClusterRegistry(Protocol):
     def find(self, cluster_tag: str) -> ClusterRecord | None: ...
 
     def list(self) -> list[ClusterRecord]: ...
+
+    def page(self, limit: int, token: str | None = None) -> Page[ClusterRecord]:
+        """Records by cluster tag, `limit` at a time from `token` (None: the first)."""
 
     def create(self, record: ClusterRecord) -> None:
         """Insert; raises ClusterExistsError if the tag is taken."""

@@ -4,8 +4,8 @@ moto 5.2.5 has a minimal, partly wrong cluster model (instance-type allowlist, d
 ``Creating`` state, ``ValidationException`` for missing clusters, no update or batch node APIs). moto
 dispatches a JSON-protocol action (``X-Amz-Target: SageMaker.CreateCluster``) to the method of the same
 snake_case name on ``SageMakerResponse``; :class:`HyperPodExtension` replaces those methods with the
-:mod:`~sandbox.aws.hyperpod.wire` operations, and refuses the cluster actions moto would answer from its own
-model that the sandbox does not simulate. :class:`MotoAccount` lets the simulation read subnets, zones and EKS
+:mod:`~sandbox.aws.hyperpod.wire` operations (every cluster action moto would answer from its own model, so none
+contradicts the simulation's clusters). :class:`MotoAccount` lets the simulation read subnets, zones and EKS
 clusters from moto's backends. Every other SageMaker feature stays moto's.
 """
 
@@ -27,9 +27,6 @@ from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
 from sandbox.aws.hyperpod.wire import OPERATIONS
 from sandbox.aws.patches import Patches
 
-# Cluster actions moto answers from its own model, which would contradict the simulation's clusters.
-NOT_SIMULATED = ("DescribeClusterNode",)
-
 
 class HyperPodExtension:
     """Installs the wire operations of one :class:`HyperPodSimulation` on moto's SageMaker responses."""
@@ -42,8 +39,6 @@ class HyperPodExtension:
         for action in OPERATIONS:
             original = getattr(SageMakerResponse, _method(action), None)
             self._patches.replace(SageMakerResponse, _method(action), self._responder(action, original))
-        for action in NOT_SIMULATED:
-            self._patches.replace(SageMakerResponse, _method(action), _refuse(action))
 
     def uninstall(self) -> None:
         self._patches.restore()
@@ -106,13 +101,6 @@ class MotoAccount:
 def _method(action: str) -> str:
     """moto's method name for a wire action: ``CreateCluster`` → ``create_cluster``."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", action).lower()
-
-
-def _refuse(action: str) -> Callable[[SageMakerResponse], Any]:
-    def refuse(response: SageMakerResponse) -> Any:
-        return _error("ValidationException", f"The sandbox does not simulate SageMaker {action}.")
-
-    return refuse
 
 
 def _error(code: str, message: str) -> tuple[str, dict[str, Any]]:

@@ -17,6 +17,7 @@ from sandbox.aws.hyperpod.model import (
     Cluster,
     ClusterSettings,
     GroupSpec,
+    HyperPodError,
     InstanceGroup,
     JsonObject,
     Node,
@@ -155,6 +156,16 @@ def list_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: Js
     return _with_token({"ClusterNodeSummaries": [_node_summary(cluster, node) for node in page]}, token)
 
 
+def describe_cluster_node(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    node = cluster.node(request["NodeId"])
+    if node is None:
+        raise HyperPodError("ResourceNotFound", f"Node {request['NodeId']} not found in cluster {cluster.name}.")
+    details = _node_summary(cluster, node)
+    details["PrivatePrimaryIp"] = node.private_ip
+    return {"NodeDetails": details}
+
+
 def batch_reboot_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     return _outcome(simulation.reboot_nodes(where, request["ClusterName"], _node_ids(request)), "ErrorCode")
 
@@ -190,6 +201,7 @@ OPERATIONS: dict[str, Operation] = {
     "UpdateCluster": update_cluster,
     "UpdateClusterSoftware": update_cluster_software,
     "ListClusterNodes": list_cluster_nodes,
+    "DescribeClusterNode": describe_cluster_node,
     "BatchRebootClusterNodes": batch_reboot_cluster_nodes,
     "BatchReplaceClusterNodes": batch_replace_cluster_nodes,
     "BatchDeleteClusterNodes": batch_delete_cluster_nodes,

@@ -170,3 +170,20 @@ def test_status_is_ready_only_when_every_stage_and_node_is(clusters, registry, e
         "nodes Ready and schedulable: hyperpod-i-1",
     ]
     assert (status.gpusTotal, status.gpusAllocatable, status.nodes[0].instanceGroup) == (8, 0, "workers")
+
+
+def test_status_counts_every_node_and_lists_at_most_twenty_not_ready_first(
+    clusters, registry, eks, hyperpod, kubernetes, make_record
+):
+    registry.create(make_record("eks", "dependencies", "hyperpod", "storage"))
+    eks.add_cluster("eks-cluster-demo")
+    nodes = kubernetes.api("eks-cluster-demo").nodes
+    for index in range(30):
+        nodes.append(KubernetesNode(f"hyperpod-i-{index:02d}", index < 5, True, {}, {GPU_RESOURCE: "1"}, {}))
+
+    status = clusters.status("demo")
+
+    assert (status.nodesTotal, status.nodesReady, status.nodesNotReady, status.gpusTotal) == (30, 5, 25, 30)
+    assert len(status.nodes) == 20
+    assert all(not node.ready for node in status.nodes)
+    assert status.missing[-1].endswith("hyperpod-i-24 and 5 more")

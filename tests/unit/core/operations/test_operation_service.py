@@ -54,7 +54,7 @@ def test_a_workflow_that_cannot_start_fails_its_operation_and_releases_the_lock(
     launcher.fail_with = RuntimeError("no state machine")
     with pytest.raises(RuntimeError):
         start(service, registry)
-    (operation,) = service.list_for_cluster("demo")
+    (operation,) = service.list_for_cluster("demo").items
     assert operation.status == OperationStatus.FAILED
     assert operation.error.code == "WorkflowStartFailed"
     assert registry.find("demo").activeOperationId is None

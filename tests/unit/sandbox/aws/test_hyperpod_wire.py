@@ -458,14 +458,19 @@ def test_clusters_are_listed_oldest_first_in_pages_and_found_by_name_or_arn(worl
     assert world.sagemaker.list_tags(ResourceArn=arns[0])["Tags"] == [{"Key": "team", "Value": "ml"}]
 
 
-def test_describing_a_node_is_refused_rather_than_answered_from_moto_s_own_model(world: World) -> None:
+def test_describing_a_node_answers_from_the_simulation_and_unknown_nodes_are_not_found(world: World) -> None:
     world.create()
     world.wait_for("hp")
+    summary = world.nodes()[0]
 
+    details = world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=summary["InstanceId"])["NodeDetails"]
+
+    assert {key: details[key] for key in ("InstanceId", "InstanceGroupName", "InstanceType", "InstanceStatus")} == {
+        key: summary[key] for key in ("InstanceId", "InstanceGroupName", "InstanceType", "InstanceStatus")
+    }
     with pytest.raises(ClientError) as error:
-        world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId=world.nodes()[0]["InstanceId"])
-
-    assert "does not simulate" in error.value.response["Error"]["Message"]
+        world.sagemaker.describe_cluster_node(ClusterName="hp", NodeId="i-0123456789abcdef0")
+    assert error.value.response["Error"]["Code"] == "ResourceNotFound"
 
 
 def _undeclared(value: Any, shape: Any, path: str) -> list[str]:

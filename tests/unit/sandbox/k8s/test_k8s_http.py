@@ -432,6 +432,32 @@ def test_pods_are_filtered_by_field_selector(k8s: Cluster) -> None:
     assert selected("metadata.name=on-node") == ["on-node"]
 
 
+def test_lists_page_by_limit_and_continue_with_selectors_applied_first(k8s: Cluster) -> None:
+    for index in range(7):
+        k8s.core.create_namespaced_pod("default", pod(f"p{index}", {"app": "web" if index % 2 == 0 else "db"}))
+
+    names, token, pages = [], None, 0
+    while True:
+        page = k8s.core.list_namespaced_pod("default", label_selector="app=web", limit=2, _continue=token)
+        names += names_of(page)
+        pages += 1
+        token = page.metadata._continue
+        if not token:
+            break
+
+    assert names == ["p0", "p2", "p4", "p6"]
+    assert pages == 2
+    raw = json.loads(k8s.core.list_namespaced_pod("default", limit=100, _preload_content=False).data)
+    assert len(raw["items"]) == 7
+    assert "continue" not in raw["metadata"]
+
+
+def test_a_malformed_continue_token_is_gone(k8s: Cluster) -> None:
+    with pytest.raises(ApiException) as raised:
+        k8s.core.list_namespaced_pod("default", limit=2, _continue="not-a-token")
+    assert raised.value.status == 410
+
+
 def test_unsupported_field_selector_is_bad_request(k8s: Cluster) -> None:
     with pytest.raises(ApiException) as raised:
         k8s.core.list_namespaced_config_map("default", field_selector="data.key=value")

@@ -1,0 +1,35 @@
+"""Reads that do not depend on each other run at the same time (threads: the calls wait on the network).
+
+Gateways are safe to share between threads: boto3 clients are thread-safe (sessions and resources are not, and
+the adapters build neither per call), and each Kubernetes call opens its own API client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+def together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """Run both reads at once and return both answers (an error in either is raised)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        later = pool.submit(second)
+        return first(), later.result()
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+# Reads in flight at once for `each` (a node batch is at most 25 ids).
+MAX_PARALLEL_READS = 8
+
+
+def each(read: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """`read` of every item, several at once; the answers in the items' order."""
+    if len(items) <= 1:
+        return [read(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(len(items), MAX_PARALLEL_READS)) as pool:
+        return list(pool.map(read, items))

@@ -1,0 +1,182 @@
+"""Read paths at scale: a sandbox cluster grown through the API to 2,000 HyperPod nodes (4 groups of 500) with
+50,000 pods injected into the Kubernetes emulator.
+
+Run with `make bench`. For each route it prints wall time, peak traced memory (tracemalloc, every thread of the
+process, so the emulator's share of a read counts too; measured on a second call, since tracing slows the clock) and
+response size, beside the naive list-everything read
+(typed `kubernetes` objects, no pages, every ListClusterNodes page) measured in the same run. The issue's targets
+are printed beside the figures: delete-group plan < 2 s and < 100 MB; status and the first page of nodes
+< 0.3 s and < 64 KB. A measurement, not a timed assertion: only the answers are checked.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import boto3
+import pytest
+
+from controlplane import wiring
+from controlplane.adapters.aws.eks import AwsEksGateway
+from controlplane.core.auth import Actor, Role
+from controlplane.models.errors import ClusterNotReadyError
+from controlplane.models.status import GROUP_LABEL
+from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+
+TAG = "scale"
+EKS = f"eks-cluster-{TAG}"
+GROUP_SIZE = 500
+GROUPS = ("accelerated-worker", "busy-b", "busy-c", "idle")
+PODS = 50_000
+ADMIN = Actor(principal="bench", role=Role.ADMIN)
+
+
+def pod(index: int, node: str, workload: bool) -> dict[str, Any]:
+    """A pod of realistic shape: a workload's, or a DaemonSet's in a system namespace."""
+    namespace = f"team-{index % 20}" if workload else "kube-system"
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet" if workload else "DaemonSet", "name": f"owner-{index % 97}"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"pod-{index:06d}",
+            "namespace": namespace,
+            "labels": {"app": f"app-{index % 50}", "pod-template-hash": "5d4f8c7b9"},
+            "ownerReferences": [{**owner, "uid": f"uid-{index % 97}", "controller": True}],
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "public.ecr.aws/docker/library/python:3.12",
+                    "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "2Gi"}},
+                    "env": [{"name": "RANK", "value": str(index % 8)}],
+                }
+            ],
+            "restartPolicy": "Always",
+            "serviceAccountName": "default",
+        },
+        "status": {"phase": "Running", "podIP": f"10.1.{index // 250 % 250}.{index % 250}"},
+    }
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "the sandbox cluster did not reach its size in time"
+        time.sleep(1)
+
+
+@pytest.fixture(scope="module")
+def big_cluster(running_sandbox):
+    ready_for_hyperpod(running_sandbox, TAG)
+    with running_sandbox.client() as api:
+        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": GROUP_SIZE}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"], 600)["status"] == "SUCCEEDED"
+        for name in GROUPS[1:]:
+            body = {**FIRST_GROUP, "instanceGroupName": name, "instanceCount": GROUP_SIZE}
+            response = api.post(f"/clusters/{TAG}/instance-groups", json=body)
+            assert response.status_code == 202, response.text
+            assert running_sandbox.wait_terminal(response.json()["operationId"], 600)["status"] == "SUCCEEDED"
+    store = running_sandbox.sandbox.emulator.store(EKS)
+    wait_for(lambda: len(store.list("", "v1", "nodes")) == GROUP_SIZE * len(GROUPS), 600)
+    nodes = store.list("", "v1", "nodes")
+    by_group = {
+        name: [n["metadata"]["name"] for n in nodes if n["metadata"]["labels"][GROUP_LABEL] == name] for name in GROUPS
+    }
+    busy = [node for name in GROUPS[:-1] for node in by_group[name]]
+    idle = by_group["idle"]
+    for index in range(PODS):
+        # The idle group's nodes run only DaemonSet pods; the busy groups' nodes run workloads.
+        on_idle = index % 4 == 3
+        node = idle[index % len(idle)] if on_idle else busy[index % len(busy)]
+        store.put(pod(index, node, workload=not on_idle))
+    return running_sandbox
+
+
+def measure(call: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall seconds of one call, the peak traced MB of a second one (tracing slows the first's clock), and the
+    answer."""
+
+    def run() -> Any:
+        try:
+            return call()
+        except ClusterNotReadyError as error:
+            return error
+
+    started = time.perf_counter()
+    answer = run()
+    seconds = time.perf_counter() - started
+    tracemalloc.start()
+    run()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return seconds, peak / 2**20, answer
+
+
+def naive_workload_pods(group: str) -> list[str]:
+    """The read before paging: every node and every pod as typed objects, filtered afterwards."""
+    from kubernetes import client as k8s
+
+    record = wiring.clusters().get(TAG)
+    eks = AwsEksGateway(record.region).find_cluster(record.eksClusterName)
+    factory = wiring.kubernetes_clients()
+    with factory.api_client(eks, record.region) as api:
+        core = k8s.CoreV1Api(api)
+        names = {n.metadata.name for n in core.list_node().items if n.metadata.labels.get(GROUP_LABEL) == group}
+        pods = core.list_pod_for_all_namespaces(field_selector="status.phase=Running").items
+    return [f"{p.metadata.namespace}/{p.metadata.name}" for p in pods if p.spec.node_name in names]
+
+
+def naive_nodes() -> int:
+    """Every ListClusterNodes page and every Kubernetes node as typed objects."""
+    from kubernetes import client as k8s
+
+    record = wiring.clusters().get(TAG)
+    pages = boto3.client("sagemaker", region_name=record.region).get_paginator("list_cluster_nodes")
+    count = sum(len(page["ClusterNodeSummaries"]) for page in pages.paginate(ClusterName=f"hp-cluster-{TAG}"))
+    eks = AwsEksGateway(record.region).find_cluster(record.eksClusterName)
+    with wiring.kubernetes_clients().api_client(eks, record.region) as api:
+        return count + len(k8s.CoreV1Api(api).list_node().items)
+
+
+def report(name: str, seconds: float, peak_mb: float, size: int | None, target: str) -> None:
+    shown = f"{size / 1024:7.1f} KB" if size is not None else "      -   "
+    print(f"{name:<44} {seconds:7.3f} s {peak_mb:8.1f} MB peak {shown}   target {target}")
+
+
+@pytest.mark.bench
+@pytest.mark.timeout(3600)
+def test_read_paths_at_two_thousand_nodes_and_fifty_thousand_pods(big_cluster):
+    print(f"\n{len(GROUPS)} groups x {GROUP_SIZE} nodes, {PODS} pods")
+    with big_cluster.client("sandbox-admin") as api:
+        for path, target in (
+            (f"/clusters/{TAG}/status", "< 0.3 s, < 64 KB"),
+            (f"/clusters/{TAG}/nodes", "< 0.3 s, < 64 KB"),
+        ):
+            api.get(path)  # warm the clients
+            seconds, peak, response = measure(lambda path=path: api.get(path))
+            assert response.status_code == 200, response.text
+            report(f"GET {path.removeprefix(f'/clusters/{TAG}')}", seconds, peak, len(response.content), target)
+        status = api.get(f"/clusters/{TAG}/status").json()
+        first_page = api.get(f"/clusters/{TAG}/nodes").json()
+    assert status["nodesTotal"] == GROUP_SIZE * len(GROUPS)
+    assert len(first_page["nodes"]) == 50 and first_page["continue"]
+
+    groups = wiring.instance_groups()
+    for group, busy in (("busy-b", True), ("idle", False)):
+        seconds, peak, answer = measure(lambda group=group: groups.plan_delete(TAG, group, ADMIN))
+        assert isinstance(answer, ClusterNotReadyError) == busy, answer
+        report(f"delete-group plan ({group}, paged raw JSON)", seconds, peak, None, "< 2 s, < 100 MB")
+    # The naive check reads every pod whichever the group, so one group shows it.
+    seconds, peak, pods = measure(lambda: naive_workload_pods("busy-b"))
+    assert pods
+    report("delete-group check (naive typed list)", seconds, peak, None, "(before)")
+
+    seconds, peak, count = measure(naive_nodes)
+    assert count == 2 * GROUP_SIZE * len(GROUPS)
+    report("nodes (naive: every page, typed objects)", seconds, peak, None, "(before)")

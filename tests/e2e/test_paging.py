@@ -1,0 +1,117 @@
+"""Every list route pages through the real API handler: honest `continue` tokens, no gaps or repeats, and unknown
+query parameters refused with a 400 that names the allowed ones."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoOperationRepository
+from controlplane.models.clusters import ClusterRecord, ClusterStatus
+from controlplane.models.operations import Operation, OperationKind, Stage
+from controlplane.settings import settings
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def seed_operations(cluster_tag: str, count: int) -> set[str]:
+    repository = DynamoOperationRepository(settings().operations_table)
+    ids = set()
+    for index in range(count):
+        # Three operations share each second, so the pages cross ties in the index's sort key.
+        created = START + timedelta(seconds=index // 3)
+        operation = Operation(
+            operationId=f"op-{cluster_tag}-{index:06d}",
+            kind=OperationKind.CREATE_EKS_CLUSTER,
+            target=cluster_tag,
+            stages=[Stage(name="network")],
+            actor="seed",
+            createdAt=created,
+            updatedAt=created,
+        )
+        repository.create(operation)
+        ids.add(operation.operationId)
+    return ids
+
+
+def pages(api, path: str, key: str, params: dict[str, object]) -> list[list[dict]]:
+    found = []
+    token = None
+    while True:
+        body = api.get(path, params={**params, **({"continue": token} if token else {})}).json()
+        found.append(body[key])
+        token = body.get("continue")
+        if token is None:
+            return found
+
+
+def test_operations_page_through_a_thousand_with_no_gaps_or_repeats(running_sandbox):
+    seeded = seed_operations("paged", 1000)
+    with running_sandbox.client("sandbox-viewer") as api:
+        listed = pages(api, "/operations", "operations", {"clusterTag": "paged", "limit": 20})
+
+    ids = [operation["operationId"] for page in listed for operation in page]
+    assert len(listed) == 50
+    assert all(len(page) == 20 for page in listed)
+    assert len(ids) == len(set(ids)) == 1000
+    assert set(ids) == seeded
+    created = [operation["createdAt"] for page in listed for operation in page]
+    assert created == sorted(created, reverse=True)
+
+
+def test_the_last_page_of_operations_has_no_continue(running_sandbox):
+    seed_operations("exact", 40)
+    with running_sandbox.client("sandbox-viewer") as api:
+        listed = pages(api, "/operations", "operations", {"clusterTag": "exact", "limit": 20})
+        single = api.get("/operations", params={"clusterTag": "exact"}).json()
+
+    assert [len(page) for page in listed] == [20, 20]
+    assert len(single["operations"]) == 40
+    assert single.get("continue") is None
+
+
+def test_clusters_page_by_tag(running_sandbox):
+    registry = DynamoClusterRegistry(settings().clusters_table)
+    for index in range(7):
+        registry.create(
+            ClusterRecord(
+                clusterTag=f"page-{index}",
+                region="us-west-2",
+                status=ClusterStatus.ACTIVE,
+                eksClusterName=f"eks-cluster-page-{index}",
+                createdAt=START,
+                updatedAt=START,
+                createdBy="seed",
+            )
+        )
+    with running_sandbox.client("sandbox-viewer") as api:
+        listed = pages(api, "/clusters", "clusters", {"limit": 3})
+        everything = api.get("/clusters").json()
+
+    tags = [cluster["clusterTag"] for page in listed for cluster in page]
+    assert tags == sorted(tags)
+    assert len(tags) == len(set(tags)) == len(everything["clusters"])
+    assert {f"page-{index}" for index in range(7)} <= set(tags)
+    assert all(len(page) == 3 for page in listed[:-1])
+    assert everything.get("continue") is None
+
+
+def test_unknown_query_parameters_are_refused_naming_the_allowed_ones(running_sandbox):
+    with running_sandbox.client("sandbox-viewer") as api:
+        operations = api.get("/operations", params={"clusterTag": "paged", "nextToken": "x"})
+        clusters = api.get("/clusters", params={"pageSize": 5})
+
+    assert operations.status_code == 400
+    assert operations.json()["code"] == "InvalidRequest"
+    assert operations.json()["details"] == {"unknown": ["nextToken"], "allowed": ["clusterTag", "limit", "continue"]}
+    assert clusters.status_code == 400
+    assert "limit, continue" in clusters.json()["message"]
+
+
+def test_a_token_that_is_not_ours_is_refused_and_limits_are_bounded(running_sandbox):
+    with running_sandbox.client("sandbox-viewer") as api:
+        forged = api.get("/operations", params={"clusterTag": "paged", "continue": "bm90IG91cnM"})
+        too_many = api.get("/clusters", params={"limit": 1000})
+
+    assert forged.status_code == 400
+    assert "continue token" in forged.json()["message"]
+    assert too_many.status_code == 400
