@@ -90,9 +90,8 @@ def work(serves: type[Served], action: Callable[[Served], Result], waiting: str 
 
 
 def _record_success(call: StepCall) -> dict[str, str]:
-    """The operation SUCCEEDED; the registry reflects it."""
+    """The operation SUCCEEDED; the registry reflects it and the cluster lock is free before the status says so."""
     operation = wiring.operations().succeed(call.input.operationId)
-    wiring.clusters().record_outcome(operation)
     return {"operationId": operation.operationId, "status": operation.status.value}
 
 
@@ -103,7 +102,6 @@ def _record_failure(call: StepCall) -> dict[str, str]:
     """
     state = call.state
     operation = wiring.operations().fail_execution(state["operationId"], call.execution_arn, state.get("error") or {})
-    wiring.clusters().record_outcome(operation)
     return {"operationId": operation.operationId, "status": operation.status.value}
 
 

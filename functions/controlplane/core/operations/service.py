@@ -61,8 +61,8 @@ class OperationService:
         audit: AuditLog,
         finished: Callable[[Operation], None],
     ) -> None:
-        """`finished` brings the cluster registry in line with an operation that ended outside its workflow (a
-        cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`)."""
+        """`finished` brings the cluster registry in line with an operation that is ending (its workflow's last
+        step, a cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`)."""
         self._operations = operations
         self._registry = registry
         self._launcher = launcher
@@ -144,11 +144,7 @@ class OperationService:
             )
         if operation.executionArn:
             self._launcher.stop(operation.executionArn, f"Cancelled by {actor.principal}")
-        cancelled = self._update(
-            operation_id, lambda op: transitions.finish(op, OperationStatus.CANCELLED, self._clock.now())
-        )
-        self._finished(cancelled)
-        return cancelled
+        return self._end(operation_id, OperationStatus.CANCELLED)
 
     # --- the workflow ------------------------------------------------------------------------
 
@@ -161,14 +157,10 @@ class OperationService:
         return self._update(operation_id, lambda op: transitions.note_phase(op, step, message, self._clock.now()))
 
     def succeed(self, operation_id: str) -> Operation:
-        return self._update(
-            operation_id, lambda op: transitions.finish(op, OperationStatus.SUCCEEDED, self._clock.now())
-        )
+        return self._end(operation_id, OperationStatus.SUCCEEDED)
 
     def fail(self, operation_id: str, error: OperationError) -> Operation:
-        return self._update(
-            operation_id, lambda op: transitions.finish(op, OperationStatus.FAILED, self._clock.now(), error)
-        )
+        return self._end(operation_id, OperationStatus.FAILED, error)
 
     def fail_execution(self, operation_id: str, execution_arn: str, error: Mapping[str, Any]) -> Operation:
         """Record a workflow's caught error, naming the state that failed (from the execution history)."""
@@ -189,9 +181,7 @@ class OperationService:
                 operation.kind, execution_name(operation.operationId, operation.attempt), operation.input
             )
         except Exception as error:
-            self._finished(
-                self.fail(operation.operationId, OperationError(code="WorkflowStartFailed", message=str(error)))
-            )
+            self.fail(operation.operationId, OperationError(code="WorkflowStartFailed", message=str(error)))
             raise
         return self._update(
             operation.operationId,
@@ -238,6 +228,18 @@ class OperationService:
         if now - held.acquired_at <= LOCK_RECORD_GRACE:
             return None  # the attempt that took it may still be writing its record
         return "its operation was never recorded" if operation is None else "its attempt was never recorded"
+
+    def _end(self, operation_id: str, status: OperationStatus, error: OperationError | None = None) -> Operation:
+        """End the operation: the registry and the cluster lock first, then the terminal status, so that whoever
+        sees the operation ended finds the cluster free for the next one. Retrying after a failed write redoes
+        both (each is idempotent); an operation already ended is left as it is."""
+        now = self._clock.now()
+        current = self.get(operation_id)
+        ended = transitions.finish(current, status, now, error)
+        if ended is None:
+            return current
+        self._finished(ended)
+        return self._update(operation_id, lambda op: transitions.finish(op, status, now, error))
 
     def _update(self, operation_id: str, mutate: Callable[[Operation], Operation | None]) -> Operation:
         """Read, mutate, write conditionally; re-read and retry if another writer got there first."""

@@ -132,3 +132,26 @@ def test_a_stale_lock_is_replaced_only_while_it_is_still_the_same_lock(registry,
     with pytest.raises(ClusterBusyError):
         registry.acquire("demo", ClusterLock("op-b", 1, clock.now()), replacing=stale)
     assert registry.holder("demo").operation_id == "op-a"
+
+
+@pytest.mark.parametrize("end", ["succeed", "fail", "cancel"])
+def test_whoever_sees_an_operation_ended_finds_the_cluster_free(service, registry, repository, monkeypatch, end):
+    """The lock is released before the terminal status is written: a client waiting on the operation may start the
+    next stage the moment it reads the status (found with the sandbox's waits near zero)."""
+    operation = start(service, registry)
+    holder_when_ended = []
+    write = repository.replace
+
+    def observed_write(changed, expected_version):
+        if changed.status.terminal:
+            holder_when_ended.append(registry.holder("demo"))
+        return write(changed, expected_version)
+
+    monkeypatch.setattr(repository, "replace", observed_write)
+    if end == "succeed":
+        service.succeed(operation.operationId)
+    elif end == "fail":
+        service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    else:
+        service.cancel(operation.operationId, ADMIN)
+    assert holder_when_ended == [None]
