@@ -14,7 +14,7 @@ ACCOUNT = "123456789012"
 class StoredRole:
     role: IamRole
     trust: dict[str, Any]
-    boundary_arn: str | None
+    boundary_arn: str
     inline: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -30,9 +30,7 @@ class InMemoryIamGateway:
         stored = self.roles.get(name)
         return stored.role if stored else None
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         role = IamRole(name=name, arn=f"arn:aws:iam::{ACCOUNT}:role/{name}", tags=dict(tags))
         self.roles[name] = StoredRole(role=role, trust=trust_policy, boundary_arn=boundary_arn)
         return role

@@ -38,6 +38,7 @@ HYPERPOD_NAME = "hp-cluster-demo"
 ISSUER = "https://oidc.eks.us-west-2.amazonaws.com/id/EXAMPLE"
 WORKLOAD_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/workload-boundary"
 AUTOSCALING_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/autoscaling-boundary"
+SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
 ADMIN = Actor("alice", Role.ADMIN)
 POLL = PollSettings(wait_seconds=5, max_attempts=10)
 
@@ -46,7 +47,7 @@ class InMemoryIam:
     def __init__(self) -> None:
         self.roles: dict[str, IamRole] = {}
         self.trust: dict[str, dict[str, Any]] = {}
-        self.boundaries: dict[str, str | None] = {}
+        self.boundaries: dict[str, str] = {}
         self.inline: dict[str, dict[str, dict[str, Any]]] = {}
         self.policies: dict[str, ManagedPolicy] = {}
         self.documents: dict[str, dict[str, Any]] = {}
@@ -55,9 +56,7 @@ class InMemoryIam:
     def find_role(self, name: str) -> IamRole | None:
         return self.roles.get(name)
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         assert name not in self.roles, f"EntityAlreadyExists: role {name}"
         role = IamRole(name=name, arn=f"arn:aws:iam::{ACCOUNT}:role/{name}", tags=dict(tags))
         self.roles[name] = role
@@ -332,6 +331,7 @@ class FeatureWorld:
             WORKLOAD_BOUNDARY,
             self.buckets,
             AUTOSCALING_BOUNDARY,
+            SERVICE_BOUNDARY,
         )
         self.operations = OperationService(
             InMemoryOperationRepository(), self.registry, self.launcher, FixedAccount(), self.clock

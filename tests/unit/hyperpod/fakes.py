@@ -34,6 +34,7 @@ from tests.fakes.hyperpod import InMemoryHyperPodGateway
 
 REGION = "us-west-2"
 ACCOUNT = "123456789012"
+SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
 POLL = PollSettings(wait_seconds=0, max_attempts=3)
 
 
@@ -213,15 +214,15 @@ class FakeNetwork:
 class FakeIam:
     def __init__(self) -> None:
         self.roles: dict[str, IamRole] = {}
+        self.boundaries: dict[str, str] = {}
 
     def find_role(self, name: str) -> IamRole | None:
         return self.roles.get(name)
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         role = IamRole(name=name, arn=f"arn:aws:iam::{ACCOUNT}:role/{name}", tags=dict(tags))
         self.roles[name] = role
+        self.boundaries[name] = boundary_arn
         return role
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None:
@@ -342,4 +343,6 @@ class World:
         return InstanceGroupSteps(self.network, self.iam, self.hyperpod, POLL)
 
     def stage(self) -> HyperPodStageService:
-        return HyperPodStageService(self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL)
+        return HyperPodStageService(
+            self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL, SERVICE_BOUNDARY
+        )

@@ -85,7 +85,9 @@ def world() -> World:
     world.hyperpod.put_cluster(
         HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags("demo")
     )
-    world.iam.create_role(hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"))
+    world.iam.create_role(
+        hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"), "arn:aws:iam::123456789012:policy/boundary"
+    )
     key = compute_subnet_key("us-west-2b", "more")
     world.network.subnets[key] = Subnet(
         subnet_id="subnet-more", key=key, cidr="10.1.0.0/24", availability_zone="us-west-2b"

@@ -35,7 +35,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.hyperpod import new_group
-from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, World, eks_cluster
+from tests.unit.hyperpod.fakes import ACCOUNT, POLL, REGION, SERVICE_BOUNDARY, World, eks_cluster
 
 HP = "hp-cluster-demo"
 BUCKET = lifecycle_bucket_name("demo", ACCOUNT, REGION)
@@ -87,6 +87,7 @@ def test_execution_role_is_created_with_its_policy_once(world):
     arn = stage.ensure_execution_role(ctx())["roleArn"]
     role = world.iam.roles[hyperpod_execution_role_name("demo")]
     assert (role.arn, role.attached_policy_arns) == (arn, frozenset({EXECUTION_ROLE_POLICY_ARN}))
+    assert world.iam.boundaries[hyperpod_execution_role_name("demo")] == SERVICE_BOUNDARY
     assert stage.ensure_execution_role(ctx())["roleArn"] == arn
 
 
