@@ -52,6 +52,7 @@ def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
     assert ARCHITECTURE.name == "arm64"
     assert "--only-binary=:all:" in command and "--implementation" in command
 
+
 def test_pip_is_constrained_to_the_runtime_botocore_dependencies(tmp_path: Path) -> None:
     command = pip_command(str(tmp_path))
     constraints = Path(command[command.index("--constraint") + 1]).read_text().splitlines()
