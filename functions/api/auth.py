@@ -25,6 +25,8 @@ from controlplane.settings import settings
 
 ON_BEHALF_OF_HEADER = "x-instantstart-on-behalf-of"
 _ASSUMED_ROLE = re.compile(r"^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role/([^/]+)/.+$")
+# A role ARN, with or without a path (IAM Identity Center: role/aws-reserved/sso.amazonaws.com/<region>/<name>).
+_ROLE = re.compile(r"^arn:(aws[a-z-]*):iam::(\d{12}):role/(?:[\w+=,.@-]+/)*([\w+=,.@-]+)$")
 
 
 class OnBehalfOf(BaseModel):
@@ -37,10 +39,13 @@ class OnBehalfOf(BaseModel):
     groups: list[str] = Field(default_factory=list, max_length=100)
 
 
-def _role_arn(principal_arn: str) -> str:
-    """`arn:aws:sts::1:assumed-role/Name/session` → `arn:aws:iam::1:role/Name`."""
-    match = _ASSUMED_ROLE.match(principal_arn)
-    return f"arn:{match[1]}:iam::{match[2]}:role/{match[3]}" if match else principal_arn
+def _role_key(arn: str) -> tuple[str, str, str] | None:
+    """(partition, account, role name) of a role ARN (any path) or of an assumed-role session ARN, else None.
+
+    A session ARN carries no path, and a role's name is unique in its account whatever its path, so the two are
+    matched by partition, account and name."""
+    match = _ASSUMED_ROLE.match(arn) or _ROLE.match(arn)
+    return (match[1], match[2], match[3]) if match else None
 
 
 def _groups(value: object) -> list[str]:
@@ -50,8 +55,11 @@ def _groups(value: object) -> list[str]:
 
 
 def _bound_role(principal_arn: str) -> Role | None:
-    name = settings().iam_role_bindings.get(_role_arn(principal_arn))
-    return Role.parse(name) if name else None
+    key = _role_key(principal_arn)
+    if key is None:
+        return None
+    bound = [role for arn, role in settings().iam_role_bindings.items() if _role_key(arn) == key]
+    return Role.parse(bound[0]) if bound else None
 
 
 def header(event: APIGatewayProxyEvent, name: str) -> str | None:
@@ -62,8 +70,8 @@ def header(event: APIGatewayProxyEvent, name: str) -> str | None:
 
 
 def _is_mcp_server(principal_arn: str) -> bool:
-    mcp_role = settings().mcp_role_arn
-    return bool(mcp_role) and _role_arn(principal_arn) == mcp_role
+    mcp_role = _role_key(settings().mcp_role_arn)
+    return mcp_role is not None and _role_key(principal_arn) == mcp_role
 
 
 def _delegated(event: APIGatewayProxyEvent, server: str, request_id: str) -> Actor:

@@ -50,12 +50,18 @@ class Settings:
     @cached_property
     def workload_role_boundary_arn(self) -> str:
         """The permissions boundary every IAM role created for cluster workloads must carry."""
-        return _env("IS_WORKLOAD_ROLE_BOUNDARY_ARN", "")
+        return _env("IS_WORKLOAD_ROLE_BOUNDARY_ARN")
 
     @cached_property
     def autoscaling_role_boundary_arn(self) -> str:
         """The permissions boundary of the ClusterRole created for HyperPod autoscaling (karpenter)."""
-        return _env("IS_AUTOSCALING_ROLE_BOUNDARY_ARN", "")
+        return _env("IS_AUTOSCALING_ROLE_BOUNDARY_ARN")
+
+    @cached_property
+    def service_role_boundary_arn(self) -> str:
+        """The permissions boundary of the roles AWS services assume: the EKS cluster role, the HyperPod execution
+        role and the operators' roles (training, FSx CSI, observability, inference)."""
+        return _env("IS_SERVICE_ROLE_BOUNDARY_ARN")
 
     @cached_property
     def iam_role_bindings(self) -> dict[str, str]:

@@ -164,6 +164,7 @@ def eks_stack(region: str) -> EksStackService:
         KubernetesApiGateway(kubernetes_clients()),
         config.kubernetes_role_arn,
         poll_settings(),
+        config.service_role_boundary_arn,
     )
 
 
@@ -211,6 +212,7 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
         AwsHyperPodGateway(region),
         AwsBucketGateway(region),
         poll_settings(),
+        settings().service_role_boundary_arn,
     )
 
 
@@ -297,6 +299,7 @@ def feature_steps(region: str) -> FeatureSteps:
         settings().workload_role_boundary_arn,
         AwsBucketGateway(region),
         settings().autoscaling_role_boundary_arn,
+        settings().service_role_boundary_arn,
     )
 
 

@@ -17,15 +17,35 @@ from infra.permissions import DYNAMODB_ACTIONS, FunctionAccess, Grant
 
 
 def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any], acks: Acknowledgements) -> None:
-    """Render each grant's resource and condition templates with `values` (plus the pseudo parameters)."""
+    """Render each grant's resource and condition templates with `values` (plus the pseudo parameters).
+
+    Grants on Resource "*" (actions without resource-level permissions) go to the role's own `<role>Unscoped`
+    policy, a sibling of the role acknowledged for AwsSolutions-IAM5[Resource::*] alone: the role itself carries
+    no such acknowledgement, so a new statement on "*" in its default policy is a cdk-nag finding."""
     values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
     for grant in grants:
         resources = render_resources(grant, values)
         statement = iam.PolicyStatement(actions=list(grant.actions), resources=resources)
         for operator, keys in render_conditions(grant, values).items():
             statement.add_condition(operator, keys)
-        role.add_to_policy(statement)
-        acks.wildcard_resources(role, resources, grant.reason)
+        if "*" in resources:
+            policy = unscoped_policy(role)
+            policy.add_statements(statement)
+            acks.wildcard_resources(policy, resources, grant.reason)
+        else:
+            role.add_to_policy(statement)
+            acks.wildcard_resources(role, resources, grant.reason)
+
+
+def unscoped_policy(role: iam.Role) -> iam.Policy:
+    """The policy holding a role's grants on Resource "*"; created on first use, beside the role."""
+    scope = role.node.scope
+    assert scope is not None
+    construct_id = f"{role.node.id}Unscoped"
+    existing = scope.node.try_find_child(construct_id)
+    if isinstance(existing, iam.Policy):
+        return existing
+    return iam.Policy(scope, construct_id, roles=[role])
 
 
 def add_table_grants(role: iam.Role, access: FunctionAccess, tables: Mapping[str, dynamodb.ITable]) -> None:

@@ -17,8 +17,10 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from infra.grants import add_grants
 from infra.layer import ARCHITECTURE, RUNTIME, compile_bytecode, runtime_python, skip_bundling
 from infra.nag import Acknowledgements
+from infra.permissions import Grant
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
 ROOT_DIR = FUNCTIONS_DIR.parent
@@ -35,9 +37,10 @@ SERVICE_NAME = "instantstart"
 MEMORY_MB = 512
 LOG_RETENTION = logs.RetentionDays.THREE_MONTHS
 
-XRAY_REASON = (
-    "Active tracing: CDK grants xray:PutTraceSegments and xray:PutTelemetryRecords, which have no "
-    "resource-level permissions"
+XRAY_GRANT = Grant(
+    ("xray:PutTraceSegments", "xray:PutTelemetryRecords"),
+    ("*",),
+    reason="Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions",
 )
 PYTHON_PIN_REASON = (
     "Pinned to python3.12: the dependency layer is built from cp312 wheels (pydantic-core) and the code "
@@ -114,6 +117,9 @@ def lambda_function(
         scope, f"{construct_id}Logs", retention=LOG_RETENTION, removal_policy=RemovalPolicy.DESTROY
     )
     log_group.grant_write(role)
+    # Tracing's X-Ray actions have no resource-level permissions: granted here, into the role's unscoped policy,
+    # rather than by CDK into its default policy (which must never hold a statement on "*").
+    add_grants(role, (XRAY_GRANT,), {}, acks)
     function = lambda_.Function(
         scope,
         f"{construct_id}Function",
@@ -123,14 +129,13 @@ def lambda_function(
         handler=handler,
         code=code,
         layers=[layer],
-        role=role,
+        role=role.without_policy_updates(),
         memory_size=MEMORY_MB,
         timeout=timeout,
         tracing=lambda_.Tracing.ACTIVE,
         log_group=log_group,
         environment={"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **environment},
     )
-    acks.add(role, "AwsSolutions-IAM5[Resource::*]", XRAY_REASON)
     acks.add(function, "AwsSolutions-L1", PYTHON_PIN_REASON)
     return function
 

@@ -31,6 +31,8 @@ from constructs import Construct
 LAYER_SOURCE = Path(__file__).resolve().parent / "layer"
 MCP_LAYER_SOURCE = Path(__file__).resolve().parent / "mcp_layer"
 REQUIREMENTS = LAYER_SOURCE / "requirements.txt"
+# Pins of transitive dependencies, shared by both layers (outside the layer sources: never shipped).
+CONSTRAINTS = Path(__file__).resolve().parent / "constraints.txt"
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 PYTHON_VERSION = "3.12"
@@ -50,6 +52,8 @@ def pip_command(output_dir: str, requirements_file: Path = REQUIREMENTS) -> list
         "install",
         "--requirement",
         str(requirements_file),
+        "--constraint",
+        str(CONSTRAINTS),
         "--target",
         str(Path(output_dir) / "python"),
         *platforms,

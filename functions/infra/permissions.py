@@ -11,6 +11,7 @@ Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {partition} {account} {region}   the deployment's pseudo parameters
   {kubernetes_role_arn}            the role whose identity signs EKS bearer tokens
   {workload_boundary_arn}          the permissions boundary of workload (IRSA) roles
+  {service_boundary_arn}           the permissions boundary of the roles AWS services and operators assume
   {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
   {state_machine_arn}              every workflow's state machine ARN (one resource per workflow)
   {state_machine_name}             every workflow's state machine name (one resource per workflow)
@@ -21,7 +22,11 @@ Conventions (see shared/reference/reliability.md §2.3):
 - `Resource: "*"` only for actions that have no resource-level permissions (`NO_RESOURCE_LEVEL`).
 - EC2 creates require the ownership tag in the request (`aws:RequestTag`); EC2 changes and deletes
   require it on the resource (`aws:ResourceTag`); `ec2:CreateTags` only while creating (`ec2:CreateAction`).
-- IAM and EKS names are scoped by the deterministic names of `controlplane.core.naming`.
+- IAM and EKS names are scoped by the deterministic names of `controlplane.core.naming`. Every role a step
+  creates carries one of the stack's permissions boundaries: `iam:CreateRole`, `iam:AttachRolePolicy` and
+  `iam:PutRolePolicy` are allowed only with `iam:PermissionsBoundary` equal to it.
+- Bucket actions carry `s3:ResourceAccount` = this account: a bucket of our name in another account is never
+  read or written.
 - Imported clusters keep their own names. EKS reads (Describe/List) name any cluster of the account;
   EKS changes on an imported cluster require the `instantstart:cluster` tag on it, which only the import
   workflow adds (tag keys limited to that one); sub-resources the steps create carry the ownership tags
@@ -222,6 +227,32 @@ _BOUNDED_RESOURCE = {
         "iam:PermissionsBoundary": "{workload_boundary_arn}",
     }
 }
+# Roles AWS services (EKS, SageMaker) and operators' pods assume, with AWS managed policies attached.
+_SERVICE_BOUNDED_REQUEST = {
+    "StringEquals": {
+        f"aws:RequestTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE,
+        "iam:PermissionsBoundary": "{service_boundary_arn}",
+    }
+}
+_SERVICE_BOUNDED_RESOURCE = {
+    "StringEquals": {
+        f"aws:ResourceTag/{MANAGED_BY_KEY}": MANAGED_BY_VALUE,
+        "iam:PermissionsBoundary": "{service_boundary_arn}",
+    }
+}
+# Bucket actions only on buckets of this account (a bucket of our name elsewhere is someone else's).
+_THIS_ACCOUNT_BUCKETS = {"StringEquals": {"s3:ResourceAccount": "{account}"}}
+
+
+def _buckets(actions: tuple[str, ...], resources: tuple[str, ...], reason: str) -> tuple[Grant, ...]:
+    """Bucket and object actions on buckets of this account only. CreateBucket always creates in the caller's
+    account (a name taken elsewhere fails with BucketAlreadyExists), so it is granted on its own."""
+    grants = [Grant(tuple(a for a in actions if a != "s3:CreateBucket"), resources, _THIS_ACCOUNT_BUCKETS, reason)]
+    if "s3:CreateBucket" in actions:
+        grants.append(Grant(("s3:CreateBucket",), resources, reason=reason))
+    return tuple(grants)
+
+
 _S3_CSI_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{s3_csi_role_name('*')}",)
 _S3_CSI_ROLES_REASON = (
     "The Mountpoint for S3 CSI driver role is created per cluster tag at run time; the pattern admits only "
@@ -276,8 +307,12 @@ _FILE_SYSTEMS_REASON = (
     "request to create, on the file system to delete)"
 )
 _DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
+_HYPERPOD_READS_REASON = (
+    "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation, and imported clusters keep their own "
+    "names, so these read-only actions name any HyperPod cluster of the account; they change nothing"
+)
 _DESCRIBE_HYPERPOD = Grant(
-    ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON
+    ("sagemaker:DescribeCluster", "sagemaker:ListTags"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON
 )
 _TRAINING_PLANS = ("arn:{partition}:sagemaker:*:{account}:training-plan/*",)
 # Instance groups carry the HyperPod execution role; only SageMaker may receive it.
@@ -305,14 +340,24 @@ def _read_roles(roles: tuple[str, ...], reason: str) -> Grant:
     )
 
 
-def _create_role_with_policy(roles: tuple[str, ...], policy_arn: str, reason: str) -> tuple[Grant, ...]:
+def _create_role_with_policy(roles: tuple[str, ...], policy_arns: tuple[str, ...], reason: str) -> tuple[Grant, ...]:
+    """Create a role within the service boundary and attach the AWS managed policies it is made for."""
     return (
         _read_roles(roles, reason),
-        Grant(("iam:CreateRole", "iam:TagRole"), roles, _MANAGED_REQUEST, reason),
+        Grant(("iam:CreateRole",), roles, _SERVICE_BOUNDED_REQUEST, reason),
+        Grant(("iam:TagRole",), roles, _MANAGED_REQUEST, reason),
         Grant(
-            ("iam:AttachRolePolicy",), roles, {"ArnEquals": {"iam:PolicyARN": policy_arn}, **_MANAGED_RESOURCE}, reason
+            ("iam:AttachRolePolicy",),
+            roles,
+            {"ArnEquals": {"iam:PolicyARN": [_partitioned(arn) for arn in policy_arns]}, **_SERVICE_BOUNDED_RESOURCE},
+            reason,
         ),
     )
+
+
+def _partitioned(arn: str) -> str:
+    """An AWS managed policy ARN in the deployment's partition (aws, aws-cn, aws-us-gov)."""
+    return arn.replace("arn:aws:", "arn:{partition}:", 1)
 
 
 def _delete_roles(roles: tuple[str, ...], reason: str) -> tuple[Grant, ...]:
@@ -371,14 +416,14 @@ _TLS_BUCKETS_REASON = (
     "TLS certificate buckets are named per cluster tag and Region at run time (hyperpod-tls-<tag>-<account>-"
     "<region>, the prefix AWS's inference policy requires); the pattern admits only this account's"
 )
-_READ_TLS_BUCKETS = Grant(("s3:ListBucket", "s3:GetBucketTagging"), _TLS_BUCKETS, reason=_TLS_BUCKETS_REASON)
+_READ_TLS_BUCKETS = _buckets(("s3:ListBucket", "s3:GetBucketTagging"), _TLS_BUCKETS, _TLS_BUCKETS_REASON)
 # A TLS bucket is emptied, then deleted: it holds only the certificates the operator wrote.
 _EMPTY_TLS_BUCKETS = (
-    _READ_TLS_BUCKETS,
-    Grant(
+    *_READ_TLS_BUCKETS,
+    *_buckets(
         ("s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"),
         _TLS_BUCKETS + tuple(f"{bucket}/*" for bucket in _TLS_BUCKETS),
-        reason=_TLS_BUCKETS_REASON,
+        _TLS_BUCKETS_REASON,
     ),
 )
 _KARPENTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{karpenter_role_name('*')}",)
@@ -474,13 +519,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "ensure_cluster_role": FunctionAccess(
         (
             _READ_CLUSTER_ROLE,
-            Grant(("iam:CreateRole", "iam:TagRole"), _CLUSTER_ROLES, _MANAGED_REQUEST, _CLUSTER_ROLES_REASON),
-            Grant(
-                ("iam:AttachRolePolicy",),
-                _CLUSTER_ROLES,
-                {"ArnEquals": {"iam:PolicyARN": EKS_CLUSTER_POLICY_ARN}, **_MANAGED_RESOURCE},
-                _CLUSTER_ROLES_REASON,
-            ),
+            *_create_role_with_policy(_CLUSTER_ROLES, (EKS_CLUSTER_POLICY_ARN,), _CLUSTER_ROLES_REASON)[1:],
         )
     ),
     "create_eks_cluster": FunctionAccess(
@@ -521,7 +560,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _ANY_ACCESS_ENTRY,
                 {
                     "StringEquals": {
-                        "eks:policyArn": CLUSTER_ADMIN_ACCESS_POLICY_ARN,
+                        "eks:policyArn": _partitioned(CLUSTER_ADMIN_ACCESS_POLICY_ARN),
                         "eks:principalArn": "{kubernetes_role_arn}",
                     }
                 },
@@ -589,11 +628,11 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     ),
     # --- create_hyperpod_cluster workflow -----------------------------------------------------
     "ensure_execution_role": FunctionAccess(
-        _create_role_with_policy(_HYPERPOD_EXEC_ROLES, EXECUTION_ROLE_POLICY_ARN, _STAGE4_ROLES_REASON)
+        _create_role_with_policy(_HYPERPOD_EXEC_ROLES, (EXECUTION_ROLE_POLICY_ARN,), _STAGE4_ROLES_REASON)
     ),
     "ensure_lifecycle_scripts": FunctionAccess(
         (
-            Grant(
+            *_buckets(
                 (
                     "s3:ListBucket",
                     "s3:GetBucketTagging",
@@ -606,7 +645,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:PutObject",
                 ),
                 _LIFECYCLE_BUCKETS,
-                reason=_LIFECYCLE_BUCKETS_REASON,
+                _LIFECYCLE_BUCKETS_REASON,
             ),
         )
     ),
@@ -660,7 +699,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "check_hyperpod_cluster": FunctionAccess((_DESCRIBE_HYPERPOD,)),
     "ensure_training_operator_identity": FunctionAccess(
         (
-            *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, TRAINING_OPERATOR_POLICY_ARN, _STAGE4_ROLES_REASON),
+            *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, (TRAINING_OPERATOR_POLICY_ARN,), _STAGE4_ROLES_REASON),
             Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
             Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
             _also_adopted(("eks:CreatePodIdentityAssociation",)),
@@ -711,13 +750,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     # --- configure_storage workflow -----------------------------------------------------------
     "ensure_data_bucket": FunctionAccess(
         (
-            Grant(
+            *_buckets(
                 ("s3:ListBucket", "s3:GetBucketTagging"),
                 ("arn:{partition}:s3:::*",),
-                reason="The caller may name any bucket of theirs to mount; this step only checks that it exists "
+                "The caller may name any bucket of this account to mount; this step only checks that it exists "
                 "and reads its tags, it never writes to a bucket it did not create",
             ),
-            Grant(
+            *_buckets(
                 (
                     "s3:CreateBucket",
                     "s3:PutBucketPublicAccessBlock",
@@ -726,7 +765,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:PutBucketTagging",
                 ),
                 ("arn:{partition}:s3:::instantstart-*",),
-                reason="Data buckets are named per cluster tag, account and Region at run time "
+                "Data buckets are named per cluster tag, account and Region at run time "
                 "(instantstart-<tag>-…); the pattern admits only those",
             ),
         )
@@ -822,7 +861,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "delete_hyperpod_resources": FunctionAccess(
         (
             *_delete_roles(_HYPERPOD_EXEC_ROLES + _TRAINING_OPERATOR_ROLES, _STAGE4_ROLES_REASON),
-            Grant(
+            *_buckets(
                 (
                     "s3:ListBucket",
                     "s3:ListBucketVersions",
@@ -832,7 +871,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:DeleteBucket",
                 ),
                 _LIFECYCLE_BUCKETS,
-                reason=_LIFECYCLE_BUCKETS_REASON,
+                _LIFECYCLE_BUCKETS_REASON,
             ),
         )
     ),
@@ -958,7 +997,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             *_FEATURE_FACTS,
             *_CREATE_ADDON,
             _LIST_OIDC_PROVIDERS,
-            *_create_role_with_policy(_FSX_CSI_ROLES, FSX_CSI_POLICY_ARN, _FEATURE_ROLES_REASON),
+            *_create_role_with_policy(_FSX_CSI_ROLES, (FSX_CSI_POLICY_ARN,), _FEATURE_ROLES_REASON),
             Grant(
                 ("iam:PassRole",),
                 _FSX_CSI_ROLES,
@@ -974,14 +1013,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (
             *_FEATURE_FACTS,
             *_CREATE_ADDON,
-            _read_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
-            Grant(("iam:CreateRole", "iam:TagRole"), _OBSERVABILITY_ROLES, _MANAGED_REQUEST, _FEATURE_ROLES_REASON),
-            Grant(
-                ("iam:AttachRolePolicy",),
-                _OBSERVABILITY_ROLES,
-                {"ArnEquals": {"iam:PolicyARN": list(OBSERVABILITY_POLICY_ARNS)}, **_MANAGED_RESOURCE},
-                _FEATURE_ROLES_REASON,
-            ),
+            *_create_role_with_policy(_OBSERVABILITY_ROLES, OBSERVABILITY_POLICY_ARNS, _FEATURE_ROLES_REASON),
             Grant(
                 ("iam:PassRole",),
                 _OBSERVABILITY_ROLES,
@@ -1003,10 +1035,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             # Also reads the stage 3 add-ons it needs ACTIVE.
             *_CREATE_ADDON,
             _LIST_OIDC_PROVIDERS,
-            *_create_role_with_policy(_INFERENCE_ROLES, INFERENCE_OPERATOR_POLICY_ARN, _INFERENCE_ROLES_REASON),
+            *_create_role_with_policy(_INFERENCE_ROLES, (INFERENCE_OPERATOR_POLICY_ARN,), _INFERENCE_ROLES_REASON),
             # The role reaches the add-on in its configuration values, so EKS is never passed it (no PassRole).
-            _READ_TLS_BUCKETS,
-            Grant(
+            *_READ_TLS_BUCKETS,
+            *_buckets(
                 (
                     "s3:CreateBucket",
                     "s3:PutBucketTagging",
@@ -1015,7 +1047,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                     "s3:PutBucketPolicy",
                 ),
                 _TLS_BUCKETS,
-                reason=_TLS_BUCKETS_REASON,
+                _TLS_BUCKETS_REASON,
             ),
         )
     ),
@@ -1103,7 +1135,7 @@ API_ACCESS = FunctionAccess(
         # Live reads behind cluster detail, status, instance groups and nodes.
         _DESCRIBE_EKS_CLUSTER,
         _DESCRIBE_HYPERPOD,
-        Grant(("sagemaker:ListClusterNodes",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_CLUSTERS_REASON),
+        Grant(("sagemaker:ListClusterNodes",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON),
         # Node reboot / replace / delete answer synchronously, on the control plane's own clusters only.
         Grant(
             (
@@ -1124,7 +1156,7 @@ API_ACCESS = FunctionAccess(
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
-        _READ_TLS_BUCKETS,
+        *_READ_TLS_BUCKETS,
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),

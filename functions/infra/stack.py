@@ -15,7 +15,9 @@ Context keys (all optional):
   mcpMaxRole               viewer|operator|admin (default admin): the strongest role the remote MCP server
                            acts with; each request still has at most the role of the user it acts for
   webAclArn                a regional WAFv2 web ACL to associate with the API stage
-  apiGatewayAccountRole    false: do not set the Region's API Gateway CloudWatch Logs role
+  apiGatewayAccountRole    true: set the Region's API Gateway CloudWatch Logs role (a Region-wide account setting,
+                           off by default: the stage's logging needs one, most accounts already have it; the
+                           role and the setting are retained when the stack is deleted)
   skipLayerBundling        true: no pip for the layers, no bytecode for the code assets (tests; never deploy)
   runtimePython            the CPython 3.12 that compiles the bytecode (default: python3.12 on PATH)
 """
@@ -80,6 +82,31 @@ ACCESS_LOG_FIELDS = {
     "errorType": "$context.error.responseType",
     "xrayTraceId": "$context.xrayTraceId",
 }
+# What the service boundary denies: every way to create or widen an identity or a policy.
+IDENTITY_CHANGES = (
+    "iam:AddUserToGroup",
+    "iam:AttachGroupPolicy",
+    "iam:AttachRolePolicy",
+    "iam:AttachUserPolicy",
+    "iam:CreateAccessKey",
+    "iam:CreateLoginProfile",
+    "iam:CreateOpenIDConnectProvider",
+    "iam:CreatePolicy",
+    "iam:CreatePolicyVersion",
+    "iam:CreateRole",
+    "iam:CreateSAMLProvider",
+    "iam:CreateUser",
+    "iam:DeleteRolePermissionsBoundary",
+    "iam:DeleteUserPermissionsBoundary",
+    "iam:PutGroupPolicy",
+    "iam:PutRolePermissionsBoundary",
+    "iam:PutRolePolicy",
+    "iam:PutUserPermissionsBoundary",
+    "iam:PutUserPolicy",
+    "iam:SetDefaultPolicyVersion",
+    "iam:UpdateAssumeRolePolicy",
+    "iam:UpdateLoginProfile",
+)
 BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
 
 
@@ -121,6 +148,7 @@ class InstantStartStack(Stack):
         self.layer = dependencies_layer(self, "DependenciesLayer")
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
+        self.service_boundary = self._service_boundary()
         self.step_lambdas = StepLambdasStack(
             self,
             "StepLambdas",
@@ -130,6 +158,7 @@ class InstantStartStack(Stack):
                 "kubernetes_role_arn": kubernetes_role_arn(),
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
+                "service_boundary_arn": self.service_boundary.managed_policy_arn,
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
             },
             acks=self.acks,
@@ -207,21 +236,64 @@ class InstantStartStack(Stack):
                         "s3:PutObject",
                         "s3:DeleteObject",
                         "s3:AbortMultipartUpload",
+                    ],
+                    resources=["*"],
+                    conditions={"StringEquals": {"s3:ResourceAccount": Aws.ACCOUNT_ID}},
+                ),
+                iam.PolicyStatement(
+                    actions=[
                         "cloudwatch:PutMetricData",
                         "logs:CreateLogGroup",
                         "logs:CreateLogStream",
                         "logs:PutLogEvents",
                     ],
                     resources=["*"],
-                )
+                ),
             ],
         )
         self.acks.add(
             boundary,
             "AwsSolutions-IAM5[Resource::*]",
             "A permissions boundary is a ceiling, not a grant: each workload role's own inline policy names "
-            "its buckets, and the boundary keeps any such policy to S3 object access, metrics and logs",
+            "its buckets, and the boundary keeps any such policy to S3 object access on this account's buckets "
+            "(s3:ResourceAccount), metrics and logs",
         )
+        return boundary
+
+    def _service_boundary(self) -> iam.ManagedPolicy:
+        """The ceiling of the roles AWS services and operators assume with AWS managed policies attached (the EKS
+        cluster role, the HyperPod execution role, the training, FSx CSI, observability and inference operators'
+        roles): whatever those policies grant, the role can never change IAM identities or policies (service-linked
+        roles aside), and never touch a bucket of another account."""
+        service_linked = f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/aws-service-role/*"
+        boundary = iam.ManagedPolicy(
+            self,
+            "ServiceRoleBoundary",
+            description="InstantStart: permissions boundary of service and operator roles created for clusters",
+            statements=[
+                iam.PolicyStatement(sid="AwsManagedPoliciesCeiling", actions=["*"], resources=["*"]),
+                iam.PolicyStatement(
+                    sid="NoIdentityChanges",
+                    effect=iam.Effect.DENY,
+                    actions=list(IDENTITY_CHANGES),
+                    not_resources=[service_linked],
+                ),
+                iam.PolicyStatement(
+                    sid="NoBucketsOfOtherAccounts",
+                    effect=iam.Effect.DENY,
+                    actions=["s3:*"],
+                    resources=["*"],
+                    conditions={"StringNotEquals": {"s3:ResourceAccount": Aws.ACCOUNT_ID}},
+                ),
+            ],
+        )
+        reason = (
+            "A permissions boundary is a ceiling, not a grant: these roles hold only the AWS managed policies the "
+            "steps may attach (iam:PolicyARN condition); the boundary's denials are what it adds: no IAM identity "
+            "or policy changes and no S3 access outside this account"
+        )
+        self.acks.add(boundary, "AwsSolutions-IAM5[Action::*]", reason)
+        self.acks.add(boundary, "AwsSolutions-IAM5[Resource::*]", reason)
         return boundary
 
     def _autoscaling_boundary(self) -> iam.ManagedPolicy:
@@ -516,8 +588,10 @@ class InstantStartStack(Stack):
             )
 
     def _api_gateway_logging_role(self, api: apigw.RestApi) -> None:
-        """Execution logging needs the Region's API Gateway account to name a CloudWatch Logs role."""
-        if str(self.node.try_get_context("apiGatewayAccountRole")).lower() == "false":
+        """Execution logging needs the Region's API Gateway account to name a CloudWatch Logs role. That setting is
+        the whole Region's, so the stack takes it over only when asked (`apiGatewayAccountRole=true`), and leaves it
+        in place when deleted."""
+        if str(self.node.try_get_context("apiGatewayAccountRole")).lower() != "true":
             return
         role = iam.Role(
             self,
@@ -553,6 +627,8 @@ class InstantStartStack(Stack):
             self.acks,
         )
         account = apigw.CfnAccount(self, "ApiGatewayAccount", cloud_watch_role_arn=role.role_arn)
+        role.apply_removal_policy(RemovalPolicy.RETAIN)
+        account.apply_removal_policy(RemovalPolicy.RETAIN)
         api.deployment_stage.node.add_dependency(account)
 
     def _web_acl(self, api: apigw.RestApi) -> None:
@@ -565,8 +641,10 @@ class InstantStartStack(Stack):
         Validations.of(api.deployment_stage).acknowledge(
             Acknowledgment(
                 id="AwsSolutions-APIG3",
-                reason="No WAF by default: every method requires Cognito or SigV4 authorization and the "
-                "stage is throttled; set the context key webAclArn to associate a regional WAFv2 web ACL",
+                reason="No WAF by default: every method requires Cognito or SigV4 authorization except /mcp and "
+                "its RFC 9728 metadata route, which use NONE by design (the MCP function verifies /mcp's bearer "
+                "token itself; the metadata is public); the stage is throttled; set the context key webAclArn to "
+                "associate a regional WAFv2 web ACL",
             )
         )
 

@@ -24,10 +24,12 @@ STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
 POLL_SECONDS = "30"
 POLL_MAX_ATTEMPTS = "120"
-# Grant placeholders whose value a step also reads from its environment.
+# Grant placeholders whose value every step also reads from its environment (the services that create roles are
+# built with their boundaries, whichever step of theirs runs).
 ENVIRONMENT_OF_VALUE = {
     "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
     "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
+    "service_boundary_arn": "IS_SERVICE_ROLE_BOUNDARY_ARN",
 }
 
 
@@ -72,10 +74,8 @@ class StepLambdasStack(NestedStack):
         }
         if access.kubernetes_role:
             environment["IS_KUBERNETES_ROLE_ARN"] = self._grant_values["kubernetes_role_arn"]
-        conditions = str([grant.conditions for grant in access.grants])
         for value, env_var in ENVIRONMENT_OF_VALUE.items():
-            if f"{{{value}}}" in conditions:
-                environment[env_var] = self._grant_values[value]
+            environment[env_var] = self._grant_values[value]
         return lambda_function(
             self,
             f"{pascal(group)}Steps",

@@ -223,6 +223,15 @@ class Sandbox:
                 }
             ),
         )
+        service_boundary = iam.create_policy(
+            PolicyName="instantstart-service-role-boundary",
+            PolicyDocument=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}],
+                }
+            ),
+        )
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
         machines = {}
@@ -242,6 +251,7 @@ class Sandbox:
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
+                "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",

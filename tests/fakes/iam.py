@@ -15,7 +15,7 @@ ACCOUNT = "123456789012"
 class StoredRole:
     role: IamRole
     trust: dict[str, Any]
-    boundary_arn: str | None
+    boundary_arn: str
     inline: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -34,9 +34,7 @@ class InMemoryIamGateway:
         stored = self.roles.get(name)
         return stored.role if stored else None
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         if name in self.roles:
             raise ValueError(f"EntityAlreadyExists: role {name}")
         role = IamRole(name=name, arn=f"arn:aws:iam::{ACCOUNT}:role/{name}", tags=dict(tags))

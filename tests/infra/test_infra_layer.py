@@ -60,6 +60,12 @@ def test_pip_targets_the_lambda_platform(tmp_path: Path) -> None:
     assert "--only-binary=:all:" in command and "--implementation" in command
 
 
+def test_pip_is_constrained_to_the_runtime_botocore_dependencies(tmp_path: Path) -> None:
+    command = pip_command(str(tmp_path))
+    constraints = Path(command[command.index("--constraint") + 1]).read_text().splitlines()
+    assert "python-dateutil==2.9.0.post0" in constraints  # botocore requires python-dateutil<3
+
+
 def test_skipped_bundling_ships_only_the_requirement_list(synth: Any) -> None:
     layers = synth.of_type("AWS::Lambda::LayerVersion").values()
     assert len(layers) == 2  # the control plane's and the MCP server's

@@ -64,6 +64,22 @@ def test_an_iam_caller_gets_the_role_bound_to_its_iam_role():
     assert (actor.principal, actor.role, actor.via) == (OPERATOR_CALLER, Role.OPERATOR, None)
 
 
+def test_a_role_bound_with_its_path_matches_its_sessions_by_account_and_name(monkeypatch: pytest.MonkeyPatch):
+    sso_role = f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Admin_0123abcd"
+    monkeypatch.setenv("IS_IAM_ROLE_BINDINGS", json.dumps({sso_role: "admin"}))
+    settings.cache_clear()
+    session = f"arn:aws:sts::{ACCOUNT}:assumed-role/AWSReservedSSO_Admin_0123abcd/alice@example.com"
+    assert actor_of(event(user_arn=session)).role == Role.ADMIN
+    for stranger in (
+        "arn:aws:sts::999999999999:assumed-role/AWSReservedSSO_Admin_0123abcd/alice@example.com",
+        f"arn:aws:sts::{ACCOUNT}:assumed-role/AWSReservedSSO_Admin/alice@example.com",
+        f"arn:aws-cn:sts::{ACCOUNT}:assumed-role/AWSReservedSSO_Admin_0123abcd/alice@example.com",
+        f"arn:aws:iam::{ACCOUNT}:user/AWSReservedSSO_Admin_0123abcd",
+    ):
+        with pytest.raises(ForbiddenError):
+            actor_of(event(user_arn=stranger))
+
+
 def test_an_unbound_iam_caller_and_an_anonymous_event_are_refused():
     with pytest.raises(ForbiddenError):
         actor_of(event(user_arn=f"arn:aws:sts::{ACCOUNT}:assumed-role/Other/s"))

@@ -1,10 +1,23 @@
-"""IAM policy documents the control plane writes: trust policies and least-privilege grants."""
+"""IAM policy documents the control plane writes: trust policies and least-privilege grants, and the check every
+trust policy passes before it reaches IAM (`check_trust_policy`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from controlplane.models.errors import ForeignResourceError
+
 VERSION = "2012-10-17"
+# The AWS services that assume the roles the control plane creates: EKS (cluster role), SageMaker (HyperPod
+# execution role, inference operator), EKS Pod Identity (operators' roles), HyperPod autoscaling.
+TRUSTED_SERVICES = frozenset(
+    {"eks.amazonaws.com", "sagemaker.amazonaws.com", "pods.eks.amazonaws.com", "hyperpod.sagemaker.amazonaws.com"}
+)
+TRUST_ACTIONS = frozenset({"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"})
+_EKS_OIDC_PROVIDER = re.compile(
+    r"^arn:aws[a-z-]*:iam::(?P<account>\d{12}):oidc-provider/oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/[A-Za-z0-9]+$"
+)
 
 
 def service_trust(service_principal: str, actions: tuple[str, ...] = ("sts:AssumeRole",)) -> dict[str, Any]:
@@ -62,3 +75,31 @@ def s3_bucket_access(bucket_patterns: list[str]) -> dict[str, Any]:
             },
         ],
     }
+
+
+def check_trust_policy(trust_policy: dict[str, Any], account: str) -> None:
+    """Refuse a trust policy that lets anyone but the expected AWS services, or an EKS OIDC provider of this
+    account scoped to one service account, assume the role."""
+    for statement in trust_policy.get("Statement", []):
+        actions = statement.get("Action")
+        actions = [actions] if isinstance(actions, str) else list(actions or [])
+        principal = statement.get("Principal")
+        if statement.get("Effect") != "Allow" or not actions or not set(actions) <= TRUST_ACTIONS:
+            raise ForeignResourceError(f"Trust statement {statement} allows more than assuming the role.")
+        if not isinstance(principal, dict) or len(principal) != 1:
+            raise ForeignResourceError(f"Trust statement {statement} must name one service or one OIDC provider.")
+        if "Service" in principal:
+            services = principal["Service"]
+            services = [services] if isinstance(services, str) else list(services)
+            untrusted = sorted(set(services) - TRUSTED_SERVICES)
+            if untrusted:
+                raise ForeignResourceError(f"Trust policy names services the control plane never trusts: {untrusted}.")
+            continue
+        provider = _EKS_OIDC_PROVIDER.match(str(principal.get("Federated", "")))
+        if provider is None or provider["account"] != account:
+            raise ForeignResourceError(
+                f"Trust policy names {principal}, not an EKS OIDC provider of account {account}."
+            )
+        subjects = [key for key in statement.get("Condition", {}).get("StringEquals", {}) if key.endswith(":sub")]
+        if not subjects:
+            raise ForeignResourceError("A web-identity trust must be scoped to one Kubernetes service account (:sub).")

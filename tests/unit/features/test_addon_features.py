@@ -99,7 +99,9 @@ def test_removal_deletes_the_addon_first_and_its_role_once_the_addon_is_gone(wor
 
 
 def test_a_half_built_addon_feature_is_partial_finished_by_enable_and_removed_by_disable(world):
-    world.iam.create_role(FSX_ROLE, {}, feature_tags(TAG, Feature.FSX_CSI_DRIVER))
+    world.iam.create_role(
+        FSX_ROLE, {}, feature_tags(TAG, Feature.FSX_CSI_DRIVER), "arn:aws:iam::123456789012:policy/boundary"
+    )
     assert world.state(Feature.FSX_CSI_DRIVER).state == "partial"
     assert world.enable(Feature.FSX_CSI_DRIVER).done
     assert world.iam.find_role(FSX_ROLE).attached_policy_arns
@@ -108,7 +110,7 @@ def test_a_half_built_addon_feature_is_partial_finished_by_enable_and_removed_by
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
-    world.iam.create_role(FSX_ROLE, {}, {})
+    world.iam.create_role(FSX_ROLE, {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     with pytest.raises(ForeignResourceError, match=f"IAM role {FSX_ROLE} exists"):
         ensure(world, Feature.FSX_CSI_DRIVER)
 

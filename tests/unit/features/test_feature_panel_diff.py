@@ -64,7 +64,12 @@ def test_disabling_an_enabled_feature_is_disabled_and_plans_a_delete(world):
 
 
 def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world):
-    world.iam.create_role("instantstart-demo-fsx-csi", {}, feature_tags(TAG, Feature.FSX_CSI_DRIVER))
+    world.iam.create_role(
+        "instantstart-demo-fsx-csi",
+        {},
+        feature_tags(TAG, Feature.FSX_CSI_DRIVER),
+        "arn:aws:iam::123456789012:policy/boundary",
+    )
     assert world.state(Feature.FSX_CSI_DRIVER).state == "partial"
     assert world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": True})).changes.fsxCsiDriver.change == "enable"
     assert world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": False})).changes.fsxCsiDriver.change == "disable"

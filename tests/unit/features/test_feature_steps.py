@@ -73,6 +73,6 @@ def test_cluster_deletion_removes_what_every_feature_created_outside_the_cluster
 
 
 def test_cluster_deletion_keeps_roles_that_are_not_ours(world):
-    world.iam.create_role("instantstart-demo-observability", {}, {})
+    world.iam.create_role("instantstart-demo-observability", {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     world.steps.delete_identities(world.workflow_input(Feature.CERT_MANAGER, ENABLE), DISABLE_ORDER)
     assert "instantstart-demo-observability" in world.iam.roles

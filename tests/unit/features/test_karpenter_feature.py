@@ -127,7 +127,7 @@ def test_ensure_refuses_groups_that_are_not_in_the_cluster(world):
 
 
 def test_autoscaling_enabled_outside_instantstart_is_not_taken_over(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER))
+    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
     world.hyperpod.update_settings(HYPERPOD_NAME, {"ClusterRole": "arn:aws:iam::123456789012:role/theirs"})
     world.hyperpod.update_settings(HYPERPOD_NAME, {"AutoScaling": {"Mode": "Enable", "AutoScalerType": "Karpenter"}})
     with pytest.raises(ForeignResourceError, match="enabled outside InstantStart"):
@@ -135,7 +135,7 @@ def test_autoscaling_enabled_outside_instantstart_is_not_taken_over(world):
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
-    world.iam.create_role(ROLE, {}, {})
+    world.iam.create_role(ROLE, {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     with pytest.raises(ForeignResourceError, match=f"IAM role {ROLE} exists"):
         ensure(world)
 
@@ -157,7 +157,7 @@ def test_failed_autoscaling_is_reported_with_its_failure_message(world):
 
 
 def test_a_half_built_chain_is_partial_and_finished_by_enabling_again(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER))
+    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
     state = world.state(Feature.KARPENTER)
     assert (state.state, state.resources) == ("partial", [f"role {ROLE}"])
     assert state.message == "Half-built: enable again to finish it, or disable it."
@@ -179,12 +179,12 @@ def test_remove_deletes_the_objects_turns_autoscaling_off_and_deletes_the_role_l
 
 
 def test_a_half_built_chain_is_removed_by_disabling(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER))
+    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
     assert world.disable(Feature.KARPENTER).done
     assert world.iam.find_role(ROLE) is None
 
 
 def test_remove_leaves_a_role_that_is_not_ours(world):
-    world.iam.create_role(ROLE, {}, {})
+    world.iam.create_role(ROLE, {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     assert remove(world) is True
     assert world.iam.find_role(ROLE) is not None

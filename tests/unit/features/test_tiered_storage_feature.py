@@ -121,14 +121,16 @@ def test_remove_deletes_the_oidc_provider_the_feature_created(world):
 
 
 def test_a_half_built_chain_is_removed_by_disabling(world):
-    world.iam.create_role(NAME, {}, feature_tags(TAG, Feature.TIERED_STORAGE))
+    world.iam.create_role(
+        NAME, {}, feature_tags(TAG, Feature.TIERED_STORAGE), "arn:aws:iam::123456789012:policy/boundary"
+    )
     assert world.disable(Feature.TIERED_STORAGE).done
     assert world.iam.find_role(NAME) is None
     assert world.hyperpod.sent_settings() == []
 
 
 def test_remove_leaves_what_is_not_ours(world):
-    world.iam.create_role(NAME, {}, {})
+    world.iam.create_role(NAME, {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     world.iam.create_policy(NAME, {}, {})
     create_service_account_by_hand(world)
     assert remove(world) is True
@@ -140,7 +142,7 @@ def test_remove_leaves_what_is_not_ours(world):
 @pytest.mark.parametrize("foreign", ["role", "policy", "service account"])
 def test_ensure_refuses_a_link_of_the_chain_that_is_not_ours(world, foreign):
     if foreign == "role":
-        world.iam.create_role(NAME, {}, {})
+        world.iam.create_role(NAME, {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     elif foreign == "policy":
         world.iam.create_policy(NAME, {}, {})
     else:

@@ -50,6 +50,7 @@ ISSUER = "https://oidc.eks.us-west-2.amazonaws.com/id/EXAMPLE"
 OIDC_PROVIDER = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{ISSUER.removeprefix('https://')}"
 WORKLOAD_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/workload-boundary"
 AUTOSCALING_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/autoscaling-boundary"
+SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
 ADMIN = Actor("alice", Role.ADMIN)
 POLL = PollSettings(wait_seconds=5, max_attempts=10)
 
@@ -124,6 +125,7 @@ class FeatureWorld:
             WORKLOAD_BOUNDARY,
             self.buckets,
             AUTOSCALING_BOUNDARY,
+            SERVICE_BOUNDARY,
         )
         self.operations = OperationService(
             InMemoryOperationRepository(),

@@ -91,7 +91,9 @@ def world() -> World:
     world.hyperpod.put_cluster(
         HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags("demo")
     )
-    world.iam.create_role(hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"))
+    world.iam.create_role(
+        hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"), "arn:aws:iam::123456789012:policy/boundary"
+    )
     add_subnet(world, MORE, "10.1.0.0/24")
     return world
 

@@ -33,7 +33,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.hyperpod import new_group
-from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, TAG, World
+from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, SERVICE_BOUNDARY, TAG, World
 
 HP = "hp-cluster-demo"
 BUCKET = lifecycle_bucket_name("demo", ACCOUNT, REGION)
@@ -85,12 +85,13 @@ def test_execution_role_is_created_with_its_policy_once(world):
     arn = stage.ensure_execution_role(ctx())["roleArn"]
     role = world.iam.find_role(hyperpod_execution_role_name("demo"))
     assert (role.arn, role.attached_policy_arns) == (arn, frozenset({EXECUTION_ROLE_POLICY_ARN}))
+    assert world.iam.roles[hyperpod_execution_role_name("demo")].boundary_arn == SERVICE_BOUNDARY
     assert stage.ensure_execution_role(ctx())["roleArn"] == arn
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
     name = hyperpod_execution_role_name("demo")
-    world.iam.create_role(name, {}, {})
+    world.iam.create_role(name, {}, {}, SERVICE_BOUNDARY)
     with pytest.raises(ForeignResourceError):
         world.stage().ensure_execution_role(ctx())
 
@@ -240,7 +241,7 @@ def test_delete_resources_removes_only_what_stage_4_owns(world):
     stage.ensure_execution_role(ctx())
     stage.ensure_lifecycle_scripts(ctx())
     other = training_operator_role_name("demo")
-    world.iam.create_role(other, {}, {})
+    world.iam.create_role(other, {}, {}, SERVICE_BOUNDARY)
     result = stage.delete_hyperpod_resources(ctx())
     assert result == {"deleted": f"role {hyperpod_execution_role_name('demo')}, bucket {BUCKET}"}
     assert set(world.iam.roles) == {other}

@@ -35,6 +35,7 @@ REGION = "us-west-2"
 ACCOUNT = ACCOUNT_ID
 TAG = "demo"
 EKS_NAME = "eks-cluster-demo"
+SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
 POLL = PollSettings(wait_seconds=0, max_attempts=3)
 
 
@@ -108,4 +109,6 @@ class World:
         return InstanceGroupSteps(self.network, self.iam, self.hyperpod, POLL)
 
     def stage(self) -> HyperPodStageService:
-        return HyperPodStageService(self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL)
+        return HyperPodStageService(
+            self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL, SERVICE_BOUNDARY
+        )

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
+from controlplane.core.identity import check_trust_policy
 from controlplane.core.ports.iam import IamRole, ManagedPolicy
 
 
@@ -29,17 +30,15 @@ class AwsIamGateway:
             attached_policy_arns=frozenset(policy["PolicyArn"] for policy in attached),
         )
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
-        request: dict[str, Any] = {
-            "RoleName": name,
-            "AssumeRolePolicyDocument": json.dumps(trust_policy),
-            "Tags": tag_list(tags),
-        }
-        if boundary_arn:
-            request["PermissionsBoundary"] = boundary_arn
-        role = client("iam").create_role(**request)["Role"]
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
+        # The boundary is one of the stack's own policies: its account is the control plane's.
+        check_trust_policy(trust_policy, account=boundary_arn.split(":")[4])
+        role = client("iam").create_role(
+            RoleName=name,
+            AssumeRolePolicyDocument=json.dumps(trust_policy),
+            Tags=tag_list(tags),
+            PermissionsBoundary=boundary_arn,
+        )["Role"]
         return IamRole(name=name, arn=role["Arn"], tags=tags)
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None:

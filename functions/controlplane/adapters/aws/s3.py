@@ -1,14 +1,26 @@
-"""S3 buckets the control plane owns (lifecycle scripts, data)."""
+"""S3 buckets the control plane owns (lifecycle scripts, data).
+
+Every call names this account as the expected bucket owner (`ExpectedBucketOwner`): a bucket of our name in
+another account answers 403, which is never taken for "absent" (HyperPod nodes run lifecycle scripts as root).
+"""
 
 from __future__ import annotations
 
 import json
+from functools import cache
 
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, session, tag_dict, tag_list
+from controlplane.models.errors import ForeignResourceError
 
-_ABSENT = {"NoSuchBucket", "404", "NoSuchKey", "NoSuchTagSet", "AccessDenied", "403"}
+_ABSENT = {"NoSuchBucket", "404", "NoSuchKey"}
+_NOT_OURS = {"AccessDenied", "403"}
+
+
+@cache
+def _account() -> str:
+    return str(client("sts").get_caller_identity()["Account"])
 
 
 class AwsBucketGateway:
@@ -18,13 +30,13 @@ class AwsBucketGateway:
     def bucket_tags(self, bucket: str) -> dict[str, str] | None:
         s3 = client("s3", self._region)
         try:
-            s3.head_bucket(Bucket=bucket)
+            s3.head_bucket(Bucket=bucket, ExpectedBucketOwner=_account())
         except ClientError as error:
             if error_code(error) in _ABSENT:
                 return None
-            raise
+            raise _foreign(bucket, error) from None
         try:
-            return tag_dict(s3.get_bucket_tagging(Bucket=bucket)["TagSet"])
+            return tag_dict(s3.get_bucket_tagging(Bucket=bucket, ExpectedBucketOwner=_account())["TagSet"])
         except ClientError as error:
             if error_code(error) == "NoSuchTagSet":
                 return {}
@@ -37,9 +49,11 @@ class AwsBucketGateway:
             request["CreateBucketConfiguration"] = {"LocationConstraint": self._region}
         s3.create_bucket(**request)
         # Tags first: they are what marks the bucket as ours if a later call fails and the step runs again.
-        s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": tag_list(tags)})
+        owner = _account()
+        s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": tag_list(tags)}, ExpectedBucketOwner=owner)
         s3.put_public_access_block(
             Bucket=bucket,
+            ExpectedBucketOwner=owner,
             PublicAccessBlockConfiguration={
                 "BlockPublicAcls": True,
                 "IgnorePublicAcls": True,
@@ -49,6 +63,7 @@ class AwsBucketGateway:
         )
         s3.put_bucket_encryption(
             Bucket=bucket,
+            ExpectedBucketOwner=owner,
             ServerSideEncryptionConfiguration={
                 "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
             },
@@ -57,6 +72,7 @@ class AwsBucketGateway:
         arn = f"arn:{partition}:s3:::{bucket}"
         s3.put_bucket_policy(
             Bucket=bucket,
+            ExpectedBucketOwner=owner,
             Policy=json.dumps(
                 {
                     "Version": "2012-10-17",
@@ -75,27 +91,42 @@ class AwsBucketGateway:
         )
 
     def put_object(self, bucket: str, key: str, body: bytes) -> None:
-        client("s3", self._region).put_object(Bucket=bucket, Key=key, Body=body)
+        client("s3", self._region).put_object(Bucket=bucket, Key=key, Body=body, ExpectedBucketOwner=_account())
 
     def object_body(self, bucket: str, key: str) -> bytes | None:
         try:
-            return bytes(client("s3", self._region).get_object(Bucket=bucket, Key=key)["Body"].read())
+            response = client("s3", self._region).get_object(Bucket=bucket, Key=key, ExpectedBucketOwner=_account())
+            return bytes(response["Body"].read())
         except ClientError as error:
             if error_code(error) in _ABSENT:
                 return None
+            if error_code(error) in _NOT_OURS:
+                raise _foreign(bucket, error) from None
             raise
 
     def delete_bucket(self, bucket: str) -> None:
         s3 = client("s3", self._region)
+        owner = _account()
         try:
-            for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket):
+            for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket, ExpectedBucketOwner=owner):
                 objects = [
                     {"Key": item["Key"], "VersionId": item["VersionId"]}
                     for item in page.get("Versions", []) + page.get("DeleteMarkers", [])
                 ]
                 if objects:
-                    s3.delete_objects(Bucket=bucket, Delete={"Objects": objects, "Quiet": True})
-            s3.delete_bucket(Bucket=bucket)
+                    s3.delete_objects(
+                        Bucket=bucket, Delete={"Objects": objects, "Quiet": True}, ExpectedBucketOwner=owner
+                    )
+            s3.delete_bucket(Bucket=bucket, ExpectedBucketOwner=owner)
         except ClientError as error:
+            if error_code(error) in _NOT_OURS:
+                raise _foreign(bucket, error) from None
             if error_code(error) not in _ABSENT:
                 raise
+
+
+def _foreign(bucket: str, error: ClientError) -> ForeignResourceError:
+    return ForeignResourceError(
+        f"Bucket {bucket} is not this account's, or the control plane may not read it ({error_code(error)}); "
+        "it is never written to. Delete or rename it, then resume."
+    )

@@ -78,9 +78,7 @@ class ClusterDependencyService:
         role = self._iam.find_role(name)
         if role is None:
             trust = web_identity_trust(provider, issuer, S3_CSI_NAMESPACE, S3_CSI_SERVICE_ACCOUNT)
-            role = self._iam.create_role(
-                name, trust, ownership_tags(ctx.clusterTag), self._workload_boundary_arn or None
-            )
+            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag), self._workload_boundary_arn)
         elif not is_owned(role.tags, ctx.clusterTag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
         wanted = s3_bucket_access([managed_bucket_pattern(ctx.clusterTag)])

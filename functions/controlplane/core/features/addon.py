@@ -37,12 +37,15 @@ class AddonRole:
         name: Callable[[str], str],
         policy_arns: tuple[str, ...],
         *,
+        boundary_arn: str,
         irsa: str | None = None,
         pod_identity: str | None = None,
         namespace: str = ADDON_NAMESPACE,
         service: str | None = None,
     ) -> None:
         self._iam = iam
+        # The role's ceiling: the stack's boundary for roles AWS services and operators assume.
+        self._boundary_arn = boundary_arn
         self._name = name
         self.policy_arns = policy_arns
         self.irsa = irsa
@@ -62,7 +65,9 @@ class AddonRole:
         name = self.name(facts)
         role = self._iam.find_role(name)
         if role is None:
-            role = self._iam.create_role(name, self._trust(facts), feature_tags(facts.cluster_tag, feature))
+            role = self._iam.create_role(
+                name, self._trust(facts), feature_tags(facts.cluster_tag, feature), self._boundary_arn
+            )
         elif not is_owned(role.tags, facts.cluster_tag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
         for policy in self.policy_arns:

@@ -14,6 +14,8 @@ FSX_CSI_SERVICE_ACCOUNT = "fsx-csi-controller-sa"
 FSX_CSI_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonFSxFullAccess"
 
 
-def fsx_csi_driver_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins) -> AddonFeature:
-    role = AddonRole(iam, fsx_csi_role_name, (FSX_CSI_POLICY_ARN,), irsa=FSX_CSI_SERVICE_ACCOUNT)
+def fsx_csi_driver_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins, boundary_arn: str) -> AddonFeature:
+    role = AddonRole(
+        iam, fsx_csi_role_name, (FSX_CSI_POLICY_ARN,), boundary_arn=boundary_arn, irsa=FSX_CSI_SERVICE_ACCOUNT
+    )
     return AddonFeature(eks, Feature.FSX_CSI_DRIVER, FSX_CSI_ADDON, pins, role=role)

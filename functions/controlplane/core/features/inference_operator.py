@@ -30,12 +30,13 @@ INFERENCE_STAGE3_ADDONS = (S3_CSI_ADDON, METRICS_SERVER_ADDON)
 
 
 def inference_operator_feature(
-    iam: IamGateway, eks: EksGateway, buckets: BucketGateway, pins: FeaturePins
+    iam: IamGateway, eks: EksGateway, buckets: BucketGateway, pins: FeaturePins, boundary_arn: str
 ) -> AddonFeature:
     role = AddonRole(
         iam,
         inference_operator_role_name,
         (INFERENCE_OPERATOR_POLICY_ARN,),
+        boundary_arn=boundary_arn,
         irsa=INFERENCE_OPERATOR_SERVICE_ACCOUNT,
         namespace=INFERENCE_OPERATOR_NAMESPACE,
         service=SAGEMAKER_PRINCIPAL,

@@ -160,7 +160,7 @@ class Karpenter:
                 name,
                 service_trust(HYPERPOD_PRINCIPAL),
                 feature_tags(facts.cluster_tag, Feature.KARPENTER),
-                self._boundary_arn or None,
+                self._boundary_arn,
             )
             # A new role takes a moment to be assumable: HyperPod is given it in the next round.
             self._iam.put_role_policy(name, KARPENTER_POLICY_NAME, karpenter_access(hyperpod.arn))

@@ -20,9 +20,13 @@ OBSERVABILITY_POLICY_ARNS = (
 )
 
 
-def observability_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins) -> AddonFeature:
+def observability_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins, boundary_arn: str) -> AddonFeature:
     role = AddonRole(
-        iam, observability_role_name, OBSERVABILITY_POLICY_ARNS, pod_identity=OBSERVABILITY_SERVICE_ACCOUNT
+        iam,
+        observability_role_name,
+        OBSERVABILITY_POLICY_ARNS,
+        boundary_arn=boundary_arn,
+        pod_identity=OBSERVABILITY_SERVICE_ACCOUNT,
     )
     return AddonFeature(
         eks,

@@ -50,18 +50,19 @@ class FeatureSteps:
         workload_boundary_arn: str,
         buckets: BucketGateway,
         autoscaling_boundary_arn: str,
+        service_boundary_arn: str,
     ) -> None:
         self._eks = eks
         self._hyperpod = hyperpod
         self._poll = poll
         self._features: dict[Feature, FeatureHandler] = {
             Feature.CERT_MANAGER: cert_manager_feature(eks, pins),
-            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins),
+            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, service_boundary_arn),
             Feature.KUBERAY_OPERATOR: kuberay_operator_feature(kubernetes, render, pins),
             Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, workload_boundary_arn),
             Feature.TRAINING_OPERATOR: training_operator_feature(eks, pins),
-            Feature.OBSERVABILITY: observability_feature(iam, eks, pins),
-            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins),
+            Feature.OBSERVABILITY: observability_feature(iam, eks, pins, service_boundary_arn),
+            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, service_boundary_arn),
             Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
         }
 

@@ -128,7 +128,7 @@ class TieredStorage:
         role = self._iam.find_role(name)
         if role is None:
             trust = web_identity_trust(provider, issuer, TIERED_STORAGE_NAMESPACE, TIERED_STORAGE_SERVICE_ACCOUNT)
-            role = self._iam.create_role(name, trust, tags, self._workload_boundary_arn or None)
+            role = self._iam.create_role(name, trust, tags, self._workload_boundary_arn)
         elif not is_owned(role.tags, facts.cluster_tag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
         if policy_arn not in role.attached_policy_arns:

@@ -62,6 +62,7 @@ class HyperPodStageService:
         hyperpod: HyperPodGateway,
         buckets: BucketGateway,
         poll: PollSettings,
+        service_boundary_arn: str,
     ) -> None:
         self._network = network
         self._iam = iam
@@ -69,6 +70,8 @@ class HyperPodStageService:
         self._hyperpod = hyperpod
         self._buckets = buckets
         self._poll = poll
+        # The ceiling of the execution and training-operator roles (the stack's boundary for service roles).
+        self._service_boundary_arn = service_boundary_arn
 
     def ensure_execution_role(self, ctx: WorkflowState) -> dict[str, str]:
         return {
@@ -239,7 +242,7 @@ class HyperPodStageService:
     def _ensure_role(self, ctx: WorkflowState, name: str, trust: dict[str, Any], policy_arn: str) -> str:
         role = self._iam.find_role(name)
         if role is None:
-            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag))
+            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag), self._service_boundary_arn)
         elif not is_owned(role.tags, ctx.clusterTag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
         if policy_arn not in role.attached_policy_arns:

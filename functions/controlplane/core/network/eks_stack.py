@@ -36,6 +36,7 @@ class EksStackService:
         kubernetes: KubernetesGateway,
         control_plane_role_arn: str,
         poll: PollSettings,
+        service_boundary_arn: str,
     ) -> None:
         self._network = network
         self._iam = iam
@@ -43,6 +44,8 @@ class EksStackService:
         self._kubernetes = kubernetes
         self._control_plane_role_arn = control_plane_role_arn
         self._poll = poll
+        # The ceiling of the cluster role (the stack's boundary for roles AWS services assume).
+        self._service_boundary_arn = service_boundary_arn
 
     # --- network -----------------------------------------------------------------------------
 
@@ -130,7 +133,9 @@ class EksStackService:
         name = eks_cluster_role_name(ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
-            role = self._iam.create_role(name, service_trust(EKS_SERVICE_PRINCIPAL), ownership_tags(ctx.clusterTag))
+            role = self._iam.create_role(
+                name, service_trust(EKS_SERVICE_PRINCIPAL), ownership_tags(ctx.clusterTag), self._service_boundary_arn
+            )
         elif not is_owned(role.tags, ctx.clusterTag):
             raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
         if EKS_CLUSTER_POLICY_ARN not in role.attached_policy_arns:

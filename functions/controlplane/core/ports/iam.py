@@ -25,10 +25,9 @@ class ManagedPolicy:
 class IamGateway(Protocol):
     def find_role(self, name: str) -> IamRole | None: ...
 
-    def create_role(
-        self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str | None = None
-    ) -> IamRole:
-        """Create the role; workload roles (IRSA) pass the stack's permissions boundary."""
+    def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
+        """Create the role within one of the stack's permissions boundaries, after checking its trust policy
+        (`controlplane.core.identity.check_trust_policy`)."""
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
 

@@ -8,7 +8,8 @@ from typing import Protocol
 
 class BucketGateway(Protocol):
     def bucket_tags(self, bucket: str) -> dict[str, str] | None:
-        """The bucket's tags, or None if the bucket does not exist (or is not ours to read)."""
+        """The bucket's tags, or None if the bucket does not exist; ForeignResourceError if it belongs to another
+        account or cannot be read."""
 
     def create_bucket(self, bucket: str, tags: dict[str, str]) -> None:
         """Private, encrypted, TLS-only bucket in the gateway's Region."""

@@ -88,7 +88,7 @@ def test_the_s3_csi_role_trusts_its_service_account_and_reads_only_the_clusters_
 
 def test_a_foreign_role_with_the_s3_csi_roles_name_is_refused(steps, ctx, iam):
     steps.ensure_oidc_provider(ctx)
-    iam.create_role("instantstart-demo-s3-csi", {}, {})
+    iam.create_role("instantstart-demo-s3-csi", {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     with pytest.raises(ForeignResourceError):
         steps.ensure_s3_csi_driver_role(ctx)
 

@@ -22,6 +22,7 @@ from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
+SERVICE_BOUNDARY = "arn:aws:iam::123456789012:policy/service-boundary"
 STAGE_ONE = (
     "ensure_vpc",
     "ensure_subnets",
@@ -53,7 +54,7 @@ def eks():
 @pytest.fixture
 def stack(network, iam, eks):
     poll = PollSettings(wait_seconds=5, max_attempts=3)
-    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), CONTROL_PLANE_ROLE, poll)
+    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), CONTROL_PLANE_ROLE, poll, SERVICE_BOUNDARY)
 
 
 @pytest.fixture
@@ -126,8 +127,9 @@ def test_steps_that_need_an_earlier_one_say_which(stack, ctx):
 def test_the_cluster_role_gets_the_eks_policy_and_a_foreign_role_of_that_name_is_refused(stack, ctx, iam):
     stack.ensure_cluster_role(ctx)
     assert EKS_CLUSTER_POLICY_ARN in iam.find_role("instantstart-demo-eks-cluster").attached_policy_arns
+    assert iam.roles["instantstart-demo-eks-cluster"].boundary_arn == SERVICE_BOUNDARY
     iam.roles.clear()
-    iam.create_role("instantstart-demo-eks-cluster", {}, {"owner": "someone"})
+    iam.create_role("instantstart-demo-eks-cluster", {}, {"owner": "someone"}, SERVICE_BOUNDARY)
     with pytest.raises(ForeignResourceError):
         stack.ensure_cluster_role(ctx)
 
@@ -189,7 +191,7 @@ def test_delete_keeps_an_imported_cluster_and_a_role_that_is_not_ours(stack, mak
         OperationKind.DELETE_EKS_CLUSTER, "op-2", make_record(imported=True, eksClusterName="team"), ACCOUNT_ID
     )
     eks.add_cluster("team")
-    iam.create_role("instantstart-demo-eks-cluster", {}, {})
+    iam.create_role("instantstart-demo-eks-cluster", {}, {}, "arn:aws:iam::123456789012:policy/boundary")
     assert stack.delete_eks_cluster(imported)["action"] == "kept (imported)"
     assert stack.check_eks_cluster_deleted(imported).status == "KEPT"
     assert stack.delete_cluster_role(imported)["action"] == "kept (not ours)"

@@ -30,7 +30,9 @@ DATA_BUCKET = f"instantstart-demo-{ACCOUNT_ID}-us-west-2"
 @pytest.fixture
 def iam():
     gateway = InMemoryIamGateway()
-    gateway.create_role("instantstart-demo-s3-csi", {}, ownership_tags("demo"))
+    gateway.create_role(
+        "instantstart-demo-s3-csi", {}, ownership_tags("demo"), "arn:aws:iam::123456789012:policy/boundary"
+    )
     gateway.put_role_policy("instantstart-demo-s3-csi", S3_CSI_POLICY_NAME, s3_bucket_access(["instantstart-demo-*"]))
     return gateway
 
