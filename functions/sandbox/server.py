@@ -19,6 +19,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -30,6 +31,22 @@ from sandbox.k8s.http import asgi_app as kubernetes_app
 from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
+
+
+class _AnyPath(Convertor[str]):
+    """Any path, line breaks included (Starlette's `path` stops at them): API Gateway hands such paths to the
+    handler, which refuses them with its own error body."""
+
+    regex = r"[\s\S]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("anypath", _AnyPath())
 
 
 def _identity(request: Request, mcp_token: str) -> tuple[dict[str, str] | None, str | None] | None:
@@ -166,7 +183,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
     return Starlette(
         routes=[
             Route("/", home),
-            Route("/api/{path:path}", _api_route(mcp_token), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            Route("/api/{path:anypath}", _api_route(mcp_token), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
             Route("/sandbox/faults", add_fault, methods=["POST"]),
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),

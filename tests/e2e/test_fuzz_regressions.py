@@ -128,3 +128,12 @@ def test_a_local_caller_cannot_act_as_the_mcp_server_for_another_user(running_sa
         )
         assert_refused(response, 401, "Unauthenticated")
     assert wiring.audit_log().list_for_target("mcpforged") == []
+
+
+def test_a_path_with_line_breaks_reaches_the_handler_and_is_refused_with_the_error_body(running_sandbox):
+    """Found by the fuzzer: Starlette's `path` convertor stops at a line break, so the sandbox answered a plain-text
+    404 of its own instead of the API's JSON error."""
+    with running_sandbox.client() as api:
+        response = api.post("/clusters/a%0Ab%0Dc/hyperpod", json=HYPERPOD)
+    assert response.status_code in (400, 404), response.text
+    assert_refused(response, response.status_code, response.json()["code"])
