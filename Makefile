@@ -7,6 +7,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
+# Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
+# Suites of independent modules run on two workers, whole modules per worker (a module shares one sandbox);
+# the others are too short to repay starting workers (infra synthesizes its app once per process).
+SUITES := unit contract integration workflows infra e2e
+WORKERS := -n 2 --dist loadfile
+WORKERS_unit := $(WORKERS)
+WORKERS_workflows := $(WORKERS)
+WORKERS_e2e := $(WORKERS)
+
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
 
 $(STAMP): pyproject.toml
@@ -27,7 +36,7 @@ lint: install
 	$(BIN)/lint-imports
 
 unit: install
-	$(BIN)/pytest tests/unit -q
+	$(BIN)/pytest tests/unit -q $(WORKERS_unit)
 
 contract: install
 	$(BIN)/pytest tests/contract -q
@@ -36,16 +45,21 @@ integration: install
 	$(BIN)/pytest tests/integration -q
 
 workflow-tests: install
-	$(BIN)/pytest tests/workflows -q
+	$(BIN)/pytest tests/workflows -q $(WORKERS_workflows)
 
 infra: install
 	$(BIN)/pytest tests/infra -q
 
 e2e: install
-	$(BIN)/pytest tests/e2e -q
+	$(BIN)/pytest tests/e2e -q $(WORKERS_e2e)
 
 test: lint
-	$(BIN)/pytest tests/unit tests/contract tests/integration tests/workflows tests/infra tests/e2e -q
+	@failed=""; times=""; \
+	$(foreach suite,$(SUITES),start=$$(date +%s); \
+		$(BIN)/pytest tests/$(suite) -q --durations=5 $(WORKERS_$(suite)) || failed="$$failed $(suite)"; \
+		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
+	printf "Wall time per suite:\n$$times"; \
+	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi
 
 bench: install
 	$(BIN)/pytest tests/bench -q -s

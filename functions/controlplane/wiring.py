@@ -66,6 +66,7 @@ def operations() -> OperationService:
         StepFunctionsLauncher(config.state_machine_arns),
         AwsAccountGateway(),
         clock(),
+        config.operation_wait_poll_seconds,
     )
 
 

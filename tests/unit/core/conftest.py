@@ -48,7 +48,7 @@ def operations(
     account: InMemoryAccountGateway,
     clock: FakeClock,
 ) -> OperationService:
-    return OperationService(repository, registry, launcher, account, clock)
+    return OperationService(repository, registry, launcher, account, clock, wait_poll_seconds=0.5)
 
 
 @pytest.fixture

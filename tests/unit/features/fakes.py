@@ -334,7 +334,12 @@ class FeatureWorld:
             AUTOSCALING_BOUNDARY,
         )
         self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, FixedAccount(), self.clock
+            InMemoryOperationRepository(),
+            self.registry,
+            self.launcher,
+            FixedAccount(),
+            self.clock,
+            wait_poll_seconds=0.5,
         )
         self.panel = FeaturePanelService(self.registry, FixedAccount(), self.operations, lambda region: self.steps)
 

@@ -316,7 +316,7 @@ class World:
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
         self.operations = OperationService(
-            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock
+            InMemoryOperationRepository(), self.registry, self.launcher, self.account, self.clock, wait_poll_seconds=0.5
         )
         self.clusters = ClusterService(
             self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock

@@ -23,7 +23,6 @@ from controlplane.models.errors import OperationNotFoundError, OperationStateErr
 from controlplane.models.operations import Operation, OperationError, OperationKind, OperationStatus
 
 MAX_WAIT_SECONDS = 25
-WAIT_POLL_SECONDS = 0.5
 WRITE_ATTEMPTS = 5
 
 
@@ -35,12 +34,15 @@ class OperationService:
         launcher: WorkflowLauncher,
         account: AccountGateway,
         clock: Clock,
+        wait_poll_seconds: float,
     ) -> None:
+        """`wait_poll_seconds`: how often `wait` re-reads the operation."""
         self._operations = operations
         self._registry = registry
         self._launcher = launcher
         self._account = account
         self._clock = clock
+        self._wait_poll_seconds = wait_poll_seconds
 
     # --- callers -----------------------------------------------------------------------------
 
@@ -81,7 +83,7 @@ class OperationService:
         deadline = self._clock.now().timestamp() + min(timeout_seconds, MAX_WAIT_SECONDS)
         operation = self.get(operation_id)
         while not operation.status.terminal and self._clock.now().timestamp() < deadline:
-            self._clock.sleep(WAIT_POLL_SECONDS)
+            self._clock.sleep(self._wait_poll_seconds)
             operation = self.get(operation_id)
         return operation
 
