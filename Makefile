@@ -8,13 +8,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
 # Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
-# Suites of independent modules run on two workers, whole modules per worker (a module shares one sandbox);
-# the others are too short to repay starting workers (infra synthesizes its app once per process).
 SUITES := unit contract integration workflows infra e2e
-WORKERS := -n 2 --dist loadfile
-WORKERS_unit := $(WORKERS)
-WORKERS_workflows := $(WORKERS)
-WORKERS_e2e := $(WORKERS)
 
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
 
@@ -36,7 +30,7 @@ lint: install
 	$(BIN)/lint-imports
 
 unit: install
-	$(BIN)/pytest tests/unit -q $(WORKERS_unit)
+	$(BIN)/pytest tests/unit -q
 
 contract: install
 	$(BIN)/pytest tests/contract -q
@@ -45,18 +39,18 @@ integration: install
 	$(BIN)/pytest tests/integration -q
 
 workflow-tests: install
-	$(BIN)/pytest tests/workflows -q $(WORKERS_workflows)
+	$(BIN)/pytest tests/workflows -q
 
 infra: install
 	$(BIN)/pytest tests/infra -q
 
 e2e: install
-	$(BIN)/pytest tests/e2e -q $(WORKERS_e2e)
+	$(BIN)/pytest tests/e2e -q
 
 test: lint
 	@failed=""; times=""; \
 	$(foreach suite,$(SUITES),start=$$(date +%s); \
-		$(BIN)/pytest tests/$(suite) -q --durations=5 $(WORKERS_$(suite)) || failed="$$failed $(suite)"; \
+		$(BIN)/pytest tests/$(suite) -q --durations=5 || failed="$$failed $(suite)"; \
 		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
 	printf "Wall time per suite:\n$$times"; \
 	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi

@@ -44,11 +44,7 @@ class RunningSandbox:
 def running_sandbox() -> Iterator[RunningSandbox]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    # Tests run the sandbox's clock near zero: resources settle at once, workflows and long polls barely wait.
-    options = SandboxOptions(
-        kubernetes_url=f"{base_url}/k8s", seconds_to_active=0.05, poll_seconds=0, operation_wait_poll_seconds=0.02
-    )
-    sandbox = Sandbox(options)
+    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", seconds_to_active=1.0, poll_seconds=1))
     sandbox.start()
     server = uvicorn.Server(uvicorn.Config(build_app(sandbox), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -38,7 +38,7 @@ def settle(api: httpx.Client, count: int, limit: float = 30) -> dict[str, dict]:
         ]
         if (len(healthy) == count and len(found) == count) or time.monotonic() > deadline:
             return found
-        time.sleep(0.05)
+        time.sleep(0.5)
 
 
 def test_nodes_list_health_capacity_and_zone(cluster):
