@@ -7,6 +7,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
+# Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
+SUITES := unit contract integration workflows infra e2e
+
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
 
 $(STAMP): pyproject.toml
@@ -45,7 +48,12 @@ e2e: install
 	$(BIN)/pytest tests/e2e -q
 
 test: lint
-	$(BIN)/pytest tests/unit tests/contract tests/integration tests/workflows tests/infra tests/e2e -q
+	@failed=""; times=""; \
+	$(foreach suite,$(SUITES),start=$$(date +%s); \
+		$(BIN)/pytest tests/$(suite) -q --durations=5 || failed="$$failed $(suite)"; \
+		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
+	printf "Wall time per suite:\n$$times"; \
+	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi
 
 bench: install
 	$(BIN)/pytest tests/bench -q -s

@@ -82,6 +82,11 @@ class Settings:
         return int(_env("IS_POLL_SECONDS", "30"))
 
     @cached_property
+    def operation_wait_poll_seconds(self) -> float:
+        """How often a long-polling `GET /operations/{id}/wait` re-reads the operation."""
+        return float(_env("IS_OPERATION_WAIT_POLL_SECONDS", "0.5"))
+
+    @cached_property
     def poll_max_attempts(self) -> int:
         return int(_env("IS_POLL_MAX_ATTEMPTS", "120"))
 

@@ -65,6 +65,7 @@ def operations() -> OperationService:
         clock(),
         audit_log(),
         lambda operation: clusters().record_outcome(operation),
+        config.operation_wait_poll_seconds,
     )
 
 

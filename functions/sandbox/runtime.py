@@ -50,9 +50,20 @@ MCP_CALLER_ARN = f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/instantstart-sandbox-m
 
 @dataclass(frozen=True)
 class SandboxOptions:
+    """Where the emulated Kubernetes API servers are reached, and how long the simulated account takes.
+
+    The defaults are human scale, for `make run`; tests set every duration near zero.
+    - `seconds_to_active`: how long a simulated resource takes to settle (EKS cluster and add-ons, HyperPod
+      cluster and nodes, FSx file system).
+    - `poll_seconds`: the workflows' wait between two checks of a resource being created (`IS_POLL_SECONDS`).
+    - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation
+      (`IS_OPERATION_WAIT_POLL_SECONDS`).
+    """
+
     kubernetes_url: str
     seconds_to_active: float = 3.0
     poll_seconds: int = 1
+    operation_wait_poll_seconds: float = 0.5
 
 
 class LambdaContext:
@@ -256,6 +267,7 @@ class Sandbox:
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",
                 "IS_POLL_SECONDS": str(self.options.poll_seconds),
+                "IS_OPERATION_WAIT_POLL_SECONDS": str(self.options.operation_wait_poll_seconds),
                 "IS_POLL_MAX_ATTEMPTS": "120",
             }
         )

@@ -43,7 +43,6 @@ from controlplane.models.errors import (
 from controlplane.models.operations import Operation, OperationError, OperationKind, OperationStatus
 
 MAX_WAIT_SECONDS = 25
-WAIT_POLL_SECONDS = 0.5
 WRITE_ATTEMPTS = 5
 # How long a lock may wait for its attempt to be recorded before it counts as left behind by a crashed start.
 LOCK_RECORD_GRACE = timedelta(minutes=2)
@@ -60,9 +59,11 @@ class OperationService:
         clock: Clock,
         audit: AuditLog,
         finished: Callable[[Operation], None],
+        wait_poll_seconds: float = 0.5,
     ) -> None:
         """`finished` brings the cluster registry in line with an operation that is ending (its workflow's last
-        step, a cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`)."""
+        step, a cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`).
+        `wait_poll_seconds`: how often `wait` re-reads the operation."""
         self._operations = operations
         self._registry = registry
         self._launcher = launcher
@@ -70,6 +71,7 @@ class OperationService:
         self._clock = clock
         self._audit = audit
         self._finished = finished
+        self._wait_poll_seconds = wait_poll_seconds
 
     # --- callers -----------------------------------------------------------------------------
 
@@ -117,7 +119,7 @@ class OperationService:
         deadline = self._clock.now().timestamp() + min(timeout_seconds, MAX_WAIT_SECONDS)
         operation = self.get(operation_id)
         while not operation.status.terminal and self._clock.now().timestamp() < deadline:
-            self._clock.sleep(WAIT_POLL_SECONDS)
+            self._clock.sleep(self._wait_poll_seconds)
             operation = self.get(operation_id)
         return operation
 
