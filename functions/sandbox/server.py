@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,6 +32,10 @@ from sandbox.k8s.http import asgi_app as kubernetes_app
 from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
+# One API request at a time, as one Lambda execution environment serves them: Powertools keeps the request in hand
+# (event, context, what middlewares append) on the resolver and its routers, so two at once in one process would mix.
+# A long poll (`/operations/{id}/wait`, at most 25 s) holds the others back meanwhile; workflows go on.
+_ONE_REQUEST_AT_A_TIME = threading.Lock()
 
 
 class _AnyPath(Convertor[str]):
@@ -92,9 +97,14 @@ def _api_route(mcp_token: str) -> Callable[[Request], Awaitable[Response]]:
             return _refusal(400, "InvalidRequest", "The request body is not UTF-8 text.", request_id)
         claims, caller = identity
         event = _event(request, body, request_id, claims, caller)
-        return _response(await run_in_threadpool(api_handler, event, LambdaContext("instantstart-api")))
+        return _response(await run_in_threadpool(_handle, event))
 
     return api
+
+
+def _handle(event: dict[str, Any]) -> dict[str, Any]:
+    with _ONE_REQUEST_AT_A_TIME:
+        return api_handler(event, LambdaContext("instantstart-api"))
 
 
 def _event(

@@ -4,6 +4,7 @@ and each refusal of a mutating request is audited."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -137,3 +138,17 @@ def test_a_path_with_line_breaks_reaches_the_handler_and_is_refused_with_the_err
         response = api.post("/clusters/a%0Ab%0Dc/hyperpod", json=HYPERPOD)
     assert response.status_code in (400, 404), response.text
     assert_refused(response, response.status_code, response.json()["code"])
+
+
+def test_concurrent_requests_each_get_their_own_answer(running_sandbox):
+    """Powertools keeps the request in hand on the resolver: two requests at once in the sandbox's one process mixed
+    their callers (`KeyError: 'actor'`, a 500). Each request must be answered as if it were alone."""
+
+    def dry_run(index: int) -> httpx.Response:
+        body = {"clusterTag": f"concurrent-{index}", "region": "us-west-2"}
+        with running_sandbox.client() as api:
+            return api.post("/clusters/eks", params={"dryRun": "true"}, json=body)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        responses = list(pool.map(dry_run, range(16)))
+    assert [response.status_code for response in responses] == [200] * 16, [r.text for r in responses]
