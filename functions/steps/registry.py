@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -38,6 +38,7 @@ from controlplane.models.workflow import (
     WorkflowState,
     parse_input,
 )
+from controlplane.workflows.definitions import ensure_step, remove_step
 
 Result = BaseModel | Mapping[str, Any]
 Served = TypeVar("Served", bound=WorkflowState)
@@ -113,6 +114,23 @@ def _record_stage_completed(call: StepCall) -> dict[str, str]:
     stage = StageName(str(call.constants["stage"]))
     wiring.clusters().record_stage(ctx, stage)
     return {"operationId": ctx.operationId, "stage": stage.value}
+
+
+def _ensure_feature(feature: Feature, ctx: FeatureChangesInput) -> Result:
+    return wiring.feature_steps(ctx.region).ensure(feature, ctx)
+
+
+def _remove_feature(feature: Feature, ctx: UpdateClusterFeaturesInput) -> Result:
+    return wiring.feature_steps(ctx.region).remove(feature, ctx)
+
+
+def _feature_steps() -> dict[str, Step]:
+    """One ensure and one remove step per feature, named as the workflow declarations name them."""
+    rows: dict[str, Step] = {}
+    for feature in Feature:
+        rows[ensure_step(feature)] = work(FeatureChangesInput, partial(_ensure_feature, feature))
+        rows[remove_step(feature)] = work(UpdateClusterFeaturesInput, partial(_remove_feature, feature))
+    return rows
 
 
 STEPS: dict[str, Step] = {
@@ -269,55 +287,7 @@ STEPS: dict[str, Step] = {
     "Discover Cluster Stages": work(
         ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_stages(ctx)
     ),
-    # features: one ensure and one remove step each
-    "Ensure Cert Manager": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.CERT_MANAGER, ctx)
-    ),
-    "Remove Cert Manager": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.CERT_MANAGER, ctx)
-    ),
-    "Ensure Fsx Csi Driver": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.FSX_CSI_DRIVER, ctx)
-    ),
-    "Remove Fsx Csi Driver": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.FSX_CSI_DRIVER, ctx)
-    ),
-    "Ensure Kuberay Operator": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KUBERAY_OPERATOR, ctx)
-    ),
-    "Remove Kuberay Operator": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KUBERAY_OPERATOR, ctx)
-    ),
-    "Ensure Tiered Storage": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TIERED_STORAGE, ctx)
-    ),
-    "Remove Tiered Storage": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TIERED_STORAGE, ctx)
-    ),
-    "Ensure Training Operator": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.TRAINING_OPERATOR, ctx)
-    ),
-    "Remove Training Operator": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.TRAINING_OPERATOR, ctx)
-    ),
-    "Ensure Observability": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.OBSERVABILITY, ctx)
-    ),
-    "Remove Observability": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.OBSERVABILITY, ctx)
-    ),
-    "Ensure Inference Operator": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.INFERENCE_OPERATOR, ctx)
-    ),
-    "Remove Inference Operator": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.INFERENCE_OPERATOR, ctx)
-    ),
-    "Ensure Karpenter": work(
-        FeatureChangesInput, lambda ctx: wiring.feature_steps(ctx.region).ensure(Feature.KARPENTER, ctx)
-    ),
-    "Remove Karpenter": work(
-        UpdateClusterFeaturesInput, lambda ctx: wiring.feature_steps(ctx.region).remove(Feature.KARPENTER, ctx)
-    ),
+    **_feature_steps(),
 }
 
 

@@ -21,15 +21,25 @@ def _title(feature: Feature) -> str:
     return " ".join(word.capitalize() for word in re.split(r"(?=[A-Z])", feature.value))
 
 
+def ensure_step(feature: Feature) -> str:
+    """The name of a feature's ensure step (its Task, and its row in the steps table)."""
+    return f"Ensure {_title(feature)}"
+
+
+def remove_step(feature: Feature) -> str:
+    """The name of a feature's remove step (its Task, and its row in the steps table)."""
+    return f"Remove {_title(feature)}"
+
+
 def _ensure_feature(feature: Feature) -> Poll:
     """A feature's level-triggered ensure step, polled until the feature has settled."""
     title = _title(feature)
-    return Poll(f"Ensure {title}", f"Is {title} Ensured", f"Wait For {title}", f"{title} Ensured")
+    return Poll(ensure_step(feature), f"Is {title} Ensured", f"Wait For {title}", f"{title} Ensured")
 
 
 def _remove_feature(feature: Feature) -> Poll:
     title = _title(feature)
-    return Poll(f"Remove {title}", f"Is {title} Removed", f"Wait For {title} Removal", f"{title} Removed")
+    return Poll(remove_step(feature), f"Is {title} Removed", f"Wait For {title} Removal", f"{title} Removed")
 
 
 CREATE_EKS_CLUSTER = Workflow(
