@@ -39,7 +39,7 @@ from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.network.eks_stack import EksStackService
 from controlplane.core.operations.service import OperationService
-from controlplane.core.stack_settings import PollSettings
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.storage.steps import StorageService
 from controlplane.settings import settings
 
@@ -132,14 +132,14 @@ def eks_stack(region: str) -> EksStackService:
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         config.kubernetes_role_arn,
-        poll_settings(),
+        poller(),
     )
 
 
 @cache
-def poll_settings() -> PollSettings:
+def poller() -> Poller:
     config = settings()
-    return PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts)
+    return Poller(PollSettings(config.poll_seconds, config.poll_max_seconds), clock())
 
 
 @cache
@@ -150,7 +150,7 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         KubernetesApiGateway(kubernetes_clients()),
         manifests.render,
         cluster_dependencies(),
-        poll_settings(),
+        poller(),
         settings().workload_role_boundary_arn,
     )
 
@@ -163,7 +163,7 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
         AwsBucketGateway(region),
-        poll_settings(),
+        poller(),
     )
 
 
@@ -189,7 +189,7 @@ def nodes() -> NodeService:
 
 @cache
 def instance_group_steps(region: str) -> InstanceGroupSteps:
-    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poll_settings())
+    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poller())
 
 
 @cache
@@ -201,7 +201,7 @@ def storage_service(region: str) -> StorageService:
         AwsBucketGateway(region),
         Ec2NetworkGateway(region),
         AwsFileSystemGateway(region),
-        poll_settings(),
+        poller(),
     )
 
 
@@ -214,7 +214,7 @@ def feature_steps(region: str) -> FeatureSteps:
         KubernetesApiGateway(kubernetes_clients()),
         manifests.render,
         feature_pins(),
-        poll_settings(),
+        poller(),
         settings().workload_role_boundary_arn,
         AwsBucketGateway(region),
         settings().autoscaling_role_boundary_arn,
@@ -262,7 +262,7 @@ def reset() -> None:
         confirmations,
         kubernetes_clients,
         eks_stack,
-        poll_settings,
+        poller,
         cluster_dependencies_service,
         hyperpod_stage,
         instance_groups,

@@ -30,7 +30,12 @@ RETRY = (
     },
     {"ErrorEquals": ["ResourceNotReadyError"], "IntervalSeconds": 5, "MaxAttempts": 12, "BackoffRate": 1.5},
 )
-POLL_RESULT = {"done.$": "$.Payload.done", "attempts.$": "$.Payload.attempts", "waitSeconds.$": "$.Payload.waitSeconds"}
+POLL_RESULT = {
+    "done.$": "$.Payload.done",
+    "attempts.$": "$.Payload.attempts",
+    "waitSeconds.$": "$.Payload.waitSeconds",
+    "startedAt.$": "$.Payload.startedAt",
+}
 RECORD_SUCCESS = "Record Operation Success"
 RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"

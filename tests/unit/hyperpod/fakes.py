@@ -20,13 +20,13 @@ from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.iam import IamRole
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.ports.network import RouteTable, Subnet, Vpc
 from controlplane.core.ports.persistence import Confirmation
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError
 from controlplane.models.operations import Operation, OperationKind
@@ -34,7 +34,7 @@ from tests.fakes.hyperpod import InMemoryHyperPodGateway
 
 REGION = "us-west-2"
 ACCOUNT = "123456789012"
-POLL = PollSettings(wait_seconds=0, max_attempts=3)
+POLL = PollSettings(first_wait_seconds=0, max_wait_seconds=0)
 
 
 class FakeClock:
@@ -339,7 +339,9 @@ class World:
         )
 
     def group_steps(self) -> InstanceGroupSteps:
-        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, POLL)
+        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock))
 
     def stage(self) -> HyperPodStageService:
-        return HyperPodStageService(self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL)
+        return HyperPodStageService(
+            self.network, self.iam, self.eks, self.hyperpod, self.buckets, Poller(POLL, self.clock)
+        )
