@@ -41,7 +41,7 @@ RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"
 FAILED = "Failed"
 FAILED_CAUSE = "A step failed; the operation record names it and can be resumed."
-POLL_RESET_COMMENT = "The next poll loop counts its own attempts."
+POLL_RESET_COMMENT = "The next poll loop counts its own checks and deadline."
 
 
 def text(workflow: Workflow) -> str:
