@@ -1,9 +1,10 @@
 """How long each kind of wait may last before its operation fails: sized to the work, generous over the usual.
 
-Fixed waits are the AWS control planes' own work (EKS, add-ons, NAT gateways, features). HyperPod waits grow with
-the instances they bring up or take down and with deep health checks, which run on every new instance before it
-joins; FSx creation grows with the file system's capacity; a software update with its rolling batches. No wait
-lasts longer than `LONGEST_WAIT`, the longest a wait loop may run within 10 % of Step Functions' history limit.
+Fixed waits are the AWS control planes' own work (EKS, add-ons, NAT gateways, features, deletions). HyperPod
+creation and scaling grow with the instances they bring up and with deep health checks, which run on every new
+instance before it joins; FSx creation grows with the file system's capacity; a software update with its rolling
+batches. No wait lasts longer than `LONGEST_WAIT`, the longest a wait loop may run within 10 % of Step Functions'
+history limit.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ NAT_GATEWAY_RELEASED = timedelta(minutes=20)
 ADDONS_ACTIVE = timedelta(minutes=30)
 FEATURE_SETTLED = timedelta(minutes=30)
 FSX_FILE_SYSTEMS_DELETED = timedelta(hours=1)
+# HyperPod terminates a group's instances together; a count read while they go would shrink the deadline.
+HYPERPOD_DELETED = timedelta(hours=2)
 
 FSX_CREATION = timedelta(minutes=30)
 FSX_CREATION_PER_TIB = timedelta(minutes=2)
@@ -31,8 +34,6 @@ HYPERPOD_PROVISIONING = timedelta(hours=1)
 HYPERPOD_PROVISIONING_PER_INSTANCE = timedelta(seconds=6)
 DEEP_HEALTH_CHECKS = timedelta(hours=2)
 DEEP_HEALTH_CHECKS_PER_INSTANCE = timedelta(seconds=6)
-HYPERPOD_RELEASE = timedelta(hours=1)
-HYPERPOD_RELEASE_PER_INSTANCE = timedelta(seconds=3)
 SOFTWARE_UPDATE = timedelta(hours=1)
 SOFTWARE_UPDATE_PER_BATCH = timedelta(minutes=30)
 
@@ -46,12 +47,6 @@ def instances_in_service(groups: Iterable[InstanceGroup]) -> timedelta:
     if any(group.deep_health_checks for group in groups):
         deadline += DEEP_HEALTH_CHECKS + instances * DEEP_HEALTH_CHECKS_PER_INSTANCE
     return min(deadline, LONGEST_WAIT)
-
-
-def instances_released(groups: Iterable[InstanceGroup]) -> timedelta:
-    """Deleting `groups` (or the cluster holding them): 1 h + 1 min per 20 instances."""
-    instances = sum(group.current_count for group in groups)
-    return min(HYPERPOD_RELEASE + instances * HYPERPOD_RELEASE_PER_INSTANCE, LONGEST_WAIT)
 
 
 def software_update(groups: Iterable[InstanceGroup], policy: RollingPolicy) -> timedelta:

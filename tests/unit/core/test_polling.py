@@ -45,7 +45,6 @@ def test_hyperpod_deadlines_grow_with_instances_and_deep_health_checks():
     assert deadlines.instances_in_service([group(500)]) == timedelta(hours=1, minutes=50)
     assert deadlines.instances_in_service([group(500, deep_health_checks=True)]) == timedelta(hours=4, minutes=40)
     assert deadlines.instances_in_service([group(500), group(1500)]) == timedelta(hours=4, minutes=20)
-    assert deadlines.instances_released([group(2000)]) == timedelta(hours=2, minutes=40)
 
 
 def test_software_update_deadline_counts_rolling_batches_and_their_pauses():

@@ -115,7 +115,7 @@ class InstanceGroupSteps:
     def check_instance_group_deleted(self, ctx: DeleteInstanceGroupInput) -> PollState:
         name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        wait = Wait(f"instance group {name} to be deleted", deadlines.instances_released([group] if group else []))
+        wait = Wait(f"instance group {name} to be deleted", deadlines.HYPERPOD_DELETED)
         return self._poll.poll(ctx, wait, done=group is None, status="DELETED" if group is None else group.status)
 
     def release_compute_subnet(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:

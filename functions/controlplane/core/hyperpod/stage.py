@@ -189,10 +189,7 @@ class HyperPodStageService:
     def check_hyperpod_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
         cluster = self._hyperpod.find_cluster(ctx.hyperPodClusterName)
         done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
-        wait = Wait(
-            f"HyperPod cluster {ctx.hyperPodClusterName} to be deleted",
-            deadlines.instances_released(cluster.groups if cluster else ()),
-        )
+        wait = Wait(f"HyperPod cluster {ctx.hyperPodClusterName} to be deleted", deadlines.HYPERPOD_DELETED)
         return self._poll.poll(ctx, wait, done=done, status="DELETED" if done else cluster.status if cluster else None)
 
     def delete_hyperpod_resources(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
