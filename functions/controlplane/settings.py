@@ -79,16 +79,18 @@ class Settings:
 
     @cached_property
     def poll_seconds(self) -> int:
+        """A wait loop's first wait; later waits grow with the time waited (core.polling)."""
         return int(_env("IS_POLL_SECONDS", "30"))
+
+    @cached_property
+    def poll_max_seconds(self) -> int:
+        """The longest wait between two checks of a wait loop."""
+        return int(_env("IS_POLL_MAX_SECONDS", "1800"))
 
     @cached_property
     def operation_wait_poll_seconds(self) -> float:
         """How often a long-polling `GET /operations/{id}/wait` re-reads the operation."""
         return float(_env("IS_OPERATION_WAIT_POLL_SECONDS", "0.5"))
-
-    @cached_property
-    def poll_max_attempts(self) -> int:
-        return int(_env("IS_POLL_MAX_ATTEMPTS", "120"))
 
 
 def _json(name: str) -> Any:

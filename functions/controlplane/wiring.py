@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod_planning import HyperPodPlanner
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.service import OperationService
-    from controlplane.core.stack_settings import PollSettings
+    from controlplane.core.polling import Poller
     from controlplane.core.storage.steps import StorageService
 
 
@@ -164,17 +164,17 @@ def eks_stack(region: str) -> EksStackService:
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         config.kubernetes_role_arn,
-        poll_settings(),
+        poller(),
         config.service_role_boundary_arn,
     )
 
 
 @cache
-def poll_settings() -> PollSettings:
-    from controlplane.core.stack_settings import PollSettings
+def poller() -> Poller:
+    from controlplane.core.polling import Poller, PollSettings
 
     config = settings()
-    return PollSettings(wait_seconds=config.poll_seconds, max_attempts=config.poll_max_attempts)
+    return Poller(PollSettings(config.poll_seconds, config.poll_max_seconds), clock())
 
 
 @cache
@@ -192,7 +192,7 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         KubernetesApiGateway(kubernetes_clients()),
         manifests.render,
         cluster_dependencies(),
-        poll_settings(),
+        poller(),
         settings().workload_role_boundary_arn,
     )
 
@@ -212,7 +212,7 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
         AwsBucketGateway(region),
-        poll_settings(),
+        poller(),
         settings().service_role_boundary_arn,
     )
 
@@ -254,7 +254,7 @@ def instance_group_steps(region: str) -> InstanceGroupSteps:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 
-    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poll_settings())
+    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poller())
 
 
 @cache
@@ -274,7 +274,7 @@ def storage_service(region: str) -> StorageService:
         AwsBucketGateway(region),
         Ec2NetworkGateway(region),
         AwsFileSystemGateway(region),
-        poll_settings(),
+        poller(),
     )
 
 
@@ -296,7 +296,7 @@ def feature_steps(region: str) -> FeatureSteps:
         KubernetesApiGateway(kubernetes_clients()),
         manifests.render,
         feature_pins(),
-        poll_settings(),
+        poller(),
         settings().workload_role_boundary_arn,
         AwsBucketGateway(region),
         settings().autoscaling_role_boundary_arn,
@@ -359,7 +359,7 @@ def reset() -> None:
         confirmations,
         kubernetes_clients,
         eks_stack,
-        poll_settings,
+        poller,
         cluster_dependencies_service,
         hyperpod_stage,
         instance_groups,

@@ -23,7 +23,7 @@ from infra.step_groups import STEP_GROUPS, group_access, group_of
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
 POLL_SECONDS = "30"
-POLL_MAX_ATTEMPTS = "120"
+POLL_MAX_SECONDS = "1800"
 # Grant placeholders whose value every step also reads from its environment (the services that create roles are
 # built with their boundaries, whichever step of theirs runs).
 ENVIRONMENT_OF_VALUE = {
@@ -70,7 +70,7 @@ class StepLambdasStack(NestedStack):
             # settings() requires every table name, even of tables these steps never touch.
             **{env_var: table.table_name for env_var, table in self._tables.items()},
             "IS_POLL_SECONDS": POLL_SECONDS,
-            "IS_POLL_MAX_ATTEMPTS": POLL_MAX_ATTEMPTS,
+            "IS_POLL_MAX_SECONDS": POLL_MAX_SECONDS,
         }
         if access.kubernetes_role:
             environment["IS_KUBERNETES_ROLE_ARN"] = self._grant_values["kubernetes_role_arn"]

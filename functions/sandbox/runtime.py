@@ -267,8 +267,8 @@ class Sandbox:
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",
                 "IS_POLL_SECONDS": str(self.options.poll_seconds),
+                "IS_POLL_MAX_SECONDS": str(self.options.poll_seconds),
                 "IS_OPERATION_WAIT_POLL_SECONDS": str(self.options.operation_wait_poll_seconds),
-                "IS_POLL_MAX_ATTEMPTS": "120",
             }
         )
         self._set_env(env)

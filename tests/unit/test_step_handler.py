@@ -51,7 +51,8 @@ def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations,
         "Check Thing",
         registry.work(WorkflowState, lambda ctx: PollState(done=True, attempts=1, waitSeconds=0)),
     )
-    assert invoke("Check Thing", STATE) == {"done": True, "attempts": 1, "waitSeconds": 0, "status": None}
+    expected = {"done": True, "attempts": 1, "waitSeconds": 0, "status": None, "startedAt": None}
+    assert invoke("Check Thing", STATE) == expected
     assert operations.calls == [("begin_step", "op-1", "Check Thing")]
 
 

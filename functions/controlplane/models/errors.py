@@ -125,7 +125,7 @@ class ResourceNotReadyError(DomainError):
 
 
 class WaitTimeoutError(DomainError):
-    """A bounded poll loop ran out of attempts."""
+    """A wait loop passed its deadline (`core.deadlines`); resuming the operation waits again."""
 
     status = 504
     code = "WaitTimeout"

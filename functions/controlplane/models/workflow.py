@@ -10,6 +10,7 @@ take `WorkflowState`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter
@@ -24,12 +25,13 @@ from controlplane.models.storage import StoragePlan
 
 
 class PollState(View):
-    """Output of a check step that a Wait → Task → Choice loop reads."""
+    """Output of a check step that a Wait → Task → Choice loop reads (`core.polling` computes it)."""
 
     done: bool
     attempts: int
     waitSeconds: int
     status: str | None = None
+    startedAt: datetime | None = Field(default=None, description="When the loop's first check ran.")
 
 
 class WorkflowState(View):

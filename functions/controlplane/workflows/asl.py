@@ -30,13 +30,18 @@ RETRY = (
     },
     {"ErrorEquals": ["ResourceNotReadyError"], "IntervalSeconds": 5, "MaxAttempts": 12, "BackoffRate": 1.5},
 )
-POLL_RESULT = {"done.$": "$.Payload.done", "attempts.$": "$.Payload.attempts", "waitSeconds.$": "$.Payload.waitSeconds"}
+POLL_RESULT = {
+    "done.$": "$.Payload.done",
+    "attempts.$": "$.Payload.attempts",
+    "waitSeconds.$": "$.Payload.waitSeconds",
+    "startedAt.$": "$.Payload.startedAt",
+}
 RECORD_SUCCESS = "Record Operation Success"
 RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"
 FAILED = "Failed"
 FAILED_CAUSE = "A step failed; the operation record names it and can be resumed."
-POLL_RESET_COMMENT = "The next poll loop counts its own attempts."
+POLL_RESET_COMMENT = "The next poll loop counts its own checks and deadline."
 
 
 def text(workflow: Workflow) -> str:

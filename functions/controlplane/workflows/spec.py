@@ -3,7 +3,9 @@
 A workflow is a sequence of blocks:
 - `Task(step)`: one Lambda step, the row `step` of `steps/registry.py`;
 - `Poll(step, choice, wait)`: Task → Choice (`$.poll.done`?) → Wait (`SecondsPath`) → Task, then a Pass that
-  clears `$.poll` so the next loop counts its own attempts;
+  clears `$.poll` so the next loop counts its own checks and deadline. The check step computes the wait and
+  enforces the deadline (`core.polling`); completion by event (day two) fits here as a loop that an event ends
+  early, with the same check as its fallback;
 - `Branch(choice, rule, comment, *body)`: a Choice that runs `body` only when `rule` holds, else skips it;
 - `Stage(name, *body)`: the operation stage the body's steps report (the outermost Stage around a step wins,
   so a pipeline can wrap a stage workflow's body in a stage of its own).

@@ -22,7 +22,9 @@ def world() -> FeatureWorld:
 
 def test_a_step_that_has_not_settled_asks_to_be_polled_again(world):
     state = world.steps.ensure(Feature.CERT_MANAGER, world.workflow_input(Feature.CERT_MANAGER, ENABLE))
-    assert state == PollState(done=False, attempts=1, waitSeconds=POLL.wait_seconds, status="settling")
+    assert state == PollState(
+        done=False, attempts=1, waitSeconds=POLL.first_wait_seconds, status="settling", startedAt=world.clock.now()
+    )
 
 
 def test_a_settled_step_says_what_it_reached(world):
@@ -32,13 +34,16 @@ def test_a_settled_step_says_what_it_reached(world):
     assert world.steps.remove(Feature.KUBERAY_OPERATOR, ctx).status == "removed"
 
 
-def test_each_poll_counts_and_the_last_allowed_one_times_out(world):
+def test_each_poll_counts_backs_off_and_times_out_at_the_deadline(world):
     ctx = world.workflow_input(Feature.CERT_MANAGER, ENABLE)
-    polled = ctx.model_copy(update={"poll": PollState(done=False, attempts=3, waitSeconds=5)})
-    assert world.steps.ensure(Feature.CERT_MANAGER, polled).attempts == 4
-    last = ctx.model_copy(update={"poll": PollState(done=False, attempts=POLL.max_attempts - 1, waitSeconds=5)})
-    with pytest.raises(WaitTimeoutError, match=f"certManager is still not enabled after {POLL.max_attempts} checks"):
-        world.steps.ensure(Feature.CERT_MANAGER, last)
+    started = world.clock.now()
+    polled = ctx.model_copy(update={"poll": PollState(done=False, attempts=3, waitSeconds=5, startedAt=started)})
+    world.clock.sleep(10 * 60)
+    state = world.steps.ensure(Feature.CERT_MANAGER, polled)
+    assert (state.attempts, state.waitSeconds, state.startedAt) == (4, POLL.max_wait_seconds, started)
+    world.clock.sleep(20 * 60)
+    with pytest.raises(WaitTimeoutError, match=r"after waiting 30 min .* certManager to be enabled; its status is"):
+        world.steps.ensure(Feature.CERT_MANAGER, polled)
 
 
 def test_a_step_reads_an_imported_clusters_own_hyperpod_name(world):

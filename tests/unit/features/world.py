@@ -21,8 +21,8 @@ from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.naming import ownership_tags
 from controlplane.core.operations.service import OperationService
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.hyperpod import InstanceGroup
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
@@ -52,7 +52,7 @@ WORKLOAD_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/workload-boundary"
 AUTOSCALING_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/autoscaling-boundary"
 SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
 ADMIN = Actor("alice", Role.ADMIN)
-POLL = PollSettings(wait_seconds=5, max_attempts=10)
+POLL = PollSettings(first_wait_seconds=5, max_wait_seconds=60)
 
 
 def group(name: str, **details: Any) -> InstanceGroup:
@@ -121,7 +121,7 @@ class FeatureWorld:
             self.kubernetes,
             render_bundle,
             feature_pins(),
-            POLL,
+            Poller(POLL, self.clock),
             WORKLOAD_BOUNDARY,
             self.buckets,
             AUTOSCALING_BOUNDARY,

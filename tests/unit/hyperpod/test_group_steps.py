@@ -4,6 +4,7 @@ and judges completion from the group's counts."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -19,7 +20,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
-from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, TAG, World
+from tests.unit.hyperpod.world import ACCOUNT, REGION, TAG, World
 
 HP = "hp-cluster-demo"
 MORE = compute_subnet_key("us-west-2b", "more")
@@ -53,7 +54,8 @@ def add_subnet(world: World, key: str, cidr: str) -> str:
     return world.network.create_subnet(TAG, vpc.vpc_id, key, cidr, "us-west-2b", public=False).subnet_id
 
 
-def ctx(kind: OperationKind, attempts: int | None = None, **parts: object) -> WorkflowInput:
+def ctx(kind: OperationKind, started: datetime | None = None, **parts: object) -> WorkflowInput:
+    """The state of a workflow of `kind`; inside a wait loop that began at `started` when given."""
     return parse_input(
         {
             "operationId": "op-1",
@@ -64,7 +66,7 @@ def ctx(kind: OperationKind, attempts: int | None = None, **parts: object) -> Wo
             "eksClusterName": "eks-cluster-demo",
             "hyperPodClusterName": HP,
             "imported": False,
-            "poll": None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
+            "poll": None if started is None else PollState(done=False, attempts=1, waitSeconds=0, startedAt=started),
             **parts,
         }
     )
@@ -76,13 +78,13 @@ def change(**fields: object) -> WorkflowInput:
     )
 
 
-def deletion(name: str = "gpu", attempts: int | None = None) -> WorkflowInput:
-    return ctx(OperationKind.DELETE_INSTANCE_GROUP, attempts, instanceGroup=InstanceGroupChange(instanceGroupName=name))
+def deletion(name: str = "gpu", started: datetime | None = None) -> WorkflowInput:
+    return ctx(OperationKind.DELETE_INSTANCE_GROUP, started, instanceGroup=InstanceGroupChange(instanceGroupName=name))
 
 
-def software(image: str | None = None, attempts: int | None = None) -> WorkflowInput:
+def software(image: str | None = None, started: datetime | None = None) -> WorkflowInput:
     plan = SoftwareUpdatePlan(instanceGroups=["gpu"], imageId=image, rollingPolicy=RollingPolicy())
-    return ctx(OperationKind.UPDATE_CLUSTER_SOFTWARE, attempts, softwareUpdate=plan)
+    return ctx(OperationKind.UPDATE_CLUSTER_SOFTWARE, started, softwareUpdate=plan)
 
 
 @pytest.fixture
@@ -174,15 +176,21 @@ def test_check_of_a_failed_group_fails_the_workflow(world):
         world.group_steps().check_instance_group(change())
 
 
-def test_check_gives_up_after_the_last_attempt(world):
+def test_check_waits_up_to_a_deadline_sized_to_the_group(world):
     world.group_steps().update_instance_group(change(instanceCount=3))
-    with pytest.raises(WaitTimeoutError, match="2 of 3 instances after 3 checks"):
+    started = world.clock.now()
+    group_change = InstanceGroupChange(instanceGroupName="gpu")
+    world.clock.sleep(timedelta(minutes=60).total_seconds())
+    state = world.group_steps().check_instance_group(
+        ctx(OperationKind.UPDATE_INSTANCE_GROUP, started, instanceGroup=group_change)
+    )
+    assert (state.done, state.startedAt) == (False, started)
+    world.clock.sleep(timedelta(seconds=18).total_seconds())  # 1 h + 6 s per instance of the group's 3
+    with pytest.raises(
+        WaitTimeoutError, match=r"waiting 1 h 00 min .* gpu to have 3 instances in service \(2 so far\)"
+    ):
         world.group_steps().check_instance_group(
-            ctx(
-                OperationKind.UPDATE_INSTANCE_GROUP,
-                POLL.max_attempts - 1,
-                instanceGroup=InstanceGroupChange(instanceGroupName="gpu"),
-            )
+            ctx(OperationKind.UPDATE_INSTANCE_GROUP, started, instanceGroup=group_change)
         )
 
 
@@ -203,9 +211,11 @@ def test_delete_asks_once_and_then_waits(world):
     assert (state.done, state.status) == (True, "DELETED")
 
 
-def test_check_deleted_gives_up_after_the_last_attempt(world):
-    with pytest.raises(WaitTimeoutError, match="still InService after 3 checks"):
-        world.group_steps().check_instance_group_deleted(deletion(attempts=POLL.max_attempts - 1))
+def test_check_deleted_gives_up_once_the_deadline_has_passed(world):
+    started = world.clock.now()
+    world.clock.sleep(timedelta(hours=2).total_seconds())
+    with pytest.raises(WaitTimeoutError, match="group gpu to be deleted; its status is InService"):
+        world.group_steps().check_instance_group_deleted(deletion(started=started))
 
 
 def test_release_deletes_only_the_groups_dedicated_subnet(world):
@@ -246,7 +256,9 @@ def test_software_check_fails_on_a_rolled_back_group(world):
         world.group_steps().check_software_update(software())
 
 
-def test_software_check_gives_up_after_the_last_attempt(world):
+def test_software_check_gives_up_once_the_deadline_has_passed(world):
     world.group_steps().start_software_update(software("ami-0123456789abcdef0"))
-    with pytest.raises(WaitTimeoutError):
-        world.group_steps().check_software_update(software(attempts=POLL.max_attempts - 1))
+    started = world.clock.now()
+    world.clock.sleep(timedelta(hours=24).total_seconds())
+    with pytest.raises(WaitTimeoutError, match="software update of gpu to finish"):
+        world.group_steps().check_software_update(software(started=started))

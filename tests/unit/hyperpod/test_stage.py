@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 import pytest
 from pydantic import ValidationError
@@ -33,7 +34,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.hyperpod import new_group
-from tests.unit.hyperpod.world import ACCOUNT, POLL, REGION, SERVICE_BOUNDARY, TAG, World
+from tests.unit.hyperpod.world import ACCOUNT, REGION, SERVICE_BOUNDARY, TAG, World
 
 HP = "hp-cluster-demo"
 BUCKET = lifecycle_bucket_name("demo", ACCOUNT, REGION)
@@ -54,7 +55,7 @@ NAT_NETWORK = ImportedNetwork(
 )
 
 
-def ctx(attempts: int | None = None, **fields: object) -> WorkflowInput:
+def ctx(started: datetime | None = None, **fields: object) -> WorkflowInput:
     values: dict[str, object] = {
         "operationId": "op-1",
         "kind": OperationKind.CREATE_HYPERPOD_CLUSTER,
@@ -65,7 +66,7 @@ def ctx(attempts: int | None = None, **fields: object) -> WorkflowInput:
         "hyperPodClusterName": "hp-cluster-demo",
         "imported": False,
         "hyperpod": PLAN,
-        "poll": None if attempts is None else PollState(done=False, attempts=attempts, waitSeconds=0),
+        "poll": None if started is None else PollState(done=False, attempts=1, waitSeconds=0, startedAt=started),
     }
     return parse_input({**values, **fields})
 
@@ -186,7 +187,7 @@ def test_check_is_done_when_the_cluster_and_every_group_are_in_service(world):
     state = stage.check_hyperpod_cluster(ctx())
     assert (state.done, state.status) == (False, "Creating")
     world.hyperpod.settle()
-    assert stage.check_hyperpod_cluster(ctx(attempts=1)).done is True
+    assert stage.check_hyperpod_cluster(ctx(state.startedAt)).done is True
 
 
 def test_check_of_a_missing_cluster_needs_the_create_step(world):
@@ -200,10 +201,14 @@ def test_check_of_a_failed_cluster_names_the_failure(world):
         world.stage().check_hyperpod_cluster(ctx())
 
 
-def test_check_gives_up_after_the_last_attempt(world):
+def test_check_gives_up_once_the_deadline_has_passed(world):
     world.hyperpod.put_cluster(HP, status="Creating", tags=ownership_tags("demo"))
-    with pytest.raises(WaitTimeoutError):
-        world.stage().check_hyperpod_cluster(ctx(attempts=POLL.max_attempts - 1))
+    started = world.clock.now()
+    world.clock.sleep(timedelta(hours=5).total_seconds())
+    with pytest.raises(
+        WaitTimeoutError, match=r"hp-cluster-demo and its instances to be in service; its status is Creating"
+    ):
+        world.stage().check_hyperpod_cluster(ctx(started))
 
 
 def test_training_operator_identity_is_associated_once(world):

@@ -13,7 +13,7 @@ from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
-from controlplane.core.stack_settings import PollSettings
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
@@ -36,7 +36,7 @@ ACCOUNT = ACCOUNT_ID
 TAG = "demo"
 EKS_NAME = "eks-cluster-demo"
 SERVICE_BOUNDARY = f"arn:aws:iam::{ACCOUNT}:policy/service-boundary"
-POLL = PollSettings(wait_seconds=0, max_attempts=3)
+POLL = PollSettings(first_wait_seconds=0, max_wait_seconds=0)
 
 
 @dataclass
@@ -106,9 +106,9 @@ class World:
         )
 
     def group_steps(self) -> InstanceGroupSteps:
-        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, POLL)
+        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock))
 
     def stage(self) -> HyperPodStageService:
         return HyperPodStageService(
-            self.network, self.iam, self.eks, self.hyperpod, self.buckets, POLL, SERVICE_BOUNDARY
+            self.network, self.iam, self.eks, self.hyperpod, self.buckets, Poller(POLL, self.clock), SERVICE_BOUNDARY
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import string
 
 from controlplane.config import DependencyPins
+from controlplane.core import deadlines
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
@@ -19,15 +20,14 @@ from controlplane.core.naming import (
     ownership_tags,
     s3_csi_role_name,
 )
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,
     ForeignResourceError,
     ResourceNotReadyError,
-    WaitTimeoutError,
 )
 from controlplane.models.workflow import DeleteEksClusterInput, PollState, WorkflowState
 
@@ -46,7 +46,7 @@ class ClusterDependencyService:
         kubernetes: KubernetesGateway,
         render: ManifestRenderer,
         pins: DependencyPins,
-        poll: PollSettings,
+        poll: Poller,
         workload_boundary_arn: str,
     ) -> None:
         self._workload_boundary_arn = workload_boundary_arn
@@ -100,7 +100,6 @@ class ClusterDependencyService:
 
     def check_addons(self, ctx: WorkflowState) -> PollState:
         name = ctx.eksClusterName
-        attempts = ctx.attempt()
         statuses = {}
         for addon in self._pins.addons:
             found = self._eks.find_addon(name, addon)
@@ -113,14 +112,9 @@ class ClusterDependencyService:
                 )
             statuses[addon] = found.status
         waiting = sorted(addon for addon, status in statuses.items() if status != "ACTIVE")
-        if waiting and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"Add-ons {waiting} are still not ACTIVE after {attempts} checks.")
-        return PollState(
-            done=not waiting,
-            attempts=attempts,
-            waitSeconds=self._poll.wait_seconds,
-            status="ACTIVE" if not waiting else f"waiting for {', '.join(waiting)}",
-        )
+        wait = Wait(f"the add-ons of {name} to be ACTIVE", deadlines.ADDONS_ACTIVE)
+        status = "ACTIVE" if not waiting else f"waiting for {', '.join(waiting)}"
+        return self._poll.poll(ctx, wait, done=not waiting, status=status)
 
     def apply_hyperpod_dependencies(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._active_cluster(ctx)

@@ -9,6 +9,7 @@ and the dependency rules (`core.features.panel`).
 from __future__ import annotations
 
 from controlplane.config import FeaturePins
+from controlplane.core import deadlines
 from controlplane.core.features.cert_manager import cert_manager_feature
 from controlplane.core.features.facts import ClusterFacts, FeatureHandler
 from controlplane.core.features.fsx_csi_driver import fsx_csi_driver_feature
@@ -18,13 +19,12 @@ from controlplane.core.features.kuberay_operator import kuberay_operator_feature
 from controlplane.core.features.observability import observability_feature
 from controlplane.core.features.tiered_storage import TieredStorage
 from controlplane.core.features.training_operator import training_operator_feature
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.core.ports.storage import BucketGateway
-from controlplane.core.stack_settings import PollSettings
-from controlplane.models.errors import WaitTimeoutError
 from controlplane.models.features import Feature, FeatureState
 from controlplane.models.workflow import (
     DeleteEksClusterInput,
@@ -46,7 +46,7 @@ class FeatureSteps:
         kubernetes: KubernetesGateway,
         render: ManifestRenderer,
         pins: FeaturePins,
-        poll: PollSettings,
+        poll: Poller,
         workload_boundary_arn: str,
         buckets: BucketGateway,
         autoscaling_boundary_arn: str,
@@ -110,9 +110,5 @@ class FeatureSteps:
         return self.facts(ctx.clusterTag, ctx.region, ctx.accountId, ctx.eksClusterName, ctx.hyperPodClusterName)
 
     def _poll_state(self, ctx: WorkflowState, done: bool, feature: Feature, goal: str) -> PollState:
-        attempts = ctx.attempt()
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"{feature.value} is still not {goal} after {attempts} checks.")
-        return PollState(
-            done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=goal if done else "settling"
-        )
+        wait = Wait(f"{feature.value} to be {goal}", deadlines.FEATURE_SETTLED)
+        return self._poll.poll(ctx, wait, done=done, status=goal if done else "settling")

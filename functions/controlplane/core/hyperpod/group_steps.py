@@ -9,19 +9,19 @@ resume converge.
 
 from __future__ import annotations
 
+from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec, port_taints
 from controlplane.core.hyperpod.group_rules import changeable_fields
 from controlplane.core.hyperpod.stage import lifecycle_uri
 from controlplane.core.naming import compute_subnet_key, hyperpod_execution_role_name, is_owned
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodCluster, HyperPodGateway, RollingUpdate
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.network import NetworkGateway
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,
     InvalidRequestError,
     ResourceNotReadyError,
-    WaitTimeoutError,
 )
 from controlplane.models.workflow import (
     AddInstanceGroupInput,
@@ -39,7 +39,7 @@ SOFTWARE_FAILED = {"Failed", "RollbackComplete"}
 
 
 class InstanceGroupSteps:
-    def __init__(self, network: NetworkGateway, iam: IamGateway, hyperpod: HyperPodGateway, poll: PollSettings) -> None:
+    def __init__(self, network: NetworkGateway, iam: IamGateway, hyperpod: HyperPodGateway, poll: Poller) -> None:
         self._network = network
         self._iam = iam
         self._hyperpod = hyperpod
@@ -87,7 +87,6 @@ class InstanceGroupSteps:
     def check_instance_group(self, ctx: InstanceGroupInput) -> PollState:
         name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = ctx.attempt()
         if group is None:
             raise ResourceNotReadyError(f"Instance group {name} is not in the cluster yet.")
         status = group.status or ""
@@ -97,12 +96,11 @@ class InstanceGroupSteps:
                 f"/clusters/{ctx.clusterTag}/nodes), fix the cause, then resume."
             )
         done = status == "InService" and group.current_count == group.target_count and not group.scaling_operations
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(
-                f"Instance group {name} has {group.current_count} of {group.target_count} instances after {attempts} "
-                "checks."
-            )
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
+        wait = Wait(
+            f"instance group {name} to have {group.target_count} instances in service ({group.current_count} so far)",
+            deadlines.instances_in_service([group]),
+        )
+        return self._poll.poll(ctx, wait, done=done, status=status)
 
     def delete_instance_group(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
         name = ctx.instance_group_name
@@ -117,15 +115,8 @@ class InstanceGroupSteps:
     def check_instance_group_deleted(self, ctx: DeleteInstanceGroupInput) -> PollState:
         name = ctx.instance_group_name
         group = self._cluster(ctx).group(name)
-        attempts = ctx.attempt()
-        if group is not None and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"Instance group {name} is still {group.status} after {attempts} checks.")
-        return PollState(
-            done=group is None,
-            attempts=attempts,
-            waitSeconds=self._poll.wait_seconds,
-            status="DELETED" if group is None else group.status,
-        )
+        wait = Wait(f"instance group {name} to be deleted", deadlines.HYPERPOD_DELETED)
+        return self._poll.poll(ctx, wait, done=group is None, status="DELETED" if group is None else group.status)
 
     def release_compute_subnet(self, ctx: DeleteInstanceGroupInput) -> dict[str, str]:
         """Delete the group's dedicated subnet (shared subnets stay for the other groups)."""
@@ -165,7 +156,6 @@ class InstanceGroupSteps:
     def check_software_update(self, ctx: UpdateClusterSoftwareInput) -> PollState:
         plan = ctx.softwareUpdate
         cluster = self._cluster(ctx)
-        attempts = ctx.attempt()
         statuses = {name: _software_status(cluster, name) for name in plan.instanceGroups}
         failed = [name for name, status in statuses.items() if status in SOFTWARE_FAILED]
         if failed:
@@ -174,9 +164,12 @@ class InstanceGroupSteps:
                 "HyperPod rolled back what it could. Check the cluster events, then start a new update."
             )
         done = cluster.status == "InService" and not any(status in SOFTWARE_RUNNING for status in statuses.values())
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"The software update is still running after {attempts} checks.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
+        groups = [group for group in cluster.groups if group.name in statuses]
+        wait = Wait(
+            f"the software update of {', '.join(plan.instanceGroups)} to finish",
+            deadlines.software_update(groups, plan.rollingPolicy),
+        )
+        return self._poll.poll(ctx, wait, done=done, status=cluster.status)
 
     def _cluster(self, ctx: WorkflowState) -> HyperPodCluster:
         name = ctx.hyperPodClusterName

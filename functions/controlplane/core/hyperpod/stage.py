@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
@@ -22,18 +23,17 @@ from controlplane.core.naming import (
     training_operator_role_name,
 )
 from controlplane.core.network.plan import free_block
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodClusterSpec, HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable, Vpc
 from controlplane.core.ports.storage import BucketGateway
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     DependencyFailedError,
     ForeignResourceError,
     InvalidRequestError,
     ResourceNotReadyError,
-    WaitTimeoutError,
 )
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.workflow import DeleteEksClusterInput, GroupPlanInput, PollState, WorkflowState
@@ -61,7 +61,7 @@ class HyperPodStageService:
         eks: EksGateway,
         hyperpod: HyperPodGateway,
         buckets: BucketGateway,
-        poll: PollSettings,
+        poll: Poller,
         service_boundary_arn: str,
     ) -> None:
         self._network = network
@@ -137,7 +137,6 @@ class HyperPodStageService:
     def check_hyperpod_cluster(self, ctx: WorkflowState) -> PollState:
         name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
-        attempts = ctx.attempt()
         if cluster is None:
             raise ResourceNotReadyError(f"HyperPod cluster {name} does not exist; the create step must run first.")
         if cluster.status in FAILED_STATES:
@@ -149,9 +148,11 @@ class HyperPodStageService:
             group.status == "InService" and group.current_count >= group.target_count for group in cluster.groups
         )
         done = cluster.status == "InService" and groups_ready
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"HyperPod cluster {name} is still {cluster.status} after {attempts} checks.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
+        wait = Wait(
+            f"HyperPod cluster {name} and its instances to be in service",
+            deadlines.instances_in_service(cluster.groups),
+        )
+        return self._poll.poll(ctx, wait, done=done, status=cluster.status)
 
     def ensure_training_operator_identity(self, ctx: WorkflowState) -> dict[str, str]:
         role_arn = self._ensure_role(
@@ -190,16 +191,9 @@ class HyperPodStageService:
 
     def check_hyperpod_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
         cluster = self._hyperpod.find_cluster(ctx.hyperPodClusterName)
-        attempts = ctx.attempt()
         done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError("The HyperPod cluster is still being deleted.")
-        return PollState(
-            done=done,
-            attempts=attempts,
-            waitSeconds=self._poll.wait_seconds,
-            status="DELETED" if done else cluster.status if cluster else None,
-        )
+        wait = Wait(f"HyperPod cluster {ctx.hyperPodClusterName} to be deleted", deadlines.HYPERPOD_DELETED)
+        return self._poll.poll(ctx, wait, done=done, status="DELETED" if done else cluster.status if cluster else None)
 
     def delete_hyperpod_resources(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the roles and the lifecycle bucket stage 4 created (subnets go with the network)."""

@@ -7,18 +7,18 @@ of what they found or changed, which becomes the step's output.
 
 from __future__ import annotations
 
+from controlplane.core import deadlines
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags, subnet_key
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
-from controlplane.core.stack_settings import PollSettings
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
     ResourceNotReadyError,
-    WaitTimeoutError,
 )
 from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, PollState, WorkflowState
 
@@ -35,7 +35,7 @@ class EksStackService:
         eks: EksGateway,
         kubernetes: KubernetesGateway,
         control_plane_role_arn: str,
-        poll: PollSettings,
+        poll: Poller,
         service_boundary_arn: str,
     ) -> None:
         self._network = network
@@ -165,17 +165,14 @@ class EksStackService:
 
     def check_eks_cluster(self, ctx: EksStageInput) -> PollState:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
-        attempts = ctx.attempt()
         if cluster is None:
             raise ResourceNotReadyError("The EKS cluster does not exist; the create step must run first.")
         if cluster.status == "FAILED":
             raise InvalidRequestError(
                 f"EKS cluster {cluster.name} failed to create; see its health in the EKS console."
             )
-        done = cluster.status == "ACTIVE"
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"EKS cluster {cluster.name} is still {cluster.status} after {attempts} checks.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=cluster.status)
+        wait = Wait(f"EKS cluster {cluster.name} to be ACTIVE", deadlines.EKS_CLUSTER_ACTIVE)
+        return self._poll.poll(ctx, wait, done=cluster.status == "ACTIVE", status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:
         name = ctx.eksClusterName
@@ -209,16 +206,10 @@ class EksStackService:
 
     def check_eks_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
         cluster = None if ctx.imported else self._eks.find_cluster(ctx.eksClusterName)
-        attempts = ctx.attempt()
-        done = cluster is None
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"EKS cluster {ctx.eksClusterName} is still being deleted.")
-        return PollState(
-            done=done,
-            attempts=attempts,
-            waitSeconds=self._poll.wait_seconds,
-            status=("KEPT" if ctx.imported else "DELETED") if done else cluster.status if cluster else None,
-        )
+        wait = Wait(f"EKS cluster {ctx.eksClusterName} to be deleted", deadlines.EKS_CLUSTER_DELETED)
+        if cluster is None:
+            return self._poll.poll(ctx, wait, done=True, status="KEPT" if ctx.imported else "DELETED")
+        return self._poll.poll(ctx, wait, done=False, status=cluster.status)
 
     def delete_cluster_role(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         name = eks_cluster_role_name(ctx.clusterTag)
@@ -238,16 +229,8 @@ class EksStackService:
         nat = self._network.find_nat_gateway(ctx.clusterTag)
         if nat is not None and nat.state not in ("deleting", "deleted"):
             self._network.delete_nat_gateway(nat.gateway_id)
-        attempts = ctx.attempt()
-        done = nat is None
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError("The NAT gateway is still being deleted.")
-        return PollState(
-            done=done,
-            attempts=attempts,
-            waitSeconds=self._poll.wait_seconds,
-            status="released" if done else nat.state if nat else None,
-        )
+        wait = Wait(f"the NAT gateway of {ctx.clusterTag} to be deleted", deadlines.NAT_GATEWAY_RELEASED)
+        return self._poll.poll(ctx, wait, done=nat is None, status="released" if nat is None else nat.state)
 
     def delete_network(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the rest of the network in dependency order; absent pieces are skipped."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
+from controlplane.core import deadlines
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
@@ -22,19 +23,18 @@ from controlplane.core.naming import (
     ownership_tags,
     s3_csi_role_name,
 )
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway, LustreFileSystem, LustreSpec
-from controlplane.core.stack_settings import PollSettings
 from controlplane.core.storage.objects import fsx_objects, storage_objects
 from controlplane.models.errors import (
     DependencyFailedError,
     ForeignResourceError,
     InvalidRequestError,
     ResourceNotReadyError,
-    WaitTimeoutError,
 )
 from controlplane.models.storage import FsxPlan, StoragePlan
 from controlplane.models.workflow import DeleteEksClusterInput, PollState, StorageStageInput
@@ -51,7 +51,7 @@ class StorageService:
         buckets: BucketGateway,
         network: NetworkGateway,
         file_systems: FileSystemGateway,
-        poll: PollSettings,
+        poll: Poller,
     ) -> None:
         self._iam = iam
         self._eks = eks
@@ -119,8 +119,8 @@ class StorageService:
         return {"fileSystemId": created.file_system_id, "lifecycle": created.lifecycle, "action": "created"}
 
     def check_fsx_file_system(self, ctx: StorageStageInput) -> PollState:
-        attempts = ctx.attempt()
-        found = self._live_file_system(ctx, _fsx(ctx.storage))
+        fsx = _fsx(ctx.storage)
+        found = self._live_file_system(ctx, fsx)
         if found is None:
             raise ResourceNotReadyError("The FSx file system does not exist; 'Create FSx File System' must run first.")
         if found.lifecycle in FSX_FAILED:
@@ -129,7 +129,10 @@ class StorageService:
                 "Fix the cause (quota, subnet, security group rules for ports 988 and 1018-1023), delete the file "
                 "system, then resume."
             )
-        return self._poll_state(found.lifecycle == "AVAILABLE", attempts, found.lifecycle, "FSx file system")
+        wait = Wait(
+            f"FSx file system {found.file_system_id} to be AVAILABLE", deadlines.fsx_available(fsx.storageCapacityGiB)
+        )
+        return self._poll.poll(ctx, wait, done=found.lifecycle == "AVAILABLE", status=found.lifecycle)
 
     def apply_fsx_claim(self, ctx: StorageStageInput) -> dict[str, str]:
         plan = ctx.storage
@@ -152,9 +155,9 @@ class StorageService:
         return {"deleting": ", ".join(deleting) or "none"}
 
     def check_fsx_file_systems_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
-        attempts = ctx.attempt()
         left = self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag))
-        return self._poll_state(not left, attempts, "DELETED" if not left else "DELETING", "FSx file systems")
+        wait = Wait(f"the FSx file systems of {ctx.clusterTag} to be deleted", deadlines.FSX_FILE_SYSTEMS_DELETED)
+        return self._poll.poll(ctx, wait, done=not left, status="DELETED" if not left else "DELETING")
 
     def _live_file_system(self, ctx: StorageStageInput, plan: FsxPlan) -> LustreFileSystem | None:
         found = self._file_systems.lustre_file_systems(fsx_tags(ctx.clusterTag, plan.claimName))
@@ -176,11 +179,6 @@ class StorageService:
         if subnet is None or group is None:
             raise ResourceNotReadyError("The cluster has no compute subnet or security group yet (stage 4).")
         return subnet, (group,)
-
-    def _poll_state(self, done: bool, attempts: int, status: str, what: str) -> PollState:
-        if not done and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(f"{what} is still {status} after {attempts} checks.")
-        return PollState(done=done, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
 
 
 def _granted_buckets(policy: dict[str, object]) -> set[str]:

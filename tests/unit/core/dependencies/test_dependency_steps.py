@@ -8,7 +8,7 @@ from controlplane.core.dependencies.steps import S3_CSI_ADDON, ClusterDependency
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import S3_CSI_POLICY_NAME, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
-from controlplane.core.stack_settings import PollSettings
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.models.errors import DependencyFailedError, ForeignResourceError, ResourceNotReadyError
 from controlplane.models.operations import OperationKind
 from tests.fakes.account import ACCOUNT_ID
@@ -47,10 +47,9 @@ def render():
 
 
 @pytest.fixture
-def steps(iam, eks, kubernetes, render):
-    return ClusterDependencyService(
-        iam, eks, kubernetes, render, PINS, PollSettings(wait_seconds=5, max_attempts=3), BOUNDARY
-    )
+def steps(iam, eks, kubernetes, render, clock):
+    poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
+    return ClusterDependencyService(iam, eks, kubernetes, render, PINS, poller, BOUNDARY)
 
 
 @pytest.fixture

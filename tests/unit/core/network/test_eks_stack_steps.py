@@ -6,7 +6,7 @@ import pytest
 from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EksStackService
 from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
-from controlplane.core.stack_settings import PollSettings
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -52,8 +52,8 @@ def eks():
 
 
 @pytest.fixture
-def stack(network, iam, eks):
-    poll = PollSettings(wait_seconds=5, max_attempts=3)
+def stack(network, iam, eks, clock):
+    poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
     return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), CONTROL_PLANE_ROLE, poll, SERVICE_BOUNDARY)
 
 
@@ -140,13 +140,17 @@ def test_an_eks_cluster_of_that_name_that_is_not_ours_is_refused(stack, ctx, eks
         stack.create_eks_cluster(ctx)
 
 
-def test_the_eks_cluster_is_polled_until_active_within_the_bound(stack, ctx, eks):
+def test_the_eks_cluster_is_polled_until_active_within_its_deadline(stack, ctx, eks, clock):
     with pytest.raises(ResourceNotReadyError):
         stack.check_eks_cluster(ctx)
     build(stack, ctx)
-    assert stack.check_eks_cluster(ctx) == PollState(done=False, attempts=1, waitSeconds=5, status="CREATING")
-    polled = ctx.model_copy(update={"poll": PollState(done=False, attempts=2, waitSeconds=5)})
-    with pytest.raises(WaitTimeoutError, match="after 3 checks"):
+    first = stack.check_eks_cluster(ctx)
+    assert first == PollState(done=False, attempts=1, waitSeconds=5, status="CREATING", startedAt=clock.now())
+    polled = ctx.model_copy(update={"poll": first})
+    clock.sleep(30 * 60)
+    with pytest.raises(
+        WaitTimeoutError, match=r"waiting 30 min .* eks-cluster-demo to be ACTIVE; its status is CREATING"
+    ):
         stack.check_eks_cluster(polled)
     eks.activate("eks-cluster-demo")
     assert stack.check_eks_cluster(polled).done

@@ -5,7 +5,7 @@ import pytest
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import S3_CSI_POLICY_NAME, fsx_tags, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
-from controlplane.core.stack_settings import PollSettings
+from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.storage.plan import storage_features, storage_plan
 from controlplane.core.storage.steps import StorageService
 from controlplane.models.clusters import ImportedNetwork
@@ -57,8 +57,8 @@ def gateways(iam, eks):
 
 
 @pytest.fixture
-def storage(gateways):
-    return StorageService(**gateways, poll=PollSettings(wait_seconds=5, max_attempts=3))
+def storage(gateways, clock):
+    return StorageService(**gateways, poll=Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock))
 
 
 @pytest.fixture

@@ -1,0 +1,85 @@
+"""Wait loops: when a check step asks its workflow to check again, and when the wait gives up.
+
+A workflow waits with Task(check) → Choice(`$.poll.done`) → Wait(`SecondsPath: $.poll.waitSeconds`) → Task (see
+`controlplane.workflows.asl`). A check step observes live state, then hands `Poller.poll` what it waits for
+(`Wait`: a description and a deadline from `core.deadlines`) and whether it is done; the poller returns the
+loop's next `PollState`:
+- back-off: the next wait is a tenth of the time already waited, at least `first_wait_seconds` and at most
+  `max_wait_seconds` (30 s → 30 min on AWS), so completion is noticed within about 10 % of the time the work took
+  and a 72-hour wait stays far below Step Functions' 25,000-event history limit
+  (`tests/workflows/test_workflow_history.py`);
+- deadline: once the wait has lasted its deadline, the check fails with `WaitTimeoutError`, saying what it waited
+  for and for how long; `POST /operations/{id}/resume` runs the workflow again, which waits afresh.
+The loop's start (`PollState.startedAt`) travels in the execution state, so every check measures the same wait.
+
+Completion by event (day two) belongs beside this, not inside it: an event handler that ends a wait early (e.g. by
+task token) keeps this check as the fallback, with the same `Wait` and deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from controlplane.core.ports.persistence import Clock
+from controlplane.models.errors import WaitTimeoutError
+from controlplane.models.workflow import PollState, WorkflowState
+
+BACKOFF_FRACTION = 0.1
+"""The next wait, as a fraction of the time already waited (before the first and maximum bounds)."""
+
+
+@dataclass(frozen=True)
+class PollSettings:
+    """The bounds of the back-off: the sandbox sets both near zero so that its waits take no time."""
+
+    first_wait_seconds: int
+    max_wait_seconds: int
+
+    def wait_seconds(self, waited: timedelta) -> int:
+        """Seconds to wait before the next check, after `waited` of waiting."""
+        grown = int(waited.total_seconds() * BACKOFF_FRACTION)
+        return min(self.max_wait_seconds, max(self.first_wait_seconds, grown))
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What a loop waits for, as a person reads it ("EKS cluster eks-cluster-demo to be ACTIVE"), and how long the
+    work may take before the operation fails."""
+
+    what: str
+    deadline: timedelta
+
+
+class Poller:
+    def __init__(self, settings: PollSettings, clock: Clock) -> None:
+        self._settings = settings
+        self._clock = clock
+
+    def poll(self, ctx: WorkflowState, wait: Wait, *, done: bool, status: str | None) -> PollState:
+        """The loop's next state after this check; `WaitTimeoutError` once the deadline has passed undone."""
+        now = self._clock.now()
+        started = ctx.poll.startedAt if ctx.poll and ctx.poll.startedAt else now
+        waited = now - started
+        if not done and waited >= wait.deadline:
+            raise WaitTimeoutError(
+                f"Gave up after waiting {duration(waited)} (this wait's deadline: {duration(wait.deadline)}) for "
+                f"{wait.what}; its status is {status or 'unknown'}. Fix what holds it up, if anything does; "
+                f"POST /operations/{ctx.operationId}/resume continues waiting."
+            )
+        return PollState(
+            done=done,
+            attempts=ctx.attempt(),
+            waitSeconds=self._settings.wait_seconds(waited),
+            status=status,
+            startedAt=started,
+        )
+
+
+def duration(span: timedelta) -> str:
+    """A span as a person reads it: `45 min`, `2 h 05 min`, `50 s`."""
+    seconds = int(span.total_seconds())
+    if seconds < 60:
+        return f"{seconds} s"
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
