@@ -22,6 +22,7 @@ from controlplane.core.naming import (
     ownership_tags,
     training_operator_role_name,
 )
+from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.models.clusters import ImportedNetwork
 from controlplane.models.errors import (
     DependencyFailedError,
@@ -208,6 +209,26 @@ def test_check_gives_up_once_the_deadline_has_passed(world):
     with pytest.raises(
         WaitTimeoutError, match=r"hp-cluster-demo and its instances to be in service; its status is Creating"
     ):
+        world.stage().check_hyperpod_cluster(ctx(started))
+
+
+def test_a_first_group_of_500_with_deep_health_checks_is_waited_for_past_the_old_one_hour_bound(world):
+    """120 checks 30 s apart gave every wait one hour; 500 instances with deep health checks get 4 h 40 min."""
+    large = InstanceGroup(
+        name="gpu",
+        instance_type="ml.p5.48xlarge",
+        status="Creating",
+        current_count=0,
+        target_count=500,
+        deep_health_checks=True,
+    )
+    world.hyperpod.put_cluster(HP, (large,), status="Creating", tags=ownership_tags("demo"))
+    started = world.clock.now()
+    world.clock.sleep(timedelta(hours=4, minutes=39).total_seconds())
+    state = world.stage().check_hyperpod_cluster(ctx(started))
+    assert (state.done, state.status, state.startedAt) == (False, "Creating", started)
+    world.clock.sleep(timedelta(minutes=1).total_seconds())
+    with pytest.raises(WaitTimeoutError, match=r"waiting 4 h 40 min \(this wait's deadline: 4 h 40 min\)"):
         world.stage().check_hyperpod_cluster(ctx(started))
 
 
