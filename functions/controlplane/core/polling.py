@@ -9,7 +9,8 @@ loop's next `PollState`:
   and a 72-hour wait stays far below Step Functions' 25,000-event history limit
   (`tests/workflows/test_workflow_history.py`);
 - deadline: once the wait has lasted its deadline, the check fails with `WaitTimeoutError`, saying what it waited
-  for and for how long; `POST /operations/{id}/resume` runs the workflow again, which waits afresh.
+  for and for how long (the last wait ends at the deadline); `POST /operations/{id}/resume` runs the workflow
+  again, which waits afresh.
 The loop's start (`PollState.startedAt`) travels in the execution state, so every check measures the same wait.
 
 Completion by event (day two) belongs beside this, not inside it: an event handler that ends a wait early (e.g. by
@@ -18,6 +19,7 @@ task token) keeps this check as the fallback, with the same `Wait` and deadline.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -67,10 +69,12 @@ class Poller:
                 f"{wait.what}; its status is {status or 'unknown'}. Fix what holds it up, if anything does; "
                 f"POST /operations/{ctx.operationId}/resume continues waiting."
             )
+        # The last wait ends at the deadline, so a wait that runs out fails then, not up to a back-off later.
+        until_deadline = max(0, math.ceil((wait.deadline - waited).total_seconds()))
         return PollState(
             done=done,
             attempts=ctx.attempt(),
-            waitSeconds=self._settings.wait_seconds(waited),
+            waitSeconds=min(self._settings.wait_seconds(waited), until_deadline),
             status=status,
             startedAt=started,
         )

@@ -76,6 +76,19 @@ def test_every_check_of_a_loop_measures_from_its_first_check(ctx, clock):
     assert (later.attempts, later.waitSeconds, later.startedAt) == (2, 120, first.startedAt)
 
 
+def test_the_last_wait_ends_at_the_deadline_rather_than_a_back_off_past_it(ctx, clock):
+    poller = Poller(AWS, clock)
+    wait = Wait("HyperPod cluster hp-cluster-demo and its instances to be in service", timedelta(hours=4, minutes=40))
+    polled = ctx.model_copy(
+        update={"poll": PollState(done=False, attempts=30, waitSeconds=1620, startedAt=clock.now())}
+    )
+    clock.sleep(timedelta(hours=4, minutes=30).total_seconds())
+    assert poller.poll(polled, wait, done=False, status="Creating").waitSeconds == 600
+    clock.sleep(600)
+    with pytest.raises(WaitTimeoutError, match=r"Gave up after waiting 4 h 40 min"):
+        poller.poll(polled, wait, done=False, status="Creating")
+
+
 def test_a_loop_whose_deadline_has_passed_says_what_it_waited_for_how_long_and_how_to_go_on(ctx, clock):
     poller = Poller(AWS, clock)
     wait = Wait("the add-ons of eks-cluster-demo to be ACTIVE", timedelta(minutes=30))
