@@ -22,6 +22,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# The simulated account's timings in tests, near zero (sandbox.runtime.SandboxOptions says what each one is).
+SANDBOX_TIMINGS = {"seconds_to_active": 0.05, "poll_seconds": 0, "operation_wait_poll_seconds": 0.02}
+
+
 @dataclass
 class RunningSandbox:
     sandbox: Sandbox
@@ -44,7 +48,7 @@ class RunningSandbox:
 def running_sandbox() -> Iterator[RunningSandbox]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", seconds_to_active=1.0, poll_seconds=1))
+    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **SANDBOX_TIMINGS))
     sandbox.start()
     server = uvicorn.Server(uvicorn.Config(build_app(sandbox), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
