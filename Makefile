@@ -9,6 +9,9 @@ export PYTHONPATH := functions:.
 
 # Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
 SUITES := unit contract integration workflows infra e2e
+# Two workers per suite (pytest-xdist), one per core. `loadfile` keeps a module's tests in one worker, so a
+# module-scoped fixture (the running sandbox) is built once; each worker is its own process (own moto, own port).
+PARALLEL := -n 2 --dist loadfile
 
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
 
@@ -30,27 +33,27 @@ lint: install
 	$(BIN)/lint-imports
 
 unit: install
-	$(BIN)/pytest tests/unit -q
+	$(BIN)/pytest tests/unit -q $(PARALLEL)
 
 contract: install
-	$(BIN)/pytest tests/contract -q
+	$(BIN)/pytest tests/contract -q $(PARALLEL)
 
 integration: install
-	$(BIN)/pytest tests/integration -q
+	$(BIN)/pytest tests/integration -q $(PARALLEL)
 
 workflow-tests: install
-	$(BIN)/pytest tests/workflows -q
+	$(BIN)/pytest tests/workflows -q $(PARALLEL)
 
 infra: install
-	$(BIN)/pytest tests/infra -q
+	$(BIN)/pytest tests/infra -q $(PARALLEL)
 
 e2e: install
-	$(BIN)/pytest tests/e2e -q
+	$(BIN)/pytest tests/e2e -q $(PARALLEL)
 
 test: lint
 	@failed=""; times=""; \
 	$(foreach suite,$(SUITES),start=$$(date +%s); \
-		$(BIN)/pytest tests/$(suite) -q --durations=5 || failed="$$failed $(suite)"; \
+		$(BIN)/pytest tests/$(suite) -q $(PARALLEL) --durations=5 || failed="$$failed $(suite)"; \
 		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
 	printf "Wall time per suite:\n$$times"; \
 	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi

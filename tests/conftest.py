@@ -17,9 +17,23 @@ from sandbox.server import build_app
 
 
 def free_port() -> int:
+    """A port for a server in another process (which binds it itself)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def bound_socket() -> socket.socket:
+    """A socket on a port the system picked, kept bound until the server takes it: no other process (an xdist
+    worker) can take the port in between. The TCP protocol is named so that asyncio sets TCP_NODELAY on it
+    (with proto 0, every response would wait ~40 ms for a delayed ACK)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+# The simulated account's timings in tests, near zero (sandbox.runtime.SandboxOptions says what each one is).
+SANDBOX_TIMINGS = {"seconds_to_active": 0.05, "poll_seconds": 0, "operation_wait_poll_seconds": 0.02}
 
 
 @dataclass
@@ -42,12 +56,12 @@ class RunningSandbox:
 
 @pytest.fixture(scope="module")
 def running_sandbox() -> Iterator[RunningSandbox]:
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", seconds_to_active=1.0, poll_seconds=1))
+    sock = bound_socket()
+    base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **SANDBOX_TIMINGS))
     sandbox.start()
-    server = uvicorn.Server(uvicorn.Config(build_app(sandbox), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    server = uvicorn.Server(uvicorn.Config(build_app(sandbox), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.02)
@@ -56,4 +70,5 @@ def running_sandbox() -> Iterator[RunningSandbox]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+        sock.close()
         sandbox.stop()

@@ -38,7 +38,7 @@ def settle(api: httpx.Client, count: int, limit: float = 30) -> dict[str, dict]:
         ]
         if (len(healthy) == count and len(found) == count) or time.monotonic() > deadline:
             return found
-        time.sleep(0.5)
+        time.sleep(0.05)
 
 
 def test_nodes_list_health_capacity_and_zone(cluster):
@@ -55,14 +55,16 @@ def test_nodes_list_health_capacity_and_zone(cluster):
 def test_reboot_reports_each_node_and_partial_failures(cluster):
     with cluster.client("sandbox-operator") as api:
         first, second = sorted(settle(api, 3))[:2]
-        rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
-        assert rebooted.status_code == 200, rebooted.text
-        assert rebooted.json()["successful"] == [first]
-        # The first node is still rebooting: the batch reports it failed and reboots the second.
-        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
-        assert batch.status_code == 200, batch.text
-        assert batch.json()["successful"] == [second]
-        assert [(f["nodeId"], f["code"]) for f in batch.json()["failed"]] == [(first, "InvalidInstanceStatus")]
+        # Simulated time stands still while the first node reboots, however short the sandbox makes it.
+        with cluster.sandbox.hyperpod.held():
+            rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
+            assert rebooted.status_code == 200, rebooted.text
+            assert rebooted.json()["successful"] == [first]
+            # The first node is still rebooting: the batch reports it failed and reboots the second.
+            batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
+            assert batch.status_code == 200, batch.text
+            assert batch.json()["successful"] == [second]
+            assert [(f["nodeId"], f["code"]) for f in batch.json()["failed"]] == [(first, "InvalidInstanceStatus")]
         assert set(settle(api, 3)) >= {first, second}
 
 
@@ -106,10 +108,12 @@ def test_replace_needs_the_persons_confirmation_and_gives_new_hardware(cluster):
                 ).status_code
                 == 403
             )
-        replaced = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
-        assert replaced.json()["successful"] == [target]
-        reused = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
-        assert reused.status_code == 400 and reused.json()["code"] == "ConfirmationRequired"
+        # The node is still being replaced (not gone yet) when the token is reused.
+        with cluster.sandbox.hyperpod.held():
+            replaced = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
+            assert replaced.json()["successful"] == [target]
+            reused = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
+            assert reused.status_code == 400 and reused.json()["code"] == "ConfirmationRequired"
         after = settle(api, 3)
     assert target not in after and len(after) == 3
 
@@ -131,12 +135,14 @@ def test_delete_shrinks_the_group_by_one(cluster):
 def test_an_unhealthy_node_shows_its_health_label_and_is_replaced_automatically(cluster):
     with cluster.client() as api:
         target = sorted(settle(api, 2))[0]
-        fault = httpx.post(
-            f"{cluster.base_url}/sandbox/node-faults", json={"clusterName": f"hp-cluster-{TAG}", "nodeId": target}
-        )
-        assert fault.status_code == 204
-        assert nodes(api)[target]["health"] == "UnschedulablePendingReplacement"
-        assert nodes(api)[target]["schedulable"] is False
+        # The node is read pending replacement before automatic recovery replaces it.
+        with cluster.sandbox.hyperpod.held():
+            fault = httpx.post(
+                f"{cluster.base_url}/sandbox/node-faults", json={"clusterName": f"hp-cluster-{TAG}", "nodeId": target}
+            )
+            assert fault.status_code == 204
+            assert nodes(api)[target]["health"] == "UnschedulablePendingReplacement"
+            assert nodes(api)[target]["schedulable"] is False
         after = settle(api, 2)
     assert target not in after
 

@@ -14,7 +14,8 @@ import secrets
 import string
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from sandbox.aws.hyperpod import rules
@@ -62,6 +63,13 @@ class HyperPodSimulation:
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Simulated time stands still inside: a test reads a transient state (a node rebooting, replacing or
+        pending replacement) however short `seconds` is and however slow the machine."""
+        with self._scheduler.held():
+            yield
 
     def advance(self) -> None:
         """Run every transition that has come due (every operation does this first)."""

@@ -301,6 +301,19 @@ def test_an_unhealthy_node_is_tainted_and_replaced_under_automatic_recovery(sim:
     assert victim not in sim.node_ids() and len(sim.node_ids()) == 2
 
 
+def test_while_time_is_held_no_transition_runs_and_those_due_run_after(sim: Sim) -> None:
+    sim.ready()
+    victim = sim.node_ids()[0]
+
+    with sim.simulation.held():
+        sim.simulation.mark_node_unhealthy("hp", victim)
+        sim.later(3)
+        assert victim in sim.node_ids()
+    sim.simulation.advance()
+
+    assert victim not in sim.node_ids() and len(sim.node_ids()) == 2
+
+
 def test_without_automatic_recovery_an_unhealthy_node_stays(sim: Sim) -> None:
     sim.ready(automatic_recovery=False)
     victim = sim.node_ids()[0]
