@@ -3,7 +3,8 @@
 
 Run with `make bench`. For each route it prints wall time, peak traced memory (tracemalloc, every thread of the
 process, so the emulator's share of a read counts too; measured on a second call, since tracing slows the clock) and
-response size, beside the naive list-everything read
+response size, and where a third call's time goes by area (product, Kubernetes emulator, moto...; see
+`tests/bench/sampling.py`, which samples every thread), beside the naive list-everything read
 (typed `kubernetes` objects, no pages, every ListClusterNodes page) measured in the same run. The issue's targets
 are printed beside the figures: delete-group plan < 2 s and < 100 MB; status and the first page of nodes
 < 0.3 s and < 64 KB. A measurement, not a timed assertion: only the answers are checked.
