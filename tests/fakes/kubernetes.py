@@ -4,7 +4,7 @@ and the running pods on them; plus a manifest renderer that returns fixed object
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,10 @@ class InMemoryKubernetesGateway:
     def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
         wanted = (labels or {}).items()
         return [node for node in self.api(cluster.name).nodes if wanted <= node.labels.items()]
+
+    def nodes_named(self, cluster: EksCluster, region: str, names: Sequence[str]) -> list[KubernetesNode]:
+        wanted = set(names)
+        return [node for node in self.api(cluster.name).nodes if node.name in wanted]
 
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         store = self.api(cluster.name).objects

@@ -13,10 +13,9 @@ from api.idempotency import run_once
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import accepted, recorded, response_doc
 from controlplane import wiring
-from controlplane.core.operations.service import MAX_WAIT_SECONDS
 from controlplane.models.clusters import Accepted
 from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
-from controlplane.models.operations import OperationList, OperationView
+from controlplane.models.operations import MAX_WAIT_SECONDS, OperationList, OperationView
 
 router = Router()
 

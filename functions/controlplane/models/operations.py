@@ -10,6 +10,9 @@ from pydantic import Field
 
 from controlplane.models.common import PageView, View
 
+# The longest a wait for an operation holds the request (the API's long poll stays well inside 29 s).
+MAX_WAIT_SECONDS = 25
+
 
 class OperationStatus(StrEnum):
     PENDING = "PENDING"

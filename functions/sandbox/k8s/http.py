@@ -216,12 +216,14 @@ class _HttpApi:
         if more:
             last = items[-1]["metadata"]
             metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
+        # JSONResponse renders the body here, under the cluster's lock, so the stored items need no copies.
+        served = {"apiVersion": kind.api_version, "kind": kind.kind}
         return JSONResponse(
             {
                 "kind": f"{kind.kind}List",
                 "apiVersion": kind.api_version,
                 "metadata": metadata,
-                "items": [present(kind, item) for item in items],
+                "items": [{**item, **served} for item in items],
             },
         )
 

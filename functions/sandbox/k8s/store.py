@@ -45,6 +45,7 @@ from sandbox.k8s.objects import ObjectKey, body_fields, now, object_body, object
 from sandbox.k8s.selectors import FieldRequirement, LabelRequirement
 
 JsonObject = dict[str, Any]
+NODE_NAME = ("spec", "nodeName")
 Event = tuple[str, JsonObject]  # ("ADDED" | "MODIFIED" | "DELETED", a copy of the object)
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -59,6 +60,8 @@ class ObjectStore:
         self._objects: dict[StorageKey, dict[ObjectKey, JsonObject]] = {}
         # Each bucket's keys in order, kept until a key comes or goes, so pages of a large list cost their size.
         self._ordered: dict[StorageKey, list[ObjectKey]] = {}
+        # Pods by spec.nodeName, as the API server's own index answers `spec.nodeName=` without a scan.
+        self._pods_by_node: dict[str, set[ObjectKey]] = {}
         self.revision = 0
         self.logs: dict[ObjectKey, str] = {}
         for name in INITIAL_NAMESPACES:
@@ -125,7 +128,7 @@ class ObjectStore:
     ) -> tuple[list[JsonObject], bool]:
         """Up to ``limit`` matching objects whose key follows ``after``, by key, and whether more match."""
         bucket = self._objects.get(kind.storage, {})
-        keys = self._keys(kind.storage)
+        keys = self._candidates(kind, fields)
         found: list[JsonObject] = []
         for key in keys[bisect.bisect_right(keys, after) if after else 0 :]:
             obj = bucket[key]
@@ -138,6 +141,23 @@ class ObjectStore:
                     return found, True
                 found.append(obj)
         return found, False
+
+    def _candidates(self, kind: Kind, fields: Sequence[FieldRequirement]) -> list[ObjectKey]:
+        """The keys a selection must look at, in order: a pod list with `spec.nodeName=` only that node's pods."""
+        if kind.storage == PODS:
+            for requirement in fields:
+                if requirement.equal and requirement.path == NODE_NAME:
+                    return sorted(self._pods_by_node.get(requirement.value, ()))
+        return self._keys(kind.storage)
+
+    def _index(self, storage: StorageKey, key: ObjectKey, old: JsonObject | None, new: JsonObject | None) -> None:
+        """Keep the pods-by-node index in step with a write of ``key`` (``old`` before it, ``new`` after)."""
+        if storage != PODS:
+            return
+        if old is not None:
+            self._pods_by_node.get(_node_name(old), set()).discard(key)
+        if new is not None:
+            self._pods_by_node.setdefault(_node_name(new), set()).add(key)
 
     def _keys(self, storage: StorageKey) -> list[ObjectKey]:
         if storage not in self._ordered:
@@ -159,6 +179,7 @@ class ObjectStore:
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         self._objects.setdefault(kind.storage, {})[object_key(obj)] = obj
         self._ordered.pop(kind.storage, None)
+        self._index(kind.storage, object_key(obj), None, obj)
         events.append(("ADDED", copy.deepcopy(obj)))
         if kind.storage == CRDS:
             self._sync_crd_kinds()
@@ -180,6 +201,7 @@ class ObjectStore:
             meta["generation"] = live_meta["generation"] + 1
         meta["resourceVersion"] = self._next_revision()
         self._objects[kind.storage][object_key(new)] = new
+        self._index(kind.storage, object_key(new), live, new)
         events.append(("MODIFIED", copy.deepcopy(new)))
         if kind.storage == CRDS:
             self._sync_crd_kinds()
@@ -197,6 +219,7 @@ class ObjectStore:
                 self.remove(served, child, events)
         del self._objects[storage][key]
         self._ordered.pop(storage, None)
+        self._index(storage, key, obj, None)
         events.append(("DELETED", copy.deepcopy(obj)))
         if storage == PODS:
             self.logs.pop(key, None)
@@ -316,6 +339,11 @@ class ObjectStore:
         if kind.storage == CRDS and (problems := crd_problems(new)):
             raise invalid(kind, live["metadata"]["name"], problems)
         return new
+
+
+def _node_name(pod: JsonObject | None) -> str:
+    """A pod's spec.nodeName as a field selector sees it ("" when unscheduled)."""
+    return str(((pod or {}).get("spec") or {}).get("nodeName") or "")
 
 
 def _check_identity(kind: Kind, meta: JsonObject, namespace: str | None, name: str | None) -> None:

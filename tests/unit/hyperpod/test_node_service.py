@@ -164,6 +164,26 @@ def test_nodes_page_with_an_honest_continue_token(world):
     assert service.list_nodes("demo", limit=7).continue_ is None
 
 
+def test_a_page_reads_the_kubernetes_nodes_of_its_own_nodes_only(world, monkeypatch):
+    world.hyperpod.put_cluster(HP, (SPOT, InstanceGroup("big", "ml.c5.xlarge", "InService", 5, 5)))
+    world.kubernetes_api().nodes = [
+        KubernetesNode(f"hyperpod-{node_id}", True, True, {}, {}, {}) for node_id in node_ids(world)
+    ]
+    asked: list[list[str]] = []
+    named = world.kubernetes.nodes_named
+    monkeypatch.setattr(world.kubernetes, "nodes_named", lambda *args: asked.append(list(args[2])) or named(*args))
+
+    def no_listing(*args, **kwargs):
+        raise AssertionError("a page of nodes must not list every Kubernetes node")
+
+    monkeypatch.setattr(world.kubernetes, "nodes", no_listing)
+
+    page = world.nodes().list_nodes("demo", limit=3)
+
+    assert asked == [[f"hyperpod-{node.nodeId}" for node in page.nodes]]
+    assert all(node.ready for node in page.nodes)
+
+
 def test_node_ids_are_checked_one_by_one_not_by_listing_the_cluster(world, monkeypatch):
     def no_listing(*args, **kwargs):
         raise AssertionError("a node action must not list the cluster's nodes")

@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client
+from controlplane.core.concurrency import MAX_PARALLEL_READS, each
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 
@@ -99,7 +100,7 @@ def _ca_file(certificate_authority: str) -> str:
 FIELD_MANAGER = "instantstart"
 # Pods here are cluster machinery, not the jobs an instance-group deletion would strand.
 SYSTEM_NAMESPACES = ("kube-system", "kube-node-lease", "aws-hyperpod", "cert-manager")
-# Running pods outside the system namespaces, filtered by the API server.
+# Running pods outside the system namespaces, filtered by the API server (one node's: add `spec.nodeName=`).
 WORKLOAD_POD_FIELDS = ",".join(["status.phase=Running", *(f"metadata.namespace!={name}" for name in SYSTEM_NAMESPACES)])
 # Lists are read as raw JSON (no typed client objects) in pages of this many items.
 PAGE_SIZE = 500
@@ -176,6 +177,23 @@ class KubernetesApiGateway:
             core = k8s.CoreV1Api(api)
             return [_node(raw) for raw in raw_pages(core.list_node, label_selector=selector)]
 
+    def nodes_named(self, cluster: EksCluster, region: str, names: Sequence[str]) -> list[KubernetesNode]:
+        from kubernetes import client as k8s
+        from kubernetes.client.exceptions import ApiException
+
+        with self._factory.api_client(cluster, region) as api:
+            core = k8s.CoreV1Api(api)
+
+            def read(name: str) -> KubernetesNode | None:
+                try:
+                    return _node(json.loads(core.read_node(name, _preload_content=False).data))
+                except ApiException as error:
+                    if error.status == 404:
+                        return None
+                    raise
+
+            return [node for node in each(read, list(names)) if node is not None]
+
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         from kubernetes.client.exceptions import ApiException
         from kubernetes.dynamic import DynamicClient
@@ -216,22 +234,29 @@ class KubernetesApiGateway:
         return deleted
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
+        """Each node's pods by a `spec.nodeName=` field selector (the API server indexes pods by node), a few
+        nodes at a time, stopping after the first few nodes that run workloads."""
         from kubernetes import client as k8s
 
-        found: list[str] = []
+        nodes = sorted(node_names)
         with self._factory.api_client(cluster, region) as api:
-            pages = raw_list_pages(k8s.CoreV1Api(api).list_pod_for_all_namespaces, field_selector=WORKLOAD_POD_FIELDS)
-            for items, last in pages:
-                found.extend(
+            list_pods = k8s.CoreV1Api(api).list_pod_for_all_namespaces
+
+            def on_node(node: str) -> list[str]:
+                selector = f"{WORKLOAD_POD_FIELDS},spec.nodeName={node}"
+                return [
                     f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
-                    for pod in items
-                    if (pod.get("spec") or {}).get("nodeName") in node_names
-                    and not any(
+                    for pod in raw_pages(list_pods, field_selector=selector)
+                    if not any(
                         owner.get("kind") == "DaemonSet" for owner in pod["metadata"].get("ownerReferences") or []
                     )
-                )
+                ]
+
+            for start in range(0, len(nodes), MAX_PARALLEL_READS):
+                batch = nodes[start : start + MAX_PARALLEL_READS]
+                found = [name for names in each(on_node, batch) for name in names]
                 if found:
-                    return WorkloadPods(tuple(sorted(found)), complete=last)
+                    return WorkloadPods(tuple(sorted(found)), complete=start + len(batch) == len(nodes))
         return WorkloadPods((), complete=True)
 
     def get(

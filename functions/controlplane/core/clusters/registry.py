@@ -102,8 +102,10 @@ class ClusterService:
         record = self.get(cluster_tag)
         hyperpod_name = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
         hyperpod, (eks, nodes) = together(
-            lambda: self._hyperpod(record.region).find_cluster(hyperpod_name), lambda: self._node_statuses(record)
+            lambda: self._hyperpod(record.region).find_cluster(hyperpod_name), lambda: self._nodes(record)
         )
+        # Counted on the port's plain nodes; only the nodes the answer names become models.
+        ready = [node for node in nodes if node.ready and node.schedulable]
         not_ready = [node for node in nodes if not (node.ready and node.schedulable)]
         missing = [f"stage '{stage.value}'" for stage in StageName if stage.value not in record.stagesDone]
         if hyperpod is not None and hyperpod.status != "InService":
@@ -114,7 +116,6 @@ class ClusterService:
             missing.append(f"nodes Ready and schedulable: {names}" + (f" and {more} more" if more > 0 else ""))
         if StageName.HYPERPOD.value in record.stagesDone and not nodes:
             missing.append("at least one node")
-        ready = [node for node in nodes if node.ready and node.schedulable]
         return ClusterStatusView(
             clusterTag=cluster_tag,
             ready=not missing,
@@ -125,16 +126,16 @@ class ClusterService:
             nodesTotal=len(nodes),
             nodesReady=len(ready),
             nodesNotReady=len(not_ready),
-            gpusTotal=sum(node.gpus for node in nodes),
-            gpusAllocatable=sum(node.allocatableGpus for node in ready),
-            nodes=(not_ready + ready)[:STATUS_NODES],
+            gpusTotal=sum(_gpus(node.capacity) for node in nodes),
+            gpusAllocatable=sum(_gpus(node.allocatable) for node in ready),
+            nodes=[_node_status(node) for node in (not_ready + ready)[:STATUS_NODES]],
         )
 
-    def _node_statuses(self, record: ClusterRecord) -> tuple[EksCluster | None, list[NodeStatus]]:
+    def _nodes(self, record: ClusterRecord) -> tuple[EksCluster | None, list[KubernetesNode]]:
         eks = self._eks(record.region).find_cluster(record.eksClusterName)
         if eks is None or eks.status != "ACTIVE":
             return eks, []
-        return eks, [_node_status(node) for node in self._kubernetes.nodes(eks, record.region)]
+        return eks, self._kubernetes.nodes(eks, record.region)
 
     # --- following the workflows -------------------------------------------------------------
 
@@ -189,6 +190,10 @@ def _node_status(node: KubernetesNode) -> NodeStatus:
         ready=node.ready,
         schedulable=node.schedulable,
         health=node.labels.get(HEALTH_LABEL),
-        gpus=int(node.capacity.get(GPU_RESOURCE, "0")),
-        allocatableGpus=int(node.allocatable.get(GPU_RESOURCE, "0")),
+        gpus=_gpus(node.capacity),
+        allocatableGpus=_gpus(node.allocatable),
     )
+
+
+def _gpus(resources: dict[str, str]) -> int:
+    return int(resources.get(GPU_RESOURCE, "0"))

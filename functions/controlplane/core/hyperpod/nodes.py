@@ -15,7 +15,7 @@ from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
@@ -25,6 +25,8 @@ from controlplane.models.nodes import NodeAction, NodeActionResult, NodeFailure,
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 
 CONFIRMED_ACTIONS = {"replace", "delete"}
+# HyperPod registers each instance in Kubernetes as hyperpod-<EC2 instance id>.
+KUBERNETES_NODE_PREFIX = "hyperpod-"
 ACTION_EFFECTS = {
     "reboot": "soft reboot (EC2 RebootInstances); volumes are kept",
     "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
@@ -53,17 +55,19 @@ class NodeService:
 
     def list_nodes(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> NodeList:
         """A page of ListClusterNodes joined with the groups' capacity type and the Kubernetes nodes' health and
-        zone; HyperPod's cluster, the page and the Kubernetes nodes are read at the same time."""
+        zone. HyperPod's cluster is read while the page is, and then the Kubernetes facts of that page's nodes only
+        (each by name), so a page costs its size whatever the cluster's."""
         record = self._ready(cluster_tag)
         gateway = self._hyperpod(record.region)
         name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
-        (cluster, page), kubernetes = together(
+        (cluster, page), eks = together(
             lambda: together(lambda: gateway.find_cluster(name), lambda: gateway.node_page(name, limit, token)),
-            lambda: self._kubernetes_nodes(record),
+            lambda: self._eks(record.region).find_cluster(record.eksClusterName),
         )
         if cluster is None:
             raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster.")
         capacity = {group.name: group.capacity_type for group in cluster.groups}
+        kubernetes = self._kubernetes_nodes(eks, record.region, [node.node_id for node in page.items])
         views = []
         for node in page.items:
             registered = kubernetes.get(node.node_id)
@@ -174,9 +178,10 @@ class NodeService:
             )
         return record
 
-    def _kubernetes_nodes(self, record: ClusterRecord) -> dict[str, KubernetesNode]:
-        """Kubernetes nodes by EC2 instance id (HyperPod names nodes hyperpod-<instance id>)."""
-        eks = self._eks(record.region).find_cluster(record.eksClusterName)
-        if eks is None or eks.status != "ACTIVE":
+    def _kubernetes_nodes(self, eks: EksCluster | None, region: str, node_ids: list[str]) -> dict[str, KubernetesNode]:
+        """These nodes' Kubernetes nodes by EC2 instance id (HyperPod names nodes hyperpod-<instance id>)."""
+        if eks is None or eks.status != "ACTIVE" or not node_ids:
             return {}
-        return {node.name.removeprefix("hyperpod-"): node for node in self._kubernetes.nodes(eks, record.region)}
+        names = [f"{KUBERNETES_NODE_PREFIX}{node_id}" for node_id in node_ids]
+        found = self._kubernetes.nodes_named(eks, region, names)
+        return {node.name.removeprefix(KUBERNETES_NODE_PREFIX): node for node in found}

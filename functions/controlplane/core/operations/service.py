@@ -40,9 +40,14 @@ from controlplane.models.errors import (
     OperationStateError,
     StaleVersionError,
 )
-from controlplane.models.operations import Operation, OperationError, OperationKind, OperationStatus
+from controlplane.models.operations import (
+    MAX_WAIT_SECONDS,
+    Operation,
+    OperationError,
+    OperationKind,
+    OperationStatus,
+)
 
-MAX_WAIT_SECONDS = 25
 WRITE_ATTEMPTS = 5
 # How long a lock may wait for its attempt to be recorded before it counts as left behind by a crashed start.
 LOCK_RECORD_GRACE = timedelta(minutes=2)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,6 +43,9 @@ class KubernetesGateway(Protocol):
     def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:
         """The nodes (those carrying every one of `labels`, when given)."""
 
+    def nodes_named(self, cluster: EksCluster, region: str, names: Sequence[str]) -> list[KubernetesNode]:
+        """The nodes of these names that exist, each read by name (for a page of nodes, not the whole list)."""
+
     def present(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """`Kind/namespace/name` of each object that exists in the cluster (by kind, namespace and name)."""
 
@@ -51,7 +54,7 @@ class KubernetesGateway(Protocol):
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or system
-        namespaces), read until the first ones turn up."""
+        namespaces), read node by node until the first ones turn up."""
 
     def get(
         self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None

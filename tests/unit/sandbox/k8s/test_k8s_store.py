@@ -7,7 +7,7 @@ import pytest
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError
 from sandbox.k8s.kinds import BUILTIN_KINDS, Kind
-from sandbox.k8s.selectors import parse_field_selector, parse_label_selector
+from sandbox.k8s.selectors import FieldRequirement, parse_field_selector, parse_label_selector
 from sandbox.k8s.store import INITIAL_NAMESPACES, Event, ObjectStore
 
 CONFIG_MAPS = BUILTIN_KINDS[("", "v1", "configmaps")]
@@ -224,3 +224,42 @@ def test_emulator_listeners_run_after_the_write_and_may_write_back() -> None:
 
     assert [(event, obj["metadata"]["name"]) for event, obj in seen] == [("ADDED", "source"), ("ADDED", "copy")]
     assert store.get("", "v1", "configmaps", "default", "copy") is not None
+
+
+def pod_on(name: str, node: str | None, namespace: str = "default") -> dict[str, Any]:
+    spec = {"nodeName": node} if node else {}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def test_pods_selected_by_node_name_follow_moves_deletes_and_pages() -> None:
+    store = ObjectStore()
+    for name, node in (("a", "n1"), ("b", "n2"), ("c", "n1"), ("d", None)):
+        store.put(pod_on(name, node), [])
+    store.put(pod_on("e", "n1", namespace="kube-system"), [])
+    store.put(pod_on("b", "n1"), [])  # moved from n2
+    store.remove(PODS.storage, ("default", "c"), [])
+
+    def names(node: str, **paging: Any) -> list[str]:
+        fields = parse_field_selector(f"spec.nodeName={node}", PODS)
+        return [p["metadata"]["name"] for p in store.select_page(PODS, None, fields=fields, **paging)[0]]
+
+    assert names("n1") == ["a", "b", "e"]
+    assert names("n2") == []
+    assert names("") == ["d"]
+    assert names("n1", after=("default", "a"), limit=1) == ["b"]
+    in_default = parse_field_selector("spec.nodeName=n1,metadata.namespace!=kube-system", PODS)
+    assert [p["metadata"]["name"] for p in store.select(PODS, None, fields=in_default)] == ["a", "b"]
+
+
+def test_a_node_name_selection_looks_only_at_that_nodes_pods(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ObjectStore()
+    for index in range(1000):
+        store.put(pod_on(f"p{index:04d}", f"node-{index % 100}"), [])
+    looked_at = []
+    matches = FieldRequirement.matches
+    monkeypatch.setattr(FieldRequirement, "matches", lambda self, obj: looked_at.append(obj) or matches(self, obj))
+
+    found = store.select(PODS, None, fields=parse_field_selector("spec.nodeName=node-7", PODS))
+
+    assert len(found) == 10
+    assert len(looked_at) == 10
