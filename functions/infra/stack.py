@@ -299,20 +299,18 @@ class InstantStartStack(Stack):
     def _autoscaling_boundary(self) -> iam.ManagedPolicy:
         """The ceiling of the ClusterRole the karpenter feature creates for HyperPod autoscaling: whatever policy
         the step writes, HyperPod can do no more with the role than add and delete nodes of HyperPod clusters."""
+        actions = ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
+        clusters = [f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"]
         boundary = iam.ManagedPolicy(
             self,
             "AutoscalingRoleBoundary",
             description="InstantStart: permissions boundary of HyperPod autoscaling cluster roles",
-            statements=[
-                iam.PolicyStatement(
-                    actions=["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
-                    resources=[f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
-                )
-            ],
+            statements=[iam.PolicyStatement(actions=actions, resources=clusters)],
         )
         self.acks.wildcard_resources(
             boundary,
-            [f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
+            actions,
+            clusters,
             "A permissions boundary is a ceiling, not a grant: each autoscaling role's own inline policy names its "
             "one cluster, and the boundary keeps any such policy to node batch actions on this account's clusters",
         )
