@@ -100,6 +100,7 @@ class Sandbox:
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self._access = AccessEntries(ACCOUNT_ID)
+        self.s3 = S3Extension(ACCOUNT_ID)
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
             EksClusters(
@@ -113,7 +114,7 @@ class Sandbox:
             HyperPodExtension(self.hyperpod),
             Ec2Extension(),
             FsxExtension(seconds_to_available=seconds),
-            S3Extension(),
+            self.s3,
         )
         self._mock: Any = None
         self._original_invoke: Any = None
