@@ -45,7 +45,13 @@ class Settings:
 
     @cached_property
     def kubernetes_role_arn(self) -> str:
+        """The role steps sign EKS bearer tokens as: cluster admin through its access entry."""
         return _env("IS_KUBERNETES_ROLE_ARN", "")
+
+    @cached_property
+    def kubernetes_view_role_arn(self) -> str:
+        """The role the API signs EKS bearer tokens as: read-only (AmazonEKSViewPolicy) through its access entry."""
+        return _env("IS_KUBERNETES_VIEW_ROLE_ARN", "")
 
     @cached_property
     def workload_role_boundary_arn(self) -> str:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.service import OperationService
     from controlplane.core.polling import Poller
+    from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.storage.steps import StorageService
 
 
@@ -91,7 +92,7 @@ def clusters() -> ClusterService:
     from controlplane.core.clusters.registry import ClusterService
 
     return ClusterService(
-        registry(), AwsEksGateway, AwsHyperPodGateway, KubernetesApiGateway(kubernetes_clients()), clock()
+        registry(), AwsEksGateway, AwsHyperPodGateway, KubernetesApiGateway(kubernetes_readers()), clock()
     )
 
 
@@ -144,9 +145,25 @@ def confirmations() -> Confirmations:
 
 @cache
 def kubernetes_clients() -> KubernetesClientFactory:
+    """Clients of the steps that change clusters: signed as the cluster-admin role."""
     from controlplane.adapters.k8s.client import KubernetesClientFactory
 
     return KubernetesClientFactory(settings().kubernetes_role_arn)
+
+
+@cache
+def kubernetes_readers() -> KubernetesClientFactory:
+    """Clients of the API's live reads: signed as the view role, which no cluster lets write."""
+    from controlplane.adapters.k8s.client import KubernetesClientFactory
+
+    return KubernetesClientFactory(settings().kubernetes_view_role_arn)
+
+
+def control_plane_access() -> ControlPlaneAccess:
+    from controlplane.core.ports.eks import ControlPlaneAccess
+
+    config = settings()
+    return ControlPlaneAccess(config.kubernetes_role_arn, config.kubernetes_view_role_arn)
 
 
 @cache
@@ -163,7 +180,7 @@ def eks_stack(region: str) -> EksStackService:
         AwsIamGateway(),
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
-        config.kubernetes_role_arn,
+        control_plane_access(),
         poller(),
         config.service_role_boundary_arn,
     )
@@ -231,7 +248,7 @@ def instance_groups() -> InstanceGroupService:
         confirmations(),
         AwsHyperPodGateway,
         AwsEksGateway,
-        KubernetesApiGateway(kubernetes_clients()),
+        KubernetesApiGateway(kubernetes_readers()),
     )
 
 
@@ -243,7 +260,7 @@ def nodes() -> NodeService:
     from controlplane.core.hyperpod.nodes import NodeService
 
     return NodeService(
-        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_clients())
+        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_readers())
     )
 
 
@@ -280,6 +297,17 @@ def storage_service(region: str) -> StorageService:
 
 @cache
 def feature_steps(region: str) -> FeatureSteps:
+    """The features' steps: Kubernetes through the cluster-admin role."""
+    return _features(region, kubernetes_clients())
+
+
+@cache
+def feature_reads(region: str) -> FeatureSteps:
+    """The features' live state as the API reads it: Kubernetes through the view role."""
+    return _features(region, kubernetes_readers())
+
+
+def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
     from controlplane.adapters.aws.s3 import AwsBucketGateway
@@ -293,7 +321,7 @@ def feature_steps(region: str) -> FeatureSteps:
         AwsIamGateway(),
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
-        KubernetesApiGateway(kubernetes_clients()),
+        KubernetesApiGateway(clients),
         manifests.render,
         feature_pins(),
         poller(),
@@ -324,7 +352,7 @@ def cluster_import(region: str) -> ClusterImportSteps:
         KubernetesApiGateway(kubernetes_clients()),
         cluster_dependencies_service(region).hyperpod_dependency_objects,
         pins.addons,
-        settings().kubernetes_role_arn,
+        control_plane_access(),
         clock(),
     )
 
@@ -334,7 +362,7 @@ def features() -> FeaturePanelService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.features.panel import FeaturePanelService
 
-    return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_steps)
+    return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_reads)
 
 
 @cache
@@ -358,6 +386,7 @@ def reset() -> None:
         hyperpod_planner,
         confirmations,
         kubernetes_clients,
+        kubernetes_readers,
         eks_stack,
         poller,
         cluster_dependencies_service,
@@ -367,6 +396,7 @@ def reset() -> None:
         instance_group_steps,
         storage_service,
         feature_steps,
+        feature_reads,
         features,
         cluster_import,
         catalog,

@@ -1,5 +1,6 @@
 """IAM policy statements from the permission table (`infra.permissions`): one statement per `Grant`, each
-wildcard resource acknowledged for cdk-nag with the grant's own reason, DynamoDB access per named table."""
+wildcard resource acknowledged for cdk-nag with the grant's own reason (prefixed by its actions), DynamoDB access
+per named table."""
 
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, A
         if "*" in resources:
             policy = unscoped_policy(role)
             policy.add_statements(statement)
-            acks.wildcard_resources(policy, resources, grant.reason)
+            acks.wildcard_resources(policy, grant.actions, resources, grant.reason)
         else:
             role.add_to_policy(statement)
-            acks.wildcard_resources(role, resources, grant.reason)
+            acks.wildcard_resources(role, grant.actions, resources, grant.reason)
 
 
 def unscoped_policy(role: iam.Role) -> iam.Policy:

@@ -55,13 +55,19 @@ class Acknowledgements:
         if reason not in self._reasons[(path, finding)]:
             self._reasons[(path, finding)].append(reason)
 
-    def wildcard_resources(self, construct: IConstruct, resources: Iterable[str], reason: str) -> None:
-        """AwsSolutions-IAM5 for each resource of one statement that contains a wildcard."""
+    def wildcard_resources(
+        self, construct: IConstruct, actions: Iterable[str], resources: Iterable[str], reason: str
+    ) -> None:
+        """AwsSolutions-IAM5 for each resource of one statement that contains a wildcard.
+
+        The reason is prefixed by the statement's actions (`eks:DescribeCluster: ...`): several statements of one role
+        may share a wildcard resource, and their joined reasons must each say which statement they are about."""
         stack = Stack.of(construct)
+        stated = f"{', '.join(sorted(actions))}: {reason}"
         for resource in resources:
             flat = flatten(stack.resolve(resource))
             if "*" in flat:
-                self.add(construct, f"AwsSolutions-IAM5[Resource::{flat}]", reason)
+                self.add(construct, f"AwsSolutions-IAM5[Resource::{flat}]", stated)
 
     def apply(self) -> None:
         for (path, finding), reasons in sorted(self._reasons.items()):

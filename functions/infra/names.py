@@ -1,6 +1,6 @@
 """Deterministic names of the stack's own resources, and the construct IDs derived from table keys.
 
-The state machines and the Kubernetes access role have fixed names (one control plane per account and Region),
+The state machines and the Kubernetes access and view roles have fixed names (one control plane per account and Region),
 so that IAM policies and nested stacks can name them without referencing them.
 """
 
@@ -31,3 +31,13 @@ def kubernetes_role_arn() -> str:
     """The Kubernetes access role's ARN, built from its name: steps in nested stacks name it without a
     reference, so the role can trust their roles without a dependency cycle."""
     return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_role_name()}"
+
+
+def kubernetes_view_role_name() -> str:
+    """The API's read-only Kubernetes identity (AmazonEKSViewPolicy on every cluster)."""
+    return f"{PREFIX}-kubernetes-view-{Aws.REGION}"
+
+
+def kubernetes_view_role_arn() -> str:
+    """Named like the access role: the steps that create its access entries name it without a reference."""
+    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_view_role_name()}"

@@ -9,7 +9,8 @@ wildcard lives next to the statement that needs it.
 
 Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {partition} {account} {region}   the deployment's pseudo parameters
-  {kubernetes_role_arn}            the role whose identity signs EKS bearer tokens
+  {kubernetes_role_arn}            the role whose identity signs the steps' EKS bearer tokens (cluster admin)
+  {kubernetes_view_role_arn}       the role whose identity signs the API's EKS bearer tokens (view only)
   {workload_boundary_arn}          the permissions boundary of workload (IRSA) roles
   {service_boundary_arn}           the permissions boundary of the roles AWS services and operators assume
   {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
@@ -69,8 +70,7 @@ from controlplane.core.naming import (
     training_operator_role_name,
 )
 from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EKS_SERVICE_PRINCIPAL
-
-CLUSTER_ADMIN_ACCESS_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+from controlplane.core.ports.eks import ADMIN_ACCESS_POLICY, VIEW_ACCESS_POLICY
 
 # Actions that the Service Authorization Reference lists without any resource type: IAM evaluates
 # them against "*" only. A grant may use Resource "*" only for these (checked below and in tests
@@ -212,7 +212,8 @@ def _ec2_managed(actions: tuple[str, ...], *resource_types: str) -> Grant:
 
 _EKS_CLUSTERS = (f"arn:{{partition}}:eks:*:{{account}}:cluster/{eks_cluster_name('*')}",)
 _CLUSTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{eks_cluster_role_name('*')}",)
-_KUBERNETES_PRINCIPAL = {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}}
+# The control plane's two principals on a cluster: the steps' (cluster admin) and the API's (view only).
+_KUBERNETES_PRINCIPALS = {"StringEquals": {"eks:principalArn": ["{kubernetes_role_arn}", "{kubernetes_view_role_arn}"]}}
 
 # Roles the control plane creates for workloads (IRSA) must carry the workload permissions boundary.
 _BOUNDED_REQUEST = {
@@ -364,6 +365,22 @@ def _delete_roles(roles: tuple[str, ...], reason: str) -> tuple[Grant, ...]:
     return (
         _read_roles(roles, reason),
         Grant(("iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole"), roles, _MANAGED_RESOURCE, reason),
+    )
+
+
+def _associate_access_policy(principal: str, policy: str) -> Grant:
+    """One principal may get one EKS access policy (cluster admin for the steps' role, view for the API's)."""
+    return Grant(
+        ("eks:AssociateAccessPolicy",),
+        _ANY_ACCESS_ENTRY,
+        {
+            "StringEquals": {
+                "eks:policyArn": f"arn:{{partition}}:eks::aws:cluster-access-policy/{policy}",
+                "eks:principalArn": principal,
+            }
+        },
+        "Access entry ARNs end in a UUID that EKS assigns; the condition pairs the control plane's own role with "
+        f"its one access policy, {policy} (the entry itself exists only where CreateAccessEntry was allowed)",
     )
 
 
@@ -552,22 +569,11 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _ANY_ACCESS_ENTRY,
                 reason=_READ_ANY_CLUSTER_REASON,
             ),
-            # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes role.
-            Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPAL, _EKS_CLUSTERS_REASON),
-            _also_adopted(("eks:CreateAccessEntry",), _KUBERNETES_PRINCIPAL),
-            Grant(
-                ("eks:AssociateAccessPolicy",),
-                _ANY_ACCESS_ENTRY,
-                {
-                    "StringEquals": {
-                        "eks:policyArn": _partitioned(CLUSTER_ADMIN_ACCESS_POLICY_ARN),
-                        "eks:principalArn": "{kubernetes_role_arn}",
-                    }
-                },
-                "Access entry ARNs end in a UUID that EKS assigns; the condition admits only the control plane's "
-                "own role and the cluster admin policy (the entry itself exists only where CreateAccessEntry was "
-                "allowed)",
-            ),
+            # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes roles.
+            Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPALS, _EKS_CLUSTERS_REASON),
+            _also_adopted(("eks:CreateAccessEntry",), _KUBERNETES_PRINCIPALS),
+            _associate_access_policy("{kubernetes_role_arn}", ADMIN_ACCESS_POLICY),
+            _associate_access_policy("{kubernetes_view_role_arn}", VIEW_ACCESS_POLICY),
             Grant(
                 ("eks:TagResource",),
                 _ANY_ACCESS_ENTRY,
@@ -835,7 +841,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             Grant(
                 ("eks:DeleteAccessEntry",),
                 _ANY_ACCESS_ENTRY,
-                {"StringEquals": {"eks:principalArn": "{kubernetes_role_arn}"}, **_MANAGED_RESOURCE},
+                {"StringEquals": {**_KUBERNETES_PRINCIPALS["StringEquals"], **_MANAGED_RESOURCE["StringEquals"]}},
                 _OWNED_SUB_RESOURCE_REASON,
             ),
             _DESCRIBE_ADDONS,
@@ -1147,8 +1153,9 @@ API_ACCESS = FunctionAccess(
             _MANAGED_RESOURCE,
             _HYPERPOD_CLUSTERS_REASON,
         ),
-        # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand.
-        Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",)),
+        # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
+        # the view role, which every cluster's access entry limits to AmazonEKSViewPolicy.
+        Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
         # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
         _DESCRIBE_ADDONS,
@@ -1170,7 +1177,6 @@ API_ACCESS = FunctionAccess(
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
     ),
-    kubernetes_role=ASSUME,
 )
 
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no
@@ -1187,6 +1193,6 @@ MCP_ACCESS = FunctionAccess(
     tables=(),
 )
 
-# What the Kubernetes access role itself may do (it is a signing identity; cluster access comes
-# from the EKS access entries that ensure_access_entry creates for it).
+# What the Kubernetes access and view roles themselves may do (they are signing identities; cluster access comes
+# from the EKS access entries that ensure_access_entry creates for them).
 KUBERNETES_ROLE_GRANTS = (_DESCRIBE_EKS_CLUSTER,)

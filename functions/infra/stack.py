@@ -45,8 +45,15 @@ from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
-from infra.names import kubernetes_role_arn, kubernetes_role_name, pascal, state_machine_name
-from infra.permissions import API_ACCESS, ASSUME, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
+from infra.names import (
+    kubernetes_role_arn,
+    kubernetes_role_name,
+    kubernetes_view_role_arn,
+    kubernetes_view_role_name,
+    pascal,
+    state_machine_name,
+)
+from infra.permissions import API_ACCESS, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
 from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
 from infra.step_lambdas import StepLambdasStack
 
@@ -156,6 +163,7 @@ class InstantStartStack(Stack):
             layer=self.layer,
             grant_values={
                 "kubernetes_role_arn": kubernetes_role_arn(),
+                "kubernetes_view_role_arn": kubernetes_view_role_arn(),
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "service_boundary_arn": self.service_boundary.managed_policy_arn,
@@ -175,10 +183,11 @@ class InstantStartStack(Stack):
             machines.update(workflows.state_machines)
         self.state_machines = {kind: machines[kind] for kind in OperationKind}
 
-        # The API's role before the Kubernetes access role, which trusts it; the MCP server's before the API
+        # The API's role before the Kubernetes view role, which trusts it; the MCP server's before the API
         # function, which recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
         self.api_role = lambda_role(self, "ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
+        self.kubernetes_view_role = self._kubernetes_view_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool, self.console_client = self._user_pool()
@@ -299,38 +308,47 @@ class InstantStartStack(Stack):
     def _autoscaling_boundary(self) -> iam.ManagedPolicy:
         """The ceiling of the ClusterRole the karpenter feature creates for HyperPod autoscaling: whatever policy
         the step writes, HyperPod can do no more with the role than add and delete nodes of HyperPod clusters."""
+        actions = ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
+        clusters = [f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"]
         boundary = iam.ManagedPolicy(
             self,
             "AutoscalingRoleBoundary",
             description="InstantStart: permissions boundary of HyperPod autoscaling cluster roles",
-            statements=[
-                iam.PolicyStatement(
-                    actions=["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
-                    resources=[f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
-                )
-            ],
+            statements=[iam.PolicyStatement(actions=actions, resources=clusters)],
         )
         self.acks.wildcard_resources(
             boundary,
-            [f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:cluster/*"],
+            actions,
+            clusters,
             "A permissions boundary is a ceiling, not a grant: each autoscaling role's own inline policy names its "
             "one cluster, and the boundary keeps any such policy to node batch actions on this account's clusters",
         )
         return boundary
 
     def _kubernetes_role(self) -> iam.Role:
-        """The identity that signs EKS bearer tokens; clusters grant it access through access entries. Trusted by
-        the API and by the step groups that assume it; named, so that the steps' nested stack names it without a
-        reference (the trust policy already references their roles)."""
-        trusted = self.step_lambdas.kubernetes_roles()
-        if API_ACCESS.kubernetes_role == ASSUME:
-            trusted.append(self.api_role)
+        """The identity that signs the steps' EKS bearer tokens; clusters make it cluster admin through access
+        entries. Trusted by the step groups that assume it, never by the API; named, so that the steps' nested stack
+        names it without a reference (the trust policy already references their roles)."""
         role = iam.Role(
             self,
             "KubernetesAccessRole",
             role_name=kubernetes_role_name(),
-            assumed_by=iam.CompositePrincipal(*trusted),
-            description="InstantStart: EKS access-entry principal, assumed by Kubernetes-calling steps",
+            assumed_by=iam.CompositePrincipal(*self.step_lambdas.kubernetes_roles()),
+            description="InstantStart: EKS access-entry principal (cluster admin), assumed by Kubernetes-calling steps",
+            max_session_duration=Duration.hours(1),
+        )
+        add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
+        return role
+
+    def _kubernetes_view_role(self) -> iam.Role:
+        """The identity that signs the internet-facing API's EKS bearer tokens; every cluster's access entry for it
+        holds AmazonEKSViewPolicy only, so the API reads nodes and pods and can write nothing. Trusted by the API."""
+        role = iam.Role(
+            self,
+            "KubernetesViewRole",
+            role_name=kubernetes_view_role_name(),
+            assumed_by=self.api_role,
+            description="InstantStart: EKS access-entry principal (view only), assumed by the REST API",
             max_session_duration=Duration.hours(1),
         )
         add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
@@ -346,7 +364,7 @@ class InstantStartStack(Stack):
             {
                 "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
                 "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
-                "kubernetes_role_arn": self.kubernetes_role.role_arn,
+                "kubernetes_view_role_arn": self.kubernetes_view_role.role_arn,
             },
             self.acks,
         )
@@ -365,7 +383,7 @@ class InstantStartStack(Stack):
                     {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
                 ),
                 "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
-                "IS_KUBERNETES_ROLE_ARN": self.kubernetes_role.role_arn,
+                "IS_KUBERNETES_VIEW_ROLE_ARN": self.kubernetes_view_role.role_arn,
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },
@@ -663,5 +681,6 @@ class InstantStartStack(Stack):
         CfnOutput(self, "McpClientId", value=self.mcp_client.user_pool_client_id, description="MCP app client (OAuth)")
         CfnOutput(self, "UserPoolIssuer", value=self.user_pool.user_pool_provider_url)
         CfnOutput(self, "KubernetesAccessRoleArn", value=self.kubernetes_role.role_arn)
+        CfnOutput(self, "KubernetesViewRoleArn", value=self.kubernetes_view_role.role_arn)
         for kind, machine in self.state_machines.items():
             CfnOutput(self, f"{pascal(kind.value)}StateMachineArn", value=machine.state_machine_arn)

@@ -100,6 +100,7 @@ class Sandbox:
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self._access = AccessEntries(ACCOUNT_ID)
+        self.s3 = S3Extension(ACCOUNT_ID)
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
             EksClusters(
@@ -113,7 +114,7 @@ class Sandbox:
             HyperPodExtension(self.hyperpod),
             Ec2Extension(),
             FsxExtension(seconds_to_available=seconds),
-            S3Extension(),
+            self.s3,
         )
         self._mock: Any = None
         self._original_invoke: Any = None
@@ -210,6 +211,7 @@ class Sandbox:
             }
         )
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
+        k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
         boundary = iam.create_policy(
             PolicyName="instantstart-workload-role-boundary",
             PolicyDocument=json.dumps(
@@ -260,6 +262,7 @@ class Sandbox:
             {
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
+                "IS_KUBERNETES_VIEW_ROLE_ARN": k8s_view_role["Role"]["Arn"],
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
@@ -309,14 +312,14 @@ class Sandbox:
 
     # --- Kubernetes: who may call the emulated API servers -----------------------------------
 
-    def _kubernetes_authorized(self, cluster: str, token: str) -> bool:
-        """The token's signer must hold an admin access entry on the cluster (as EKS decides)."""
+    def _kubernetes_authorized(self, cluster: str, token: str, write: bool) -> bool:
+        """The token's signer's access entry on the cluster must allow the call (as EKS decides)."""
         principal = _token_access_key(token)
         backend = sts_backends[ACCOUNT_ID]["aws"]
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
         if assumed is None:
             return False
-        return self._access.is_admin(cluster, assumed.role_arn)
+        return self._access.allows(cluster, assumed.role_arn, write=write)
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)

@@ -142,9 +142,9 @@ class InMemoryEksGateway:
     def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None:
         self.access_entries.setdefault((cluster_name, principal_arn), AccessEntry(tags=dict(tags)))
 
-    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None:
+    def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
         self.access_entries[(cluster_name, principal_arn)].policies.add(
-            "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+            f"arn:aws:eks::aws:cluster-access-policy/{policy}"
         )
 
     def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:

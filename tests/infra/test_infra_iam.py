@@ -218,17 +218,23 @@ def test_pass_role_is_scoped_and_bound_to_a_service(synth: Any) -> None:
         assert "role/instantstart-*-" in json.dumps(statement["Resource"]), key
 
 
-def test_cluster_admin_association_is_conditioned(synth: Any) -> None:
+def test_access_policy_associations_pair_each_control_plane_role_with_its_one_policy(synth: Any) -> None:
+    """Cluster admin only for the steps' role, view only for the API's: the API's role can never be made admin."""
     statements = [s for _, s in all_statements(synth) if "eks:AssociateAccessPolicy" in as_list(s["Action"])]
-    assert statements
+    pairs = set()
     for statement in statements:
         if "ForAnyValue:StringEquals" in statement["Condition"]:
             # HyperPod's own access entries, created through SageMaker on the caller's behalf only.
             assert statement["Condition"]["ForAnyValue:StringEquals"]["aws:CalledVia"] == ["sagemaker.amazonaws.com"]
             continue
         condition = statement["Condition"]["StringEquals"]
-        assert flatten(condition["eks:policyArn"]).endswith(":cluster-access-policy/AmazonEKSClusterAdminPolicy")
-        assert "eks:principalArn" in condition
+        policy = flatten(condition["eks:policyArn"])
+        assert policy.startswith("arn:<AWS::Partition>:eks::aws:cluster-access-policy/"), policy
+        pairs.add((flatten(condition["eks:principalArn"]).split(":role/")[1], policy.rsplit("/", 1)[1]))
+    assert pairs == {
+        ("instantstart-kubernetes-access-<AWS::Region>", "AmazonEKSClusterAdminPolicy"),
+        ("instantstart-kubernetes-view-<AWS::Region>", "AmazonEKSViewPolicy"),
+    }
 
 
 def test_ec2_changes_require_the_ownership_tag(synth: Any) -> None:
@@ -289,15 +295,18 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
     functions = [synth.step_function(g) for g in STEP_GROUPS if group_access(g).kubernetes_role == ASSUME]
-    # The API reads nodes and pods (status, instance groups, nodes) through the same role.
-    assert API_ACCESS.kubernetes_role == ASSUME
-    functions.append(synth.functions_by_handler()[API_HANDLER])
+    # The API is not among them: it reads nodes and pods through the view role.
+    assert API_ACCESS.kubernetes_role is None
     expected = [{"Fn::GetAtt": [synth.role_of(function), "Arn"]} for function in functions]
     assert sorted(principals, key=json.dumps) == sorted(expected, key=json.dumps)  # CDK sorts merged principals
     actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
     assert actions == {"eks:DescribeCluster"}
+    (view_key,) = [k for k in roles if k.startswith("KubernetesViewRole")]
+    view_trust = roles[view_key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+    api_role = {"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[API_HANDLER]), "Arn"]}
+    assert [p for s in view_trust for p in as_list(s["Principal"]["AWS"])] == [api_role]
     assumers = [k for k, s in all_statements(synth) if "sts:AssumeRole" in as_list(s["Action"])]
-    assert len(assumers) == len(expected)
+    assert len(assumers) == len(expected) + 1
 
 
 # --- step groups: each role has exactly its steps' grants --------------------------------------------
@@ -331,6 +340,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
     """The permission table's placeholders as the step functions' nested stack sees them, flattened."""
     roles = synth.of_type("AWS::IAM::Role")
     (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
+    (view_role,) = [k for k in roles if k.startswith("KubernetesViewRole")]
     policies = synth.of_type("AWS::IAM::ManagedPolicy")
     (workload,) = [k for k in policies if k.startswith("WorkloadRoleBoundary")]
     (autoscaling,) = [k for k in policies if k.startswith("AutoscalingRoleBoundary")]
@@ -341,6 +351,8 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "region": "<AWS::Region>",
         "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
+        "kubernetes_view_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
+        + flatten(roles[view_role]["Properties"]["RoleName"]),
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "service_boundary_arn": f"<{service}>",

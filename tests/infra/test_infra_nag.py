@@ -49,7 +49,8 @@ from infra.stack import MCP_HANDLER
 # 221: -166 for one function per step group (infra/step_groups.py) instead of one per step: 72 step functions
 # become 23, so 49 fewer runtime L1 and 49 fewer X-Ray/describe IAM5[Resource::*]; an ARN pattern that several
 # steps of a group needed is acknowledged once on the group's role (218 IAM5 ARN patterns become 150).
-EXPECTED_ACKNOWLEDGEMENTS = 221
+# 222: +1 for the API's read-only Kubernetes view role (eks:DescribeCluster on any cluster, like the access role).
+EXPECTED_ACKNOWLEDGEMENTS = 222
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
@@ -110,6 +111,50 @@ def test_acknowledgements_are_finding_specific_and_still_needed(synth: Any) -> N
             assert not synth.of_type("AWS::WAFv2::WebACLAssociation")
         else:
             pytest.fail(f"Unreviewed kind of acknowledgement {finding} at {construct.node.path}")
+
+
+# A reason part of an IAM5 acknowledgement: `<actions>: <why>` (infra.nag.Acknowledgements.wildcard_resources).
+_REASON_PART = re.compile(r"(?:^|; )((?:[a-z0-9-]+:[A-Za-z0-9*]+)(?:, [a-z0-9-]+:[A-Za-z0-9*]+)*): ")
+_CLAIMS_TAG_CONDITION = re.compile(r"requires the (request to tag|.*\btag\b)|limited to resources carrying the tag")
+
+
+def test_wildcard_reasons_claim_a_tag_condition_only_where_the_statement_has_one(synth: Any) -> None:
+    """Each part of a role's IAM5 reason names its statement's actions; a part that says the statement requires a tag is
+    about statements that all carry an aws:RequestTag / aws:ResourceTag condition (several statements of one role
+    share a wildcard resource, so a joined reason must not lend one statement's condition to another)."""
+    checked = 0
+    for construct, finding, reason in acknowledgements(synth.app):
+        if not finding.startswith("AwsSolutions-IAM5[Resource::") or not isinstance(construct, (iam.Role, iam.Policy)):
+            continue
+        resource = finding[len("AwsSolutions-IAM5[Resource::") : -1]
+        statements = _allow_statements_on(construct, resource)
+        starts = list(_REASON_PART.finditer(reason))
+        assert starts and starts[0].start() == 0, (construct.node.path, reason)
+        for index, match in enumerate(starts):
+            end = starts[index + 1].start() if index + 1 < len(starts) else len(reason)
+            actions, why = match.group(1).split(", "), reason[match.end() : end]
+            for action in actions:
+                holders = [s for s in statements if action in _listed(s["Action"])]
+                assert holders, (construct.node.path, resource, action)
+                if _CLAIMS_TAG_CONDITION.search(why):
+                    checked += 1
+                    untagged = [s for s in holders if "Tag/" not in json.dumps(s.get("Condition", {}))]
+                    assert untagged == [], (construct.node.path, resource, action, why)
+    assert checked > 50
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _allow_statements_on(construct: Any, resource: str) -> list[dict[str, Any]]:
+    found = []
+    for child in construct.node.find_all():
+        if isinstance(child, (iam.CfnPolicy, iam.CfnManagedPolicy)):
+            for statement in cdk.Stack.of(child).resolve(child.policy_document)["Statement"]:
+                if statement["Effect"] == "Allow" and resource in {flatten(r) for r in _listed(statement["Resource"])}:
+                    found.append(statement)
+    return found
 
 
 def _is_mcp_route_without_gateway_auth(method: apigw.CfnMethod) -> bool:

@@ -150,9 +150,10 @@ def test_api_environment(synth: Any) -> None:
     }
     arns = json.loads(render(variables["IS_STATE_MACHINE_ARNS"]))
     assert arns == {kind.value: f"<{machines[state_machine_name(kind)]}>" for kind in OperationKind}
-    # Status, instance-group and node views read Kubernetes nodes and pods through the access role.
-    (role_key,) = [k for k in synth.of_type("AWS::IAM::Role") if k.startswith("KubernetesAccessRole")]
-    assert variables["IS_KUBERNETES_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}
+    # Status, instance-group and node views read Kubernetes nodes and pods through the view role, never as admin.
+    (role_key,) = [k for k in synth.of_type("AWS::IAM::Role") if k.startswith("KubernetesViewRole")]
+    assert variables["IS_KUBERNETES_VIEW_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}
+    assert "IS_KUBERNETES_ROLE_ARN" not in variables
 
 
 def test_step_environment(synth: Any) -> None:
@@ -278,7 +279,14 @@ def test_user_pool_is_closed_and_requires_strong_authentication(synth: Any) -> N
 
 def test_outputs(synth: Any) -> None:
     outputs = synth.template["Outputs"]
-    for name in ("ApiUrl", "IamApiUrl", "UserPoolId", "UserPoolClientId", "KubernetesAccessRoleArn"):
+    for name in (
+        "ApiUrl",
+        "IamApiUrl",
+        "UserPoolId",
+        "UserPoolClientId",
+        "KubernetesAccessRoleArn",
+        "KubernetesViewRoleArn",
+    ):
         assert name in outputs
 
 

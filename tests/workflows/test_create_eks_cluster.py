@@ -171,3 +171,28 @@ def test_a_second_reconcile_of_every_create_step_makes_no_mutating_call(running_
     assert calls, "the steps observed the account"
     assert [call for call in calls if call.startswith(MUTATING_PREFIXES)] == []
     assert stage1_inventory("noop") == COMPLETE_STAGE1
+
+
+def test_the_api_reads_the_cluster_through_a_view_entry_that_refuses_every_write(running_sandbox):
+    """Item 10 of issue 11: the internet-facing API signs as the view role; its access entry cannot write."""
+    from kubernetes.client import CoreV1Api
+    from kubernetes.client.exceptions import ApiException
+
+    from controlplane import wiring
+    from controlplane.adapters.aws.eks import AwsEksGateway
+
+    accepted = create(running_sandbox, "viewonly")
+    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    with running_sandbox.client("sandbox-viewer") as api:
+        assert api.get("/clusters/viewonly/status").status_code == 200
+    cluster = AwsEksGateway("us-west-2").find_cluster("eks-cluster-viewonly")
+    reader = CoreV1Api(wiring.kubernetes_readers().api_client(cluster, "us-west-2"))
+    assert reader.list_namespace().items
+    namespace = {"metadata": {"name": "written-by-the-api"}}
+    with pytest.raises(ApiException) as refused:
+        reader.create_namespace(namespace)
+    assert refused.value.status == 403
+    with pytest.raises(ApiException) as refused_delete:
+        reader.delete_namespace("default")
+    assert refused_delete.value.status == 403
+    CoreV1Api(wiring.kubernetes_clients().api_client(cluster, "us-west-2")).create_namespace(namespace)

@@ -20,7 +20,8 @@ from sandbox.k8s.store import Event, ObjectStore
 
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
-Authorizer = Callable[[str, str], bool]
+# (cluster, bearer token, whether the call writes) → may it?
+Authorizer = Callable[[str, str, bool], bool]
 
 _LOG = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -59,14 +60,14 @@ class KubernetesEmulator:
         return ClusterStore(self, cluster)
 
     def set_authorizer(self, authorizer: Authorizer | None) -> None:
-        """Decide per ``(cluster, token)`` whether a well-formed token may act (None: all may)."""
+        """Decide per ``(cluster, token, write)`` whether a well-formed token may make a call (None: all may)."""
         with self._lock:
             self._authorizer = authorizer
 
-    def authorized(self, cluster: str, token: str) -> bool:
+    def authorized(self, cluster: str, token: str, *, write: bool) -> bool:
         with self._lock:
             authorizer = self._authorizer
-        return authorizer is None or authorizer(cluster, token)
+        return authorizer is None or authorizer(cluster, token, write)
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(cluster, event_type, obj)`` after every write (ADDED, MODIFIED or DELETED)."""

@@ -37,6 +37,8 @@ from sandbox.k8s.store import Event, ObjectStore
 JsonObject = dict[str, Any]
 
 TOKEN_PREFIX = "k8s-aws-v1."
+# Calls a read-only (view) access entry allows; every other method writes.
+READ_METHODS = frozenset({"GET", "HEAD"})
 VERSION_INFO: JsonObject = {
     "major": "1",
     "minor": "34",
@@ -142,8 +144,8 @@ class _HttpApi:
             token = token.strip()
             if scheme.lower() != "bearer" or not token_is_well_formed(token):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self._emulator.authorized(call.cluster, token):
-                raise ApiError(403, "Forbidden", f'access to cluster "{call.cluster}" is not granted')
+            if not self._emulator.authorized(call.cluster, token, write=call.method not in READ_METHODS):
+                raise ApiError(403, "Forbidden", f'{call.method} on cluster "{call.cluster}" is not granted')
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise bad_request("watch not supported")
             return self._route(call)

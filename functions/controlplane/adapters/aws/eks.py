@@ -6,10 +6,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from controlplane.adapters.aws.session import client, error_code
+from controlplane.adapters.aws.session import client, error_code, partition
 from controlplane.core.ports.eks import Addon, EksCluster
 
-CLUSTER_ADMIN_POLICY_ARN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 # HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
@@ -98,11 +97,11 @@ class AwsEksGateway:
             if error_code(error) != "ResourceInUseException":
                 raise
 
-    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None:
+    def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
         client("eks", self._region).associate_access_policy(
             clusterName=cluster_name,
             principalArn=principal_arn,
-            policyArn=CLUSTER_ADMIN_POLICY_ARN,
+            policyArn=f"arn:{partition(self._region)}:eks::aws:cluster-access-policy/{policy}",
             accessScope={"type": "cluster"},
         )
 

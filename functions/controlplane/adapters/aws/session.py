@@ -33,6 +33,11 @@ def session() -> boto3.session.Session:
     return _session()
 
 
+def partition(region: str | None = None) -> str:
+    """The ARN partition of a Region (`aws`, `aws-cn`, `aws-us-gov`); without one, of the Region the code runs in."""
+    return str(_session().get_partition_for_region(region or _session().region_name or "us-east-1"))
+
+
 def tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
     return [{"Key": key, "Value": value} for key, value in tags.items()]
 

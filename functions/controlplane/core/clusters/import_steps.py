@@ -21,7 +21,7 @@ from controlplane.core.naming import (
     is_owned,
     training_operator_role_name,
 )
-from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
@@ -47,7 +47,7 @@ class ClusterImportSteps:
         kubernetes: KubernetesGateway,
         dependency_objects: Callable[[str], list[dict[str, Any]]],
         addons: Iterable[str],
-        control_plane_role_arn: str,
+        access: ControlPlaneAccess,
         clock: Clock,
     ) -> None:
         self._registry = registry
@@ -58,7 +58,7 @@ class ClusterImportSteps:
         self._kubernetes = kubernetes
         self._dependency_objects = dependency_objects
         self._addons = tuple(addons)
-        self._role_arn = control_plane_role_arn
+        self._access = access
         self._clock = clock
 
     # --- import ------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class ClusterImportSteps:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         released: list[str] = []
         if cluster is not None:
-            entry_tags = self._eks.access_entry_tags(cluster.name, self._role_arn)
+            entry_tags = self._eks.access_entry_tags(cluster.name, self._access.admin_role_arn)
             if entry_tags is not None:
                 objects = self._added_objects(ctx, record, adopted)
                 released += self._kubernetes.delete(cluster, ctx.region, objects) if objects else []
@@ -147,9 +147,11 @@ class ClusterImportSteps:
                         cluster.name, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
                     )
                     released.append("training operator pod identity")
-            if entry_tags is not None and is_owned(entry_tags, ctx.clusterTag):
-                self._eks.delete_access_entry(cluster.name, self._role_arn)
-                released.append("access entry")
+            for principal, policy in self._access.entries():
+                tags = self._eks.access_entry_tags(cluster.name, principal)
+                if tags is not None and is_owned(tags, ctx.clusterTag):
+                    self._eks.delete_access_entry(cluster.name, principal)
+                    released.append(f"access entry ({policy})")
             if cluster.tags.get(CLUSTER_TAG_KEY) == ctx.clusterTag:
                 self._eks.untag_cluster(cluster.arn, [CLUSTER_TAG_KEY])
                 released.append("cluster tag")

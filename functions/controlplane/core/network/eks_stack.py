@@ -11,7 +11,7 @@ from controlplane.core import deadlines
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags, subnet_key
 from controlplane.core.polling import Poller, Wait
-from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
@@ -34,7 +34,7 @@ class EksStackService:
         iam: IamGateway,
         eks: EksGateway,
         kubernetes: KubernetesGateway,
-        control_plane_role_arn: str,
+        access: ControlPlaneAccess,
         poll: Poller,
         service_boundary_arn: str,
     ) -> None:
@@ -42,7 +42,7 @@ class EksStackService:
         self._iam = iam
         self._eks = eks
         self._kubernetes = kubernetes
-        self._control_plane_role_arn = control_plane_role_arn
+        self._access = access
         self._poll = poll
         # The ceiling of the cluster role (the stack's boundary for roles AWS services assume).
         self._service_boundary_arn = service_boundary_arn
@@ -175,14 +175,18 @@ class EksStackService:
         return self._poll.poll(ctx, wait, done=cluster.status == "ACTIVE", status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:
+        """The steps' role with cluster admin and the API's role with view only, each in its own entry."""
         name = ctx.eksClusterName
-        policies = self._eks.access_entry_policies(name, self._control_plane_role_arn)
-        if policies is None:
-            self._eks.create_access_entry(name, self._control_plane_role_arn, ownership_tags(ctx.clusterTag))
-            policies = frozenset()
-        if not any(arn.endswith("/AmazonEKSClusterAdminPolicy") for arn in policies):
-            self._eks.associate_admin_policy(name, self._control_plane_role_arn)
-        return {"principalArn": self._control_plane_role_arn}
+        ensured = {}
+        for principal, policy in self._access.entries():
+            policies = self._eks.access_entry_policies(name, principal)
+            if policies is None:
+                self._eks.create_access_entry(name, principal, ownership_tags(ctx.clusterTag))
+                policies = frozenset()
+            if not any(arn.endswith(f"/{policy}") for arn in policies):
+                self._eks.associate_access_policy(name, principal, policy)
+            ensured[policy] = principal
+        return ensured
 
     def verify_kubernetes_api(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._eks.find_cluster(ctx.eksClusterName)

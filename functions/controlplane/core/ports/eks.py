@@ -23,6 +23,24 @@ class EksCluster:
     cluster_security_group_id: str | None = None
 
 
+# EKS access policies (cluster scope) of the control plane's access entries, by name.
+ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
+
+
+@dataclass(frozen=True)
+class ControlPlaneAccess:
+    """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
+    and the internet-facing API's role, which only reads (view)."""
+
+    admin_role_arn: str
+    view_role_arn: str
+
+    def entries(self) -> tuple[tuple[str, str], ...]:
+        """(principal ARN, access policy name) of each access entry the control plane keeps on a cluster."""
+        return ((self.admin_role_arn, ADMIN_ACCESS_POLICY), (self.view_role_arn, VIEW_ACCESS_POLICY))
+
+
 class EksGateway(Protocol):
     def find_cluster(self, name: str) -> EksCluster | None: ...
 
@@ -43,7 +61,8 @@ class EksGateway(Protocol):
 
     def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None: ...
 
-    def associate_admin_policy(self, cluster_name: str, principal_arn: str) -> None: ...
+    def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
+        """Associate the EKS access policy named `policy` (e.g. `AmazonEKSViewPolicy`), cluster scope."""
 
     def access_entry_tags(self, cluster_name: str, principal_arn: str) -> dict[str, str] | None:
         """The tags of the principal's access entry, or None without an entry."""

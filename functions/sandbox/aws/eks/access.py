@@ -1,8 +1,8 @@
 """EKS access entries and their access policies (what moto lacks), and who they make a cluster admin.
 
 Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
-and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.is_admin` whether a
-token's signer may act, as EKS does.
+and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.allows` whether a
+token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads only.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from sandbox.aws.eks.rest import CLUSTER, Response, RestCall, ok, route
 from sandbox.aws.patches import Patches
 
 ADMIN_POLICY_SUFFIX = "/AmazonEKSClusterAdminPolicy"
+VIEW_POLICY_SUFFIX = "/AmazonEKSViewPolicy"
 
 
 class AccessEntries:
@@ -47,13 +48,22 @@ class AccessEntries:
 
     def is_admin(self, cluster_name: str, principal_arn: str) -> bool:
         """Whether the principal holds the cluster admin access policy on the cluster (in any region)."""
+        return any(arn.endswith(ADMIN_POLICY_SUFFIX) for arn in self._policies(cluster_name, principal_arn))
+
+    def allows(self, cluster_name: str, principal_arn: str, *, write: bool) -> bool:
+        """Whether the principal's access policies allow a call: admin anything, view only reads."""
+        policies = self._policies(cluster_name, principal_arn)
+        suffixes = (ADMIN_POLICY_SUFFIX,) if write else (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX)
+        return any(arn.endswith(suffixes) for arn in policies)
+
+    def _policies(self, cluster_name: str, principal_arn: str) -> list[str]:
         with self._lock:
-            return any(
-                arn.endswith(ADMIN_POLICY_SUFFIX)
+            return [
+                arn
                 for (_, name), entries in self._entries.items()
                 if name == cluster_name and principal_arn in entries
                 for arn in entries[principal_arn]["policies"]
-            )
+            ]
 
     def _handle(self, call: RestCall) -> Response:
         cluster_name = call.parts[1]

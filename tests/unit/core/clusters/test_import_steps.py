@@ -5,6 +5,7 @@ import pytest
 from controlplane.core.clusters.import_steps import ClusterImportSteps
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
+from controlplane.core.ports.eks import ControlPlaneAccess
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
@@ -14,6 +15,8 @@ from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
+VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
+ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
 ADDONS = ("eks-pod-identity-agent",)
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "default"}}
@@ -47,7 +50,7 @@ def team(network, eks):
 @pytest.fixture
 def steps(registry, network, eks, iam, hyperpod, kubernetes, clock):
     return ClusterImportSteps(
-        registry, network, eks, iam, hyperpod, kubernetes, lambda region: [DAEMONSET], ADDONS, CONTROL_PLANE_ROLE, clock
+        registry, network, eks, iam, hyperpod, kubernetes, lambda region: [DAEMONSET], ADDONS, ACCESS, clock
     )
 
 
@@ -150,6 +153,7 @@ def test_release_removes_only_what_the_pipeline_added_and_keeps_the_cluster(
     steps.tag_imported_cluster(importing)
     steps.discover_cluster_network(importing)
     eks.create_access_entry("ml-platform", CONTROL_PLANE_ROLE, ownership_tags("team"))
+    eks.create_access_entry("ml-platform", VIEW_ROLE, ownership_tags("team"))
     eks.create_addon("ml-platform", "eks-pod-identity-agent", "v1", None, ownership_tags("team"))
     team_object = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "team", "namespace": "default"}}
     added_claim = {**CLAIM, "metadata": {"name": "data", "namespace": "default"}}
@@ -159,10 +163,11 @@ def test_release_removes_only_what_the_pipeline_added_and_keeps_the_cluster(
     released = steps.release_imported_cluster(deleting)
     assert released == {
         "released": "PersistentVolumeClaim/default/data, DaemonSet/kube-system/nvidia, add-on eks-pod-identity-agent, "
-        "access entry, cluster tag, vpc tag",
+        "access entry (AmazonEKSClusterAdminPolicy), access entry (AmazonEKSViewPolicy), cluster tag, vpc tag",
         "kept": "EKS cluster ml-platform",
     }
     assert list(kubernetes.api("ml-platform").objects) == ["ConfigMap/default/team"]
+    assert eks.access_entries == {}
     assert eks.find_cluster("ml-platform").status == "ACTIVE"
     assert CLUSTER_TAG_KEY not in eks.find_cluster("ml-platform").tags
     assert network.vpc(team.vpc_id).tags == {}

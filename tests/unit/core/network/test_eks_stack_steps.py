@@ -3,10 +3,12 @@ only what is ours, and treat gone as done on delete."""
 
 import pytest
 
+from controlplane.core.naming import ownership_tags
 from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EksStackService
 from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
+from controlplane.core.ports.eks import ControlPlaneAccess
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -22,6 +24,7 @@ from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
+VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
 SERVICE_BOUNDARY = "arn:aws:iam::123456789012:policy/service-boundary"
 STAGE_ONE = (
     "ensure_vpc",
@@ -54,7 +57,8 @@ def eks():
 @pytest.fixture
 def stack(network, iam, eks, clock):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), CONTROL_PLANE_ROLE, poll, SERVICE_BOUNDARY)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY)
 
 
 @pytest.fixture
@@ -163,12 +167,16 @@ def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
         stack.check_eks_cluster(ctx)
 
 
-def test_the_control_plane_gets_one_access_entry_with_cluster_admin(stack, ctx, eks):
+def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_entry(stack, ctx, eks):
     eks.add_cluster("eks-cluster-demo")
     stack.ensure_access_entry(ctx)
     stack.ensure_access_entry(ctx)
-    (entry,) = eks.access_entries.values()
-    assert [policy.rsplit("/", 1)[-1] for policy in entry.policies] == ["AmazonEKSClusterAdminPolicy"]
+    policies = {
+        principal: [policy.rsplit("/", 1)[-1] for policy in entry.policies]
+        for (_, principal), entry in eks.access_entries.items()
+    }
+    assert policies == {CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"], VIEW_ROLE: ["AmazonEKSViewPolicy"]}
+    assert all(entry.tags == ownership_tags("demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
 
 

@@ -243,10 +243,10 @@ def test_authorization_that_is_not_a_bearer_presigned_sts_url_is_unauthorized(
 
 
 def test_authorizer_refusal_is_forbidden(k8s: Cluster) -> None:
-    seen: list[tuple[str, str]] = []
+    seen: list[tuple[str, str, bool]] = []
 
-    def deny(cluster: str, token: str) -> bool:
-        seen.append((cluster, token))
+    def deny(cluster: str, token: str, write: bool) -> bool:
+        seen.append((cluster, token, write))
         return False
 
     k8s.emulator.set_authorizer(deny)
@@ -258,7 +258,7 @@ def test_authorizer_refusal_is_forbidden(k8s: Cluster) -> None:
 
     assert raised.value.status == 403
     assert status_of(raised.value)["reason"] == "Forbidden"
-    assert seen[0][0] == k8s.name and seen[0][1].startswith("k8s-aws-v1.")
+    assert seen[0][0] == k8s.name and seen[0][1].startswith("k8s-aws-v1.") and seen[0][2] is False
 
 
 # ------------------------------------------------------------------------------------------ discovery
