@@ -48,13 +48,39 @@ def test_the_remote_endpoint_refuses_calls_without_a_valid_token_and_points_to_i
     assert "authorization_servers" in metadata
 
 
-def test_tools_over_streamable_http_are_the_api_operations(running_sandbox):
-    async def listed() -> set[str]:
-        async with http_client(running_sandbox, "sandbox-viewer") as client:
-            return {tool.name for tool in (await client.list_tools()).tools}
+def listed_over_http(running_sandbox: Any, token: str) -> list[types.Tool]:
+    async def listed() -> list[types.Tool]:
+        async with http_client(running_sandbox, token) as client:
+            return list((await client.list_tools()).tools)
 
+    return asyncio.run(listed())
+
+
+def test_tools_over_streamable_http_are_the_api_operations(running_sandbox):
     expected = {op["operationId"] for item in openapi_document()["paths"].values() for op in item.values()}
-    assert asyncio.run(listed()) == expected
+    assert {tool.name for tool in listed_over_http(running_sandbox, "sandbox-admin")} == expected
+
+
+def test_a_viewer_is_offered_only_the_read_only_tools_on_both_transports(running_sandbox):
+    """The API's route → role table decides: a viewer's tools/list offers no mutating tool (stdio and HTTP)."""
+    read_only = {
+        op["operationId"]
+        for item in openapi_document()["paths"].values()
+        for method, op in item.items()
+        if method == "get"
+    }
+    over_http = listed_over_http(running_sandbox, "sandbox-viewer")
+    assert {tool.name for tool in over_http} == read_only
+    assert all(tool.annotations.read_only_hint for tool in over_http)
+    over_stdio, _ = stdio_session(running_sandbox, "sandbox-viewer")
+    assert over_stdio == read_only
+    operator = {tool.name for tool in listed_over_http(running_sandbox, "sandbox-operator")}
+    assert (
+        read_only
+        < operator
+        < {op["operationId"] for item in openapi_document()["paths"].values() for op in item.values()}
+    )
+    assert "hyperpod_node_reboot" in operator and "cluster_delete" not in operator
 
 
 def test_a_viewer_through_mcp_keeps_the_viewer_role_and_creates_nothing(running_sandbox):
@@ -87,20 +113,26 @@ def test_bad_arguments_over_http_are_a_tool_error_and_create_nothing(running_san
     assert stage1_inventory("mcpbad")["vpcs"] == 0
 
 
-def test_the_stdio_server_lists_the_tools_and_calls_the_api(running_sandbox):
-    parameters = StdioServerParameters(
+def stdio_parameters(running_sandbox: Any, token: str, api_url: str | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "mcp_server", "--api-url", f"{running_sandbox.base_url}/api"],
-        env={"INSTANTSTART_API_TOKEN": "sandbox-viewer", "PYTHONPATH": os.pathsep.join(sys.path)},
+        args=["-m", "mcp_server", "--api-url", api_url or f"{running_sandbox.base_url}/api"],
+        env={"INSTANTSTART_API_TOKEN": token, "PYTHONPATH": os.pathsep.join(sys.path)},
         cwd=ROOT,
     )
 
+
+def stdio_session(running_sandbox: Any, token: str) -> tuple[set[str], types.CallToolResult]:
     async def session() -> tuple[set[str], types.CallToolResult]:
-        async with Client(parameters) as client:
+        async with Client(stdio_parameters(running_sandbox, token)) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             return names, await client.call_tool("cluster_list_all", {})
 
-    names, result = asyncio.run(session())
+    return asyncio.run(session())
+
+
+def test_the_stdio_server_lists_the_tools_and_calls_the_api(running_sandbox):
+    names, result = stdio_session(running_sandbox, "sandbox-admin")
     assert {"cluster_list_all", "cluster_create_eks", "operation_wait"} <= names
     assert not result.is_error
     assert "clusters" in result.structured_content
@@ -115,7 +147,7 @@ def test_the_seed_conversation_completes_through_tools_alone(running_sandbox):
         progress.append(message or "")
 
     async def conversation() -> dict[str, Any]:
-        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        document = (await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()).document
         api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
         async with Client(build_server(tools_from_openapi(document), api)) as client:
 
@@ -167,7 +199,7 @@ def test_the_seed_cluster_conversation_reaches_a_ready_gpu_node_through_tools_al
     calls: list[str] = []
 
     async def conversation() -> dict[str, Any]:
-        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        document = (await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()).document
         api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
         async with Client(build_server(tools_from_openapi(document), api)) as client:
 
@@ -234,7 +266,7 @@ def test_the_seed_features_conversation_enables_two_features_in_one_call_through
     calls: list[str] = []
 
     async def conversation() -> dict[str, Any]:
-        document = await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()
+        document = (await ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin").openapi_document()).document
         api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
         async with Client(build_server(tools_from_openapi(document), api)) as client:
 

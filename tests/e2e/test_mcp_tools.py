@@ -13,6 +13,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT
 
 from api.app import openapi_document
 from mcp_server.client import ON_BEHALF_OF, ApiClient
@@ -117,10 +118,12 @@ def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confir
         assert specs[name].annotations.destructive_hint, name
 
 
-def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
+def test_operation_wait_waits_less_than_the_sdk_clients_read_timeout_per_call(specs):
+    """The SDK client's default read timeout is 300 s: a 300 s wait ended in ReadTimeout and a dead session."""
     wait = specs[WAIT_TOOL]
     timeout = wait.input_schema["properties"]["timeoutSeconds"]
-    assert (timeout["minimum"], timeout["maximum"], timeout["default"]) == (0, 300, 300)
+    assert (timeout["minimum"], timeout["maximum"], timeout["default"]) == (0, 240, 240)
+    assert MCP_DEFAULT_SSE_READ_TIMEOUT - timeout["maximum"] >= 60
     assert wait.round_seconds == 25
     assert "call operation_wait again" in wait.description
 
@@ -138,7 +141,11 @@ def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
         ("cluster_get", {}, "'clusterTag' is a required property"),
         ("operation_wait", {"operationId": "op-12345678", "timeoutSeconds": 301}, "timeoutSeconds: 301 is greater"),
         ("operation_get", {"operationId": "nope"}, "operationId: 'nope' does not match"),
-        ("cluster_delete", {"clusterTag": "demo", "confirmationToken": 7}, "confirmationToken: 7 is not valid"),
+        (
+            "cluster_delete",
+            {"clusterTag": "demo", "confirmationToken": 7},
+            "confirmationToken: 7 is not of type 'string'",
+        ),
     ],
 )
 def test_bad_arguments_get_a_tool_error_naming_the_field_and_never_reach_the_api(specs, tool, arguments, fragment):
@@ -198,7 +205,10 @@ def test_api_errors_become_tool_errors_carrying_the_api_message(specs):
 
     result = asyncio.run(call())
     assert result.is_error
-    assert json.loads(result.content[0].text) == error
+    assert result.structured_content == error
+    lead, _, body = result.content[0].text.partition("\n")
+    assert lead == "cluster_get failed (ClusterNotFound): No cluster ghost; call cluster_list_all."
+    assert json.loads(body) == error
 
 
 # --- skills and the Kiro agent: every tool and argument they mention exists and validates ---
