@@ -74,7 +74,9 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
     if status == "SUCCEEDED":
         return f"Operation {operation_id} SUCCEEDED; read the result, or call the next tool."
     if status == "FAILED":
-        step = operation.get("currentStep") or stage or "an unknown step"
+        error = operation.get("error")
+        failed_step = error.get("step") if isinstance(error, dict) else None
+        step = failed_step or operation.get("currentStep") or stage or "an unknown step"
         return (
             f"Operation {operation_id} FAILED at step {step}: {_error(operation)} Fix the cause, then call "
             f"{RESUME_TOOL} with operationId={operation_id}."
