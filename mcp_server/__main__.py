@@ -1,7 +1,8 @@
 """`python -m mcp_server --api-url http://127.0.0.1:8000/api`: the MCP server over stdio for local agents.
 
 The API token comes from `--token` or the environment variable `INSTANTSTART_API_TOKEN`. The tools
-are read from the API's OpenAPI document at start-up.
+are read from the API's OpenAPI document at start-up, and only those the token's role may call are
+offered; a refused token or an unreachable API ends the server with one line on stderr.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import os
 
 import anyio
+import httpx
 from mcp.server.stdio import stdio_server
 
 from mcp_server.client import ApiClient
@@ -22,11 +24,28 @@ TOKEN_VARIABLE = "INSTANTSTART_API_TOKEN"
 async def serve(api_url: str, token: str) -> None:
     api = ApiClient(api_url, token)
     try:
-        server = build_server(tools_from_openapi(await api.openapi_document()), api)
+        try:
+            api_document = await api.openapi_document()
+        except httpx.HTTPStatusError as error:
+            raise SystemExit(_refused(api_url, error.response)) from None
+        except httpx.TransportError as error:
+            raise SystemExit(
+                f"hypd-inst: cannot reach the InstantStart API at {api_url} ({type(error).__name__}: {error}); "
+                "start it (make run) or pass the right --api-url."
+            ) from None
+        server = build_server(tools_from_openapi(api_document.document), api, role=api_document.role)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await api.aclose()
+
+
+def _refused(api_url: str, response: httpx.Response) -> str:
+    try:
+        reason = str(response.json().get("message"))
+    except ValueError:
+        reason = response.text[:200] or response.reason_phrase
+    return f"hypd-inst: the InstantStart API at {api_url} refused the token ({response.status_code}): {reason}"
 
 
 def main() -> None:

@@ -18,7 +18,17 @@ import httpx
 from mcp_server.tools import ToolSpec
 
 ON_BEHALF_OF = "X-InstantStart-On-Behalf-Of"
+# The caller's effective role, which the API names in its answer to `/openapi.json`.
+ROLE_HEADER = "X-InstantStart-Role"
 TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+@dataclass(frozen=True)
+class ApiDocument:
+    """The API's OpenAPI document, and the role the API gives the caller who read it (None: not said)."""
+
+    document: dict[str, Any]
+    role: str | None
 
 
 @dataclass(frozen=True)
@@ -53,11 +63,12 @@ class ApiClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def openapi_document(self, on_behalf_of: str | None = None) -> dict[str, Any]:
+    async def openapi_document(self, on_behalf_of: str | None = None) -> ApiDocument:
+        """The API's OpenAPI document and the caller's role; raises `httpx.HTTPError` when the API refuses or
+        cannot be reached."""
         response = await self._http.get("/openapi.json", headers={ON_BEHALF_OF: on_behalf_of} if on_behalf_of else {})
         response.raise_for_status()
-        document: dict[str, Any] = response.json()
-        return document
+        return ApiDocument(document=response.json(), role=response.headers.get(ROLE_HEADER))
 
     async def call(
         self,
@@ -75,8 +86,20 @@ class ApiClient:
         if spec.method != "GET":
             headers["Idempotency-Key"] = str(uuid.uuid4())
         body = {name: arguments[name] for name in spec.body_params if name in arguments} if spec.has_body else None
-        response = await self._http.request(spec.method, path, params=query, json=body, headers=headers)
+        try:
+            response = await self._http.request(spec.method, path, params=query, json=body, headers=headers)
+        except httpx.TransportError as error:
+            return ApiResponse(status=503, body=_unreachable(self._http.base_url, spec.name, error))
         return ApiResponse(status=response.status_code, body=_json(response))
+
+
+def _unreachable(url: httpx.URL, tool: str, error: httpx.TransportError) -> dict[str, Any]:
+    """An outage as the API's own error body would say it."""
+    return {
+        "code": "ApiUnavailable",
+        "message": f"The InstantStart API at {url} did not answer ({type(error).__name__}: {error or 'no detail'}); "
+        f"nothing was changed by this call. Check that the API is running, then call {tool} again.",
+    }
 
 
 def _query_value(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""The remote transport: streamable HTTP in stateless JSON mode, behind authentication.
+"""The remote transport: stateless streamable HTTP (SSE answers, or JSON behind a buffering front), authenticated.
 
 Belongs here: the ASGI app (the MCP endpoint, its RFC 9728 protected-resource metadata and the
 401 challenge that points to it), and serving each authenticated request with a fresh stateless
@@ -32,7 +32,7 @@ from mcp_server.server import build_server
 from mcp_server.tools import MAX_WAIT_SECONDS, ToolSpec, tools_from_openapi
 
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
-# Stateless JSON mode has no session to delete and no stream to open: GET (a standalone SSE stream,
+# Stateless mode has no session to delete and no standalone stream to open: GET (a standalone SSE stream,
 # which would hold a Lambda invocation until it times out) and DELETE get 405, as the spec allows.
 MCP_METHODS = ["POST"]
 LOCAL_ONLY = TransportSecuritySettings(
@@ -56,6 +56,7 @@ def build_asgi_app(
     authorization_servers: Sequence[str] = (),
     transport_security: TransportSecuritySettings = LOCAL_ONLY,
     max_wait_seconds: int = MAX_WAIT_SECONDS,
+    stream: bool = True,
 ) -> ASGIApp:
     """The MCP endpoint at `path` (OAuth bearer) and its metadata at `/.well-known/oauth-protected-resource<path>`.
 
@@ -63,6 +64,8 @@ def build_asgi_app(
     MCP endpoints whose caller a proxy in front has already verified (API Gateway's AWS_IAM
     authorization); they have no OAuth metadata. Mount the app at the root of the origin (or of an
     API Gateway stage): the challenge names the metadata's URL under the request's root path.
+    `stream` answers a call as an SSE stream, so progress notifications arrive while it runs; without
+    it (a front that buffers whole responses, API Gateway) the answer is one JSON body.
     """
     tools = _ToolCatalog()
 
@@ -71,7 +74,7 @@ def build_asgi_app(
         return verify_token(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
 
     def endpoint(authenticate: Authenticate, challenge: Callable[[Request], Response]) -> _McpEndpoint:
-        return _McpEndpoint(api_for, authenticate, challenge, tools, transport_security, max_wait_seconds)
+        return _McpEndpoint(api_for, authenticate, challenge, tools, transport_security, max_wait_seconds, stream)
 
     def bearer_challenge(request: Request) -> Response:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -117,17 +120,28 @@ def bearer_api(api_url: str, token: str) -> ApiFor:
 
 
 class _ToolCatalog:
-    """The API's operations as tool specs, read once per process from its OpenAPI document."""
+    """The API's operations as tool specs, read once per process from its OpenAPI document, and the role the
+    API gives each user (read with the document, kept per user)."""
+
+    MAX_USERS = 1024
 
     def __init__(self) -> None:
         self._specs: list[ToolSpec] | None = None
+        self._roles: dict[str, str | None] = {}
         self._lock = anyio.Lock()
 
-    async def specs(self, api: ApiClient, user: VerifiedUser) -> list[ToolSpec]:
+    async def for_user(self, api: ApiClient, user: VerifiedUser) -> tuple[list[ToolSpec], str | None]:
+        """(every tool, the user's role); raises `httpx.HTTPStatusError` when the API refuses the user."""
+        header = user.header()
         async with self._lock:
-            if self._specs is None:
-                self._specs = tools_from_openapi(await api.openapi_document(user.header()))
-            return self._specs
+            if self._specs is None or header not in self._roles:
+                api_document = await api.openapi_document(header)
+                if len(self._roles) >= self.MAX_USERS:
+                    self._roles.clear()
+                self._roles[header] = api_document.role
+                if self._specs is None:
+                    self._specs = tools_from_openapi(api_document.document)
+            return self._specs, self._roles[header]
 
 
 class _McpEndpoint:
@@ -141,6 +155,7 @@ class _McpEndpoint:
         tools: _ToolCatalog,
         transport_security: TransportSecuritySettings,
         max_wait_seconds: int,
+        stream: bool,
     ) -> None:
         self._api_for = api_for
         self._authenticate = authenticate
@@ -148,6 +163,7 @@ class _McpEndpoint:
         self._tools = tools
         self._security = transport_security
         self._max_wait_seconds = max_wait_seconds
+        self._stream = stream
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -157,7 +173,7 @@ class _McpEndpoint:
             return
         api = self._api_for(request, user)
         try:
-            specs = await self._tools.specs(api, user)
+            specs, role = await self._tools.for_user(api, user)
         except httpx.HTTPStatusError as error:
             if not error.response.is_client_error:
                 raise
@@ -165,9 +181,11 @@ class _McpEndpoint:
             refusal = Response(error.response.content, error.response.status_code, media_type="application/json")
             await refusal(scope, receive, send)
             return
-        server = build_server(specs, api, user.header(), max_wait_seconds=self._max_wait_seconds)
+        server = build_server(
+            specs, api, user.header(), max_wait_seconds=self._max_wait_seconds, progress=self._stream, role=role
+        )
         manager = StreamableHTTPSessionManager(
-            app=server, json_response=True, stateless=True, security_settings=self._security
+            app=server, json_response=not self._stream, stateless=True, security_settings=self._security
         )
         async with manager.run():
             await manager.handle_request(scope, receive, send)

@@ -56,6 +56,7 @@ def build_app(
         authorization_servers=[authorization_server],
         transport_security=BEHIND_API_GATEWAY,
         max_wait_seconds=LAMBDA_MAX_WAIT_SECONDS,
+        stream=False,
     )
 
 

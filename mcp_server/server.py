@@ -12,21 +12,25 @@ import json
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
+from jsonschema.exceptions import best_match
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from mcp_server.client import ApiClient, ApiResponse
-from mcp_server.tools import MAX_WAIT_SECONDS, TERMINAL_STATUSES, WAIT_TOOL, ToolSpec
+from mcp_server.leads import Vocabulary, error_lead, lead, operation_lead
+from mcp_server.tools import MAX_WAIT_SECONDS, TERMINAL_STATUSES, WAIT_TOOL, ToolSpec, wait_description
 
 SERVER_NAME = "hypd-inst"
 INSTRUCTIONS = (
     "Tools of the InstantStart control plane for SageMaker HyperPod on EKS. Every call names its clusterTag; "
-    "there is no active cluster. Long-running tools return an operationId: call operation_wait until the status "
-    "is SUCCEEDED, FAILED or CANCELLED (one call waits up to {max_wait} seconds). A FAILED operation is resumed with "
+    "there is no active cluster. Every result starts with one sentence saying what happened and what to call next. "
+    "Long-running tools return an operationId: call operation_wait until the status is SUCCEEDED, FAILED or "
+    "CANCELLED (one call waits up to {max_wait} seconds on this server). A FAILED operation is resumed with "
     "operation_resume once its cause is fixed. Destructive tools first return a plan and a confirmationToken: "
     "show the plan to the person and repeat the call with the token only after they confirm."
 )
@@ -40,30 +44,44 @@ def build_server(
     on_behalf_of: str | None = None,
     *,
     max_wait_seconds: int = MAX_WAIT_SECONDS,
+    progress: bool = True,
+    role: str | None = None,
 ) -> Server[Any]:
-    """An MCP server whose tools are `specs`, calling `api`.
+    """An MCP server whose tools are those of `specs` that `role` may call, calling `api`.
 
     `on_behalf_of` is the verified user's audit header; `max_wait_seconds` caps one operation_wait call
-    (the remote server on Lambda answers within API Gateway's 29 s, so it waits less than the tool allows).
+    below the transport's timeouts (the remote server on Lambda answers within API Gateway's 29 s);
+    `progress` says whether the transport delivers progress notifications while a call runs.
     """
-    by_name = {spec.name: spec for spec in specs}
-    validators = {spec.name: Draft202012Validator(spec.input_schema) for spec in specs}
+    served = [_for_this_server(spec, max_wait_seconds, progress) for spec in specs]
+    # Listed: what the role may call. A tool left out is still served: the API refuses it (403) and audits the try.
+    offered = [spec for spec in served if spec.allowed_for(role)]
+    by_name = {spec.name: spec for spec in served}
+    validators = {spec.name: Draft202012Validator(spec.input_schema) for spec in served}
+    vocabulary = Vocabulary(specs)
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[spec.tool() for spec in specs])
+        return types.ListToolsResult(tools=[spec.tool() for spec in offered])
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = by_name.get(params.name)
         if spec is None:
-            return _error("UnknownTool", f"There is no tool {params.name!r}; list the tools to see what exists.")
+            return _error(
+                params.name,
+                {
+                    "code": "UnknownTool",
+                    "message": f"There is no tool {params.name!r} for you; list the tools to see what you may call.",
+                },
+            )
         arguments = dict(params.arguments or {})
-        problems = [_problem(error) for error in validators[spec.name].iter_errors(arguments)]
+        problems = sorted(_problem(error) for error in validators[spec.name].iter_errors(arguments))
         if problems:
-            message = f"Invalid arguments for {spec.name}: " + "; ".join(sorted(problems))
-            return _error("InvalidArguments", message, {"errors": sorted(problems)})
+            message = f"Invalid arguments for {spec.name}: " + "; ".join(problems) + ". Fix them and call again."
+            return _error(spec.name, {"code": "InvalidArguments", "message": message, "details": {"errors": problems}})
         if spec.name == WAIT_TOOL:
-            return await _wait(ctx, api, spec, arguments, on_behalf_of, max_wait_seconds)
-        return _result(spec, await api.call(spec, arguments, on_behalf_of))
+            return await _wait(ctx, api, spec, arguments, on_behalf_of, max_wait_seconds, vocabulary)
+        response = await api.call(spec, arguments, on_behalf_of)
+        return _result(spec, response, vocabulary, lead_sentence=None, arguments=arguments)
 
     return Server(
         SERVER_NAME,
@@ -75,6 +93,13 @@ def build_server(
     )
 
 
+def _for_this_server(spec: ToolSpec, max_wait_seconds: int, progress: bool) -> ToolSpec:
+    """operation_wait describes this server's cap and whether progress arrives: it promises nothing more."""
+    if spec.name != WAIT_TOOL:
+        return spec
+    return replace(spec, description=wait_description(max_wait_seconds, progress))
+
+
 async def _wait(
     ctx: Context,
     api: ApiClient,
@@ -82,10 +107,11 @@ async def _wait(
     arguments: dict[str, Any],
     on_behalf_of: str | None,
     max_wait_seconds: int,
+    vocabulary: Vocabulary,
 ) -> types.CallToolResult:
     """Repeat the API's ≤ round_seconds long poll until the operation is terminal or the budget is spent.
 
-    A budget cut by `max_wait_seconds` is said in the result, so that the agent simply calls again."""
+    A wait that ran out says where the operation stands and that the agent simply calls again."""
     requested = int(arguments.get("timeoutSeconds", MAX_WAIT_SECONDS))
     budget = min(requested, max_wait_seconds)
     started = time.monotonic()
@@ -93,20 +119,13 @@ async def _wait(
         remaining = max(0, math.ceil(budget - (time.monotonic() - started)))
         response = await api.call(spec, arguments, on_behalf_of, {"timeoutSeconds": min(spec.round_seconds, remaining)})
         if not response.ok:
-            return _result(spec, response)
+            return _result(spec, response, vocabulary)
         elapsed = time.monotonic() - started
         await ctx.session.report_progress(min(elapsed, budget), total=budget, message=_progress(response.body))
         if response.body.get("status") in TERMINAL_STATUSES:
-            return _result(spec, response)
+            return _result(spec, response, vocabulary)
         if elapsed >= budget:
-            return _result(spec, response, _capped(response.body, max_wait_seconds) if budget < requested else "")
-
-
-def _capped(operation: dict[str, Any], max_wait_seconds: int) -> str:
-    return (
-        f"Still {operation.get('status')} after {max_wait_seconds} s, the most one {WAIT_TOOL} call waits on this "
-        f"server. Call {WAIT_TOOL} again with operationId={operation.get('operationId')}."
-    )
+            return _result(spec, response, vocabulary, operation_lead(response.body, still_running_after=budget))
 
 
 def _progress(operation: dict[str, Any]) -> str:
@@ -123,42 +142,32 @@ def _progress(operation: dict[str, Any]) -> str:
     )
 
 
-def _problem(error: Any) -> str:
+def _problem(error: ValidationError) -> str:
+    """`field.path: message`, naming the innermost field of an `anyOf` (an optional nested model) that failed."""
+    while error.context:
+        # Skip the `null` branch of an optional field: the other branch says what is wrong.
+        branches = [branch for branch in error.context if branch.validator != "type"] or list(error.context)
+        error = best_match(branches) or branches[0]
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
     return f"{where}: {error.message}"
 
 
-def _error(code: str, message: str, details: dict[str, Any] | None = None) -> types.CallToolResult:
-    body: dict[str, Any] = {"code": code, "message": message}
-    if details:
-        body["details"] = details
-    return types.CallToolResult(
-        content=[types.TextContent(text=json.dumps(body, indent=2))], structured_content=body, is_error=True
-    )
+def _error(tool: str, body: dict[str, Any]) -> types.CallToolResult:
+    text = error_lead(tool, body) + "\n" + json.dumps(body, indent=2)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=body, is_error=True)
 
 
-def _result(spec: ToolSpec, response: ApiResponse, lead: str = "") -> types.CallToolResult:
+def _result(
+    spec: ToolSpec,
+    response: ApiResponse,
+    vocabulary: Vocabulary,
+    lead_sentence: str | None = None,
+    arguments: dict[str, Any] | None = None,
+) -> types.CallToolResult:
+    """The tool result of an API response: the lead sentence, then the body (also as structured content)."""
     body = response.body if isinstance(response.body, dict) else {"result": response.body}
     if not response.ok:
-        return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(body, indent=2))], structured_content=body, is_error=True
-        )
-    lead = lead or _next_step(spec, body)
-    text = (lead + "\n" if lead else "") + json.dumps(body, indent=2)
+        return _error(spec.name, vocabulary.translate_body(body))
+    sentence = lead_sentence or lead(spec, arguments or {}, body)
+    text = sentence + "\n" + json.dumps(body, indent=2)
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=body)
-
-
-def _next_step(spec: ToolSpec, body: dict[str, Any]) -> str:
-    """One sentence telling the agent what to do with this result."""
-    if body.get("confirmationToken"):
-        return (
-            f"Plan only; nothing changed. Show these actions to the person and ask them to confirm. If they agree, "
-            f"call {spec.name} again with the same arguments and confirmationToken={body['confirmationToken']}."
-        )
-    status = body.get("status")
-    if spec.read_only or not body.get("operationId") or status in TERMINAL_STATUSES:
-        return ""
-    return (
-        f"Operation {body['operationId']} is {status}. Call {WAIT_TOOL} with operationId={body['operationId']} "
-        f"until the status is SUCCEEDED, FAILED or CANCELLED."
-    )

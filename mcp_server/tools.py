@@ -2,7 +2,8 @@
 
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
 arguments into one closed object schema), writing descriptions for the model and deriving the
-annotations from the HTTP method. Not here: HTTP calls (`client`) or serving (`server`).
+annotations from the HTTP method, the output schema from the success responses, and the role each tool
+needs (the API's `x-required-role`). Not here: HTTP calls (`client`) or serving (`server`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from typing import Any
 import mcp_types as types
 
 WAIT_TOOL = "operation_wait"
-MAX_WAIT_SECONDS = 300
+RESUME_TOOL = "operation_resume"
+# Below every common client's read timeout (the MCP SDK's is 300 s) on every transport.
+MAX_WAIT_SECONDS = 240
+# Roles from weakest to strongest, as the API's `x-required-role` names them.
+ROLES = ("viewer", "operator", "admin")
 TERMINAL_STATUSES = ("SUCCEEDED", "FAILED", "CANCELLED")
 MUTATING_NOTE = "Returns operationId; call operation_wait until the status is SUCCEEDED, FAILED or CANCELLED."
 SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
@@ -22,12 +27,6 @@ CONFIRMATION_NOTE = (
     "Call it first without confirmationToken: the result is a plan and a confirmationToken, and nothing changes. "
     "Show the plan to the person and ask them to confirm; only after they agree, call again with the same "
     "arguments and the confirmationToken."
-)
-WAIT_DESCRIPTION = (
-    "Wait for an operation to finish. Blocks until the operation is SUCCEEDED, FAILED or CANCELLED, or until "
-    "timeoutSeconds (at most 300, default 300) have passed, sending progress notifications naming the current "
-    "stage. If the result is still PENDING or RUNNING, call operation_wait again; if it is FAILED, read "
-    "error and the failed stage, fix the cause and call operation_resume."
 )
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -48,6 +47,9 @@ class ToolSpec:
     has_body: bool = False
     # operation_wait only: the REST long-poll's own maximum per request.
     round_seconds: int = 0
+    output_schema: dict[str, Any] | None = None
+    # The weakest role that may call it (None: the document does not say).
+    required_role: str | None = None
 
     @property
     def read_only(self) -> bool:
@@ -59,7 +61,25 @@ class ToolSpec:
             description=self.description,
             input_schema=self.input_schema,
             annotations=self.annotations,
+            output_schema=self.output_schema,
         )
+
+    def allowed_for(self, role: str | None) -> bool:
+        """Whether a caller of `role` may call this tool (an unknown role or requirement hides nothing)."""
+        if role not in ROLES or self.required_role not in ROLES:
+            return True
+        return ROLES.index(role) >= ROLES.index(str(self.required_role))
+
+
+def wait_description(max_wait_seconds: int, progress: bool) -> str:
+    """What operation_wait does on a server whose calls wait at most `max_wait_seconds`."""
+    notes = " sending progress notifications naming the current stage," if progress else ""
+    return (
+        f"Wait for an operation to finish. Blocks until the operation is SUCCEEDED, FAILED or CANCELLED, or until "
+        f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed,{notes} and returns as soon as the "
+        f"operation is terminal. If the result is still PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, "
+        f"read error and the failed stage, fix the cause and call {RESUME_TOOL}."
+    )
 
 
 def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
@@ -116,7 +136,26 @@ def _spec(path: str, method: str, operation: dict[str, Any], components: dict[st
         query_params=tuple(locations["query"]),
         body_params=tuple(locations["body"]),
         has_body=body is not None,
+        output_schema=_output_schema(operation, components),
+        required_role=operation.get("x-required-role"),
     )
+
+
+def _output_schema(operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any] | None:
+    """The success responses' JSON schemas as one object schema, or None when one of them is no object."""
+    schemas: list[dict[str, Any]] = []
+    for status, response in operation.get("responses", {}).items():
+        schema = response.get("content", {}).get("application/json", {}).get("schema")
+        if not status.startswith("2") or schema is None:
+            continue
+        resolved = _property(schema, components, None)
+        if resolved.get("type") != "object":
+            return None
+        if resolved not in schemas:
+            schemas.append(resolved)
+    if not schemas:
+        return None
+    return schemas[0] if len(schemas) == 1 else {"type": "object", "anyOf": schemas}
 
 
 def _add(
@@ -193,7 +232,7 @@ def _annotations(method: str, operation: dict[str, Any], needs_confirmation: boo
 
 
 def _as_wait_tool(spec: ToolSpec) -> ToolSpec:
-    """operation_wait at the MCP level: one call waits up to 300 s by repeating the API's long poll."""
+    """operation_wait at the MCP level: one call waits up to MAX_WAIT_SECONDS by repeating the API's long poll."""
     rest_timeout = spec.input_schema["properties"]["timeoutSeconds"]
     schema = copy.deepcopy(spec.input_schema)
     schema["properties"]["timeoutSeconds"] = {
@@ -201,11 +240,12 @@ def _as_wait_tool(spec: ToolSpec) -> ToolSpec:
         "minimum": 0,
         "maximum": MAX_WAIT_SECONDS,
         "default": MAX_WAIT_SECONDS,
-        "description": "Seconds to wait at most (0-300). The call returns as soon as the operation is terminal.",
+        "description": f"Seconds to wait at most (0-{MAX_WAIT_SECONDS}). The call returns as soon as the operation is "
+        "terminal.",
     }
     return replace(
         spec,
-        description=WAIT_DESCRIPTION,
+        description=wait_description(MAX_WAIT_SECONDS, progress=True),
         input_schema=schema,
         query_params=tuple(name for name in spec.query_params if name != "timeoutSeconds"),
         round_seconds=int(rest_timeout.get("maximum", 25)),

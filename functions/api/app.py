@@ -9,7 +9,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
 from api import body, errors
-from api.authorization import authorize
+from api.authorization import authorize, weakest_role
 from api.errors import ErrorBody
 from api.routers import catalog, clusters, features, instance_groups, nodes, operations
 
@@ -37,13 +37,21 @@ def build() -> APIGatewayRestResolver:
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi_route() -> Response[str]:
-        return Response(status_code=200, content_type="application/json", body=json.dumps(openapi_document()))
+        """The document, and the caller's role in `X-InstantStart-Role` (the MCP server offers tools by it)."""
+        role = app.context["actor"].role.name.lower()
+        return Response(
+            status_code=200,
+            content_type="application/json",
+            body=json.dumps(openapi_document()),
+            headers={"X-InstantStart-Role": role},
+        )
 
     return app
 
 
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema)."""
+    """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema) and the
+    weakest role that may call each operation (`x-required-role`, from `api.authorization`)."""
     document: dict[str, Any] = json.loads(
         build().get_openapi_json_schema(title=TITLE, description=DESCRIPTION, version="1.0.0")
     )
@@ -52,8 +60,9 @@ def openapi_document() -> dict[str, Any]:
     schemas.pop("ValidationError", None)
     schemas["ErrorBody"] = ErrorBody.model_json_schema()
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
-    for path in document["paths"].values():
-        for operation in path.values():
+    for route, path in document["paths"].items():
+        for method, operation in path.items():
+            operation["x-required-role"] = weakest_role(method.upper(), route).name.lower()
             responses = operation["responses"]
             responses.pop("422", None)
             for status, meaning in ERROR_RESPONSES.items():

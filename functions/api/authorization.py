@@ -106,6 +106,12 @@ def required(method: str, route: str, request: Callable[[], RouteRequest]) -> Pe
     return rule if isinstance(rule, Permission) else rule(request())
 
 
+def weakest_role(method: str, route: str) -> Role:
+    """The weakest role that may call `method route` with some request (what the MCP server's tool list offers)."""
+    rule = PERMISSIONS.get(f"{method} {route}", READ)
+    return rule.role if isinstance(rule, Permission) else rule(RouteRequest(body={})).role
+
+
 def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
     """Authenticate the caller, check the route's permission, and hand the actor to the route."""
     actor = actor_of(app.current_event)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT
 
 from api.app import openapi_document
 from mcp_server.client import ON_BEHALF_OF, ApiClient
@@ -117,10 +118,12 @@ def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confir
         assert specs[name].annotations.destructive_hint, name
 
 
-def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
+def test_operation_wait_waits_less_than_the_sdk_clients_read_timeout_per_call(specs):
+    """The SDK client's default read timeout is 300 s: a 300 s wait ended in ReadTimeout and a dead session."""
     wait = specs[WAIT_TOOL]
     timeout = wait.input_schema["properties"]["timeoutSeconds"]
-    assert (timeout["minimum"], timeout["maximum"], timeout["default"]) == (0, 300, 300)
+    assert (timeout["minimum"], timeout["maximum"], timeout["default"]) == (0, 240, 240)
+    assert MCP_DEFAULT_SSE_READ_TIMEOUT - timeout["maximum"] >= 60
     assert wait.round_seconds == 25
     assert "call operation_wait again" in wait.description
 
@@ -138,7 +141,11 @@ def test_operation_wait_waits_up_to_five_minutes_per_call(specs):
         ("cluster_get", {}, "'clusterTag' is a required property"),
         ("operation_wait", {"operationId": "op-12345678", "timeoutSeconds": 301}, "timeoutSeconds: 301 is greater"),
         ("operation_get", {"operationId": "nope"}, "operationId: 'nope' does not match"),
-        ("cluster_delete", {"clusterTag": "demo", "confirmationToken": 7}, "confirmationToken: 7 is not valid"),
+        (
+            "cluster_delete",
+            {"clusterTag": "demo", "confirmationToken": 7},
+            "confirmationToken: 7 is not of type 'string'",
+        ),
     ],
 )
 def test_bad_arguments_get_a_tool_error_naming_the_field_and_never_reach_the_api(specs, tool, arguments, fragment):
@@ -198,7 +205,10 @@ def test_api_errors_become_tool_errors_carrying_the_api_message(specs):
 
     result = asyncio.run(call())
     assert result.is_error
-    assert json.loads(result.content[0].text) == error
+    assert result.structured_content == error
+    lead, _, body = result.content[0].text.partition("\n")
+    assert lead == "cluster_get failed (ClusterNotFound): No cluster ghost; call cluster_list_all."
+    assert json.loads(body) == error
 
 
 # --- skills and the Kiro agent: every tool and argument they mention exists and validates ---
@@ -244,3 +254,158 @@ def test_the_kiro_agent_auto_approves_exactly_the_read_only_tools(specs):
     assert "skill://skills/**/SKILL.md" in agent["resources"]
     read_only = {f"@hypd-inst/{spec.name}" for spec in specs.values() if spec.read_only}
     assert set(agent["allowedTools"]) == read_only
+
+
+# --- lead sentences, tools not routes, outages: the defects issue 12 reproduces ---
+
+
+def operation(status: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "operationId": "op-12345678",
+        "kind": "update_instance_group",
+        "target": "demo",
+        "status": status,
+        "stages": [{"name": "hyperpod", "status": "RUNNING" if status == "RUNNING" else status}],
+        "actor": "alice",
+        "createdAt": "2025-01-01T00:00:00Z",
+        "updatedAt": "2025-01-01T00:00:00Z",
+        "attempt": 1,
+        "statusTool": "operation_wait",
+        **fields,
+    }
+
+
+def first_line(specs: dict[str, ToolSpec], tool: str, arguments: dict[str, Any], answer: httpx.Response) -> str:
+    api = ApiClient("http://api.invalid", "t", transport=httpx.MockTransport(lambda request: answer))
+
+    async def call() -> Any:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            return await client.call_tool(tool, arguments)
+
+    return str(asyncio.run(call()).content[0].text.split("\n", 1)[0])
+
+
+PLAN = {
+    "dryRun": True,
+    "actions": [],
+    "confirmationToken": "tok-1",
+    "expiresAt": "2025-01-01T00:00:00Z",
+    "message": "m",
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "answer", "expected"),
+    [
+        (  # was "Operation op-… is None.": the status sits in the nested operation
+            "hyperpod_update_instance_group",
+            {"clusterTag": "demo", "name": "gpu", "instanceCount": 2},
+            httpx.Response(
+                202,
+                json={
+                    "changes": {"instanceCount": "updated"},
+                    "message": "m",
+                    "operationId": "op-12345678",
+                    "operation": operation("RUNNING"),
+                },
+            ),
+            "Operation op-12345678 started and is RUNNING at stage hyperpod; call operation_wait with "
+            "operationId=op-12345678.",
+        ),
+        (  # was "call again with the same arguments" while dryRun was still true
+            "cluster_delete",
+            {"clusterTag": "demo", "dryRun": True},
+            httpx.Response(200, json=PLAN),
+            "Plan only; nothing changed. Show these actions to the person and ask them to confirm; if they agree, "
+            "call cluster_delete again with dryRun false and confirmationToken=tok-1.",
+        ),
+        (  # node plans nest the plan beside empty successful/failed lists
+            "hyperpod_node_replace",
+            {"clusterTag": "demo", "nodeId": "i-0123456789abcdef0"},
+            httpx.Response(200, json={"successful": [], "failed": [], "plan": PLAN}),
+            "Plan only; nothing changed. Show these actions to the person and ask them to confirm; if they agree, "
+            "call hyperpod_node_replace again with the same arguments and confirmationToken=tok-1.",
+        ),
+        (  # a no-op update names no operation
+            "hyperpod_update_instance_group",
+            {"clusterTag": "demo", "name": "gpu", "instanceCount": 2},
+            httpx.Response(200, json={"changes": {"instanceCount": "unchanged"}, "message": "Nothing to change."}),
+            "hyperpod_update_instance_group is done: Nothing to change; no operation was started, nothing to wait on.",
+        ),
+        (
+            "operation_wait",
+            {"operationId": "op-12345678"},
+            httpx.Response(200, json=operation("SUCCEEDED")),
+            "Operation op-12345678 SUCCEEDED; read the result, or call the next tool.",
+        ),
+        (
+            "operation_get",
+            {"operationId": "op-12345678"},
+            httpx.Response(
+                200,
+                json=operation(
+                    "FAILED",
+                    error={"code": "QuotaExceeded", "message": "Quota exceeded.", "step": "Update Instance Group"},
+                ),
+            ),
+            "Operation op-12345678 FAILED at step Update Instance Group: Quota exceeded. Fix the cause, then call "
+            "operation_resume with operationId=op-12345678.",
+        ),
+        (
+            "cluster_list_all",
+            {},
+            httpx.Response(200, json={"clusters": []}),
+            "cluster_list_all answered; nothing changed.",
+        ),
+    ],
+    ids=["nested-status", "dry-run-plan", "node-plan", "no-op", "succeeded", "failed", "read"],
+)
+def test_every_result_leads_with_what_happened_and_what_to_call_next(specs, tool, arguments, answer, expected):
+    assert first_line(specs, tool, arguments, answer) == expected
+
+
+def test_api_errors_name_tools_not_rest_routes(specs):
+    error = {
+        "code": "ClusterNotFound",
+        "message": "Cluster 'ghost' is not registered; GET /clusters lists the clusters. "
+        "Call DELETE /clusters/ghost/instance-groups/gpu without a token.",
+    }
+    line = first_line(specs, "cluster_get", {"clusterTag": "ghost"}, httpx.Response(404, json=error))
+    assert "GET /clusters" not in line and "DELETE /" not in line
+    assert "`cluster_list_all` lists the clusters" in line
+    assert "Call `hyperpod_delete_instance_group` without a token" in line
+
+
+def test_an_unknown_nested_field_is_named(specs):
+    arguments = {"clusterTag": "demo", "tieredStorage": {"enabled": True, "bogus": 1}}
+    line = first_line(specs, "hyperpod_update_advanced_features", arguments, httpx.Response(500))
+    assert "tieredStorage: Additional properties are not allowed ('bogus' was unexpected)" in line
+    assert "is not valid under any of the given schemas" not in line
+
+
+def test_an_api_outage_mid_session_is_a_tool_error_that_says_so(specs):
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    api = ApiClient("http://api.invalid", "t", transport=httpx.MockTransport(down))
+
+    async def call() -> Any:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            return await client.call_tool("cluster_list_all", {})
+
+    result = asyncio.run(call())
+    assert result.is_error
+    assert result.structured_content["code"] == "ApiUnavailable"
+    assert result.content[0].text.startswith("cluster_list_all failed (ApiUnavailable): The InstantStart API at ")
+    assert "call cluster_list_all again" in result.content[0].text
+
+
+def test_the_kiro_agent_launches_an_installed_command_and_grants_only_its_own_tools():
+    agent = json.loads((ROOT / ".kiro/agents/hypd-inst-agent.json").read_text())
+    command = agent["mcpServers"]["hypd-inst"]["command"]
+    assert command == ".venv/bin/python"  # made by `make install`; a bare `python` may lack the project's packages
+    assert "install" in (ROOT / "Makefile").read_text()
+    assert agent["tools"] == ["@hypd-inst"], "no built-in shell: the prompt forbids shelling out"
+    readme = (ROOT / "README.md").read_text()
+    for skill in SKILLS:
+        assert skill.parent.name in readme, skill.parent.name

@@ -29,6 +29,7 @@ from mcp_server.auth import CognitoTokenVerifier, VerifiedUser
 from mcp_server.client import ON_BEHALF_OF, ApiClient
 from mcp_server.lambda_handler import LAMBDA_MAX_WAIT_SECONDS, LambdaAsgi, build_app
 from mcp_server.sigv4 import SigV4
+from mcp_server.tools import MAX_WAIT_SECONDS
 
 HOST = "abc123.execute-api.us-west-2.amazonaws.com"
 STAGE = "v1"
@@ -68,6 +69,22 @@ def token(key: rsa.RSAPrivateKey, **overrides: Any) -> str:
     return jwt.encode(claims, key, algorithm="RS256", headers={"kid": KID})
 
 
+def running_operation(operation_id: str) -> dict[str, Any]:
+    """An OperationView (the tool's output schema) still running."""
+    return {
+        "operationId": operation_id,
+        "kind": "create_eks_cluster",
+        "target": "demo",
+        "status": "RUNNING",
+        "stages": [],
+        "actor": "alice",
+        "createdAt": "2025-01-01T00:00:00Z",
+        "updatedAt": "2025-01-01T00:00:00Z",
+        "attempt": 1,
+        "statusTool": "operation_wait",
+    }
+
+
 class FakeApi:
     """The REST API: its OpenAPI document, cluster_list_all, and a long poll that spends (fake) time."""
 
@@ -91,7 +108,7 @@ class FakeApi:
         if path.startswith("/operations/") and path.endswith("/wait"):
             self.now += int(request.url.params["timeoutSeconds"])
             operation_id = path.split("/")[2]
-            return httpx.Response(200, json={"operationId": operation_id, "status": "RUNNING", "stages": []})
+            return httpx.Response(200, json=running_operation(operation_id))
         return httpx.Response(404, json={"code": "NotFound", "message": path})
 
 
@@ -269,7 +286,9 @@ def bearer_event(bearer: str) -> dict[str, Any]:
 def test_operation_wait_on_lambda_waits_at_most_its_cap_and_says_to_call_again(function, api, signing_key):
     async def wait() -> Any:
         async with mcp_client(function, "/mcp", {"Authorization": f"Bearer {token(signing_key)}"}) as client:
-            return await client.call_tool("operation_wait", {"operationId": "op-12345678", "timeoutSeconds": 300})
+            return await client.call_tool(
+                "operation_wait", {"operationId": "op-12345678", "timeoutSeconds": MAX_WAIT_SECONDS}
+            )
 
     result = asyncio.run(wait())
     assert LAMBDA_MAX_WAIT_SECONDS <= 25
@@ -277,8 +296,10 @@ def test_operation_wait_on_lambda_waits_at_most_its_cap_and_says_to_call_again(f
     assert [int(r.url.params["timeoutSeconds"]) for r in polls] == [LAMBDA_MAX_WAIT_SECONDS]
     assert not result.is_error
     assert result.structured_content["status"] == "RUNNING"
-    assert result.content[0].text.startswith(f"Still RUNNING after {LAMBDA_MAX_WAIT_SECONDS} s")
-    assert "Call operation_wait again with operationId=op-12345678" in result.content[0].text
+    assert result.content[0].text.startswith(
+        f"Operation op-12345678 is still RUNNING after {LAMBDA_MAX_WAIT_SECONDS} s — call operation_wait again with "
+        "operationId=op-12345678."
+    )
 
 
 def test_the_verifier_reads_the_key_set_again_for_an_unknown_key_at_most_every_five_minutes(jwks, signing_key):
