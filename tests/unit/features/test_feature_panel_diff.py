@@ -63,6 +63,15 @@ def test_disabling_an_enabled_feature_is_disabled_and_plans_a_delete(world):
     assert [(a.action, a.resource) for a in plan.actions] == [("delete", "certManager")]
 
 
+def test_the_tiered_storage_disable_plan_keeps_the_oidc_provider_and_says_why(world):
+    world.enable(Feature.TIERED_STORAGE)
+    plan = world.panel.plan(TAG, patch(tieredStorage={"enabled": False}))
+    (delete, keep) = plan.actions
+    assert delete.action == "delete" and "OIDC provider" not in delete.name.split("(")[0]
+    assert (keep.action, keep.name) == ("keep", "IAM OIDC provider of the EKS cluster")
+    assert "dependencies stage created it" in (keep.detail or "")
+
+
 def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world):
     world.iam.create_role(
         "instantstart-demo-fsx-csi",

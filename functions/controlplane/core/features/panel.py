@@ -91,15 +91,7 @@ class FeaturePanelService:
             feature: FeatureOutcome(outcome=outcome_of(change), stage=feature.value if feature in stages else None)
             for feature, change in changes.items()
         }
-        actions = [
-            PlannedAction(
-                action="delete" if changes[feature].change == "disable" else "create",
-                resource=feature.value,
-                name=CATALOG[feature].summary,
-                detail=detail_of(changes[feature]),
-            )
-            for feature in stages
-        ]
+        actions = [action for feature in stages for action in _actions(feature, changes[feature])]
         return FeaturePlan(
             changes=FeatureChanges(**{feature.value: change for feature, change in changes.items()}),
             outcomes=outcomes,
@@ -172,6 +164,20 @@ class FeaturePanelService:
                 "available": not spec.needs_hyperpod or facts.hyperpod is not None,
             }
         )
+
+
+def _actions(feature: Feature, change: FeatureChange) -> list[PlannedAction]:
+    """What a feature's stage does; a disable also says what it keeps, and why."""
+    spec = CATALOG[feature]
+    disable = change.change == "disable"
+    done = PlannedAction(
+        action="delete" if disable else "create", resource=feature.value, name=spec.summary, detail=detail_of(change)
+    )
+    kept = [
+        PlannedAction(action="keep", resource=feature.value, name=item.resource, detail=item.reason)
+        for item in spec.kept
+    ]
+    return [done, *kept] if disable else [done]
 
 
 def _by_name(outcomes: dict[Feature, FeatureOutcome]) -> dict[str, FeatureOutcome]:
