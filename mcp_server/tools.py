@@ -219,13 +219,12 @@ def starts_operation(operation: dict[str, Any]) -> bool:
 
 
 def _annotations(method: str, operation: dict[str, Any], needs_confirmation: bool) -> types.ToolAnnotations:
-    destructive = (
-        method == "DELETE" or needs_confirmation or operation.get("description", "").lower().startswith("destructive")
-    )
+    """Destructive exactly when the API can demand a confirmation token for the call (its rule for what
+    terminates, deletes or restarts); idempotent for the methods whose repeat changes nothing more."""
     return types.ToolAnnotations(
         title=operation.get("summary"),
         read_only_hint=method == "GET",
-        destructive_hint=destructive,
+        destructive_hint=needs_confirmation,
         idempotent_hint=method in ("GET", "DELETE", "PUT", "PATCH"),
         open_world_hint=False,
     )

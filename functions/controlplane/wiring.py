@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
     from controlplane.core.hyperpod.groups import InstanceGroupService
+    from controlplane.core.hyperpod.node_steps import NodeSteps
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
@@ -260,8 +261,22 @@ def nodes() -> NodeService:
     from controlplane.core.hyperpod.nodes import NodeService
 
     return NodeService(
-        clusters(), confirmations(), AwsHyperPodGateway, AwsEksGateway, KubernetesApiGateway(kubernetes_readers())
+        clusters(),
+        operations(),
+        confirmations(),
+        AwsHyperPodGateway,
+        AwsEksGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        clock(),
     )
+
+
+@cache
+def node_steps(region: str) -> NodeSteps:
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.hyperpod.node_steps import NodeSteps
+
+    return NodeSteps(AwsHyperPodGateway(region), poll_settings())
 
 
 @cache
@@ -362,7 +377,7 @@ def features() -> FeaturePanelService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.features.panel import FeaturePanelService
 
-    return FeaturePanelService(registry(), AwsAccountGateway(), operations(), feature_reads)
+    return FeaturePanelService(registry(), AwsAccountGateway(), operations(), confirmations(), feature_reads)
 
 
 @cache

@@ -466,6 +466,16 @@ _DELETE_ADDON = (
     _DESCRIBE_ADDONS,
     Grant(("eks:DeleteAddon",), _ANY_ADDON, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON),
 )
+_READ_NODES = Grant(
+    ("sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON
+)
+
+
+def _act_on_nodes(action: str) -> Grant:
+    """A batch node call, on the control plane's own HyperPod clusters only."""
+    return Grant((action,), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON)
+
+
 _UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON)
 _KUBERNETES = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
 
@@ -753,6 +763,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     "check_software_update": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    # --- reboot_nodes / replace_nodes / delete_nodes workflows ------------------------------------
+    "reboot_nodes": FunctionAccess((_READ_NODES, _act_on_nodes("sagemaker:BatchRebootClusterNodes"))),
+    "replace_nodes": FunctionAccess((_READ_NODES, _act_on_nodes("sagemaker:BatchReplaceClusterNodes"))),
+    "delete_nodes": FunctionAccess((_READ_NODES, _act_on_nodes("sagemaker:BatchDeleteClusterNodes"))),
+    "check_nodes_rebooted": FunctionAccess((_READ_NODES,)),
+    "check_nodes_replaced": FunctionAccess((_READ_NODES,)),
+    "check_nodes_deleted": FunctionAccess((_READ_NODES,)),
     # --- configure_storage workflow -----------------------------------------------------------
     "ensure_data_bucket": FunctionAccess(
         (
@@ -1141,18 +1158,8 @@ API_ACCESS = FunctionAccess(
         # Live reads behind cluster detail, status, instance groups and nodes.
         _DESCRIBE_EKS_CLUSTER,
         _DESCRIBE_HYPERPOD,
-        Grant(("sagemaker:ListClusterNodes",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON),
-        # Node reboot / replace / delete answer synchronously, on the control plane's own clusters only.
-        Grant(
-            (
-                "sagemaker:BatchRebootClusterNodes",
-                "sagemaker:BatchReplaceClusterNodes",
-                "sagemaker:BatchDeleteClusterNodes",
-            ),
-            _HYPERPOD_CLUSTERS,
-            _MANAGED_RESOURCE,
-            _HYPERPOD_CLUSTERS_REASON,
-        ),
+        # The node list, and each node a node action names (checked before its operation starts).
+        _READ_NODES,
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
         # the view role, which every cluster's access entry limits to AmazonEKSViewPolicy.
         Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),

@@ -37,6 +37,7 @@ WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
         OperationKind.UPDATE_CLUSTER_SOFTWARE,
     ),
     "features": (OperationKind.UPDATE_CLUSTER_FEATURES,),
+    "nodes": (OperationKind.REBOOT_NODES, OperationKind.REPLACE_NODES, OperationKind.DELETE_NODES),
 }
 LOG_DELIVERY_REASON = (
     "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "

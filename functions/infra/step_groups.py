@@ -62,6 +62,15 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
         "start_software_update",
         "check_software_update",
     ),
+    # Node actions on the control plane's own HyperPod clusters (one batch call each), and the node reads.
+    "nodes": (
+        "reboot_nodes",
+        "replace_nodes",
+        "delete_nodes",
+        "check_nodes_rebooted",
+        "check_nodes_replaced",
+        "check_nodes_deleted",
+    ),
     # Stage 5: the data bucket and the CSI role's access to it, the FSx file system.
     "storage": ("ensure_data_bucket", "grant_bucket_access", "create_fsx_file_system", "check_fsx_file_system"),
     "storage_removal": ("delete_fsx_file_systems", "check_fsx_file_systems_deleted"),

@@ -30,6 +30,7 @@ from controlplane.models.workflow import (
     GroupPlanInput,
     ImportClusterInput,
     InstanceGroupInput,
+    NodeActionInput,
     StorageStageInput,
     UpdateClusterFeaturesInput,
     UpdateClusterSoftwareInput,
@@ -276,6 +277,19 @@ STEPS: dict[str, Step] = {
     ),
     "Check Software Update": work(
         UpdateClusterSoftwareInput, lambda ctx: wiring.instance_group_steps(ctx.region).check_software_update(ctx)
+    ),
+    # node actions
+    "Reboot Nodes": work(NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).act(ctx)),
+    "Replace Nodes": work(NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).act(ctx)),
+    "Delete Nodes": work(NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).act(ctx)),
+    "Check Nodes Rebooted": work(
+        NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).check(ctx), waiting="{status}"
+    ),
+    "Check Nodes Replaced": work(
+        NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).check(ctx), waiting="{status}"
+    ),
+    "Check Nodes Deleted": work(
+        NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).check(ctx), waiting="{status}"
     ),
     # import
     "Tag Imported Cluster": work(

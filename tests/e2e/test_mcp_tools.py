@@ -101,14 +101,8 @@ def test_every_tool_sets_all_four_annotations_from_its_method(specs):
 
 
 def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confirmation(specs):
-    # These answer with their outcome (cancel with the cancelled operation); the rest start an operation.
-    synchronous = {
-        "operation_cancel",
-        "hyperpod_node_reboot",
-        "hyperpod_node_replace",
-        "hyperpod_node_delete",
-        "hyperpod_node_batch_action",
-    }
+    # Cancel answers with the cancelled operation; the rest start an operation (node actions included).
+    synchronous = {"operation_cancel"}
     for spec in specs.values():
         starts_operation = spec.method != "GET" and spec.name not in synchronous
         assert spec.description.endswith(MUTATING_NOTE) == starts_operation, spec.name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from controlplane.core.paging import Page, page_of
@@ -123,6 +124,13 @@ class InMemoryHyperPodGateway:
 
     def node_page(self, cluster_name: str, limit: int, token: str | None = None) -> Page[HyperPodNode]:
         return page_of(self.nodes(cluster_name), limit, token)
+
+    def group_nodes_since(self, cluster_name: str, group: str, since: datetime) -> list[HyperPodNode]:
+        return [
+            node
+            for node in self.nodes(cluster_name)
+            if node.group == group and node.launch_time is not None and node.launch_time > since
+        ]
 
     def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
         return next((node for node in self.nodes(cluster_name) if node.node_id == node_id), None)

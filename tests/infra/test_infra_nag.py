@@ -50,7 +50,10 @@ from infra.stack import MCP_HANDLER
 # become 23, so 49 fewer runtime L1 and 49 fewer X-Ray/describe IAM5[Resource::*]; an ARN pattern that several
 # steps of a group needed is acknowledged once on the group's role (218 IAM5 ARN patterns become 150).
 # 222: +1 for the API's read-only Kubernetes view role (eks:DescribeCluster on any cluster, like the access role).
-EXPECTED_ACKNOWLEDGEMENTS = 222
+# 234: +12 for node actions as operations: the nodes step group's function (runtime L1, X-Ray IAM5) and its
+# HyperPod cluster ARN pattern, the three node-action state machines (log delivery IAM5 each), and their execution
+# ARNs for the API's StopExecution and the failure recording's history read.
+EXPECTED_ACKNOWLEDGEMENTS = 234
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -55,6 +55,13 @@ def run(sandbox, response) -> dict:
     return operation
 
 
+def confirmed(api, method: str, path: str, body: dict):
+    """A request whose person agreed to the plan: the first answer is the plan and its token, then the token."""
+    planned = api.request(method, path, json=body)
+    assert planned.status_code == 200 and planned.json()["confirmationToken"], planned.text
+    return api.request(method, path, json=body, params={"confirmationToken": planned.json()["confirmationToken"]})
+
+
 def test_spot_training_plan_and_efa_only_groups_carry_exactly_their_capacity_fields(cluster):
     plan = cluster.sandbox.hyperpod.add_training_plan("us-west-2", "ig-plan", "ml.g6.4xlarge", 1, "us-west-2b")
     reserved = {
@@ -110,6 +117,29 @@ def test_scaling_one_group_keeps_every_field_of_every_group(cluster):
     for name, group in before.items():
         kept = {key: value for key, value in group.items() if key not in MOVING}
         assert {key: value for key, value in after[name].items() if key not in MOVING} == kept, name
+
+
+def test_a_scale_down_answers_with_its_plan_and_starts_only_with_its_token(cluster):
+    path = f"/clusters/{TAG}/instance-groups/spot-g6"
+    with cluster.client() as api:
+        planned = api.patch(path, json={"instanceCount": 1})
+        assert planned.status_code == 200, planned.text
+        assert planned.json()["dryRun"] is True and "operationId" not in planned.json()
+        assert planned.json()["actions"][0]["name"] == "1 of 2 x ml.g6.4xlarge in spot-g6"
+        assert groups()["spot-g6"]["TargetCount"] == 2
+        run(cluster, confirmed(api, "PATCH", path, {"instanceCount": 1}))
+    assert groups()["spot-g6"]["TargetCount"] == 1
+    with cluster.client() as api:
+        run(cluster, api.patch(path, json={"instanceCount": 2}))
+
+
+def test_software_update_is_planned_with_a_token_and_changes_nothing_without_one(cluster):
+    with cluster.client() as api:
+        response = api.post(f"/clusters/{TAG}/software-update", json={"instanceGroups": ["spot-g6"]})
+        assert response.status_code == 200, response.text
+        assert response.json()["confirmationToken"] and "restarts the nodes of spot-g6" in response.json()["message"]
+        listed = api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"]
+    assert not any(g.get("softwareUpdateStatus") for g in listed)
 
 
 def test_an_identical_patch_changes_nothing_and_starts_no_operation(cluster):
@@ -250,12 +280,8 @@ def test_software_update_patches_every_group_once(cluster):
         assert {
             g["imageReleaseVersion"] for g in api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"]
         } == {"1.0.0"}
-        run(
-            cluster,
-            api.post(
-                f"/clusters/{TAG}/software-update", json={"rollingPolicy": {"batchType": "count", "batchSize": 1}}
-            ),
-        )
+        body = {"rollingPolicy": {"batchType": "count", "batchSize": 1}}
+        run(cluster, confirmed(api, "POST", f"/clusters/{TAG}/software-update", body))
         listed = api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"]
         nodes = api.get(f"/clusters/{TAG}/nodes").json()["nodes"]
     assert {g["imageReleaseVersion"] for g in listed} == {"1.0.1"}
@@ -293,9 +319,11 @@ def test_a_fault_in_any_step_then_resume_converges(cluster, step, kind):
             token = api.delete(f"/clusters/{TAG}/instance-groups/{name}").json()["confirmationToken"]
             response = api.delete(f"/clusters/{TAG}/instance-groups/{name}", params={"confirmationToken": token})
         else:
-            response = api.post(
+            response = confirmed(
+                api,
+                "POST",
                 f"/clusters/{TAG}/software-update",
-                json={"instanceGroups": ["spot-g6"], "imageId": "ami-0123456789abcdef0"},
+                {"instanceGroups": ["spot-g6"], "imageId": "ami-0123456789abcdef0"},
             )
         operation_id = response.json()["operationId"]
         failed = cluster.wait_terminal(operation_id)

@@ -1,5 +1,6 @@
-"""HyperPod nodes: the live list with health, batch reboot / replace / delete with per-node outcomes,
-confirmation for destructive actions, id validation before any call, and automatic recovery of a failed node."""
+"""HyperPod nodes: the live list with health, reboot / replace / delete as operations that end when each node has
+settled, confirmation for destructive actions, id validation before any call, and automatic recovery of a failed
+node."""
 
 from __future__ import annotations
 
@@ -41,6 +42,12 @@ def settle(api: httpx.Client, count: int, limit: float = 30) -> dict[str, dict]:
         time.sleep(0.05)
 
 
+def finished(cluster, response: httpx.Response) -> dict:
+    """The operation a node action started, once it is terminal."""
+    assert response.status_code == 202, response.text
+    return cluster.wait_terminal(response.json()["operationId"])
+
+
 def test_nodes_list_health_capacity_and_zone(cluster):
     with cluster.client("sandbox-viewer") as api:
         found = settle(api, 3)
@@ -52,19 +59,25 @@ def test_nodes_list_health_capacity_and_zone(cluster):
         assert node["ready"] is True and node["schedulable"] is True
 
 
-def test_reboot_reports_each_node_and_partial_failures(cluster):
+def test_a_reboot_is_an_operation_that_ends_when_the_node_is_running_again(cluster):
+    with cluster.client("sandbox-operator") as api:
+        first = sorted(settle(api, 3))[0]
+        rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
+        assert rebooted.json()["statusTool"] == "operation_wait"
+        operation = finished(cluster, rebooted)
+        assert (operation["kind"], operation["status"]) == ("reboot_nodes", "SUCCEEDED")
+        assert operation["stages"][0]["message"] == f"{first} Running"
+        assert nodes(api)[first]["status"] == "Running"
+
+
+def test_a_batch_reboot_is_one_operation_and_one_batch_call(cluster):
     with cluster.client("sandbox-operator") as api:
         first, second = sorted(settle(api, 3))[:2]
-        # Simulated time stands still while the first node reboots, however short the sandbox makes it.
-        with cluster.sandbox.hyperpod.held():
-            rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
-            assert rebooted.status_code == 200, rebooted.text
-            assert rebooted.json()["successful"] == [first]
-            # The first node is still rebooting: the batch reports it failed and reboots the second.
-            batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
-            assert batch.status_code == 200, batch.text
-            assert batch.json()["successful"] == [second]
-            assert [(f["nodeId"], f["code"]) for f in batch.json()["failed"]] == [(first, "InvalidInstanceStatus")]
+        mark = cluster.sandbox.aws_calls.mark()
+        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
+        assert finished(cluster, batch)["status"] == "SUCCEEDED"
+        calls = [call for call in cluster.sandbox.aws_calls.since(mark) if "BatchReboot" in call]
+        assert len(calls) == 1
         assert set(settle(api, 3)) >= {first, second}
 
 
@@ -93,14 +106,14 @@ def test_a_batch_with_one_unknown_id_does_nothing_to_the_others(cluster):
         assert nodes(api)[known]["status"] == "Running"
 
 
-def test_replace_needs_the_persons_confirmation_and_gives_new_hardware(cluster):
+def test_replace_needs_the_persons_confirmation_and_reports_the_new_node(cluster):
     with cluster.client() as api:
         target = sorted(settle(api, 3))[0]
         plan = api.post(f"/clusters/{TAG}/nodes/{target}/replace")
         assert plan.status_code == 200
-        assert "DESTROYED" in plan.json()["plan"]["message"] and plan.json()["successful"] == []
+        assert "DESTROYED" in plan.json()["message"] and "operationId" not in plan.json()
         assert nodes(api)[target]["status"] == "Running"
-        token = plan.json()["plan"]["confirmationToken"]
+        token = plan.json()["confirmationToken"]
         with cluster.client("sandbox-operator") as operator:
             assert (
                 operator.post(
@@ -110,20 +123,27 @@ def test_replace_needs_the_persons_confirmation_and_gives_new_hardware(cluster):
             )
         # The node is still being replaced (not gone yet) when the token is reused.
         with cluster.sandbox.hyperpod.held():
-            replaced = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
-            assert replaced.json()["successful"] == [target]
+            started = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
             reused = api.post(f"/clusters/{TAG}/nodes/{target}/replace", params={"confirmationToken": token})
-            assert reused.status_code == 400 and reused.json()["code"] == "ConfirmationRequired"
+        assert reused.status_code == 400 and reused.json()["code"] == "ConfirmationRequired", reused.text
+        operation = finished(cluster, started)
+        assert (operation["kind"], operation["status"]) == ("replace_nodes", "SUCCEEDED")
         after = settle(api, 3)
     assert target not in after and len(after) == 3
+    message = operation["stages"][0]["message"]
+    assert message.startswith(f"{target} replaced by i-") and message.endswith("(Running)")
+    assert message.split(" replaced by ")[1].split(" ")[0] in after
 
 
 def test_delete_shrinks_the_group_by_one(cluster):
     with cluster.client() as api:
         target = sorted(settle(api, 3))[0]
-        token = api.delete(f"/clusters/{TAG}/nodes/{target}").json()["plan"]["confirmationToken"]
-        deleted = api.delete(f"/clusters/{TAG}/nodes/{target}", params={"confirmationToken": token})
-        assert deleted.json()["successful"] == [target]
+        token = api.delete(f"/clusters/{TAG}/nodes/{target}").json()["confirmationToken"]
+        operation = finished(
+            cluster, api.delete(f"/clusters/{TAG}/nodes/{target}", params={"confirmationToken": token})
+        )
+        assert (operation["kind"], operation["status"]) == ("delete_nodes", "SUCCEEDED")
+        assert target not in nodes(api)
         after = settle(api, 2)
     assert target not in after
     (group,) = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName=f"hp-cluster-{TAG}")[
@@ -152,10 +172,10 @@ def test_a_dry_run_plans_without_acting_or_issuing_a_reboot_token(cluster):
         target = sorted(settle(api, 2))[0]
         reboot = api.post(f"/clusters/{TAG}/nodes/{target}/reboot", params={"dryRun": "true"})
         assert reboot.status_code == 200, reboot.text
-        assert reboot.json()["plan"]["actions"][0]["name"] == target
-        assert "confirmationToken" not in reboot.json()["plan"] and reboot.json()["successful"] == []
+        assert reboot.json()["actions"][0]["name"] == target
+        assert "confirmationToken" not in reboot.json() and "operationId" not in reboot.json()
         batch = api.post(
             f"/clusters/{TAG}/nodes/batch", params={"dryRun": "true"}, json={"action": "delete", "nodeIds": [target]}
         )
-        assert batch.json()["plan"]["confirmationToken"] and batch.json()["successful"] == []
+        assert batch.json()["confirmationToken"] and "operationId" not in batch.json()
         assert nodes(api)[target]["status"] == "Running"

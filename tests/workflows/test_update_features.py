@@ -85,9 +85,18 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
     }
 
 
+def confirmed_patch(api, body: dict):
+    """PATCH as a caller whose person agreed to the plan: a disable answers with a plan and a token first."""
+    response = api.patch(f"/clusters/{TAG}/features", json=body)
+    token = response.json().get("confirmationToken") if response.status_code == 200 else None
+    if token:
+        response = api.patch(f"/clusters/{TAG}/features", params={"confirmationToken": token}, json=body)
+    return response
+
+
 def patch(running_sandbox, body: dict, expect: int = 202) -> dict:
     with running_sandbox.client() as api:
-        response = api.patch(f"/clusters/{TAG}/features", json=body)
+        response = confirmed_patch(api, body)
     assert response.status_code == expect, response.text
     return response.json()
 
@@ -379,7 +388,7 @@ def test_a_fault_in_any_enable_step_then_disable_leaves_nothing(running_sandbox,
     assert failed["status"] == "FAILED"
     running_sandbox.sandbox.faults.clear()
     with running_sandbox.client() as api:
-        response = api.patch(f"/clusters/{TAG}/features", json={f.value: {"enabled": False} for f in CATALOG})
+        response = confirmed_patch(api, {f.value: {"enabled": False} for f in CATALOG})
     disabled = response.json()
     built = [name for name, outcome in disabled["features"].items() if outcome["outcome"] == "disabled"]
     # Only what the failed run built is removed; with nothing built there is no operation at all.
@@ -461,6 +470,28 @@ def test_a_dry_run_reports_outcomes_and_actions_without_side_effects(running_san
     assert plan["features"]["tieredStorage"]["outcome"] == "enabled"
     assert [action["resource"] for action in plan["actions"]] == ["tieredStorage"]
     assert inventory(running_sandbox) == before
+
+
+def test_a_disable_answers_with_its_plan_and_a_token_and_changes_nothing_until_confirmed(running_sandbox, cluster):
+    before = inventory(running_sandbox)
+    body = {"certManager": {"enabled": False}}
+    with running_sandbox.client() as api:
+        response = api.patch(f"/clusters/{TAG}/features", json=body)
+        assert response.status_code == 200, response.text
+        plan = response.json()
+        assert (plan["dryRun"], plan["features"]["certManager"]["outcome"]) == (True, "disabled")
+        assert plan["confirmationToken"] and "operationId" not in plan
+        assert inventory(running_sandbox) == before
+        with running_sandbox.client() as other:
+            wrong = other.patch(
+                f"/clusters/{TAG}/features",
+                params={"confirmationToken": plan["confirmationToken"]},
+                json={**body, "kuberayOperator": {"enabled": True}},
+            )
+        assert wrong.status_code == 400 and wrong.json()["code"] == "ConfirmationRequired", wrong.text
+    change(running_sandbox, body)
+    assert live(running_sandbox)["certManager"]["enabled"] is False
+    change(running_sandbox, {"certManager": {"enabled": True}})
 
 
 def test_operators_and_viewers_cannot_change_features(running_sandbox, cluster):

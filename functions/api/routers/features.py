@@ -47,29 +47,32 @@ def get_features(clusterTag: ClusterTagPath) -> FeaturesView:
         "changed feature (202; wait with operation_wait); when nothing changes, 200 and no operation. Disabling "
         "removes exactly what enabling created. Dependencies are enforced: trainingOperator needs certManager "
         "(enable both in one request if needed); disabling a feature another enabled feature needs is refused "
-        "with 409 naming it. dryRun=true returns the outcomes and actions without changing anything."
+        "with 409 naming it. Destructive when it disables anything (disabling deletes IAM roles, add-ons and, "
+        "for the inference operator, a bucket): without confirmationToken that returns the plan and a "
+        "single-use token (200) and changes nothing; show the plan to the person, then repeat with the token. "
+        "dryRun=true returns the outcomes and actions without changing anything."
     ),
     tags=["features"],
     responses={
         202: response_doc(FeaturesUpdate, "Operation started for the changed features"),
-        200: response_doc(FeaturesUpdate, "Nothing to change, or the plan (dryRun=true)"),
+        200: response_doc(FeaturesUpdate, "Nothing to change, or the plan (dryRun=true, or a disable without a token)"),
     },
 )
 def update_features(
     clusterTag: ClusterTagPath,
     body: UpdateFeaturesRequest,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan (disables).")] = None,
     dryRun: Annotated[bool, Query(description="Return the outcomes and actions without doing anything.")] = False,
 ) -> Response[str]:
     caller = actor(router)
     service = wiring.features()
     if dryRun:
-        return json_response(200, service.dry_run(clusterTag, body))
+        return json_response(200, service.dry_run(clusterTag, body, caller))
 
     def start() -> dict[str, object]:
-        result = service.update(clusterTag, body, caller)
+        result = service.update(clusterTag, body, confirmationToken, caller)
         return {"status": 202 if result.operationId else 200, "body": result.model_dump(mode="json", exclude_none=True)}
 
     scope = f"PATCH /clusters/{clusterTag}/features"
-    return recorded(
-        run_once(idempotency_key(router), f"{caller.principal}#{scope}", body.model_dump(mode="json"), start)
-    )
+    sent = {**body.model_dump(mode="json"), "confirmationToken": confirmationToken}
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#{scope}", sent, start))

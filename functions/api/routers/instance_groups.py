@@ -23,13 +23,13 @@ from controlplane.models.instance_groups import (
     UpdateInstanceGroupRequest,
     UpdateResult,
 )
-from controlplane.models.operations import OperationView
 
 router = Router()
 
 ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 GroupNamePath = Annotated[str, Path(pattern=GROUP_NAME_PATTERN, description="Instance group name.")]
 DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
+Token = Annotated[str | None, Query(description="Token from a prior plan.")]
 
 
 @router.get(
@@ -85,35 +85,36 @@ def add_instance_group(
         "Every other field of the group is resent unchanged; null is refused for every field (leave a field out to "
         "keep it, send {} or [] to clear labels or taints). The answer says per field unchanged or updated; when "
         "something changes it starts an operation (202, wait with operation_wait); when nothing does, 200 and no "
-        "operation. instanceType and networkInterface are immutable. Scaling below the minimum is refused."
+        "operation. instanceType and networkInterface are immutable. Scaling below the minimum is refused. "
+        "Destructive when instanceCount is below the current count (nodes are terminated): without "
+        "confirmationToken that returns the plan and a single-use token (200) and changes nothing; show the plan "
+        "to the person, then repeat with the token."
     ),
     tags=["instance-groups"],
-    responses={202: response_doc(UpdateResult, "Operation started"), 200: response_doc(UpdateResult, "No change")},
+    responses={
+        202: response_doc(UpdateResult, "Operation started"),
+        200: response_doc(UpdateResult, "No change, or the plan (dryRun=true, or a scale-down without a token)"),
+    },
 )
 def update_instance_group(
-    clusterTag: ClusterTagPath, name: GroupNamePath, body: UpdateInstanceGroupRequest, dryRun: DryRun = False
+    clusterTag: ClusterTagPath,
+    name: GroupNamePath,
+    body: UpdateInstanceGroupRequest,
+    confirmationToken: Token = None,
+    dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.instance_groups()
     caller = actor(router)
     if dryRun:
-        changes = service.diff(clusterTag, name, body)
-        return json_response(200, UpdateResult(changes=changes, message="Dry run: nothing was changed."))
+        return json_response(200, service.plan_update(clusterTag, name, body, caller))
 
     def update() -> dict[str, object]:
-        changes, operation = service.update(clusterTag, name, body, caller)
-        if operation is None:
-            result = UpdateResult(changes=changes, message="Every field already has the requested value.")
-            return {"status": 200, "body": result.model_dump(mode="json", exclude_none=True)}
-        result = UpdateResult(
-            changes=changes,
-            operationId=operation.operationId,
-            operation=OperationView.of(operation),
-            message="Update started; call operation_wait with operationId until it is terminal.",
-        )
-        return {"status": 202, "body": result.model_dump(mode="json", exclude_none=True)}
+        result = service.update(clusterTag, name, body, confirmationToken, caller)
+        return {"status": 202 if result.operationId else 200, "body": result.model_dump(mode="json", exclude_none=True)}
 
     scope = f"{caller.principal}#PATCH /clusters/{clusterTag}/instance-groups/{name}"
-    return recorded(run_once(idempotency_key(router), scope, body.model_dump(mode="json", exclude_unset=True), update))
+    sent = {**body.model_dump(mode="json", exclude_unset=True), "confirmationToken": confirmationToken}
+    return recorded(run_once(idempotency_key(router), scope, sent, update))
 
 
 @router.delete(
@@ -131,7 +132,7 @@ def update_instance_group(
 def delete_instance_group(
     clusterTag: ClusterTagPath,
     name: GroupNamePath,
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    confirmationToken: Token = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.instance_groups()
@@ -151,20 +152,23 @@ def delete_instance_group(
     summary="Patch the AMI of the cluster's instance groups (rolling)",
     description=(
         "UpdateClusterSoftware for the named groups (default: all) to the latest HyperPod AMI release or imageId, "
-        "a batch of nodes at a time (rollingPolicy; default 20% with no wait). Nodes restart: confirm the timing "
-        "with the person. Groups already up to date are left alone. 202 with an operation; dryRun=true returns the "
-        "plan with each group's current release."
+        "a batch of nodes at a time (rollingPolicy; default 20% with no wait). Destructive: nodes restart, so "
+        "without confirmationToken it returns the plan (each group with its current release) and a single-use "
+        "token (200) and changes nothing; confirm the timing with the person, then repeat with the token (202 "
+        "with an operation). Groups already up to date are left alone."
     ),
     tags=["instance-groups"],
-    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan and token")},
 )
-def update_software(clusterTag: ClusterTagPath, body: SoftwareUpdateRequest, dryRun: DryRun = False) -> Response[str]:
+def update_software(
+    clusterTag: ClusterTagPath, body: SoftwareUpdateRequest, confirmationToken: Token = None, dryRun: DryRun = False
+) -> Response[str]:
     service = wiring.instance_groups()
     return plan_or_start(
         router,
-        dry_run=dryRun,
+        dry_run=dryRun or not confirmationToken,
         scope=f"POST /clusters/{clusterTag}/software-update",
-        body=body.model_dump(mode="json"),
-        plan=lambda caller: service.plan_software_update(clusterTag, body),
-        start=lambda caller: service.update_software(clusterTag, body, caller),
+        body={**body.model_dump(mode="json"), "confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_software_update(clusterTag, body, caller),
+        start=lambda caller: service.update_software(clusterTag, body, confirmationToken or "", caller),
     )

@@ -1,4 +1,4 @@
-"""/clusters/{clusterTag}/nodes: HyperPod nodes with health, and reboot / replace / delete (batch APIs)."""
+"""/clusters/{clusterTag}/nodes: HyperPod nodes with health, and reboot / replace / delete (each an operation)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.context import plan_or_start
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import recorded
+from api.routers.responses import response_doc
 from controlplane import wiring
+from controlplane.core.hyperpod.nodes import CONFIRMED_ACTIONS
+from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
-from controlplane.models.nodes import NODE_ID_PATTERN, NodeAction, NodeActionResult, NodeBatchRequest, NodeList
+from controlplane.models.nodes import NODE_ID_PATTERN, NodeAction, NodeBatchRequest, NodeList
 
 router = Router()
 
@@ -26,6 +27,11 @@ CONFIRM = (
     "Destructive: without confirmationToken it returns a plan and a single-use token and changes nothing; show the "
     "plan to the person, then repeat with the token."
 )
+WAITABLE = (
+    "202 with an operation that makes the batch call and waits until each node has settled; wait with "
+    "operation_wait. dryRun=true returns the plan."
+)
+RESPONSES = {202: response_doc(Accepted, "Operation started"), 200: response_doc(Plan, "Plan (and token)")}
 
 
 @router.get(
@@ -47,8 +53,10 @@ def list_nodes(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, con
     "/clusters/<clusterTag>/nodes/<nodeId>/reboot",
     operation_id="hyperpod_node_reboot",
     summary="Reboot a node (soft; volumes kept)",
-    description="Try this first for a node that is unhealthy but not broken hardware. Answers with the outcome.",
+    description="Try this first for a node that is unhealthy but not broken hardware. The operation ends when the "
+    f"node is Running again. {WAITABLE}",
     tags=["nodes"],
+    responses=RESPONSES,
 )
 def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun = False) -> Response[str]:
     return _act(clusterTag, "reboot", [nodeId], None, dryRun)
@@ -58,8 +66,10 @@ def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun =
     "/clusters/<clusterTag>/nodes/<nodeId>/replace",
     operation_id="hyperpod_node_replace",
     summary="Replace a node with new hardware (volumes are destroyed)",
-    description=f"For hardware faults a reboot does not fix. The root and secondary EBS volumes are lost. {CONFIRM}",
+    description=f"For hardware faults a reboot does not fix. The root and secondary EBS volumes are lost. {CONFIRM} "
+    f"The operation ends when the replacement is Running; its stage names the new node id. {WAITABLE}",
     tags=["nodes"],
+    responses=RESPONSES,
 )
 def replace_node(
     clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
@@ -71,8 +81,9 @@ def replace_node(
     "/clusters/<clusterTag>/nodes/<nodeId>",
     operation_id="hyperpod_node_delete",
     summary="Delete a node (its group shrinks by one)",
-    description=CONFIRM,
+    description=f"{CONFIRM} The operation ends when the node is gone. {WAITABLE}",
     tags=["nodes"],
+    responses=RESPONSES,
 )
 def delete_node(
     clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
@@ -84,23 +95,22 @@ def delete_node(
     "/clusters/<clusterTag>/nodes/batch",
     operation_id="hyperpod_node_batch_action",
     summary="Reboot, replace or delete several nodes in one call",
-    description=f"Up to 25 node ids; every id is checked first. Per-node outcomes (partial failures are normal). "
-    f"Replace and delete: {CONFIRM}",
+    description=f"Up to 25 node ids; every id is checked first. Nodes HyperPod refuses are left out (the operation "
+    f"fails only when it refuses every node). Replace and delete: {CONFIRM} {WAITABLE}",
     tags=["nodes"],
+    responses=RESPONSES,
 )
 def batch_action(clusterTag: ClusterTagPath, body: NodeBatchRequest, dryRun: DryRun = False) -> Response[str]:
     return _act(clusterTag, body.action, body.nodeIds, body.confirmationToken, dryRun)
 
 
 def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, dry_run: bool) -> Response[str]:
-    caller = actor(router)
-
-    def run() -> dict[str, object]:
-        result: NodeActionResult = wiring.nodes().act(cluster_tag, action, node_ids, token, caller, dry_run)
-        return {"status": 200, "body": result.model_dump(mode="json", exclude_none=True)}
-
-    if dry_run:
-        return recorded(run())
-
-    body = {"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token}
-    return recorded(run_once(idempotency_key(router), f"{caller.principal}#{action} {cluster_tag}", body, run))
+    service = wiring.nodes()
+    return plan_or_start(
+        router,
+        dry_run=dry_run or (action in CONFIRMED_ACTIONS and not token),
+        scope=f"{action} {cluster_tag}",
+        body={"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token},
+        plan=lambda caller: service.plan(cluster_tag, action, node_ids, caller),
+        start=lambda caller: service.act(cluster_tag, action, node_ids, token, caller),
+    )

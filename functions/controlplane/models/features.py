@@ -6,6 +6,7 @@ intent. Each change becomes one stage of a single `update_cluster_features` oper
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
@@ -164,11 +165,17 @@ class FeatureOutcome(View):
 
 
 class FeaturesUpdate(View):
-    """PATCH result: per touched feature what happens; an operation when anything changes."""
+    """PATCH result: per touched feature what happens; an operation when anything changes, or the plan and a
+    confirmation token when anything would be disabled."""
 
     features: dict[str, FeatureOutcome]
     dryRun: bool = False
     actions: list[PlannedAction] = Field(default_factory=list)
+    confirmationToken: str | None = Field(
+        default=None, description="A disable's plan: repeat the request with this token once the person agrees."
+    )
+    expiresAt: datetime | None = None
+    message: str | None = None
     operationId: str | None = None
     status: str | None = None
     stages: list[str] = Field(default_factory=list)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from controlplane.models.clusters import PlannedAction
 from controlplane.models.common import Contract, PageView, View
 from controlplane.models.hyperpod import (
     GROUP_NAME_PATTERN,
@@ -121,9 +123,14 @@ class InstanceGroupList(PageView):
 
 
 class UpdateResult(View):
-    """An explicit-diff update: what happened to each field sent, and the operation when something changes."""
+    """An explicit-diff update: what happens to each field sent, and the operation when something changes. A
+    scale-down below the current count terminates nodes: it answers first with the plan and a confirmationToken."""
 
     changes: dict[str, FieldOutcome]
+    dryRun: bool = False
+    actions: list[PlannedAction] = Field(default_factory=list)
+    confirmationToken: str | None = None
+    expiresAt: datetime | None = None
     operationId: str | None = None
     operation: OperationView | None = None
     message: str

@@ -1,4 +1,4 @@
-"""HyperPod nodes: what the cluster runs now, and reboot / replace / delete in batches."""
+"""HyperPod nodes: what the cluster runs now, and reboot / replace / delete in batches (each an operation)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from controlplane.models.clusters import Plan
 from controlplane.models.common import Contract, PageView, View
 from controlplane.models.hyperpod import CapacityType
 
@@ -50,16 +49,8 @@ class NodeBatchRequest(Contract):
     confirmationToken: str | None = Field(default=None, description="Token from a prior plan (replace, delete).")
 
 
-class NodeFailure(View):
+class NodeTarget(View):
+    """A node a node action was accepted for, with the group it was in (where its replacement appears)."""
+
     nodeId: str
-    code: str
-    message: str
-
-
-class NodeActionResult(View):
-    """Per-node outcome of a batch call: HyperPod reports partial failures in-band."""
-
-    action: NodeAction
-    successful: list[str] = Field(default_factory=list)
-    failed: list[NodeFailure] = Field(default_factory=list)
-    plan: Plan | None = Field(default=None, description="Set when confirmation is needed: nothing was done.")
+    instanceGroup: str

@@ -49,6 +49,9 @@ class OperationKind(StrEnum):
     UPDATE_CLUSTER_SOFTWARE = "update_cluster_software"
     UPDATE_CLUSTER_FEATURES = "update_cluster_features"
     IMPORT_CLUSTER = "import_cluster"
+    REBOOT_NODES = "reboot_nodes"
+    REPLACE_NODES = "replace_nodes"
+    DELETE_NODES = "delete_nodes"
 
 
 class Stage(View):

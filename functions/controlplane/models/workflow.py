@@ -4,8 +4,8 @@
 read, so a step never checks whether a field is there. The common fields come from the cluster's registry
 record (`core.operations` builds every input, in one place). Steps that several workflows share take the
 shape they read: `EksStageInput` (stage 1), `GroupPlanInput` (a group to create), `StorageStageInput`,
-`FeatureChangesInput`, `InstanceGroupInput` (one group to wait on); steps that read only the common fields
-take `WorkflowState`.
+`FeatureChangesInput`, `InstanceGroupInput` (one group to wait on), `NodeActionInput` (reboot, replace or
+delete nodes); steps that read only the common fields take `WorkflowState`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from controlplane.models.common import View
 from controlplane.models.features import FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
+from controlplane.models.nodes import NodeAction, NodeTarget
 from controlplane.models.operations import OperationKind
 from controlplane.models.storage import StoragePlan
 
@@ -100,6 +101,25 @@ class GroupChangeInput(InstanceGroupInput):
         return self.instanceGroup.instanceGroupName
 
 
+class ActedNodes(View):
+    """What a node action's batch call was accepted for (kept in the state for the check that follows)."""
+
+    nodeIds: list[str]
+
+
+class NodeActionInput(WorkflowState):
+    """Reboot, replace or delete nodes: the nodes with their groups, when the request was accepted (a
+    replacement is a node its group launched since), and, once the batch call ran, the nodes it took."""
+
+    nodes: list[NodeTarget]
+    requestedAt: datetime
+    acted: ActedNodes | None = None
+
+    @property
+    def action(self) -> NodeAction:
+        raise NotImplementedError
+
+
 # --- one input per workflow kind ---------------------------------------------------------------------
 
 
@@ -156,6 +176,30 @@ class ImportClusterInput(WorkflowState):
     kind: Literal[OperationKind.IMPORT_CLUSTER] = OperationKind.IMPORT_CLUSTER
 
 
+class RebootNodesInput(NodeActionInput):
+    kind: Literal[OperationKind.REBOOT_NODES] = OperationKind.REBOOT_NODES
+
+    @property
+    def action(self) -> NodeAction:
+        return "reboot"
+
+
+class ReplaceNodesInput(NodeActionInput):
+    kind: Literal[OperationKind.REPLACE_NODES] = OperationKind.REPLACE_NODES
+
+    @property
+    def action(self) -> NodeAction:
+        return "replace"
+
+
+class DeleteNodesInput(NodeActionInput):
+    kind: Literal[OperationKind.DELETE_NODES] = OperationKind.DELETE_NODES
+
+    @property
+    def action(self) -> NodeAction:
+        return "delete"
+
+
 WorkflowInput = Annotated[
     CreateEksClusterInput
     | CreateClusterInput
@@ -168,7 +212,10 @@ WorkflowInput = Annotated[
     | DeleteInstanceGroupInput
     | UpdateClusterSoftwareInput
     | UpdateClusterFeaturesInput
-    | ImportClusterInput,
+    | ImportClusterInput
+    | RebootNodesInput
+    | ReplaceNodesInput
+    | DeleteNodesInput,
     Field(discriminator="kind"),
 ]
 _WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput, config=ConfigDict(defer_build=True))

@@ -108,6 +108,9 @@ def _task(
     }
     if result_selector:
         state |= {"ResultSelector": result_selector, "ResultPath": "$.poll"}
+    elif task.keep:
+        kept = {f"{name}.$": f"$.Payload.{name}" for name in task.kept}
+        state |= {"ResultSelector": kept, "ResultPath": f"$.{task.keep}"}
     else:
         state["ResultPath"] = None
     state |= {

@@ -1,4 +1,4 @@
-"""The twelve workflows, each declared once: its blocks in order and the stage each step reports.
+"""The fifteen workflows, each declared once: its blocks in order and the stage each step reports.
 
 State names are the contract with the operation records, the sandbox's faults and the workflow tests: a
 Task is named for its step ("Ensure VPC" ⇄ the row "Ensure VPC" of `steps/registry.py`), a poll loop's Choice
@@ -204,6 +204,43 @@ UPDATE_CLUSTER_SOFTWARE = Workflow(
 )
 
 
+def _node_action(kind: OperationKind, comment: str, act: str, check: str, choice: str, wait: str) -> Workflow:
+    """The batch call (its accepted nodes kept for the check), then a poll until each node has settled."""
+    return Workflow(
+        kind,
+        comment,
+        Stage("nodes", Task(act, keep="acted", kept=("nodeIds",)), Poll(check, choice, wait)),
+    )
+
+
+REBOOT_NODES = _node_action(
+    OperationKind.REBOOT_NODES,
+    "Soft-reboot nodes (BatchRebootClusterNodes) and wait until each is Running again.",
+    "Reboot Nodes",
+    "Check Nodes Rebooted",
+    "Are Nodes Running",
+    "Wait For Nodes To Reboot",
+)
+
+REPLACE_NODES = _node_action(
+    OperationKind.REPLACE_NODES,
+    "Replace nodes with new hardware (BatchReplaceClusterNodes) and wait until each replacement is Running.",
+    "Replace Nodes",
+    "Check Nodes Replaced",
+    "Are Replacements Running",
+    "Wait For Replacements",
+)
+
+DELETE_NODES = _node_action(
+    OperationKind.DELETE_NODES,
+    "Delete nodes (BatchDeleteClusterNodes; each group's target count drops) and wait until they are gone.",
+    "Delete Nodes",
+    "Check Nodes Deleted",
+    "Are Nodes Deleted",
+    "Wait For Node Deletion",
+)
+
+
 def _disable(feature: Feature) -> Branch:
     return Branch(
         f"Should Remove {_title(feature)}",
@@ -256,5 +293,8 @@ WORKFLOWS: dict[OperationKind, Workflow] = {
         UPDATE_CLUSTER_SOFTWARE,
         UPDATE_CLUSTER_FEATURES,
         IMPORT_CLUSTER,
+        REBOOT_NODES,
+        REPLACE_NODES,
+        DELETE_NODES,
     )
 }

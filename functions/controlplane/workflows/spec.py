@@ -28,11 +28,14 @@ Rule = Mapping[str, Any]
 @dataclass(frozen=True)
 class Task:
     """One step. `name` is the state's name when it differs from the step's (a step used twice in a workflow);
-    `constants` are passed in the payload beside the state (e.g. `{"stage": "eks"}`)."""
+    `constants` are passed in the payload beside the state (e.g. `{"stage": "eks"}`). A step's output is dropped,
+    unless `keep` names the state field its output's fields `kept` are kept in, for the steps after it."""
 
     step: str
     name: str = ""
     constants: Mapping[str, str] = field(default_factory=dict)
+    keep: str = ""
+    kept: tuple[str, ...] = ()
 
     @property
     def state(self) -> str:

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from controlplane.core.auth import Actor, Role
 from controlplane.core.naming import feature_tags
-from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
+from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError, ConfirmationRequiredError
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
 from tests.unit.features.world import ADMIN, TAG, FeatureWorld, group
 
@@ -40,7 +41,7 @@ def test_enabling_a_disabled_feature_is_enabled_in_a_stage_of_its_own(world):
 
 def test_enabling_an_enabled_feature_is_unchanged_starts_nothing_and_names_no_operation(world):
     install_cert_manager(world)
-    update = world.panel.update(TAG, patch(certManager={"enabled": True}), ADMIN)
+    update = world.panel.update(TAG, patch(certManager={"enabled": True}), None, ADMIN)
     assert outcomes(update) == {"certManager": "unchanged"}
     assert update.features["certManager"].stage is None
     assert update.operationId is None and update.operation is None and update.status is None
@@ -50,7 +51,7 @@ def test_enabling_an_enabled_feature_is_unchanged_starts_nothing_and_names_no_op
 
 
 def test_disabling_a_disabled_feature_is_unchanged(world):
-    update = world.panel.update(TAG, patch(kuberayOperator={"enabled": False}), ADMIN)
+    update = world.panel.update(TAG, patch(kuberayOperator={"enabled": False}), None, ADMIN)
     assert outcomes(update) == {"kuberayOperator": "unchanged"}
     assert world.launcher.started == []
 
@@ -61,6 +62,15 @@ def test_disabling_an_enabled_feature_is_disabled_and_plans_a_delete(world):
     assert plan.outcomes[Feature.CERT_MANAGER].outcome == "disabled"
     assert plan.changes.certManager.change == "disable"
     assert [(a.action, a.resource) for a in plan.actions] == [("delete", "certManager")]
+
+
+def test_the_tiered_storage_disable_plan_keeps_the_oidc_provider_and_says_why(world):
+    world.enable(Feature.TIERED_STORAGE)
+    plan = world.panel.plan(TAG, patch(tieredStorage={"enabled": False}))
+    (delete, keep) = plan.actions
+    assert delete.action == "delete" and "OIDC provider" not in delete.name.split("(")[0]
+    assert (keep.action, keep.name) == ("keep", "IAM OIDC provider of the EKS cluster")
+    assert "dependencies stage created it" in (keep.detail or "")
 
 
 def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world):
@@ -77,7 +87,7 @@ def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world
 
 def test_absent_features_are_not_read_as_intent(world):
     install_cert_manager(world)
-    update = world.panel.update(TAG, patch(kuberayOperator={"enabled": True}), ADMIN)
+    update = world.panel.update(TAG, patch(kuberayOperator={"enabled": True}), None, ADMIN)
     assert outcomes(update) == {"kuberayOperator": "enabled"}
     assert update.stages == ["kuberayOperator"]
     (_, _, payload) = world.launcher.started[0]
@@ -88,11 +98,9 @@ def test_absent_features_are_not_read_as_intent(world):
 def test_one_request_is_one_operation_disabling_first_in_reverse_order_then_enabling(world):
     install_cert_manager(world)
     world.enable(Feature.KUBERAY_OPERATOR)
-    update = world.panel.update(
-        TAG,
-        patch(certManager={"enabled": False}, kuberayOperator={"enabled": False}, fsxCsiDriver={"enabled": True}),
-        ADMIN,
-    )
+    request = patch(certManager={"enabled": False}, kuberayOperator={"enabled": False}, fsxCsiDriver={"enabled": True})
+    token = world.panel.update(TAG, request, None, ADMIN).confirmationToken
+    update = world.panel.update(TAG, request, token, ADMIN)
     assert outcomes(update) == {"certManager": "disabled", "fsxCsiDriver": "enabled", "kuberayOperator": "disabled"}
     assert update.stages == ["kuberayOperator", "certManager", "fsxCsiDriver"]
     assert [a.action for a in update.actions] == ["delete", "delete", "create"]
@@ -101,12 +109,41 @@ def test_one_request_is_one_operation_disabling_first_in_reverse_order_then_enab
 
 
 def test_dry_run_returns_the_plan_and_starts_nothing(world):
-    result = world.panel.dry_run(TAG, patch(certManager={"enabled": True}, fsxCsiDriver={"enabled": True}))
-    assert result.dryRun is True
+    result = world.panel.dry_run(TAG, patch(certManager={"enabled": True}, fsxCsiDriver={"enabled": True}), ADMIN)
+    assert result.dryRun is True and result.confirmationToken is None
     assert outcomes(result) == {"certManager": "enabled", "fsxCsiDriver": "enabled"}
     assert [a.resource for a in result.actions] == ["certManager", "fsxCsiDriver"]
     assert result.operationId is None
     assert world.launcher.started == []
+
+
+def test_a_disable_answers_with_its_plan_and_a_token_and_starts_only_with_that_token(world):
+    install_cert_manager(world)
+    request = patch(certManager={"enabled": False})
+    planned = world.panel.update(TAG, request, None, ADMIN)
+    assert (planned.dryRun, planned.operationId, outcomes(planned)) == (True, None, {"certManager": "disabled"})
+    assert planned.confirmationToken and "Ask the person to confirm" in (planned.message or "")
+    assert world.launcher.started == []
+    with pytest.raises(ConfirmationRequiredError):
+        world.panel.update(TAG, request, planned.confirmationToken, Actor("mallory", Role.ADMIN))
+    with pytest.raises(ConfirmationRequiredError):
+        world.panel.update(
+            TAG,
+            patch(certManager={"enabled": False}, kuberayOperator={"enabled": True}),
+            planned.confirmationToken,
+            ADMIN,
+        )
+    assert world.launcher.started == []
+    started = world.panel.update(TAG, request, planned.confirmationToken, ADMIN)
+    assert started.operationId and started.confirmationToken is None
+    assert len(world.launcher.started) == 1
+
+
+def test_a_dry_run_of_a_disable_carries_a_token_and_an_enable_needs_none(world):
+    install_cert_manager(world)
+    assert world.panel.dry_run(TAG, patch(certManager={"enabled": False}), ADMIN).confirmationToken
+    update = world.panel.update(TAG, patch(kuberayOperator={"enabled": True}), None, ADMIN)
+    assert update.operationId and update.confirmationToken is None
 
 
 def enable_tiered(world: FeatureWorld, percentage: int | None) -> None:

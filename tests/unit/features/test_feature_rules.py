@@ -40,7 +40,7 @@ def test_every_dependency_comes_before_its_dependent_in_the_enable_order():
 
 def test_enabling_a_feature_without_its_dependency_is_refused_naming_the_missing_feature(world):
     with pytest.raises(FeatureDependencyError, match="trainingOperator needs certManager") as refused:
-        world.panel.update(TAG, patch(trainingOperator={"enabled": True}), ADMIN)
+        world.panel.update(TAG, patch(trainingOperator={"enabled": True}), None, ADMIN)
     assert refused.value.details == {"feature": "trainingOperator", "missing": ["certManager"]}
     assert '"certManager": {"enabled": true}' in str(refused.value)
     assert world.launcher.started == []

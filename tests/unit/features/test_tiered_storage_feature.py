@@ -113,6 +113,15 @@ def test_remove_deletes_exactly_the_chain_and_turns_the_setting_off(world):
     assert world.state(Feature.TIERED_STORAGE).state == "disabled"
 
 
+def test_disabled_lists_no_resources_although_the_clusters_oidc_provider_stays(world):
+    world.enable(Feature.TIERED_STORAGE)
+    assert "OIDC provider" in world.state(Feature.TIERED_STORAGE).resources
+    world.disable(Feature.TIERED_STORAGE)
+    assert world.iam.find_oidc_provider(ISSUER) is not None
+    state = world.state(Feature.TIERED_STORAGE)
+    assert (state.state, state.resources) == ("disabled", [])
+
+
 def test_remove_deletes_the_oidc_provider_the_feature_created(world):
     world.iam.oidc_providers.clear()
     world.enable(Feature.TIERED_STORAGE)

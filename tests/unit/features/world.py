@@ -16,6 +16,7 @@ from typing import Any
 from controlplane.config import feature_pins
 from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
@@ -36,6 +37,7 @@ from tests.fakes.persistence import (
     FakeClock,
     InMemoryAuditLog,
     InMemoryClusterRegistry,
+    InMemoryConfirmationStore,
     InMemoryOperationRepository,
     RecordingLauncher,
 )
@@ -138,7 +140,13 @@ class FeatureWorld:
                 self.registry, lambda region: self.eks, lambda region: self.hyperpod, self.kubernetes, self.clock
             ).record_outcome,
         )
-        self.panel = FeaturePanelService(self.registry, self.account, self.operations, lambda region: self.steps)
+        self.panel = FeaturePanelService(
+            self.registry,
+            self.account,
+            self.operations,
+            Confirmations(InMemoryConfirmationStore(), self.clock),
+            lambda region: self.steps,
+        )
 
     @property
     def kubernetes_objects(self) -> dict[str, dict[str, Any]]:

@@ -3,6 +3,8 @@ software updates, each checked before any workflow starts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from controlplane.core.auth import Actor, Role
@@ -86,7 +88,7 @@ def test_list_works_on_an_adopted_cluster_but_changes_are_refused():
     world.hyperpod.put_cluster("theirs", (GPU,))
     assert [group.instanceGroupName for group in world.instance_groups().list("demo").instanceGroups] == ["gpu"]
     with pytest.raises(ForeignResourceError):
-        world.instance_groups().update("demo", "gpu", UpdateInstanceGroupRequest(instanceCount=3), ADMIN)
+        world.instance_groups().update("demo", "gpu", UpdateInstanceGroupRequest(instanceCount=3), None, ADMIN)
     assert world.launcher.started == []
 
 
@@ -131,33 +133,73 @@ def test_add_starts_the_workflow_with_the_resolved_group(world):
 
 
 def test_an_update_whose_fields_already_have_their_values_starts_nothing(world):
-    changes, operation = world.instance_groups().update(
-        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=2, labels={"team": "a"}), ADMIN
+    result = world.instance_groups().update(
+        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=2, labels={"team": "a"}), None, ADMIN
     )
-    assert changes == {"instanceCount": "unchanged", "labels": "unchanged"}
-    assert operation is None
+    assert result.changes == {"instanceCount": "unchanged", "labels": "unchanged"}
+    assert result.operation is None
     assert world.launcher.started == []
 
 
 def test_an_update_carries_only_the_changed_fields(world):
-    changes, operation = world.instance_groups().update(
-        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=4, labels={"team": "a"}), ADMIN
+    result = world.instance_groups().update(
+        "demo", "gpu", UpdateInstanceGroupRequest(instanceCount=4, labels={"team": "a"}), None, ADMIN
     )
-    assert changes == {"instanceCount": "updated", "labels": "unchanged"}
-    assert operation is not None
+    assert result.changes == {"instanceCount": "updated", "labels": "unchanged"}
+    assert result.operation is not None and result.confirmationToken is None
     [(kind, payload)] = started(world)
     assert kind == OperationKind.UPDATE_INSTANCE_GROUP
     assert payload["instanceGroup"] == {"instanceGroupName": "gpu", "instanceCount": 4}
 
 
+def test_a_scale_down_answers_with_its_plan_and_a_token_and_starts_only_with_that_token(world):
+    service = world.instance_groups()
+    request = UpdateInstanceGroupRequest(instanceCount=1)
+    planned = service.update("demo", "gpu", request, None, ADMIN)
+    assert (planned.dryRun, planned.operation, planned.changes) == (True, None, {"instanceCount": "updated"})
+    assert planned.confirmationToken and "terminates nodes" in planned.message
+    assert [(a.action, a.name) for a in planned.actions] == [("delete", "1 of 2 x ml.g6.4xlarge in gpu")]
+    assert world.launcher.started == []
+    other = UpdateInstanceGroupRequest(instanceCount=1, labels={"team": "b"})
+    with pytest.raises(ConfirmationRequiredError):
+        service.update("demo", "gpu", other, planned.confirmationToken, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        service.update("demo", "gpu", request, planned.confirmationToken, Actor("mallory", Role.ADMIN))
+    assert service.update("demo", "gpu", request, planned.confirmationToken, ADMIN).operation is not None
+    [(_, payload)] = started(world)
+    assert payload["instanceGroup"] == {"instanceGroupName": "gpu", "instanceCount": 1}
+
+
+def test_a_scale_down_token_is_bound_to_the_count_it_was_planned_against(world):
+    service = world.instance_groups()
+    request = UpdateInstanceGroupRequest(instanceCount=1)
+    token = service.plan_update("demo", "gpu", request, ADMIN).confirmationToken
+    world.hyperpod.put_cluster(
+        HP,
+        (replace(GPU, current_count=3, target_count=3), CPU),
+        subnet_ids=("subnet-a",),
+        tags={"instantstart:cluster": "demo"},
+    )
+    with pytest.raises(ConfirmationRequiredError, match="planned against a state that has changed"):
+        service.update("demo", "gpu", request, token, ADMIN)
+    assert world.launcher.started == []
+
+
+def test_a_dry_run_shows_the_diff_and_a_scale_up_needs_no_token(world):
+    result = world.instance_groups().plan_update("demo", "gpu", UpdateInstanceGroupRequest(instanceCount=4), ADMIN)
+    assert (result.dryRun, result.changes, result.confirmationToken) == (True, {"instanceCount": "updated"}, None)
+
+
 def test_diff_refuses_an_unknown_group(world):
     with pytest.raises(InstanceGroupNotFoundError):
-        world.instance_groups().diff("demo", "tpu", UpdateInstanceGroupRequest(instanceCount=1))
+        world.instance_groups().plan_update("demo", "tpu", UpdateInstanceGroupRequest(instanceCount=1), ADMIN)
 
 
 def test_diff_refuses_an_invalid_change_before_anything_starts(world):
     with pytest.raises(InvalidRequestError, match="immutable"):
-        world.instance_groups().update("demo", "cpu", UpdateInstanceGroupRequest(instanceType="ml.m5.2xlarge"), ADMIN)
+        world.instance_groups().update(
+            "demo", "cpu", UpdateInstanceGroupRequest(instanceType="ml.m5.2xlarge"), None, ADMIN
+        )
     assert world.launcher.started == []
 
 
@@ -205,23 +247,33 @@ def test_a_pod_read_that_stopped_early_says_there_may_be_more(world, monkeypatch
 
 
 def test_software_update_plans_every_group_by_default_with_its_current_release(world):
-    shown = world.instance_groups().plan_software_update("demo", SoftwareUpdateRequest())
+    shown = world.instance_groups().plan_software_update("demo", SoftwareUpdateRequest(), ADMIN)
     assert [action.name for action in shown.actions] == ["gpu", "cpu"]
     assert [action.detail for action in shown.actions] == [
         "AMI latest HyperPod release (now 1.0.0), 20% at a time",
         "AMI latest HyperPod release (now 1.0.0), 20% at a time",
     ]
+    assert shown.confirmationToken and "restarts the nodes of gpu, cpu" in (shown.message or "")
 
 
 def test_software_update_refuses_an_unknown_group_and_starts_nothing(world):
+    request = SoftwareUpdateRequest(instanceGroups=["gpu", "tpu"])
     with pytest.raises(InstanceGroupNotFoundError):
-        world.instance_groups().update_software("demo", SoftwareUpdateRequest(instanceGroups=["gpu", "tpu"]), ADMIN)
+        world.instance_groups().plan_software_update("demo", request, ADMIN)
+    with pytest.raises(InstanceGroupNotFoundError):
+        world.instance_groups().update_software("demo", request, "token", ADMIN)
     assert world.launcher.started == []
 
 
-def test_software_update_starts_with_the_plan(world):
+def test_software_update_starts_only_with_the_token_of_its_plan(world):
+    service = world.instance_groups()
     request = SoftwareUpdateRequest(instanceGroups=["cpu"], rollingPolicy={"batchType": "count", "batchSize": 1})
-    world.instance_groups().update_software("demo", request, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        service.update_software("demo", request, "", ADMIN)
+    token = service.plan_software_update("demo", request, ADMIN).confirmationToken or ""
+    with pytest.raises(ConfirmationRequiredError):
+        service.update_software("demo", SoftwareUpdateRequest(instanceGroups=["gpu"]), token, ADMIN)
+    service.update_software("demo", request, token, ADMIN)
     [(kind, payload)] = started(world)
     assert kind == OperationKind.UPDATE_CLUSTER_SOFTWARE
     assert payload["softwareUpdate"]["instanceGroups"] == ["cpu"]

@@ -1,5 +1,5 @@
-"""NodeService against in-memory fakes: the node list joined with Kubernetes, and batch actions that validate every
-id first and ask for confirmation before replace and delete."""
+"""NodeService against in-memory fakes: the node list joined with Kubernetes, and node actions that validate every
+id first, ask for confirmation before replace and delete, and start an operation (its workflow acts)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError, ForeignResourceError
 from controlplane.models.nodes import MAX_NODES_PER_REQUEST, NodeBatchRequest
+from controlplane.models.operations import OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 from tests.unit.hyperpod.world import World
 
@@ -68,63 +69,73 @@ def test_a_cluster_before_stage_4_has_no_nodes():
         world.nodes().list_nodes("demo")
 
 
+def started(world: World) -> list[tuple[OperationKind, dict]]:
+    return [(kind, dict(payload)) for kind, _, payload in world.launcher.started]
+
+
 def test_an_unknown_id_refuses_the_whole_batch(world):
     known = node_ids(world)[0]
     with pytest.raises(NodeNotFoundError) as error:
         world.nodes().act("demo", "reboot", [known, "i-0123456789abcdef0"], None, OPERATOR)
     assert error.value.details == {"unknownNodeIds": ["i-0123456789abcdef0"]}
-    assert world.hyperpod.calls == []
+    assert world.hyperpod.calls == [] and world.launcher.started == []
 
 
-def test_reboot_needs_no_confirmation_and_reports_each_node(world):
+def test_reboot_needs_no_confirmation_and_starts_an_operation_for_each_node_once(world):
     ids = node_ids(world)
-    result = world.nodes().act("demo", "reboot", [ids[1], ids[0], ids[1]], None, OPERATOR)
-    assert result.successful == sorted(ids) and result.failed == [] and result.plan is None
-    assert world.hyperpod.calls == [("node_action", HP, "reboot", tuple(sorted(ids)))]
+    operation = world.nodes().act("demo", "reboot", [ids[1], ids[0], ids[1]], None, OPERATOR)
+    [(kind, payload)] = started(world)
+    assert (operation.kind, kind) == (OperationKind.REBOOT_NODES, OperationKind.REBOOT_NODES)
+    assert payload["nodes"] == [{"nodeId": node_id, "instanceGroup": "spot"} for node_id in sorted(ids)]
+    assert payload["requestedAt"] and payload["hyperPodClusterName"] == HP
+    assert world.hyperpod.calls == [], "the workflow makes the batch call"
 
 
 def test_a_dry_run_returns_the_plan_without_a_token_for_reboot(world):
-    result = world.nodes().act("demo", "reboot", node_ids(world), None, OPERATOR, dry_run=True)
-    assert result.plan is not None and result.plan.confirmationToken is None
-    assert [action.action for action in result.plan.actions] == ["update", "update"]
-    assert world.hyperpod.calls == []
+    plan = world.nodes().plan("demo", "reboot", node_ids(world), OPERATOR)
+    assert plan.confirmationToken is None
+    assert [action.action for action in plan.actions] == ["update", "update"]
+    assert world.launcher.started == []
 
 
 @pytest.mark.parametrize(("action", "planned"), [("replace", "update"), ("delete", "delete")])
-def test_replace_and_delete_without_a_token_return_a_plan_with_one(world, action, planned):
-    result = world.nodes().act("demo", action, node_ids(world)[:1], None, ADMIN)
-    assert result.plan is not None and result.plan.confirmationToken
-    assert [item.action for item in result.plan.actions] == [planned]
-    assert world.hyperpod.calls == []
+def test_replace_and_delete_plans_carry_a_token(world, action, planned):
+    plan = world.nodes().plan("demo", action, node_ids(world)[:1], ADMIN)
+    assert plan.confirmationToken
+    assert [item.action for item in plan.actions] == [planned]
+    assert world.launcher.started == []
 
 
-def test_delete_with_the_plans_token_removes_the_node(world):
+@pytest.mark.parametrize(
+    ("action", "kind"), [("replace", OperationKind.REPLACE_NODES), ("delete", OperationKind.DELETE_NODES)]
+)
+def test_replace_and_delete_start_only_with_the_token_of_their_plan(world, action, kind):
     target = node_ids(world)[:1]
-    token = world.nodes().act("demo", "delete", target, None, ADMIN).plan.confirmationToken
-    result = world.nodes().act("demo", "delete", target, token, ADMIN)
-    assert result.successful == target
-    assert world.hyperpod.calls == [("node_action", HP, "delete", tuple(target))]
-    assert target[0] not in node_ids(world)
+    with pytest.raises(ConfirmationRequiredError):
+        world.nodes().act("demo", action, target, None, ADMIN)
+    token = world.nodes().plan("demo", action, target, ADMIN).confirmationToken
+    assert world.nodes().act("demo", action, target, token, ADMIN).kind == kind
+    assert [started_kind for started_kind, _ in started(world)] == [kind]
 
 
 def test_a_token_is_used_once(world):
     target = node_ids(world)[:1]
-    token = world.nodes().act("demo", "replace", target, None, ADMIN).plan.confirmationToken
+    token = world.nodes().plan("demo", "replace", target, ADMIN).confirmationToken
     world.nodes().act("demo", "replace", target, token, ADMIN)
     with pytest.raises(ConfirmationRequiredError):
         world.nodes().act("demo", "replace", target, token, ADMIN)
-    assert len(world.hyperpod.calls) == 1
+    assert len(world.launcher.started) == 1
 
 
 def test_a_token_is_bound_to_its_nodes_and_caller(world):
     first, second = node_ids(world)
-    token = world.nodes().act("demo", "replace", [first], None, ADMIN).plan.confirmationToken
+    token = world.nodes().plan("demo", "replace", [first], ADMIN).confirmationToken
     with pytest.raises(ConfirmationRequiredError):
         world.nodes().act("demo", "replace", [second], token, ADMIN)
-    token = world.nodes().act("demo", "replace", [first], None, ADMIN).plan.confirmationToken
+    token = world.nodes().plan("demo", "replace", [first], ADMIN).confirmationToken
     with pytest.raises(ConfirmationRequiredError):
         world.nodes().act("demo", "replace", [first], token, OTHER_ADMIN)
-    assert world.hyperpod.calls == []
+    assert world.launcher.started == []
 
 
 def test_nodes_of_an_adopted_cluster_are_not_acted_on():
@@ -133,7 +144,7 @@ def test_nodes_of_an_adopted_cluster_are_not_acted_on():
     world.hyperpod.put_cluster("theirs", (SPOT,))
     with pytest.raises(ForeignResourceError):
         world.nodes().act("demo", "reboot", node_ids_of(world, "theirs"), None, ADMIN)
-    assert world.hyperpod.calls == []
+    assert world.launcher.started == []
 
 
 def node_ids_of(world: World, cluster: str) -> list[str]:
@@ -190,5 +201,6 @@ def test_node_ids_are_checked_one_by_one_not_by_listing_the_cluster(world, monke
 
     monkeypatch.setattr(world.hyperpod, "node_page", no_listing)
     first, second = node_ids(world)
-    result = world.nodes().act("demo", "reboot", [second, first], None, OPERATOR)
-    assert sorted(result.successful) == sorted([first, second])
+    world.nodes().act("demo", "reboot", [second, first], None, OPERATOR)
+    [(_, payload)] = started(world)
+    assert [node["nodeId"] for node in payload["nodes"]] == sorted([first, second])

@@ -9,6 +9,7 @@ from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 from controlplane.core.hyperpod.groups import InstanceGroupService
+from controlplane.core.hyperpod.node_steps import NodeSteps
 from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
@@ -102,8 +103,17 @@ class World:
 
     def nodes(self) -> NodeService:
         return NodeService(
-            self.clusters, self.confirmations, lambda region: self.hyperpod, lambda region: self.eks, self.kubernetes
+            self.clusters,
+            self.operations,
+            self.confirmations,
+            lambda region: self.hyperpod,
+            lambda region: self.eks,
+            self.kubernetes,
+            self.clock,
         )
+
+    def node_steps(self) -> NodeSteps:
+        return NodeSteps(self.hyperpod, POLL)
 
     def group_steps(self) -> InstanceGroupSteps:
         return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -137,6 +138,19 @@ class AwsHyperPodGateway:
             [hyperpod_node(node) for node in response["ClusterNodeSummaries"]],
             encode_token({"sagemaker": next_token}) if next_token else None,
         )
+
+    def group_nodes_since(self, cluster_name: str, group: str, since: datetime) -> list[HyperPodNode]:
+        paginator = client("sagemaker", self._region).get_paginator("list_cluster_nodes")
+        pages = paginator.paginate(
+            ClusterName=cluster_name, InstanceGroupNameContains=group, CreationTimeAfter=since, SortOrder="Ascending"
+        )
+        try:
+            summaries = [node for page in pages for node in page["ClusterNodeSummaries"]]
+        except ClientError as error:
+            if error_code(error) == "ResourceNotFound":
+                return []
+            raise
+        return [hyperpod_node(node) for node in summaries if node["InstanceGroupName"] == group]
 
     def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
         try:

@@ -147,6 +147,8 @@ class ClusterService:
             update["stagesDone"] = [*record.stagesDone, stage.value]
         if stage == StageName.EKS:
             update["status"] = ClusterStatus.ACTIVE
+        if stage == StageName.HYPERPOD:
+            update["hyperPodClusterName"] = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
         if stage == StageName.STORAGE:
             update.update(storage_facts(ctx.storage))
         self._registry.save(record.model_copy(update=update))
@@ -175,6 +177,8 @@ class ClusterService:
             update["status"] = ClusterStatus.FAILED
         if succeeded and stage is not None and stage.value not in record.stagesDone:
             update["stagesDone"] = [*record.stagesDone, stage.value]
+        if succeeded and stage == StageName.HYPERPOD:
+            update["hyperPodClusterName"] = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
         if succeeded and operation.kind == OperationKind.CONFIGURE_STORAGE:
             update.update(storage_facts(ConfigureStorageInput.model_validate(operation.input).storage))
         self._registry.save(record.model_copy(update=update))

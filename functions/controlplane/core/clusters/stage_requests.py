@@ -15,7 +15,13 @@ from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_action
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
-from controlplane.core.storage.plan import check_storage_request, storage_actions, storage_features, storage_plan
+from controlplane.core.storage.plan import (
+    check_storage_request,
+    storage_actions,
+    storage_features,
+    storage_plan,
+    storage_stages,
+)
 from controlplane.models.clusters import ClusterRecord, Plan, StageName
 from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.operations import Operation, OperationKind
@@ -68,7 +74,12 @@ class StageRequestService:
     def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
         record, plan = self._storage(cluster_tag, request)
         return self._operations.start(
-            record, actor, OperationKind.CONFIGURE_STORAGE, storage=plan, features=storage_features(plan)
+            record,
+            actor,
+            OperationKind.CONFIGURE_STORAGE,
+            stages=storage_stages(plan),
+            storage=plan,
+            features=storage_features(plan),
         )
 
     # --- internals ---------------------------------------------------------------------------

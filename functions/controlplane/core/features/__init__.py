@@ -20,11 +20,20 @@ from controlplane.models.features import Feature
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A resource the feature uses but disabling keeps, and why (the disable plan says so)."""
+
+    resource: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class FeatureSpec:
     feature: Feature
     summary: str
     requires: tuple[Feature, ...] = ()
     needs_hyperpod: bool = False
+    kept: tuple[Kept, ...] = ()
 
 
 # In dependency order: enabling runs in this order, disabling in reverse.
@@ -42,9 +51,16 @@ CATALOG: dict[Feature, FeatureSpec] = {
         ),
         FeatureSpec(
             Feature.TIERED_STORAGE,
-            "TieredStorageConfig on the HyperPod cluster; OIDC provider, IAM policy and role (web identity), "
-            "ServiceAccount default/tiered-storage-sa annotated with the role",
+            "TieredStorageConfig on the HyperPod cluster; IAM policy and role (web identity through the EKS "
+            "cluster's OIDC provider), ServiceAccount default/tiered-storage-sa annotated with the role",
             needs_hyperpod=True,
+            kept=(
+                Kept(
+                    "IAM OIDC provider of the EKS cluster",
+                    "the dependencies stage created it and other IRSA roles (S3 and FSx CSI drivers, inference "
+                    "operator) trust it; it is deleted only if this feature created it",
+                ),
+            ),
         ),
         FeatureSpec(
             Feature.TRAINING_OPERATOR,

@@ -4,16 +4,19 @@ the update that starts it.
 A PATCH names only the features to change. Each touched feature is compared with its live state (`diff`): equal
 means `unchanged` and nothing happens; otherwise it becomes one stage of a single `update_cluster_features`
 operation (the cluster runs one operation at a time, so one request that changes two features is one operation
-with two stages), once the request passes the rules (`rules`, and Karpenter's own checks). Not here: how each
-feature is built (one module per feature, run by `core.features.steps`).
+with two stages), once the request passes the rules (`rules`, and Karpenter's own checks). A disable deletes what
+the feature created: a request that disables anything is planned first and starts only with the plan's
+confirmation token. Not here: how each feature is built (one module per feature, run by `core.features.steps`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from controlplane.core.auth import Actor
+from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features import CATALOG
 from controlplane.core.features.diff import change_of, detail_of, outcome_of, stages_of
 from controlplane.core.features.facts import ClusterFacts
@@ -39,6 +42,8 @@ from controlplane.models.features import (
 )
 from controlplane.models.operations import Operation, OperationKind, OperationView
 
+DISABLE_ACTION = "disable-features"
+
 
 @dataclass(frozen=True)
 class FeaturePlan:
@@ -47,6 +52,15 @@ class FeaturePlan:
     stages: list[str]
     actions: list[PlannedAction]
 
+    @property
+    def disables(self) -> bool:
+        return any(outcome.outcome == "disabled" for outcome in self.outcomes.values())
+
+    @property
+    def state(self) -> str:
+        """What a confirmation token for this plan is bound to: the changes and the actions they take."""
+        return fingerprint([self.changes, *self.actions])
+
 
 class FeaturePanelService:
     def __init__(
@@ -54,11 +68,13 @@ class FeaturePanelService:
         registry: ClusterRegistry,
         account: AccountGateway,
         operations: OperationService,
+        confirmations: Confirmations,
         steps: Callable[[str], FeatureSteps],
     ) -> None:
         self._registry = registry
         self._account = account
         self._operations = operations
+        self._confirmations = confirmations
         self._steps = steps
 
     def view(self, cluster_tag: str) -> FeaturesView:
@@ -91,15 +107,7 @@ class FeaturePanelService:
             feature: FeatureOutcome(outcome=outcome_of(change), stage=feature.value if feature in stages else None)
             for feature, change in changes.items()
         }
-        actions = [
-            PlannedAction(
-                action="delete" if changes[feature].change == "disable" else "create",
-                resource=feature.value,
-                name=CATALOG[feature].summary,
-                detail=detail_of(changes[feature]),
-            )
-            for feature in stages
-        ]
+        actions = [action for feature in stages for action in _actions(feature, changes[feature])]
         return FeaturePlan(
             changes=FeatureChanges(**{feature.value: change for feature, change in changes.items()}),
             outcomes=outcomes,
@@ -107,17 +115,38 @@ class FeaturePanelService:
             actions=actions,
         )
 
-    def dry_run(self, cluster_tag: str, request: UpdateFeaturesRequest) -> FeaturesUpdate:
+    def dry_run(self, cluster_tag: str, request: UpdateFeaturesRequest, actor: Actor) -> FeaturesUpdate:
+        """The plan; one that disables anything comes with its confirmation token."""
         plan = self.plan(cluster_tag, request)
+        if plan.disables:
+            return self._confirmation_asked(cluster_tag, plan, actor)
         return FeaturesUpdate(features=_by_name(plan.outcomes), dryRun=True, actions=plan.actions)
 
-    def update(self, cluster_tag: str, request: UpdateFeaturesRequest, actor: Actor) -> FeaturesUpdate:
-        """Start one operation for the changed features (none when every touched feature is unchanged)."""
+    def update(
+        self, cluster_tag: str, request: UpdateFeaturesRequest, token: str | None, actor: Actor
+    ) -> FeaturesUpdate:
+        """Start one operation for the changed features (none when every touched feature is unchanged). A request
+        that disables anything starts only with the token of its plan; without one, it answers with the plan."""
         record = self._ready(cluster_tag)
         plan = self._plan(record, request)
         if not plan.stages:
             return FeaturesUpdate(features=_by_name(plan.outcomes))
-        operation = self._start(record, plan, actor)
+        if plan.disables and not token:
+            return self._confirmation_asked(cluster_tag, plan, actor)
+        confirmed = (
+            self._confirmations.redeeming(
+                token or "",
+                actor,
+                DISABLE_ACTION,
+                cluster_tag,
+                f"Send the same PATCH /clusters/{cluster_tag}/features without a token",
+                plan.state,
+            )
+            if plan.disables
+            else nullcontext()
+        )
+        with confirmed:
+            operation = self._start(record, plan, actor)
         return FeaturesUpdate(
             features=_by_name(plan.outcomes),
             actions=plan.actions,
@@ -125,6 +154,19 @@ class FeaturePanelService:
             status=operation.status.value,
             stages=[stage.name for stage in operation.stages],
             operation=OperationView.of(operation),
+        )
+
+    def _confirmation_asked(self, cluster_tag: str, plan: FeaturePlan, actor: Actor) -> FeaturesUpdate:
+        token, expires_at = self._confirmations.issue(actor, DISABLE_ACTION, cluster_tag, plan.state)
+        disabled = [name for name, outcome in _by_name(plan.outcomes).items() if outcome.outcome == "disabled"]
+        return FeaturesUpdate(
+            features=_by_name(plan.outcomes),
+            dryRun=True,
+            actions=plan.actions,
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Disabling {', '.join(disabled)} deletes what enabling created (see actions; what is kept says "
+            "so). Ask the person to confirm, then repeat the request with confirmationToken.",
         )
 
     def _start(self, record: ClusterRecord, plan: FeaturePlan, actor: Actor) -> Operation:
@@ -172,6 +214,20 @@ class FeaturePanelService:
                 "available": not spec.needs_hyperpod or facts.hyperpod is not None,
             }
         )
+
+
+def _actions(feature: Feature, change: FeatureChange) -> list[PlannedAction]:
+    """What a feature's stage does; a disable also says what it keeps, and why."""
+    spec = CATALOG[feature]
+    disable = change.change == "disable"
+    done = PlannedAction(
+        action="delete" if disable else "create", resource=feature.value, name=spec.summary, detail=detail_of(change)
+    )
+    kept = [
+        PlannedAction(action="keep", resource=feature.value, name=item.resource, detail=item.reason)
+        for item in spec.kept
+    ]
+    return [done, *kept] if disable else [done]
 
 
 def _by_name(outcomes: dict[Feature, FeatureOutcome]) -> dict[str, FeatureOutcome]:

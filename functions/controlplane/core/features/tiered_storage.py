@@ -103,7 +103,8 @@ class TieredStorage:
                 "serviceAccount": f"{TIERED_STORAGE_NAMESPACE}/{TIERED_STORAGE_SERVICE_ACCOUNT}",
                 "roleArn": role.arn if role else None,
             },
-            resources=present + (["OIDC provider"] if provider else []),
+            # The provider is the cluster's (the dependencies stage's): part of this feature only beside its chain.
+            resources=present + (["OIDC provider"] if provider and present else []),
             message=None if complete or not present else HALF_BUILT,
         )
 

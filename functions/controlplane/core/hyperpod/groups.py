@@ -1,15 +1,17 @@
-"""Instance groups of a running HyperPod cluster, the API side: list, add, update (explicit diff), delete (plan,
-confirm) and software updates. Each request is checked against the live cluster (`group_rules`) before a workflow
-starts; the workflow's steps are `group_steps`.
+"""Instance groups of a running HyperPod cluster, the API side: list, add, update (explicit diff), delete and
+software updates. Each request is checked against the live cluster (`group_rules`) before a workflow starts; the
+workflow's steps are `group_steps`. What terminates or restarts nodes (a delete, a scale-down below the current
+count, a software update) is planned first and starts only with the plan's confirmation token.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
-from controlplane.core.confirmations import Confirmations
+from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod.conversions import group_view
 from controlplane.core.hyperpod.group_rules import (
     explicit_diff,
@@ -22,7 +24,7 @@ from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.paging import page_of
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -36,11 +38,15 @@ from controlplane.models.instance_groups import (
     SoftwareUpdatePlan,
     SoftwareUpdateRequest,
     UpdateInstanceGroupRequest,
+    UpdateResult,
 )
-from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.operations import Operation, OperationKind, OperationView
 from controlplane.models.status import GROUP_LABEL
 
 DELETE_GROUP_ACTION = "delete-instance-group"
+SCALE_DOWN_ACTION = "scale-down-instance-group"
+SOFTWARE_UPDATE_ACTION = "update-software"
+CONFIRM = "Ask the person to confirm, then repeat the request with confirmationToken."
 # Workload pods named in the refusal's message, and at most in its details (podsFound counts them all).
 SHOWN_PODS = 5
 MAX_DETAILED_PODS = 50
@@ -111,23 +117,88 @@ class InstanceGroupService:
         resolved = self._resolve_new_group(record, cluster, request)
         return self._operations.start(record, actor, OperationKind.ADD_INSTANCE_GROUP, hyperpod=resolved)
 
-    def diff(self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest) -> dict[str, FieldOutcome]:
-        """Per sent field: unchanged or updated, refused before anything happens if the change is not allowed."""
+    def plan_update(
+        self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
+    ) -> UpdateResult:
+        """Per sent field: unchanged or updated, refused before anything happens if the change is not allowed; a
+        scale-down below the current count also gets the plan of what it terminates and a confirmation token."""
         _, cluster = self._live(cluster_tag)
-        return explicit_diff(require_group(cluster, name), request.model_dump(exclude_unset=True))
+        group = require_group(cluster, name)
+        changes = explicit_diff(group, request.model_dump(exclude_unset=True))
+        scale_down = _scale_down_actions(group, request)
+        if scale_down:
+            return self._confirmation_asked(
+                changes, self._scale_down_plan(cluster_tag, group, request, scale_down, actor)
+            )
+        return UpdateResult(changes=changes, dryRun=True, message="Dry run: nothing was changed.")
 
     def update(
-        self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
-    ) -> tuple[dict[str, FieldOutcome], Operation | None]:
-        """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed."""
+        self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, token: str | None, actor: Actor
+    ) -> UpdateResult:
+        """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed. A
+        scale-down below the current count starts only with the token of its plan (without one, the plan)."""
         record, cluster = self._live(cluster_tag)
-        changes = explicit_diff(require_group(cluster, name), request.model_dump(exclude_unset=True))
+        group = require_group(cluster, name)
+        changes = explicit_diff(group, request.model_dump(exclude_unset=True))
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
-            return changes, None
+            return UpdateResult(changes=changes, message="Every field already has the requested value.")
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
-        operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
-        return changes, operation
+        scale_down = _scale_down_actions(group, request)
+        if scale_down and not token:
+            return self._confirmation_asked(
+                changes, self._scale_down_plan(cluster_tag, group, request, scale_down, actor)
+            )
+        confirmed = (
+            self._confirmations.redeeming(
+                token or "",
+                actor,
+                SCALE_DOWN_ACTION,
+                f"{cluster_tag}/{name}",
+                f"Send the same PATCH /clusters/{cluster_tag}/instance-groups/{name} without a token",
+                fingerprint([request, *scale_down]),
+            )
+            if scale_down
+            else nullcontext()
+        )
+        with confirmed:
+            operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
+        return UpdateResult(
+            changes=changes,
+            operationId=operation.operationId,
+            operation=OperationView.of(operation),
+            message="Update started; call operation_wait with operationId until it is terminal.",
+        )
+
+    def _scale_down_plan(
+        self,
+        cluster_tag: str,
+        group: InstanceGroup,
+        request: UpdateInstanceGroupRequest,
+        actions: Sequence[PlannedAction],
+        actor: Actor,
+    ) -> Plan:
+        token, expires_at = self._confirmations.issue(
+            actor, SCALE_DOWN_ACTION, f"{cluster_tag}/{group.name}", fingerprint([request, *actions])
+        )
+        return Plan(
+            actions=list(actions),
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Scaling instance group {group.name} from {group.current_count} to {request.instanceCount} "
+            f"terminates nodes. {CONFIRM}",
+        )
+
+    @staticmethod
+    def _confirmation_asked(changes: dict[str, FieldOutcome], plan: Plan) -> UpdateResult:
+        return UpdateResult(
+            changes=changes,
+            dryRun=True,
+            actions=plan.actions,
+            confirmationToken=plan.confirmationToken,
+            expiresAt=plan.expiresAt,
+            message=plan.message or CONFIRM,
+        )
 
     def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
         record, cluster = self._live(cluster_tag)
@@ -168,14 +239,34 @@ class InstanceGroupService:
                 instanceGroup=InstanceGroupChange(instanceGroupName=name),
             )
 
-    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest) -> Plan:
+    def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Plan:
+        """The groups to patch with their current release, and a confirmation token (nodes restart)."""
         _, cluster = self._live(cluster_tag)
-        return self._software_plan(cluster, request)[1]
+        _, plan = self._software_plan(cluster, request)
+        token, expires_at = self._confirmations.issue(
+            actor, SOFTWARE_UPDATE_ACTION, cluster_tag, fingerprint([request, *plan.actions])
+        )
+        return plan.model_copy(
+            update={
+                "confirmationToken": token,
+                "expiresAt": expires_at,
+                "message": f"The software update restarts the nodes of {', '.join(a.name for a in plan.actions)}, a "
+                f"batch at a time. {CONFIRM}",
+            }
+        )
 
-    def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Operation:
+    def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, token: str, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
-        plan, _ = self._software_plan(cluster, request)
-        return self._operations.start(record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, softwareUpdate=plan)
+        update, plan = self._software_plan(cluster, request)
+        with self._confirmations.redeeming(
+            token,
+            actor,
+            SOFTWARE_UPDATE_ACTION,
+            cluster_tag,
+            f"Call POST /clusters/{cluster_tag}/software-update without a token",
+            fingerprint([request, *plan.actions]),
+        ):
+            return self._operations.start(record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, softwareUpdate=update)
 
     def _resolve_new_group(
         self, record: ClusterRecord, cluster: HyperPodCluster, request: AddInstanceGroupRequest
@@ -240,3 +331,19 @@ class InstanceGroupService:
             "jobs or let them finish, then delete the group.",
             {"pods": found[:MAX_DETAILED_PODS], "podsFound": len(found), "allPodsRead": pods.complete},
         )
+
+
+def _scale_down_actions(group: InstanceGroup, request: UpdateInstanceGroupRequest) -> list[PlannedAction]:
+    """What a count below the group's current one terminates (nothing for any other change)."""
+    count = request.instanceCount
+    if count is None or count >= group.current_count:
+        return []
+    return [
+        PlannedAction(
+            action="delete",
+            resource="HyperPod node",
+            name=f"{group.current_count - count} of {group.current_count} x {group.instance_type} in {group.name}",
+            detail=f"scale-down to {count}: HyperPod picks the nodes; they and their volumes are terminated, "
+            "with the pods running on them",
+        )
+    ]

@@ -1,7 +1,8 @@
-"""HyperPod nodes: the live list with health, and reboot / replace / delete through the batch APIs.
+"""HyperPod nodes: the live list with health, and reboot / replace / delete, each an operation.
 
-Node actions are single AWS calls, so they answer synchronously with per-node outcomes (HyperPod reports
-partial failures in-band). Replace and delete are destructive: a plan with a confirmation token comes first.
+Every node id is checked first (nothing starts if one is unknown); the operation's workflow makes the batch call
+and waits until each node has settled (`node_steps`), so `operation_wait` follows a node action as it follows
+everything else. Replace and delete are destructive: a plan with a confirmation token comes first.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
+from controlplane.core.ports.persistence import Clock
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
-from controlplane.models.nodes import NodeAction, NodeActionResult, NodeFailure, NodeList, NodeView
+from controlplane.models.nodes import NodeAction, NodeList, NodeTarget, NodeView
+from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 
 CONFIRMED_ACTIONS = {"replace", "delete"}
@@ -31,6 +35,11 @@ ACTION_EFFECTS = {
     "reboot": "soft reboot (EC2 RebootInstances); volumes are kept",
     "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
     "delete": "terminated and removed; the group's target count drops by one",
+}
+KIND_OF_ACTION = {
+    "reboot": OperationKind.REBOOT_NODES,
+    "replace": OperationKind.REPLACE_NODES,
+    "delete": OperationKind.DELETE_NODES,
 }
 
 
@@ -42,13 +51,17 @@ class NodeService:
     def __init__(
         self,
         clusters: ClusterService,
+        operations: OperationService,
         confirmations: Confirmations,
         hyperpod: Callable[[str], HyperPodGateway],
         eks: Callable[[str], EksGateway],
         kubernetes: KubernetesGateway,
+        clock: Clock,
     ) -> None:
         self._clusters = clusters
+        self._operations = operations
         self._confirmations = confirmations
+        self._clock = clock
         self._hyperpod = hyperpod
         self._eks = eks
         self._kubernetes = kubernetes
@@ -89,17 +102,46 @@ class NodeService:
             )
         return NodeList(clusterTag=cluster_tag, nodes=views, continue_=page.next_token)
 
+    def plan(self, cluster_tag: str, action: NodeAction, node_ids: list[str], actor: Actor) -> Plan:
+        """What the action would do to each node, with no side effect; replace and delete carry a token."""
+        _, targets = self._targets(cluster_tag, node_ids)
+        ids = [target.nodeId for target in targets]
+        if action not in CONFIRMED_ACTIONS:
+            return Plan(actions=_planned(action, ids), message="Dry run: nothing was done.")
+        token, expires_at = self._confirmations.issue(actor, f"{action}-nodes", _target(cluster_tag, ids))
+        return Plan(
+            actions=_planned(action, ids),
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"{action.capitalize()} of {len(ids)} node(s) on '{cluster_tag}': {ACTION_EFFECTS[action]}. "
+            "Ask the person to confirm, then repeat the request with confirmationToken.",
+        )
+
     def act(
-        self,
-        cluster_tag: str,
-        action: NodeAction,
-        node_ids: list[str],
-        token: str | None,
-        actor: Actor,
-        dry_run: bool = False,
-    ) -> NodeActionResult:
-        """Check every id with DescribeClusterNode first (nothing happens if one is unknown), then make the batch
-        call. A dry run, and replace or delete without a token, return the plan instead (with a token for those two)."""
+        self, cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, actor: Actor
+    ) -> Operation:
+        """Start the action's operation once every id is known (replace and delete: with the token of their
+        plan); its workflow makes the batch call and waits for the nodes."""
+        record, targets = self._targets(cluster_tag, node_ids)
+        ids = [target.nodeId for target in targets]
+        confirmed = (
+            self._confirmations.redeeming(
+                token or "",
+                actor,
+                f"{action}-nodes",
+                _target(cluster_tag, ids),
+                f"Repeat the {action} request for the same nodes without a token",
+            )
+            if action in CONFIRMED_ACTIONS
+            else nullcontext()
+        )
+        with confirmed:
+            return self._operations.start(
+                record, actor, KIND_OF_ACTION[action], nodes=targets, requestedAt=self._clock.now()
+            )
+
+    def _targets(self, cluster_tag: str, node_ids: list[str]) -> tuple[ClusterRecord, list[NodeTarget]]:
+        """The record, and each node with its group, after DescribeClusterNode found every one of them."""
         record = self._ready(cluster_tag)
         refuse_adopted_hyperpod(record)
         gateway = self._hyperpod(record.region)
@@ -113,61 +155,7 @@ class NodeService:
                 "its nodes.",
                 {"unknownNodeIds": unknown},
             )
-        target = f"{cluster_tag}:{','.join(ids)}"
-        if dry_run or (action in CONFIRMED_ACTIONS and not token):
-            return self._plan(cluster_tag, action, ids, target, actor)
-        confirmed = (
-            self._confirmations.redeeming(
-                token or "",
-                actor,
-                f"{action}-nodes",
-                target,
-                f"Repeat the {action} request for the same nodes without a token",
-            )
-            if action in CONFIRMED_ACTIONS
-            else nullcontext()
-        )
-        with confirmed:
-            outcome = gateway.node_action(name, action, ids)
-        return NodeActionResult(
-            action=action,
-            successful=list(outcome.successful),
-            failed=[NodeFailure(nodeId=item.node_id, code=item.code, message=item.message) for item in outcome.failed],
-        )
-
-    def _plan(self, cluster_tag: str, action: str, ids: list[str], target: str, actor: Actor) -> NodeActionResult:
-        if action not in CONFIRMED_ACTIONS:
-            return NodeActionResult(
-                action=action,  # type: ignore[arg-type]
-                plan=Plan(
-                    actions=[
-                        PlannedAction(
-                            action="update", resource="HyperPod node", name=node_id, detail=ACTION_EFFECTS[action]
-                        )
-                        for node_id in ids
-                    ],
-                    message="Dry run: nothing was done.",
-                ),
-            )
-        token, expires_at = self._confirmations.issue(actor, f"{action}-nodes", target)
-        return NodeActionResult(
-            action=action,  # type: ignore[arg-type]
-            plan=Plan(
-                actions=[
-                    PlannedAction(
-                        action="delete" if action == "delete" else "update",
-                        resource="HyperPod node",
-                        name=node_id,
-                        detail=ACTION_EFFECTS[action],
-                    )
-                    for node_id in ids
-                ],
-                confirmationToken=token,
-                expiresAt=expires_at,
-                message=f"{action.capitalize()} of {len(ids)} node(s) on '{cluster_tag}': {ACTION_EFFECTS[action]}. "
-                "Ask the person to confirm, then repeat the request with confirmationToken.",
-            ),
-        )
+        return record, [NodeTarget(nodeId=node.node_id, instanceGroup=node.group) for node in found if node]
 
     def _ready(self, cluster_tag: str) -> ClusterRecord:
         record = self._clusters.get(cluster_tag)
@@ -185,3 +173,19 @@ class NodeService:
         names = [f"{KUBERNETES_NODE_PREFIX}{node_id}" for node_id in node_ids]
         found = self._kubernetes.nodes_named(eks, region, names)
         return {node.name.removeprefix(KUBERNETES_NODE_PREFIX): node for node in found}
+
+
+def _target(cluster_tag: str, ids: list[str]) -> str:
+    return f"{cluster_tag}:{','.join(ids)}"
+
+
+def _planned(action: NodeAction, ids: list[str]) -> list[PlannedAction]:
+    return [
+        PlannedAction(
+            action="delete" if action == "delete" else "update",
+            resource="HyperPod node",
+            name=node_id,
+            detail=ACTION_EFFECTS[action],
+        )
+        for node_id in ids
+    ]

@@ -162,6 +162,10 @@ class HyperPodGateway(Protocol):
     def node(self, cluster_name: str, node_id: str) -> HyperPodNode | None:
         """DescribeClusterNode; None when the node (or the cluster) does not exist."""
 
+    def group_nodes_since(self, cluster_name: str, group: str, since: datetime) -> list[HyperPodNode]:
+        """The group's nodes launched after `since` (ListClusterNodes filtered by group and creation time), oldest
+        first; empty when the cluster does not exist."""
+
     def node_action(self, cluster_name: str, action: str, node_ids: list[str]) -> NodeActionOutcome:
         """BatchReboot/BatchReplace/BatchDeleteClusterNodes; failures are reported per node, not raised."""
 

@@ -4,12 +4,15 @@ stage creates, and what the registry records of it. Pure functions, no I/O."""
 from __future__ import annotations
 
 from controlplane.core.naming import data_bucket_name, s3_csi_role_name
+from controlplane.core.stages import stage_names
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import FeatureChange, FeatureChanges
+from controlplane.models.operations import OperationKind
 from controlplane.models.storage import ConfigureStorageRequest, FsxPlan, StoragePlan
 
 PERSISTENT_2_DEFAULT_THROUGHPUT = 125
+FSX_STAGE = "fsx"
 
 
 def check_storage_request(record: ClusterRecord, request: ConfigureStorageRequest) -> None:
@@ -58,6 +61,12 @@ def storage_features(plan: StoragePlan) -> FeatureChanges:
     if plan.fsx is None:
         return FeatureChanges()
     return FeatureChanges(fsxCsiDriver=FeatureChange(change="enable"))
+
+
+def storage_stages(plan: StoragePlan) -> list[str]:
+    """The stages a storage operation runs: the fsx stage only when the plan asks for a file system (its workflow
+    skips the FSx steps otherwise, so listing the stage would report work that never happened)."""
+    return [stage for stage in stage_names(OperationKind.CONFIGURE_STORAGE) if stage != FSX_STAGE or plan.fsx]
 
 
 def storage_facts(plan: StoragePlan) -> dict[str, object]:

@@ -9,6 +9,7 @@ renders the result in the shape botocore's output model declares. Refusals stay
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from sandbox.aws.hyperpod.kubernetes import hostname
@@ -152,6 +153,12 @@ def update_cluster_software(simulation: HyperPodSimulation, where: Where, reques
 def list_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     cluster = simulation.cluster(where, request["ClusterName"])
     nodes = sorted(cluster.nodes, key=lambda node: node.launch_time)
+    after = request.get("CreationTimeAfter")
+    if after is not None:
+        nodes = [node for node in nodes if node.launch_time > _epoch(after)]
+    group = request.get("InstanceGroupNameContains")
+    if group:
+        nodes = [node for node in nodes if group in node.group]
     page, token = _page(nodes, request)
     return _with_token({"ClusterNodeSummaries": [_node_summary(cluster, node) for node in page]}, token)
 
@@ -383,6 +390,13 @@ def _taint(taint: Taint) -> JsonObject:
     if taint.value is not None:
         result["Value"] = taint.value
     return result
+
+
+def _epoch(moment: Any) -> float:
+    """A timestamp of the wire (epoch seconds, or an ISO 8601 string) as epoch seconds."""
+    if isinstance(moment, int | float):
+        return float(moment)
+    return datetime.fromisoformat(str(moment).replace("Z", "+00:00")).timestamp()
 
 
 def _page(items: list[Any], request: JsonObject) -> tuple[list[Any], str | None]:

@@ -115,6 +115,26 @@ def test_finished_storage_records_its_bucket_and_claim(clusters, operations, reg
     )
 
 
+def test_a_finished_hyperpod_stage_records_the_hyperpod_cluster_name(clusters, operations, registry, make_record):
+    registry.create(make_record("eks", "dependencies"))
+    group = HyperPodPlan(
+        availabilityZone="us-west-2c",
+        instanceType="ml.g6.4xlarge",
+        instanceCount=1,
+        capacityType="on-demand",
+        ebsVolumeSizeGb=500,
+        instanceGroupName="workers",
+        deepHealthChecks=True,
+        dedicatedSubnet=False,
+        threadsPerCore=1,
+    )
+    failed = finish(operations, registry, OperationKind.CREATE_HYPERPOD_CLUSTER, OperationStatus.FAILED, hyperpod=group)
+    clusters.record_outcome(failed)
+    assert registry.find("demo").hyperPodClusterName is None
+    clusters.record_outcome(failed.model_copy(update={"status": OperationStatus.SUCCEEDED}))
+    assert registry.find("demo").hyperPodClusterName == "hp-cluster-demo"
+
+
 def test_each_pipeline_stage_is_recorded_as_it_finishes(clusters, registry, make_record):
     registry.create(make_record(status=ClusterStatus.CREATING))
     group = HyperPodPlan(
@@ -142,9 +162,12 @@ def test_each_pipeline_stage_is_recorded_as_it_finishes(clusters, registry, make
     clusters.record_stage(ctx, StageName.EKS)
     assert (registry.find("demo").status, registry.find("demo").stagesDone) == (ClusterStatus.ACTIVE, ["eks"])
     clusters.record_stage(ctx, StageName.EKS)
+    assert registry.find("demo").hyperPodClusterName is None
+    clusters.record_stage(ctx, StageName.HYPERPOD)
     clusters.record_stage(ctx, StageName.STORAGE)
     record = registry.find("demo")
-    assert (record.stagesDone, record.storageClaim) == (["eks", "storage"], "default/data")
+    assert (record.stagesDone, record.storageClaim) == (["eks", "hyperpod", "storage"], "default/data")
+    assert record.hyperPodClusterName == "hp-cluster-demo"
 
 
 def test_status_is_ready_only_when_every_stage_and_node_is(clusters, registry, eks, hyperpod, kubernetes, make_record):

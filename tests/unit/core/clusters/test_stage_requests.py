@@ -72,6 +72,15 @@ def test_storage_with_fsx_starts_with_the_fsx_csi_driver_feature_enabled(
     )
 
 
+def test_storage_lists_the_fsx_stage_only_when_a_file_system_is_asked_for(stage_requests, registry, make_record):
+    registry.create(make_record("eks", "dependencies", "hyperpod"))
+    plain = stage_requests.configure_storage("demo", ConfigureStorageRequest(), ADMIN)
+    assert [stage.name for stage in plain.stages] == ["bucket", "access", "claim"]
+    registry.release("demo", plain.operationId, plain.attempt)
+    with_fsx = stage_requests.configure_storage("demo", ConfigureStorageRequest(fsx=FsxRequest()), ADMIN)
+    assert [stage.name for stage in with_fsx.stages] == ["bucket", "access", "claim", "fsx"]
+
+
 def test_storage_rules_refuse_before_anything_starts(stage_requests, registry, launcher, make_record):
     registry.create(make_record("eks", "dependencies"))
     with pytest.raises(ClusterNotReadyError, match="omit fsx"):

@@ -1,5 +1,7 @@
 """The one builder of workflow inputs: common facts from the registry record, the kind's own part, nothing else."""
 
+from datetime import UTC, datetime
+
 import pytest
 from pydantic import ValidationError
 
@@ -8,6 +10,7 @@ from controlplane.models.clusters import ImportedNetwork, NetworkPlan, StageName
 from controlplane.models.features import FeatureChange, FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
+from controlplane.models.nodes import NodeTarget
 from controlplane.models.operations import OperationKind
 from controlplane.models.storage import StoragePlan
 from controlplane.models.workflow import (
@@ -19,7 +22,10 @@ from controlplane.models.workflow import (
     CreateHyperPodClusterInput,
     DeleteEksClusterInput,
     DeleteInstanceGroupInput,
+    DeleteNodesInput,
     ImportClusterInput,
+    RebootNodesInput,
+    ReplaceNodesInput,
     UpdateClusterFeaturesInput,
     UpdateClusterSoftwareInput,
     UpdateInstanceGroupInput,
@@ -43,6 +49,10 @@ STORAGE = StoragePlan(bucketName="data", bucketSource="caller", claimName="s3-cl
 FEATURES = FeatureChanges(tieredStorage=FeatureChange(change="enable"))
 CHANGE = InstanceGroupChange(instanceGroupName="workers", instanceCount=3)
 SOFTWARE = SoftwareUpdatePlan(instanceGroups=["workers"], rollingPolicy=RollingPolicy())
+NODES = {
+    "nodes": [NodeTarget(nodeId="i-0123456789abcdef0", instanceGroup="workers")],
+    "requestedAt": datetime(2026, 1, 1, tzinfo=UTC),
+}
 IMPORTED_NETWORK = ImportedNetwork(
     vpcId="vpc-1", vpcCidr="10.60.0.0/16", subnetIds=["subnet-1"], securityGroupId="sg-1", natGatewayId="nat-1"
 )
@@ -63,6 +73,9 @@ OWN_PARTS = {
     OperationKind.UPDATE_CLUSTER_SOFTWARE: (UpdateClusterSoftwareInput, {"softwareUpdate": SOFTWARE}),
     OperationKind.UPDATE_CLUSTER_FEATURES: (UpdateClusterFeaturesInput, {"features": FEATURES}),
     OperationKind.IMPORT_CLUSTER: (ImportClusterInput, {}),
+    OperationKind.REBOOT_NODES: (RebootNodesInput, NODES),
+    OperationKind.REPLACE_NODES: (ReplaceNodesInput, NODES),
+    OperationKind.DELETE_NODES: (DeleteNodesInput, NODES),
 }
 
 

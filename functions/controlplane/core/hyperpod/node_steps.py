@@ -1,0 +1,111 @@
+"""The node-action workflows' steps: one batch call (reboot, replace or delete), then a poll until every node it
+took has settled: rebooted nodes Running again, replaced nodes gone with a Running replacement in their group
+(whose id is reported), deleted nodes gone.
+
+The batch call observes first, so that a retry or a resume does not act twice on a node already in progress: a
+node that is rebooting, shutting down or gone counts as taken. HyperPod reports failures per node; a call that
+every node refused fails the step (and the operation), naming each node's reason.
+"""
+
+from __future__ import annotations
+
+from controlplane.core.concurrency import each
+from controlplane.core.ports.hyperpod import HyperPodGateway, HyperPodNode
+from controlplane.core.stack_settings import PollSettings
+from controlplane.models.errors import DependencyFailedError, WaitTimeoutError
+from controlplane.models.nodes import NodeAction
+from controlplane.models.workflow import ActedNodes, NodeActionInput, PollState
+
+RUNNING = "Running"
+# A node in these states is not on its way through an action: rebooting it is a fresh request.
+IDLE_STATES = {RUNNING, "Failure"}
+
+
+class NodeSteps:
+    def __init__(self, hyperpod: HyperPodGateway, poll: PollSettings) -> None:
+        self._hyperpod = hyperpod
+        self._poll = poll
+
+    def act(self, ctx: NodeActionInput) -> ActedNodes:
+        """The batch call for the nodes not already taken; the nodes taken are kept for the check."""
+        name = ctx.hyperPodClusterName
+        ids = [node.nodeId for node in ctx.nodes]
+        live = each(lambda node_id: self._hyperpod.node(name, node_id), ids)
+        taken = [node_id for node_id, node in zip(ids, live, strict=True) if _in_progress(ctx.action, node)]
+        pending = [node_id for node_id in ids if node_id not in taken]
+        if not pending:
+            return ActedNodes(nodeIds=taken)
+        outcome = self._hyperpod.node_action(name, ctx.action, pending)
+        if not outcome.successful and not taken:
+            reasons = "; ".join(f"{item.node_id}: {item.code} {item.message}".strip() for item in outcome.failed)
+            raise DependencyFailedError(
+                f"HyperPod refused to {ctx.action} every node ({reasons}). Read the nodes' status with "
+                "hyperpod_list_nodes, fix the cause, then start a new request."
+            )
+        return ActedNodes(nodeIds=sorted([*taken, *outcome.successful]))
+
+    def check(self, ctx: NodeActionInput) -> PollState:
+        """Whether every node taken has settled; `status` says, per node, where it stands (for the operation)."""
+        name = ctx.hyperPodClusterName
+        acted = ctx.acted.nodeIds if ctx.acted else []
+        live = dict(zip(acted, each(lambda node_id: self._hyperpod.node(name, node_id), acted), strict=True))
+        if ctx.action == "replace":
+            settled, states = self._replacements(ctx, live)
+        else:
+            settled, states = _settled(ctx.action, live)
+        attempts = ctx.attempt()
+        status = "; ".join(states)
+        if not settled and attempts >= self._poll.max_attempts:
+            raise WaitTimeoutError(
+                f"The nodes have not settled after {attempts} checks: {status}. Read them with hyperpod_list_nodes."
+            )
+        return PollState(done=settled, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
+
+    def _replacements(self, ctx: NodeActionInput, live: dict[str, HyperPodNode | None]) -> tuple[bool, list[str]]:
+        """Each replaced node gone and paired with a node its group launched since the request (in launch order)."""
+        groups = {node.nodeId: node.instanceGroup for node in ctx.nodes}
+        requested = set(groups)
+        launched = {
+            group: [
+                node
+                for node in self._hyperpod.group_nodes_since(ctx.hyperPodClusterName, group, ctx.requestedAt)
+                if node.node_id not in requested
+            ]
+            for group in sorted({groups[node_id] for node_id in live})
+        }
+        settled, states = True, []
+        for node_id, node in live.items():
+            if node is not None:
+                settled = False
+                states.append(f"{node_id} {node.status} ({node.message or 'being replaced'})")
+                continue
+            candidates = launched[groups[node_id]]
+            replacement = candidates.pop(0) if candidates else None
+            if replacement is None:
+                settled = False
+                states.append(f"{node_id} terminated, its replacement not launched yet")
+            else:
+                settled = settled and replacement.status == RUNNING
+                states.append(f"{node_id} replaced by {replacement.node_id} ({replacement.status})")
+        return settled, states
+
+
+def _in_progress(action: NodeAction, node: HyperPodNode | None) -> bool:
+    """A node the action already took: rebooting, or shutting down or gone (replace, delete)."""
+    if action == "reboot":
+        return node is not None and node.status not in IDLE_STATES
+    return node is None or node.status == "ShuttingDown"
+
+
+def _settled(action: NodeAction, live: dict[str, HyperPodNode | None]) -> tuple[bool, list[str]]:
+    """Reboot: every node Running again. Delete: every node gone."""
+    states = []
+    settled = True
+    for node_id, node in live.items():
+        if action == "delete":
+            settled = settled and node is None
+            states.append(f"{node_id} deleted" if node is None else f"{node_id} {node.status}")
+        else:
+            settled = settled and node is not None and node.status == RUNNING
+            states.append(f"{node_id} {node.status if node else 'gone'}")
+    return settled, states
