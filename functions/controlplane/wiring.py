@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod_planning import HyperPodPlanner
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.service import OperationService
+    from controlplane.core.preflight.service import PreflightService
     from controlplane.core.stack_settings import PollSettings
     from controlplane.core.storage.steps import StorageService
 
@@ -109,6 +110,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         operations(),
         confirmations(),
         hyperpod_planner(),
+        preflight(),
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
@@ -122,7 +124,7 @@ def stage_requests() -> StageRequestService:
     from controlplane.core.clusters.stage_requests import StageRequestService
 
     return StageRequestService(
-        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), cluster_dependencies()
+        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), preflight(), cluster_dependencies()
     )
 
 
@@ -132,6 +134,16 @@ def hyperpod_planner() -> HyperPodPlanner:
     from controlplane.core.hyperpod_planning import HyperPodPlanner
 
     return HyperPodPlanner(AwsAccountGateway())
+
+
+@cache
+def preflight() -> PreflightService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.quotas import AwsQuotaGateway
+    from controlplane.core.preflight.service import PreflightService
+
+    return PreflightService(AwsQuotaGateway, Ec2NetworkGateway, AwsAccountGateway(), clock())
 
 
 @cache
@@ -228,6 +240,7 @@ def instance_groups() -> InstanceGroupService:
         clusters(),
         operations(),
         hyperpod_planner(),
+        preflight(),
         confirmations(),
         AwsHyperPodGateway,
         AwsEksGateway,
@@ -356,6 +369,7 @@ def reset() -> None:
         cluster_lifecycle,
         stage_requests,
         hyperpod_planner,
+        preflight,
         confirmations,
         kubernetes_clients,
         eks_stack,

@@ -97,7 +97,8 @@ def update_instance_group(
     caller = actor(router)
     if dryRun:
         changes = service.diff(clusterTag, name, body)
-        return json_response(200, UpdateResult(changes=changes, message="Dry run: nothing was changed."))
+        checks = service.growth_checks(clusterTag, name, body)
+        return json_response(200, UpdateResult(changes=changes, checks=checks, message="Dry run: nothing was changed."))
 
     def update() -> dict[str, object]:
         changes, operation = service.update(clusterTag, name, body, caller)

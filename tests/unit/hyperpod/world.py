@@ -13,6 +13,7 @@ from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
+from controlplane.core.preflight.service import PreflightService
 from controlplane.core.stack_settings import PollSettings
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
@@ -29,6 +30,7 @@ from tests.fakes.persistence import (
     InMemoryOperationRepository,
     RecordingLauncher,
 )
+from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway
 
 REGION = "us-west-2"
@@ -53,6 +55,7 @@ class World:
     launcher: RecordingLauncher = field(default_factory=RecordingLauncher)
     account: InMemoryAccountGateway = field(default_factory=InMemoryAccountGateway)
     clock: FakeClock = field(default_factory=FakeClock)
+    quotas: InMemoryQuotaGateway = field(default_factory=InMemoryQuotaGateway)
 
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
@@ -94,11 +97,15 @@ class World:
             self.clusters,
             self.operations,
             HyperPodPlanner(self.account),
+            self.preflight(),
             self.confirmations,
             lambda region: self.hyperpod,
             lambda region: self.eks,
             self.kubernetes,
         )
+
+    def preflight(self) -> PreflightService:
+        return PreflightService(lambda region: self.quotas, lambda region: self.network, self.account, self.clock)
 
     def nodes(self) -> NodeService:
         return NodeService(

@@ -22,8 +22,10 @@ from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.paging import page_of
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.preflight.rules import refuse_failures
+from controlplane.core.preflight.service import Growth, PreflightService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError
@@ -38,8 +40,10 @@ from controlplane.models.instance_groups import (
     UpdateInstanceGroupRequest,
 )
 from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.preflight import PreflightCheck
 from controlplane.models.status import GROUP_LABEL
 
+Checks = list[PreflightCheck]
 DELETE_GROUP_ACTION = "delete-instance-group"
 # Workload pods named in the refusal's message, and at most in its details (podsFound counts them all).
 SHOWN_PODS = 5
@@ -54,6 +58,7 @@ class InstanceGroupService:
         clusters: ClusterService,
         operations: OperationService,
         planner: HyperPodPlanner,
+        preflight: PreflightService,
         confirmations: Confirmations,
         hyperpod: Callable[[str], HyperPodGateway],
         eks: Callable[[str], EksGateway],
@@ -62,6 +67,7 @@ class InstanceGroupService:
         self._clusters = clusters
         self._operations = operations
         self._planner = planner
+        self._preflight = preflight
         self._confirmations = confirmations
         self._hyperpod = hyperpod
         self._eks = eks
@@ -104,11 +110,12 @@ class InstanceGroupService:
                 f"{'on' if resolved.deepHealthChecks else 'off'}",
             ),
         ]
-        return Plan(actions=actions)
+        return Plan(actions=actions, checks=self._new_group_checks(record, resolved))
 
     def add(self, cluster_tag: str, request: AddInstanceGroupRequest, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
         resolved = self._resolve_new_group(record, cluster, request)
+        refuse_failures(self._new_group_checks(record, resolved))
         return self._operations.start(record, actor, OperationKind.ADD_INSTANCE_GROUP, hyperpod=resolved)
 
     def diff(self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest) -> dict[str, FieldOutcome]:
@@ -116,15 +123,23 @@ class InstanceGroupService:
         _, cluster = self._live(cluster_tag)
         return explicit_diff(require_group(cluster, name), request.model_dump(exclude_unset=True))
 
+    def growth_checks(self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest) -> Checks:
+        """The pre-flight of a scale-up (quota, addresses, capacity for the added instances); none otherwise."""
+        record, cluster = self._live(cluster_tag)
+        return self._growth_checks(record, require_group(cluster, name), request)
+
     def update(
         self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
     ) -> tuple[dict[str, FieldOutcome], Operation | None]:
-        """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed."""
+        """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed. A
+        scale-up is refused first when its pre-flight fails."""
         record, cluster = self._live(cluster_tag)
-        changes = explicit_diff(require_group(cluster, name), request.model_dump(exclude_unset=True))
+        group = require_group(cluster, name)
+        changes = explicit_diff(group, request.model_dump(exclude_unset=True))
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
             return changes, None
+        refuse_failures(self._growth_checks(record, group, request))
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
         operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
         return changes, operation
@@ -182,6 +197,26 @@ class InstanceGroupService:
     ) -> HyperPodPlan:
         refuse_existing_group(cluster, request.instanceGroupName)
         return self._planner.resolve_group(record.region, request)
+
+    def _new_group_checks(self, record: ClusterRecord, resolved: HyperPodPlan) -> Checks:
+        growth = self._preflight.new_group(record.region, record.clusterTag, resolved)
+        return self._preflight.group_checks(record.region, growth)
+
+    def _growth_checks(
+        self, record: ClusterRecord, group: InstanceGroup, request: UpdateInstanceGroupRequest
+    ) -> Checks:
+        added = (request.instanceCount or 0) - group.target_count
+        if request.instanceCount is None or added <= 0 or group.instance_type is None:
+            return []
+        growth = Growth(
+            instance_type=group.instance_type,
+            instances=added,
+            subnet_id=group.subnet_ids[0] if group.subnet_ids else None,
+            network_interface=group.network_interface,
+            capacity_type=group.capacity_type,
+            training_plan_arn=group.training_plan_arn,
+        )
+        return self._preflight.group_checks(record.region, growth)
 
     @staticmethod
     def _software_plan(cluster: HyperPodCluster, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:
