@@ -114,7 +114,7 @@ class Sandbox:
             self._access,
             AddonRoutes(ACCOUNT_ID, seconds),
             HyperPodExtension(self.hyperpod),
-            Ec2Extension(),
+            Ec2Extension(self.hyperpod.addresses_in),
             FsxExtension(seconds_to_available=seconds),
             S3Extension(),
             ServiceQuotasExtension(self.quotas),

@@ -87,3 +87,15 @@ def test_a_scale_up_beyond_the_cluster_usage_quota_is_refused_and_its_dry_run_li
     assert refused.status_code == 400 and refused.json()["code"] == "PreflightFailed", refused.text
     assert quota["quotaCode"] in refused.json()["message"]
     assert {c["status"] for c in within.json()["checks"]} <= {"pass", "warn"}
+
+
+def test_hyperpod_nodes_hold_addresses_in_their_subnet(cluster):
+    ec2 = boto3.client("ec2", region_name=REGION)
+    (subnet,) = ec2.describe_subnets(
+        Filters=[
+            {"Name": "tag:instantstart:cluster", "Values": [TAG]},
+            {"Name": f"tag:{ROLE_TAG_KEY}", "Values": [f"compute-{FIRST_GROUP['availabilityZone']}"]},
+        ]
+    )["Subnets"]
+    size = ipaddress.IPv4Network(subnet["CidrBlock"]).num_addresses
+    assert subnet["AvailableIpAddressCount"] == size - 5 - FIRST_GROUP["instanceCount"]
