@@ -206,7 +206,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             if value < 0:
                 raise ValueError("value must be at least 0")
             quota = sandbox.quotas.set(region, service, name, value)
-        except (KeyError, ValueError, TypeError, StopIteration) as error:
+        except (KeyError, ValueError, TypeError) as error:
             return JSONResponse(
                 {
                     "code": "InvalidRequest",

@@ -94,13 +94,11 @@ class QuotaTable:
         """Set the quota named `name`; KeyError when the service has no such quota."""
         with self._lock:
             quotas = self._region(region)
-            key = next(key for key, quota in quotas.items() if key[0] == service_code and quota.name == name)
+            key = next((key for key, quota in quotas.items() if (key[0], quota.name) == (service_code, name)), None)
+            if key is None:
+                raise KeyError(f"no quota named '{name}' in {service_code}")
             quotas[key] = replace(quotas[key], value=value)
             return quotas[key]
-
-    def reset(self) -> None:
-        with self._lock:
-            self._regions.clear()
 
     def _region(self, region: str) -> dict[tuple[str, str], SandboxQuota]:
         return self._regions.setdefault(region, dict(self._defaults))
