@@ -132,3 +132,26 @@ def test_the_check_adds_well_under_200_ms_to_a_plan(running_sandbox):
     median = statistics.median(samples)
     print(f"pre-flight adds {median * 1000:.1f} ms (median of {len(samples)}) to a plan in the sandbox")
     assert median < 0.2
+
+
+def test_the_quotas_route_refuses_an_unknown_region_with_400(running_sandbox):
+    with running_sandbox.client("sandbox-viewer") as api:
+        response = api.get("/regions/aa-a-0/quotas")
+    assert response.status_code == 400 and response.json()["code"] == "UnknownRegion", response.text
+
+
+def test_stage_one_is_refused_when_the_region_has_no_vpc_left_and_its_dry_run_says_so(running_sandbox):
+    used = len(boto3.client("ec2", region_name="eu-west-1").describe_vpcs()["Vpcs"])
+    response = httpx.put(
+        f"{running_sandbox.base_url}/sandbox/quotas",
+        json={"region": "eu-west-1", "serviceCode": "vpc", "quotaName": "VPCs per Region", "value": used},
+    )
+    assert response.status_code == 200, response.text
+    body = {"clusterTag": "novpc", "region": "eu-west-1"}
+    with running_sandbox.client() as api:
+        plan = api.post("/clusters/eks", params={"dryRun": "true"}, json=body)
+        refused = api.post("/clusters/eks", json=body)
+        assert api.get("/clusters/novpc").status_code == 404
+    vpcs = next(c for c in plan.json()["checks"] if c["check"] == "quota: VPCs per Region")
+    assert (vpcs["status"], vpcs["have"], vpcs["need"], vpcs["quotaCode"]) == ("fail", 0, 1, "L-F678F1CE")
+    assert refused.status_code == 400 and "L-F678F1CE" in refused.json()["message"], refused.text

@@ -1,11 +1,14 @@
 """Service Quotas as a new account sees them, adjustable (`/sandbox/quotas`), so each pre-flight refusal can be
 tried: moto answers GetServiceQuota for VPC quotas only and has no ListServiceQuotas.
 
-The table holds the quotas the control plane reads: VPCs, internet gateways and NAT gateways (moto's VPC defaults),
-Elastic IPs, EKS clusters, and one SageMaker "<type> for cluster usage" quota per known HyperPod instance type.
-New accounts get small cluster-usage quotas; the sandbox gives the high-end types (p4d, p5, p6, Trainium) 2 and
-every other type 10, enough for the demo and small enough to meet the limit. Real codes are used where they are
-known; the SageMaker codes are the sandbox's own (callers find codes by name, as in AWS).
+The table holds the quotas the control plane reads, with AWS's codes where they are known (the SageMaker codes
+are the sandbox's own; callers find codes by name, as in AWS):
+- one SageMaker "<type> for cluster usage" quota per known HyperPod instance type. New accounts get small ones;
+  the sandbox gives the high-end types (p4d, p5, p6, Trainium) 2 and every other type 10: enough for the demo,
+  small enough to meet the limit.
+- VPCs, internet gateways, NAT gateways per AZ and Elastic IPs at 20 (AWS's defaults are 5; the sandbox is an
+  account that raised them, so a session or a test module can build several clusters in one Region), and EKS
+  clusters at AWS's 100. `PUT /sandbox/quotas` sets any of them back to 5 to try stage 1's refusal.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ HIGH_END_FAMILIES = ("ml.p4", "ml.p5", "ml.p6", "ml.trn")
 HIGH_END_CLUSTER_USAGE = 2
 CLUSTER_USAGE = 10
 _VPC_NAMES = ("VPCs per Region", "Internet gateways per Region", "NAT gateways per Availability Zone")
+RAISED_NETWORK_QUOTA = 20
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ def cluster_usage_code(instance_type: str) -> str:
 
 def default_quotas() -> list[SandboxQuota]:
     vpc = [
-        SandboxQuota("vpc", str(q["QuotaCode"]), str(q["QuotaName"]), int(q["Value"]))
+        SandboxQuota("vpc", str(q["QuotaCode"]), str(q["QuotaName"]), RAISED_NETWORK_QUOTA)
         for q in VPC_DEFAULT_QUOTAS
         if q["QuotaName"] in _VPC_NAMES
     ]
@@ -72,7 +76,7 @@ def default_quotas() -> list[SandboxQuota]:
     ]
     return [
         *vpc,
-        SandboxQuota("ec2", "L-0263D0A3", "EC2-VPC Elastic IPs", 5),
+        SandboxQuota("ec2", "L-0263D0A3", "EC2-VPC Elastic IPs", RAISED_NETWORK_QUOTA),
         SandboxQuota("eks", "L-1194D53C", "Clusters", 100),
         *sagemaker,
     ]

@@ -26,6 +26,7 @@ from controlplane.core.preflight.rules import (
     spot_check,
 )
 from controlplane.models.clusters import NetworkPlan
+from controlplane.models.errors import UnknownRegionError
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.preflight import PreflightCheck, QuotaList, QuotaView
 
@@ -140,6 +141,12 @@ class PreflightService:
     def quotas(self, region: str, instance_type: str | None) -> QuotaList:
         """The quotas a cluster in the Region needs, with live usage: what agents read before asking a person
         for an instance count."""
+        if region not in self._account.known_regions():
+            raise UnknownRegionError(
+                f"Unknown or unsupported region '{region}'. Use an AWS Region code where EKS is offered, such as "
+                "us-west-2.",
+                {"region": region},
+            )
         gateway = self._quotas(region)
         wanted = [*NETWORK_QUOTAS]
         if instance_type:
