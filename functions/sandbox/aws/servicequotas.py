@@ -3,12 +3,12 @@ tried: moto answers GetServiceQuota for VPC quotas only and has no ListServiceQu
 
 The table holds the quotas the control plane reads, with AWS's codes where they are known (the SageMaker codes
 are the sandbox's own; callers find codes by name, as in AWS):
-- one SageMaker "<type> for cluster usage" quota per known HyperPod instance type. New accounts get small ones;
-  the sandbox gives the high-end types (p4d, p5, p6, Trainium) 2 and every other type 10: enough for the demo,
-  small enough to meet the limit.
-- VPCs, internet gateways, NAT gateways per AZ and Elastic IPs at 20 (AWS's defaults are 5; the sandbox is an
-  account that raised them, so a session or a test module can build several clusters in one Region), and EKS
-  clusters at AWS's 100. `PUT /sandbox/quotas` sets any of them back to 5 to try stage 1's refusal.
+- one SageMaker "<type> for cluster usage" quota per known HyperPod instance type: 2 for the high-end types
+  (p4d, p5, p6, Trainium), whose new-account quotas are small or 0, and 100 for the others (a test module adds
+  dozens of small groups).
+- VPCs, internet gateways, NAT gateways per AZ and Elastic IPs at 100 (AWS's defaults are 5; the sandbox is an
+  account that raised them, because one test module builds dozens of clusters in one Region), and EKS clusters at
+  AWS's 100. `PUT /sandbox/quotas` sets any of them to 5 to try stage 1's refusal.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from sandbox.aws.patches import Patches
 
 HIGH_END_FAMILIES = ("ml.p4", "ml.p5", "ml.p6", "ml.trn")
 HIGH_END_CLUSTER_USAGE = 2
-CLUSTER_USAGE = 10
+CLUSTER_USAGE = 100
 _VPC_NAMES = ("VPCs per Region", "Internet gateways per Region", "NAT gateways per Availability Zone")
-RAISED_NETWORK_QUOTA = 20
+RAISED_NETWORK_QUOTA = 100
 
 
 @dataclass(frozen=True)
