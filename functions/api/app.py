@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from api import body, errors
 from api.authorization import authorize, weakest_role
 from api.errors import ErrorBody
-from api.routers import catalog, clusters, features, instance_groups, nodes, operations
+from api.routers import catalog, clusters, features, instance_groups, nodes, operations, quotas
 
 TITLE = "InstantStart control plane API"
 DESCRIPTION = (
@@ -32,6 +32,7 @@ def build() -> APIGatewayRestResolver:
     app.include_router(nodes.router)
     app.include_router(operations.router)
     app.include_router(catalog.router)
+    app.include_router(quotas.router)
     app.include_router(features.router)
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 

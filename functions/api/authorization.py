@@ -95,6 +95,7 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /regions/{region}/availability-zones": READ,
     "GET /regions/{region}/instance-types": READ,
     "GET /regions/{region}/training-plans": READ,
+    "GET /regions/{region}/quotas": READ,
 }
 
 _BOOL = TypeAdapter(bool, config=ConfigDict(defer_build=True))

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from controlplane.core.operations.service import OperationService
     from controlplane.core.polling import Poller
     from controlplane.core.ports.eks import ControlPlaneAccess
+    from controlplane.core.preflight.service import PreflightService
     from controlplane.core.storage.steps import StorageService
 
 
@@ -111,6 +112,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         operations(),
         confirmations(),
         hyperpod_planner(),
+        preflight(),
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
@@ -124,7 +126,7 @@ def stage_requests() -> StageRequestService:
     from controlplane.core.clusters.stage_requests import StageRequestService
 
     return StageRequestService(
-        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), cluster_dependencies()
+        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), preflight(), cluster_dependencies()
     )
 
 
@@ -134,6 +136,16 @@ def hyperpod_planner() -> HyperPodPlanner:
     from controlplane.core.hyperpod_planning import HyperPodPlanner
 
     return HyperPodPlanner(AwsAccountGateway())
+
+
+@cache
+def preflight() -> PreflightService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.ec2 import Ec2NetworkGateway
+    from controlplane.adapters.aws.quotas import AwsQuotaGateway
+    from controlplane.core.preflight.service import PreflightService
+
+    return PreflightService(AwsQuotaGateway, Ec2NetworkGateway, AwsAccountGateway(), clock())
 
 
 @cache
@@ -246,6 +258,7 @@ def instance_groups() -> InstanceGroupService:
         clusters(),
         operations(),
         hyperpod_planner(),
+        preflight(),
         confirmations(),
         AwsHyperPodGateway,
         AwsEksGateway,
@@ -276,7 +289,7 @@ def node_steps(region: str) -> NodeSteps:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.core.hyperpod.node_steps import NodeSteps
 
-    return NodeSteps(AwsHyperPodGateway(region), poll_settings())
+    return NodeSteps(AwsHyperPodGateway(region), poller())
 
 
 @cache
@@ -399,6 +412,7 @@ def reset() -> None:
         cluster_lifecycle,
         stage_requests,
         hyperpod_planner,
+        preflight,
         confirmations,
         kubernetes_clients,
         kubernetes_readers,

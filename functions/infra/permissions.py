@@ -88,10 +88,13 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
         "eks:CreateCluster",
+        "eks:ListClusters",
         "fsx:DescribeFileSystems",
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
+        "sagemaker:ListClusters",
         "sagemaker:ListTrainingPlans",
+        "servicequotas:ListServiceQuotas",
         "xray:PutTelemetryRecords",
         "xray:PutTraceSegments",
     }
@@ -326,6 +329,13 @@ _PASS_EXECUTION_ROLE = Grant(
 _TRAINING_PLANS_REASON = (
     "Training plans are bought by the account outside the control plane; a group may use any of them, and the "
     "request is validated against the plan before it is sent"
+)
+_PREFLIGHT_QUOTAS = tuple(
+    f"arn:{{partition}}:servicequotas:*:{{account}}:{service}/*" for service in ("sagemaker", "vpc", "ec2", "eks")
+)
+_PREFLIGHT_QUOTAS_REASON = (
+    "Pre-flight reads the applied value of quotas it finds by name (SageMaker cluster usage per instance type, VPC, "
+    "EC2 and EKS quotas), so their codes are not known in advance; only these four services' quotas, read-only"
 )
 # Changing a HyperPod cluster the control plane created (the ownership tag is on the cluster).
 _UPDATE_OWN_HYPERPOD = Grant(
@@ -1155,6 +1165,15 @@ API_ACCESS = FunctionAccess(
         _describe("DescribeVpcs", "DescribeAvailabilityZones", "DescribeInstanceTypeOfferings"),
         Grant(("sagemaker:ListTrainingPlans",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
         Grant(("sagemaker:DescribeTrainingPlan",), _TRAINING_PLANS, reason=_TRAINING_PLANS_REASON),
+        # Pre-flight: the quotas a request needs (found by name, read by code) and the usage counted against them,
+        # every resource of the Region (HyperPod instances of any cluster, VPCs, gateways, addresses, EKS clusters).
+        Grant(("servicequotas:GetServiceQuota",), _PREFLIGHT_QUOTAS, reason=_PREFLIGHT_QUOTAS_REASON),
+        Grant(
+            ("servicequotas:ListServiceQuotas", "sagemaker:ListClusters", "eks:ListClusters"),
+            ("*",),
+            reason=_NO_RESOURCE_LEVEL_REASON,
+        ),
+        _describe("DescribeInternetGateways", "DescribeAddresses", "DescribeNatGateways", "DescribeSubnets"),
         # Live reads behind cluster detail, status, instance groups and nodes.
         _DESCRIBE_EKS_CLUSTER,
         _DESCRIBE_HYPERPOD,

@@ -30,6 +30,7 @@ from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
 from sandbox.aws.s3 import S3Extension
+from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
 from sandbox.faults import FaultBook
@@ -89,7 +90,8 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects),
-    `hyperpod` (training plans, node faults) and `aws_calls` (every AWS request served).
+    `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
+    request served).
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -99,6 +101,7 @@ class Sandbox:
         seconds = options.seconds_to_active
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
+        self.quotas = QuotaTable()
         self._access = AccessEntries(ACCOUNT_ID)
         self.s3 = S3Extension(ACCOUNT_ID)
         self._extensions: tuple[Extension, ...] = (
@@ -112,9 +115,10 @@ class Sandbox:
             self._access,
             AddonRoutes(ACCOUNT_ID, seconds),
             HyperPodExtension(self.hyperpod),
-            Ec2Extension(),
+            Ec2Extension(self.hyperpod.addresses_in),
             FsxExtension(seconds_to_available=seconds),
             self.s3,
+            ServiceQuotasExtension(self.quotas),
         )
         self._mock: Any = None
         self._original_invoke: Any = None

@@ -187,6 +187,36 @@ def build_app(sandbox: Sandbox) -> Starlette:
             )
         return Response(status_code=204)
 
+    async def list_quotas(request: Request) -> Response:
+        region = request.query_params.get("region", "us-west-2")
+        service = request.query_params.get("serviceCode", "sagemaker")
+        quotas = sandbox.quotas.quotas(region, service)
+        return JSONResponse({"region": region, "quotas": [q.wire(region, ACCOUNT_ID) for q in quotas]})
+
+    async def set_quota(request: Request) -> Response:
+        """Set one quota's applied value, by instance type (its cluster-usage quota) or by service and name."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            region = str(payload["region"])
+            if "instanceType" in payload:
+                service, name = "sagemaker", f"{payload['instanceType']} for cluster usage"
+            else:
+                service, name = str(payload["serviceCode"]), str(payload["quotaName"])
+            value = int(payload["value"])
+            if value < 0:
+                raise ValueError("value must be at least 0")
+            quota = sandbox.quotas.set(region, service, name, value)
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error!r}. Body: {{"region": "us-west-2", "instanceType": "ml.g6.4xlarge", '
+                    '"value": 4} or {"region": ..., "serviceCode": "vpc", "quotaName": "VPCs per Region", "value": 10}',
+                },
+                status_code=400,
+            )
+        return JSONResponse(quota.wire(region, ACCOUNT_ID))
+
     async def home(request: Request) -> Response:
         return HTMLResponse(LANDING)
 
@@ -198,6 +228,8 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
+            Route("/sandbox/quotas", list_quotas, methods=["GET"]),
+            Route("/sandbox/quotas", set_quota, methods=["PUT"]),
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
             # API as itself and each request has the weaker of the user's role and the server's.
@@ -215,5 +247,7 @@ State lives in memory and is lost when the process stops.</p>
 <code>/api/docs</code> (send <code>Authorization: Bearer sandbox-viewer</code>).</li>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
-<li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li></ul>
+<li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li>
+<li>Quotas: <code>PUT /sandbox/quotas {"region": "us-west-2", "instanceType": "ml.g6.4xlarge", "value": 2}</code>
+(<code>GET /sandbox/quotas?region=us-west-2&amp;serviceCode=sagemaker</code> lists them).</li></ul>
 </body></html>"""

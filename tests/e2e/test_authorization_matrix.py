@@ -32,6 +32,7 @@ REQUIRED_ROLE = {
     "cluster_get_availability_zones": "viewer",
     "cluster_get_available_instances": "viewer",
     "training_plan_list": "viewer",
+    "region_get_quotas": "viewer",
     "cluster_get_instance_groups": "viewer",
     "hyperpod_add_instance_group": "admin",
     "hyperpod_update_instance_group": "admin",

@@ -53,7 +53,9 @@ from infra.stack import MCP_HANDLER
 # 234: +12 for node actions as operations: the nodes step group's function (runtime L1, X-Ray IAM5) and its
 # HyperPod cluster ARN pattern, the three node-action state machines (log delivery IAM5 each), and their execution
 # ARNs for the API's StopExecution and the failure recording's history read.
-EXPECTED_ACKNOWLEDGEMENTS = 234
+# 238: +4 for pre-flight on the API role: servicequotas:GetServiceQuota on the quota ARNs of the four services it
+# reads (sagemaker/*, vpc/*, ec2/*, eks/*), whose codes are found by name at run time.
+EXPECTED_ACKNOWLEDGEMENTS = 238
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -35,6 +35,8 @@ HYPERPOD_PROVISIONING_PER_INSTANCE = timedelta(seconds=6)
 DEEP_HEALTH_CHECKS = timedelta(hours=2)
 DEEP_HEALTH_CHECKS_PER_INSTANCE = timedelta(seconds=6)
 SOFTWARE_UPDATE = timedelta(hours=1)
+# Rebooted nodes back Running, replaced or deleted nodes gone (a replacement is provisioned like a new instance).
+NODES_SETTLED = timedelta(hours=1)
 SOFTWARE_UPDATE_PER_BATCH = timedelta(minutes=30)
 
 

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, Field
 
 from controlplane.models.common import ClusterTag, Contract, PageView, Region, View
 from controlplane.models.operations import OperationView
+from controlplane.models.preflight import PreflightCheck
 
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
 DEFAULT_KUBERNETES_VERSION: KubernetesVersion = "1.34"
@@ -138,6 +139,9 @@ class Plan(View):
     confirmationToken: str | None = None
     expiresAt: datetime | None = None
     message: str | None = None
+    checks: list[PreflightCheck] = Field(
+        default_factory=list, description="Pre-flight checks of a creating or growing request; a fail refuses it."
+    )
 
 
 class ClusterRecord(View):

@@ -39,6 +39,13 @@ class ConfirmationRequiredError(InvalidRequestError):
     code = "ConfirmationRequired"
 
 
+class PreflightFailedError(InvalidRequestError):
+    """A quota, the subnet's addresses or a training plan's capacity cannot take the request; details list the
+    checks (each failing one names what to raise and where)."""
+
+    code = "PreflightFailed"
+
+
 class UnsupportedMediaTypeError(DomainError):
     """A body in a media type the API does not read (it reads JSON)."""
 

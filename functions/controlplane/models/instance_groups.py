@@ -20,6 +20,7 @@ from controlplane.models.hyperpod import (
     check_labels,
 )
 from controlplane.models.operations import OperationView
+from controlplane.models.preflight import PreflightCheck
 
 FieldOutcome = Literal["unchanged", "enabled", "disabled", "updated"]
 IMAGE_ID_PATTERN = r"^(ami-[0-9a-fA-F]{8,17}|default)$"
@@ -134,6 +135,9 @@ class UpdateResult(View):
     operationId: str | None = None
     operation: OperationView | None = None
     message: str
+    checks: list[PreflightCheck] = Field(
+        default_factory=list, description="Pre-flight checks of a scale-up (dry run); a fail refuses the update."
+    )
 
 
 class RollingPolicy(Contract):

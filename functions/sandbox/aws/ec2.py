@@ -1,23 +1,31 @@
-"""What moto lacks for EC2: ``tag:`` filters on DescribeNatGateways (real EC2 supports them).
+"""What moto lacks for EC2: ``tag:`` filters on DescribeNatGateways (real EC2 supports them), and subnets whose
+``AvailableIpAddressCount`` counts the addresses simulated HyperPod nodes hold (moto counts its own ENIs only).
 
-Patches moto's NAT gateway backend.
+Patches moto's NAT gateway backend and subnet model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from moto.ec2.models.nat_gateways import NatGatewayBackend
+from moto.ec2.models.subnets import Subnet
 
 from sandbox.aws.patches import Patches
 
 
 class Ec2Extension:
-    def __init__(self) -> None:
+    """`addresses_held(subnet_id)`: addresses simulated instances hold in a subnet, beyond moto's own ENIs."""
+
+    def __init__(self, addresses_held: Callable[[str], int]) -> None:
+        self._addresses_held = addresses_held
         self._patches = Patches()
 
     def install(self) -> None:
         original = NatGatewayBackend.describe_nat_gateways
+        free = Subnet.available_ip_address_count
+        held = self._addresses_held
 
         def describe_nat_gateways(backend: Any, filters: Any, nat_gateway_ids: Any) -> Any:
             gateways = original(backend, filters, nat_gateway_ids)
@@ -28,6 +36,9 @@ class Ec2Extension:
             return gateways
 
         self._patches.replace(NatGatewayBackend, "describe_nat_gateways", describe_nat_gateways)
+        self._patches.replace(
+            Subnet, "available_ip_address_count", property(lambda subnet: free.fget(subnet) - held(subnet.id))
+        )
 
     def uninstall(self) -> None:
         self._patches.restore()

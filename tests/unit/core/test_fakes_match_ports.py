@@ -17,6 +17,7 @@ from controlplane.core.ports.persistence import (
     OperationRepository,
     WorkflowLauncher,
 )
+from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
@@ -31,6 +32,7 @@ from tests.fakes.persistence import (
     InMemoryOperationRepository,
     RecordingLauncher,
 )
+from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
 
 PAIRS = [
@@ -48,6 +50,7 @@ PAIRS = [
     (Clock, FakeClock),
     (BucketGateway, InMemoryBucketGateway),
     (FileSystemGateway, InMemoryFileSystemGateway),
+    (QuotaGateway, InMemoryQuotaGateway),
 ]
 
 

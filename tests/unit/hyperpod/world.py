@@ -15,6 +15,7 @@ from controlplane.core.hyperpod.stage import HyperPodStageService
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
+from controlplane.core.preflight.service import PreflightService
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
@@ -30,6 +31,7 @@ from tests.fakes.persistence import (
     InMemoryOperationRepository,
     RecordingLauncher,
 )
+from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway
 
 REGION = "us-west-2"
@@ -54,6 +56,7 @@ class World:
     launcher: RecordingLauncher = field(default_factory=RecordingLauncher)
     account: InMemoryAccountGateway = field(default_factory=InMemoryAccountGateway)
     clock: FakeClock = field(default_factory=FakeClock)
+    quotas: InMemoryQuotaGateway = field(default_factory=InMemoryQuotaGateway)
 
     def __post_init__(self) -> None:
         self.confirmations = Confirmations(InMemoryConfirmationStore(), self.clock)
@@ -95,11 +98,15 @@ class World:
             self.clusters,
             self.operations,
             HyperPodPlanner(self.account),
+            self.preflight(),
             self.confirmations,
             lambda region: self.hyperpod,
             lambda region: self.eks,
             self.kubernetes,
         )
+
+    def preflight(self) -> PreflightService:
+        return PreflightService(lambda region: self.quotas, lambda region: self.network, self.account, self.clock)
 
     def nodes(self) -> NodeService:
         return NodeService(
@@ -113,7 +120,7 @@ class World:
         )
 
     def node_steps(self) -> NodeSteps:
-        return NodeSteps(self.hyperpod, POLL)
+        return NodeSteps(self.hyperpod, Poller(POLL, self.clock))
 
     def group_steps(self) -> InstanceGroupSteps:
         return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock))

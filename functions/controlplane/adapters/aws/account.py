@@ -72,4 +72,7 @@ def _plan(plan: dict[str, Any]) -> TrainingPlan:
         instance_type=reserved[0].get("InstanceType"),
         instance_count=int(plan.get("TotalInstanceCount") or reserved[0].get("TotalInstanceCount") or 0),
         availability_zone=reserved[0].get("AvailabilityZone"),
+        available_count=plan.get("AvailableInstanceCount"),
+        start_time=plan.get("StartTime"),
+        end_time=plan.get("EndTime"),
     )

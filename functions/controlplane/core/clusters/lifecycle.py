@@ -31,6 +31,8 @@ from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.preflight.rules import refuse_failures
+from controlplane.core.preflight.service import PreflightService
 from controlplane.core.storage.plan import storage_actions, storage_features, storage_plan
 from controlplane.models.clusters import (
     DEFAULT_KUBERNETES_VERSION,
@@ -46,6 +48,7 @@ from controlplane.models.errors import CidrConflictError, ClusterExistsError, Un
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.pipeline import CreateClusterRequest
+from controlplane.models.preflight import PreflightCheck
 from controlplane.models.storage import StoragePlan
 
 DELETE_ACTION = "delete-cluster"
@@ -62,6 +65,7 @@ class ClusterLifecycleService:
         operations: OperationService,
         confirmations: Confirmations,
         hyperpod_planner: HyperPodPlanner,
+        preflight: PreflightService,
         clock: Clock,
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
@@ -72,6 +76,7 @@ class ClusterLifecycleService:
         self._operations = operations
         self._confirmations = confirmations
         self._hyperpod_planner = hyperpod_planner
+        self._preflight = preflight
         self._clock = clock
         self._eks = eks
         self._hyperpod = hyperpod
@@ -79,15 +84,20 @@ class ClusterLifecycleService:
     # --- stage 1 -----------------------------------------------------------------------------
 
     def plan_create_eks(self, request: CreateEksClusterRequest) -> Plan:
-        """What stage 1 would create, validated against live state; no side effect."""
+        """What stage 1 would create, validated against live state, with its pre-flight checks; no side effect."""
         network = self._network(request)
-        return Plan(actions=stage_one_actions(request.clusterTag, network, request.kubernetesVersion))
+        return Plan(
+            actions=stage_one_actions(request.clusterTag, network, request.kubernetesVersion),
+            checks=self._preflight.network_checks(request.region, network),
+        )
 
     def create_eks(self, request: CreateEksClusterRequest, actor: Actor) -> Operation:
+        network = self._network(request)
+        refuse_failures(self._preflight.network_checks(request.region, network))
         return self._register_new(
             request,
             actor,
-            self._network(request),
+            network,
             OperationKind.CREATE_EKS_CLUSTER,
             kubernetesVersion=request.kubernetesVersion,
         )
@@ -104,11 +114,13 @@ class ClusterLifecycleService:
                 PlannedAction(action="create", resource="EKS add-ons and HyperPod dependencies", name="stage 3"),
                 *hyperpod_actions(tag, hyperpod, hyperpod_cluster_name(tag)),
                 *storage_actions(tag, storage),
-            ]
+            ],
+            checks=self._pipeline_checks(request.region, network, hyperpod),
         )
 
     def create_cluster(self, request: CreateClusterRequest, actor: Actor) -> Operation:
         network, hyperpod, storage = self._pipeline(request)
+        refuse_failures(self._pipeline_checks(request.region, network, hyperpod))
         return self._register_new(
             request.eks_request(),
             actor,
@@ -232,6 +244,13 @@ class ClusterLifecycleService:
         hyperpod = self._hyperpod_planner.resolve_group(request.region, request.hyperpod)
         storage = storage_plan(request.clusterTag, request.region, self._account.account_id(), request.storage)
         return network, hyperpod, storage
+
+    def _pipeline_checks(self, region: str, network: NetworkPlan, hyperpod: HyperPodPlan) -> list[PreflightCheck]:
+        """Stage 1's network and stage 4's group (in the compute subnet stage 4 creates)."""
+        return [
+            *self._preflight.network_checks(region, network),
+            *self._preflight.group_checks(region, self._preflight.new_group(region, None, hyperpod)),
+        ]
 
     def _importable(self, request: ImportClusterRequest) -> tuple[EksCluster, HyperPodCluster | None]:
         region = request.region

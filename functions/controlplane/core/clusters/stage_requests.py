@@ -15,6 +15,8 @@ from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_action
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
+from controlplane.core.preflight.rules import refuse_failures
+from controlplane.core.preflight.service import PreflightService
 from controlplane.core.storage.plan import (
     check_storage_request,
     storage_actions,
@@ -25,6 +27,7 @@ from controlplane.core.storage.plan import (
 from controlplane.models.clusters import ClusterRecord, Plan, StageName
 from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.preflight import PreflightCheck
 from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
 
 
@@ -35,12 +38,14 @@ class StageRequestService:
         operations: OperationService,
         account: AccountGateway,
         hyperpod_planner: HyperPodPlanner,
+        preflight: PreflightService,
         pins: DependencyPins,
     ) -> None:
         self._clusters = clusters
         self._operations = operations
         self._account = account
         self._hyperpod_planner = hyperpod_planner
+        self._preflight = preflight
         self._pins = pins
 
     # --- stage 3 -----------------------------------------------------------------------------
@@ -56,13 +61,14 @@ class StageRequestService:
     # --- stage 4 -----------------------------------------------------------------------------
 
     def plan_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> Plan:
-        """The first instance group validated against live facts, and what stage 4 would create."""
+        """The first instance group validated against live facts, what stage 4 would create, and its pre-flight."""
         record, resolved = self._hyperpod(cluster_tag, request)
         name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
-        return Plan(actions=hyperpod_actions(cluster_tag, resolved, name))
+        return Plan(actions=hyperpod_actions(cluster_tag, resolved, name), checks=self._group_checks(record, resolved))
 
     def create_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest, actor: Actor) -> Operation:
         record, resolved = self._hyperpod(cluster_tag, request)
+        refuse_failures(self._group_checks(record, resolved))
         return self._operations.start(record, actor, OperationKind.CREATE_HYPERPOD_CLUSTER, hyperpod=resolved)
 
     # --- stage 5 -----------------------------------------------------------------------------
@@ -87,6 +93,10 @@ class StageRequestService:
     def _hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> tuple[ClusterRecord, HyperPodPlan]:
         record = self._clusters.ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
         return record, self._hyperpod_planner.first_group(record, request)
+
+    def _group_checks(self, record: ClusterRecord, resolved: HyperPodPlan) -> list[PreflightCheck]:
+        growth = self._preflight.new_group(record.region, record.clusterTag, resolved)
+        return self._preflight.group_checks(record.region, growth)
 
     def _storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[ClusterRecord, StoragePlan]:
         record = self._clusters.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)

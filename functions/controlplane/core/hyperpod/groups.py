@@ -26,6 +26,8 @@ from controlplane.core.paging import page_of
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, InstanceGroup
 from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.preflight.rules import refuse_failures
+from controlplane.core.preflight.service import Growth, PreflightService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError
@@ -41,8 +43,10 @@ from controlplane.models.instance_groups import (
     UpdateResult,
 )
 from controlplane.models.operations import Operation, OperationKind, OperationView
+from controlplane.models.preflight import PreflightCheck
 from controlplane.models.status import GROUP_LABEL
 
+Checks = list[PreflightCheck]
 DELETE_GROUP_ACTION = "delete-instance-group"
 SCALE_DOWN_ACTION = "scale-down-instance-group"
 SOFTWARE_UPDATE_ACTION = "update-software"
@@ -60,6 +64,7 @@ class InstanceGroupService:
         clusters: ClusterService,
         operations: OperationService,
         planner: HyperPodPlanner,
+        preflight: PreflightService,
         confirmations: Confirmations,
         hyperpod: Callable[[str], HyperPodGateway],
         eks: Callable[[str], EksGateway],
@@ -68,6 +73,7 @@ class InstanceGroupService:
         self._clusters = clusters
         self._operations = operations
         self._planner = planner
+        self._preflight = preflight
         self._confirmations = confirmations
         self._hyperpod = hyperpod
         self._eks = eks
@@ -110,19 +116,21 @@ class InstanceGroupService:
                 f"{'on' if resolved.deepHealthChecks else 'off'}",
             ),
         ]
-        return Plan(actions=actions)
+        return Plan(actions=actions, checks=self._new_group_checks(record, resolved))
 
     def add(self, cluster_tag: str, request: AddInstanceGroupRequest, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
         resolved = self._resolve_new_group(record, cluster, request)
+        refuse_failures(self._new_group_checks(record, resolved))
         return self._operations.start(record, actor, OperationKind.ADD_INSTANCE_GROUP, hyperpod=resolved)
 
     def plan_update(
         self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, actor: Actor
     ) -> UpdateResult:
         """Per sent field: unchanged or updated, refused before anything happens if the change is not allowed; a
-        scale-down below the current count also gets the plan of what it terminates and a confirmation token."""
-        _, cluster = self._live(cluster_tag)
+        scale-down below the current count also gets the plan of what it terminates and a confirmation token, a
+        scale-up the pre-flight of the instances it adds."""
+        record, cluster = self._live(cluster_tag)
         group = require_group(cluster, name)
         changes = explicit_diff(group, request.model_dump(exclude_unset=True))
         scale_down = _scale_down_actions(group, request)
@@ -130,19 +138,22 @@ class InstanceGroupService:
             return self._confirmation_asked(
                 changes, self._scale_down_plan(cluster_tag, group, request, scale_down, actor)
             )
-        return UpdateResult(changes=changes, dryRun=True, message="Dry run: nothing was changed.")
+        checks = self._growth_checks(record, group, request)
+        return UpdateResult(changes=changes, dryRun=True, checks=checks, message="Dry run: nothing was changed.")
 
     def update(
         self, cluster_tag: str, name: str, request: UpdateInstanceGroupRequest, token: str | None, actor: Actor
     ) -> UpdateResult:
         """The explicit diff, and a workflow for the changed fields only; nothing starts when none changed. A
-        scale-down below the current count starts only with the token of its plan (without one, the plan)."""
+        scale-down below the current count starts only with the token of its plan (without one, the plan). A
+        scale-up is refused first when its pre-flight fails."""
         record, cluster = self._live(cluster_tag)
         group = require_group(cluster, name)
         changes = explicit_diff(group, request.model_dump(exclude_unset=True))
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
             return UpdateResult(changes=changes, message="Every field already has the requested value.")
+        refuse_failures(self._growth_checks(record, group, request))
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
         scale_down = _scale_down_actions(group, request)
         if scale_down and not token:
@@ -273,6 +284,26 @@ class InstanceGroupService:
     ) -> HyperPodPlan:
         refuse_existing_group(cluster, request.instanceGroupName)
         return self._planner.resolve_group(record.region, request)
+
+    def _new_group_checks(self, record: ClusterRecord, resolved: HyperPodPlan) -> Checks:
+        growth = self._preflight.new_group(record.region, record.clusterTag, resolved)
+        return self._preflight.group_checks(record.region, growth)
+
+    def _growth_checks(
+        self, record: ClusterRecord, group: InstanceGroup, request: UpdateInstanceGroupRequest
+    ) -> Checks:
+        added = (request.instanceCount or 0) - group.target_count
+        if request.instanceCount is None or added <= 0 or group.instance_type is None:
+            return []
+        growth = Growth(
+            instance_type=group.instance_type,
+            instances=added,
+            subnet_id=group.subnet_ids[0] if group.subnet_ids else None,
+            network_interface=group.network_interface,
+            capacity_type=group.capacity_type,
+            training_plan_arn=group.training_plan_arn,
+        )
+        return self._preflight.group_checks(record.region, growth)
 
     @staticmethod
     def _software_plan(cluster: HyperPodCluster, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:

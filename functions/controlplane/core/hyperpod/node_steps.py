@@ -9,10 +9,11 @@ every node refused fails the step (and the operation), naming each node's reason
 
 from __future__ import annotations
 
+from controlplane.core import deadlines
 from controlplane.core.concurrency import each
+from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.hyperpod import HyperPodGateway, HyperPodNode
-from controlplane.core.stack_settings import PollSettings
-from controlplane.models.errors import DependencyFailedError, WaitTimeoutError
+from controlplane.models.errors import DependencyFailedError
 from controlplane.models.nodes import NodeAction
 from controlplane.models.workflow import ActedNodes, NodeActionInput, PollState
 
@@ -22,7 +23,7 @@ IDLE_STATES = {RUNNING, "Failure"}
 
 
 class NodeSteps:
-    def __init__(self, hyperpod: HyperPodGateway, poll: PollSettings) -> None:
+    def __init__(self, hyperpod: HyperPodGateway, poll: Poller) -> None:
         self._hyperpod = hyperpod
         self._poll = poll
 
@@ -53,13 +54,8 @@ class NodeSteps:
             settled, states = self._replacements(ctx, live)
         else:
             settled, states = _settled(ctx.action, live)
-        attempts = ctx.attempt()
-        status = "; ".join(states)
-        if not settled and attempts >= self._poll.max_attempts:
-            raise WaitTimeoutError(
-                f"The nodes have not settled after {attempts} checks: {status}. Read them with hyperpod_list_nodes."
-            )
-        return PollState(done=settled, attempts=attempts, waitSeconds=self._poll.wait_seconds, status=status)
+        wait = Wait(f"nodes {', '.join(acted)} to settle after {ctx.action}", deadlines.NODES_SETTLED)
+        return self._poll.poll(ctx, wait, done=settled, status="; ".join(states))
 
     def _replacements(self, ctx: NodeActionInput, live: dict[str, HyperPodNode | None]) -> tuple[bool, list[str]]:
         """Each replaced node gone and paired with a node its group launched since the request (in launch order)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 
@@ -20,6 +21,9 @@ class TrainingPlan:
     instance_type: str | None
     instance_count: int
     availability_zone: str | None
+    available_count: int | None = None
+    start_time: datetime | None = None
+    end_time: datetime | None = None
 
 
 class AccountGateway(Protocol):

@@ -104,6 +104,17 @@ class HyperPodSimulation:
                     return plan
         raise HyperPodError("ResourceNotFound", f"Training plan {name_or_arn} not found.")
 
+    def addresses_in(self, subnet_id: str) -> int:
+        """IPv4 addresses HyperPod nodes hold in a subnet: each node's private address (its primary interface)."""
+        with self.lock:
+            return sum(
+                1
+                for clusters in self._clusters.values()
+                for cluster in clusters.values()
+                for node in cluster.nodes
+                if node.subnet_id == subnet_id
+            )
+
     def nodes_on_plan(self, plan: TrainingPlan) -> int:
         with self.lock:
             return sum(

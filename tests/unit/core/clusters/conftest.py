@@ -11,9 +11,12 @@ from controlplane.core.clusters.stage_requests import StageRequestService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.core.preflight.service import PreflightService
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import InMemoryConfirmationStore
+from tests.fakes.quotas import InMemoryQuotaGateway
 
 PINS = DependencyPins(
     addons={"eks-pod-identity-agent": "v1.3.0"},
@@ -48,6 +51,21 @@ def kubernetes() -> InMemoryKubernetesGateway:
 
 
 @pytest.fixture
+def quotas() -> InMemoryQuotaGateway:
+    return InMemoryQuotaGateway()
+
+
+@pytest.fixture
+def network() -> InMemoryNetworkGateway:
+    return InMemoryNetworkGateway()
+
+
+@pytest.fixture
+def preflight(quotas, network, account, clock) -> PreflightService:
+    return PreflightService(lambda region: quotas, lambda region: network, account, clock)
+
+
+@pytest.fixture
 def confirmations(clock) -> Confirmations:
     return Confirmations(InMemoryConfirmationStore(), clock)
 
@@ -58,7 +76,9 @@ def clusters(registry, eks, hyperpod, kubernetes, clock) -> ClusterService:
 
 
 @pytest.fixture
-def lifecycle(clusters, registry, account, operations, confirmations, clock, eks, hyperpod) -> ClusterLifecycleService:
+def lifecycle(
+    clusters, registry, account, operations, confirmations, preflight, clock, eks, hyperpod
+) -> ClusterLifecycleService:
     return ClusterLifecycleService(
         clusters,
         registry,
@@ -66,6 +86,7 @@ def lifecycle(clusters, registry, account, operations, confirmations, clock, eks
         operations,
         confirmations,
         HyperPodPlanner(account),
+        preflight,
         clock,
         lambda region: eks,
         lambda region: hyperpod,
@@ -73,5 +94,5 @@ def lifecycle(clusters, registry, account, operations, confirmations, clock, eks
 
 
 @pytest.fixture
-def stage_requests(clusters, operations, account) -> StageRequestService:
-    return StageRequestService(clusters, operations, account, HyperPodPlanner(account), PINS)
+def stage_requests(clusters, operations, account, preflight) -> StageRequestService:
+    return StageRequestService(clusters, operations, account, HyperPodPlanner(account), preflight, PINS)
