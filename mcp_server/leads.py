@@ -46,7 +46,7 @@ def _template(path: str) -> re.Pattern[str]:
 
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
     """One sentence on a successful result: what happened, and what to do next."""
-    token = body.get("confirmationToken") or (body.get("plan") or {}).get("confirmationToken")
+    token = body.get("confirmationToken")
     if token:
         again = "dryRun false and " if arguments.get("dryRun") else "the same arguments and "
         return (
@@ -55,8 +55,6 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
         )
     if body.get("dryRun") or arguments.get("dryRun"):
         return f"Plan only; nothing changed. To carry it out, call {spec.name} again with dryRun false."
-    if isinstance(body.get("plan"), dict):
-        return f"Plan only; nothing changed. Read the plan, then call {spec.name} again to carry it out."
     operation = _operation(body)
     if operation.get("operationId"):
         return operation_lead(operation, started=not spec.read_only and spec.name != WAIT_TOOL)

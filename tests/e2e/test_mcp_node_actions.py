@@ -24,7 +24,7 @@ def test_reboot_then_operation_wait_ends_with_the_node_healthy_through_tools_alo
 
     async def conversation() -> tuple[dict[str, Any], dict[str, Any]]:
         api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
-        async with Client(build_server(tools_from_openapi(await api.openapi_document()), api)) as client:
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
 
             async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 result = await client.call_tool(name, arguments)

@@ -313,10 +313,10 @@ PLAN = {
             "Plan only; nothing changed. Show these actions to the person and ask them to confirm; if they agree, "
             "call cluster_delete again with dryRun false and confirmationToken=tok-1.",
         ),
-        (  # node plans nest the plan beside empty successful/failed lists
+        (  # a node action without a token answers with its plan
             "hyperpod_node_replace",
             {"clusterTag": "demo", "nodeId": "i-0123456789abcdef0"},
-            httpx.Response(200, json={"successful": [], "failed": [], "plan": PLAN}),
+            httpx.Response(200, json=PLAN),
             "Plan only; nothing changed. Show these actions to the person and ask them to confirm; if they agree, "
             "call hyperpod_node_replace again with the same arguments and confirmationToken=tok-1.",
         ),

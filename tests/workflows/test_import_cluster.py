@@ -281,7 +281,11 @@ def test_features_on_an_imported_cluster_act_on_its_own_hyperpod_cluster(running
             change = {"tieredStorage": {"enabled": enabled}}
             plan = api.patch("/clusters/imfeat/features", params={"dryRun": "true"}, json=change)
             assert plan.json()["features"]["tieredStorage"]["outcome"] == outcome, plan.text
-            accepted = api.patch("/clusters/imfeat/features", json=change)
+            # A disable is confirmed with the token of its plan.
+            token = plan.json().get("confirmationToken")
+            accepted = api.patch(
+                "/clusters/imfeat/features", params={"confirmationToken": token} if token else None, json=change
+            )
             assert accepted.status_code == 202, accepted.text
             operation = running_sandbox.wait_terminal(accepted.json()["operationId"])
             assert operation["status"] == "SUCCEEDED", operation.get("error")
