@@ -104,14 +104,15 @@ class Sandbox:
         self.quotas = QuotaTable()
         self._access = AccessEntries(ACCOUNT_ID)
         self.s3 = S3Extension(ACCOUNT_ID)
+        self.eks = EksClusters(
+            endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
+            seconds=seconds,
+            on_active=self.emulator.add_cluster,
+            on_deleted=self._eks_cluster_deleted,
+        )
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
-            EksClusters(
-                endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
-                seconds=seconds,
-                on_active=self.emulator.add_cluster,
-                on_deleted=self._eks_cluster_deleted,
-            ),
+            self.eks,
             self._access,
             AddonRoutes(ACCOUNT_ID, seconds),
             HyperPodExtension(self.hyperpod),

@@ -34,7 +34,8 @@ class EksClusters:
         on_deleted: Callable[[str, str], None],
     ) -> None:
         self._endpoint_for = endpoint_for
-        self._seconds = seconds
+        # How long a cluster takes to settle; a test may lengthen it to outlast a wait.
+        self.seconds = seconds
         self._on_active = on_active
         self._on_deleted = on_deleted
         self._since: dict[tuple[str, str], float] = {}  # (region, cluster) → when its current transition began
@@ -93,7 +94,7 @@ class EksClusters:
         key = (backend.region_name, name)
         cluster = backend.clusters.get(name)
         started = self._since.get(key)
-        if cluster is None or started is None or time.monotonic() - started < self._seconds:
+        if cluster is None or started is None or time.monotonic() - started < self.seconds:
             return
         del self._since[key]
         if cluster.status == "CREATING":
