@@ -1,5 +1,6 @@
-# The project's interface: `make run` starts the sandbox, `make test` runs every gate.
-# Both install what they need into .venv on first use (and again when pyproject.toml changes).
+# The project's interface: `make run` starts the sandbox (and its web console), `make test` runs every gate.
+# Both install what they need on first use: .venv (again when pyproject.toml changes), the console's node_modules
+# (again when its lock changes), and, for the browser tests, Debian's Chromium.
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,12 +9,19 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
 # Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
-SUITES := unit contract integration workflows infra e2e
+SUITES := unit contract integration workflows infra e2e browser
 # Two workers per suite (pytest-xdist), one per core. `loadfile` keeps a module's tests in one worker, so a
 # module-scoped fixture (the running sandbox) is built once; each worker is its own process (own moto, own port).
 PARALLEL := -n 2 --dist loadfile
 
-.PHONY: install run test lint unit contract integration workflow-tests infra e2e bench synth workflows clean
+CONSOLE_SOURCES := $(shell find frontend/src -type f -not -name schema.d.ts) frontend/index.html \
+	frontend/vite.config.ts frontend/tsconfig.json tests/contract/openapi.snapshot.json
+CHROMIUM := /usr/bin/chromium
+# Root installs packages itself; anyone else through sudo.
+AS_ROOT := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: install run test lint unit contract integration workflow-tests infra e2e browser console console-tests \
+	bench synth workflows clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +31,25 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: install
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The console's build: API types generated from the OpenAPI document, type-checked, bundled into frontend/dist.
+frontend/dist/index.html: frontend/node_modules/.installed $(CONSOLE_SOURCES)
+	cd frontend && npm run --silent build
+
+console: frontend/dist/index.html
+
+# The console's component tests (vitest + Testing Library).
+console-tests: frontend/dist/index.html
+	cd frontend && npx vitest run
+
+$(CHROMIUM):
+	$(AS_ROOT) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(AS_ROOT) apt-get install -y -qq chromium
+
+run: install console
 	$(BIN)/python -m sandbox
 
 lint: install
@@ -50,8 +76,14 @@ infra: install
 e2e: install
 	$(BIN)/pytest tests/e2e -q $(PARALLEL)
 
-test: lint
+browser: install console $(CHROMIUM)
+	$(BIN)/pytest tests/browser -q $(PARALLEL)
+
+test: lint console $(CHROMIUM)
 	@failed=""; times=""; \
+	start=$$(date +%s); \
+	(cd frontend && npx vitest run) || failed="$$failed console"; \
+	times="$$times  frontend (vitest): $$(( $$(date +%s) - start )) s\n"; \
 	$(foreach suite,$(SUITES),start=$$(date +%s); \
 		$(BIN)/pytest tests/$(suite) -q $(PARALLEL) --durations=5 || failed="$$failed $(suite)"; \
 		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
@@ -69,4 +101,4 @@ workflows: install
 	$(BIN)/python -m controlplane.workflows
 
 clean:
-	rm -rf $(VENV) cdk.out
+	rm -rf $(VENV) cdk.out frontend/node_modules frontend/dist

@@ -57,8 +57,9 @@ def openapi_document() -> dict[str, Any]:
         build().get_openapi_json_schema(title=TITLE, description=DESCRIPTION, version="1.0.0")
     )
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
-    schemas.pop("HTTPValidationError", None)
-    schemas.pop("ValidationError", None)
+    # Validation failures answer with ErrorBody (400), so FastAPI-style validation schemas are dropped.
+    for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
+        schemas.pop(unused, None)
     schemas["ErrorBody"] = ErrorBody.model_json_schema()
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
     for route, path in document["paths"].items():

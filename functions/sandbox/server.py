@@ -6,7 +6,9 @@ result becomes the HTTP response, every header kept; a body that is not UTF-8 is
 Gateway would. `/mcp` is the MCP server acting for the user of each sandbox token; it calls `/api`
 with a token made when the app is built and known only to this process, so no other local caller can
 act as the MCP server (and name any user with any role). `/k8s/<cluster>` is each cluster's
-Kubernetes API; `/sandbox/*` holds the controls (faults).
+Kubernetes API; `/sandbox/*` holds the controls (faults). Every other GET path is the web console (the built
+`frontend/dist`, as CloudFront serves it: assets by name, any other path its `index.html`), with a `config.json`
+whose sign-in is a choice of sandbox role.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ import secrets
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from api.handler import lambda_handler as api_handler
 from mcp_server.auth import VerifiedUser
@@ -52,6 +56,25 @@ class _AnyPath(Convertor[str]):
 
 
 register_url_convertor("anypath", _AnyPath())
+
+
+class _ConsolePath(Convertor[str]):
+    """A console page: any path but those the API, the MCP server and the sandbox's controls answer."""
+
+    regex = r"(?!api(/|$)|mcp(/|$)|\.well-known/|k8s/|sandbox/|assets/).*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("consolepath", _ConsolePath())
+
+# The console's build (`make run` and `make test` build it first).
+CONSOLE_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+CONSOLE_CONFIG = {"apiBase": "/api", "auth": {"mode": "sandbox", "roles": ["viewer", "operator", "admin"]}}
 
 
 def _identity(request: Request, mcp_token: str) -> tuple[dict[str, str] | None, str | None] | None:
@@ -217,12 +240,19 @@ def build_app(sandbox: Sandbox) -> Starlette:
             )
         return JSONResponse(quota.wire(region, ACCOUNT_ID))
 
-    async def home(request: Request) -> Response:
-        return HTMLResponse(LANDING)
+    async def console_page(request: Request) -> Response:
+        index = CONSOLE_DIR / "index.html"
+        if not index.is_file():
+            return HTMLResponse(LANDING.replace("<!-- console -->", NOT_BUILT), status_code=404)
+        return FileResponse(index, headers={"Cache-Control": "no-store"})
+
+    async def console_config(request: Request) -> Response:
+        return JSONResponse(CONSOLE_CONFIG, headers={"Cache-Control": "no-store"})
 
     return Starlette(
         routes=[
-            Route("/", home),
+            Route("/config.json", console_config),
+            Mount("/assets", app=StaticFiles(directory=CONSOLE_DIR / "assets", check_dir=False)),
             Route("/api/{path:anypath}", _api_route(mcp_token), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
             Route("/sandbox/faults", add_fault, methods=["POST"]),
             Route("/sandbox/faults", list_faults, methods=["GET"]),
@@ -233,6 +263,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
             # API as itself and each request has the weaker of the user's role and the server's.
+            Route("/{path:consolepath}", console_page),
             Mount("", app=build_asgi_app(bearer_api("/api", mcp_token), _mcp_user)),
         ]
     )
@@ -241,6 +272,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
 LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>InstantStart sandbox</title></head>
 <body style="font-family: sans-serif; max-width: 48rem; margin: 2rem auto">
 <h1>InstantStart sandbox</h1>
+<!-- console -->
 <p>The control plane runs here against a simulated AWS account (moto) and simulated Kubernetes API servers.
 State lives in memory and is lost when the process stops.</p>
 <ul><li>REST API: <code>/api</code> &mdash; OpenAPI document at <code>/api/openapi.json</code>, Swagger UI at
@@ -251,3 +283,6 @@ State lives in memory and is lost when the process stops.</p>
 <li>Quotas: <code>PUT /sandbox/quotas {"region": "us-west-2", "instanceType": "ml.g6.4xlarge", "value": 2}</code>
 (<code>GET /sandbox/quotas?region=us-west-2&amp;serviceCode=sagemaker</code> lists them).</li></ul>
 </body></html>"""
+
+NOT_BUILT = """<p><strong>The web console is not built.</strong> <code>make run</code> builds it
+(<code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code> by hand).</p>"""

@@ -6,6 +6,7 @@ Regenerate the snapshot with `UPDATE_SNAPSHOTS=1 make contract` after an intende
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -46,3 +47,12 @@ def test_errors_are_documented_with_the_one_error_body():
 def test_request_bodies_refuse_unknown_fields():
     schemas = document()["components"]["schemas"]
     assert schemas["CreateEksClusterRequest"]["additionalProperties"] is False
+
+
+def test_every_reference_resolves():
+    """A dangling `$ref` breaks every generator that reads the document (the console's types among them)."""
+    text = json.dumps(document())
+    schemas = document()["components"]["schemas"]
+    referenced = set(re.findall(r'"#/components/schemas/([^"]+)"', text))
+    assert referenced, "the document references no schema"
+    assert referenced <= set(schemas), f"dangling references: {sorted(referenced - set(schemas))}"

@@ -1,0 +1,70 @@
+/** What every page uses: the typed API client, who is signed in, and the notification bar. */
+import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import { ApiError, type ApiClient } from "./api/client";
+import type { ConsoleConfig, Role } from "./config";
+
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+export interface Identity {
+  role: Role;
+  /** Whether the signed-in role reaches `required`; the API enforces the same table on every route. */
+  can: (required: Role) => boolean;
+}
+
+export function identityOf(role: Role): Identity {
+  return { role, can: (required) => RANK[role] >= RANK[required] };
+}
+
+export interface Notify {
+  success: (content: ReactNode) => void;
+  /** Shows an API error with its message, code and request id. */
+  error: (error: unknown, header?: string) => void;
+}
+
+interface AppContextValue {
+  config: ConsoleConfig;
+  api: ApiClient;
+  identity: Identity;
+  notify: Notify;
+  flashes: FlashbarProps.MessageDefinition[];
+}
+
+const AppContext = createContext<AppContextValue | null>(null);
+
+export function errorText(error: unknown): { message: string; requestId?: string; code?: string } {
+  if (error instanceof ApiError) return { message: error.message, requestId: error.requestId, code: error.code };
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+export function AppProvider(props: { config: ConsoleConfig; api: ApiClient; identity: Identity; children: ReactNode }) {
+  const { config, api, identity, children } = props;
+  const [flashes, setFlashes] = useState<FlashbarProps.MessageDefinition[]>([]);
+  const push = useCallback((flash: Omit<FlashbarProps.MessageDefinition, "id" | "onDismiss" | "dismissible">) => {
+    const id = crypto.randomUUID();
+    const dismiss = () => setFlashes((current) => current.filter((item) => item.id !== id));
+    setFlashes((current) => [{ ...flash, id, dismissible: true, dismissLabel: "Dismiss", onDismiss: dismiss }, ...current].slice(0, 5));
+  }, []);
+  const notify = useMemo<Notify>(
+    () => ({
+      success: (content) => push({ type: "success", content }),
+      error: (error, header) => {
+        const { message, requestId, code } = errorText(error);
+        push({
+          type: "error",
+          header: header ?? code ?? "Request failed",
+          content: requestId ? `${message} (request id ${requestId})` : message,
+        });
+      },
+    }),
+    [push],
+  );
+  const value = useMemo(() => ({ config, api, identity, notify, flashes }), [config, api, identity, notify, flashes]);
+  return <AppContext.Provider value={value}>{children}</AppContext.Provider>;
+}
+
+export function useApp(): AppContextValue {
+  const value = useContext(AppContext);
+  if (!value) throw new Error("useApp outside AppProvider");
+  return value;
+}

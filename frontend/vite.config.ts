@@ -1,0 +1,19 @@
+/// <reference types="vitest/config" />
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+// The console is served by the sandbox (`make run`) or CloudFront on the same origin as `/api`, so the dev
+// server proxies `/api` and `/config.json` to a running sandbox.
+const sandbox = process.env.SANDBOX_URL ?? "http://127.0.0.1:8000";
+
+export default defineConfig({
+  plugins: [react()],
+  server: { proxy: { "/api": sandbox, "/config.json": sandbox } },
+  build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 1500 },
+  test: {
+    environment: "jsdom",
+    globals: true,
+    setupFiles: ["src/test/setup.ts"],
+    css: false,
+  },
+});

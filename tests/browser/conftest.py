@@ -1,0 +1,45 @@
+"""Browser tests: Playwright drives Debian's Chromium through the built console against a running sandbox.
+
+Every page records the browser console; an error logged there fails the test. What tests do on a page is in
+`tests/browser/pages.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+
+from sandbox.server import CONSOLE_DIR
+from tests.conftest import RunningSandbox
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not (CONSOLE_DIR / "index.html").is_file():
+        pytest.fail("The console is not built: `make test` builds it (cd frontend && npm ci && npm run build).")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def console(browser: Browser, running_sandbox: RunningSandbox) -> Iterator[Page]:
+    """A fresh browser context on the sandbox's console; the test fails if the page logs an error."""
+    context = browser.new_context(base_url=running_sandbox.base_url, viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+
+    def record(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("console", record)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, f"the browser console logged errors: {errors}"
