@@ -33,6 +33,11 @@ async def serve(api_url: str, token: str) -> None:
                 f"hypd-inst: cannot reach the InstantStart API at {api_url} ({type(error).__name__}: {error}); "
                 "start it (make run) or pass the right --api-url."
             ) from None
+        except ValueError:
+            raise SystemExit(
+                f"hypd-inst: {api_url} is not the InstantStart API (its /openapi.json is not JSON); pass the API's "
+                "base URL, e.g. http://127.0.0.1:8000/api."
+            ) from None
         server = build_server(tools_from_openapi(api_document.document), api, role=api_document.role)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

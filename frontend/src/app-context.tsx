@@ -2,18 +2,26 @@
 import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import { ApiError, type ApiClient } from "./api/client";
+import { REQUIRED_ROLES, type RouteKey } from "./api/roles.gen";
 import type { ConsoleConfig, Role } from "./config";
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 export interface Identity {
   role: Role;
-  /** Whether the signed-in role reaches `required`; the API enforces the same table on every route. */
+  /** Whether the signed-in role reaches `required`. */
   can: (required: Role) => boolean;
+  /**
+   * Whether the signed-in role may call a route (`"POST /clusters"`): the weakest role the API's own route → role
+   * table allows (`x-required-role` in the OpenAPI document). A route whose body decides (node batches) may still
+   * be refused for some bodies; the API enforces every call.
+   */
+  mayCall: (route: RouteKey) => boolean;
 }
 
 export function identityOf(role: Role): Identity {
-  return { role, can: (required) => RANK[role] >= RANK[required] };
+  const can = (required: Role) => RANK[role] >= RANK[required];
+  return { role, can, mayCall: (route) => can(REQUIRED_ROLES[route]) };
 }
 
 export interface Notify {

@@ -33,6 +33,7 @@ from sandbox.aws.s3 import S3Extension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
+from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
 from sandbox.k8s.emulator import KubernetesEmulator
 from steps.handler import lambda_handler as step_handler
@@ -102,6 +103,7 @@ class Sandbox:
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
+        self.api = ApiEnvironment()
         self._access = AccessEntries(ACCOUNT_ID)
         self.s3 = S3Extension(ACCOUNT_ID)
         self.eks = EksClusters(
@@ -120,6 +122,7 @@ class Sandbox:
             FsxExtension(seconds_to_available=seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
+            self.api,
         )
         self._mock: Any = None
         self._original_invoke: Any = None

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,7 @@ from sandbox.k8s.http import asgi_app as kubernetes_app
 from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
 
 STAGE = "v1"
-# One API request at a time, as one Lambda execution environment serves them: Powertools keeps the request in hand
-# (event, context, what middlewares append) on the resolver and its routers, so two at once in one process would mix.
-# A long poll (`/operations/{id}/wait`, at most 25 s) holds the others back meanwhile; workflows go on.
-_ONE_REQUEST_AT_A_TIME = threading.Lock()
+API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
 class _AnyPath(Convertor[str]):
@@ -103,7 +100,7 @@ def _response(result: dict[str, Any]) -> Response:
     return response
 
 
-def _api_route(mcp_token: str) -> Callable[[Request], Awaitable[Response]]:
+def _api_route(sandbox: Sandbox, mcp_token: str) -> Callable[[Request], Awaitable[Response]]:
     async def api(request: Request) -> Response:
         identity = _identity(request, mcp_token)
         request_id = str(uuid.uuid4())
@@ -120,14 +117,10 @@ def _api_route(mcp_token: str) -> Callable[[Request], Awaitable[Response]]:
             return _refusal(400, "InvalidRequest", "The request body is not UTF-8 text.", request_id)
         claims, caller = identity
         event = _event(request, body, request_id, claims, caller)
-        return _response(await run_in_threadpool(_handle, event))
+        invoke = partial(api_handler, event, LambdaContext("instantstart-api"))
+        return _response(await run_in_threadpool(sandbox.api.run, invoke))
 
     return api
-
-
-def _handle(event: dict[str, Any]) -> dict[str, Any]:
-    with _ONE_REQUEST_AT_A_TIME:
-        return api_handler(event, LambdaContext("instantstart-api"))
 
 
 def _event(
@@ -253,7 +246,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         routes=[
             Route("/config.json", console_config),
             Mount("/assets", app=StaticFiles(directory=CONSOLE_DIR / "assets", check_dir=False)),
-            Route("/api/{path:anypath}", _api_route(mcp_token), methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            Route("/api/{path:anypath}", _api_route(sandbox, mcp_token), methods=API_METHODS),
             Route("/sandbox/faults", add_fault, methods=["POST"]),
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),

@@ -38,4 +38,6 @@ def test_an_unknown_address_says_so_and_a_permalink_survives_a_reload(console: P
     console.goto("/clusters")
     console.reload()
     expect(console.get_by_role("heading", name="Clusters")).to_be_visible()
+    # Creating and importing clusters are admin routes (x-required-role in the OpenAPI document).
+    expect(console.get_by_role("button", name="Create cluster")).to_have_count(0)
     expect(console.get_by_role("button", name="Import cluster")).to_have_count(0)

@@ -331,7 +331,12 @@ def test_the_seed_features_conversation_enables_two_features_in_one_call_through
 
 @pytest.mark.parametrize(
     ("token", "api_path", "fragment"),
-    [("forged", "/api", "refused the token (401)"), ("sandbox-admin", "/nothing-here", "refused the token (404)")],
+    [
+        ("forged", "/api", "refused the token (401)"),
+        ("sandbox-admin", "/api/nothing-here", "refused the token (404)"),
+        # Any other path of the sandbox is the console (as CloudFront serves it): HTML, not the API.
+        ("sandbox-admin", "/nothing-here", "is not the InstantStart API"),
+    ],
 )
 def test_the_stdio_server_with_a_refused_token_says_why_in_one_line_and_exits_non_zero(
     running_sandbox, token, api_path, fragment

@@ -9,8 +9,8 @@ import { signInToSandbox, startCognitoSignIn } from "./session";
 
 const ROLE_HELP: Record<Role, string> = {
   viewer: "Reads clusters, nodes and operations.",
-  operator: "Also creates and changes clusters, groups, nodes and features.",
-  admin: "Also deletes clusters and imports existing ones.",
+  operator: "Also reboots nodes and configures storage.",
+  admin: "Also creates, changes, imports and deletes clusters, groups, nodes and features.",
 };
 
 export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSignedIn: () => void }) {

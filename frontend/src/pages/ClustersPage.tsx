@@ -57,8 +57,8 @@ export default function ClustersPage() {
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh" onClick={clusters.reload} />
-                {identity.can("admin") && <Button onClick={() => navigate("/clusters/import")}>Import cluster</Button>}
-                {identity.can("operator") && (
+                {identity.mayCall("POST /clusters/import") && <Button onClick={() => navigate("/clusters/import")}>Import cluster</Button>}
+                {identity.mayCall("POST /clusters") && (
                   <Button variant="primary" onClick={() => navigate("/clusters/create")}>
                     Create cluster
                   </Button>
