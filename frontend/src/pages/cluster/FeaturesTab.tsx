@@ -197,6 +197,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
         loadingText="Reading the features"
         items={names}
         trackBy={(name) => name}
+        wrapLines
         empty={<Box textAlign="center">No feature.</Box>}
         header={
           <Header

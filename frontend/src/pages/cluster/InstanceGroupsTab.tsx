@@ -64,6 +64,7 @@ export default function InstanceGroupsTab({ cluster, reload }: ClusterTabProps) 
         loadingText="Loading instance groups"
         items={items}
         trackBy="instanceGroupName"
+        wrapLines
         ariaLabels={{ selectionGroupLabel: "Instance group selection", itemSelectionLabel: (_, group) => `Select ${group.instanceGroupName}` }}
         empty={<Box textAlign="center">No instance group.</Box>}
         header={

@@ -97,6 +97,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
         loadingText="Loading nodes"
         items={items}
         trackBy="nodeId"
+        wrapLines
         ariaLabels={{
           selectionGroupLabel: "Node selection",
           itemSelectionLabel: (_, node) => `Select ${node.nodeId}`,
