@@ -2,7 +2,7 @@
  * The cluster detail page's tabs after Overview (instance groups, nodes, storage, software, features), each its
  * own chunk. The active tab is the URL's `?tab=` so every tab is a permalink.
  */
-import type { ComponentType, LazyExoticComponent } from "react";
+import { lazy, type ComponentType, type LazyExoticComponent } from "react";
 import type { Schemas } from "../../api/client";
 
 export interface ClusterTabProps {
@@ -17,4 +17,10 @@ export interface ClusterTab {
   component: LazyExoticComponent<ComponentType<ClusterTabProps>>;
 }
 
-export const CLUSTER_TABS: ClusterTab[] = [];
+export const CLUSTER_TABS: ClusterTab[] = [
+  { id: "instance-groups", label: "Instance groups", component: lazy(() => import("./InstanceGroupsTab")) },
+  { id: "nodes", label: "Nodes", component: lazy(() => import("./NodesTab")) },
+  { id: "storage", label: "Storage", component: lazy(() => import("./StorageTab")) },
+  { id: "software", label: "Software", component: lazy(() => import("./SoftwareTab")) },
+  { id: "features", label: "Features", component: lazy(() => import("./FeaturesTab")) },
+];

@@ -1,0 +1,170 @@
+/**
+ * Nodes tab: the HyperPod nodes with health, capacity type and AZ (every page of `continue`), filtered by `?filter=`;
+ * reboot, replace or delete one node (its own route) or a selection (`POST …/nodes/batch`), each through the API's
+ * plan and confirmation.
+ */
+import { useCollection } from "@cloudscape-design/collection-hooks";
+import Box from "@cloudscape-design/components/box";
+import Button from "@cloudscape-design/components/button";
+import Header from "@cloudscape-design/components/header";
+import Pagination from "@cloudscape-design/components/pagination";
+import SpaceBetween from "@cloudscape-design/components/space-between";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
+import Table from "@cloudscape-design/components/table";
+import TextFilter from "@cloudscape-design/components/text-filter";
+import type { Role } from "../../config";
+import { unwrap, type Schemas } from "../../api/client";
+import { useApp } from "../../app-context";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { Status } from "../../components/status";
+import { allPages, useResource } from "../../hooks/useResource";
+import { usePlannedAction, type Answer } from "./plan";
+import { useQueryParam } from "./query";
+import type { ClusterTabProps } from "./tabs";
+
+type Node = Schemas["NodeView"];
+type NodeAction = Schemas["NodeBatchRequest"]["action"];
+
+/** Each action, the role its routes need and how the console names it. */
+export const NODE_ACTIONS: { action: NodeAction; role: Role; label: string }[] = [
+  { action: "reboot", role: "operator", label: "Reboot" },
+  { action: "replace", role: "admin", label: "Replace" },
+  { action: "delete", role: "admin", label: "Delete" },
+];
+
+export default function NodesTab({ cluster, reload }: ClusterTabProps) {
+  const { api, identity } = useApp();
+  const clusterTag = cluster.clusterTag;
+  const [filter, setFilter] = useQueryParam("filter");
+  const nodes = useResource(
+    (signal) =>
+      allPages<Node>(async (next) => {
+        const page = await unwrap(
+          api.GET("/clusters/{clusterTag}/nodes", { params: { path: { clusterTag }, query: { limit: 100, continue: next } }, signal }),
+        );
+        return { items: page.nodes, next: page.continue };
+      }),
+    [api, clusterTag],
+  );
+  const planned = usePlannedAction(() => {
+    nodes.reload();
+    reload();
+  });
+  const { items, collectionProps, filterProps, paginationProps, filteredItemsCount, actions } = useCollection(nodes.data ?? [], {
+    filtering: {
+      defaultFilteringText: filter ?? "",
+      empty: <Box textAlign="center">No node yet.</Box>,
+      noMatch: <Box textAlign="center">No node matches the filter.</Box>,
+    },
+    pagination: { pageSize: 50 },
+    selection: { trackBy: "nodeId", keepSelection: false },
+    sorting: {},
+  });
+  const selected = collectionProps.selectedItems ?? [];
+  const allowed = NODE_ACTIONS.filter((item) => identity.can(item.role));
+
+  const act = (action: NodeAction, label: string, chosen: readonly Node[]) => {
+    const nodeIds = chosen.map((node) => node.nodeId);
+    const [single] = nodeIds;
+    const header = `${label} ${nodeIds.length === 1 ? `node ${single}` : `${nodeIds.length} nodes`}`;
+    const call = (dryRun: boolean, confirmationToken?: string): Promise<Answer> => {
+      if (nodeIds.length > 1) {
+        return unwrap(
+          api.POST("/clusters/{clusterTag}/nodes/batch", {
+            params: { path: { clusterTag }, query: dryRun ? { dryRun } : {} },
+            body: confirmationToken ? { action, nodeIds, confirmationToken } : { action, nodeIds },
+          }),
+        );
+      }
+      const path = { clusterTag, nodeId: single };
+      if (action === "reboot") {
+        return unwrap(api.POST("/clusters/{clusterTag}/nodes/{nodeId}/reboot", { params: { path, query: dryRun ? { dryRun } : {} } }));
+      }
+      const query = dryRun ? { dryRun } : { confirmationToken };
+      if (action === "replace") return unwrap(api.POST("/clusters/{clusterTag}/nodes/{nodeId}/replace", { params: { path, query } }));
+      return unwrap(api.DELETE("/clusters/{clusterTag}/nodes/{nodeId}", { params: { path, query } }));
+    };
+    planned.start({ header, confirmLabel: label, plan: () => call(true), run: (token) => call(false, token) });
+  };
+
+  return (
+    <SpaceBetween size="m">
+      <ErrorAlert error={nodes.error} header="Nodes could not be listed" />
+      <Table
+        {...collectionProps}
+        selectionType={allowed.length ? "multi" : undefined}
+        loading={nodes.loading}
+        loadingText="Loading nodes"
+        items={items}
+        trackBy="nodeId"
+        wrapLines
+        ariaLabels={{
+          selectionGroupLabel: "Node selection",
+          itemSelectionLabel: (_, node) => `Select ${node.nodeId}`,
+          allItemsSelectionLabel: () => "Select every node",
+        }}
+        header={
+          <Header
+            counter={nodes.data ? `(${selected.length ? `${selected.length}/` : ""}${nodes.data.length})` : undefined}
+            actions={
+              <SpaceBetween size="xs" direction="horizontal">
+                <Button iconName="refresh" ariaLabel="Refresh nodes" onClick={nodes.reload} />
+                {allowed.map((item) => (
+                  <Button
+                    key={item.action}
+                    disabled={selected.length === 0 || selected.length > 25}
+                    onClick={() => {
+                      act(item.action, item.label, selected);
+                      actions.setSelectedItems([]);
+                    }}
+                  >
+                    {item.label}
+                  </Button>
+                ))}
+              </SpaceBetween>
+            }
+            description="Select one node or up to 25 for a batch."
+          >
+            Nodes
+          </Header>
+        }
+        filter={
+          <TextFilter
+            {...filterProps}
+            onChange={(event) => {
+              filterProps.onChange(event);
+              setFilter(event.detail.filteringText);
+            }}
+            filteringPlaceholder="Find nodes"
+            countText={`${filteredItemsCount ?? 0} matches`}
+          />
+        }
+        pagination={<Pagination {...paginationProps} />}
+        columnDefinitions={[
+          { id: "nodeId", header: "Node", sortingField: "nodeId", cell: (node) => node.nodeId },
+          { id: "instanceGroup", header: "Instance group", sortingField: "instanceGroup", cell: (node) => node.instanceGroup },
+          { id: "instanceType", header: "Instance type", cell: (node) => node.instanceType },
+          { id: "status", header: "Status", sortingField: "status", cell: (node) => <Status value={node.status} /> },
+          { id: "health", header: "Health", sortingField: "health", cell: (node) => <Health node={node} /> },
+          { id: "ready", header: "Kubernetes", cell: (node) => (node.ready == null ? "not registered" : node.ready ? "Ready" : "NotReady") },
+          { id: "capacityType", header: "Capacity", sortingField: "capacityType", cell: (node) => node.capacityType },
+          { id: "availabilityZone", header: "AZ", sortingField: "availabilityZone", cell: (node) => node.availabilityZone ?? "-" },
+          { id: "launchTime", header: "Launched", cell: (node) => (node.launchTime ? new Date(node.launchTime).toLocaleString() : "-") },
+        ]}
+      />
+      {planned.modal}
+    </SpaceBetween>
+  );
+}
+
+/** HyperPod's node-health-status label as the API reports it, with its status message. */
+function Health({ node }: { node: Node }) {
+  if (!node.health) return <StatusIndicator type="pending">unknown</StatusIndicator>;
+  const type = node.health === "Schedulable" ? "success" : node.health.startsWith("Unschedulable") ? "error" : "warning";
+  return (
+    <StatusIndicator type={type}>
+      {node.health}
+      {node.statusMessage ? `: ${node.statusMessage}` : ""}
+    </StatusIndicator>
+  );
+}
