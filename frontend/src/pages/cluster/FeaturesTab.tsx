@@ -109,7 +109,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
     features.reload();
     reload();
   });
-  const admin = identity.can("admin");
+  const admin = identity.mayCall("PATCH /clusters/{clusterTag}/features");
   const live = features.data?.features ?? {};
   const names = Object.keys(live) as FeatureName[];
   const body = patchBody(touched, live);

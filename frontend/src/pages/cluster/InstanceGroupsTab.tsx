@@ -41,7 +41,7 @@ export default function InstanceGroupsTab({ cluster, reload }: ClusterTabProps) 
     sorting: { defaultState: { sortingColumn: { sortingField: "instanceGroupName" } } },
   });
   const selected = collectionProps.selectedItems?.[0];
-  const admin = identity.can("admin");
+  const admin = identity.mayCall("POST /clusters/{clusterTag}/instance-groups");
 
   const remove = (group: Group) => {
     const path = { clusterTag, name: group.instanceGroupName };

@@ -12,7 +12,7 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import TextFilter from "@cloudscape-design/components/text-filter";
-import type { Role } from "../../config";
+import type { RouteKey } from "../../api/roles.gen";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -26,10 +26,11 @@ type Node = Schemas["NodeView"];
 type NodeAction = Schemas["NodeBatchRequest"]["action"];
 
 /** Each action, the role its routes need and how the console names it. */
-export const NODE_ACTIONS: { action: NodeAction; role: Role; label: string }[] = [
-  { action: "reboot", role: "operator", label: "Reboot" },
-  { action: "replace", role: "admin", label: "Replace" },
-  { action: "delete", role: "admin", label: "Delete" },
+/** Each action with its single-node route, whose required role decides who is offered it. */
+export const NODE_ACTIONS: { action: NodeAction; route: RouteKey; label: string }[] = [
+  { action: "reboot", route: "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot", label: "Reboot" },
+  { action: "replace", route: "POST /clusters/{clusterTag}/nodes/{nodeId}/replace", label: "Replace" },
+  { action: "delete", route: "DELETE /clusters/{clusterTag}/nodes/{nodeId}", label: "Delete" },
 ];
 
 export default function NodesTab({ cluster, reload }: ClusterTabProps) {
@@ -61,7 +62,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
     sorting: {},
   });
   const selected = collectionProps.selectedItems ?? [];
-  const allowed = NODE_ACTIONS.filter((item) => identity.can(item.role));
+  const allowed = NODE_ACTIONS.filter((item) => identity.mayCall(item.route));
 
   const act = (action: NodeAction, label: string, chosen: readonly Node[]) => {
     const nodeIds = chosen.map((node) => node.nodeId);

@@ -63,7 +63,7 @@ export default function SoftwareTab({ cluster, reload }: ClusterTabProps) {
           { id: "update", header: "Software update", cell: (group) => group.softwareUpdateStatus ?? "none" },
         ]}
       />
-      {identity.can("admin") && <SoftwareUpdateForm groups={groups.data ?? []} onReview={update} />}
+      {identity.mayCall("POST /clusters/{clusterTag}/software-update") && <SoftwareUpdateForm groups={groups.data ?? []} onReview={update} />}
       {planned.modal}
     </SpaceBetween>
   );

@@ -52,7 +52,7 @@ export default function StorageTab({ cluster, reload }: ClusterTabProps) {
           <Header
             variant="h2"
             actions={
-              identity.can("operator") && (
+              identity.mayCall("POST /clusters/{clusterTag}/storage") && (
                 <Button onClick={() => setAction("configure")} disabled={action === "configure"}>
                   Configure storage
                 </Button>
@@ -72,7 +72,7 @@ export default function StorageTab({ cluster, reload }: ClusterTabProps) {
           ]}
         />
       </Container>
-      {identity.can("operator") && action === "configure" && (
+      {identity.mayCall("POST /clusters/{clusterTag}/storage") && action === "configure" && (
         <StorageForm withFsx={identity.can("admin")} onCancel={() => setAction(null)} onReview={configure} />
       )}
       {planned.modal}
