@@ -10,7 +10,8 @@ Everything the stack wires comes from the runtime's own catalogs: tables from
 Context keys (all optional):
   iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
                            IAM roles allowed to call the SigV4 routes (`/iam/...`, `/mcp-iam`), and their role
-  consoleCallbackUrls      OAuth callback/logout URLs of the console app client
+  cognitoDomainPrefix, consoleLocalDev, consoleDomainName, consoleCertificateArn, consoleWebAclArn
+                           the web console and its sign-in (`infra.console`)
   mcpCallbackUrls          OAuth redirect URLs of the MCP app client (the MCP clients' local callbacks)
   mcpMaxRole               viewer|operator|admin (default admin): the strongest role the remote MCP server
                            acts with; each request still has at most the role of the user it acts for
@@ -41,6 +42,7 @@ from constructs import Construct
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
+from infra.console import Console
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
@@ -66,7 +68,6 @@ DEFAULT_MCP_MAX_ROLE = "admin"
 API_STAGE = "v1"
 IAM_PATH = "iam"  # SigV4 callers use /iam/...; the handler strips the prefix
 API_TIMEOUT = Duration.seconds(29)
-DEFAULT_CALLBACK_URLS = ["http://localhost:8000/"]
 DEFAULT_MCP_CALLBACK_URLS = ["http://localhost:8080/callback"]
 # One JSON object per request: who called (Cognito user or IAM principal), what, and how it went.
 ACCESS_LOG_FIELDS = {
@@ -190,9 +191,10 @@ class InstantStartStack(Stack):
         self.kubernetes_view_role = self._kubernetes_view_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
-        self.user_pool, self.console_client = self._user_pool()
+        self.user_pool = self._user_pool()
         self.mcp_client = self._mcp_client()
         self.api = self._rest_api()
+        self.console = Console(self, "Console", user_pool=self.user_pool, api=self.api, acks=self.acks)
         self.mcp_function = self._mcp_function()
         self._mcp_routes()
         self._outputs()
@@ -423,7 +425,7 @@ class InstantStartStack(Stack):
 
     # --- API -------------------------------------------------------------------------------------
 
-    def _user_pool(self) -> tuple[cognito.UserPool, cognito.UserPoolClient]:
+    def _user_pool(self) -> cognito.UserPool:
         pool = cognito.UserPool(
             self,
             "UserPool",
@@ -456,30 +458,11 @@ class InstantStartStack(Stack):
                 description=f"InstantStart {role.name.lower()} role",
                 precedence=len(Role) - role.value,
             )
-        callbacks = list(self.node.try_get_context("consoleCallbackUrls") or DEFAULT_CALLBACK_URLS)
-        client = pool.add_client(
-            "ConsoleClient",
-            generate_secret=False,
-            auth_flows=cognito.AuthFlow(user_srp=True),
-            o_auth=cognito.OAuthSettings(
-                flows=cognito.OAuthFlows(authorization_code_grant=True),
-                scopes=[cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
-                callback_urls=callbacks,
-                logout_urls=callbacks,
-            ),
-            supported_identity_providers=[cognito.UserPoolClientIdentityProvider.COGNITO],
-            prevent_user_existence_errors=True,
-        )
-        return pool, client
+        return pool
 
     def _mcp_client(self) -> cognito.UserPoolClient:
         """The remote MCP server's own app client: its access tokens are the only ones /mcp accepts
         (their client_id is the audience). Public (MCP clients run on people's machines), code + PKCE."""
-        domain_prefix = self.node.try_get_context("cognitoDomainPrefix")
-        if domain_prefix:
-            self.user_pool.add_domain(
-                "Domain", cognito_domain=cognito.CognitoDomainOptions(domain_prefix=str(domain_prefix))
-            )
         callbacks = list(self.node.try_get_context("mcpCallbackUrls") or DEFAULT_MCP_CALLBACK_URLS)
         return self.user_pool.add_client(
             "McpClient",
@@ -670,7 +653,7 @@ class InstantStartStack(Stack):
         CfnOutput(self, "ApiUrl", value=self.api.url, description="REST API for Cognito users (ID token)")
         CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4")
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
-        CfnOutput(self, "UserPoolClientId", value=self.console_client.user_pool_client_id)
+        CfnOutput(self, "UserPoolClientId", value=self.console.client.user_pool_client_id)
         CfnOutput(self, "McpUrl", value=f"{self.api.url}{MCP_PATH}", description="Remote MCP server (OAuth bearer)")
         CfnOutput(
             self,

@@ -54,14 +54,25 @@ class Synth:
     def of_type(self, resource_type: str) -> dict[str, dict[str, Any]]:
         return {key: value for key, value in self.resources.items() if value["Type"] == resource_type}
 
+    def functions(self) -> dict[str, dict[str, Any]]:
+        """The control plane's Lambda functions: all but the handler of CDK's bucket deployment, which uploads the
+        console's files (`infra.console`)."""
+        deployers = [
+            resource["Properties"]["ServiceToken"]
+            for resource in self.resources.values()
+            if resource["Type"] == "Custom::CDKBucketDeployment"
+        ]
+        functions = self.of_type("AWS::Lambda::Function")
+        return {key: value for key, value in functions.items() if {"Fn::GetAtt": [key, "Arn"]} not in deployers}
+
     def functions_by_handler(self) -> dict[str, str]:
         """Lambda handler of the API and the MCP server (`api.handler.lambda_handler`) → the function's logical ID."""
-        functions = self.of_type("AWS::Lambda::Function")
+        functions = self.functions()
         return {props["Properties"]["Handler"]: key for key, props in functions.items()}
 
     def functions_by_description(self) -> dict[str, str]:
         """Description (`InstantStart workflow steps: network`) → the function's logical ID."""
-        functions = self.of_type("AWS::Lambda::Function")
+        functions = self.functions()
         return {props["Properties"]["Description"]: key for key, props in functions.items()}
 
     def step_function(self, group: str) -> str:

@@ -54,5 +54,5 @@ def test_workflows_and_step_lambdas_live_in_nested_stacks(synth: Any) -> None:
     assert len(nested) == len(WORKFLOW_FAMILIES) + 1
     resources = json.loads(root.read_text())["Resources"]
     assert not [key for key, r in resources.items() if r["Type"] == "AWS::StepFunctions::StateMachine"]
-    handlers = {r["Properties"]["Handler"] for r in resources.values() if r["Type"] == "AWS::Lambda::Function"}
+    handlers = {props["Properties"]["Handler"] for key, props in synth.functions().items() if key in resources}
     assert handlers == {API_HANDLER, MCP_HANDLER}

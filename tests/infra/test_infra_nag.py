@@ -11,8 +11,10 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_s3 as s3
 from cdk_nag import AwsSolutionsChecks
 
 from infra.nag import MIN_REASON_LENGTH, flatten
@@ -55,7 +57,11 @@ from infra.stack import MCP_HANDLER
 # ARNs for the API's StopExecution and the failure recording's history read.
 # 238: +4 for pre-flight on the API role: servicequotas:GetServiceQuota on the quota ARNs of the four services it
 # reads (sagemaker/*, vpc/*, ec2/*, eks/*), whose codes are found by name at run time.
-EXPECTED_ACKNOWLEDGEMENTS = 238
+# 245: +7 for the web console (infra/console.py): its distribution's geo restriction, WAF and default certificate
+# (CFR1, CFR2, CFR4: a custom domain and a web ACL are context choices), its log bucket's own access logs (S1), and
+# CDK's bucket deployment: its handler's runtime (L1) and its role's object grants (IAM5) on the console bucket and
+# on the CDK assets bucket (the role has its own grants; CDK's grantReadWrite, with wildcard actions, is not used).
+EXPECTED_ACKNOWLEDGEMENTS = 245
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
@@ -111,6 +117,19 @@ def test_acknowledgements_are_finding_specific_and_still_needed(synth: Any) -> N
         elif rule == "AwsSolutions-APIG4":
             methods = [c for c in construct.node.find_all() if isinstance(c, apigw.CfnMethod)]
             assert len(methods) == 1 and _is_mcp_route_without_gateway_auth(methods[0]), construct.node.path
+        elif rule == "AwsSolutions-S1":
+            # The bucket the console's access logs go to, which does not log into itself.
+            (bucket,) = [c for c in construct.node.find_all() if isinstance(c, s3.CfnBucket)]
+            assert "LoggingConfiguration" not in _properties(synth, bucket), construct.node.path
+            assert construct.node.path.endswith("/Console/LogBucket"), construct.node.path
+        elif rule in ("AwsSolutions-CFR1", "AwsSolutions-CFR2", "AwsSolutions-CFR4"):
+            (distribution,) = [c for c in construct.node.find_all() if isinstance(c, cloudfront.CfnDistribution)]
+            config = _properties(synth, distribution)["DistributionConfig"]
+            assert "Restrictions" not in config
+            if rule == "AwsSolutions-CFR2":
+                assert "WebACLId" not in config
+            if rule == "AwsSolutions-CFR4":
+                assert "ViewerCertificate" not in config  # CloudFront's default certificate
         elif rule == "AwsSolutions-APIG3":
             assert isinstance(construct, apigw.Stage)
             assert not synth.of_type("AWS::WAFv2::WebACLAssociation")
@@ -184,6 +203,11 @@ def _wildcard_resources(construct: Any) -> set[str]:
                     if "*" in flat and statement["Effect"] == "Allow":
                         found.add(flat)
     return found
+
+
+def _properties(synth: Any, resource: cdk.CfnResource) -> dict[str, Any]:
+    """A resource's properties in the synthesized template."""
+    return synth.resources[cdk.Stack.of(resource).resolve(resource.logical_id)]["Properties"]  # type: ignore[no-any-return]
 
 
 def _tiny_app(tmp_path: Path, acknowledge: bool) -> cdk.App:

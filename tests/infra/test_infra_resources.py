@@ -89,7 +89,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
-    functions = synth.of_type("AWS::Lambda::Function")
+    functions = synth.functions()
     assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
     log_groups = set()
     layers = set()
@@ -109,7 +109,7 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
 
 
 def test_one_code_asset_for_every_control_plane_function(synth: Any) -> None:
-    functions = synth.of_type("AWS::Lambda::Function").values()
+    functions = synth.functions().values()
     control_plane = [f for f in functions if f["Properties"]["Handler"] != MCP_HANDLER]
     code = {json.dumps(function["Properties"]["Code"], sort_keys=True) for function in control_plane}
     assert len(code) == 1
