@@ -8,15 +8,19 @@ export interface SandboxAuth {
   roles: Role[];
 }
 
+/** Written by the CDK stack (functions/infra/console.py). */
 export interface CognitoAuth {
   mode: "cognito";
+  /** The token the API's authorizer validates: the ID token. */
+  apiToken: "id";
   region: string;
   userPoolId: string;
   clientId: string;
-  /** Hosted UI domain, e.g. `my-prefix.auth.us-west-2.amazoncognito.com`. */
-  domain: string;
+  /** The hosted UI's base URL, e.g. `https://my-prefix.auth.us-west-2.amazoncognito.com`. */
+  hostedUi: string;
   redirectUri: string;
   logoutUri: string;
+  scopes: string[];
 }
 
 export interface ConsoleConfig {

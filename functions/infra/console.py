@@ -7,6 +7,7 @@ build output `frontend/dist` and tells it where things are. The Cognito domain c
 which the remote MCP server's OAuth clients sign in through too.
 
 Context keys (all optional):
+  consoleDir               the console's build to deploy; default `frontend/dist` (`make console` builds it)
   cognitoDomainPrefix      prefix of the hosted UI (`<prefix>.auth.<region>.amazoncognito.com`); default
                            `<stack name>-<account>`, unique per account, deployment and Region
   consoleLocalDev          true: the console app client also accepts `http://localhost:5173/` (Vite's dev server)
@@ -38,6 +39,7 @@ from infra.lambdas import LOG_RETENTION, lambda_role
 from infra.nag import Acknowledgements
 from infra.permissions import Grant
 
+# The console's build; the `consoleDir` context key points elsewhere.
 DIST_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 API_PREFIX = "/api"
 CONFIG_FILE = "config.json"
@@ -129,16 +131,20 @@ class Console(Construct):
         self.distribution = self._distribution(api)
         self.url = f"https://{self._domain_name()}/"
         self.client = self._client(user_pool)
+        # The console's `ConsoleConfig` (frontend/src/config.ts).
         self.config = {
             "apiBase": API_PREFIX,
-            "apiToken": API_TOKEN,
-            "region": Aws.REGION,
-            "userPoolId": user_pool.user_pool_id,
-            "userPoolClientId": self.client.user_pool_client_id,
-            "cognitoDomain": self.hosted_ui.base_url(),
-            "redirectUri": self.url,
-            "logoutUri": self.url,
-            "scopes": [scope.scope_name for scope in OAUTH_SCOPES],
+            "auth": {
+                "mode": "cognito",
+                "apiToken": API_TOKEN,
+                "region": Aws.REGION,
+                "userPoolId": user_pool.user_pool_id,
+                "clientId": self.client.user_pool_client_id,
+                "hostedUi": self.hosted_ui.base_url(),
+                "redirectUri": self.url,
+                "logoutUri": self.url,
+                "scopes": [scope.scope_name for scope in OAUTH_SCOPES],
+            },
         }
         self._deploy()
         CfnOutput(Stack.of(self), "ConsoleUrl", value=self.url, description="Web console (Cognito hosted UI sign-in)")
@@ -356,13 +362,14 @@ class Console(Construct):
             self._acks,
         )
         deployer = role.without_policy_updates()
-        built = DIST_DIR.joinpath(INDEX_FILE).is_file()
+        dist = Path(self.node.try_get_context("consoleDir") or DIST_DIR)
+        built = dist.joinpath(INDEX_FILE).is_file()
         config = s3deploy.Source.json_data(CONFIG_FILE, self.config)
         if built:
             s3deploy.BucketDeployment(
                 self,
                 "Assets",
-                sources=[s3deploy.Source.asset(str(DIST_DIR))],
+                sources=[s3deploy.Source.asset(str(dist))],
                 exclude=[INDEX_FILE, CONFIG_FILE],
                 cache_control=IMMUTABLE,
                 destination_bucket=self.bucket,
@@ -372,7 +379,7 @@ class Console(Construct):
         s3deploy.BucketDeployment(
             self,
             "Pages",
-            sources=[s3deploy.Source.asset(str(DIST_DIR)), config] if built else [config],
+            sources=[s3deploy.Source.asset(str(dist)), config] if built else [config],
             exclude=["*"],
             include=[INDEX_FILE, CONFIG_FILE],
             prune=False,
@@ -385,7 +392,7 @@ class Console(Construct):
             CfnOutput(
                 Stack.of(self),
                 "ConsoleNotBuilt",
-                value=f"{DIST_DIR} was absent at synth: only {CONFIG_FILE} is deployed; build the console, then deploy",
+                value=f"{dist} was absent at synth: only {CONFIG_FILE} is deployed; build the console, then deploy",
             )
         self._acknowledge_deployment(role)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
@@ -220,7 +221,7 @@ def test_the_api_authorizer_accepts_the_console_clients_id_tokens(synth: Any) ->
     assert cognito_methods and all("AuthorizationScopes" not in m for m in cognito_methods)
     assert console_client(synth)["UserPoolId"] == {"Ref": pool}
     assert "openid" in console_client(synth)["AllowedOAuthScopes"]
-    assert synth.stack.console.config["apiToken"] == "id"
+    assert synth.stack.console.config["auth"]["apiToken"] == "id"
 
 
 def test_the_hosted_ui_domain_has_a_default_prefix_unique_per_account_and_deployment(synth: Any) -> None:
@@ -240,28 +241,47 @@ def test_config_json_names_the_api_the_pool_the_client_and_the_hosted_ui(synth: 
         key for key in synth.of_type("AWS::Cognito::UserPoolClient") if key.startswith("UserPoolConsoleClient")
     ]
     assert config["apiBase"] == "/api"
-    assert config["region"] == {"Ref": "AWS::Region"}
-    assert config["userPoolId"] == {"Ref": pool}
-    assert config["userPoolClientId"] == {"Ref": client}
-    assert {"Ref": domain} in config["cognitoDomain"]["Fn::Join"][1]
-    assert config["redirectUri"] == config["logoutUri"]
-    assert {"Fn::GetAtt": [distribution_id, "DomainName"]} in config["redirectUri"]["Fn::Join"][1]
-    assert config["scopes"] == ["openid", "email", "profile"]
+    auth = config["auth"]
+    assert auth["mode"] == "cognito"
+    assert auth["region"] == {"Ref": "AWS::Region"}
+    assert auth["userPoolId"] == {"Ref": pool}
+    assert auth["clientId"] == {"Ref": client}
+    assert {"Ref": domain} in auth["hostedUi"]["Fn::Join"][1]
+    assert auth["redirectUri"] == auth["logoutUri"]
+    assert {"Fn::GetAtt": [distribution_id, "DomainName"]} in auth["redirectUri"]["Fn::Join"][1]
+    assert auth["scopes"] == ["openid", "email", "profile"]
 
 
-def test_without_a_build_only_config_json_is_deployed_and_the_outputs_say_so(synth: Any) -> None:
-    (deployment,) = [r["Properties"] for r in synth.resources.values() if r["Type"] == "Custom::CDKBucketDeployment"]
-    assert deployment["DestinationBucketName"] == {"Ref": console_bucket(synth)}
-    assert len(deployment["SourceObjectKeys"]) == 1
-    assert deployment["Prune"] is False
-    assert deployment["SystemMetadata"] == {"cache-control": "no-cache"}
+def test_the_console_url_and_the_hosted_ui_are_stack_outputs(synth: Any) -> None:
     outputs = synth.template["Outputs"]
-    assert "ConsoleNotBuilt" in outputs
     (distribution_id,) = synth.of_type("AWS::CloudFront::Distribution")
     assert outputs["ConsoleUrl"]["Value"] == {
         "Fn::Join": ["", ["https://", {"Fn::GetAtt": [distribution_id, "DomainName"]}, "/"]]
     }
     assert "CognitoDomain" in outputs
+
+
+def test_without_a_build_only_config_json_is_deployed_and_the_outputs_say_so(tmp_path: Path) -> None:
+    template = console_template({"consoleDir": str(tmp_path)})
+    (deployment,) = of_type(template, "Custom::CDKBucketDeployment")
+    assert len(deployment["SourceObjectKeys"]) == 1
+    assert deployment["Prune"] is False
+    assert deployment["SystemMetadata"] == {"cache-control": "no-cache"}
+    assert "ConsoleNotBuilt" in template["Outputs"]
+
+
+def test_a_build_is_deployed_with_hashed_assets_cached_and_pages_revalidated(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<!doctype html>")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "index-abc123.js").write_text("export {};")
+    template = console_template({"consoleDir": str(tmp_path)})
+    assets, pages = of_type(template, "Custom::CDKBucketDeployment")
+    assert assets["SystemMetadata"] == {"cache-control": "public, max-age=31536000"}
+    assert assets["Exclude"] == ["index.html", "config.json"]
+    assert pages["SystemMetadata"] == {"cache-control": "no-cache"}
+    assert pages["Include"] == ["index.html", "config.json"] and pages["Prune"] is False
+    assert len(pages["SourceObjectKeys"]) == 2
+    assert "ConsoleNotBuilt" not in template.get("Outputs", {})
 
 
 # --- context ---------------------------------------------------------------------------------------

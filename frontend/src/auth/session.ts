@@ -23,9 +23,9 @@ export function currentSession(): Session | null {
 export function signOut(config: ConsoleConfig): void {
   sessionStorage.removeItem(TOKEN_KEY);
   if (config.auth.mode === "cognito") {
-    const { domain, clientId, logoutUri } = config.auth;
+    const { hostedUi, clientId, logoutUri } = config.auth;
     const query = new URLSearchParams({ client_id: clientId, logout_uri: logoutUri });
-    window.location.assign(`https://${domain}/logout?${query}`);
+    window.location.assign(`${hostedUi}/logout?${query}`);
   } else {
     window.location.assign("/");
   }
@@ -58,12 +58,12 @@ export async function startCognitoSignIn(auth: CognitoAuth, returnTo: string): P
     response_type: "code",
     client_id: auth.clientId,
     redirect_uri: auth.redirectUri,
-    scope: "openid email profile",
+    scope: auth.scopes.join(" "),
     code_challenge_method: "S256",
     code_challenge: challenge,
     state,
   });
-  window.location.assign(`https://${auth.domain}/oauth2/authorize?${query}`);
+  window.location.assign(`${auth.hostedUi}/oauth2/authorize?${query}`);
 }
 
 /** Exchanges the hosted UI's code for tokens; returns where the person was going, or null when not a callback. */
@@ -75,7 +75,7 @@ export async function completeCognitoSignIn(auth: CognitoAuth, location: Locatio
   sessionStorage.removeItem(PKCE_KEY);
   const { verifier, state, returnTo } = JSON.parse(pending) as { verifier: string; state: string; returnTo: string };
   if (params.get("state") !== state) throw new Error("Sign-in was interrupted (state mismatch); sign in again.");
-  const response = await fetch(`https://${auth.domain}/oauth2/token`, {
+  const response = await fetch(`${auth.hostedUi}/oauth2/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({
@@ -88,8 +88,8 @@ export async function completeCognitoSignIn(auth: CognitoAuth, location: Locatio
   });
   if (!response.ok) throw new Error(`Sign-in failed: the token endpoint answered HTTP ${response.status}.`);
   const tokens = (await response.json()) as { id_token: string };
-  // API Gateway's Cognito authorizer validates the ID token (audience: this app client).
-  const session: Session = { authorization: tokens.id_token };
+  // API Gateway's Cognito authorizer validates the ID token (`auth.apiToken`; audience: this app client).
+  const session: Session = { authorization: `Bearer ${tokens.id_token}` };
   sessionStorage.setItem(TOKEN_KEY, JSON.stringify(session));
   return returnTo;
 }
