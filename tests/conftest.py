@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -54,11 +55,12 @@ class RunningSandbox:
                     return operation
 
 
-@pytest.fixture(scope="module")
-def running_sandbox() -> Iterator[RunningSandbox]:
+@contextmanager
+def serve_sandbox(**timings: float) -> Iterator[RunningSandbox]:
+    """A sandbox with these timings (`SandboxOptions`' fields), served on a free port until the block ends."""
     sock = bound_socket()
     base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **SANDBOX_TIMINGS))
+    sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **timings))
     sandbox.start()
     server = uvicorn.Server(uvicorn.Config(build_app(sandbox), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -72,3 +74,30 @@ def running_sandbox() -> Iterator[RunningSandbox]:
         thread.join(timeout=10)
         sock.close()
         sandbox.stop()
+
+
+# The sandbox starts as a new account: 5 VPCs, internet gateways, NAT gateways per AZ and Elastic IPs per Region.
+NETWORK_QUOTAS = (
+    ("vpc", "VPCs per Region"),
+    ("vpc", "Internet gateways per Region"),
+    ("vpc", "NAT gateways per Availability Zone"),
+    ("ec2", "EC2-VPC Elastic IPs"),
+)
+REGIONS_WITH_MANY_CLUSTERS = ("us-west-2", "us-east-1", "eu-west-1")
+MANY_CLUSTERS = 100
+
+
+def raise_network_quotas(sandbox: Sandbox, value: int = MANY_CLUSTERS) -> None:
+    """Raise stage 1's network quotas in the Regions where test modules build clusters, as an account owner who
+    asked AWS for more would: one module of the e2e or workflow suites builds dozens of clusters."""
+    for region in REGIONS_WITH_MANY_CLUSTERS:
+        for service, name in NETWORK_QUOTAS:
+            sandbox.quotas.set(region, service, name, value)
+
+
+@pytest.fixture(scope="module")
+def running_sandbox() -> Iterator[RunningSandbox]:
+    """The e2e and workflow suites' sandbox (one per module): timings near zero, network quotas raised."""
+    with serve_sandbox(**SANDBOX_TIMINGS) as running:
+        raise_network_quotas(running.sandbox)
+        yield running

@@ -22,8 +22,9 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
         wiring.operations().begin_step(call.input.operationId, call.step)
     result = step.run(call)
     output = result.model_dump(mode="json") if isinstance(result, BaseModel) else dict(result)
-    if step.waiting:
-        wiring.operations().note_phase(call.input.operationId, call.step, step.waiting.format(**output))
+    phase = step.phase(call.state, output)
+    if phase:
+        wiring.operations().note_phase(call.input.operationId, call.step, phase)
     logger().info(
         "step done", extra={"operationId": call.state.get("operationId"), "step": call.step, "output": output}
     )

@@ -72,14 +72,27 @@ class StepCall:
 @dataclass(frozen=True)
 class Step:
     """One row. `begins`: mark the step's stage RUNNING before running it (work steps). `waiting`: the phase
-    persisted after it, before the workflow starts polling, formatted with the step's output."""
+    persisted after it, before the workflow starts polling. `settled`: the phase a poll's check persists once its
+    output says `done`, saying what was done, so a finished stage never keeps a "Waiting for …" message. Both are
+    formatted with the workflow state and the step's output."""
 
     run: Callable[[StepCall], Result]
     begins: bool = True
     waiting: str | None = None
+    settled: str | None = None
+
+    def phase(self, state: Mapping[str, Any], output: Mapping[str, Any]) -> str | None:
+        """The stage message this run leaves, if the row notes one."""
+        template = self.settled if self.settled and output.get("done") is True else self.waiting
+        return template.format(**{**state, **output}) if template else None
 
 
-def work(serves: type[Served], action: Callable[[Served], Result], waiting: str | None = None) -> Step:
+def work(
+    serves: type[Served],
+    action: Callable[[Served], Result],
+    waiting: str | None = None,
+    settled: str | None = None,
+) -> Step:
     """A row that runs one service method on the input shape it serves; another workflow's input is refused."""
 
     def run(call: StepCall) -> Result:
@@ -88,7 +101,7 @@ def work(serves: type[Served], action: Callable[[Served], Result], waiting: str 
             raise OperationStateError(f"Step {call.step} does not run in a {ctx.kind.value} workflow.")
         return action(ctx)
 
-    return Step(run=run, waiting=waiting)
+    return Step(run=run, waiting=waiting, settled=settled)
 
 
 def _record_success(call: StepCall) -> dict[str, str]:
@@ -155,7 +168,11 @@ STEPS: dict[str, Step] = {
         lambda ctx: wiring.eks_stack(ctx.region).create_eks_cluster(ctx),
         waiting="Waiting for {clusterName} to become ACTIVE",
     ),
-    "Check EKS Cluster": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx)),
+    "Check EKS Cluster": work(
+        EksStageInput,
+        lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster(ctx),
+        settled="{eksClusterName} is ACTIVE",
+    ),
     "Ensure Access Entry": work(WorkflowState, lambda ctx: wiring.eks_stack(ctx.region).ensure_access_entry(ctx)),
     "Verify Kubernetes API": work(WorkflowState, lambda ctx: wiring.eks_stack(ctx.region).verify_kubernetes_api(ctx)),
     # stage 3: dependencies
@@ -188,7 +205,9 @@ STEPS: dict[str, Step] = {
         waiting="Waiting for {clusterName} and its instance group to be InService",
     ),
     "Check HyperPod Cluster": work(
-        WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx)
+        WorkflowState,
+        lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx),
+        settled="{hyperPodClusterName} and its instance group are InService",
     ),
     "Ensure Training Operator Identity": work(
         WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)
@@ -217,7 +236,9 @@ STEPS: dict[str, Step] = {
         waiting="Waiting for {clusterName} to be deleted",
     ),
     "Check HyperPod Cluster Deleted": work(
-        DeleteEksClusterInput, lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx)
+        DeleteEksClusterInput,
+        lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster_deleted(ctx),
+        settled="{hyperPodClusterName} is {status}",
     ),
     "Delete HyperPod Resources": work(
         DeleteEksClusterInput, lambda ctx: wiring.hyperpod_stage(ctx.region).delete_hyperpod_resources(ctx)
@@ -237,7 +258,9 @@ STEPS: dict[str, Step] = {
         waiting="Waiting for {clusterName} to be deleted",
     ),
     "Check EKS Cluster Deleted": work(
-        DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster_deleted(ctx)
+        DeleteEksClusterInput,
+        lambda ctx: wiring.eks_stack(ctx.region).check_eks_cluster_deleted(ctx),
+        settled="{eksClusterName} is {status}",
     ),
     "Delete Cluster Role": work(
         DeleteEksClusterInput, lambda ctx: wiring.eks_stack(ctx.region).delete_cluster_role(ctx)

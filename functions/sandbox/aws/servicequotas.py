@@ -6,9 +6,9 @@ are the sandbox's own; callers find codes by name, as in AWS):
 - one SageMaker "<type> for cluster usage" quota per known HyperPod instance type: 2 for the high-end types
   (p4d, p5, p6, Trainium), whose new-account quotas are small or 0, and 100 for the others (a test module adds
   dozens of small groups).
-- VPCs, internet gateways, NAT gateways per AZ and Elastic IPs at 100 (AWS's defaults are 5; the sandbox is an
-  account that raised them, because one test module builds dozens of clusters in one Region), and EKS clusters at
-  AWS's 100. `PUT /sandbox/quotas` sets any of them to 5 to try stage 1's refusal.
+- VPCs, internet gateways, NAT gateways per AZ and Elastic IPs at AWS's new-account default, 5 each (the Region's
+  default VPC counts among the VPCs, as in AWS: a person can create four clusters per Region), and EKS clusters at
+  AWS's 100. `PUT /sandbox/quotas` raises or lowers any of them (tests that build many clusters raise them).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ HIGH_END_FAMILIES = ("ml.p4", "ml.p5", "ml.p6", "ml.trn")
 HIGH_END_CLUSTER_USAGE = 2
 CLUSTER_USAGE = 100
 _VPC_NAMES = ("VPCs per Region", "Internet gateways per Region", "NAT gateways per Availability Zone")
-RAISED_NETWORK_QUOTA = 100
+NEW_ACCOUNT_NETWORK_QUOTA = 5
+EKS_CLUSTERS = 100
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def cluster_usage_code(instance_type: str) -> str:
 
 def default_quotas() -> list[SandboxQuota]:
     vpc = [
-        SandboxQuota("vpc", str(q["QuotaCode"]), str(q["QuotaName"]), RAISED_NETWORK_QUOTA)
+        SandboxQuota("vpc", str(q["QuotaCode"]), str(q["QuotaName"]), NEW_ACCOUNT_NETWORK_QUOTA)
         for q in VPC_DEFAULT_QUOTAS
         if q["QuotaName"] in _VPC_NAMES
     ]
@@ -76,8 +77,8 @@ def default_quotas() -> list[SandboxQuota]:
     ]
     return [
         *vpc,
-        SandboxQuota("ec2", "L-0263D0A3", "EC2-VPC Elastic IPs", RAISED_NETWORK_QUOTA),
-        SandboxQuota("eks", "L-1194D53C", "Clusters", 100),
+        SandboxQuota("ec2", "L-0263D0A3", "EC2-VPC Elastic IPs", NEW_ACCOUNT_NETWORK_QUOTA),
+        SandboxQuota("eks", "L-1194D53C", "Clusters", EKS_CLUSTERS),
         *sagemaker,
     ]
 

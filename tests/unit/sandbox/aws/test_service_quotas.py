@@ -25,3 +25,15 @@ def test_every_region_starts_at_the_defaults_and_a_change_stays_in_its_region():
 def test_an_unknown_quota_is_refused():
     with pytest.raises(KeyError):
         QuotaTable().set("us-west-2", "sagemaker", "ml.zz.large for cluster usage", 1)
+
+
+def test_a_new_account_has_five_vpcs_gateways_and_elastic_ips_per_region_and_a_hundred_eks_clusters():
+    table = QuotaTable()
+    values = {q.name: q.value for service in ("vpc", "ec2", "eks") for q in table.quotas("us-west-2", service)}
+    assert values == {
+        "VPCs per Region": 5,
+        "Internet gateways per Region": 5,
+        "NAT gateways per Availability Zone": 5,
+        "EC2-VPC Elastic IPs": 5,
+        "Clusters": 100,
+    }
