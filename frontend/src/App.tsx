@@ -4,6 +4,9 @@ import { Navigate, Route, Routes } from "react-router-dom";
 import { Shell } from "./layout/Shell";
 
 const ClustersPage = lazy(() => import("./pages/ClustersPage"));
+const CreateClusterPage = lazy(() => import("./pages/create/CreateClusterPage"));
+const ImportClusterPage = lazy(() => import("./pages/import/ImportClusterPage"));
+const ClusterDetailPage = lazy(() => import("./pages/ClusterDetailPage"));
 const NotFoundPage = lazy(() => import("./pages/NotFoundPage"));
 
 export function App() {
@@ -12,6 +15,9 @@ export function App() {
       <Routes>
         <Route path="/" element={<Navigate to="/clusters" replace />} />
         <Route path="/clusters" element={<ClustersPage />} />
+        <Route path="/clusters/create" element={<CreateClusterPage />} />
+        <Route path="/clusters/import" element={<ImportClusterPage />} />
+        <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Shell>

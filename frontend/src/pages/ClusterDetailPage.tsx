@@ -1,0 +1,131 @@
+/**
+ * One cluster: a header with its status and actions, the Overview tab, then the tabs registered in
+ * `cluster/tabs.tsx`. The active tab is `?tab=`. Delete shows the API's plan before it is confirmed.
+ */
+import Box from "@cloudscape-design/components/box";
+import Button from "@cloudscape-design/components/button";
+import Header from "@cloudscape-design/components/header";
+import Modal from "@cloudscape-design/components/modal";
+import SpaceBetween from "@cloudscape-design/components/space-between";
+import Spinner from "@cloudscape-design/components/spinner";
+import Tabs from "@cloudscape-design/components/tabs";
+import { Suspense, useState } from "react";
+import { useNavigate, useParams, useSearchParams } from "react-router-dom";
+import { unwrap, type Schemas } from "../api/client";
+import { useApp } from "../app-context";
+import { ErrorAlert } from "../components/ErrorAlert";
+import { Status } from "../components/status";
+import { useResource } from "../hooks/useResource";
+import type { Operation } from "../hooks/useOperation";
+import { Overview } from "./cluster/Overview";
+import { CLUSTER_TABS } from "./cluster/tabs";
+import { isAccepted } from "./create/form";
+import { PlanView } from "./create/PlanView";
+
+export default function ClusterDetailPage() {
+  const clusterTag = useParams().clusterTag ?? "";
+  const { api, identity, notify } = useApp();
+  const navigate = useNavigate();
+  const [query, setQuery] = useSearchParams();
+  const cluster = useResource(
+    (signal) => unwrap(api.GET("/clusters/{clusterTag}", { params: { path: { clusterTag } }, signal })),
+    [api, clusterTag],
+  );
+  const [deletePlan, setDeletePlan] = useState<Schemas["Plan"]>();
+  const [busy, setBusy] = useState(false);
+
+  const planDelete = async () => {
+    setBusy(true);
+    try {
+      const outcome = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { dryRun: true } } }));
+      if (!isAccepted(outcome)) setDeletePlan(outcome);
+    } catch (error) {
+      notify.error(error, "The delete could not be planned");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const confirmDelete = async () => {
+    setBusy(true);
+    try {
+      const confirmationToken = deletePlan?.confirmationToken ?? undefined;
+      const accepted = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } }));
+      if (isAccepted(accepted)) notify.success(`Deleting ${clusterTag}: operation ${accepted.operationId}.`);
+      setDeletePlan(undefined);
+      cluster.reload();
+    } catch (error) {
+      notify.error(error, "The cluster could not be deleted");
+    } finally {
+      setBusy(false);
+    }
+  };
+  const operationChanged = (operation: Operation) => {
+    if (operation.kind === "delete_eks_cluster" && operation.status === "SUCCEEDED") {
+      notify.success(`Cluster ${clusterTag} deleted.`);
+      navigate("/clusters");
+    } else {
+      cluster.reload();
+    }
+  };
+
+  if (!cluster.data) return cluster.error ? <ErrorAlert error={cluster.error} header="The cluster could not be read" /> : <Spinner size="large" />;
+  const data = cluster.data;
+  const tabs = [
+    { id: "overview", label: "Overview", content: <Overview cluster={data} onOperationChange={operationChanged} /> },
+    ...CLUSTER_TABS.map((tab) => ({
+      id: tab.id,
+      label: tab.label,
+      content: (
+        <Suspense fallback={<Spinner />}>
+          <tab.component cluster={data} reload={cluster.reload} />
+        </Suspense>
+      ),
+    })),
+  ];
+  return (
+    <SpaceBetween size="m">
+      <Header
+        variant="h1"
+        description={<Status value={data.status} />}
+        actions={
+          <SpaceBetween size="xs" direction="horizontal">
+            <Button iconName="refresh" ariaLabel="Refresh" onClick={cluster.reload} />
+            {identity.can("admin") && (
+              <Button loading={busy && !deletePlan} onClick={() => void planDelete()}>
+                Delete
+              </Button>
+            )}
+          </SpaceBetween>
+        }
+      >
+        {data.clusterTag}
+      </Header>
+      <ErrorAlert error={cluster.error} header="The cluster could not be re-read" />
+      <Tabs
+        activeTabId={query.get("tab") ?? "overview"}
+        onChange={({ detail }) => setQuery(detail.activeTabId === "overview" ? {} : { tab: detail.activeTabId })}
+        tabs={tabs}
+      />
+      <Modal
+        visible={deletePlan !== undefined}
+        onDismiss={() => setDeletePlan(undefined)}
+        size="large"
+        header={`Delete cluster ${clusterTag}?`}
+        footer={
+          <Box float="right">
+            <SpaceBetween size="xs" direction="horizontal">
+              <Button variant="link" onClick={() => setDeletePlan(undefined)}>
+                Keep cluster
+              </Button>
+              <Button variant="primary" loading={busy} onClick={() => void confirmDelete()}>
+                Delete cluster
+              </Button>
+            </SpaceBetween>
+          </Box>
+        }
+      >
+        {deletePlan && <PlanView plan={deletePlan} />}
+      </Modal>
+    </SpaceBetween>
+  );
+}

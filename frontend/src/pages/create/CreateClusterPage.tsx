@@ -1,0 +1,91 @@
+/**
+ * Create a cluster: a wizard that runs the whole pipeline or one stage. The step and every choice live in the
+ * URL, so a half-filled wizard is a permalink; the review shows the API's dry run before the submit.
+ */
+import Alert from "@cloudscape-design/components/alert";
+import Wizard, { type WizardProps } from "@cloudscape-design/components/wizard";
+import { useState } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import { useApp } from "../../app-context";
+import { ClusterStep } from "./ClusterStep";
+import { formFromQuery, isAccepted, queryFromForm, SCOPES, scopeOf, send, type CreateForm } from "./form";
+import { InstanceGroupStep } from "./InstanceGroupStep";
+import { ReviewStep } from "./ReviewStep";
+import { StorageStep } from "./StorageStep";
+
+/** What a step still needs before Next; the API checks everything else in the review's dry run. */
+function missing(form: CreateForm, step: string): string | undefined {
+  if (step === "cluster") {
+    if (scopeOf(form).creates) return !form.clusterTag || !form.region ? "Enter a cluster tag and choose a Region." : undefined;
+    return form.clusterTag ? undefined : "Choose a cluster.";
+  }
+  if (step === "instanceGroup") {
+    if (form.capacityType === "training-plan" && !form.trainingPlanArn) return "Choose a training plan.";
+    if (form.capacityType !== "training-plan" && !form.availabilityZone) return "Choose an Availability Zone.";
+    return form.instanceType ? undefined : "Choose an instance type.";
+  }
+  return undefined;
+}
+
+export default function CreateClusterPage() {
+  const { api, identity, notify } = useApp();
+  const navigate = useNavigate();
+  const [query, setQuery] = useSearchParams();
+  const allowed = SCOPES.filter((choice) => identity.can(choice.role));
+  const asked = formFromQuery(query);
+  const form = allowed.some((choice) => choice.scope === asked.scope) || !allowed.length ? asked : { ...asked, scope: allowed[0].scope };
+  const ids = ["cluster", ...scopeOf(form).steps, "review"];
+  const activeStep = Math.min(Number(query.get("step") ?? 0) || 0, ids.length - 1);
+  const [blocked, setBlocked] = useState<string>();
+  const [submitting, setSubmitting] = useState(false);
+
+  if (!allowed.length) return <Alert type="info">Creating a cluster needs the operator or admin role.</Alert>;
+
+  const update = (change: Partial<CreateForm>) => setQuery(queryFromForm({ ...form, ...change }, activeStep), { replace: true });
+  const navigateTo = ({ detail }: { detail: WizardProps.NavigateDetail }) => {
+    const problem = detail.requestedStepIndex > activeStep ? missing(form, ids[activeStep]) : undefined;
+    setBlocked(problem);
+    if (!problem) setQuery(queryFromForm(form, detail.requestedStepIndex));
+  };
+  const submit = async () => {
+    setSubmitting(true);
+    try {
+      const outcome = await send(api, form, false);
+      if (isAccepted(outcome)) {
+        notify.success(`Operation ${outcome.operationId} started: ${outcome.stages.join(", ")}.`);
+        navigate(`/clusters/${encodeURIComponent(form.clusterTag)}`);
+      }
+    } catch (error) {
+      notify.error(error, "The cluster could not be created");
+    } finally {
+      setSubmitting(false);
+    }
+  };
+  const content: Record<string, WizardProps.Step> = {
+    cluster: { title: "Scope and cluster", content: <ClusterStep form={form} update={update} /> },
+    instanceGroup: { title: "Instance group", content: <InstanceGroupStep form={form} update={update} /> },
+    storage: { title: "Storage", content: <StorageStep form={form} update={update} /> },
+    review: { title: "Review and create", content: <ReviewStep form={form} /> },
+  };
+  const steps = ids.map((id, index) => ({ ...content[id], errorText: index === activeStep ? blocked : undefined }));
+  return (
+    <Wizard
+      steps={steps}
+      activeStepIndex={activeStep}
+      onNavigate={navigateTo}
+      onCancel={() => navigate("/clusters")}
+      onSubmit={() => void submit()}
+      isLoadingNextStep={submitting}
+      submitButtonText={scopeOf(form).creates ? "Create cluster" : "Run stage"}
+      i18nStrings={{
+        stepNumberLabel: (number) => `Step ${number}`,
+        collapsedStepsLabel: (number, count) => `Step ${number} of ${count}`,
+        navigationAriaLabel: "Steps",
+        cancelButton: "Cancel",
+        previousButton: "Previous",
+        nextButton: "Next",
+        optional: "optional",
+      }}
+    />
+  );
+}

@@ -1,0 +1,49 @@
+/** The review: the choices, then the API's dry run of them (its plan and pre-flight checks, or its refusal). */
+import Container from "@cloudscape-design/components/container";
+import Header from "@cloudscape-design/components/header";
+import KeyValuePairs from "@cloudscape-design/components/key-value-pairs";
+import SpaceBetween from "@cloudscape-design/components/space-between";
+import Spinner from "@cloudscape-design/components/spinner";
+import { useApp } from "../../app-context";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { useResource } from "../../hooks/useResource";
+import { isAccepted, scopeOf, send, type CreateForm } from "./form";
+import { PlanView } from "./PlanView";
+
+export function ReviewStep({ form }: { form: CreateForm }) {
+  const { api } = useApp();
+  const scope = scopeOf(form);
+  const plan = useResource((signal) => send(api, { ...form }, true, signal), [api, JSON.stringify(form)]);
+  const choices = [
+    { label: "What to run", value: scope.label },
+    { label: "Cluster tag", value: form.clusterTag },
+    { label: "Region", value: form.region },
+  ];
+  if (scope.creates) choices.push({ label: "Kubernetes version", value: form.kubernetesVersion });
+  if (scope.steps.includes("instanceGroup")) {
+    choices.push(
+      { label: "Capacity type", value: form.capacityType },
+      { label: "Instance type", value: `${form.instanceCount} × ${form.instanceType}` },
+      { label: form.capacityType === "training-plan" ? "Training plan" : "Availability Zone", value: form.trainingPlanArn || form.availabilityZone },
+    );
+  }
+  if (scope.steps.includes("storage")) {
+    choices.push({ label: "Storage", value: `${form.bucketName || "a new bucket"}${form.fsx ? ` and FSx ${form.fsxDeploymentType}` : ""}` });
+  }
+  return (
+    <SpaceBetween size="l">
+      <Container header={<Header variant="h2">Choices</Header>}>
+        <KeyValuePairs columns={3} items={choices} />
+      </Container>
+      <Container header={<Header variant="h2" description="The API's dry run: nothing is created until you submit.">Plan</Header>}>
+        {plan.loading ? (
+          <Spinner />
+        ) : plan.error ? (
+          <ErrorAlert error={plan.error} header="The API refuses this request" />
+        ) : plan.data && !isAccepted(plan.data) ? (
+          <PlanView plan={plan.data} />
+        ) : null}
+      </Container>
+    </SpaceBetween>
+  );
+}

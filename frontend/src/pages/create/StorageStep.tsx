@@ -1,0 +1,47 @@
+/** Storage: the S3 bucket claim every workload mounts at /s3, and optionally an FSx for Lustre file system. */
+import FormField from "@cloudscape-design/components/form-field";
+import Input from "@cloudscape-design/components/input";
+import Select from "@cloudscape-design/components/select";
+import SpaceBetween from "@cloudscape-design/components/space-between";
+import Toggle from "@cloudscape-design/components/toggle";
+import { selected, type StepProps } from "./ClusterStep";
+import { FSX_DEPLOYMENT_TYPES, type FsxDeploymentType } from "./form";
+
+export function StorageStep({ form, update }: StepProps) {
+  const deploymentOptions = FSX_DEPLOYMENT_TYPES.map((type) => ({ value: type, label: type }));
+  return (
+    <SpaceBetween size="l">
+      <FormField label="S3 bucket" description="An existing bucket to mount. Leave empty to create one for the cluster.">
+        <Input value={form.bucketName} onChange={({ detail }) => update({ bucketName: detail.value })} />
+      </FormField>
+      <FormField label="Claim name">
+        <Input value={form.claimName} onChange={({ detail }) => update({ claimName: detail.value })} />
+      </FormField>
+      <FormField label="Namespace">
+        <Input value={form.namespace} onChange={({ detail }) => update({ namespace: detail.value })} />
+      </FormField>
+      <Toggle checked={form.fsx} onChange={({ detail }) => update({ fsx: detail.checked })}>
+        Also create an FSx for Lustre file system
+      </Toggle>
+      {form.fsx && (
+        <>
+          <FormField label="FSx deployment type">
+            <Select
+              selectedOption={selected(deploymentOptions, form.fsxDeploymentType)}
+              onChange={({ detail }) => update({ fsxDeploymentType: detail.selectedOption.value as FsxDeploymentType })}
+              options={deploymentOptions}
+            />
+          </FormField>
+          <FormField label="FSx capacity (GiB)" description="1200, or a multiple of 2400.">
+            <Input
+              type="number"
+              inputMode="numeric"
+              value={form.fsxStorageCapacityGiB}
+              onChange={({ detail }) => update({ fsxStorageCapacityGiB: detail.value })}
+            />
+          </FormField>
+        </>
+      )}
+    </SpaceBetween>
+  );
+}

@@ -1,0 +1,225 @@
+/**
+ * The creation wizard's choices, kept in the URL's query (every wizard state is a permalink), and the one place
+ * that turns them into a request to the route the chosen scope runs. Validation stays with the API: a dry run
+ * on the review step shows its refusals and pre-flight checks.
+ */
+import { unwrap, type ApiClient, type Schemas } from "../../api/client";
+import type { Role } from "../../config";
+
+/** The whole pipeline (`POST /clusters`) or one stage (`POST /clusters/eks`, then the routes of an existing cluster). */
+export type Scope = "cluster" | "eks" | "dependencies" | "hyperpod" | "storage";
+export type CapacityType = Schemas["CreateHyperPodRequest"]["capacityType"];
+export type KubernetesVersion = Schemas["CreateEksClusterRequest"]["kubernetesVersion"];
+export type FsxDeploymentType = Schemas["FsxRequest"]["deploymentType"];
+
+export interface ScopeChoice {
+  scope: Scope;
+  label: string;
+  description: string;
+  /** The role the route requires (`functions/api/authorization.py`, `x-required-role` in the OpenAPI document). */
+  role: Role;
+  /** Whether the scope creates a cluster (else it runs a stage of an existing one). */
+  creates: boolean;
+  steps: ("instanceGroup" | "storage")[];
+}
+
+export const SCOPES: ScopeChoice[] = [
+  {
+    scope: "cluster",
+    label: "Whole cluster",
+    description: "Network and EKS, dependencies, HyperPod with its first instance group, and storage, in one operation.",
+    role: "admin",
+    creates: true,
+    steps: ["instanceGroup", "storage"],
+  },
+  {
+    scope: "eks",
+    label: "EKS stage only",
+    description: "A VPC and an EKS control plane; run the next stages later.",
+    role: "admin",
+    creates: true,
+    steps: [],
+  },
+  {
+    scope: "dependencies",
+    label: "Dependencies stage",
+    description: "Add-ons and operators on an existing cluster's EKS.",
+    role: "admin",
+    creates: false,
+    steps: [],
+  },
+  {
+    scope: "hyperpod",
+    label: "HyperPod stage",
+    description: "The HyperPod cluster with its first instance group, on an existing cluster.",
+    role: "admin",
+    creates: false,
+    steps: ["instanceGroup"],
+  },
+  {
+    scope: "storage",
+    label: "Storage stage",
+    description: "An S3 bucket claim, and optionally FSx for Lustre, on an existing cluster.",
+    role: "operator",
+    creates: false,
+    steps: ["storage"],
+  },
+];
+
+/** Typed against the OpenAPI enums, so a value the API drops fails the build. */
+export const KUBERNETES_VERSIONS: KubernetesVersion[] = ["1.35", "1.34", "1.33", "1.32"];
+export const CAPACITY_TYPES: { value: CapacityType; label: string }[] = [
+  { value: "on-demand", label: "On-demand" },
+  { value: "spot", label: "Spot" },
+  { value: "training-plan", label: "Training plan" },
+];
+export const FSX_DEPLOYMENT_TYPES: FsxDeploymentType[] = ["SCRATCH_2", "PERSISTENT_2"];
+
+export interface CreateForm {
+  scope: Scope;
+  clusterTag: string;
+  region: string;
+  kubernetesVersion: KubernetesVersion;
+  vpcCidr: string;
+  availabilityZone: string;
+  capacityType: CapacityType;
+  instanceType: string;
+  instanceCount: string;
+  trainingPlanArn: string;
+  instanceGroupName: string;
+  ebsVolumeSizeGb: string;
+  dedicatedSubnet: boolean;
+  bucketName: string;
+  claimName: string;
+  namespace: string;
+  fsx: boolean;
+  fsxDeploymentType: FsxDeploymentType;
+  fsxStorageCapacityGiB: string;
+}
+
+/** The API's defaults (the OpenAPI document's), shown in the fields so a person sees what will be sent. */
+export const DEFAULTS: CreateForm = {
+  scope: "cluster",
+  clusterTag: "",
+  region: "",
+  kubernetesVersion: "1.34",
+  vpcCidr: "",
+  availabilityZone: "",
+  capacityType: "on-demand",
+  instanceType: "",
+  instanceCount: "1",
+  trainingPlanArn: "",
+  instanceGroupName: "accelerated-worker",
+  ebsVolumeSizeGb: "500",
+  dedicatedSubnet: false,
+  bucketName: "",
+  claimName: "s3-claim",
+  namespace: "default",
+  fsx: false,
+  fsxDeploymentType: "SCRATCH_2",
+  fsxStorageCapacityGiB: "1200",
+};
+
+const KEYS = Object.keys(DEFAULTS) as (keyof CreateForm)[];
+
+/** The form a URL query holds: a missing key is its default. */
+export function formFromQuery(query: URLSearchParams): CreateForm {
+  const form: Record<string, unknown> = { ...DEFAULTS };
+  for (const key of KEYS) {
+    const value = query.get(key);
+    if (value === null) continue;
+    form[key] = typeof DEFAULTS[key] === "boolean" ? value === "true" : value;
+  }
+  if (!SCOPES.some((choice) => choice.scope === form.scope)) form.scope = DEFAULTS.scope;
+  return form as unknown as CreateForm;
+}
+
+/** The query for a form and wizard step: only what differs from the defaults, so a permalink stays short. */
+export function queryFromForm(form: CreateForm, step: number): URLSearchParams {
+  const query = new URLSearchParams();
+  if (step > 0) query.set("step", String(step));
+  for (const key of KEYS) {
+    if (form[key] !== DEFAULTS[key]) query.set(key, String(form[key]));
+  }
+  return query;
+}
+
+export function scopeOf(form: CreateForm): ScopeChoice {
+  return SCOPES.find((choice) => choice.scope === form.scope) ?? SCOPES[0];
+}
+
+function optional(value: string): string | undefined {
+  return value.trim() === "" ? undefined : value.trim();
+}
+
+export function hyperPodBody(form: CreateForm): Schemas["CreateHyperPodRequest"] {
+  const trainingPlan = form.capacityType === "training-plan";
+  return {
+    instanceType: form.instanceType,
+    instanceCount: Number(form.instanceCount),
+    capacityType: form.capacityType,
+    availabilityZone: trainingPlan ? undefined : optional(form.availabilityZone),
+    trainingPlanArn: trainingPlan ? optional(form.trainingPlanArn) : undefined,
+    instanceGroupName: form.instanceGroupName,
+    ebsVolumeSizeGb: Number(form.ebsVolumeSizeGb),
+    dedicatedSubnet: form.dedicatedSubnet,
+  };
+}
+
+export function storageBody(form: CreateForm): Schemas["ConfigureStorageRequest"] {
+  return {
+    bucketName: optional(form.bucketName),
+    claimName: form.claimName,
+    namespace: form.namespace,
+    fsx: form.fsx
+      ? {
+          claimName: "fsx-claim",
+          deploymentType: form.fsxDeploymentType,
+          storageCapacityGiB: Number(form.fsxStorageCapacityGiB),
+        }
+      : undefined,
+  };
+}
+
+export function eksBody(form: CreateForm): Schemas["CreateEksClusterRequest"] {
+  return {
+    clusterTag: form.clusterTag,
+    region: form.region,
+    kubernetesVersion: form.kubernetesVersion,
+    vpcCidr: optional(form.vpcCidr),
+  };
+}
+
+export function clusterBody(form: CreateForm): Schemas["CreateClusterRequest"] {
+  return {
+    clusterTag: form.clusterTag,
+    region: form.region,
+    eks: { kubernetesVersion: form.kubernetesVersion, vpcCidr: optional(form.vpcCidr) },
+    hyperpod: hyperPodBody(form),
+    storage: storageBody(form),
+  };
+}
+
+export type Outcome = Schemas["Plan"] | Schemas["Accepted"];
+
+export function isAccepted(outcome: Outcome): outcome is Schemas["Accepted"] {
+  return "operationId" in outcome;
+}
+
+/** Sends the form to its scope's route: the plan with its pre-flight checks (`dryRun`), or the started operation. */
+export function send(api: ApiClient, form: CreateForm, dryRun: boolean, signal?: AbortSignal): Promise<Outcome> {
+  const query = { dryRun };
+  const path = { clusterTag: form.clusterTag };
+  switch (form.scope) {
+    case "cluster":
+      return unwrap(api.POST("/clusters", { params: { query }, body: clusterBody(form), signal }));
+    case "eks":
+      return unwrap(api.POST("/clusters/eks", { params: { query }, body: eksBody(form), signal }));
+    case "dependencies":
+      return unwrap(api.POST("/clusters/{clusterTag}/dependencies", { params: { path, query }, signal }));
+    case "hyperpod":
+      return unwrap(api.POST("/clusters/{clusterTag}/hyperpod", { params: { path, query }, body: hyperPodBody(form), signal }));
+    case "storage":
+      return unwrap(api.POST("/clusters/{clusterTag}/storage", { params: { path, query }, body: storageBody(form), signal }));
+  }
+}
