@@ -4,7 +4,7 @@
  */
 import Alert from "@cloudscape-design/components/alert";
 import Wizard, { type WizardProps } from "@cloudscape-design/components/wizard";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { useApp } from "../../app-context";
 import { ClusterStep } from "./ClusterStep";
@@ -32,16 +32,21 @@ export default function CreateClusterPage() {
   const navigate = useNavigate();
   const [query, setQuery] = useSearchParams();
   const allowed = SCOPES.filter((choice) => identity.can(choice.role));
-  const asked = formFromQuery(query);
-  const form = allowed.some((choice) => choice.scope === asked.scope) || !allowed.length ? asked : { ...asked, scope: allowed[0].scope };
+  // The choices live in state (typing stays smooth) and are mirrored into the URL; the step is read from the URL.
+  const [chosen, setChosen] = useState(() => formFromQuery(query));
+  const form = allowed.some((choice) => choice.scope === chosen.scope) || !allowed.length ? chosen : { ...chosen, scope: allowed[0].scope };
   const ids = ["cluster", ...scopeOf(form).steps, "review"];
   const activeStep = Math.min(Number(query.get("step") ?? 0) || 0, ids.length - 1);
   const [blocked, setBlocked] = useState<string>();
   const [submitting, setSubmitting] = useState(false);
+  const permalink = queryFromForm(form, activeStep).toString();
+  useEffect(() => {
+    if (permalink !== query.toString()) setQuery(new URLSearchParams(permalink), { replace: true });
+  }, [permalink, query, setQuery]);
 
   if (!allowed.length) return <Alert type="info">Creating a cluster needs the operator or admin role.</Alert>;
 
-  const update = (change: Partial<CreateForm>) => setQuery(queryFromForm({ ...form, ...change }, activeStep), { replace: true });
+  const update = (change: Partial<CreateForm>) => setChosen((current) => ({ ...current, ...change }));
   const navigateTo = ({ detail }: { detail: WizardProps.NavigateDetail }) => {
     const problem = detail.requestedStepIndex > activeStep ? missing(form, ids[activeStep]) : undefined;
     setBlocked(problem);

@@ -8,7 +8,7 @@ import Header from "@cloudscape-design/components/header";
 import Input from "@cloudscape-design/components/input";
 import Select from "@cloudscape-design/components/select";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
@@ -25,6 +25,12 @@ export default function ImportClusterPage() {
   const { api, identity, notify } = useApp();
   const navigate = useNavigate();
   const [query, setQuery] = useSearchParams();
+  // The fields live in state (typing stays smooth) and are mirrored into the URL, so the form is a permalink.
+  const [fields, setFields] = useState(() => new URLSearchParams(FIELDS.flatMap((field) => (query.get(field) ? [[field, query.get(field) ?? ""]] : []))));
+  const permalink = fields.toString();
+  useEffect(() => {
+    if (permalink !== query.toString()) setQuery(new URLSearchParams(permalink), { replace: true });
+  }, [permalink, query, setQuery]);
   const [plan, setPlan] = useState<Schemas["Plan"]>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -32,12 +38,12 @@ export default function ImportClusterPage() {
 
   if (!identity.can("admin")) return <Alert type="info">Importing a cluster needs the admin role.</Alert>;
 
-  const value = (field: Field) => query.get(field) ?? "";
+  const value = (field: Field) => fields.get(field) ?? "";
   const update = (field: Field, next: string) => {
-    const changed = new URLSearchParams(query);
+    const changed = new URLSearchParams(fields);
     if (next) changed.set(field, next);
     else changed.delete(field);
-    setQuery(changed, { replace: true });
+    setFields(changed);
     setPlan(undefined);
   };
   const body: Schemas["ImportClusterRequest"] = {
