@@ -1,0 +1,121 @@
+import { screen, waitFor } from "@testing-library/react";
+import createWrapper from "@cloudscape-design/components/test-utils/dom";
+import { currentLocation, fakeApi, renderPage, reply, type CallInit } from "../../test/fakeApi";
+import CreateClusterPage from "./CreateClusterPage";
+import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
+
+const OFFERED: Record<string, string[]> = { "us-west-2a": ["ml.g5.8xlarge", "ml.g6.8xlarge"], "us-west-2d": ["ml.g6.8xlarge"] };
+
+function instanceType(name: string, zones: string[]) {
+  return {
+    instanceType: name,
+    accelerator: "NVIDIA L4",
+    gpus: 1,
+    efaInterfaces: 0,
+    vcpus: 32,
+    memoryGib: 128,
+    deepHealthChecks: false,
+    efaOnlyCapable: false,
+    availabilityZones: zones,
+  };
+}
+
+const catalog = {
+  "GET /regions": () => reply({ regions: ["us-east-1", "us-west-2"] }),
+  "GET /regions/{region}/availability-zones": () =>
+    reply({
+      region: "us-west-2",
+      availabilityZones: [
+        { name: "us-west-2a", zoneId: "usw2-az2" },
+        { name: "us-west-2d", zoneId: "usw2-az4" },
+      ],
+    }),
+  "GET /regions/{region}/instance-types": (init: CallInit) => {
+    const zone = String(init.params?.query?.availabilityZone);
+    return reply({ region: "us-west-2", availabilityZone: zone, instanceTypes: (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone])) });
+  },
+  "GET /regions/{region}/training-plans": () => reply({ region: "us-west-2", trainingPlans: [] }),
+};
+
+function optionValues(select: ReturnType<ReturnType<typeof createWrapper>["findSelect"]>): string[] {
+  return (select?.findDropdown().findOptions() ?? []).map((option) => option.findLabel().getElement().textContent ?? "");
+}
+
+describe("the creation wizard", { timeout: 30_000 }, () => {
+  it("offers the Region's AZs, then only the instance types offered in the chosen AZ", async () => {
+    const { api, calls } = fakeApi(catalog);
+    const { container } = renderPage(<CreateClusterPage />, {
+      api,
+      url: "/clusters/create?step=1&clusterTag=demo&region=us-west-2",
+      path: "/clusters/create",
+    });
+    const wrapper = createWrapper(container);
+    await screen.findByText("Instance group", { selector: "h1 *, h1" });
+    const [zoneSelect, typeSelect] = wrapper.findAllSelects();
+    zoneSelect.openDropdown();
+    await waitFor(() => expect(optionValues(zoneSelect)).toEqual(["us-west-2a", "us-west-2d"]));
+    zoneSelect.selectOptionByValue("us-west-2d");
+    typeSelect.openDropdown();
+    await waitFor(() => expect(optionValues(typeSelect)).toEqual(["ml.g6.8xlarge"]));
+    expect(calls.some((call) => call.init.params?.query?.availabilityZone === "us-west-2d")).toBe(true);
+    typeSelect.selectOptionByValue("ml.g6.8xlarge");
+    await waitFor(() => expect(currentLocation()).toContain("availabilityZone=us-west-2d"));
+    expect(currentLocation()).toContain("instanceType=ml.g6.8xlarge");
+  });
+
+  it("shows the API's pre-flight checks on the review before anything is created", async () => {
+    const dryRuns: CallInit[] = [];
+    const { api } = fakeApi({
+      ...catalog,
+      "POST /clusters": (init) => {
+        dryRuns.push(init);
+        return reply({
+          dryRun: true,
+          actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }],
+          checks: [
+            { check: "quota: ml.g6.8xlarge for cluster usage", status: "fail", have: 0, need: 2, fix: "Request a quota increase" },
+            { check: "quota: VPCs per Region", status: "pass", have: 4, need: 1 },
+          ],
+        });
+      },
+    });
+    renderPage(<CreateClusterPage />, {
+      api,
+      url: "/clusters/create?step=3&clusterTag=demo&region=us-west-2&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
+      path: "/clusters/create",
+    });
+    expect(await screen.findByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
+    expect(screen.getByText("Request a quota increase")).toBeInTheDocument();
+    expect(screen.getByText("fail")).toBeInTheDocument();
+    expect(screen.getByText("eks-cluster-demo")).toBeInTheDocument();
+    expect(dryRuns).toHaveLength(1);
+    expect(dryRuns[0].params?.query).toEqual({ dryRun: true });
+    expect(dryRuns[0].body).toMatchObject({
+      clusterTag: "demo",
+      region: "us-west-2",
+      hyperpod: { instanceType: "ml.g6.8xlarge", instanceCount: 2, availabilityZone: "us-west-2a", capacityType: "on-demand" },
+    });
+  });
+
+  it("offers an operator only the stage the operator role may run", async () => {
+    const { api } = fakeApi(catalog);
+    renderPage(<CreateClusterPage />, { api, url: "/clusters/create", path: "/clusters/create", role: "operator" });
+    expect(await screen.findByRole("radio", { name: /Storage stage/ })).toBeChecked();
+    expect(screen.getAllByRole("radio")).toHaveLength(1);
+  });
+});
+
+describe("the wizard's form", () => {
+  it("round-trips through the URL, keeping only what differs from the defaults", () => {
+    const form = { ...DEFAULTS, clusterTag: "demo", region: "us-west-2", dedicatedSubnet: true };
+    const query = queryFromForm(form, 2);
+    expect(query.toString()).toBe("step=2&clusterTag=demo&region=us-west-2&dedicatedSubnet=true");
+    expect(formFromQuery(query)).toEqual(form);
+  });
+
+  it("sends a training plan's group without an AZ (the plan's is used)", () => {
+    const body = hyperPodBody({ ...DEFAULTS, capacityType: "training-plan", availabilityZone: "us-west-2a", trainingPlanArn: "arn:x", instanceType: "ml.p5.48xlarge" });
+    expect(body.availabilityZone).toBeUndefined();
+    expect(body.trainingPlanArn).toBe("arn:x");
+  });
+});
