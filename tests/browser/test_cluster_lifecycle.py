@@ -163,3 +163,23 @@ def test_the_wizard_can_be_completed_with_the_keyboard_only(console: Page):
     expect(console).to_have_url(re.compile(r"/clusters/keyed$"))
     stages = console.get_by_role("table", name="Stages")
     expect(stages.get_by_role("row").filter(has_text="eks")).to_contain_text("SUCCEEDED", timeout=READY_MS)
+
+
+def test_the_import_form_is_a_permalink_and_admin_only(console: Page):
+    sign_in(console, "admin")
+    console.get_by_role("button", name="Import cluster").click()
+    console.get_by_label("Cluster tag").fill("team")
+    choose(console, "Region", "us-east-1")
+    console.get_by_label("EKS cluster name").fill("ml-platform")
+    expect(console).to_have_url(
+        re.compile(r"/clusters/import\?clusterTag=team&region=us-east-1&eksClusterName=ml-platform$")
+    )
+    console.reload()
+    expect(console.get_by_label("EKS cluster name")).to_have_value("ml-platform")
+    expect(console.get_by_role("button", name="Import", exact=True)).to_be_disabled()
+    shoot(console, "import-cluster")
+
+    console.evaluate("sessionStorage.clear()")  # sign out
+    sign_in(console, "operator")
+    console.goto("/clusters/import")
+    expect(console.get_by_text("Importing a cluster needs the admin role.")).to_be_visible()
