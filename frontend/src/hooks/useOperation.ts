@@ -29,7 +29,10 @@ export interface FollowedOperation {
  * The operation `operationId` as it changes. `onSettled` runs once each time a followed operation turns terminal
  * (not when it was terminal already at the first read).
  */
-export function useOperation(operationId: string | null | undefined, onSettled?: (operation: Operation) => void): FollowedOperation {
+export function useOperation(
+  operationId: string | null | undefined,
+  onSettled?: (operation: Operation) => void,
+): FollowedOperation {
   const { api } = useApp();
   const [operation, setOperation] = useState<Operation>();
   const [error, setError] = useState<unknown>();

@@ -37,7 +37,8 @@ export default function ClusterDetailPage() {
   const planDelete = async () => {
     setBusy(true);
     try {
-      const outcome = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { dryRun: true } } }));
+      const query = { dryRun: true };
+      const outcome = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query } }));
       if (!isAccepted(outcome)) setDeletePlan(outcome);
     } catch (error) {
       notify.error(error, "The delete could not be planned");
@@ -49,7 +50,8 @@ export default function ClusterDetailPage() {
     setBusy(true);
     try {
       const confirmationToken = deletePlan?.confirmationToken ?? undefined;
-      const accepted = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } }));
+      const query = { confirmationToken };
+      const accepted = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query } }));
       if (isAccepted(accepted)) notify.success(`Deleting ${clusterTag}: operation ${accepted.operationId}.`);
       setDeletePlan(undefined);
       cluster.reload();
@@ -68,7 +70,9 @@ export default function ClusterDetailPage() {
     }
   };
 
-  if (!cluster.data) return cluster.error ? <ErrorAlert error={cluster.error} header="The cluster could not be read" /> : <Spinner size="large" />;
+  if (!cluster.data) {
+    return cluster.error ? <ErrorAlert error={cluster.error} header="The cluster could not be read" /> : <Spinner size="large" />;
+  }
   const data = cluster.data;
   const tabs = [
     { id: "overview", label: "Overview", content: <Overview cluster={data} onOperationChange={operationChanged} /> },

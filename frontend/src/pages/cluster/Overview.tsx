@@ -8,7 +8,12 @@ import type { Operation } from "../../hooks/useOperation";
 import { OverviewOperation, time } from "./OverviewOperation";
 import type { ClusterTabProps } from "./tabs";
 
-export function Overview({ cluster, onOperationChange }: Pick<ClusterTabProps, "cluster"> & { onOperationChange: (operation: Operation) => void }) {
+export interface OverviewProps extends Pick<ClusterTabProps, "cluster"> {
+  /** Runs when the followed operation settles, or after a resume or cancel from this tab. */
+  onOperationChange: (operation: Operation) => void;
+}
+
+export function Overview({ cluster, onOperationChange }: OverviewProps) {
   const operationId = cluster.activeOperationId ?? cluster.lastOperationId;
   return (
     <SpaceBetween size="l">
@@ -25,7 +30,10 @@ export function Overview({ cluster, onOperationChange }: Pick<ClusterTabProps, "
             { label: "HyperPod cluster", value: cluster.hyperPodClusterName ?? "-" },
             { label: "Storage bucket", value: cluster.storageBucket ?? "-" },
             { label: "Storage claims", value: [cluster.storageClaim, cluster.fsxClaim].filter(Boolean).join(", ") || "-" },
-            { label: "Imported", value: cluster.imported ? `yes (adopted: ${cluster.adopted?.join(", ") || "nothing"})` : "no" },
+            {
+              label: "Imported",
+              value: cluster.imported ? `yes (adopted: ${cluster.adopted?.join(", ") || "nothing"})` : "no",
+            },
             { label: "Created", value: time(cluster.createdAt) },
             { label: "Updated", value: time(cluster.updatedAt) },
           ]}

@@ -4,7 +4,9 @@ import type { Operation } from "../../hooks/useOperation";
 import { fakeApi, renderPage, reply, type CallInit } from "../../test/fakeApi";
 import { OverviewOperation } from "./OverviewOperation";
 
-function operation(status: Operation["status"], stages: Partial<Operation["stages"][number]>[], extra: Partial<Operation> = {}): Operation {
+type StageFields = Partial<Operation["stages"][number]>;
+
+function operation(status: Operation["status"], stages: StageFields[], extra: Partial<Operation> = {}): Operation {
   return {
     operationId: "op-1",
     kind: "create_cluster",

@@ -54,12 +54,15 @@ export function OverviewOperation(props: { operationId: string; onChange: (opera
   if (!operation) return <Container>{error ? <ErrorAlert error={error} /> : <Box>Loading operation…</Box>}</Container>;
   const done = operation.stages.filter((stage) => stage.status === "SUCCEEDED").length;
   const admin = identity.can("admin");
+  const failedStep = operation.error?.step ? ` at step "${operation.error.step}"` : "";
   return (
     <Container
       header={
         <Header
           variant="h2"
-          description={<RouterLink href={`/operations/${encodeURIComponent(operation.operationId)}`}>{operation.operationId}</RouterLink>}
+          description={
+            <RouterLink href={`/operations/${encodeURIComponent(operation.operationId)}`}>{operation.operationId}</RouterLink>
+          }
           actions={
             admin && (
               <SpaceBetween size="xs" direction="horizontal">
@@ -84,7 +87,7 @@ export function OverviewOperation(props: { operationId: string; onChange: (opera
       <SpaceBetween size="l">
         <ErrorAlert error={error} header="The operation could not be followed" />
         {operation.error && (
-          <Alert type="error" header={`Failed${operation.error.step ? ` at step "${operation.error.step}"` : ""}: ${operation.error.code}`}>
+          <Alert type="error" header={`Failed${failedStep}: ${operation.error.code}`}>
             {operation.error.message}
           </Alert>
         )}

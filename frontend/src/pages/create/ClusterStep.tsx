@@ -51,7 +51,9 @@ function NewCluster({ form, update }: StepProps) {
       <FormField label="Region">
         <Select
           selectedOption={selected(regionOptions, form.region)}
-          onChange={({ detail }) => update({ region: detail.selectedOption.value ?? "", availabilityZone: "", instanceType: "" })}
+          onChange={({ detail }) =>
+            update({ region: detail.selectedOption.value ?? "", availabilityZone: "", instanceType: "" })
+          }
           options={regionOptions}
           filteringType="auto"
           statusType={regions.loading ? "loading" : "finished"}
@@ -66,7 +68,11 @@ function NewCluster({ form, update }: StepProps) {
         />
       </FormField>
       <FormField label="VPC CIDR" description="A private /16 to /18. Leave empty to pick a free 10.N.0.0/16.">
-        <Input value={form.vpcCidr} onChange={({ detail }) => update({ vpcCidr: detail.value })} placeholder="10.90.0.0/16" />
+        <Input
+          value={form.vpcCidr}
+          onChange={({ detail }) => update({ vpcCidr: detail.value })}
+          placeholder="10.90.0.0/16"
+        />
       </FormField>
     </SpaceBetween>
   );
@@ -94,7 +100,9 @@ function ExistingCluster({ form, update }: StepProps) {
       <FormField label="Cluster">
         <Select
           selectedOption={selected(options, form.clusterTag)}
-          onChange={({ detail }) => update({ clusterTag: detail.selectedOption.value ?? "", region: detail.selectedOption.tags?.[0] ?? "" })}
+          onChange={({ detail }) =>
+            update({ clusterTag: detail.selectedOption.value ?? "", region: detail.selectedOption.tags?.[0] ?? "" })
+          }
           options={options}
           filteringType="auto"
           statusType={clusters.loading ? "loading" : "finished"}

@@ -4,7 +4,10 @@ import { currentLocation, fakeApi, renderPage, reply, type CallInit } from "../.
 import CreateClusterPage from "./CreateClusterPage";
 import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
 
-const OFFERED: Record<string, string[]> = { "us-west-2a": ["ml.g5.8xlarge", "ml.g6.8xlarge"], "us-west-2d": ["ml.g6.8xlarge"] };
+const OFFERED: Record<string, string[]> = {
+  "us-west-2a": ["ml.g5.8xlarge", "ml.g6.8xlarge"],
+  "us-west-2d": ["ml.g6.8xlarge"],
+};
 
 function instanceType(name: string, zones: string[]) {
   return {
@@ -32,7 +35,8 @@ const catalog = {
     }),
   "GET /regions/{region}/instance-types": (init: CallInit) => {
     const zone = String(init.params?.query?.availabilityZone);
-    return reply({ region: "us-west-2", availabilityZone: zone, instanceTypes: (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone])) });
+    const instanceTypes = (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone]));
+    return reply({ region: "us-west-2", availabilityZone: zone, instanceTypes });
   },
   "GET /regions/{region}/training-plans": () => reply({ region: "us-west-2", trainingPlans: [] }),
 };
@@ -81,7 +85,9 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     });
     renderPage(<CreateClusterPage />, {
       api,
-      url: "/clusters/create?step=3&clusterTag=demo&region=us-west-2&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
+      url:
+        "/clusters/create?step=3&clusterTag=demo&region=us-west-2" +
+        "&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
       path: "/clusters/create",
     });
     expect(await screen.findByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
@@ -114,7 +120,13 @@ describe("the wizard's form", () => {
   });
 
   it("sends a training plan's group without an AZ (the plan's is used)", () => {
-    const body = hyperPodBody({ ...DEFAULTS, capacityType: "training-plan", availabilityZone: "us-west-2a", trainingPlanArn: "arn:x", instanceType: "ml.p5.48xlarge" });
+    const body = hyperPodBody({
+      ...DEFAULTS,
+      capacityType: "training-plan",
+      availabilityZone: "us-west-2a",
+      trainingPlanArn: "arn:x",
+      instanceType: "ml.p5.48xlarge",
+    });
     expect(body.availabilityZone).toBeUndefined();
     expect(body.trainingPlanArn).toBe("arn:x");
   });

@@ -16,8 +16,8 @@ import { StorageStep } from "./StorageStep";
 /** What a step still needs before Next; the API checks everything else in the review's dry run. */
 function missing(form: CreateForm, step: string): string | undefined {
   if (step === "cluster") {
-    if (scopeOf(form).creates) return !form.clusterTag || !form.region ? "Enter a cluster tag and choose a Region." : undefined;
-    return form.clusterTag ? undefined : "Choose a cluster.";
+    if (!scopeOf(form).creates) return form.clusterTag ? undefined : "Choose a cluster.";
+    return form.clusterTag && form.region ? undefined : "Enter a cluster tag and choose a Region.";
   }
   if (step === "instanceGroup") {
     if (form.capacityType === "training-plan" && !form.trainingPlanArn) return "Choose a training plan.";
@@ -34,7 +34,8 @@ export default function CreateClusterPage() {
   const allowed = SCOPES.filter((choice) => identity.can(choice.role));
   // The choices live in state (typing stays smooth) and are mirrored into the URL; the step is read from the URL.
   const [chosen, setChosen] = useState(() => formFromQuery(query));
-  const form = allowed.some((choice) => choice.scope === chosen.scope) || !allowed.length ? chosen : { ...chosen, scope: allowed[0].scope };
+  const reachable = !allowed.length || allowed.some((choice) => choice.scope === chosen.scope);
+  const form = reachable ? chosen : { ...chosen, scope: allowed[0].scope };
   const ids = ["cluster", ...scopeOf(form).steps, "review"];
   const activeStep = Math.min(Number(query.get("step") ?? 0) || 0, ids.length - 1);
   const [blocked, setBlocked] = useState<string>();

@@ -33,21 +33,34 @@ export function InstanceGroupStep({ form, update }: StepProps) {
   const types = useResource(
     async (signal) =>
       zone
-        ? unwrap(api.GET("/regions/{region}/instance-types", { params: { path: region, query: { availabilityZone: zone } }, signal }))
+        ? unwrap(
+            api.GET("/regions/{region}/instance-types", {
+              params: { path: region, query: { availabilityZone: zone } },
+              signal,
+            }),
+          )
         : undefined,
     [api, form.region, zone],
   );
 
-  const zoneOptions = (zones.data?.availabilityZones ?? []).map((az) => ({ value: az.name, label: az.name, description: az.zoneId }));
+  const zoneOptions = (zones.data?.availabilityZones ?? []).map((az) => ({
+    value: az.name,
+    label: az.name,
+    description: az.zoneId,
+  }));
   const planOptions = (plans.data?.trainingPlans ?? []).map((candidate) => ({
     value: candidate.trainingPlanArn,
     label: candidate.name,
-    description: `${candidate.status} · ${candidate.instanceCount} × ${candidate.instanceType ?? "?"} in ${candidate.availabilityZone ?? "?"}`,
+    description:
+      `${candidate.status} · ${candidate.instanceCount} × ${candidate.instanceType ?? "?"}` +
+      ` in ${candidate.availabilityZone ?? "?"}`,
   }));
   const typeOptions = (types.data?.instanceTypes ?? []).map((type) => ({
     value: type.instanceType,
     label: type.instanceType,
-    description: `${type.gpus} × ${type.accelerator} · ${type.vcpus} vCPU · ${type.memoryGib} GiB · EFA ${type.efaInterfaces}`,
+    description:
+      `${type.gpus} × ${type.accelerator} · ${type.vcpus} vCPU · ${type.memoryGib} GiB` +
+      ` · EFA ${type.efaInterfaces}`,
   }));
 
   return (
@@ -56,7 +69,9 @@ export function InstanceGroupStep({ form, update }: StepProps) {
       <FormField label="Capacity type">
         <RadioGroup
           value={form.capacityType}
-          onChange={({ detail }) => update({ capacityType: detail.value as CapacityType, trainingPlanArn: "", instanceType: "" })}
+          onChange={({ detail }) =>
+            update({ capacityType: detail.value as CapacityType, trainingPlanArn: "", instanceType: "" })
+          }
           items={CAPACITY_TYPES}
         />
       </FormField>
@@ -65,7 +80,9 @@ export function InstanceGroupStep({ form, update }: StepProps) {
           <Select
             selectedOption={selected(planOptions, form.trainingPlanArn)}
             onChange={({ detail }) => {
-              const chosen = plans.data?.trainingPlans.find((candidate) => candidate.trainingPlanArn === detail.selectedOption.value);
+              const chosen = plans.data?.trainingPlans.find(
+                (candidate) => candidate.trainingPlanArn === detail.selectedOption.value,
+              );
               update({
                 trainingPlanArn: detail.selectedOption.value ?? "",
                 instanceType: chosen?.instanceType ?? "",
@@ -101,13 +118,23 @@ export function InstanceGroupStep({ form, update }: StepProps) {
         />
       </FormField>
       <FormField label="Instance count">
-        <Input type="number" inputMode="numeric" value={form.instanceCount} onChange={({ detail }) => update({ instanceCount: detail.value })} />
+        <Input
+          type="number"
+          inputMode="numeric"
+          value={form.instanceCount}
+          onChange={({ detail }) => update({ instanceCount: detail.value })}
+        />
       </FormField>
       <FormField label="Instance group name">
         <Input value={form.instanceGroupName} onChange={({ detail }) => update({ instanceGroupName: detail.value })} />
       </FormField>
       <FormField label="EBS volume per instance (GB)">
-        <Input type="number" inputMode="numeric" value={form.ebsVolumeSizeGb} onChange={({ detail }) => update({ ebsVolumeSizeGb: detail.value })} />
+        <Input
+          type="number"
+          inputMode="numeric"
+          value={form.ebsVolumeSizeGb}
+          onChange={({ detail }) => update({ ebsVolumeSizeGb: detail.value })}
+        />
       </FormField>
       <Toggle checked={form.dedicatedSubnet} onChange={({ detail }) => update({ dedicatedSubnet: detail.checked })}>
         Give the group its own compute subnet

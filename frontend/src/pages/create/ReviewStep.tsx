@@ -24,18 +24,27 @@ export function ReviewStep({ form }: { form: CreateForm }) {
     choices.push(
       { label: "Capacity type", value: form.capacityType },
       { label: "Instance type", value: `${form.instanceCount} × ${form.instanceType}` },
-      { label: form.capacityType === "training-plan" ? "Training plan" : "Availability Zone", value: form.trainingPlanArn || form.availabilityZone },
+      form.capacityType === "training-plan"
+        ? { label: "Training plan", value: form.trainingPlanArn }
+        : { label: "Availability Zone", value: form.availabilityZone },
     );
   }
   if (scope.steps.includes("storage")) {
-    choices.push({ label: "Storage", value: `${form.bucketName || "a new bucket"}${form.fsx ? ` and FSx ${form.fsxDeploymentType}` : ""}` });
+    const fsx = form.fsx ? ` and FSx ${form.fsxDeploymentType}` : "";
+    choices.push({ label: "Storage", value: `${form.bucketName || "a new bucket"}${fsx}` });
   }
   return (
     <SpaceBetween size="l">
       <Container header={<Header variant="h2">Choices</Header>}>
         <KeyValuePairs columns={3} items={choices} />
       </Container>
-      <Container header={<Header variant="h2" description="The API's dry run: nothing is created until you submit.">Plan</Header>}>
+      <Container
+        header={
+          <Header variant="h2" description="The API's dry run: nothing is created until you submit.">
+            Plan
+          </Header>
+        }
+      >
         {plan.loading ? (
           <Spinner />
         ) : plan.error ? (

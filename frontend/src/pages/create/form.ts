@@ -218,8 +218,12 @@ export function send(api: ApiClient, form: CreateForm, dryRun: boolean, signal?:
     case "dependencies":
       return unwrap(api.POST("/clusters/{clusterTag}/dependencies", { params: { path, query }, signal }));
     case "hyperpod":
-      return unwrap(api.POST("/clusters/{clusterTag}/hyperpod", { params: { path, query }, body: hyperPodBody(form), signal }));
+      return unwrap(
+        api.POST("/clusters/{clusterTag}/hyperpod", { params: { path, query }, body: hyperPodBody(form), signal }),
+      );
     case "storage":
-      return unwrap(api.POST("/clusters/{clusterTag}/storage", { params: { path, query }, body: storageBody(form), signal }));
+      return unwrap(
+        api.POST("/clusters/{clusterTag}/storage", { params: { path, query }, body: storageBody(form), signal }),
+      );
   }
 }

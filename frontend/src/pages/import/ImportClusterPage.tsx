@@ -26,7 +26,9 @@ export default function ImportClusterPage() {
   const navigate = useNavigate();
   const [query, setQuery] = useSearchParams();
   // The fields live in state (typing stays smooth) and are mirrored into the URL, so the form is a permalink.
-  const [fields, setFields] = useState(() => new URLSearchParams(FIELDS.flatMap((field) => (query.get(field) ? [[field, query.get(field) ?? ""]] : []))));
+  const [fields, setFields] = useState(
+    () => new URLSearchParams(FIELDS.flatMap((field) => (query.get(field) ? [[field, query.get(field) ?? ""]] : []))),
+  );
   const permalink = fields.toString();
   useEffect(() => {
     if (permalink !== query.toString()) setQuery(new URLSearchParams(permalink), { replace: true });
@@ -71,7 +73,11 @@ export default function ImportClusterPage() {
   const regionOptions = (regions.data?.regions ?? []).map((region) => ({ value: region, label: region }));
   return (
     <Form
-      header={<Header variant="h1" description="Adopt an EKS cluster (and its HyperPod cluster) this control plane did not create.">Import cluster</Header>}
+      header={
+        <Header variant="h1" description="Adopt an EKS cluster (and its HyperPod cluster) this control plane did not create.">
+          Import cluster
+        </Header>
+      }
       actions={
         <SpaceBetween size="xs" direction="horizontal">
           <Button variant="link" onClick={() => navigate("/clusters")}>
@@ -91,7 +97,11 @@ export default function ImportClusterPage() {
           <SpaceBetween size="l">
             <ErrorAlert error={regions.error} header="Regions could not be listed" />
             <FormField label="Cluster tag" description="The short name the control plane will know the cluster by.">
-              <Input value={value("clusterTag")} onChange={({ detail }) => update("clusterTag", detail.value)} placeholder="team" />
+              <Input
+                value={value("clusterTag")}
+                onChange={({ detail }) => update("clusterTag", detail.value)}
+                placeholder="team"
+              />
             </FormField>
             <FormField label="Region">
               <Select
@@ -106,8 +116,14 @@ export default function ImportClusterPage() {
             <FormField label="EKS cluster name" description="ACTIVE, with authentication mode API or API_AND_CONFIG_MAP.">
               <Input value={value("eksClusterName")} onChange={({ detail }) => update("eksClusterName", detail.value)} />
             </FormField>
-            <FormField label="HyperPod cluster name" description="An InService HyperPod cluster on that EKS cluster, if there is one.">
-              <Input value={value("hyperPodClusterName")} onChange={({ detail }) => update("hyperPodClusterName", detail.value)} />
+            <FormField
+              label="HyperPod cluster name"
+              description="An InService HyperPod cluster on that EKS cluster, if there is one."
+            >
+              <Input
+                value={value("hyperPodClusterName")}
+                onChange={({ detail }) => update("hyperPodClusterName", detail.value)}
+              />
             </FormField>
           </SpaceBetween>
         </Container>
