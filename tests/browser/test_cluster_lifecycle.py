@@ -128,7 +128,7 @@ def test_delete_shows_the_plan_before_the_confirmation(console: Page, running_sa
     console.goto("/clusters/doomed")
     console.get_by_role("button", name="Delete", exact=True).click()
     dialog = console.get_by_role("dialog")
-    expect(dialog).to_contain_text("Delete cluster doomed?")
+    expect(dialog).to_contain_text("Delete cluster doomed")
     expect(dialog.get_by_role("table", name="Planned actions")).to_contain_text("eks-cluster-doomed")
     shoot(console, "cluster-delete-plan")
     dialog.get_by_role("button", name="Delete cluster").click()

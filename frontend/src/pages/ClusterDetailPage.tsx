@@ -2,16 +2,14 @@
  * One cluster: a header with its status and actions, the Overview tab, then the tabs registered in
  * `cluster/tabs.tsx`. The active tab is `?tab=`. Delete shows the API's plan before it is confirmed.
  */
-import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
 import Header from "@cloudscape-design/components/header";
-import Modal from "@cloudscape-design/components/modal";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Spinner from "@cloudscape-design/components/spinner";
 import Tabs from "@cloudscape-design/components/tabs";
-import { Suspense, useState } from "react";
+import { Suspense } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router-dom";
-import { unwrap, type Schemas } from "../api/client";
+import { unwrap } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
 import { Status } from "../components/status";
@@ -19,8 +17,7 @@ import { useResource } from "../hooks/useResource";
 import type { Operation } from "../hooks/useOperation";
 import { Overview } from "./cluster/Overview";
 import { CLUSTER_TABS } from "./cluster/tabs";
-import { isAccepted } from "./create/form";
-import { PlanView } from "./create/PlanView";
+import { usePlannedAction } from "./cluster/plan";
 
 export default function ClusterDetailPage() {
   const clusterTag = useParams().clusterTag ?? "";
@@ -31,36 +28,15 @@ export default function ClusterDetailPage() {
     (signal) => unwrap(api.GET("/clusters/{clusterTag}", { params: { path: { clusterTag } }, signal })),
     [api, clusterTag],
   );
-  const [deletePlan, setDeletePlan] = useState<Schemas["Plan"]>();
-  const [busy, setBusy] = useState(false);
-
-  const planDelete = async () => {
-    setBusy(true);
-    try {
-      const query = { dryRun: true };
-      const outcome = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query } }));
-      if (!isAccepted(outcome)) setDeletePlan(outcome);
-    } catch (error) {
-      notify.error(error, "The delete could not be planned");
-    } finally {
-      setBusy(false);
-    }
-  };
-  const confirmDelete = async () => {
-    setBusy(true);
-    try {
-      const confirmationToken = deletePlan?.confirmationToken ?? undefined;
-      const query = { confirmationToken };
-      const accepted = await unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query } }));
-      if (isAccepted(accepted)) notify.success(`Deleting ${clusterTag}: operation ${accepted.operationId}.`);
-      setDeletePlan(undefined);
-      cluster.reload();
-    } catch (error) {
-      notify.error(error, "The cluster could not be deleted");
-    } finally {
-      setBusy(false);
-    }
-  };
+  const planned = usePlannedAction(cluster.reload);
+  const remove = () =>
+    planned.start({
+      header: `Delete cluster ${clusterTag}`,
+      confirmLabel: "Delete cluster",
+      plan: () => unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { dryRun: true } } })),
+      run: (confirmationToken) =>
+        unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } })),
+    });
   const operationChanged = (operation: Operation) => {
     if (operation.kind === "delete_eks_cluster" && operation.status === "SUCCEEDED") {
       notify.success(`Cluster ${clusterTag} deleted.`);
@@ -94,11 +70,7 @@ export default function ClusterDetailPage() {
         actions={
           <SpaceBetween size="xs" direction="horizontal">
             <Button iconName="refresh" ariaLabel="Refresh" onClick={cluster.reload} />
-            {identity.can("admin") && (
-              <Button loading={busy && !deletePlan} onClick={() => void planDelete()}>
-                Delete
-              </Button>
-            )}
+            {identity.mayCall("DELETE /clusters/{clusterTag}") && <Button onClick={remove}>Delete</Button>}
           </SpaceBetween>
         }
       >
@@ -110,26 +82,7 @@ export default function ClusterDetailPage() {
         onChange={({ detail }) => setQuery(detail.activeTabId === "overview" ? {} : { tab: detail.activeTabId })}
         tabs={tabs}
       />
-      <Modal
-        visible={deletePlan !== undefined}
-        onDismiss={() => setDeletePlan(undefined)}
-        size="large"
-        header={`Delete cluster ${clusterTag}?`}
-        footer={
-          <Box float="right">
-            <SpaceBetween size="xs" direction="horizontal">
-              <Button variant="link" onClick={() => setDeletePlan(undefined)}>
-                Keep cluster
-              </Button>
-              <Button variant="primary" loading={busy} onClick={() => void confirmDelete()}>
-                Delete cluster
-              </Button>
-            </SpaceBetween>
-          </Box>
-        }
-      >
-        {deletePlan && <PlanView plan={deletePlan} />}
-      </Modal>
+      {planned.modal}
     </SpaceBetween>
   );
 }

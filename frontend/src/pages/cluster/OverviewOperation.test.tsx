@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { vi } from "vitest";
 import type { Operation } from "../../hooks/useOperation";
-import { fakeApi, renderPage, reply, type CallInit } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Answer, type Call } from "./testing";
 import { OverviewOperation } from "./OverviewOperation";
 
 type StageFields = Partial<Operation["stages"][number]>;
@@ -39,13 +39,13 @@ describe("the operation progress", { timeout: 30_000 }, () => {
       { name: "eks", status: "SUCCEEDED", startedAt: "2026-01-01T10:00:00Z", endedAt: "2026-01-01T10:04:00Z" },
       { name: "storage", status: "SUCCEEDED", startedAt: "2026-01-01T10:04:00Z", endedAt: "2026-01-01T10:05:00Z" },
     ]);
-    const waits: CallInit[] = [];
+    const waits: Call[] = [];
     let release: () => void = () => undefined;
     const { api } = fakeApi({
-      "GET /operations/{operationId}": () => reply(running),
-      "GET /operations/{operationId}/wait": (init) => {
-        waits.push(init);
-        return new Promise((resolve) => (release = () => resolve(reply(done))));
+      "GET /operations/{operationId}": { body: running },
+      "GET /operations/{operationId}/wait": (call) => {
+        waits.push(call);
+        return new Promise<Answer>((resolve) => (release = () => resolve({ body: done })));
       },
     });
     const onChange = vi.fn();
@@ -54,7 +54,7 @@ describe("the operation progress", { timeout: 30_000 }, () => {
     await waitFor(() => expect(within(stageRow("eks")).getByText("RUNNING")).toBeInTheDocument());
     expect(within(stageRow("storage")).getByText("PENDING")).toBeInTheDocument();
     await waitFor(() => expect(waits).toHaveLength(1));
-    expect(waits[0].params).toEqual({ path: { operationId: "op-1" }, query: { timeoutSeconds: 5 } });
+    expect(waits[0]).toMatchObject({ path: "/operations/{operationId}/wait", query: { timeoutSeconds: 5 } });
     expect(onChange).not.toHaveBeenCalled();
 
     release();
@@ -71,10 +71,12 @@ describe("the operation progress", { timeout: 30_000 }, () => {
     });
     const resumed = operation("RUNNING", [{ name: "hyperpod", status: "RUNNING" }], { attempt: 2 });
     const { api, calls } = fakeApi({
-      "GET /operations/{operationId}": () => reply(failed),
-      "POST /operations/{operationId}/resume": () =>
-        reply({ operationId: "op-1", status: "RUNNING", stages: ["hyperpod"], statusTool: "operation_wait", operation: resumed }, 202),
-      "GET /operations/{operationId}/wait": () => new Promise(() => undefined),
+      "GET /operations/{operationId}": { body: failed },
+      "POST /operations/{operationId}/resume": {
+        status: 202,
+        body: { operationId: "op-1", status: "RUNNING", stages: ["hyperpod"], statusTool: "operation_wait", operation: resumed },
+      },
+      "GET /operations/{operationId}/wait": () => new Promise<Answer>(() => undefined),
     });
     const onChange = vi.fn();
     renderPage(<OverviewOperation operationId="op-1" onChange={onChange} />, { api, url: "/", path: "/" });
@@ -92,7 +94,7 @@ describe("the operation progress", { timeout: 30_000 }, () => {
 
   it("offers a viewer neither resume nor cancel", async () => {
     const failed = operation("FAILED", [{ name: "eks", status: "FAILED" }], { error: { code: "Boom", message: "boom" } });
-    const { api } = fakeApi({ "GET /operations/{operationId}": () => reply(failed) });
+    const { api } = fakeApi({ "GET /operations/{operationId}": { body: failed } });
     renderPage(<OverviewOperation operationId="op-1" onChange={() => undefined} />, { api, url: "/", path: "/", role: "viewer" });
     expect(await screen.findByText("Failed: Boom")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Resume" })).toBeNull();

@@ -15,9 +15,9 @@ import { useState } from "react";
 import { unwrap } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { RouterLink } from "../../components/links";
 import { Status } from "../../components/status";
 import { useOperation, type Operation } from "../../hooks/useOperation";
+import { OperationLink } from "./plan";
 
 /** Resume runs a FAILED or CANCELLED operation again; cancel stops a PENDING or RUNNING one (the routes' own terms). */
 const RESUMABLE: ReadonlySet<Operation["status"]> = new Set(["FAILED", "CANCELLED"]);
@@ -53,31 +53,26 @@ export function OverviewOperation(props: { operationId: string; onChange: (opera
 
   if (!operation) return <Container>{error ? <ErrorAlert error={error} /> : <Box>Loading operation…</Box>}</Container>;
   const done = operation.stages.filter((stage) => stage.status === "SUCCEEDED").length;
-  const admin = identity.can("admin");
   const failedStep = operation.error?.step ? ` at step "${operation.error.step}"` : "";
   return (
     <Container
       header={
         <Header
           variant="h2"
-          description={
-            <RouterLink href={`/operations/${encodeURIComponent(operation.operationId)}`}>{operation.operationId}</RouterLink>
-          }
+          description={<OperationLink operationId={operation.operationId} />}
           actions={
-            admin && (
-              <SpaceBetween size="xs" direction="horizontal">
-                {CANCELLABLE.has(operation.status) && (
-                  <Button loading={busy} onClick={() => void act("cancel")}>
-                    Cancel operation
-                  </Button>
-                )}
-                {RESUMABLE.has(operation.status) && (
-                  <Button variant="primary" loading={busy} onClick={() => void act("resume")}>
-                    Resume
-                  </Button>
-                )}
-              </SpaceBetween>
-            )
+            <SpaceBetween size="xs" direction="horizontal">
+              {CANCELLABLE.has(operation.status) && identity.mayCall("POST /operations/{operationId}/cancel") && (
+                <Button loading={busy} onClick={() => void act("cancel")}>
+                  Cancel operation
+                </Button>
+              )}
+              {RESUMABLE.has(operation.status) && identity.mayCall("POST /operations/{operationId}/resume") && (
+                <Button variant="primary" loading={busy} onClick={() => void act("resume")}>
+                  Resume
+                </Button>
+              )}
+            </SpaceBetween>
           }
         >
           Operation {operation.kind}

@@ -22,7 +22,7 @@ export function selected(options: SelectProps.Option[], value: string): SelectPr
 
 export function ClusterStep({ form, update }: StepProps) {
   const { identity } = useApp();
-  const scopes = SCOPES.filter((choice) => identity.can(choice.role));
+  const scopes = SCOPES.filter((choice) => identity.mayCall(choice.route));
   return (
     <SpaceBetween size="l">
       <FormField label="What to run">

@@ -1,6 +1,6 @@
 import { screen, waitFor } from "@testing-library/react";
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
-import { currentLocation, fakeApi, renderPage, reply, type CallInit } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Call } from "../cluster/testing";
 import CreateClusterPage from "./CreateClusterPage";
 import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
 
@@ -24,21 +24,23 @@ function instanceType(name: string, zones: string[]) {
 }
 
 const catalog = {
-  "GET /regions": () => reply({ regions: ["us-east-1", "us-west-2"] }),
-  "GET /regions/{region}/availability-zones": () =>
-    reply({
+  "GET /clusters": { body: { clusters: [] } },
+  "GET /regions": { body: { regions: ["us-east-1", "us-west-2"] } },
+  "GET /regions/{region}/availability-zones": {
+    body: {
       region: "us-west-2",
       availabilityZones: [
         { name: "us-west-2a", zoneId: "usw2-az2" },
         { name: "us-west-2d", zoneId: "usw2-az4" },
       ],
-    }),
-  "GET /regions/{region}/instance-types": (init: CallInit) => {
-    const zone = String(init.params?.query?.availabilityZone);
-    const instanceTypes = (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone]));
-    return reply({ region: "us-west-2", availabilityZone: zone, instanceTypes });
+    },
   },
-  "GET /regions/{region}/training-plans": () => reply({ region: "us-west-2", trainingPlans: [] }),
+  "GET /regions/{region}/instance-types": (call: Call) => {
+    const zone = String(call.query.availabilityZone);
+    const instanceTypes = (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone]));
+    return { body: { region: "us-west-2", availabilityZone: zone, instanceTypes } };
+  },
+  "GET /regions/{region}/training-plans": { body: { region: "us-west-2", trainingPlans: [] } },
 };
 
 function optionValues(select: ReturnType<ReturnType<typeof createWrapper>["findSelect"]>): string[] {
@@ -61,26 +63,23 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     zoneSelect.selectOptionByValue("us-west-2d");
     typeSelect.openDropdown();
     await waitFor(() => expect(optionValues(typeSelect)).toEqual(["ml.g6.8xlarge"]));
-    expect(calls.some((call) => call.init.params?.query?.availabilityZone === "us-west-2d")).toBe(true);
+    expect(calls.some((call) => call.query.availabilityZone === "us-west-2d")).toBe(true);
     typeSelect.selectOptionByValue("ml.g6.8xlarge");
-    await waitFor(() => expect(currentLocation()).toContain("availabilityZone=us-west-2d"));
-    expect(currentLocation()).toContain("instanceType=ml.g6.8xlarge");
+    await waitFor(() => expect(screen.getByTestId("location").textContent).toContain("availabilityZone=us-west-2d"));
+    expect(screen.getByTestId("location").textContent).toContain("instanceType=ml.g6.8xlarge");
   });
 
   it("shows the API's pre-flight checks on the review before anything is created", async () => {
-    const dryRuns: CallInit[] = [];
+    const dryRuns: Call[] = [];
     const { api } = fakeApi({
       ...catalog,
-      "POST /clusters": (init) => {
-        dryRuns.push(init);
-        return reply({
-          dryRun: true,
-          actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }],
-          checks: [
-            { check: "quota: ml.g6.8xlarge for cluster usage", status: "fail", have: 0, need: 2, fix: "Request a quota increase" },
-            { check: "quota: VPCs per Region", status: "pass", have: 4, need: 1 },
-          ],
-        });
+      "POST /clusters": (call) => {
+        dryRuns.push(call);
+        const checks = [
+          { check: "quota: ml.g6.8xlarge for cluster usage", status: "fail", have: 0, need: 2, fix: "Request a quota increase" },
+          { check: "quota: VPCs per Region", status: "pass", have: 4, need: 1 },
+        ];
+        return { body: { dryRun: true, actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }], checks } };
       },
     });
     renderPage(<CreateClusterPage />, {
@@ -95,7 +94,7 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     expect(screen.getByText("fail")).toBeInTheDocument();
     expect(screen.getByText("eks-cluster-demo")).toBeInTheDocument();
     expect(dryRuns).toHaveLength(1);
-    expect(dryRuns[0].params?.query).toEqual({ dryRun: true });
+    expect(dryRuns[0].query).toEqual({ dryRun: true });
     expect(dryRuns[0].body).toMatchObject({
       clusterTag: "demo",
       region: "us-west-2",

@@ -31,7 +31,7 @@ export default function CreateClusterPage() {
   const { api, identity, notify } = useApp();
   const navigate = useNavigate();
   const [query, setQuery] = useSearchParams();
-  const allowed = SCOPES.filter((choice) => identity.can(choice.role));
+  const allowed = SCOPES.filter((choice) => identity.mayCall(choice.route));
   // The choices live in state (typing stays smooth) and are mirrored into the URL; the step is read from the URL.
   const [chosen, setChosen] = useState(() => formFromQuery(query));
   const reachable = !allowed.length || allowed.some((choice) => choice.scope === chosen.scope);

@@ -7,8 +7,8 @@ import Spinner from "@cloudscape-design/components/spinner";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
+import { PlanDetails } from "../cluster/plan";
 import { isAccepted, scopeOf, send, type CreateForm } from "./form";
-import { PlanView } from "./PlanView";
 
 export function ReviewStep({ form }: { form: CreateForm }) {
   const { api } = useApp();
@@ -50,7 +50,7 @@ export function ReviewStep({ form }: { form: CreateForm }) {
         ) : plan.error ? (
           <ErrorAlert error={plan.error} header="The API refuses this request" />
         ) : plan.data && !isAccepted(plan.data) ? (
-          <PlanView plan={plan.data} />
+          <PlanDetails plan={plan.data} />
         ) : null}
       </Container>
     </SpaceBetween>

@@ -4,7 +4,7 @@
  * on the review step shows its refusals and pre-flight checks.
  */
 import { unwrap, type ApiClient, type Schemas } from "../../api/client";
-import type { Role } from "../../config";
+import type { RouteKey } from "../../api/roles.gen";
 
 /** The whole pipeline (`POST /clusters`) or one stage (`POST /clusters/eks`, then the routes of an existing cluster). */
 export type Scope = "cluster" | "eks" | "dependencies" | "hyperpod" | "storage";
@@ -16,8 +16,8 @@ export interface ScopeChoice {
   scope: Scope;
   label: string;
   description: string;
-  /** The role the route requires (`functions/api/authorization.py`, `x-required-role` in the OpenAPI document). */
-  role: Role;
+  /** The route the scope calls: who may call it is the API's route → role table (`identity.mayCall`). */
+  route: RouteKey;
   /** Whether the scope creates a cluster (else it runs a stage of an existing one). */
   creates: boolean;
   steps: ("instanceGroup" | "storage")[];
@@ -28,7 +28,7 @@ export const SCOPES: ScopeChoice[] = [
     scope: "cluster",
     label: "Whole cluster",
     description: "Network and EKS, dependencies, HyperPod with its first instance group, and storage, in one operation.",
-    role: "admin",
+    route: "POST /clusters",
     creates: true,
     steps: ["instanceGroup", "storage"],
   },
@@ -36,7 +36,7 @@ export const SCOPES: ScopeChoice[] = [
     scope: "eks",
     label: "EKS stage only",
     description: "A VPC and an EKS control plane; run the next stages later.",
-    role: "admin",
+    route: "POST /clusters/eks",
     creates: true,
     steps: [],
   },
@@ -44,7 +44,7 @@ export const SCOPES: ScopeChoice[] = [
     scope: "dependencies",
     label: "Dependencies stage",
     description: "Add-ons and operators on an existing cluster's EKS.",
-    role: "admin",
+    route: "POST /clusters/{clusterTag}/dependencies",
     creates: false,
     steps: [],
   },
@@ -52,7 +52,7 @@ export const SCOPES: ScopeChoice[] = [
     scope: "hyperpod",
     label: "HyperPod stage",
     description: "The HyperPod cluster with its first instance group, on an existing cluster.",
-    role: "admin",
+    route: "POST /clusters/{clusterTag}/hyperpod",
     creates: false,
     steps: ["instanceGroup"],
   },
@@ -60,7 +60,7 @@ export const SCOPES: ScopeChoice[] = [
     scope: "storage",
     label: "Storage stage",
     description: "An S3 bucket claim, and optionally FSx for Lustre, on an existing cluster.",
-    role: "operator",
+    route: "POST /clusters/{clusterTag}/storage",
     creates: false,
     steps: ["storage"],
   },

@@ -15,8 +15,8 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
 import { selected } from "../create/ClusterStep";
+import { PlanDetails } from "../cluster/plan";
 import { isAccepted } from "../create/form";
-import { PlanView } from "../create/PlanView";
 
 const FIELDS = ["clusterTag", "region", "eksClusterName", "hyperPodClusterName"] as const;
 type Field = (typeof FIELDS)[number];
@@ -38,7 +38,7 @@ export default function ImportClusterPage() {
   const [busy, setBusy] = useState(false);
   const regions = useResource((signal) => unwrap(api.GET("/regions", { signal })), [api]);
 
-  if (!identity.can("admin")) return <Alert type="info">Importing a cluster needs the admin role.</Alert>;
+  if (!identity.mayCall("POST /clusters/import")) return <Alert type="info">Importing a cluster needs the admin role.</Alert>;
 
   const value = (field: Field) => fields.get(field) ?? "";
   const update = (field: Field, next: string) => {
@@ -130,7 +130,7 @@ export default function ImportClusterPage() {
         <ErrorAlert error={error} header="The API refuses this import" />
         {plan && (
           <Container header={<Header variant="h2">Plan</Header>}>
-            <PlanView plan={plan} />
+            <PlanDetails plan={plan} />
           </Container>
         )}
       </SpaceBetween>
