@@ -6,8 +6,8 @@ Regenerate the snapshot with `UPDATE_SNAPSHOTS=1 make contract` after an intende
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 from pathlib import Path
 
 from api import app
