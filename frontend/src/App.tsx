@@ -5,6 +5,9 @@ import { Shell } from "./layout/Shell";
 
 const ClustersPage = lazy(() => import("./pages/ClustersPage"));
 const NotFoundPage = lazy(() => import("./pages/NotFoundPage"));
+const OperationsPage = lazy(() => import("./pages/operations/OperationsPage"));
+const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetailPage"));
+const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 
 export function App() {
   return (
@@ -12,6 +15,9 @@ export function App() {
       <Routes>
         <Route path="/" element={<Navigate to="/clusters" replace />} />
         <Route path="/clusters" element={<ClustersPage />} />
+        <Route path="/operations" element={<OperationsPage />} />
+        <Route path="/operations/:operationId" element={<OperationDetailPage />} />
+        <Route path="/audit" element={<AuditPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Shell>

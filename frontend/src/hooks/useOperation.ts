@@ -1,0 +1,43 @@
+/**
+ * One operation, kept current by long polling: `GET /operations/{id}/wait` returns as soon as the operation is
+ * terminal, or after `LONG_POLL_SECONDS` with its current state; the hook asks again until it is terminal.
+ */
+import { useCallback, useEffect, useState } from "react";
+import { unwrap, type Schemas } from "../api/client";
+import { useApp } from "../app-context";
+
+export type Operation = Schemas["OperationView"];
+
+/** How long one wait holds a request: under API Gateway's 29 s (the API caps a wait at 25 s). */
+export const LONG_POLL_SECONDS = 20;
+
+export const TERMINAL_STATUSES: ReadonlySet<Operation["status"]> = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
+
+export function useOperation(id: string | undefined): { operation: Operation | undefined; error: unknown; reload: () => void } {
+  const { api } = useApp();
+  const [operation, setOperation] = useState<Operation>();
+  const [error, setError] = useState<unknown>();
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    if (!id) return;
+    const controller = new AbortController();
+    const { signal } = controller;
+    const path = { operationId: id };
+    const follow = async () => {
+      let current = await unwrap(api.GET("/operations/{operationId}", { params: { path }, signal }));
+      while (!signal.aborted) {
+        setOperation(current);
+        setError(undefined);
+        if (TERMINAL_STATUSES.has(current.status)) return;
+        const query = { timeoutSeconds: LONG_POLL_SECONDS };
+        current = await unwrap(api.GET("/operations/{operationId}/wait", { params: { path, query }, signal }));
+      }
+    };
+    follow().catch((reason: unknown) => {
+      if (!signal.aborted) setError(reason);
+    });
+    return () => controller.abort();
+  }, [api, id, generation]);
+  const reload = useCallback(() => setGeneration((value) => value + 1), []);
+  return { operation, error, reload };
+}
