@@ -62,7 +62,7 @@ export default function OperationDetailPage() {
                 Resume
               </Button>
             )}
-            </SpaceBetween>
+          </SpaceBetween>
         }
       >
         {operation.operationId}
