@@ -8,6 +8,9 @@ const CreateClusterPage = lazy(() => import("./pages/create/CreateClusterPage"))
 const ImportClusterPage = lazy(() => import("./pages/import/ImportClusterPage"));
 const ClusterDetailPage = lazy(() => import("./pages/ClusterDetailPage"));
 const NotFoundPage = lazy(() => import("./pages/NotFoundPage"));
+const OperationsPage = lazy(() => import("./pages/operations/OperationsPage"));
+const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetailPage"));
+const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 
 export function App() {
   return (
@@ -18,6 +21,9 @@ export function App() {
         <Route path="/clusters/create" element={<CreateClusterPage />} />
         <Route path="/clusters/import" element={<ImportClusterPage />} />
         <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
+        <Route path="/operations" element={<OperationsPage />} />
+        <Route path="/operations/:operationId" element={<OperationDetailPage />} />
+        <Route path="/audit" element={<AuditPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Shell>

@@ -89,13 +89,16 @@ def _delegated(event: APIGatewayProxyEvent, server: str, request_id: str) -> Act
     if role is None:
         raise ForbiddenError(f"{user.principal} has no InstantStart role (viewer, operator or admin).")
     ceiling = Role.parse(settings().mcp_max_role) or Role.VIEWER
-    return Actor(principal=user.principal, role=min(role, ceiling), request_id=request_id, via=server)
+    return Actor(
+        principal=user.principal, role=min(role, ceiling), request_id=request_id, via=server, source=user.source
+    )
 
 
 def actor_of(event: APIGatewayProxyEvent) -> Actor:
     context = event.request_context
     request_id = context.request_id or ""
     claims = (context.authorizer.claims if context.authorizer else None) or {}
+    source: Literal["cognito", "iam"] = "cognito" if claims else "iam"
     if claims:
         principal = str(claims.get("cognito:username") or claims.get("username") or claims.get("sub") or "")
         role = strongest_role(_groups(claims.get("cognito:groups")))
@@ -110,4 +113,4 @@ def actor_of(event: APIGatewayProxyEvent) -> Actor:
         raise AuthenticationRequiredError("The caller's identity could not be read from the request.")
     if role is None:
         raise ForbiddenError(f"{principal} has no InstantStart role (viewer, operator or admin).")
-    return Actor(principal=principal, role=role, request_id=request_id)
+    return Actor(principal=principal, role=role, request_id=request_id, source=source)

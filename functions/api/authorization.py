@@ -90,6 +90,9 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /operations/{operationId}/wait": READ,
     "POST /operations/{operationId}/resume": Permission(Role.ADMIN, "resume an operation"),
     "POST /operations/{operationId}/cancel": Permission(Role.ADMIN, "cancel an operation"),
+    # identity and audit: the trail names people and their refusals, so it is for those who act (operator up)
+    "GET /me": READ,
+    "GET /audit": Permission(Role.OPERATOR, "read the audit trail"),
     # catalog
     "GET /regions": READ,
     "GET /regions/{region}/availability-zones": READ,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
     from controlplane.core.network.eks_stack import EksStackService
+    from controlplane.core.operations.audit import AuditTrail
     from controlplane.core.operations.service import OperationService
     from controlplane.core.polling import Poller
     from controlplane.core.ports.eks import ControlPlaneAccess
@@ -84,6 +85,13 @@ def audit_log() -> DynamoAuditLog:
     from controlplane.adapters.aws.dynamo import DynamoAuditLog
 
     return DynamoAuditLog(settings().audit_table)
+
+
+@cache
+def audit_trail() -> AuditTrail:
+    from controlplane.core.operations.audit import AuditTrail
+
+    return AuditTrail(audit_log())
 
 
 @cache
@@ -408,6 +416,7 @@ def reset() -> None:
         operations,
         registry,
         audit_log,
+        audit_trail,
         clusters,
         cluster_lifecycle,
         stage_requests,

@@ -43,6 +43,8 @@ REQUIRED_ROLE = {
     "hyperpod_node_replace": "admin",
     "hyperpod_node_delete": "admin",
     "hyperpod_node_batch_action": "operator",
+    "identity_get": "viewer",
+    "audit_list": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.

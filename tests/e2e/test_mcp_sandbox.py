@@ -77,13 +77,15 @@ def test_tools_over_streamable_http_are_the_api_operations(running_sandbox):
 
 
 def test_a_viewer_is_offered_only_the_read_only_tools_on_both_transports(running_sandbox):
-    """The API's route → role table decides: a viewer's tools/list offers no mutating tool (stdio and HTTP)."""
+    """The API's route → role table decides: a viewer's tools/list offers no mutating tool (stdio and HTTP), and
+    no read a viewer may not make (the audit trail)."""
     read_only = {
         op["operationId"]
         for item in openapi_document()["paths"].values()
         for method, op in item.items()
-        if method == "get"
+        if method == "get" and op["x-required-role"] == "viewer"
     }
+    assert "audit_list" not in read_only
     over_http = listed_over_http(running_sandbox, "sandbox-viewer")
     assert {tool.name for tool in over_http} == read_only
     assert all(tool.annotations.read_only_hint for tool in over_http)

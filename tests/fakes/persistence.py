@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from controlplane.core.paging import Page, page_of
-from controlplane.core.ports.persistence import ClusterLock, Confirmation
+from controlplane.core.ports.persistence import AuditQuery, ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
@@ -132,6 +132,10 @@ class InMemoryAuditLog:
 
     def record(self, entry: AuditEntry) -> None:
         self.entries.append(entry)
+
+    def page(self, query: AuditQuery, limit: int, token: str | None = None) -> Page[AuditEntry]:
+        found = [entry for entry in self.entries if query.matches(entry)]
+        return page_of(sorted(found, key=lambda entry: (entry.at, entry.requestId), reverse=True), limit, token)
 
 
 class InMemoryConfirmationStore:

@@ -64,6 +64,13 @@ def test_an_iam_caller_gets_the_role_bound_to_its_iam_role():
     assert (actor.principal, actor.role, actor.via) == (OPERATOR_CALLER, Role.OPERATOR, None)
 
 
+def test_the_actor_says_how_its_principal_signed_in_even_through_the_mcp_server():
+    assert actor_of(event(claims={"cognito:username": "alice", "cognito:groups": "viewer"})).source == "cognito"
+    assert actor_of(event(user_arn=OPERATOR_CALLER)).source == "iam"
+    assert actor_of(through_mcp(VerifiedUser("bob", "cognito", ("viewer",)))).source == "cognito"
+    assert actor_of(through_mcp(VerifiedUser(OPERATOR_CALLER, "iam"))).source == "iam"
+
+
 def test_a_role_bound_with_its_path_matches_its_sessions_by_account_and_name(monkeypatch: pytest.MonkeyPatch):
     sso_role = f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Admin_0123abcd"
     monkeypatch.setenv("IS_IAM_ROLE_BINDINGS", json.dumps({sso_role: "admin"}))

@@ -1,7 +1,7 @@
 /**
  * Who is signed in, kept in sessionStorage for this tab: a sandbox token, or Cognito tokens obtained with the
  * authorization code flow and PKCE through the hosted UI. Nothing here decides what a person may do: the API
- * does, and the console only hides what the API would refuse (see `identity.tsx`).
+ * does, and the console only hides what the API would refuse (see `app-context.tsx`).
  */
 import type { CognitoAuth, ConsoleConfig, Role } from "../config";
 
@@ -9,10 +9,8 @@ const TOKEN_KEY = "instantstart.token";
 const PKCE_KEY = "instantstart.pkce";
 
 export interface Session {
-  /** The value of the Authorization header. */
+  /** The value of the Authorization header. Whatever the sign-in, the role comes from the API (`GET /me`). */
   authorization: string;
-  /** The sandbox role chosen at sign-in; Cognito sessions learn their role from the API. */
-  sandboxRole?: Role;
 }
 
 export function currentSession(): Session | null {
@@ -32,7 +30,7 @@ export function signOut(config: ConsoleConfig): void {
 }
 
 export function signInToSandbox(role: Role): Session {
-  const session: Session = { authorization: `Bearer sandbox-${role}`, sandboxRole: role };
+  const session: Session = { authorization: `Bearer sandbox-${role}` };
   sessionStorage.setItem(TOKEN_KEY, JSON.stringify(session));
   return session;
 }

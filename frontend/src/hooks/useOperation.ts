@@ -1,7 +1,7 @@
 /**
- * Follows one operation live: reads it, then long-polls `GET /operations/{id}/wait` until it is terminal, so a
- * page shows each stage's progress without a reload. Every page that watches an operation uses this hook; the
- * long-poll timeout is set here only.
+ * One operation, kept current by long polling: `GET /operations/{id}/wait` returns as soon as the operation is
+ * terminal, or after `LONG_POLL_SECONDS` with its current state; the hook asks again until it is terminal.
+ * Every page that watches an operation uses this hook.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { unwrap, type Schemas } from "../api/client";
@@ -9,73 +9,49 @@ import { useApp } from "../app-context";
 
 export type Operation = Schemas["OperationView"];
 
-/** Seconds one long poll may hold the API (the sandbox serves one request at a time: keep it short there). */
-export const LONG_POLL_SECONDS = 5;
+/** How long one wait holds a request: under API Gateway's 29 s (the API caps a wait at 25 s). */
+export const LONG_POLL_SECONDS = 20;
 
-const TERMINAL: ReadonlySet<Operation["status"]> = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
-
-export function isTerminal(operation: Operation): boolean {
-  return TERMINAL.has(operation.status);
-}
-
-export interface FollowedOperation {
-  operation: Operation | undefined;
-  error: unknown;
-  /** Shows `operation` (e.g. the one a resume returned) and follows it until it is terminal again. */
-  follow: (operation: Operation) => void;
-}
+export const TERMINAL_STATUSES: ReadonlySet<Operation["status"]> = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
 
 /**
- * The operation `operationId` as it changes. `onSettled` runs once each time a followed operation turns terminal
- * (not when it was terminal already at the first read).
+ * The operation `id` as it changes; `reload` reads it again and follows it (after a resume). `onSettled` runs each
+ * time a followed operation turns terminal, not when it was terminal already at the first read.
  */
 export function useOperation(
-  operationId: string | null | undefined,
+  id: string | undefined,
   onSettled?: (operation: Operation) => void,
-): FollowedOperation {
+): { operation: Operation | undefined; error: unknown; reload: () => void } {
   const { api } = useApp();
   const [operation, setOperation] = useState<Operation>();
   const [error, setError] = useState<unknown>();
-  const [started, setStarted] = useState<{ id: string; from?: Operation } | undefined>();
+  const [generation, setGeneration] = useState(0);
   const settled = useRef(onSettled);
   settled.current = onSettled;
-
   useEffect(() => {
-    setStarted(operationId ? { id: operationId } : undefined);
-    setOperation(undefined);
-    setError(undefined);
-  }, [operationId]);
-
-  useEffect(() => {
-    if (!started) return;
+    if (!id) return;
     const controller = new AbortController();
     const { signal } = controller;
-    const path = { operationId: started.id };
-    void (async () => {
-      try {
-        let current = started.from ?? (await unwrap(api.GET("/operations/{operationId}", { params: { path }, signal })));
-        if (signal.aborted) return;
+    const path = { operationId: id };
+    const follow = async () => {
+      let current = await unwrap(api.GET("/operations/{operationId}", { params: { path }, signal }));
+      const wasRunning = !TERMINAL_STATUSES.has(current.status);
+      while (!signal.aborted) {
         setOperation(current);
-        const wasRunning = !isTerminal(current);
-        while (!isTerminal(current)) {
-          current = await unwrap(
-            api.GET("/operations/{operationId}/wait", {
-              params: { path, query: { timeoutSeconds: LONG_POLL_SECONDS } },
-              signal,
-            }),
-          );
-          if (signal.aborted) return;
-          setOperation(current);
-        }
         setError(undefined);
-        if (wasRunning) settled.current?.(current);
-      } catch (reason: unknown) {
-        if (!signal.aborted) setError(reason);
+        if (TERMINAL_STATUSES.has(current.status)) {
+          if (wasRunning) settled.current?.(current);
+          return;
+        }
+        const query = { timeoutSeconds: LONG_POLL_SECONDS };
+        current = await unwrap(api.GET("/operations/{operationId}/wait", { params: { path, query }, signal }));
       }
-    })();
+    };
+    follow().catch((reason: unknown) => {
+      if (!signal.aborted) setError(reason);
+    });
     return () => controller.abort();
-  }, [api, started]);
-
-  const follow = useCallback((next: Operation) => setStarted({ id: next.operationId, from: next }), []);
-  return { operation, error, follow };
+  }, [api, id, generation]);
+  const reload = useCallback(() => setGeneration((value) => value + 1), []);
+  return { operation, error, reload };
 }

@@ -13,6 +13,7 @@ import { signOut } from "../auth/session";
 export const NAVIGATION: SideNavigationProps.Item[] = [
   { type: "link", text: "Clusters", href: "/clusters" },
   { type: "link", text: "Operations", href: "/operations" },
+  { type: "link", text: "Audit trail", href: "/audit" },
 ];
 
 const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail" };

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Literal
 
 from controlplane.models.errors import ForbiddenError
 
@@ -22,13 +23,14 @@ class Role(IntEnum):
 
 @dataclass(frozen=True)
 class Actor:
-    """`principal` is the person or program the request is for; `via` is the program that authenticated
-    and acts for them (the MCP server's role), if any."""
+    """`principal` is the person or program the request is for, signed in through `source` (a Cognito user or
+    an IAM principal); `via` is the program that authenticated and acts for them (the MCP server's role), if any."""
 
     principal: str
     role: Role
     request_id: str = ""
     via: str | None = None
+    source: Literal["cognito", "iam"] = "iam"
 
     def require(self, role: Role, action: str) -> None:
         if self.role < role:

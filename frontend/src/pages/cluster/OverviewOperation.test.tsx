@@ -1,8 +1,11 @@
-import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { configure, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { vi } from "vitest";
-import type { Operation } from "../../hooks/useOperation";
-import { fakeApi, renderPage, type Answer, type Call } from "./testing";
+import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
+import { fakeApi, renderPage, type Call } from "../../test/fakeApi";
 import { OverviewOperation } from "./OverviewOperation";
+
+// A page's first Cloudscape render can take seconds on a busy machine.
+configure({ asyncUtilTimeout: 10_000 });
 
 type StageFields = Partial<Operation["stages"][number]>;
 
@@ -42,19 +45,20 @@ describe("the operation progress", { timeout: 30_000 }, () => {
     const waits: Call[] = [];
     let release: () => void = () => undefined;
     const { api } = fakeApi({
-      "GET /operations/{operationId}": { body: running },
-      "GET /operations/{operationId}/wait": (call) => {
+      "GET /operations/{operationId}": running,
+      "GET /operations/{operationId}/wait": (call: Call) => {
         waits.push(call);
-        return new Promise<Answer>((resolve) => (release = () => resolve({ body: done })));
+        return new Promise((resolve) => (release = () => resolve(done)));
       },
     });
     const onChange = vi.fn();
-    renderPage(<OverviewOperation operationId="op-1" onChange={onChange} />, { api, url: "/", path: "/" });
+    const element = <OverviewOperation operationId="op-1" onChange={onChange} />;
+    render(renderPage({ api, role: "admin", route: "/", url: "/", element }));
 
     await waitFor(() => expect(within(stageRow("eks")).getByText("RUNNING")).toBeInTheDocument());
     expect(within(stageRow("storage")).getByText("PENDING")).toBeInTheDocument();
     await waitFor(() => expect(waits).toHaveLength(1));
-    expect(waits[0]).toMatchObject({ path: "/operations/{operationId}/wait", query: { timeoutSeconds: 5 } });
+    expect(waits[0].params).toEqual({ path: { operationId: "op-1" }, query: { timeoutSeconds: LONG_POLL_SECONDS } });
     expect(onChange).not.toHaveBeenCalled();
 
     release();
@@ -70,16 +74,18 @@ describe("the operation progress", { timeout: 30_000 }, () => {
       error: { code: "SandboxFaultInjected", message: "Fault injected", step: "Create HyperPod Cluster" },
     });
     const resumed = operation("RUNNING", [{ name: "hyperpod", status: "RUNNING" }], { attempt: 2 });
+    let resumedYet = false;
     const { api, calls } = fakeApi({
-      "GET /operations/{operationId}": { body: failed },
-      "POST /operations/{operationId}/resume": {
-        status: 202,
-        body: { operationId: "op-1", status: "RUNNING", stages: ["hyperpod"], statusTool: "operation_wait", operation: resumed },
+      "GET /operations/{operationId}": () => (resumedYet ? resumed : failed),
+      "POST /operations/{operationId}/resume": () => {
+        resumedYet = true;
+        return { operationId: "op-1", status: "RUNNING", stages: ["hyperpod"], statusTool: "operation_wait", operation: resumed };
       },
-      "GET /operations/{operationId}/wait": () => new Promise<Answer>(() => undefined),
+      "GET /operations/{operationId}/wait": () => new Promise(() => undefined),
     });
     const onChange = vi.fn();
-    renderPage(<OverviewOperation operationId="op-1" onChange={onChange} />, { api, url: "/", path: "/" });
+    const element = <OverviewOperation operationId="op-1" onChange={onChange} />;
+    render(renderPage({ api, role: "admin", route: "/", url: "/", element }));
 
     expect(await screen.findByText('Failed at step "Create HyperPod Cluster": SandboxFaultInjected')).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Cancel operation" })).toBeNull();
@@ -94,8 +100,9 @@ describe("the operation progress", { timeout: 30_000 }, () => {
 
   it("offers a viewer neither resume nor cancel", async () => {
     const failed = operation("FAILED", [{ name: "eks", status: "FAILED" }], { error: { code: "Boom", message: "boom" } });
-    const { api } = fakeApi({ "GET /operations/{operationId}": { body: failed } });
-    renderPage(<OverviewOperation operationId="op-1" onChange={() => undefined} />, { api, url: "/", path: "/", role: "viewer" });
+    const { api } = fakeApi({ "GET /operations/{operationId}": failed });
+    const element = <OverviewOperation operationId="op-1" onChange={() => undefined} />;
+    render(renderPage({ api, role: "viewer", route: "/", url: "/", element }));
     expect(await screen.findByText("Failed: Boom")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Resume" })).toBeNull();
   });

@@ -30,7 +30,7 @@ export function time(value: string | null | undefined): string {
 export function OverviewOperation(props: { operationId: string; onChange: (operation: Operation) => void }) {
   const { operationId, onChange } = props;
   const { api, identity, notify } = useApp();
-  const { operation, error, follow } = useOperation(operationId, onChange);
+  const { operation, error, reload } = useOperation(operationId, onChange);
   const [busy, setBusy] = useState(false);
 
   const act = async (action: "resume" | "cancel") => {
@@ -42,7 +42,7 @@ export function OverviewOperation(props: { operationId: string; onChange: (opera
           ? (await unwrap(api.POST("/operations/{operationId}/resume", params))).operation
           : await unwrap(api.POST("/operations/{operationId}/cancel", params));
       notify.success(`Operation ${operationId}: ${action === "resume" ? "resumed" : "cancelled"}.`);
-      follow(next);
+      reload();
       onChange(next);
     } catch (reason) {
       notify.error(reason, `The operation could not be ${action === "resume" ? "resumed" : "cancelled"}`);

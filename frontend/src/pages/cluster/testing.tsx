@@ -1,19 +1,16 @@
 /**
- * Test helpers for the cluster pages and tabs: a fake API client that answers from a table of routes and records
- * every call, and a render of one tab or page inside the app context and a router, with the notification bar.
+ * Test helpers for the cluster tabs: a fake API client that answers from a table of routes and records every call,
+ * and a render of one tab inside the app context and a router, with the notification bar.
  */
 import Flashbar from "@cloudscape-design/components/flashbar";
-import { configure, render } from "@testing-library/react";
-import type { ComponentType, ReactNode } from "react";
-import { MemoryRouter, Route, Routes as RouteTable, useLocation } from "react-router-dom";
+import { render } from "@testing-library/react";
+import type { ComponentType } from "react";
+import { MemoryRouter, useLocation } from "react-router-dom";
 import { vi } from "vitest";
 import type { ApiClient, Schemas } from "../../api/client";
 import { AppProvider, identityOf, useApp } from "../../app-context";
 import type { Role } from "../../config";
 import type { ClusterTabProps } from "./tabs";
-
-// A page's first Cloudscape render can take seconds on a busy machine: wait that long for what a test expects.
-configure({ asyncUtilTimeout: 10_000 });
 
 export interface Call {
   method: string;
@@ -27,8 +24,8 @@ export interface Answer {
   body: unknown;
 }
 
-/** Answers `"METHOD /path/{param}"` routes; a route may answer by call (e.g. dryRun or not), later (a long poll). */
-export type Routes = Record<string, Answer | ((call: Call) => Answer | Promise<Answer>)>;
+/** Answers `"METHOD /path/{param}"` routes; a route may answer by call (e.g. dryRun or not). */
+export type Routes = Record<string, Answer | ((call: Call) => Answer)>;
 
 export function fakeApi(routes: Routes): { api: ApiClient; calls: Call[] } {
   const calls: Call[] = [];
@@ -39,7 +36,7 @@ export function fakeApi(routes: Routes): { api: ApiClient; calls: Call[] } {
       calls.push(call);
       const route = routes[`${name} ${path}`];
       if (!route) throw new Error(`fake API: no route ${name} ${path}`);
-      const { status = 200, body } = typeof route === "function" ? await route(call) : route;
+      const { status = 200, body } = typeof route === "function" ? route(call) : route;
       const response = { ok: status < 400, status, headers: new Headers() } as Response;
       return status < 400 ? { data: body, response } : { error: body, response };
     };
@@ -85,22 +82,6 @@ function Flashes() {
 function Location() {
   const location = useLocation();
   return <output data-testid="location">{location.search}</output>;
-}
-
-/** Renders a page at `url` (a route `path` such as `/clusters/create` matches it), like `renderTab` a tab. */
-export function renderPage(page: ReactNode, options: { api: ApiClient; url: string; path: string; role?: Role }) {
-  const config = { apiBase: "/api", auth: { mode: "sandbox" as const, roles: ["viewer", "operator", "admin"] as Role[] } };
-  return render(
-    <MemoryRouter initialEntries={[options.url]}>
-      <AppProvider config={config} api={options.api} identity={identityOf(options.role ?? "admin")}>
-        <Flashes />
-        <RouteTable>
-          <Route path={options.path} element={page} />
-        </RouteTable>
-        <Location />
-      </AppProvider>
-    </MemoryRouter>,
-  );
 }
 
 export function renderTab(

@@ -1,8 +1,28 @@
-import { screen, waitFor } from "@testing-library/react";
+import { configure, render, screen, waitFor } from "@testing-library/react";
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
-import { fakeApi, renderPage, type Call } from "../cluster/testing";
+import type { ReactNode } from "react";
+import { useLocation } from "react-router-dom";
+import { fakeApi, renderPage, type Call } from "../../test/fakeApi";
 import CreateClusterPage from "./CreateClusterPage";
 import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
+
+// A page's first Cloudscape render can take seconds on a busy machine.
+configure({ asyncUtilTimeout: 10_000 });
+
+function Location() {
+  const location = useLocation();
+  return <output data-testid="location">{location.search}</output>;
+}
+
+function renderWizard(url: string, api: Parameters<typeof renderPage>[0]["api"], role: "admin" | "operator" = "admin") {
+  const element: ReactNode = (
+    <>
+      <CreateClusterPage />
+      <Location />
+    </>
+  );
+  return render(renderPage({ api, role, route: "/clusters/create", url, element }));
+}
 
 const OFFERED: Record<string, string[]> = {
   "us-west-2a": ["ml.g5.8xlarge", "ml.g6.8xlarge"],
@@ -24,23 +44,21 @@ function instanceType(name: string, zones: string[]) {
 }
 
 const catalog = {
-  "GET /clusters": { body: { clusters: [] } },
-  "GET /regions": { body: { regions: ["us-east-1", "us-west-2"] } },
+  "GET /clusters": { clusters: [] },
+  "GET /regions": { regions: ["us-east-1", "us-west-2"] },
   "GET /regions/{region}/availability-zones": {
-    body: {
-      region: "us-west-2",
-      availabilityZones: [
-        { name: "us-west-2a", zoneId: "usw2-az2" },
-        { name: "us-west-2d", zoneId: "usw2-az4" },
-      ],
-    },
+    region: "us-west-2",
+    availabilityZones: [
+      { name: "us-west-2a", zoneId: "usw2-az2" },
+      { name: "us-west-2d", zoneId: "usw2-az4" },
+    ],
   },
   "GET /regions/{region}/instance-types": (call: Call) => {
-    const zone = String(call.query.availabilityZone);
+    const zone = String(call.params?.query?.availabilityZone);
     const instanceTypes = (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone]));
-    return { body: { region: "us-west-2", availabilityZone: zone, instanceTypes } };
+    return { region: "us-west-2", availabilityZone: zone, instanceTypes };
   },
-  "GET /regions/{region}/training-plans": { body: { region: "us-west-2", trainingPlans: [] } },
+  "GET /regions/{region}/training-plans": { region: "us-west-2", trainingPlans: [] },
 };
 
 function optionValues(select: ReturnType<ReturnType<typeof createWrapper>["findSelect"]>): string[] {
@@ -50,11 +68,7 @@ function optionValues(select: ReturnType<ReturnType<typeof createWrapper>["findS
 describe("the creation wizard", { timeout: 30_000 }, () => {
   it("offers the Region's AZs, then only the instance types offered in the chosen AZ", async () => {
     const { api, calls } = fakeApi(catalog);
-    const { container } = renderPage(<CreateClusterPage />, {
-      api,
-      url: "/clusters/create?step=1&clusterTag=demo&region=us-west-2",
-      path: "/clusters/create",
-    });
+    const { container } = renderWizard("/clusters/create?step=1&clusterTag=demo&region=us-west-2", api);
     const wrapper = createWrapper(container);
     await screen.findByText("Instance group", { selector: "h1 *, h1" });
     const [zoneSelect, typeSelect] = wrapper.findAllSelects();
@@ -63,7 +77,7 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     zoneSelect.selectOptionByValue("us-west-2d");
     typeSelect.openDropdown();
     await waitFor(() => expect(optionValues(typeSelect)).toEqual(["ml.g6.8xlarge"]));
-    expect(calls.some((call) => call.query.availabilityZone === "us-west-2d")).toBe(true);
+    expect(calls.some((call) => call.params?.query?.availabilityZone === "us-west-2d")).toBe(true);
     typeSelect.selectOptionByValue("ml.g6.8xlarge");
     await waitFor(() => expect(screen.getByTestId("location").textContent).toContain("availabilityZone=us-west-2d"));
     expect(screen.getByTestId("location").textContent).toContain("instanceType=ml.g6.8xlarge");
@@ -73,28 +87,26 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     const dryRuns: Call[] = [];
     const { api } = fakeApi({
       ...catalog,
-      "POST /clusters": (call) => {
+      "POST /clusters": (call: Call) => {
         dryRuns.push(call);
         const checks = [
           { check: "quota: ml.g6.8xlarge for cluster usage", status: "fail", have: 0, need: 2, fix: "Request a quota increase" },
           { check: "quota: VPCs per Region", status: "pass", have: 4, need: 1 },
         ];
-        return { body: { dryRun: true, actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }], checks } };
+        return { dryRun: true, actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }], checks };
       },
     });
-    renderPage(<CreateClusterPage />, {
-      api,
-      url:
-        "/clusters/create?step=3&clusterTag=demo&region=us-west-2" +
+    renderWizard(
+      "/clusters/create?step=3&clusterTag=demo&region=us-west-2" +
         "&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
-      path: "/clusters/create",
-    });
+      api,
+    );
     expect(await screen.findByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
     expect(screen.getByText("Request a quota increase")).toBeInTheDocument();
     expect(screen.getByText("fail")).toBeInTheDocument();
     expect(screen.getByText("eks-cluster-demo")).toBeInTheDocument();
     expect(dryRuns).toHaveLength(1);
-    expect(dryRuns[0].query).toEqual({ dryRun: true });
+    expect(dryRuns[0].params?.query).toEqual({ dryRun: true });
     expect(dryRuns[0].body).toMatchObject({
       clusterTag: "demo",
       region: "us-west-2",
@@ -104,7 +116,7 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
 
   it("offers an operator only the stage the operator role may run", async () => {
     const { api } = fakeApi(catalog);
-    renderPage(<CreateClusterPage />, { api, url: "/clusters/create", path: "/clusters/create", role: "operator" });
+    renderWizard("/clusters/create", api, "operator");
     expect(await screen.findByRole("radio", { name: /Storage stage/ })).toBeChecked();
     expect(screen.getAllByRole("radio")).toHaveLength(1);
   });

@@ -27,7 +27,7 @@ TABLES = (
         "Operations", "IS_OPERATIONS_TABLE", "operationId", indexes=(Index("byCluster", "clusterTag", "createdAt"),)
     ),
     TableSpec("Clusters", "IS_CLUSTERS_TABLE", "clusterTag", indexes=(Index("byRegistry", "registry", "clusterTag"),)),
-    TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey"),
+    TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey", indexes=(Index("byTime", "log", "sortKey"),)),
     TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
     TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
 )

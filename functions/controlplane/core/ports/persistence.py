@@ -72,8 +72,28 @@ class ClusterRegistry(Protocol):
     def delete(self, cluster_tag: str) -> None: ...
 
 
+@dataclass(frozen=True)
+class AuditQuery:
+    """Which audit entries to read: each filter given must match (None: any)."""
+
+    cluster_tag: str | None = None
+    # The authenticated caller or the user the MCP server acted for.
+    actor: str | None = None
+    operation_id: str | None = None
+
+    def matches(self, entry: AuditEntry) -> bool:
+        return (
+            (self.cluster_tag is None or entry.target == self.cluster_tag)
+            and (self.actor is None or self.actor in (entry.actor, entry.onBehalfOf))
+            and (self.operation_id is None or entry.operationId == self.operation_id)
+        )
+
+
 class AuditLog(Protocol):
     def record(self, entry: AuditEntry) -> None: ...
+
+    def page(self, query: AuditQuery, limit: int, token: str | None = None) -> Page[AuditEntry]:
+        """The entries `query` matches, newest first, `limit` at a time from `token` (None: the newest)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,86 @@
+import { render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
+import { fakeApi, renderPage } from "../../test/fakeApi";
+import OperationDetailPage from "./OperationDetailPage";
+
+const FAILED: Operation = {
+  operationId: "op-00000000000000000001",
+  kind: "create_hyperpod_cluster",
+  target: "demo",
+  status: "FAILED",
+  stages: [
+    { name: "hyperpod", status: "FAILED", startedAt: "2026-12-01T10:00:00Z", endedAt: "2026-12-01T10:05:00Z", message: "capacity" },
+  ],
+  error: { code: "InsufficientCapacity", message: "No ml.g6.4xlarge in us-west-2c.", step: "Create HyperPod Cluster" },
+  actor: "alice",
+  createdAt: "2026-12-01T10:00:00Z",
+  updatedAt: "2026-12-01T10:05:00Z",
+  attempt: 1,
+  statusTool: "operation_get",
+};
+
+function page(role: "viewer" | "operator" | "admin", answers: Record<string, unknown>) {
+  const fake = fakeApi(answers);
+  render(
+    renderPage({
+      api: fake.api,
+      role,
+      route: "/operations/:operationId",
+      url: `/operations/${FAILED.operationId}`,
+      element: <OperationDetailPage />,
+    }),
+  );
+  return fake;
+}
+
+describe("OperationDetailPage", () => {
+  it("shows the error with the step that failed, and Resume only to an admin", async () => {
+    page("admin", { "GET /operations/{operationId}": FAILED });
+    expect(await screen.findByText("No ml.g6.4xlarge in us-west-2c.")).toBeInTheDocument();
+    expect(screen.getByText('InsufficientCapacity in step "Create HyperPod Cluster"')).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Resume" })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
+  });
+
+  it("offers an operator neither Resume nor Cancel", async () => {
+    page("operator", { "GET /operations/{operationId}": FAILED });
+    await screen.findByText("No ml.g6.4xlarge in us-west-2c.");
+    expect(screen.queryByRole("button", { name: "Resume" })).toBeNull();
+  });
+
+  it("follows a running operation with long polls until it is terminal", async () => {
+    const running = { ...FAILED, status: "RUNNING", error: null, stages: [{ name: "hyperpod", status: "RUNNING" }] };
+    const done = { ...running, status: "SUCCEEDED", stages: [{ name: "hyperpod", status: "SUCCEEDED" }] };
+    let finish: (operation: unknown) => void = () => undefined;
+    const finished = new Promise((resolve) => (finish = resolve));
+    const fake = page("admin", { "GET /operations/{operationId}": running, "GET /operations/{operationId}/wait": () => finished });
+    expect(await screen.findByRole("button", { name: "Cancel" })).toBeInTheDocument();
+    finish(done);
+    await waitFor(() => expect(screen.getAllByText("SUCCEEDED")).toHaveLength(2));
+    expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
+    const waits = fake.calls.filter((call) => call.path.endsWith("/wait"));
+    expect(waits).toHaveLength(1);
+    expect(waits[0].params?.query).toEqual({ timeoutSeconds: LONG_POLL_SECONDS });
+  });
+
+  it("resumes through the API and follows the operation again", async () => {
+    const fake = page("admin", {
+      "GET /operations/{operationId}": FAILED,
+      "POST /operations/{operationId}/resume": { operationId: FAILED.operationId, status: "PENDING" },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: "Resume" }));
+    await waitFor(() => expect(fake.calls.filter((call) => call.method === "GET")).toHaveLength(2));
+    expect(fake.calls.map((call) => `${call.method} ${call.path}`)).toContain("POST /operations/{operationId}/resume");
+  });
+
+  it("shows an API error with its message and request id", async () => {
+    page("viewer", {
+      "GET /operations/{operationId}": {
+        status: 404,
+        body: { code: "OperationNotFound", message: "Operation op-00000000000000000001 not found.", requestId: "req-42" },
+      },
+    });
+    expect(await screen.findByText(/Operation op-00000000000000000001 not found\. \(request id req-42\)/)).toBeInTheDocument();
+  });
+});
