@@ -1,12 +1,13 @@
 """The workflows: a nested stack per workflow family, holding the family's state machines with their roles and
 log groups. Each machine is its `statemachines/<kind>.asl.json`, verbatim, with every `${<Step>FunctionArn}`
-placeholder substituted by the ARN of the function that serves that step (`infra.step_lambdas`)."""
+placeholder substituted by the ARN of the function that serves that step (`infra.step_lambdas`), and `${Partition}`
+by the stack's partition."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from aws_cdk import NestedStack, RemovalPolicy
+from aws_cdk import Aws, NestedStack, RemovalPolicy
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -14,7 +15,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
+from controlplane.workflows import PARTITION, definition_text, placeholders, step_key
 from infra.lambdas import LOG_RETENTION
 from infra.nag import Acknowledgements
 from infra.names import pascal, state_machine_name
@@ -81,7 +82,10 @@ class WorkflowFamilyStack(NestedStack):
             state_machine_name=name,
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_string(text),
-            definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
+            definition_substitutions={
+                PARTITION: Aws.PARTITION,
+                **{p: function.function_arn for p, function in sorted(functions.items())},
+            },
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
             tracing_enabled=True,
         )

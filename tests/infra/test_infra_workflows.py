@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key, step_keys
+from controlplane.workflows import PARTITION, definition_text, placeholders, step_key, step_keys
 from infra.names import state_machine_name
 from infra.step_groups import STEP_GROUPS, group_of
 
@@ -40,7 +40,8 @@ def test_one_state_machine_per_operation_kind(synth: Any) -> None:
 def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kind: OperationKind) -> None:
     substitutions = machines(synth)[kind.value]["DefinitionSubstitutions"]
     text = definition_text(kind)
-    assert set(substitutions) == placeholders(text)
+    assert set(substitutions) == placeholders(text) | {PARTITION}
+    assert substitutions.pop(PARTITION) == {"Ref": "AWS::Partition"}
     for placeholder, value in substitutions.items():
         expected = synth.step_function(group_of(step_key(placeholder)))
         assert value == {"Fn::GetAtt": [expected, "Arn"]}, placeholder
