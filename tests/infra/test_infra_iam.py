@@ -16,7 +16,7 @@ from typing import Any
 import cfnlint
 import pytest
 
-from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY, MANAGED_BY_VALUE
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
 from infra.grants import render_conditions, render_resources
@@ -354,7 +354,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "service_boundary_arn": f"<{service}>",
-        "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+        "state_machine_name": [state_machine_name(DEFAULT_DEPLOYMENT_NAME, kind) for kind in OperationKind],
     }
 
 

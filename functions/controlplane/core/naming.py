@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from controlplane.models.features import Feature
 
+# A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, IS_DEPLOYMENT_NAME):
+# lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names cannot be read two ways.
+DEFAULT_DEPLOYMENT_NAME = "instantstart"
+DEPLOYMENT_NAME_PATTERN = r"[a-z][a-z0-9]{2,11}"
 CLUSTER_TAG_KEY = "instantstart:cluster"
 MANAGED_BY_KEY = "instantstart:managed-by"
 MANAGED_BY_VALUE = "instantstart"
