@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.naming import Deployment
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.service import OperationService
     from controlplane.core.polling import Poller
@@ -50,6 +51,18 @@ class SystemClock:
 @cache
 def clock() -> SystemClock:
     return SystemClock()
+
+
+@cache
+def deployment() -> Deployment:
+    """This control plane: the name and Region it tags what it creates with, and the partition of its ARNs."""
+    from controlplane.adapters.aws.session import partition, session
+    from controlplane.core.naming import Deployment
+
+    region = session().region_name
+    if not region:
+        raise RuntimeError("No AWS Region configured: set AWS_REGION.")
+    return Deployment(settings().deployment_name, region, partition(region))
 
 
 @cache
@@ -116,6 +129,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
+        deployment(),
     )
 
 
@@ -126,7 +140,13 @@ def stage_requests() -> StageRequestService:
     from controlplane.core.clusters.stage_requests import StageRequestService
 
     return StageRequestService(
-        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), preflight(), cluster_dependencies()
+        clusters(),
+        operations(),
+        AwsAccountGateway(),
+        hyperpod_planner(),
+        preflight(),
+        cluster_dependencies(),
+        deployment(),
     )
 
 
@@ -145,7 +165,9 @@ def preflight() -> PreflightService:
     from controlplane.adapters.aws.quotas import AwsQuotaGateway
     from controlplane.core.preflight.service import PreflightService
 
-    return PreflightService(AwsQuotaGateway, Ec2NetworkGateway, AwsAccountGateway(), clock())
+    return PreflightService(
+        AwsQuotaGateway, lambda region: Ec2NetworkGateway(region, deployment()), AwsAccountGateway(), clock()
+    )
 
 
 @cache
@@ -189,13 +211,14 @@ def eks_stack(region: str) -> EksStackService:
 
     config = settings()
     return EksStackService(
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsIamGateway(),
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         control_plane_access(),
         poller(),
         config.service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -224,6 +247,7 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         cluster_dependencies(),
         poller(),
         settings().workload_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -237,13 +261,14 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
     from controlplane.core.hyperpod.stage import HyperPodStageService
 
     return HyperPodStageService(
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsIamGateway(),
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
         AwsBucketGateway(region),
         poller(),
         settings().service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -299,7 +324,9 @@ def instance_group_steps(region: str) -> InstanceGroupSteps:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 
-    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poller())
+    return InstanceGroupSteps(
+        Ec2NetworkGateway(region, deployment()), AwsIamGateway(), AwsHyperPodGateway(region), poller(), deployment()
+    )
 
 
 @cache
@@ -317,9 +344,10 @@ def storage_service(region: str) -> StorageService:
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         AwsBucketGateway(region),
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsFileSystemGateway(region),
         poller(),
+        deployment(),
     )
 
 
@@ -357,6 +385,7 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
         AwsBucketGateway(region),
         settings().autoscaling_role_boundary_arn,
         settings().service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -373,7 +402,7 @@ def cluster_import(region: str) -> ClusterImportSteps:
     pins = cluster_dependencies()
     return ClusterImportSteps(
         registry(),
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsEksGateway(region),
         AwsIamGateway(),
         AwsHyperPodGateway(region),
@@ -382,6 +411,7 @@ def cluster_import(region: str) -> ClusterImportSteps:
         pins.addons,
         control_plane_access(),
         clock(),
+        deployment(),
     )
 
 
@@ -405,6 +435,7 @@ def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
         clock,
+        deployment,
         operations,
         registry,
         audit_log,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY
 from controlplane.models.operations import OperationKind
 from infra.names import state_machine_name
 from tests.infra.conftest import CONTEXT, load_cdk_app
@@ -91,6 +91,27 @@ def test_every_function_knows_its_deployment(synth: Any, second: list[dict[str, 
 
     assert deployments([json.loads(path.read_text()) for path in synth.template_paths]) == {DEFAULT_DEPLOYMENT_NAME}
     assert deployments(second) == {SECOND}
+
+
+def test_a_deployments_steps_create_only_its_own_roles_and_change_only_what_it_tagged(
+    second: list[dict[str, Any]],
+) -> None:
+    statements = [
+        statement
+        for template in second
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::IAM::Policy"
+        for statement in resource["Properties"]["PolicyDocument"]["Statement"]
+    ]
+    created = [json.dumps(s["Resource"]) for s in statements if "iam:CreateRole" in json.dumps(s["Action"])]
+    assert created and all(f":role/{SECOND}-*-" in resources for resources in created)
+    owners = {
+        s["Condition"]["StringEquals"][key]
+        for s in statements
+        for key in (f"aws:ResourceTag/{MANAGED_BY_KEY}", f"aws:RequestTag/{MANAGED_BY_KEY}")
+        if key in s.get("Condition", {}).get("StringEquals", {})
+    }
+    assert owners == {SECOND}
 
 
 @pytest.mark.parametrize("name", ["ab", "with-hyphen", "UPPER", "1starts", "thirteenchars"])

@@ -16,7 +16,7 @@ from typing import Any
 import cfnlint
 import pytest
 
-from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY, MANAGED_BY_KEY
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
 from infra.grants import render_conditions, render_resources
@@ -260,7 +260,10 @@ def test_ec2_changes_require_the_ownership_tag(synth: Any) -> None:
             continue  # rules are created untagged inside a group that another statement tag-conditions
         else:
             assert tag_condition & set(conditions), (key, actions)
-            assert MANAGED_BY_VALUE in conditions.values(), (key, actions)
+            owner = {name.split("/", 1)[1]: value for name, value in conditions.items() if name.startswith("aws:")}
+            assert owner == {MANAGED_BY_KEY: DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY: {"Ref": "AWS::Region"}}, (
+                key
+            )
 
 
 def test_dynamodb_access_never_scans(synth: Any) -> None:
@@ -347,6 +350,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "partition": "<AWS::Partition>",
         "account": "<AWS::AccountId>",
         "region": "<AWS::Region>",
+        "deployment": DEFAULT_DEPLOYMENT_NAME,
         "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
         "kubernetes_view_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
