@@ -94,8 +94,8 @@ class AddonRole:
             )
         trust = web_identity_trust(provider, issuer, self._namespace, self.irsa)
         if self._service is not None:
-            partition = facts.require_kubernetes().arn.split(":")[1]
-            source = f"arn:{partition}:{self._service.split('.')[0]}:{facts.region}:{facts.account}:*"
+            service = self._service.split(".")[0]
+            source = f"arn:{facts.deployment.partition}:{service}:{facts.region}:{facts.account}:*"
             trust["Statement"].append(service_statement(self._service, source))
         return trust
 
