@@ -1,4 +1,6 @@
-"""Deterministic names and ownership tags for everything the control plane creates.
+"""Deterministic names and ownership tags for everything the control plane creates, and the `Deployment` (name,
+Region, partition) they are built from: IAM names start with the deployment's name, ownership tags carry its name
+and Region, ARNs its partition.
 
 Every name the control plane derives (AWS resources, IAM roles and policies, buckets, Kubernetes volumes,
 workflow executions) is a function here, so a name is computed in one place and never re-spelled.
