@@ -20,6 +20,8 @@ if str(ROOT / "functions") not in sys.path:
 import aws_cdk as cdk  # noqa: E402
 from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME  # noqa: E402
+from infra.names import deployment_name  # noqa: E402
 from infra.stack import InstantStartStack  # noqa: E402
 
 STACK_NAME = "InstantStartStack"
@@ -36,8 +38,11 @@ def build(
     outdir: str | None = None,
 ) -> tuple[cdk.App, InstantStartStack]:
     app = cdk.App(context={**FEATURE_FLAGS, **(context or {})}, outdir=outdir)
+    deployment = deployment_name(app)
     stack = InstantStartStack(
-        app, STACK_NAME, description="InstantStart: serverless control plane for SageMaker HyperPod on EKS"
+        app,
+        STACK_NAME if deployment == DEFAULT_DEPLOYMENT_NAME else f"{STACK_NAME}-{deployment}",
+        description="InstantStart: serverless control plane for SageMaker HyperPod on EKS",
     )
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app, verbose=True))
     return app, stack

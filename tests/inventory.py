@@ -6,6 +6,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 from controlplane.core.naming import CLUSTER_TAG_KEY, eks_cluster_name, eks_cluster_role_name
+from tests.fakes.deployment import DEPLOYMENT
 
 
 def stage1_inventory(cluster_tag: str, region: str = "us-west-2") -> dict[str, int]:
@@ -22,7 +23,9 @@ def stage1_inventory(cluster_tag: str, region: str = "us-west-2") -> dict[str, i
         "route_tables": len(ec2.describe_route_tables(Filters=tagged)["RouteTables"]),
         "s3_endpoints": len([e for e in endpoints if e["State"] not in ("deleted", "deleting")]),
         "security_groups": len(ec2.describe_security_groups(Filters=tagged)["SecurityGroups"]),
-        "iam_roles": _exists(lambda: boto3.client("iam").get_role(RoleName=eks_cluster_role_name(cluster_tag))),
+        "iam_roles": _exists(
+            lambda: boto3.client("iam").get_role(RoleName=eks_cluster_role_name(DEPLOYMENT, cluster_tag))
+        ),
         "eks_clusters": _exists(
             lambda: boto3.client("eks", region_name=region).describe_cluster(name=eks_cluster_name(cluster_tag))
         ),

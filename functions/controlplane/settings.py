@@ -10,6 +10,8 @@ import os
 from functools import cache, cached_property
 from typing import Any
 
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+
 
 def _env(name: str, default: str | None = None) -> str:
     value = os.environ.get(name, default)
@@ -19,6 +21,12 @@ def _env(name: str, default: str | None = None) -> str:
 
 
 class Settings:
+    @cached_property
+    def deployment_name(self) -> str:
+        """The deployment this function belongs to (CDK context `deploymentName`): it starts the names of the roles
+        the steps create and marks what they own."""
+        return _env("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME)
+
     @cached_property
     def operations_table(self) -> str:
         return _env("IS_OPERATIONS_TABLE")

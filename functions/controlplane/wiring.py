@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.naming import Deployment
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.audit import AuditTrail
     from controlplane.core.operations.service import OperationService
@@ -51,6 +52,18 @@ class SystemClock:
 @cache
 def clock() -> SystemClock:
     return SystemClock()
+
+
+@cache
+def deployment() -> Deployment:
+    """This control plane: the name and Region it tags what it creates with, and the partition of its ARNs."""
+    from controlplane.adapters.aws.session import partition, session
+    from controlplane.core.naming import Deployment
+
+    region = session().region_name
+    if not region:
+        raise RuntimeError("No AWS Region configured: set AWS_REGION.")
+    return Deployment(settings().deployment_name, region, partition(region))
 
 
 @cache
@@ -124,6 +137,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
+        deployment(),
     )
 
 
@@ -134,7 +148,13 @@ def stage_requests() -> StageRequestService:
     from controlplane.core.clusters.stage_requests import StageRequestService
 
     return StageRequestService(
-        clusters(), operations(), AwsAccountGateway(), hyperpod_planner(), preflight(), cluster_dependencies()
+        clusters(),
+        operations(),
+        AwsAccountGateway(),
+        hyperpod_planner(),
+        preflight(),
+        cluster_dependencies(),
+        deployment(),
     )
 
 
@@ -153,7 +173,9 @@ def preflight() -> PreflightService:
     from controlplane.adapters.aws.quotas import AwsQuotaGateway
     from controlplane.core.preflight.service import PreflightService
 
-    return PreflightService(AwsQuotaGateway, Ec2NetworkGateway, AwsAccountGateway(), clock())
+    return PreflightService(
+        AwsQuotaGateway, lambda region: Ec2NetworkGateway(region, deployment()), AwsAccountGateway(), clock()
+    )
 
 
 @cache
@@ -197,13 +219,14 @@ def eks_stack(region: str) -> EksStackService:
 
     config = settings()
     return EksStackService(
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsIamGateway(),
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         control_plane_access(),
         poller(),
         config.service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -232,6 +255,7 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         cluster_dependencies(),
         poller(),
         settings().workload_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -245,13 +269,14 @@ def hyperpod_stage(region: str) -> HyperPodStageService:
     from controlplane.core.hyperpod.stage import HyperPodStageService
 
     return HyperPodStageService(
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsIamGateway(),
         AwsEksGateway(region),
         AwsHyperPodGateway(region),
         AwsBucketGateway(region),
         poller(),
         settings().service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -307,7 +332,9 @@ def instance_group_steps(region: str) -> InstanceGroupSteps:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 
-    return InstanceGroupSteps(Ec2NetworkGateway(region), AwsIamGateway(), AwsHyperPodGateway(region), poller())
+    return InstanceGroupSteps(
+        Ec2NetworkGateway(region, deployment()), AwsIamGateway(), AwsHyperPodGateway(region), poller(), deployment()
+    )
 
 
 @cache
@@ -325,9 +352,10 @@ def storage_service(region: str) -> StorageService:
         AwsEksGateway(region),
         KubernetesApiGateway(kubernetes_clients()),
         AwsBucketGateway(region),
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsFileSystemGateway(region),
         poller(),
+        deployment(),
     )
 
 
@@ -365,6 +393,7 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
         AwsBucketGateway(region),
         settings().autoscaling_role_boundary_arn,
         settings().service_role_boundary_arn,
+        deployment(),
     )
 
 
@@ -381,7 +410,7 @@ def cluster_import(region: str) -> ClusterImportSteps:
     pins = cluster_dependencies()
     return ClusterImportSteps(
         registry(),
-        Ec2NetworkGateway(region),
+        Ec2NetworkGateway(region, deployment()),
         AwsEksGateway(region),
         AwsIamGateway(),
         AwsHyperPodGateway(region),
@@ -390,6 +419,7 @@ def cluster_import(region: str) -> ClusterImportSteps:
         pins.addons,
         control_plane_access(),
         clock(),
+        deployment(),
     )
 
 
@@ -413,6 +443,7 @@ def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
         clock,
+        deployment,
         operations,
         registry,
         audit_log,

@@ -14,16 +14,19 @@ from aws_cdk import aws_iam as iam
 
 from controlplane.adapters.aws.tables import TABLES
 from infra.nag import Acknowledgements
+from infra.names import deployment_name
 from infra.permissions import DYNAMODB_ACTIONS, FunctionAccess, Grant
 
 
 def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any], acks: Acknowledgements) -> None:
-    """Render each grant's resource and condition templates with `values` (plus the pseudo parameters).
+    """Render each grant's resource and condition templates with `values` (plus the pseudo parameters and the
+    deployment name).
 
     Grants on Resource "*" (actions without resource-level permissions) go to the role's own `<role>Unscoped`
     policy, a sibling of the role acknowledged for AwsSolutions-IAM5[Resource::*] alone: the role itself carries
     no such acknowledgement, so a new statement on "*" in its default policy is a cdk-nag finding."""
-    values = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, **values}
+    pseudo = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION}
+    values = {**pseudo, "deployment": deployment_name(role), **values}
     for grant in grants:
         resources = render_resources(grant, values)
         statement = iam.PolicyStatement(actions=list(grant.actions), resources=resources)

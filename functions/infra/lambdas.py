@@ -20,6 +20,7 @@ from constructs import Construct
 from infra.grants import add_grants
 from infra.layer import ARCHITECTURE, RUNTIME, compile_bytecode, runtime_python, skip_bundling
 from infra.nag import Acknowledgements
+from infra.names import deployment_name
 from infra.permissions import Grant
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
@@ -134,7 +135,11 @@ def lambda_function(
         timeout=timeout,
         tracing=lambda_.Tracing.ACTIVE,
         log_group=log_group,
-        environment={"POWERTOOLS_SERVICE_NAME": SERVICE_NAME, **environment},
+        environment={
+            "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
+            "IS_DEPLOYMENT_NAME": deployment_name(scope),
+            **environment,
+        },
     )
     acks.add(function, "AwsSolutions-L1", PYTHON_PIN_REASON)
     return function

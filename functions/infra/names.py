@@ -1,16 +1,31 @@
 """Deterministic names of the stack's own resources, and the construct IDs derived from table keys.
 
-The state machines and the Kubernetes access and view roles have fixed names (one control plane per account and Region),
-so that IAM policies and nested stacks can name them without referencing them.
+The state machines and the Kubernetes access and view roles have fixed names, so that IAM policies and nested stacks
+can name them without referencing them. Each starts with the deployment name (context `deploymentName`, default
+`instantstart`): two deployments fit one account and Region.
 """
 
 from __future__ import annotations
 
-from aws_cdk import Aws
+import re
 
+from aws_cdk import Aws
+from constructs import Construct
+
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_NAME_PATTERN
 from controlplane.models.operations import OperationKind
 
-PREFIX = "instantstart"
+DEPLOYMENT_CONTEXT_KEY = "deploymentName"
+
+
+def deployment_name(scope: Construct) -> str:
+    """Context `deploymentName`: 3-12 lowercase letters and digits, starting with a letter."""
+    name = str(scope.node.try_get_context(DEPLOYMENT_CONTEXT_KEY) or DEFAULT_DEPLOYMENT_NAME)
+    if not re.fullmatch(DEPLOYMENT_NAME_PATTERN, name):
+        raise ValueError(
+            f"{DEPLOYMENT_CONTEXT_KEY}: {name!r} must be 3-12 lowercase letters and digits, starting with a letter."
+        )
+    return name
 
 
 def pascal(snake: str) -> str:
@@ -18,26 +33,27 @@ def pascal(snake: str) -> str:
     return "".join(part.capitalize() for part in snake.split("_"))
 
 
-def state_machine_name(kind: OperationKind) -> str:
-    return f"{PREFIX}-{kind.value.replace('_', '-')}"
+def state_machine_name(deployment: str, kind: OperationKind) -> str:
+    """Also names the machine's log group (`/aws/vendedlogs/states/<name>`)."""
+    return f"{deployment}-{kind.value.replace('_', '-')}"
 
 
-def kubernetes_role_name() -> str:
-    """IAM is global: the Region keeps two deployments of one account apart."""
-    return f"{PREFIX}-kubernetes-access-{Aws.REGION}"
+def kubernetes_role_name(deployment: str) -> str:
+    """IAM is global: the Region keeps two deployments of one name in one account apart."""
+    return f"{deployment}-kubernetes-access-{Aws.REGION}"
 
 
-def kubernetes_role_arn() -> str:
+def kubernetes_role_arn(deployment: str) -> str:
     """The Kubernetes access role's ARN, built from its name: steps in nested stacks name it without a
     reference, so the role can trust their roles without a dependency cycle."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_role_name()}"
+    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_role_name(deployment)}"
 
 
-def kubernetes_view_role_name() -> str:
+def kubernetes_view_role_name(deployment: str) -> str:
     """The API's read-only Kubernetes identity (AmazonEKSViewPolicy on every cluster)."""
-    return f"{PREFIX}-kubernetes-view-{Aws.REGION}"
+    return f"{deployment}-kubernetes-view-{Aws.REGION}"
 
 
-def kubernetes_view_role_arn() -> str:
+def kubernetes_view_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that create its access entries name it without a reference."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_view_role_name()}"
+    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_view_role_name(deployment)}"

@@ -8,6 +8,9 @@ Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.workflows`, permissions from `infra.permissions` and the step functions from `infra.step_groups`.
 
 Context keys (all optional):
+  deploymentName           3-12 lowercase letters and digits (default instantstart): starts the names of the state
+                           machines, their log groups, the roles the stack and the steps create, and marks what
+                           this deployment owns, so that two deployments fit one account and Region
   iamRoleBindings          {"arn:aws:iam::123456789012:role/Name": "viewer|operator|admin"}
                            IAM roles allowed to call the SigV4 routes (`/iam/...`, `/mcp-iam`), and their role
   cognitoDomainPrefix, consoleLocalDev, consoleDomainName, consoleCertificateArn, consoleWebAclArn
@@ -48,6 +51,7 @@ from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, la
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.names import (
+    deployment_name,
     kubernetes_role_arn,
     kubernetes_role_name,
     kubernetes_view_role_arn,
@@ -152,6 +156,7 @@ class InstantStartStack(Stack):
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
         self.acks = Acknowledgements()
+        self.deployment_name = deployment_name(self)
         self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
         self.layer = dependencies_layer(self, "DependenciesLayer")
         self.workload_boundary = self._workload_boundary()
@@ -163,12 +168,12 @@ class InstantStartStack(Stack):
             tables=self.tables,
             layer=self.layer,
             grant_values={
-                "kubernetes_role_arn": kubernetes_role_arn(),
-                "kubernetes_view_role_arn": kubernetes_view_role_arn(),
+                "kubernetes_role_arn": kubernetes_role_arn(self.deployment_name),
+                "kubernetes_view_role_arn": kubernetes_view_role_arn(self.deployment_name),
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "service_boundary_arn": self.service_boundary.managed_policy_arn,
-                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+                "state_machine_name": [state_machine_name(self.deployment_name, kind) for kind in OperationKind],
             },
             acks=self.acks,
         )
@@ -334,7 +339,7 @@ class InstantStartStack(Stack):
         role = iam.Role(
             self,
             "KubernetesAccessRole",
-            role_name=kubernetes_role_name(),
+            role_name=kubernetes_role_name(self.deployment_name),
             assumed_by=iam.CompositePrincipal(*self.step_lambdas.kubernetes_roles()),
             description="InstantStart: EKS access-entry principal (cluster admin), assumed by Kubernetes-calling steps",
             max_session_duration=Duration.hours(1),
@@ -348,7 +353,7 @@ class InstantStartStack(Stack):
         role = iam.Role(
             self,
             "KubernetesViewRole",
-            role_name=kubernetes_view_role_name(),
+            role_name=kubernetes_view_role_name(self.deployment_name),
             assumed_by=self.api_role,
             description="InstantStart: EKS access-entry principal (view only), assumed by the REST API",
             max_session_duration=Duration.hours(1),
@@ -365,7 +370,7 @@ class InstantStartStack(Stack):
             API_ACCESS.grants,
             {
                 "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
-                "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+                "state_machine_name": [state_machine_name(self.deployment_name, kind) for kind in OperationKind],
                 "kubernetes_view_role_arn": self.kubernetes_view_role.role_arn,
             },
             self.acks,
@@ -486,7 +491,7 @@ class InstantStartStack(Stack):
         api = apigw.RestApi(
             self,
             "Api",
-            rest_api_name="instantstart",
+            rest_api_name=self.deployment_name,
             description="InstantStart control plane REST API",
             endpoint_types=[apigw.EndpointType.REGIONAL],
             cloud_watch_role=False,

@@ -1,12 +1,13 @@
 """The workflows: a nested stack per workflow family, holding the family's state machines with their roles and
 log groups. Each machine is its `statemachines/<kind>.asl.json`, verbatim, with every `${<Step>FunctionArn}`
-placeholder substituted by the ARN of the function that serves that step (`infra.step_lambdas`)."""
+placeholder substituted by the ARN of the function that serves that step (`infra.step_lambdas`), and `${Partition}`
+by the stack's partition (AWS::Partition)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from aws_cdk import NestedStack, RemovalPolicy
+from aws_cdk import Aws, NestedStack, RemovalPolicy
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -14,10 +15,10 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
+from controlplane.workflows import PARTITION, definition_text, placeholders, step_key
 from infra.lambdas import LOG_RETENTION
 from infra.nag import Acknowledgements
-from infra.names import pascal, state_machine_name
+from infra.names import deployment_name, pascal, state_machine_name
 
 # One nested stack per family: a family's machines grow together, and each family has its own template budget.
 WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
@@ -65,7 +66,7 @@ class WorkflowFamilyStack(NestedStack):
 
     def _state_machine(self, kind: OperationKind) -> sfn.StateMachine:
         text = definition_text(kind)
-        name = state_machine_name(kind)
+        name = state_machine_name(deployment_name(self), kind)
         functions = {p: self._function_for(step_key(p)) for p in placeholders(text)}
         log_group = logs.LogGroup(
             self,
@@ -80,7 +81,9 @@ class WorkflowFamilyStack(NestedStack):
             f"{pascal(kind.value)}Workflow",
             state_machine_name=name,
             state_machine_type=sfn.StateMachineType.STANDARD,
-            definition_body=sfn.DefinitionBody.from_string(text),
+            # The partition goes in as the AWS::Partition reference itself, so that the template's definition reads
+            # `arn:${AWS::Partition}:…` like every other ARN of the stack (and cfn-lint can resolve it).
+            definition_body=sfn.DefinitionBody.from_string(text.replace("${" + PARTITION + "}", Aws.PARTITION)),
             definition_substitutions={p: function.function_arn for p, function in sorted(functions.items())},
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL),
             tracing_enabled=True,

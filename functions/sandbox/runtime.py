@@ -262,7 +262,7 @@ class Sandbox:
             values = {p: _function_arn(STEPS_FUNCTION) for p in placeholders(text)}
             machines[kind.value] = stepfunctions.create_state_machine(
                 name=f"instantstart-{kind.value.replace('_', '-')}",
-                definition=substitute(text, values),
+                definition=substitute(text, values, partition="aws"),
                 roleArn=sfn_role["Role"]["Arn"],
                 type="STANDARD",
             )["stateMachineArn"]

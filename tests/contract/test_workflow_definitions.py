@@ -9,7 +9,15 @@ import pytest
 from controlplane.core.features import DISABLE_ORDER, ENABLE_ORDER
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholder, placeholders, step_key, step_keys
+from controlplane.workflows import (
+    PARTITION,
+    definition_text,
+    placeholder,
+    placeholders,
+    step_key,
+    step_keys,
+    substitute,
+)
 from controlplane.workflows.asl import text
 from controlplane.workflows.definitions import WORKFLOWS
 from steps.registry import STEPS
@@ -137,3 +145,28 @@ def test_every_path_ends_by_recording_the_outcome(kind):
     assert machine["Record Operation Failure"]["Next"] == "Failed"
     catches = {catch["Next"] for state in machine.values() for catch in state.get("Catch", [])}
     assert catches == {"Record Operation Failure", "Failed"}
+
+
+@pytest.mark.parametrize("kind", list(OperationKind), ids=lambda kind: kind.value)
+def test_no_definition_names_a_partition_literally(kind):
+    """GovCloud and China: every ARN in the ASL takes the partition the machine runs in (`${Partition}`)."""
+    text = definition_text(kind)
+    assert "arn:aws:" not in text
+    assert "arn:${" + PARTITION + "}:states:::lambda:invoke" in text
+
+
+def test_substitution_fills_the_partition_the_machine_runs_in():
+    text = definition_text(OperationKind.REBOOT_NODES)
+    functions = {p: f"arn:aws-cn:lambda:cn-north-1:123456789012:function:{p}" for p in placeholders(text)}
+    resources = {
+        state["Resource"]
+        for state in json.loads(substitute(text, functions, "aws-cn"))["States"].values()
+        if state["Type"] == "Task"
+    }
+    assert resources == {"arn:aws-cn:states:::lambda:invoke"}
+
+
+def test_substitution_refuses_a_definition_with_a_placeholder_left_unfilled():
+    text = definition_text(OperationKind.REBOOT_NODES)
+    with pytest.raises(KeyError, match="FunctionArn"):
+        substitute(text, {}, "aws")

@@ -6,16 +6,19 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, ROLE_TAG_KEY, ownership_tags
+from controlplane.core.naming import ROLE_TAG_KEY, Deployment, is_owned, ownership_tags
 from controlplane.core.ports.network import InternetGateway, NatGateway, RouteTable, Subnet, Vpc
+from tests.fakes.deployment import DEPLOYMENT
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 
 class InMemoryNetworkGateway:
-    """`nat_state` is the state a new NAT gateway starts in (AWS: pending; tests settle it)."""
+    """`nat_state` is the state a new NAT gateway starts in (AWS: pending; tests settle it); `deployment` tags and
+    finds what the control plane creates."""
 
-    def __init__(self, nat_state: str = "available") -> None:
+    def __init__(self, nat_state: str = "available", deployment: Deployment = DEPLOYMENT) -> None:
+        self.deployment = deployment
         self.vpcs: dict[str, Vpc] = {}
         self.subnets: dict[str, tuple[Subnet, str, dict[str, str]]] = {}
         self.internet_gateways: dict[str, tuple[InternetGateway, dict[str, str]]] = {}
@@ -44,7 +47,7 @@ class InMemoryNetworkGateway:
     # --- VPC ---------------------------------------------------------------------------------
 
     def find_vpc(self, cluster_tag: str) -> Vpc | None:
-        found = next((vpc for vpc in self.vpcs.values() if _ours(vpc.tags, cluster_tag, "vpc")), None)
+        found = next((vpc for vpc in self.vpcs.values() if _ours(self.deployment, vpc.tags, cluster_tag, "vpc")), None)
         return Vpc(vpc_id=found.vpc_id, cidr=found.cidr) if found else None
 
     def vpc(self, vpc_id: str) -> Vpc | None:
@@ -63,7 +66,7 @@ class InMemoryNetworkGateway:
             self.vpcs[resource_id] = replace(vpc, tags={k: v for k, v in vpc.tags.items() if k not in keys})
 
     def create_vpc(self, cluster_tag: str, cidr: str) -> Vpc:
-        vpc = Vpc(vpc_id=self._id("vpc"), cidr=cidr, tags=_tags(cluster_tag, "vpc"))
+        vpc = Vpc(vpc_id=self._id("vpc"), cidr=cidr, tags=_tags(self.deployment, cluster_tag, "vpc"))
         self.vpcs[vpc.vpc_id] = vpc
         return Vpc(vpc_id=vpc.vpc_id, cidr=cidr)
 
@@ -73,7 +76,11 @@ class InMemoryNetworkGateway:
     # --- subnets -----------------------------------------------------------------------------
 
     def find_subnets(self, cluster_tag: str) -> dict[str, Subnet]:
-        return {subnet.key: subnet for subnet, _, tags in self.subnets.values() if _ours(tags, cluster_tag, subnet.key)}
+        return {
+            subnet.key: subnet
+            for subnet, _, tags in self.subnets.values()
+            if _ours(self.deployment, tags, cluster_tag, subnet.key)
+        }
 
     def vpc_subnet_cidrs(self, vpc_id: str) -> list[str]:
         return [subnet.cidr for subnet, vpc, _ in self.subnets.values() if vpc == vpc_id]
@@ -82,7 +89,7 @@ class InMemoryNetworkGateway:
         self, cluster_tag: str, vpc_id: str, key: str, cidr: str, availability_zone: str, public: bool
     ) -> Subnet:
         subnet = Subnet(subnet_id=self._id("subnet"), key=key, cidr=cidr, availability_zone=availability_zone)
-        self.subnets[subnet.subnet_id] = (subnet, vpc_id, _tags(cluster_tag, key))
+        self.subnets[subnet.subnet_id] = (subnet, vpc_id, _tags(self.deployment, cluster_tag, key))
         return subnet
 
     def delete_subnet(self, subnet_id: str) -> None:
@@ -91,11 +98,14 @@ class InMemoryNetworkGateway:
     # --- internet gateway, elastic IP, NAT gateway -------------------------------------------
 
     def find_internet_gateway(self, cluster_tag: str) -> InternetGateway | None:
-        return next((gw for gw, tags in self.internet_gateways.values() if _ours(tags, cluster_tag, "igw")), None)
+        return next(
+            (gw for gw, tags in self.internet_gateways.values() if _ours(self.deployment, tags, cluster_tag, "igw")),
+            None,
+        )
 
     def create_internet_gateway(self, cluster_tag: str) -> InternetGateway:
         gateway = InternetGateway(gateway_id=self._id("igw"), attached_vpc_id=None)
-        self.internet_gateways[gateway.gateway_id] = (gateway, _tags(cluster_tag, "igw"))
+        self.internet_gateways[gateway.gateway_id] = (gateway, _tags(self.deployment, cluster_tag, "igw"))
         return gateway
 
     def attach_internet_gateway(self, gateway_id: str, vpc_id: str) -> None:
@@ -106,11 +116,14 @@ class InMemoryNetworkGateway:
         self.internet_gateways.pop(gateway.gateway_id, None)
 
     def find_elastic_ip(self, cluster_tag: str) -> str | None:
-        return next((eip for eip, tags in self.elastic_ips.items() if _ours(tags, cluster_tag, "nat-eip")), None)
+        return next(
+            (eip for eip, tags in self.elastic_ips.items() if _ours(self.deployment, tags, cluster_tag, "nat-eip")),
+            None,
+        )
 
     def allocate_elastic_ip(self, cluster_tag: str) -> str:
         allocation = self._id("eipalloc")
-        self.elastic_ips[allocation] = _tags(cluster_tag, "nat-eip")
+        self.elastic_ips[allocation] = _tags(self.deployment, cluster_tag, "nat-eip")
         return allocation
 
     def release_elastic_ip(self, allocation_id: str) -> None:
@@ -121,14 +134,14 @@ class InMemoryNetworkGateway:
             (
                 nat
                 for nat, _, tags in self.nat_gateways.values()
-                if _ours(tags, cluster_tag, "nat") and nat.state != "deleted"
+                if _ours(self.deployment, tags, cluster_tag, "nat") and nat.state != "deleted"
             ),
             None,
         )
 
     def create_nat_gateway(self, cluster_tag: str, subnet_id: str, allocation_id: str) -> NatGateway:
         nat = NatGateway(gateway_id=self._id("nat"), state=self.nat_state)
-        self.nat_gateways[nat.gateway_id] = (nat, subnet_id, _tags(cluster_tag, "nat"))
+        self.nat_gateways[nat.gateway_id] = (nat, subnet_id, _tags(self.deployment, cluster_tag, "nat"))
         return nat
 
     def delete_nat_gateway(self, gateway_id: str) -> None:
@@ -144,12 +157,17 @@ class InMemoryNetworkGateway:
 
     def find_route_table(self, cluster_tag: str, role: str) -> RouteTable | None:
         return next(
-            (table for table, _, tags in self.route_tables.values() if _ours(tags, cluster_tag, f"{role}-rt")), None
+            (
+                table
+                for table, _, tags in self.route_tables.values()
+                if _ours(self.deployment, tags, cluster_tag, f"{role}-rt")
+            ),
+            None,
         )
 
     def create_route_table(self, cluster_tag: str, role: str, vpc_id: str) -> RouteTable:
         table = RouteTable(route_table_id=self._id("rtb"), routes={}, subnet_ids=frozenset())
-        self.route_tables[table.route_table_id] = (table, vpc_id, _tags(cluster_tag, f"{role}-rt"))
+        self.route_tables[table.route_table_id] = (table, vpc_id, _tags(self.deployment, cluster_tag, f"{role}-rt"))
         return table
 
     def add_default_route(self, route_table_id: str, target_id: str) -> None:
@@ -171,12 +189,17 @@ class InMemoryNetworkGateway:
 
     def find_s3_endpoint(self, cluster_tag: str) -> str | None:
         return next(
-            (ep for ep, (_, _, tags) in self.endpoints.items() if _ours(tags, cluster_tag, "s3-endpoint")), None
+            (
+                ep
+                for ep, (_, _, tags) in self.endpoints.items()
+                if _ours(self.deployment, tags, cluster_tag, "s3-endpoint")
+            ),
+            None,
         )
 
     def create_s3_endpoint(self, cluster_tag: str, vpc_id: str, route_table_ids: list[str]) -> str:
         endpoint = self._id("vpce")
-        self.endpoints[endpoint] = (vpc_id, list(route_table_ids), _tags(cluster_tag, "s3-endpoint"))
+        self.endpoints[endpoint] = (vpc_id, list(route_table_ids), _tags(self.deployment, cluster_tag, "s3-endpoint"))
         return endpoint
 
     def delete_endpoint(self, endpoint_id: str) -> None:
@@ -184,13 +207,17 @@ class InMemoryNetworkGateway:
 
     def find_security_group(self, cluster_tag: str) -> str | None:
         return next(
-            (group for group, (_, tags) in self.security_groups.items() if _ours(tags, cluster_tag, "cluster-sg")),
+            (
+                group
+                for group, (_, tags) in self.security_groups.items()
+                if _ours(self.deployment, tags, cluster_tag, "cluster-sg")
+            ),
             None,
         )
 
     def create_security_group(self, cluster_tag: str, vpc_id: str) -> str:
         group = self._id("sg")
-        self.security_groups[group] = (vpc_id, _tags(cluster_tag, "cluster-sg"))
+        self.security_groups[group] = (vpc_id, _tags(self.deployment, cluster_tag, "cluster-sg"))
         return group
 
     def allow_traffic_within_group(self, group_id: str) -> None:
@@ -204,9 +231,9 @@ class InMemoryNetworkGateway:
         return f"{prefix}-{next(self._ids):08x}"
 
 
-def _tags(cluster_tag: str, role: str) -> dict[str, str]:
-    return {**ownership_tags(cluster_tag), ROLE_TAG_KEY: role}
+def _tags(deployment: Deployment, cluster_tag: str, role: str) -> dict[str, str]:
+    return {**ownership_tags(deployment, cluster_tag), ROLE_TAG_KEY: role}
 
 
-def _ours(tags: dict[str, str], cluster_tag: str, role: str) -> bool:
-    return tags.get(CLUSTER_TAG_KEY) == cluster_tag and MANAGED_BY_KEY in tags and tags.get(ROLE_TAG_KEY) == role
+def _ours(deployment: Deployment, tags: dict[str, str], cluster_tag: str, role: str) -> bool:
+    return is_owned(deployment, tags, cluster_tag) and tags.get(ROLE_TAG_KEY) == role

@@ -16,7 +16,7 @@ from typing import Any
 import cfnlint
 import pytest
 
-from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE
+from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY, MANAGED_BY_KEY
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
 from infra.grants import render_conditions, render_resources
@@ -201,12 +201,10 @@ def test_no_step_policy_grants_bucket_actions_outside_this_account(synth: Any) -
 
 
 def test_every_arn_in_the_templates_names_the_partition(synth: Any) -> None:
-    """Every ARN the stack writes uses ${AWS::Partition} (GovCloud, China). Not yet the ASL definitions' service
-    integrations (`arn:aws:states:::lambda:invoke`), which the workflow generator writes."""
-    for key, resource in synth.resources.items():
-        properties = dict(resource.get("Properties", {}))
-        properties.pop("DefinitionString", None)
-        assert "arn:aws:" not in json.dumps(properties), key
+    """Every ARN the stack writes uses ${AWS::Partition} (GovCloud, China), the state machines' definitions too
+    (`${Partition}`, substituted by the stack's partition)."""
+    for path in synth.template_paths:
+        assert "arn:aws:" not in path.read_text(), path.name
 
 
 def test_pass_role_is_scoped_and_bound_to_a_service(synth: Any) -> None:
@@ -262,7 +260,10 @@ def test_ec2_changes_require_the_ownership_tag(synth: Any) -> None:
             continue  # rules are created untagged inside a group that another statement tag-conditions
         else:
             assert tag_condition & set(conditions), (key, actions)
-            assert MANAGED_BY_VALUE in conditions.values(), (key, actions)
+            owner = {name.split("/", 1)[1]: value for name, value in conditions.items() if name.startswith("aws:")}
+            assert owner == {MANAGED_BY_KEY: DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY: {"Ref": "AWS::Region"}}, (
+                key
+            )
 
 
 def test_dynamodb_access_never_scans(synth: Any) -> None:
@@ -349,6 +350,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "partition": "<AWS::Partition>",
         "account": "<AWS::AccountId>",
         "region": "<AWS::Region>",
+        "deployment": DEFAULT_DEPLOYMENT_NAME,
         "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
         "kubernetes_view_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
@@ -356,7 +358,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "service_boundary_arn": f"<{service}>",
-        "state_machine_name": [state_machine_name(kind) for kind in OperationKind],
+        "state_machine_name": [state_machine_name(DEFAULT_DEPLOYMENT_NAME, kind) for kind in OperationKind],
     }
 
 

@@ -3,6 +3,7 @@ that every bundled asset is compiled to for the Lambda runtime's Python."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from typing import Any
 
 import pytest
 from aws_cdk import App, Stack
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from infra import layer
 from infra.lambdas import FUNCTIONS_DIR, CompiledSourceBundling
@@ -130,3 +133,48 @@ def test_the_code_asset_ships_runtime_bytecode_and_leaves_out_infra_and_sandbox(
     header = pyc.read_bytes()[:8]
     assert int.from_bytes(header[4:8], "little") == 0b01  # hash-based, source not checked
     assert not list(tmp_path.rglob("*.cpython-311.pyc"))
+
+
+def _pins() -> dict[str, str]:
+    """constraints.txt as {canonical name: the one version it pins}."""
+    pins = {}
+    for line in requirements(layer.CONSTRAINTS):
+        requirement = Requirement(line)
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", f"{line}: a constraint pins one version"
+        pins[canonicalize_name(requirement.name)] = specifier.version
+    return pins
+
+
+LAYER_REQUIREMENTS = [*requirements(), *requirements(MCP_LAYER_SOURCE / "requirements.txt")]
+
+
+@pytest.mark.parametrize("distribution", ["botocore", *(Requirement(r).name for r in LAYER_REQUIREMENTS)])
+def test_constraints_satisfy_what_botocore_and_the_layer_requirements_require(distribution: str) -> None:
+    """pip resolves the layer against the pins: a pin outside a requirement of botocore (which the Lambda runtime
+    provides) or of a layer dependency fails the layer build, or breaks the runtime's boto3 (python-dateutil 4.x
+    against botocore's <3)."""
+    pins = _pins()
+    checked = 0
+    for line in importlib.metadata.requires(distribution) or []:
+        requirement = Requirement(line)
+        if requirement.marker is not None or canonicalize_name(requirement.name) not in pins:
+            continue
+        assert requirement.specifier.contains(pins[canonicalize_name(requirement.name)], prereleases=True), (
+            f"constraints.txt pins {requirement.name}=={pins[canonicalize_name(requirement.name)]}, "
+            f"but {distribution} requires {requirement}"
+        )
+        checked += 1
+    if distribution in ("botocore", "kubernetes"):
+        assert checked >= 2  # python-dateutil and urllib3: both share them with the runtime's botocore
+
+
+def test_constraints_pin_every_dependency_the_layer_shares_with_the_runtime_botocore() -> None:
+    botocore = {canonicalize_name(Requirement(r).name) for r in importlib.metadata.requires("botocore") or []}
+    layer_needs = {
+        canonicalize_name(needed.name)
+        for requirement in LAYER_REQUIREMENTS
+        for needed in map(Requirement, importlib.metadata.requires(Requirement(requirement).name) or [])
+        if needed.marker is None
+    }
+    assert botocore & layer_needs <= set(_pins())

@@ -11,6 +11,7 @@ from aws_cdk.assertions import Match
 
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
 from controlplane.models.operations import OperationKind
 from infra.names import state_machine_name
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
@@ -149,7 +150,9 @@ def test_api_environment(synth: Any) -> None:
         for key, props in synth.of_type("AWS::StepFunctions::StateMachine").items()
     }
     arns = json.loads(render(variables["IS_STATE_MACHINE_ARNS"]))
-    assert arns == {kind.value: f"<{machines[state_machine_name(kind)]}>" for kind in OperationKind}
+    assert arns == {
+        kind.value: f"<{machines[state_machine_name(DEFAULT_DEPLOYMENT_NAME, kind)]}>" for kind in OperationKind
+    }
     # Status, instance-group and node views read Kubernetes nodes and pods through the view role, never as admin.
     (role_key,) = [k for k in synth.of_type("AWS::IAM::Role") if k.startswith("KubernetesViewRole")]
     assert variables["IS_KUBERNETES_VIEW_ROLE_ARN"] == {"Fn::GetAtt": [role_key, "Arn"]}

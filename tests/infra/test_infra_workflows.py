@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key, step_keys
+from controlplane.workflows import PARTITION, definition_text, placeholders, step_key, step_keys
 from infra.names import state_machine_name
 from infra.step_groups import STEP_GROUPS, group_of
 
@@ -19,7 +20,7 @@ def machines(synth: Any) -> dict[str, dict[str, Any]]:
         props["Properties"]["StateMachineName"]: props["Properties"]
         for props in synth.of_type("AWS::StepFunctions::StateMachine").values()
     }
-    return {kind.value: by_name[state_machine_name(kind)] for kind in OperationKind}
+    return {kind.value: by_name[state_machine_name(DEFAULT_DEPLOYMENT_NAME, kind)] for kind in OperationKind}
 
 
 def as_list(value: Any) -> list[Any]:
@@ -44,8 +45,12 @@ def test_every_placeholder_is_substituted_with_its_step_function(synth: Any, kin
     for placeholder, value in substitutions.items():
         expected = synth.step_function(group_of(step_key(placeholder)))
         assert value == {"Fn::GetAtt": [expected, "Arn"]}, placeholder
-    # The definition is inlined verbatim (no asset), so CloudFormation substitutes exactly these keys.
-    assert machines(synth)[kind.value]["DefinitionString"] == text
+    # The definition is inlined (no asset), the file with the stack's partition for `${Partition}`, so CloudFormation
+    # substitutes exactly these keys.
+    delimiter, parts = machines(synth)[kind.value]["DefinitionString"]["Fn::Join"]
+    partition = {"Ref": "AWS::Partition"}
+    assert delimiter.join("${" + PARTITION + "}" if part == partition else part for part in parts) == text
+    assert all(isinstance(part, str) or part == partition for part in parts)
 
 
 @pytest.mark.parametrize("kind", list(OperationKind), ids=lambda kind: kind.value)
@@ -103,4 +108,4 @@ def test_failure_recorder_may_read_the_history_of_both_workflows(synth: Any) -> 
     (history,) = [s for s in statements if s["Action"] == "states:GetExecutionHistory"]
     rendered = json.dumps(history["Resource"])
     for kind in OperationKind:
-        assert f":execution:{state_machine_name(kind)}:*" in rendered
+        assert f":execution:{state_machine_name(DEFAULT_DEPLOYMENT_NAME, kind)}:*" in rendered

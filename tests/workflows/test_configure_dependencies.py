@@ -9,6 +9,7 @@ from controlplane.config import cluster_dependencies
 from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.fakes.deployment import DEPLOYMENT
 
 STEPS = sorted(
     step_key(p)
@@ -47,7 +48,7 @@ def dependency_inventory(running_sandbox, tag: str) -> dict[str, object]:
     return {
         "oidc_providers": len(providers),
         "addons": sorted(eks.list_addons(clusterName=name)["addons"]),
-        "s3_csi_role": boto3.client("iam").get_role(RoleName=s3_csi_role_name(tag))["Role"]["RoleName"],
+        "s3_csi_role": boto3.client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, tag))["Role"]["RoleName"],
         "daemonsets": daemonsets,
     }
 
@@ -56,7 +57,7 @@ def expected(tag: str) -> dict[str, object]:
     return {
         "oidc_providers": 1,
         "addons": sorted(cluster_dependencies().addons),
-        "s3_csi_role": s3_csi_role_name(tag),
+        "s3_csi_role": s3_csi_role_name(DEPLOYMENT, tag),
         "daemonsets": DAEMONSETS,
     }
 
@@ -86,10 +87,10 @@ def test_dependencies_are_installed_and_recorded_as_a_finished_stage(running_san
     addon = boto3.client("eks", region_name="us-west-2").describe_addon(
         clusterName="eks-cluster-deps", addonName="aws-mountpoint-s3-csi-driver"
     )["addon"]
-    assert addon["serviceAccountRoleArn"].endswith(f"role/{s3_csi_role_name('deps')}")
+    assert addon["serviceAccountRoleArn"].endswith(f"role/{s3_csi_role_name(DEPLOYMENT, 'deps')}")
     assert addon["addonVersion"] == cluster_dependencies().addons["aws-mountpoint-s3-csi-driver"]
     # The role's inline policy is capped by the stack's workload boundary (IAM only lets the step create it so).
-    role = boto3.client("iam").get_role(RoleName=s3_csi_role_name("deps"))["Role"]
+    role = boto3.client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, "deps"))["Role"]
     assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
     with running_sandbox.client("sandbox-viewer") as api:
         assert api.get("/clusters/deps").json()["stagesDone"] == ["eks", "dependencies"]
@@ -122,7 +123,7 @@ def test_deleting_the_cluster_removes_the_identities_stage_3_created(running_san
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
     iam = boto3.client("iam")
     roles = [r["RoleName"] for r in iam.list_roles()["Roles"]]
-    assert s3_csi_role_name("depgone") not in roles
+    assert s3_csi_role_name(DEPLOYMENT, "depgone") not in roles
     tagged = [
         arn
         for arn in (p["Arn"] for p in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"])

@@ -8,6 +8,7 @@ import pytest
 from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.fakes.deployment import DEPLOYMENT
 
 STEPS = sorted(
     step_key(p)
@@ -50,7 +51,9 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
     }
     assert cluster["stagesDone"] == ["eks", "dependencies", "storage"]
     assert (cluster["storageBucket"], cluster["storageClaim"]) == (bucket, "default/s3-claim")
-    policy = boto3.client("iam").get_role_policy(RoleName=s3_csi_role_name("stor"), PolicyName=S3_CSI_POLICY_NAME)
+    policy = boto3.client("iam").get_role_policy(
+        RoleName=s3_csi_role_name(DEPLOYMENT, "stor"), PolicyName=S3_CSI_POLICY_NAME
+    )
     assert f"arn:aws:s3:::{bucket}" in str(policy["PolicyDocument"])
 
 

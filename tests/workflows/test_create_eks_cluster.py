@@ -45,6 +45,8 @@ def test_the_eks_cluster_is_created_with_the_authentication_mode_hyperpod_needs(
     cluster = boto3.client("eks", region_name="us-west-2").describe_cluster(name="eks-cluster-authmode")["cluster"]
     assert cluster["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
     assert cluster["tags"]["instantstart:managed-by"] == "instantstart"
+    # The cluster lives in us-west-2; the deployment that owns it runs in the sandbox's home Region.
+    assert cluster["tags"]["instantstart:deployment-region"] == "us-east-1"
 
 
 @pytest.mark.parametrize("step", CREATE_STEPS)

@@ -9,6 +9,7 @@ import boto3
 import pytest
 
 from controlplane.core.naming import ROLE_TAG_KEY, ownership_tags
+from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "pfgroups"
@@ -41,7 +42,9 @@ def small_compute_subnet(zone: str) -> str:
     ec2 = boto3.client("ec2", region_name=REGION)
     (vpc,) = ec2.describe_vpcs(Filters=[{"Name": "tag:instantstart:cluster", "Values": [TAG]}])["Vpcs"]
     cidr = str(list(ipaddress.IPv4Network(vpc["CidrBlock"]).subnets(new_prefix=24))[-1])
-    tags = [{"Key": k, "Value": v} for k, v in {**ownership_tags(TAG), ROLE_TAG_KEY: f"compute-{zone}"}.items()]
+    tags = [
+        {"Key": k, "Value": v} for k, v in {**ownership_tags(DEPLOYMENT, TAG), ROLE_TAG_KEY: f"compute-{zone}"}.items()
+    ]
     subnet = ec2.create_subnet(
         VpcId=vpc["VpcId"],
         CidrBlock=cidr,

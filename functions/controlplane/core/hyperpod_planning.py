@@ -7,7 +7,7 @@ steps and the instance-group service, which belong to the HyperPod context.
 
 from __future__ import annotations
 
-from controlplane.core.naming import hyperpod_execution_role_name
+from controlplane.core.naming import Deployment, hyperpod_execution_role_name
 from controlplane.core.ports.account import AccountGateway
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 from controlplane.models.errors import ClusterExistsError, InvalidRequestError
@@ -116,11 +116,15 @@ class HyperPodPlanner:
         )
 
 
-def hyperpod_actions(cluster_tag: str, resolved: HyperPodPlan, name: str) -> list[PlannedAction]:
+def hyperpod_actions(
+    deployment: Deployment, cluster_tag: str, resolved: HyperPodPlan, name: str
+) -> list[PlannedAction]:
     """What stage 4 creates for the HyperPod cluster `name` and its first group."""
     zone = resolved.availabilityZone
     return [
-        PlannedAction(action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(cluster_tag)),
+        PlannedAction(
+            action="create", resource="AWS::IAM::Role", name=hyperpod_execution_role_name(deployment, cluster_tag)
+        ),
         PlannedAction(action="create", resource="AWS::S3::Bucket", name="lifecycle scripts (sagemaker-is-…)"),
         PlannedAction(action="create", resource="AWS::EC2::Subnet", name=f"compute subnet in {zone}"),
         PlannedAction(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from controlplane.core.naming import Deployment
 from controlplane.models.errors import ForeignResourceError
 
 VERSION = "2012-10-17"
@@ -60,9 +61,9 @@ def web_identity_trust(provider_arn: str, issuer_url: str, namespace: str, servi
     }
 
 
-def s3_bucket_access(bucket_patterns: list[str]) -> dict[str, Any]:
+def s3_bucket_access(deployment: Deployment, bucket_patterns: list[str]) -> dict[str, Any]:
     """Read and write objects in the named buckets (Mountpoint for S3 needs list, get, put, delete)."""
-    buckets = [f"arn:aws:s3:::{pattern}" for pattern in bucket_patterns]
+    buckets = [deployment.bucket_arn(pattern) for pattern in bucket_patterns]
     return {
         "Version": VERSION,
         "Statement": [

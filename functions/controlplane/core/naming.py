@@ -1,4 +1,6 @@
-"""Deterministic names and ownership tags for everything the control plane creates.
+"""Deterministic names and ownership tags for everything the control plane creates, and the `Deployment` (name,
+Region, partition) they are built from: IAM names start with the deployment's name, ownership tags carry its name
+and Region, ARNs its partition.
 
 Every name the control plane derives (AWS resources, IAM roles and policies, buckets, Kubernetes volumes,
 workflow executions) is a function here, so a name is computed in one place and never re-spelled.
@@ -8,20 +10,53 @@ that uses them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from controlplane.models.features import Feature
 
+# A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, IS_DEPLOYMENT_NAME):
+# lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names cannot be read two ways.
+DEFAULT_DEPLOYMENT_NAME = "instantstart"
+DEPLOYMENT_NAME_PATTERN = r"[a-z][a-z0-9]{2,11}"
 CLUSTER_TAG_KEY = "instantstart:cluster"
+# Who created a resource: the deployment's name, and the Region the deployment runs in (its resources may live in
+# other Regions; IAM is global), so that two control planes of one account never touch each other's resources.
 MANAGED_BY_KEY = "instantstart:managed-by"
-MANAGED_BY_VALUE = "instantstart"
+DEPLOYMENT_REGION_KEY = "instantstart:deployment-region"
 ROLE_TAG_KEY = "instantstart:role"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """This control plane: its name starts the IAM names it creates, its name and Region mark what it owns,
+    and its partition (`aws`, `aws-cn`, `aws-us-gov`) starts every ARN it builds."""
+
+    name: str
+    region: str
+    partition: str
+
+    def owner_tags(self) -> dict[str, str]:
+        return {MANAGED_BY_KEY: self.name, DEPLOYMENT_REGION_KEY: self.region}
+
+    def managed_policy_arn(self, policy_name: str) -> str:
+        """An AWS managed policy, e.g. `arn:aws-cn:iam::aws:policy/AmazonEKSClusterPolicy`."""
+        return f"arn:{self.partition}:iam::aws:policy/{policy_name}"
+
+    def policy_arn(self, account: str, policy_name: str) -> str:
+        """A customer managed policy of the account."""
+        return f"arn:{self.partition}:iam::{account}:policy/{policy_name}"
+
+    def bucket_arn(self, bucket: str) -> str:
+        """An S3 bucket (or a pattern of bucket names, `instantstart-demo-*`)."""
+        return f"arn:{self.partition}:s3:::{bucket}"
 
 
 def eks_cluster_name(cluster_tag: str) -> str:
     return f"eks-cluster-{cluster_tag}"
 
 
-def eks_cluster_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-eks-cluster"
+def eks_cluster_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-eks-cluster"
 
 
 def resource_name(cluster_tag: str, role: str) -> str:
@@ -29,12 +64,25 @@ def resource_name(cluster_tag: str, role: str) -> str:
     return f"instantstart-{cluster_tag}-{role}"
 
 
-def ownership_tags(cluster_tag: str) -> dict[str, str]:
-    return {CLUSTER_TAG_KEY: cluster_tag, MANAGED_BY_KEY: MANAGED_BY_VALUE}
+def ownership_tags(deployment: Deployment, cluster_tag: str) -> dict[str, str]:
+    return {CLUSTER_TAG_KEY: cluster_tag, **deployment.owner_tags()}
 
 
-def is_owned(tags: dict[str, str], cluster_tag: str) -> bool:
-    return tags.get(CLUSTER_TAG_KEY) == cluster_tag and tags.get(MANAGED_BY_KEY) == MANAGED_BY_VALUE
+def is_owned(deployment: Deployment, tags: dict[str, str], cluster_tag: str) -> bool:
+    """Created by this deployment (name and Region) for this cluster; a resource without the tags is not ours."""
+    return tags.get(CLUSTER_TAG_KEY) == cluster_tag and all(
+        tags.get(key) == value for key, value in deployment.owner_tags().items()
+    )
+
+
+def owner(tags: dict[str, str]) -> str:
+    """Whose a resource is, by its ownership tags: the sentence a refusal to touch it ends with."""
+    if MANAGED_BY_KEY not in tags:
+        return "It carries no InstantStart ownership tags."
+    return (
+        f"It belongs to deployment '{tags[MANAGED_BY_KEY]}' in Region {tags.get(DEPLOYMENT_REGION_KEY, '(none)')}"
+        f" (cluster '{tags.get(CLUSTER_TAG_KEY, '(none)')}')."
+    )
 
 
 def execution_name(operation_id: str, attempt: int) -> str:
@@ -46,12 +94,12 @@ def hyperpod_cluster_name(cluster_tag: str) -> str:
     return f"hp-cluster-{cluster_tag}"
 
 
-def hyperpod_execution_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-hyperpod-exec"
+def hyperpod_execution_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-hyperpod-exec"
 
 
-def training_operator_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-training-operator"
+def training_operator_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-training-operator"
 
 
 def lifecycle_bucket_name(cluster_tag: str, account: str, region: str) -> str:
@@ -79,9 +127,9 @@ def hyperpod_cluster_of(cluster_tag: str, name: str | None) -> str:
     return name or hyperpod_cluster_name(cluster_tag)
 
 
-def s3_csi_role_name(cluster_tag: str) -> str:
+def s3_csi_role_name(deployment: Deployment, cluster_tag: str) -> str:
     """The IRSA role of the Mountpoint for S3 CSI driver (stage 3), widened to the cluster's buckets by stage 5."""
-    return f"instantstart-{cluster_tag}-s3-csi"
+    return f"{deployment.name}-{cluster_tag}-s3-csi"
 
 
 # Inline policy of the S3 CSI driver's role that lists the buckets it may mount.
@@ -103,9 +151,9 @@ def persistent_volume_name(cluster_tag: str, claim: str) -> str:
     return f"pv-{cluster_tag}-{claim}"
 
 
-def fsx_tags(cluster_tag: str, claim: str) -> dict[str, str]:
+def fsx_tags(deployment: Deployment, cluster_tag: str, claim: str) -> dict[str, str]:
     """Ownership tags of the FSx file system behind one claim; the role tag tells claims apart."""
-    return {**ownership_tags(cluster_tag), ROLE_TAG_KEY: f"fsx-{claim}"}
+    return {**ownership_tags(deployment, cluster_tag), ROLE_TAG_KEY: f"fsx-{claim}"}
 
 
 # --- features
@@ -114,6 +162,7 @@ def fsx_tags(cluster_tag: str, claim: str) -> dict[str, str]:
 FEATURE_TAG_KEY = "instantstart:feature"
 # Kubernetes label keys cannot contain ':'; objects the features apply carry these labels instead of the tags.
 MANAGED_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_LABEL_VALUE = "instantstart"
 FEATURE_LABEL = "instantstart.aws/feature"
 # The HyperpodNodeClass and NodePool of managed Karpenter, and the inline policy of its role.
 KARPENTER_OBJECT_NAME = "instantstart"
@@ -122,25 +171,25 @@ TIERED_STORAGE_NAMESPACE = "default"
 TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
 
 
-def feature_tags(cluster_tag: str, feature: Feature) -> dict[str, str]:
-    return {**ownership_tags(cluster_tag), FEATURE_TAG_KEY: feature.value}
+def feature_tags(deployment: Deployment, cluster_tag: str, feature: Feature) -> dict[str, str]:
+    return {**ownership_tags(deployment, cluster_tag), FEATURE_TAG_KEY: feature.value}
 
 
 def feature_labels(feature: Feature) -> dict[str, str]:
     """The labels that mark a Kubernetes object as one a feature applied."""
-    return {MANAGED_LABEL: MANAGED_BY_VALUE, FEATURE_LABEL: feature.value}
+    return {MANAGED_LABEL: MANAGED_LABEL_VALUE, FEATURE_LABEL: feature.value}
 
 
-def fsx_csi_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-fsx-csi"
+def fsx_csi_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-fsx-csi"
 
 
-def observability_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-observability"
+def observability_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-observability"
 
 
-def inference_operator_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-inference"
+def inference_operator_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-inference"
 
 
 def inference_tls_bucket_name(cluster_tag: str, account: str, region: str) -> str:
@@ -148,13 +197,13 @@ def inference_tls_bucket_name(cluster_tag: str, account: str, region: str) -> st
     return f"hyperpod-tls-{cluster_tag}-{account}-{region}"
 
 
-def karpenter_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-karpenter"
+def karpenter_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-karpenter"
 
 
-def tiered_storage_role_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-tiered-ckpt"
+def tiered_storage_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-tiered-ckpt"
 
 
-def tiered_storage_policy_name(cluster_tag: str) -> str:
-    return f"instantstart-{cluster_tag}-tiered-ckpt"
+def tiered_storage_policy_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-tiered-ckpt"

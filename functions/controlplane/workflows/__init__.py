@@ -3,7 +3,8 @@
 `spec` holds the building blocks, `definitions` the twelve workflows, `asl` the generator; `python -m
 controlplane.workflows` rewrites `statemachines/<kind>.asl.json` from them (a contract test keeps the files
 equal). This module is what the CDK stack and the sandbox read: the checked-in files, their `${…FunctionArn}`
-placeholders and the step key each placeholder names. It imports nothing from the rest of the package.
+placeholders and the step key each placeholder names, and `${Partition}`, the ARN partition of the service
+integrations. It imports nothing from the rest of the package.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from pathlib import Path
 from controlplane.models.operations import OperationKind
 
 FUNCTION_SUFFIX = "FunctionArn"
+# `${Partition}`: the partition the state machine runs in (aws, aws-cn, aws-us-gov), so no ARN names `aws` literally.
+PARTITION = "Partition"
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
+_FUNCTION_PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+" + FUNCTION_SUFFIX + r")\}")
 _WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -45,11 +49,14 @@ def definition_text(kind: OperationKind) -> str:
 
 
 def placeholders(definition: str) -> set[str]:
-    return set(_PLACEHOLDER.findall(definition))
+    """The step functions' placeholders (`${<Step>FunctionArn}`) of a definition."""
+    return set(_FUNCTION_PLACEHOLDER.findall(definition))
 
 
-def substitute(definition: str, values: dict[str, str]) -> str:
-    missing = placeholders(definition) - values.keys()
+def substitute(definition: str, functions: dict[str, str], partition: str) -> str:
+    """The definition with each step function's ARN and the partition filled in."""
+    values = {**functions, PARTITION: partition}
+    missing = set(_PLACEHOLDER.findall(definition)) - values.keys()
     if missing:
         raise KeyError(f"No substitution for {sorted(missing)}")
     text = _PLACEHOLDER.sub(lambda match: values[match.group(1)], definition)

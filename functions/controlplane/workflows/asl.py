@@ -1,6 +1,7 @@
 """The generator: a declared workflow → Amazon States Language, with the defaults every Task shares.
 
-Every Task invokes its step's function (`${<Step>FunctionArn}`) with the same payload — the Task name, the
+Every Task invokes its step's function (`${<Step>FunctionArn}`, through the Lambda integration of the
+partition the machine runs in, `${Partition}`) with the same payload — the Task name, the
 whole state and the execution's ARN, plus the Task's constants — retries Lambda service errors and
 `ResourceNotReadyError` (a dependency still being created), and catches everything into `Record Operation
 Failure`. The output is deterministic: states in declaration order, keys in a fixed order, `indent=2`.
@@ -11,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from controlplane.workflows import placeholder
+from controlplane.workflows import PARTITION, placeholder
 from controlplane.workflows.spec import Block, Branch, Poll, Task, Workflow
 
-LAMBDA_INVOKE = "arn:aws:states:::lambda:invoke"
+LAMBDA_INVOKE = "arn:${" + PARTITION + "}:states:::lambda:invoke"
 TIMEOUT_SECONDS = 90
 RETRY = (
     {

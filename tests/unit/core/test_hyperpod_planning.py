@@ -7,6 +7,7 @@ from controlplane.core.ports.account import TrainingPlan
 from controlplane.models.errors import InvalidRequestError
 from controlplane.models.hyperpod import CreateHyperPodRequest, Taint
 from tests.fakes.account import InMemoryAccountGateway
+from tests.fakes.deployment import DEPLOYMENT
 
 REGION = "us-west-2"
 PLAN = TrainingPlan(
@@ -82,7 +83,7 @@ def test_capabilities_the_type_lacks_are_refused_before_they_become_immutable(pl
 
 
 def test_stage_four_creates_the_role_scripts_subnet_cluster_and_operator_identity(planner):
-    actions = hyperpod_actions("demo", planner.resolve_group(REGION, group()), "hp-cluster-demo")
+    actions = hyperpod_actions(DEPLOYMENT, "demo", planner.resolve_group(REGION, group()), "hp-cluster-demo")
     assert [action.resource for action in actions] == [
         "AWS::IAM::Role",
         "AWS::S3::Bucket",

@@ -12,6 +12,7 @@ from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import ACCOUNT, EKS_NAME, HYPERPOD_NAME, REGION, TAG, FeatureWorld
 
 FSX_ROLE = "instantstart-demo-fsx-csi"
@@ -40,7 +41,7 @@ def test_cert_manager_installs_the_pinned_addon_with_the_features_tags_and_settl
     assert ensure(world, Feature.CERT_MANAGER) is False
     addon = world.eks.find_addon(EKS_NAME, "cert-manager")
     assert addon.version == feature_pins().addons["cert-manager"]
-    assert addon.tags == feature_tags(TAG, Feature.CERT_MANAGER)
+    assert addon.tags == feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER)
     assert world.eks.addon_requests[(EKS_NAME, "cert-manager")].role_arn is None
     assert ensure(world, Feature.CERT_MANAGER) is False, "still CREATING"
     world.settle()
@@ -49,7 +50,9 @@ def test_cert_manager_installs_the_pinned_addon_with_the_features_tags_and_settl
 
 
 def test_a_failed_addon_of_ours_is_replaced_on_the_first_attempt(world):
-    world.install_addon("cert-manager", status="CREATE_FAILED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon(
+        "cert-manager", status="CREATE_FAILED", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER)
+    )
     assert world.state(Feature.CERT_MANAGER).state == "partial"
     assert ensure(world, Feature.CERT_MANAGER) is False
     assert world.eks.find_addon(EKS_NAME, "cert-manager").status == "DELETING"
@@ -58,7 +61,7 @@ def test_a_failed_addon_of_ours_is_replaced_on_the_first_attempt(world):
 
 
 def test_an_addon_that_fails_again_in_the_same_run_is_reported(world):
-    world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
     with pytest.raises(DependencyFailedError, match="Add-on cert-manager is DEGRADED"):
         ensure(world, Feature.CERT_MANAGER, first_attempt=False)
 
@@ -100,7 +103,7 @@ def test_removal_deletes_the_addon_first_and_its_role_once_the_addon_is_gone(wor
 
 def test_a_half_built_addon_feature_is_partial_finished_by_enable_and_removed_by_disable(world):
     world.iam.create_role(
-        FSX_ROLE, {}, feature_tags(TAG, Feature.FSX_CSI_DRIVER), "arn:aws:iam::123456789012:policy/boundary"
+        FSX_ROLE, {}, feature_tags(DEPLOYMENT, TAG, Feature.FSX_CSI_DRIVER), "arn:aws:iam::123456789012:policy/boundary"
     )
     assert world.state(Feature.FSX_CSI_DRIVER).state == "partial"
     assert world.enable(Feature.FSX_CSI_DRIVER).done
@@ -161,7 +164,7 @@ def test_inference_operator_is_configured_with_its_role_bucket_and_hyperpod_clus
         "hyperpodClusterArn": world.hyperpod.clusters[HYPERPOD_NAME].arn,
     }
     assert call.role_arn is None, "the role reaches the add-on through its configuration"
-    assert world.buckets.bucket_tags(TLS_BUCKET) == feature_tags(TAG, Feature.INFERENCE_OPERATOR)
+    assert world.buckets.bucket_tags(TLS_BUCKET) == feature_tags(DEPLOYMENT, TAG, Feature.INFERENCE_OPERATOR)
     statements = world.iam.roles[INFERENCE_ROLE].trust["Statement"]
     assert statements[1]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
     assert statements[1]["Condition"] == {"ArnLike": {"aws:SourceArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:*"}}

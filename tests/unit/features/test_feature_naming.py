@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -19,6 +20,7 @@ from controlplane.core.naming import (
     tiered_storage_role_name,
 )
 from controlplane.models.features import Feature
+from tests.fakes.deployment import DEPLOYMENT
 
 LONGEST_TAG = "a" + "-" * 19 + "z"  # clusterTag is ^[a-z][a-z0-9-]{2,20}$
 ROLE_NAMES = {
@@ -33,8 +35,9 @@ ROLE_NAMES = {
 
 @pytest.mark.parametrize(("name", "expected"), ROLE_NAMES.items())
 def test_iam_names_are_derived_from_the_cluster_tag_and_fit_iams_limit(name, expected):
-    assert name("demo") == expected
-    assert len(name(LONGEST_TAG)) <= 64
+    assert name(DEPLOYMENT, "demo") == expected
+    longest = replace(DEPLOYMENT, name="a" * 12)  # DEPLOYMENT_NAME_PATTERN allows 12 characters
+    assert len(name(longest, LONGEST_TAG)) <= 64
 
 
 def test_the_tls_bucket_name_starts_as_the_inference_policy_expects_and_is_a_valid_bucket_name():
@@ -45,9 +48,9 @@ def test_the_tls_bucket_name_starts_as_the_inference_policy_expects_and_is_a_val
 
 
 def test_feature_tags_are_the_ownership_tags_plus_the_feature():
-    tags = feature_tags("demo", Feature.KARPENTER)
+    tags = feature_tags(DEPLOYMENT, "demo", Feature.KARPENTER)
     assert tags["instantstart:feature"] == "karpenter"
-    assert is_owned(tags, "demo") and not is_owned(tags, "other")
+    assert is_owned(DEPLOYMENT, tags, "demo") and not is_owned(DEPLOYMENT, tags, "other")
 
 
 def test_feature_labels_are_valid_kubernetes_labels_naming_the_feature():

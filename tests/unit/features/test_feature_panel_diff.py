@@ -10,6 +10,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError, ConfirmationRequiredError
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import ADMIN, TAG, FeatureWorld, group
 
 
@@ -23,7 +24,7 @@ def patch(**features: Any) -> UpdateFeaturesRequest:
 
 
 def install_cert_manager(world: FeatureWorld) -> None:
-    world.install_addon("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
 
 
 def outcomes(update: Any) -> dict[str, str]:
@@ -77,7 +78,7 @@ def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world
     world.iam.create_role(
         "instantstart-demo-fsx-csi",
         {},
-        feature_tags(TAG, Feature.FSX_CSI_DRIVER),
+        feature_tags(DEPLOYMENT, TAG, Feature.FSX_CSI_DRIVER),
         "arn:aws:iam::123456789012:policy/boundary",
     )
     assert world.state(Feature.FSX_CSI_DRIVER).state == "partial"

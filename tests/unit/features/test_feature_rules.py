@@ -11,6 +11,7 @@ from controlplane.core.features.rules import check_dependencies, require_hyperpo
 from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, FeatureDependencyError
 from controlplane.models.features import Feature, FeatureChange, FeatureState, UpdateFeaturesRequest
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import ADMIN, TAG, FeatureWorld
 
 
@@ -84,9 +85,9 @@ def test_disabling_a_feature_another_enabled_feature_needs_is_refused_naming_the
 
 
 def test_disabling_a_feature_with_its_dependents_in_one_request_removes_the_dependents_first(world):
-    world.install_addon("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
     world.install_addon(
-        "amazon-sagemaker-hyperpod-training-operator", tags=feature_tags(TAG, Feature.TRAINING_OPERATOR)
+        "amazon-sagemaker-hyperpod-training-operator", tags=feature_tags(DEPLOYMENT, TAG, Feature.TRAINING_OPERATOR)
     )
     plan = world.panel.plan(TAG, patch(certManager={"enabled": False}, trainingOperator={"enabled": False}))
     assert plan.stages == ["trainingOperator", "certManager"]

@@ -10,6 +10,7 @@ from controlplane.core.naming import feature_tags
 from controlplane.models.errors import WaitTimeoutError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import ACCOUNT, HYPERPOD_NAME, POLL, REGION, TAG, FeatureWorld
 
 ENABLE = FeatureChange(change="enable")
@@ -28,7 +29,7 @@ def test_a_step_that_has_not_settled_asks_to_be_polled_again(world):
 
 
 def test_a_settled_step_says_what_it_reached(world):
-    world.install_addon("cert-manager", tags=feature_tags(TAG, Feature.CERT_MANAGER))
+    world.install_addon("cert-manager", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
     ctx = world.workflow_input(Feature.CERT_MANAGER, ENABLE)
     assert world.steps.ensure(Feature.CERT_MANAGER, ctx).status == "enabled"
     assert world.steps.remove(Feature.KUBERAY_OPERATOR, ctx).status == "removed"

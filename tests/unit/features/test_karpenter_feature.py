@@ -15,6 +15,7 @@ from controlplane.models.errors import (
     InvalidRequestError,
 )
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import AUTOSCALING_BOUNDARY, HYPERPOD_NAME, TAG, FeatureWorld, group
 
 ROLE = "instantstart-demo-karpenter"
@@ -91,7 +92,7 @@ def test_a_cluster_without_automatic_node_recovery_is_refused_naming_the_setting
 def test_ensure_creates_the_role_then_enables_autoscaling_then_applies_the_node_class_and_pool(world):
     assert ensure(world) is False
     role = world.iam.find_role(ROLE)
-    assert role is not None and role.tags == feature_tags(TAG, Feature.KARPENTER)
+    assert role is not None and role.tags == feature_tags(DEPLOYMENT, TAG, Feature.KARPENTER)
     assert world.iam.roles[ROLE].boundary_arn == AUTOSCALING_BOUNDARY
     assert world.iam.roles[ROLE].trust["Statement"][0]["Principal"] == {"Service": "hyperpod.sagemaker.amazonaws.com"}
     cluster_arn = world.hyperpod.clusters[HYPERPOD_NAME].arn
@@ -127,7 +128,9 @@ def test_ensure_refuses_groups_that_are_not_in_the_cluster(world):
 
 
 def test_autoscaling_enabled_outside_instantstart_is_not_taken_over(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
+    world.iam.create_role(
+        ROLE, {}, feature_tags(DEPLOYMENT, TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary"
+    )
     world.hyperpod.update_settings(HYPERPOD_NAME, {"ClusterRole": "arn:aws:iam::123456789012:role/theirs"})
     world.hyperpod.update_settings(HYPERPOD_NAME, {"AutoScaling": {"Mode": "Enable", "AutoScalerType": "Karpenter"}})
     with pytest.raises(ForeignResourceError, match="enabled outside InstantStart"):
@@ -157,7 +160,9 @@ def test_failed_autoscaling_is_reported_with_its_failure_message(world):
 
 
 def test_a_half_built_chain_is_partial_and_finished_by_enabling_again(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
+    world.iam.create_role(
+        ROLE, {}, feature_tags(DEPLOYMENT, TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary"
+    )
     state = world.state(Feature.KARPENTER)
     assert (state.state, state.resources) == ("partial", [f"role {ROLE}"])
     assert state.message == "Half-built: enable again to finish it, or disable it."
@@ -179,7 +184,9 @@ def test_remove_deletes_the_objects_turns_autoscaling_off_and_deletes_the_role_l
 
 
 def test_a_half_built_chain_is_removed_by_disabling(world):
-    world.iam.create_role(ROLE, {}, feature_tags(TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary")
+    world.iam.create_role(
+        ROLE, {}, feature_tags(DEPLOYMENT, TAG, Feature.KARPENTER), "arn:aws:iam::123456789012:policy/boundary"
+    )
     assert world.disable(Feature.KARPENTER).done
     assert world.iam.find_role(ROLE) is None
 

@@ -8,6 +8,7 @@ from controlplane.core.features.tiered_storage import tiered_storage_access
 from controlplane.core.naming import feature_tags, ownership_tags
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.features.world import (
     ACCOUNT,
     HYPERPOD_NAME,
@@ -53,7 +54,7 @@ def test_ensure_builds_the_whole_chain_and_settles_once_the_cluster_is_in_servic
     role = world.iam.find_role(NAME)
     assert role is not None and POLICY_ARN in role.attached_policy_arns
     assert world.iam.roles[NAME].boundary_arn == WORKLOAD_BOUNDARY
-    assert world.iam.policy_document(POLICY_ARN) == tiered_storage_access(TAG)
+    assert world.iam.policy_document(POLICY_ARN) == tiered_storage_access(DEPLOYMENT, TAG)
     trust = world.iam.roles[NAME].trust["Statement"][0]
     assert trust["Action"] == "sts:AssumeRoleWithWebIdentity"
     assert annotation(world) == role.arn
@@ -73,13 +74,13 @@ def test_ensure_builds_the_whole_chain_and_settles_once_the_cluster_is_in_servic
 
 def test_ensure_reuses_the_oidc_provider_of_the_dependencies_stage(world):
     world.enable(Feature.TIERED_STORAGE)
-    assert world.iam.oidc_providers[OIDC_PROVIDER] == ownership_tags(TAG)
+    assert world.iam.oidc_providers[OIDC_PROVIDER] == ownership_tags(DEPLOYMENT, TAG)
 
 
 def test_ensure_creates_a_missing_oidc_provider_tagged_as_the_features(world):
     world.iam.oidc_providers.clear()
     assert world.enable(Feature.TIERED_STORAGE).done
-    assert world.iam.oidc_providers[OIDC_PROVIDER] == feature_tags(TAG, Feature.TIERED_STORAGE)
+    assert world.iam.oidc_providers[OIDC_PROVIDER] == feature_tags(DEPLOYMENT, TAG, Feature.TIERED_STORAGE)
 
 
 def test_the_default_memory_share_sends_no_percentage(world):
@@ -131,7 +132,7 @@ def test_remove_deletes_the_oidc_provider_the_feature_created(world):
 
 def test_a_half_built_chain_is_removed_by_disabling(world):
     world.iam.create_role(
-        NAME, {}, feature_tags(TAG, Feature.TIERED_STORAGE), "arn:aws:iam::123456789012:policy/boundary"
+        NAME, {}, feature_tags(DEPLOYMENT, TAG, Feature.TIERED_STORAGE), "arn:aws:iam::123456789012:policy/boundary"
     )
     assert world.disable(Feature.TIERED_STORAGE).done
     assert world.iam.find_role(NAME) is None

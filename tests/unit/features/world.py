@@ -29,6 +29,7 @@ from controlplane.models.features import Feature, FeatureChange, FeatureChanges,
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.iam import InMemoryIamGateway
@@ -108,9 +109,9 @@ class FeatureWorld:
             oidc_issuer=ISSUER,
             authentication_mode="API",
         )
-        self.iam.create_oidc_provider(ISSUER, ownership_tags(TAG))
+        self.iam.create_oidc_provider(ISSUER, ownership_tags(DEPLOYMENT, TAG))
         for addon in ("eks-pod-identity-agent", "aws-mountpoint-s3-csi-driver", "metrics-server"):
-            self.install_addon(addon, tags=ownership_tags(TAG))
+            self.install_addon(addon, tags=ownership_tags(DEPLOYMENT, TAG))
         self.eks.pod_identities[(EKS_NAME, "aws-hyperpod", "hp-training-operator-controller-manager")] = (
             f"arn:aws:iam::{ACCOUNT}:role/instantstart-{TAG}-training-operator"
         )
@@ -128,6 +129,7 @@ class FeatureWorld:
             self.buckets,
             AUTOSCALING_BOUNDARY,
             SERVICE_BOUNDARY,
+            DEPLOYMENT,
         )
         self.operations = OperationService(
             InMemoryOperationRepository(),
@@ -161,7 +163,7 @@ class FeatureWorld:
         self.hyperpod.put_cluster(
             name,
             groups or (group("workers"),),
-            tags=ownership_tags(TAG),
+            tags=ownership_tags(DEPLOYMENT, TAG),
             settings={"NodeProvisioningMode": "Continuous", "NodeRecovery": "Automatic", **settings},
         )
 

@@ -20,6 +20,7 @@ from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
+from tests.fakes.deployment import DEPLOYMENT
 from tests.unit.hyperpod.world import ACCOUNT, REGION, TAG, World
 
 HP = "hp-cluster-demo"
@@ -91,10 +92,13 @@ def software(image: str | None = None, started: datetime | None = None) -> Workf
 def world() -> World:
     world = World()
     world.hyperpod.put_cluster(
-        HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags("demo")
+        HP, (GPU,), subnet_ids=("subnet-a",), security_group_ids=("sg-1",), tags=ownership_tags(DEPLOYMENT, "demo")
     )
     world.iam.create_role(
-        hyperpod_execution_role_name("demo"), {}, ownership_tags("demo"), "arn:aws:iam::123456789012:policy/boundary"
+        hyperpod_execution_role_name(DEPLOYMENT, "demo"),
+        {},
+        ownership_tags(DEPLOYMENT, "demo"),
+        "arn:aws:iam::123456789012:policy/boundary",
     )
     add_subnet(world, MORE, "10.1.0.0/24")
     return world

@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.hyperpod.stage import (
-    EXECUTION_ROLE_POLICY_ARN,
     ON_CREATE_SCRIPT,
     TRAINING_OPERATOR_NAMESPACE,
     TRAINING_OPERATOR_SERVICE_ACCOUNT,
@@ -34,6 +33,7 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.hyperpod import new_group
 from tests.unit.hyperpod.world import ACCOUNT, REGION, SERVICE_BOUNDARY, TAG, World
 
@@ -85,14 +85,17 @@ def world() -> World:
 def test_execution_role_is_created_with_its_policy_once(world):
     stage = world.stage()
     arn = stage.ensure_execution_role(ctx())["roleArn"]
-    role = world.iam.find_role(hyperpod_execution_role_name("demo"))
-    assert (role.arn, role.attached_policy_arns) == (arn, frozenset({EXECUTION_ROLE_POLICY_ARN}))
-    assert world.iam.roles[hyperpod_execution_role_name("demo")].boundary_arn == SERVICE_BOUNDARY
+    role = world.iam.find_role(hyperpod_execution_role_name(DEPLOYMENT, "demo"))
+    assert (role.arn, role.attached_policy_arns) == (
+        arn,
+        frozenset({"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"}),
+    )
+    assert world.iam.roles[hyperpod_execution_role_name(DEPLOYMENT, "demo")].boundary_arn == SERVICE_BOUNDARY
     assert stage.ensure_execution_role(ctx())["roleArn"] == arn
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
-    name = hyperpod_execution_role_name("demo")
+    name = hyperpod_execution_role_name(DEPLOYMENT, "demo")
     world.iam.create_role(name, {}, {}, SERVICE_BOUNDARY)
     with pytest.raises(ForeignResourceError):
         world.stage().ensure_execution_role(ctx())
@@ -101,7 +104,7 @@ def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):
 def test_lifecycle_scripts_go_to_an_owned_bucket_and_are_uploaded_when_they_differ(world):
     stage = world.stage()
     assert stage.ensure_lifecycle_scripts(ctx()) == {"lifecycleUri": f"s3://{BUCKET}/lifecycle/"}
-    assert world.buckets.bucket_tags(BUCKET) == ownership_tags("demo")
+    assert world.buckets.bucket_tags(BUCKET) == ownership_tags(DEPLOYMENT, "demo")
     assert world.buckets.object_body(BUCKET, "lifecycle/on_create.sh") == ON_CREATE_SCRIPT.read_bytes()
     world.buckets.put_object(BUCKET, "lifecycle/on_create.sh", b"edited")
     stage.ensure_lifecycle_scripts(ctx())
@@ -161,7 +164,7 @@ def test_create_sends_the_first_group_and_is_found_on_retry(world):
         True,
     )
     security_group = world.network.find_security_group(TAG)
-    assert (cluster.security_group_ids, cluster.tags) == ((security_group,), ownership_tags("demo"))
+    assert (cluster.security_group_ids, cluster.tags) == ((security_group,), ownership_tags(DEPLOYMENT, "demo"))
     assert stage.create_hyperpod_cluster(ctx())["action"] == "found"
     assert world.hyperpod.calls == [("create_cluster", HP)]
 
@@ -197,13 +200,15 @@ def test_check_of_a_missing_cluster_needs_the_create_step(world):
 
 
 def test_check_of_a_failed_cluster_names_the_failure(world):
-    world.hyperpod.put_cluster(HP, status="Failed", failure_message="InsufficientCapacity", tags=ownership_tags("demo"))
+    world.hyperpod.put_cluster(
+        HP, status="Failed", failure_message="InsufficientCapacity", tags=ownership_tags(DEPLOYMENT, "demo")
+    )
     with pytest.raises(DependencyFailedError, match="is Failed: InsufficientCapacity"):
         world.stage().check_hyperpod_cluster(ctx())
 
 
 def test_check_gives_up_once_the_deadline_has_passed(world):
-    world.hyperpod.put_cluster(HP, status="Creating", tags=ownership_tags("demo"))
+    world.hyperpod.put_cluster(HP, status="Creating", tags=ownership_tags(DEPLOYMENT, "demo"))
     started = world.clock.now()
     world.clock.sleep(timedelta(hours=5).total_seconds())
     with pytest.raises(
@@ -222,7 +227,7 @@ def test_a_first_group_of_500_with_deep_health_checks_is_waited_for_past_the_old
         target_count=500,
         deep_health_checks=True,
     )
-    world.hyperpod.put_cluster(HP, (large,), status="Creating", tags=ownership_tags("demo"))
+    world.hyperpod.put_cluster(HP, (large,), status="Creating", tags=ownership_tags(DEPLOYMENT, "demo"))
     started = world.clock.now()
     world.clock.sleep(timedelta(hours=4, minutes=39).total_seconds())
     state = world.stage().check_hyperpod_cluster(ctx(started))
@@ -250,7 +255,7 @@ def test_another_pod_identity_for_the_training_operator_is_refused(world):
 def test_delete_asks_once_keeps_a_foreign_cluster_and_finishes_when_it_is_gone(world):
     stage = world.stage()
     assert stage.delete_hyperpod_cluster(ctx())["action"] == "absent"
-    world.hyperpod.put_cluster(HP, tags=ownership_tags("demo"))
+    world.hyperpod.put_cluster(HP, tags=ownership_tags(DEPLOYMENT, "demo"))
     assert stage.delete_hyperpod_cluster(ctx())["action"] == "deleting"
     assert stage.delete_hyperpod_cluster(ctx())["action"] == "deleting"
     assert world.hyperpod.calls == [("delete_cluster", HP)]
@@ -266,16 +271,16 @@ def test_delete_resources_removes_only_what_stage_4_owns(world):
     stage = world.stage()
     stage.ensure_execution_role(ctx())
     stage.ensure_lifecycle_scripts(ctx())
-    other = training_operator_role_name("demo")
+    other = training_operator_role_name(DEPLOYMENT, "demo")
     world.iam.create_role(other, {}, {}, SERVICE_BOUNDARY)
     result = stage.delete_hyperpod_resources(ctx())
-    assert result == {"deleted": f"role {hyperpod_execution_role_name('demo')}, bucket {BUCKET}"}
+    assert result == {"deleted": f"role {hyperpod_execution_role_name(DEPLOYMENT, 'demo')}, bucket {BUCKET}"}
     assert set(world.iam.roles) == {other}
     assert stage.delete_hyperpod_resources(ctx()) == {"deleted": "nothing left"}
 
 
 def test_a_cluster_whose_group_is_still_creating_is_not_done(world):
     creating = new_group(group_spec(PLAN, "arn:role", f"s3://{BUCKET}/lifecycle/"))
-    world.hyperpod.put_cluster(HP, tags=ownership_tags("demo"))
+    world.hyperpod.put_cluster(HP, tags=ownership_tags(DEPLOYMENT, "demo"))
     world.hyperpod.clusters[HP] = replace(world.hyperpod.clusters[HP], groups=(creating,))
     assert world.stage().check_hyperpod_cluster(ctx()).done is False

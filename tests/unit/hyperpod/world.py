@@ -18,6 +18,7 @@ from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.preflight.service import PreflightService
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.iam import InMemoryIamGateway
@@ -123,9 +124,16 @@ class World:
         return NodeSteps(self.hyperpod, Poller(POLL, self.clock))
 
     def group_steps(self) -> InstanceGroupSteps:
-        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock))
+        return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock), DEPLOYMENT)
 
     def stage(self) -> HyperPodStageService:
         return HyperPodStageService(
-            self.network, self.iam, self.eks, self.hyperpod, self.buckets, Poller(POLL, self.clock), SERVICE_BOUNDARY
+            self.network,
+            self.iam,
+            self.eks,
+            self.hyperpod,
+            self.buckets,
+            Poller(POLL, self.clock),
+            SERVICE_BOUNDARY,
+            DEPLOYMENT,
         )

@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
-from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, MANAGED_BY_VALUE, ROLE_TAG_KEY, resource_name
+from controlplane.core.naming import ROLE_TAG_KEY, Deployment, ownership_tags, resource_name
 from controlplane.core.ports.network import InternetGateway, NatGateway, RouteTable, Subnet, Vpc
 
 _GONE = {
@@ -23,20 +23,19 @@ _GONE = {
 }
 
 
-def _tags(cluster_tag: str, role: str, resource_type: str) -> list[dict[str, Any]]:
+def _tags(deployment: Deployment, cluster_tag: str, role: str, resource_type: str) -> list[dict[str, Any]]:
     tags = {
         "Name": resource_name(cluster_tag, role),
-        CLUSTER_TAG_KEY: cluster_tag,
-        MANAGED_BY_KEY: MANAGED_BY_VALUE,
+        **ownership_tags(deployment, cluster_tag),
         ROLE_TAG_KEY: role,
     }
     return [{"ResourceType": resource_type, "Tags": tag_list(tags)}]
 
 
-def _filters(cluster_tag: str, role: str | None = None) -> list[dict[str, Any]]:
+def _filters(deployment: Deployment, cluster_tag: str, role: str | None = None) -> list[dict[str, Any]]:
+    """Only what this deployment created for the cluster: every ownership tag must match."""
     filters = [
-        {"Name": f"tag:{CLUSTER_TAG_KEY}", "Values": [cluster_tag]},
-        {"Name": f"tag:{MANAGED_BY_KEY}", "Values": [MANAGED_BY_VALUE]},
+        {"Name": f"tag:{key}", "Values": [value]} for key, value in ownership_tags(deployment, cluster_tag).items()
     ]
     if role is not None:
         filters.append({"Name": f"tag:{ROLE_TAG_KEY}", "Values": [role]})
@@ -67,8 +66,9 @@ def _route_table(table: dict[str, Any]) -> RouteTable:
 
 
 class Ec2NetworkGateway:
-    def __init__(self, region: str) -> None:
+    def __init__(self, region: str, deployment: Deployment) -> None:
         self._region = region
+        self._deployment = deployment
 
     @property
     def _ec2(self) -> Any:
@@ -76,11 +76,13 @@ class Ec2NetworkGateway:
 
     # VPC
     def find_vpc(self, cluster_tag: str) -> Vpc | None:
-        vpcs = self._ec2.describe_vpcs(Filters=_filters(cluster_tag, "vpc"))["Vpcs"]
+        vpcs = self._ec2.describe_vpcs(Filters=_filters(self._deployment, cluster_tag, "vpc"))["Vpcs"]
         return Vpc(vpc_id=vpcs[0]["VpcId"], cidr=vpcs[0]["CidrBlock"]) if vpcs else None
 
     def create_vpc(self, cluster_tag: str, cidr: str) -> Vpc:
-        vpc = self._ec2.create_vpc(CidrBlock=cidr, TagSpecifications=_tags(cluster_tag, "vpc", "vpc"))["Vpc"]
+        vpc = self._ec2.create_vpc(
+            CidrBlock=cidr, TagSpecifications=_tags(self._deployment, cluster_tag, "vpc", "vpc")
+        )["Vpc"]
         self._ec2.modify_vpc_attribute(VpcId=vpc["VpcId"], EnableDnsSupport={"Value": True})
         self._ec2.modify_vpc_attribute(VpcId=vpc["VpcId"], EnableDnsHostnames={"Value": True})
         return Vpc(vpc_id=vpc["VpcId"], cidr=vpc["CidrBlock"])
@@ -108,7 +110,7 @@ class Ec2NetworkGateway:
     # Subnets
     def find_subnets(self, cluster_tag: str) -> dict[str, Subnet]:
         found = {}
-        for subnet in self._ec2.describe_subnets(Filters=_filters(cluster_tag))["Subnets"]:
+        for subnet in self._ec2.describe_subnets(Filters=_filters(self._deployment, cluster_tag))["Subnets"]:
             key = tag_dict(subnet.get("Tags")).get(ROLE_TAG_KEY, "")
             found[key] = Subnet(
                 subnet_id=subnet["SubnetId"],
@@ -125,7 +127,7 @@ class Ec2NetworkGateway:
     def create_subnet(
         self, cluster_tag: str, vpc_id: str, key: str, cidr: str, availability_zone: str, public: bool
     ) -> Subnet:
-        tags = _tags(cluster_tag, key, "subnet")
+        tags = _tags(self._deployment, cluster_tag, key, "subnet")
         # Load balancers find their subnets by these well-known tags.
         tags[0]["Tags"].append(
             {"Key": "kubernetes.io/role/elb" if public else "kubernetes.io/role/internal-elb", "Value": "1"}
@@ -142,7 +144,9 @@ class Ec2NetworkGateway:
 
     # Internet gateway
     def find_internet_gateway(self, cluster_tag: str) -> InternetGateway | None:
-        gateways = self._ec2.describe_internet_gateways(Filters=_filters(cluster_tag, "igw"))["InternetGateways"]
+        gateways = self._ec2.describe_internet_gateways(Filters=_filters(self._deployment, cluster_tag, "igw"))[
+            "InternetGateways"
+        ]
         if not gateways:
             return None
         attachments = gateways[0].get("Attachments") or []
@@ -152,7 +156,9 @@ class Ec2NetworkGateway:
         )
 
     def create_internet_gateway(self, cluster_tag: str) -> InternetGateway:
-        gateway = self._ec2.create_internet_gateway(TagSpecifications=_tags(cluster_tag, "igw", "internet-gateway"))
+        gateway = self._ec2.create_internet_gateway(
+            TagSpecifications=_tags(self._deployment, cluster_tag, "igw", "internet-gateway")
+        )
         return InternetGateway(gateway_id=gateway["InternetGateway"]["InternetGatewayId"], attached_vpc_id=None)
 
     def attach_internet_gateway(self, gateway_id: str, vpc_id: str) -> None:
@@ -167,12 +173,14 @@ class Ec2NetworkGateway:
 
     # Elastic IP and NAT gateway
     def find_elastic_ip(self, cluster_tag: str) -> str | None:
-        addresses = self._ec2.describe_addresses(Filters=_filters(cluster_tag, "nat-eip"))["Addresses"]
+        addresses = self._ec2.describe_addresses(Filters=_filters(self._deployment, cluster_tag, "nat-eip"))[
+            "Addresses"
+        ]
         return addresses[0]["AllocationId"] if addresses else None
 
     def allocate_elastic_ip(self, cluster_tag: str) -> str:
         address = self._ec2.allocate_address(
-            Domain="vpc", TagSpecifications=_tags(cluster_tag, "nat-eip", "elastic-ip")
+            Domain="vpc", TagSpecifications=_tags(self._deployment, cluster_tag, "nat-eip", "elastic-ip")
         )
         return str(address["AllocationId"])
 
@@ -180,13 +188,18 @@ class Ec2NetworkGateway:
         _ignore_gone(self._ec2.release_address, AllocationId=allocation_id)
 
     def find_nat_gateway(self, cluster_tag: str) -> NatGateway | None:
-        filters = [*_filters(cluster_tag, "nat"), {"Name": "state", "Values": ["pending", "available", "deleting"]}]
+        filters = [
+            *_filters(self._deployment, cluster_tag, "nat"),
+            {"Name": "state", "Values": ["pending", "available", "deleting"]},
+        ]
         gateways = self._ec2.describe_nat_gateways(Filters=filters)["NatGateways"]
         return NatGateway(gateway_id=gateways[0]["NatGatewayId"], state=gateways[0]["State"]) if gateways else None
 
     def create_nat_gateway(self, cluster_tag: str, subnet_id: str, allocation_id: str) -> NatGateway:
         gateway = self._ec2.create_nat_gateway(
-            SubnetId=subnet_id, AllocationId=allocation_id, TagSpecifications=_tags(cluster_tag, "nat", "natgateway")
+            SubnetId=subnet_id,
+            AllocationId=allocation_id,
+            TagSpecifications=_tags(self._deployment, cluster_tag, "nat", "natgateway"),
         )["NatGateway"]
         return NatGateway(gateway_id=gateway["NatGatewayId"], state=gateway["State"])
 
@@ -195,7 +208,9 @@ class Ec2NetworkGateway:
 
     # Route tables
     def find_route_table(self, cluster_tag: str, role: str) -> RouteTable | None:
-        tables = self._ec2.describe_route_tables(Filters=_filters(cluster_tag, f"{role}-rt"))["RouteTables"]
+        tables = self._ec2.describe_route_tables(Filters=_filters(self._deployment, cluster_tag, f"{role}-rt"))[
+            "RouteTables"
+        ]
         return _route_table(tables[0]) if tables else None
 
     def vpc_route_tables(self, vpc_id: str) -> list[RouteTable]:
@@ -204,7 +219,7 @@ class Ec2NetworkGateway:
 
     def create_route_table(self, cluster_tag: str, role: str, vpc_id: str) -> RouteTable:
         table = self._ec2.create_route_table(
-            VpcId=vpc_id, TagSpecifications=_tags(cluster_tag, f"{role}-rt", "route-table")
+            VpcId=vpc_id, TagSpecifications=_tags(self._deployment, cluster_tag, f"{role}-rt", "route-table")
         )["RouteTable"]
         return RouteTable(route_table_id=table["RouteTableId"], routes={}, subnet_ids=frozenset())
 
@@ -230,7 +245,7 @@ class Ec2NetworkGateway:
     # S3 gateway endpoint
     def find_s3_endpoint(self, cluster_tag: str) -> str | None:
         filters = [
-            *_filters(cluster_tag, "s3-endpoint"),
+            *_filters(self._deployment, cluster_tag, "s3-endpoint"),
             {"Name": "vpc-endpoint-state", "Values": ["pending", "available"]},
         ]
         endpoints = self._ec2.describe_vpc_endpoints(Filters=filters)["VpcEndpoints"]
@@ -242,7 +257,7 @@ class Ec2NetworkGateway:
             VpcId=vpc_id,
             ServiceName=f"com.amazonaws.{self._region}.s3",
             RouteTableIds=route_table_ids,
-            TagSpecifications=_tags(cluster_tag, "s3-endpoint", "vpc-endpoint"),
+            TagSpecifications=_tags(self._deployment, cluster_tag, "s3-endpoint", "vpc-endpoint"),
         )["VpcEndpoint"]
         return str(endpoint["VpcEndpointId"])
 
@@ -251,7 +266,9 @@ class Ec2NetworkGateway:
 
     # Security group
     def find_security_group(self, cluster_tag: str) -> str | None:
-        groups = self._ec2.describe_security_groups(Filters=_filters(cluster_tag, "cluster-sg"))["SecurityGroups"]
+        groups = self._ec2.describe_security_groups(Filters=_filters(self._deployment, cluster_tag, "cluster-sg"))[
+            "SecurityGroups"
+        ]
         return groups[0]["GroupId"] if groups else None
 
     def create_security_group(self, cluster_tag: str, vpc_id: str) -> str:
@@ -260,7 +277,7 @@ class Ec2NetworkGateway:
                 GroupName=resource_name(cluster_tag, "cluster-sg"),
                 Description=f"InstantStart cluster {cluster_tag}: traffic between cluster members",
                 VpcId=vpc_id,
-                TagSpecifications=_tags(cluster_tag, "cluster-sg", "security-group"),
+                TagSpecifications=_tags(self._deployment, cluster_tag, "cluster-sg", "security-group"),
             )["GroupId"]
         )
 

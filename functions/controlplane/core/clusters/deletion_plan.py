@@ -5,6 +5,7 @@ registry record, so a plan's fingerprint changes when a finished stage changes w
 from __future__ import annotations
 
 from controlplane.core.naming import (
+    Deployment,
     eks_cluster_role_name,
     fsx_csi_role_name,
     hyperpod_cluster_of,
@@ -22,11 +23,13 @@ from controlplane.core.naming import (
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 
 
-def delete_actions(record: ClusterRecord) -> list[PlannedAction]:
-    return _imported_delete_actions(record) if record.imported else _created_delete_actions(record)
+def delete_actions(deployment: Deployment, record: ClusterRecord) -> list[PlannedAction]:
+    return (
+        _imported_delete_actions(deployment, record) if record.imported else _created_delete_actions(deployment, record)
+    )
 
 
-def _created_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
+def _created_delete_actions(deployment: Deployment, record: ClusterRecord) -> list[PlannedAction]:
     """Every resource the delete workflow removes, in its order, for the stages the cluster has finished."""
     tag = record.clusterTag
     done = set(record.stagesDone)
@@ -38,8 +41,10 @@ def _created_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
     if StageName.HYPERPOD.value in done:
         actions += [
             delete("AWS::SageMaker::Cluster", hyperpod_cluster_of(tag, record.hyperPodClusterName)),
-            delete("AWS::IAM::Role", hyperpod_execution_role_name(tag), "the HyperPod nodes' execution role"),
-            delete("AWS::IAM::Role", training_operator_role_name(tag), "the training operator's role"),
+            delete(
+                "AWS::IAM::Role", hyperpod_execution_role_name(deployment, tag), "the HyperPod nodes' execution role"
+            ),
+            delete("AWS::IAM::Role", training_operator_role_name(deployment, tag), "the training operator's role"),
             delete(
                 "AWS::S3::Bucket",
                 lifecycle_bucket_name(tag, record.accountId or "<account>", record.region),
@@ -54,21 +59,21 @@ def _created_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
             record.eksClusterName,
             "with its add-ons, access entries, pod identity associations and Kubernetes objects",
         ),
-        delete("AWS::IAM::Role", eks_cluster_role_name(tag)),
+        delete("AWS::IAM::Role", eks_cluster_role_name(deployment, tag)),
     ]
     if StageName.DEPENDENCIES.value in done:
         actions += [
-            delete("AWS::IAM::Role", s3_csi_role_name(tag), "the S3 CSI driver's role"),
+            delete("AWS::IAM::Role", s3_csi_role_name(deployment, tag), "the S3 CSI driver's role"),
             delete("AWS::IAM::OIDCProvider", f"OIDC provider of {record.eksClusterName}"),
             delete(
                 "AWS::IAM::Role",
                 ", ".join(
                     (
-                        fsx_csi_role_name(tag),
-                        observability_role_name(tag),
-                        inference_operator_role_name(tag),
-                        karpenter_role_name(tag),
-                        tiered_storage_role_name(tag),
+                        fsx_csi_role_name(deployment, tag),
+                        observability_role_name(deployment, tag),
+                        inference_operator_role_name(deployment, tag),
+                        karpenter_role_name(deployment, tag),
+                        tiered_storage_role_name(deployment, tag),
                     )
                 ),
                 "those of the advanced features that were enabled, with their policies and the inference TLS "
@@ -90,7 +95,7 @@ def _created_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
     return actions
 
 
-def _imported_delete_actions(record: ClusterRecord) -> list[PlannedAction]:
+def _imported_delete_actions(deployment: Deployment, record: ClusterRecord) -> list[PlannedAction]:
     """Keep what was adopted; remove only what the pipeline added to it."""
     tag = record.clusterTag
     adopted = set(record.adopted)

@@ -17,6 +17,7 @@ from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINI
 from controlplane.core.naming import (
     CLUSTER_TAG_KEY,
     MANAGED_BY_KEY,
+    Deployment,
     adoption_tags,
     is_owned,
     training_operator_role_name,
@@ -49,6 +50,7 @@ class ClusterImportSteps:
         addons: Iterable[str],
         access: ControlPlaneAccess,
         clock: Clock,
+        deployment: Deployment,
     ) -> None:
         self._registry = registry
         self._network = network
@@ -60,6 +62,7 @@ class ClusterImportSteps:
         self._addons = tuple(addons)
         self._access = access
         self._clock = clock
+        self._deployment = deployment
 
     # --- import ------------------------------------------------------------------------------
 
@@ -135,21 +138,23 @@ class ClusterImportSteps:
                 released += self._kubernetes.delete(cluster, ctx.region, objects) if objects else []
             for addon in self._addons:
                 found = self._eks.find_addon(cluster.name, addon)
-                if found is not None and is_owned(found.tags, ctx.clusterTag):
+                if found is not None and is_owned(self._deployment, found.tags, ctx.clusterTag):
                     self._eks.delete_addon(cluster.name, addon)
                     released.append(f"add-on {addon}")
             if StageName.HYPERPOD.value not in adopted:
                 role = self._eks.pod_identity_role(
                     cluster.name, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
                 )
-                if role is not None and role.endswith(f":role/{training_operator_role_name(ctx.clusterTag)}"):
+                if role is not None and role.endswith(
+                    f":role/{training_operator_role_name(self._deployment, ctx.clusterTag)}"
+                ):
                     self._eks.delete_pod_identity_association(
                         cluster.name, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
                     )
                     released.append("training operator pod identity")
             for principal, policy in self._access.entries():
                 tags = self._eks.access_entry_tags(cluster.name, principal)
-                if tags is not None and is_owned(tags, ctx.clusterTag):
+                if tags is not None and is_owned(self._deployment, tags, ctx.clusterTag):
                     self._eks.delete_access_entry(cluster.name, principal)
                     released.append(f"access entry ({policy})")
             if cluster.tags.get(CLUSTER_TAG_KEY) == ctx.clusterTag:

@@ -24,7 +24,7 @@ from controlplane.core.clusters.import_plan import (
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
-from controlplane.core.naming import CLUSTER_TAG_KEY, eks_cluster_name, hyperpod_cluster_name
+from controlplane.core.naming import CLUSTER_TAG_KEY, Deployment, eks_cluster_name, hyperpod_cluster_name
 from controlplane.core.network.plan import plan_network, stage_one_actions
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
@@ -69,6 +69,7 @@ class ClusterLifecycleService:
         clock: Clock,
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
+        deployment: Deployment,
     ) -> None:
         self._clusters = clusters
         self._registry = registry
@@ -80,6 +81,7 @@ class ClusterLifecycleService:
         self._clock = clock
         self._eks = eks
         self._hyperpod = hyperpod
+        self._deployment = deployment
 
     # --- stage 1 -----------------------------------------------------------------------------
 
@@ -87,7 +89,7 @@ class ClusterLifecycleService:
         """What stage 1 would create, validated against live state, with its pre-flight checks; no side effect."""
         network = self._network(request)
         return Plan(
-            actions=stage_one_actions(request.clusterTag, network, request.kubernetesVersion),
+            actions=stage_one_actions(self._deployment, request.clusterTag, network, request.kubernetesVersion),
             checks=self._preflight.network_checks(request.region, network),
         )
 
@@ -110,10 +112,10 @@ class ClusterLifecycleService:
         tag = request.clusterTag
         return Plan(
             actions=[
-                *stage_one_actions(tag, network, request.eks.kubernetesVersion),
+                *stage_one_actions(self._deployment, tag, network, request.eks.kubernetesVersion),
                 PlannedAction(action="create", resource="EKS add-ons and HyperPod dependencies", name="stage 3"),
-                *hyperpod_actions(tag, hyperpod, hyperpod_cluster_name(tag)),
-                *storage_actions(tag, storage),
+                *hyperpod_actions(self._deployment, tag, hyperpod, hyperpod_cluster_name(tag)),
+                *storage_actions(self._deployment, tag, storage),
             ],
             checks=self._pipeline_checks(request.region, network, hyperpod),
         )
@@ -161,7 +163,7 @@ class ClusterLifecycleService:
 
     def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
         record = self._clusters.get(cluster_tag)
-        actions = delete_actions(record)
+        actions = delete_actions(self._deployment, record)
         token, expires_at = self._confirmations.issue(actor, DELETE_ACTION, cluster_tag, fingerprint(actions))
         return Plan(
             dryRun=True,
@@ -183,7 +185,7 @@ class ClusterLifecycleService:
             DELETE_ACTION,
             cluster_tag,
             f"Call DELETE /clusters/{cluster_tag} without a token",
-            fingerprint(delete_actions(record)),
+            fingerprint(delete_actions(self._deployment, record)),
         ):
             operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER)
         self._registry.save(

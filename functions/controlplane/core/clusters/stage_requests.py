@@ -12,7 +12,7 @@ from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.dependencies.plan import dependency_actions
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
-from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.naming import Deployment, hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.preflight.rules import refuse_failures
@@ -40,6 +40,7 @@ class StageRequestService:
         hyperpod_planner: HyperPodPlanner,
         preflight: PreflightService,
         pins: DependencyPins,
+        deployment: Deployment,
     ) -> None:
         self._clusters = clusters
         self._operations = operations
@@ -47,12 +48,13 @@ class StageRequestService:
         self._hyperpod_planner = hyperpod_planner
         self._preflight = preflight
         self._pins = pins
+        self._deployment = deployment
 
     # --- stage 3 -----------------------------------------------------------------------------
 
     def plan_dependencies(self, cluster_tag: str) -> Plan:
         record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
-        return Plan(actions=dependency_actions(record, self._pins))
+        return Plan(actions=dependency_actions(self._deployment, record, self._pins))
 
     def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
         record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
@@ -64,7 +66,10 @@ class StageRequestService:
         """The first instance group validated against live facts, what stage 4 would create, and its pre-flight."""
         record, resolved = self._hyperpod(cluster_tag, request)
         name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
-        return Plan(actions=hyperpod_actions(cluster_tag, resolved, name), checks=self._group_checks(record, resolved))
+        return Plan(
+            actions=hyperpod_actions(self._deployment, cluster_tag, resolved, name),
+            checks=self._group_checks(record, resolved),
+        )
 
     def create_hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest, actor: Actor) -> Operation:
         record, resolved = self._hyperpod(cluster_tag, request)
@@ -75,7 +80,7 @@ class StageRequestService:
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> Plan:
         _, plan = self._storage(cluster_tag, request)
-        return Plan(actions=storage_actions(cluster_tag, plan))
+        return Plan(actions=storage_actions(self._deployment, cluster_tag, plan))
 
     def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
         record, plan = self._storage(cluster_tag, request)

@@ -4,17 +4,17 @@ the HyperPod dependency manifests."""
 from __future__ import annotations
 
 from controlplane.config import DependencyPins
-from controlplane.core.naming import s3_csi_role_name
+from controlplane.core.naming import Deployment, s3_csi_role_name
 from controlplane.models.clusters import ClusterRecord, PlannedAction
 
 
-def dependency_actions(record: ClusterRecord, pins: DependencyPins) -> list[PlannedAction]:
+def dependency_actions(deployment: Deployment, record: ClusterRecord, pins: DependencyPins) -> list[PlannedAction]:
     return [
         PlannedAction(action="create", resource="AWS::IAM::OIDCProvider", name=f"{record.eksClusterName} issuer"),
         PlannedAction(
             action="create",
             resource="AWS::IAM::Role",
-            name=s3_csi_role_name(record.clusterTag),
+            name=s3_csi_role_name(deployment, record.clusterTag),
             detail="IRSA for kube-system/s3-csi-driver-sa; objects in instantstart-<tag>-* buckets",
         ),
         *[

@@ -15,8 +15,10 @@ from controlplane.core import deadlines
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
+    Deployment,
     is_owned,
     managed_bucket_pattern,
+    owner,
     ownership_tags,
     s3_csi_role_name,
 )
@@ -48,8 +50,10 @@ class ClusterDependencyService:
         pins: DependencyPins,
         poll: Poller,
         workload_boundary_arn: str,
+        deployment: Deployment,
     ) -> None:
         self._workload_boundary_arn = workload_boundary_arn
+        self._deployment = deployment
         self._iam = iam
         self._eks = eks
         self._kubernetes = kubernetes
@@ -62,7 +66,7 @@ class ClusterDependencyService:
         issuer = _issuer(cluster)
         arn = self._iam.find_oidc_provider(issuer)
         if arn is None:
-            arn = self._iam.create_oidc_provider(issuer, ownership_tags(ctx.clusterTag))
+            arn = self._iam.create_oidc_provider(issuer, ownership_tags(self._deployment, ctx.clusterTag))
             return {"oidcProviderArn": arn, "action": "created"}
         return {"oidcProviderArn": arn, "action": "found"}
 
@@ -74,27 +78,33 @@ class ClusterDependencyService:
             raise ResourceNotReadyError(
                 "The cluster's OIDC provider is missing; 'Ensure OIDC Provider' must run first."
             )
-        name = s3_csi_role_name(ctx.clusterTag)
+        name = s3_csi_role_name(self._deployment, ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
             trust = web_identity_trust(provider, issuer, S3_CSI_NAMESPACE, S3_CSI_SERVICE_ACCOUNT)
-            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag), self._workload_boundary_arn)
-        elif not is_owned(role.tags, ctx.clusterTag):
-            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
-        wanted = s3_bucket_access([managed_bucket_pattern(ctx.clusterTag)])
+            role = self._iam.create_role(
+                name, trust, ownership_tags(self._deployment, ctx.clusterTag), self._workload_boundary_arn
+            )
+        elif not is_owned(self._deployment, role.tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"IAM role {name} exists but was not created by InstantStart for this cluster. {owner(role.tags)}"
+            )
+        wanted = s3_bucket_access(self._deployment, [managed_bucket_pattern(ctx.clusterTag)])
         if self._iam.role_policy(name, S3_CSI_POLICY_NAME) != wanted:
             self._iam.put_role_policy(name, S3_CSI_POLICY_NAME, wanted)
         return {"roleArn": role.arn}
 
     def ensure_addons(self, ctx: WorkflowState) -> dict[str, str]:
         name = ctx.eksClusterName
-        role = self._iam.find_role(s3_csi_role_name(ctx.clusterTag))
+        role = self._iam.find_role(s3_csi_role_name(self._deployment, ctx.clusterTag))
         result = {}
         for addon, version in self._pins.addons.items():
             found = self._eks.find_addon(name, addon)
             if found is None:
                 role_arn = role.arn if addon == S3_CSI_ADDON and role else None
-                found = self._eks.create_addon(name, addon, version, role_arn, ownership_tags(ctx.clusterTag))
+                found = self._eks.create_addon(
+                    name, addon, version, role_arn, ownership_tags(self._deployment, ctx.clusterTag)
+                )
             result[addon] = found.status
         return result
 
@@ -131,13 +141,13 @@ class ClusterDependencyService:
     def delete_dependency_identities(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the IAM identities stage 3 created (the add-ons go with the EKS cluster)."""
         deleted = []
-        name = s3_csi_role_name(ctx.clusterTag)
+        name = s3_csi_role_name(self._deployment, ctx.clusterTag)
         role = self._iam.find_role(name)
-        if role is not None and is_owned(role.tags, ctx.clusterTag):
+        if role is not None and is_owned(self._deployment, role.tags, ctx.clusterTag):
             self._iam.delete_role(name)
             deleted.append(f"role {name}")
         for arn in self._iam.list_oidc_providers():
-            if is_owned(self._iam.oidc_provider_tags(arn), ctx.clusterTag):
+            if is_owned(self._deployment, self._iam.oidc_provider_tags(arn), ctx.clusterTag):
                 self._iam.delete_oidc_provider(arn)
                 deleted.append("oidc provider")
         return {"deleted": ", ".join(deleted) or "nothing left"}

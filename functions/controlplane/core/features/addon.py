@@ -16,7 +16,7 @@ from controlplane.core.dependencies.steps import FAILED_ADDON_STATES
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
 from controlplane.core.identity import service_statement, service_trust, web_identity_trust
-from controlplane.core.naming import feature_tags, is_owned
+from controlplane.core.naming import Deployment, feature_tags, is_owned, owner
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.storage import BucketGateway
@@ -34,8 +34,8 @@ class AddonRole:
     def __init__(
         self,
         iam: IamGateway,
-        name: Callable[[str], str],
-        policy_arns: tuple[str, ...],
+        name: Callable[[Deployment, str], str],
+        policies: tuple[str, ...],
         *,
         boundary_arn: str,
         irsa: str | None = None,
@@ -47,7 +47,8 @@ class AddonRole:
         # The role's ceiling: the stack's boundary for roles AWS services and operators assume.
         self._boundary_arn = boundary_arn
         self._name = name
-        self.policy_arns = policy_arns
+        # AWS managed policies, by name (their ARNs depend on the partition).
+        self.policies = policies
         self.irsa = irsa
         self.pod_identity = pod_identity
         self._namespace = namespace
@@ -55,24 +56,27 @@ class AddonRole:
         self._service = service
 
     def name(self, facts: ClusterFacts) -> str:
-        return self._name(facts.cluster_tag)
+        return self._name(facts.deployment, facts.cluster_tag)
 
     def find(self, facts: ClusterFacts) -> str | None:
         role = self._iam.find_role(self.name(facts))
-        return role.arn if role is not None and is_owned(role.tags, facts.cluster_tag) else None
+        return role.arn if role is not None and is_owned(facts.deployment, role.tags, facts.cluster_tag) else None
 
     def ensure(self, facts: ClusterFacts, feature: Feature) -> str:
         name = self.name(facts)
         role = self._iam.find_role(name)
         if role is None:
             role = self._iam.create_role(
-                name, self._trust(facts), feature_tags(facts.cluster_tag, feature), self._boundary_arn
+                name, self._trust(facts), feature_tags(facts.deployment, facts.cluster_tag, feature), self._boundary_arn
             )
-        elif not is_owned(role.tags, facts.cluster_tag):
-            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
-        for policy in self.policy_arns:
-            if policy not in role.attached_policy_arns:
-                self._iam.attach_policy(name, policy)
+        elif not is_owned(facts.deployment, role.tags, facts.cluster_tag):
+            raise ForeignResourceError(
+                f"IAM role {name} exists but was not created by InstantStart. {owner(role.tags)}"
+            )
+        for policy in self.policies:
+            policy_arn = facts.deployment.managed_policy_arn(policy)
+            if policy_arn not in role.attached_policy_arns:
+                self._iam.attach_policy(name, policy_arn)
         return role.arn
 
     def remove(self, facts: ClusterFacts) -> None:
@@ -90,8 +94,8 @@ class AddonRole:
             )
         trust = web_identity_trust(provider, issuer, self._namespace, self.irsa)
         if self._service is not None:
-            partition = facts.require_kubernetes().arn.split(":")[1]
-            source = f"arn:{partition}:{self._service.split('.')[0]}:{facts.region}:{facts.account}:*"
+            service = self._service.split(".")[0]
+            source = f"arn:{facts.deployment.partition}:{service}:{facts.region}:{facts.account}:*"
             trust["Statement"].append(service_statement(self._service, source))
         return trust
 
@@ -109,15 +113,17 @@ class AddonBucket:
 
     def find(self, facts: ClusterFacts) -> str | None:
         tags = self._buckets.bucket_tags(self.name(facts))
-        return self.name(facts) if tags is not None and is_owned(tags, facts.cluster_tag) else None
+        return self.name(facts) if tags is not None and is_owned(facts.deployment, tags, facts.cluster_tag) else None
 
     def ensure(self, facts: ClusterFacts, feature: Feature) -> str:
         name = self.name(facts)
         tags = self._buckets.bucket_tags(name)
         if tags is None:
-            self._buckets.create_bucket(name, feature_tags(facts.cluster_tag, feature))
-        elif not is_owned(tags, facts.cluster_tag):
-            raise ForeignResourceError(f"S3 bucket {name} exists but was not created by InstantStart for this cluster.")
+            self._buckets.create_bucket(name, feature_tags(facts.deployment, facts.cluster_tag, feature))
+        elif not is_owned(facts.deployment, tags, facts.cluster_tag):
+            raise ForeignResourceError(
+                f"S3 bucket {name} exists but was not created by InstantStart for this cluster. {owner(tags)}"
+            )
         return name
 
     def remove(self, facts: ClusterFacts) -> None:
@@ -168,7 +174,7 @@ class AddonFeature:
             and (self._role is None or role is not None)
             and (self._bucket is None or bucket is not None)
         )
-        owned = is_owned(found.tags, facts.cluster_tag)
+        owned = is_owned(facts.deployment, found.tags, facts.cluster_tag)
         return FeatureState(
             enabled=complete,
             state="enabled" if complete else "partial",
@@ -185,7 +191,7 @@ class AddonFeature:
         bucket = self._bucket.ensure(facts, self._feature) if self._bucket is not None else None
         found = self._eks.find_addon(facts.eks_name, self._addon)
         if found is not None and found.status in FAILED_ADDON_STATES:
-            if first_attempt and is_owned(found.tags, facts.cluster_tag):
+            if first_attempt and is_owned(facts.deployment, found.tags, facts.cluster_tag):
                 # A failed install from an earlier run: replace it rather than leave it half-built.
                 self._eks.delete_addon(facts.eks_name, self._addon)
                 return False
@@ -202,7 +208,7 @@ class AddonFeature:
                 self._addon,
                 self._version,
                 role_arn if irsa else None,
-                feature_tags(facts.cluster_tag, self._feature),
+                feature_tags(facts.deployment, facts.cluster_tag, self._feature),
                 configuration=json.dumps(configuration, sort_keys=True) if configuration is not None else None,
                 pod_identities={pod_identity: role_arn} if pod_identity and role_arn else None,
             )
@@ -212,9 +218,10 @@ class AddonFeature:
     def remove(self, facts: ClusterFacts) -> bool:
         found = self._eks.find_addon(facts.eks_name, self._addon) if facts.eks is not None else None
         if found is not None:
-            if not is_owned(found.tags, facts.cluster_tag):
+            if not is_owned(facts.deployment, found.tags, facts.cluster_tag):
                 raise ForeignResourceError(
-                    f"Add-on {self._addon} was installed outside InstantStart; remove it yourself if you mean to."
+                    f"Add-on {self._addon} was installed outside InstantStart; remove it yourself if you mean to. "
+                    f"{owner(found.tags)}"
                 )
             if found.status != "DELETING":
                 self._eks.delete_addon(facts.eks_name, self._addon)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controlplane.core.naming import FEATURE_LABEL
+from controlplane.core.naming import FEATURE_LABEL, Deployment
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.models.errors import ClusterNotReadyError
@@ -24,6 +24,7 @@ class ClusterFacts:
     """The cluster's EKS control plane and HyperPod cluster, as one feature call sees them."""
 
     cluster_tag: str
+    deployment: Deployment
     region: str
     account: str
     eks_name: str

@@ -11,11 +11,9 @@ from controlplane.models.features import Feature
 
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
 FSX_CSI_SERVICE_ACCOUNT = "fsx-csi-controller-sa"
-FSX_CSI_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonFSxFullAccess"
+FSX_CSI_POLICY = "AmazonFSxFullAccess"
 
 
 def fsx_csi_driver_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins, boundary_arn: str) -> AddonFeature:
-    role = AddonRole(
-        iam, fsx_csi_role_name, (FSX_CSI_POLICY_ARN,), boundary_arn=boundary_arn, irsa=FSX_CSI_SERVICE_ACCOUNT
-    )
+    role = AddonRole(iam, fsx_csi_role_name, (FSX_CSI_POLICY,), boundary_arn=boundary_arn, irsa=FSX_CSI_SERVICE_ACCOUNT)
     return AddonFeature(eks, Feature.FSX_CSI_DRIVER, FSX_CSI_ADDON, pins, role=role)

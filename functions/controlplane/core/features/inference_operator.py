@@ -23,7 +23,7 @@ INFERENCE_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-inference"
 INFERENCE_OPERATOR_NAMESPACE = "hyperpod-inference-system"
 INFERENCE_OPERATOR_SERVICE_ACCOUNT = "hyperpod-inference-controller-manager"
 # AWS's policy for the operator; it grants the TLS certificate work on buckets named hyperpod-tls*.
-INFERENCE_OPERATOR_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodInferenceAccess"
+INFERENCE_OPERATOR_POLICY = "AmazonSageMakerHyperPodInferenceAccess"
 METRICS_SERVER_ADDON = "metrics-server"
 # Add-ons the inference add-on needs ACTIVE that the dependencies stage installs (the others are features).
 INFERENCE_STAGE3_ADDONS = (S3_CSI_ADDON, METRICS_SERVER_ADDON)
@@ -35,7 +35,7 @@ def inference_operator_feature(
     role = AddonRole(
         iam,
         inference_operator_role_name,
-        (INFERENCE_OPERATOR_POLICY_ARN,),
+        (INFERENCE_OPERATOR_POLICY,),
         boundary_arn=boundary_arn,
         irsa=INFERENCE_OPERATOR_SERVICE_ACCOUNT,
         namespace=INFERENCE_OPERATOR_NAMESPACE,

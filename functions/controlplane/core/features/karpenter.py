@@ -17,6 +17,7 @@ from controlplane.core.naming import (
     feature_tags,
     is_owned,
     karpenter_role_name,
+    owner,
 )
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, InstanceGroup
 from controlplane.core.ports.iam import IamGateway, IamRole
@@ -120,7 +121,7 @@ class Karpenter:
         groups = list((node_class or {}).get("spec", {}).get("instanceGroups") or [])
         chain = {
             "AutoScaling Karpenter": autoscaling.get("Mode") == "Enable",
-            f"role {karpenter_role_name(facts.cluster_tag)}": role is not None,
+            f"role {karpenter_role_name(facts.deployment, facts.cluster_tag)}": role is not None,
             f"{NODE_CLASS_KIND} {KARPENTER_OBJECT_NAME}": node_class is not None,
             f"{NODE_POOL_KIND} {KARPENTER_OBJECT_NAME}": NODE_POOL_KIND in present,
         }
@@ -152,14 +153,16 @@ class Karpenter:
                 f"{hyperpod.name}; change the request's instanceGroups and try again."
             )
         role = self._role(facts)
-        name = karpenter_role_name(facts.cluster_tag)
+        name = karpenter_role_name(facts.deployment, facts.cluster_tag)
         if role is None:
-            if self._iam.find_role(name) is not None:
-                raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
+            if (existing := self._iam.find_role(name)) is not None:
+                raise ForeignResourceError(
+                    f"IAM role {name} exists but was not created by InstantStart. {owner(existing.tags)}"
+                )
             self._iam.create_role(
                 name,
                 service_trust(HYPERPOD_PRINCIPAL),
-                feature_tags(facts.cluster_tag, Feature.KARPENTER),
+                feature_tags(facts.deployment, facts.cluster_tag, Feature.KARPENTER),
                 self._boundary_arn,
             )
             # A new role takes a moment to be assumable: HyperPod is given it in the next round.
@@ -217,12 +220,12 @@ class Karpenter:
                 return False
         # The role goes last: HyperPod may use it until autoscaling is off.
         if self._role(facts) is not None:
-            self._iam.delete_role(karpenter_role_name(facts.cluster_tag))
+            self._iam.delete_role(karpenter_role_name(facts.deployment, facts.cluster_tag))
         return True
 
     def _role(self, facts: ClusterFacts) -> IamRole | None:
-        role = self._iam.find_role(karpenter_role_name(facts.cluster_tag))
-        return role if role is not None and is_owned(role.tags, facts.cluster_tag) else None
+        role = self._iam.find_role(karpenter_role_name(facts.deployment, facts.cluster_tag))
+        return role if role is not None and is_owned(facts.deployment, role.tags, facts.cluster_tag) else None
 
     def _kubernetes_objects(self, facts: ClusterFacts) -> dict[str, dict[str, Any]]:
         """The NodeClass and NodePool of our name, whoever made them (kinds absent while AutoScaling is off)."""

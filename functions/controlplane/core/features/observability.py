@@ -14,17 +14,14 @@ from controlplane.models.features import Feature
 
 OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
-OBSERVABILITY_POLICY_ARNS = (
-    "arn:aws:iam::aws:policy/AmazonPrometheusRemoteWriteAccess",
-    "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy",
-)
+OBSERVABILITY_POLICIES = ("AmazonPrometheusRemoteWriteAccess", "CloudWatchAgentServerPolicy")
 
 
 def observability_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins, boundary_arn: str) -> AddonFeature:
     role = AddonRole(
         iam,
         observability_role_name,
-        OBSERVABILITY_POLICY_ARNS,
+        OBSERVABILITY_POLICIES,
         boundary_arn=boundary_arn,
         pod_identity=OBSERVABILITY_SERVICE_ACCOUNT,
     )

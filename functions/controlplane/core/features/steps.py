@@ -19,6 +19,7 @@ from controlplane.core.features.kuberay_operator import kuberay_operator_feature
 from controlplane.core.features.observability import observability_feature
 from controlplane.core.features.tiered_storage import TieredStorage
 from controlplane.core.features.training_operator import training_operator_feature
+from controlplane.core.naming import Deployment
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
@@ -51,7 +52,9 @@ class FeatureSteps:
         buckets: BucketGateway,
         autoscaling_boundary_arn: str,
         service_boundary_arn: str,
+        deployment: Deployment,
     ) -> None:
+        self._deployment = deployment
         self._eks = eks
         self._hyperpod = hyperpod
         self._poll = poll
@@ -70,6 +73,7 @@ class FeatureSteps:
         """Names come from the registry: an imported cluster keeps its own."""
         return ClusterFacts(
             cluster_tag=cluster_tag,
+            deployment=self._deployment,
             region=region,
             account=account,
             eks_name=eks_name,
@@ -96,6 +100,7 @@ class FeatureSteps:
         cluster, so that teardown and disable cannot drift apart."""
         facts = ClusterFacts(
             cluster_tag=ctx.clusterTag,
+            deployment=self._deployment,
             region=ctx.region,
             account=ctx.accountId,
             eks_name=ctx.eksClusterName,

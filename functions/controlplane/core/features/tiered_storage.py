@@ -20,9 +20,12 @@ from controlplane.core.naming import (
     FEATURE_TAG_KEY,
     TIERED_STORAGE_NAMESPACE,
     TIERED_STORAGE_SERVICE_ACCOUNT,
+    Deployment,
     feature_labels,
     feature_tags,
     is_owned,
+    managed_bucket_pattern,
+    owner,
     tiered_storage_policy_name,
     tiered_storage_role_name,
 )
@@ -36,9 +39,9 @@ from controlplane.models.features import Feature, FeatureChange, FeatureState
 ROLE_ARN_ANNOTATION = "eks.amazonaws.com/role-arn"
 
 
-def tiered_storage_access(cluster_tag: str) -> dict[str, Any]:
+def tiered_storage_access(deployment: Deployment, cluster_tag: str) -> dict[str, Any]:
     """What a checkpointing training pod needs: the cluster's data buckets, metrics and its own logs."""
-    buckets = f"arn:aws:s3:::instantstart-{cluster_tag}-*"
+    buckets = deployment.bucket_arn(managed_bucket_pattern(cluster_tag))
     return {
         "Version": VERSION,
         "Statement": [
@@ -54,7 +57,7 @@ def tiered_storage_access(cluster_tag: str) -> dict[str, Any]:
                 "Sid": "Logs",
                 "Effect": "Allow",
                 "Action": ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
-                "Resource": ["arn:aws:logs:*:*:log-group:/aws/sagemaker/checkpointing/*"],
+                "Resource": [f"arn:{deployment.partition}:logs:*:*:log-group:/aws/sagemaker/checkpointing/*"],
             },
         ],
     }
@@ -77,7 +80,7 @@ class TieredStorage:
         issuer = facts.eks.oidc_issuer if facts.eks else None
         provider = self._iam.find_oidc_provider(issuer) if issuer else None
         policy = self._iam.find_policy(self._policy_arn(facts))
-        role = self._iam.find_role(tiered_storage_role_name(facts.cluster_tag))
+        role = self._iam.find_role(tiered_storage_role_name(facts.deployment, facts.cluster_tag))
         account = self._service_account(facts)
         annotated = (
             role is not None
@@ -86,8 +89,8 @@ class TieredStorage:
         )
         chain = {
             "TieredStorageConfig Mode=Enable": on_cluster,
-            f"policy {tiered_storage_policy_name(facts.cluster_tag)}": policy is not None,
-            f"role {tiered_storage_role_name(facts.cluster_tag)}": role is not None,
+            f"policy {tiered_storage_policy_name(facts.deployment, facts.cluster_tag)}": policy is not None,
+            f"role {tiered_storage_role_name(facts.deployment, facts.cluster_tag)}": role is not None,
             f"ServiceAccount {TIERED_STORAGE_NAMESPACE}/{TIERED_STORAGE_SERVICE_ACCOUNT}": account is not None,
         }
         complete = all(chain.values()) and provider is not None and annotated
@@ -114,24 +117,30 @@ class TieredStorage:
         issuer = kubernetes.oidc_issuer
         if not issuer:
             raise ClusterNotReadyError(f"EKS cluster {kubernetes.name} has no OIDC issuer.")
-        tags = feature_tags(facts.cluster_tag, Feature.TIERED_STORAGE)
+        tags = feature_tags(facts.deployment, facts.cluster_tag, Feature.TIERED_STORAGE)
         provider = self._iam.find_oidc_provider(issuer) or self._iam.create_oidc_provider(issuer, tags)
         policy = self._iam.find_policy(self._policy_arn(facts))
         if policy is None:
             policy_arn = self._iam.create_policy(
-                tiered_storage_policy_name(facts.cluster_tag), tiered_storage_access(facts.cluster_tag), tags
+                tiered_storage_policy_name(facts.deployment, facts.cluster_tag),
+                tiered_storage_access(facts.deployment, facts.cluster_tag),
+                tags,
             )
-        elif not is_owned(policy.tags, facts.cluster_tag):
-            raise ForeignResourceError(f"IAM policy {policy.name} exists but was not created by InstantStart.")
+        elif not is_owned(facts.deployment, policy.tags, facts.cluster_tag):
+            raise ForeignResourceError(
+                f"IAM policy {policy.name} exists but was not created by InstantStart. {owner(policy.tags)}"
+            )
         else:
             policy_arn = policy.arn
-        name = tiered_storage_role_name(facts.cluster_tag)
+        name = tiered_storage_role_name(facts.deployment, facts.cluster_tag)
         role = self._iam.find_role(name)
         if role is None:
             trust = web_identity_trust(provider, issuer, TIERED_STORAGE_NAMESPACE, TIERED_STORAGE_SERVICE_ACCOUNT)
             role = self._iam.create_role(name, trust, tags, self._workload_boundary_arn)
-        elif not is_owned(role.tags, facts.cluster_tag):
-            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart.")
+        elif not is_owned(facts.deployment, role.tags, facts.cluster_tag):
+            raise ForeignResourceError(
+                f"IAM role {name} exists but was not created by InstantStart. {owner(role.tags)}"
+            )
         if policy_arn not in role.attached_policy_arns:
             self._iam.attach_policy(name, policy_arn)
         self._ensure_service_account(facts, kubernetes, role.arn)
@@ -146,18 +155,21 @@ class TieredStorage:
     def remove(self, facts: ClusterFacts) -> bool:
         if facts.kubernetes is not None and labelled(self._service_account(facts), Feature.TIERED_STORAGE):
             self._kubernetes.delete(facts.kubernetes, facts.region, [self._account_object(None)])
-        name = tiered_storage_role_name(facts.cluster_tag)
+        name = tiered_storage_role_name(facts.deployment, facts.cluster_tag)
         role = self._iam.find_role(name)
-        if role is not None and is_owned(role.tags, facts.cluster_tag):
+        if role is not None and is_owned(facts.deployment, role.tags, facts.cluster_tag):
             self._iam.delete_role(name)
         policy = self._iam.find_policy(self._policy_arn(facts))
-        if policy is not None and is_owned(policy.tags, facts.cluster_tag):
+        if policy is not None and is_owned(facts.deployment, policy.tags, facts.cluster_tag):
             self._iam.delete_policy(policy.arn)
         issuer = facts.eks.oidc_issuer if facts.eks else None
         provider = self._iam.find_oidc_provider(issuer) if issuer else None
         if provider is not None:
             tags = self._iam.oidc_provider_tags(provider)
-            if is_owned(tags, facts.cluster_tag) and tags.get(FEATURE_TAG_KEY) == Feature.TIERED_STORAGE.value:
+            if (
+                is_owned(facts.deployment, tags, facts.cluster_tag)
+                and tags.get(FEATURE_TAG_KEY) == Feature.TIERED_STORAGE.value
+            ):
                 self._iam.delete_oidc_provider(provider)
         if facts.hyperpod is None:
             return True
@@ -169,7 +181,9 @@ class TieredStorage:
 
     @staticmethod
     def _policy_arn(facts: ClusterFacts) -> str:
-        return f"arn:aws:iam::{facts.account}:policy/{tiered_storage_policy_name(facts.cluster_tag)}"
+        return facts.deployment.policy_arn(
+            facts.account, tiered_storage_policy_name(facts.deployment, facts.cluster_tag)
+        )
 
     def _service_account(self, facts: ClusterFacts) -> dict[str, Any] | None:
         if facts.kubernetes is None:

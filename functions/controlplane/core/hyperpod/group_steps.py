@@ -13,7 +13,7 @@ from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec, port_taints
 from controlplane.core.hyperpod.group_rules import changeable_fields
 from controlplane.core.hyperpod.stage import lifecycle_uri
-from controlplane.core.naming import compute_subnet_key, hyperpod_execution_role_name, is_owned
+from controlplane.core.naming import Deployment, compute_subnet_key, hyperpod_execution_role_name, is_owned
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodCluster, HyperPodGateway, RollingUpdate
 from controlplane.core.ports.iam import IamGateway
@@ -39,7 +39,10 @@ SOFTWARE_FAILED = {"Failed", "RollbackComplete"}
 
 
 class InstanceGroupSteps:
-    def __init__(self, network: NetworkGateway, iam: IamGateway, hyperpod: HyperPodGateway, poll: Poller) -> None:
+    def __init__(
+        self, network: NetworkGateway, iam: IamGateway, hyperpod: HyperPodGateway, poll: Poller, deployment: Deployment
+    ) -> None:
+        self._deployment = deployment
         self._network = network
         self._iam = iam
         self._hyperpod = hyperpod
@@ -50,7 +53,7 @@ class InstanceGroupSteps:
         cluster = self._cluster(ctx)
         if cluster.group(plan.instanceGroupName) is not None:
             return {"instanceGroup": plan.instanceGroupName, "action": "found"}
-        role = self._iam.find_role(hyperpod_execution_role_name(ctx.clusterTag))
+        role = self._iam.find_role(hyperpod_execution_role_name(self._deployment, ctx.clusterTag))
         key = compute_subnet_key(plan.availabilityZone, plan.instanceGroupName if plan.dedicatedSubnet else None)
         subnet = self._network.find_subnets(ctx.clusterTag).get(key)
         if role is None or subnet is None:
@@ -174,7 +177,7 @@ class InstanceGroupSteps:
     def _cluster(self, ctx: WorkflowState) -> HyperPodCluster:
         name = ctx.hyperPodClusterName
         cluster = self._hyperpod.find_cluster(name)
-        if cluster is None or not is_owned(cluster.tags, ctx.clusterTag):
+        if cluster is None or not is_owned(self._deployment, cluster.tags, ctx.clusterTag):
             raise ResourceNotReadyError(f"HyperPod cluster {name} is missing.")
         return cluster
 

@@ -15,10 +15,12 @@ from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec
 from controlplane.core.identity import service_trust
 from controlplane.core.naming import (
+    Deployment,
     compute_subnet_key,
     hyperpod_execution_role_name,
     is_owned,
     lifecycle_bucket_name,
+    owner,
     ownership_tags,
     training_operator_role_name,
 )
@@ -38,8 +40,9 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.workflow import DeleteEksClusterInput, GroupPlanInput, PollState, WorkflowState
 
-EXECUTION_ROLE_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
-TRAINING_OPERATOR_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess"
+# AWS managed policies of the execution and training-operator roles (ARNs: `Deployment.managed_policy_arn`).
+EXECUTION_ROLE_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+TRAINING_OPERATOR_POLICY = "AmazonSageMakerHyperPodTrainingOperatorAccess"
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
 POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
 TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
@@ -63,6 +66,7 @@ class HyperPodStageService:
         buckets: BucketGateway,
         poll: Poller,
         service_boundary_arn: str,
+        deployment: Deployment,
     ) -> None:
         self._network = network
         self._iam = iam
@@ -72,14 +76,15 @@ class HyperPodStageService:
         self._poll = poll
         # The ceiling of the execution and training-operator roles (the stack's boundary for service roles).
         self._service_boundary_arn = service_boundary_arn
+        self._deployment = deployment
 
     def ensure_execution_role(self, ctx: WorkflowState) -> dict[str, str]:
         return {
             "roleArn": self._ensure_role(
                 ctx,
-                hyperpod_execution_role_name(ctx.clusterTag),
+                hyperpod_execution_role_name(self._deployment, ctx.clusterTag),
                 service_trust(SAGEMAKER_PRINCIPAL),
-                EXECUTION_ROLE_POLICY_ARN,
+                self._deployment.managed_policy_arn(EXECUTION_ROLE_POLICY),
             )
         }
 
@@ -87,9 +92,11 @@ class HyperPodStageService:
         bucket = self._bucket(ctx)
         tags = self._buckets.bucket_tags(bucket)
         if tags is None:
-            self._buckets.create_bucket(bucket, ownership_tags(ctx.clusterTag))
-        elif not is_owned(tags, ctx.clusterTag):
-            raise ForeignResourceError(f"Bucket {bucket} exists but was not created by InstantStart for this cluster.")
+            self._buckets.create_bucket(bucket, ownership_tags(self._deployment, ctx.clusterTag))
+        elif not is_owned(self._deployment, tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"Bucket {bucket} exists but was not created by InstantStart for this cluster. {owner(tags)}"
+            )
         script = ON_CREATE_SCRIPT.read_bytes()
         key = f"{LIFECYCLE_PREFIX}/{ON_CREATE}"
         if self._buckets.object_body(bucket, key) != script:
@@ -113,11 +120,13 @@ class HyperPodStageService:
         name = ctx.hyperPodClusterName
         found = self._hyperpod.find_cluster(name)
         if found is not None:
-            if not is_owned(found.tags, ctx.clusterTag):
-                raise ForeignResourceError(f"HyperPod cluster {name} exists but was not created by InstantStart.")
+            if not is_owned(self._deployment, found.tags, ctx.clusterTag):
+                raise ForeignResourceError(
+                    f"HyperPod cluster {name} exists but was not created by InstantStart. {owner(found.tags)}"
+                )
             return {"clusterName": name, "status": found.status, "action": "found"}
         eks = self._eks.find_cluster(ctx.eksClusterName)
-        role = self._iam.find_role(hyperpod_execution_role_name(ctx.clusterTag))
+        role = self._iam.find_role(hyperpod_execution_role_name(self._deployment, ctx.clusterTag))
         subnet = self._network.find_subnets(ctx.clusterTag).get(_subnet_key(plan))
         imported = ctx.importedNetwork
         group = imported.securityGroupId if imported else self._network.find_security_group(ctx.clusterTag)
@@ -129,7 +138,7 @@ class HyperPodStageService:
             subnet_ids=(subnet.subnet_id,),
             security_group_ids=(group,),
             groups=(group_spec(plan, role.arn, lifecycle_uri(ctx)),),
-            tags=ownership_tags(ctx.clusterTag),
+            tags=ownership_tags(self._deployment, ctx.clusterTag),
         )
         arn = self._hyperpod.create_cluster(spec)
         return {"clusterName": name, "clusterArn": arn, "action": "created"}
@@ -157,9 +166,9 @@ class HyperPodStageService:
     def ensure_training_operator_identity(self, ctx: WorkflowState) -> dict[str, str]:
         role_arn = self._ensure_role(
             ctx,
-            training_operator_role_name(ctx.clusterTag),
+            training_operator_role_name(self._deployment, ctx.clusterTag),
             service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession")),
-            TRAINING_OPERATOR_POLICY_ARN,
+            self._deployment.managed_policy_arn(TRAINING_OPERATOR_POLICY),
         )
         cluster = ctx.eksClusterName
         current = self._eks.pod_identity_role(cluster, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT)
@@ -169,7 +178,7 @@ class HyperPodStageService:
                 TRAINING_OPERATOR_NAMESPACE,
                 TRAINING_OPERATOR_SERVICE_ACCOUNT,
                 role_arn,
-                ownership_tags(ctx.clusterTag),
+                ownership_tags(self._deployment, ctx.clusterTag),
             )
         elif current != role_arn:
             raise ForeignResourceError(
@@ -183,7 +192,7 @@ class HyperPodStageService:
         cluster = self._hyperpod.find_cluster(name)
         if cluster is None:
             return {"clusterName": name, "action": "absent"}
-        if not is_owned(cluster.tags, ctx.clusterTag):
+        if not is_owned(self._deployment, cluster.tags, ctx.clusterTag):
             return {"clusterName": name, "action": "kept (not ours)"}
         if cluster.status != "Deleting":
             self._hyperpod.delete_cluster(name)
@@ -191,21 +200,24 @@ class HyperPodStageService:
 
     def check_hyperpod_cluster_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
         cluster = self._hyperpod.find_cluster(ctx.hyperPodClusterName)
-        done = cluster is None or not is_owned(cluster.tags, ctx.clusterTag)
+        done = cluster is None or not is_owned(self._deployment, cluster.tags, ctx.clusterTag)
         wait = Wait(f"HyperPod cluster {ctx.hyperPodClusterName} to be deleted", deadlines.HYPERPOD_DELETED)
         return self._poll.poll(ctx, wait, done=done, status="DELETED" if done else cluster.status if cluster else None)
 
     def delete_hyperpod_resources(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Remove the roles and the lifecycle bucket stage 4 created (subnets go with the network)."""
         deleted = []
-        for name in (hyperpod_execution_role_name(ctx.clusterTag), training_operator_role_name(ctx.clusterTag)):
+        for name in (
+            hyperpod_execution_role_name(self._deployment, ctx.clusterTag),
+            training_operator_role_name(self._deployment, ctx.clusterTag),
+        ):
             role = self._iam.find_role(name)
-            if role is not None and is_owned(role.tags, ctx.clusterTag):
+            if role is not None and is_owned(self._deployment, role.tags, ctx.clusterTag):
                 self._iam.delete_role(name)
                 deleted.append(f"role {name}")
         bucket = self._bucket(ctx)
         tags = self._buckets.bucket_tags(bucket)
-        if tags is not None and is_owned(tags, ctx.clusterTag):
+        if tags is not None and is_owned(self._deployment, tags, ctx.clusterTag):
             self._buckets.delete_bucket(bucket)
             deleted.append(f"bucket {bucket}")
         return {"deleted": ", ".join(deleted) or "nothing left"}
@@ -236,9 +248,13 @@ class HyperPodStageService:
     def _ensure_role(self, ctx: WorkflowState, name: str, trust: dict[str, Any], policy_arn: str) -> str:
         role = self._iam.find_role(name)
         if role is None:
-            role = self._iam.create_role(name, trust, ownership_tags(ctx.clusterTag), self._service_boundary_arn)
-        elif not is_owned(role.tags, ctx.clusterTag):
-            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
+            role = self._iam.create_role(
+                name, trust, ownership_tags(self._deployment, ctx.clusterTag), self._service_boundary_arn
+            )
+        elif not is_owned(self._deployment, role.tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"IAM role {name} exists but was not created by InstantStart for this cluster. {owner(role.tags)}"
+            )
         if policy_arn not in role.attached_policy_arns:
             self._iam.attach_policy(name, policy_arn)
         return role.arn

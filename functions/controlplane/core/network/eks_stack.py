@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from controlplane.core import deadlines
 from controlplane.core.identity import service_trust
-from controlplane.core.naming import eks_cluster_role_name, is_owned, ownership_tags, subnet_key
+from controlplane.core.naming import Deployment, eks_cluster_role_name, is_owned, owner, ownership_tags, subnet_key
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
@@ -23,7 +23,8 @@ from controlplane.models.errors import (
 from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, PollState, WorkflowState
 
 EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
-EKS_CLUSTER_POLICY_ARN = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+# The AWS managed policy of the cluster role (its ARN: `Deployment.managed_policy_arn`).
+EKS_CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 
@@ -37,6 +38,7 @@ class EksStackService:
         access: ControlPlaneAccess,
         poll: Poller,
         service_boundary_arn: str,
+        deployment: Deployment,
     ) -> None:
         self._network = network
         self._iam = iam
@@ -46,6 +48,7 @@ class EksStackService:
         self._poll = poll
         # The ceiling of the cluster role (the stack's boundary for roles AWS services assume).
         self._service_boundary_arn = service_boundary_arn
+        self._deployment = deployment
 
     # --- network -----------------------------------------------------------------------------
 
@@ -130,16 +133,22 @@ class EksStackService:
     # --- identity and control plane ----------------------------------------------------------
 
     def ensure_cluster_role(self, ctx: EksStageInput) -> dict[str, str]:
-        name = eks_cluster_role_name(ctx.clusterTag)
+        name = eks_cluster_role_name(self._deployment, ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
             role = self._iam.create_role(
-                name, service_trust(EKS_SERVICE_PRINCIPAL), ownership_tags(ctx.clusterTag), self._service_boundary_arn
+                name,
+                service_trust(EKS_SERVICE_PRINCIPAL),
+                ownership_tags(self._deployment, ctx.clusterTag),
+                self._service_boundary_arn,
             )
-        elif not is_owned(role.tags, ctx.clusterTag):
-            raise ForeignResourceError(f"IAM role {name} exists but was not created by InstantStart for this cluster.")
-        if EKS_CLUSTER_POLICY_ARN not in role.attached_policy_arns:
-            self._iam.attach_policy(name, EKS_CLUSTER_POLICY_ARN)
+        elif not is_owned(self._deployment, role.tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"IAM role {name} exists but was not created by InstantStart for this cluster. {owner(role.tags)}"
+            )
+        policy_arn = self._deployment.managed_policy_arn(EKS_CLUSTER_POLICY)
+        if policy_arn not in role.attached_policy_arns:
+            self._iam.attach_policy(name, policy_arn)
         return {"roleArn": role.arn}
 
     def create_eks_cluster(self, ctx: EksStageInput) -> dict[str, str]:
@@ -148,7 +157,7 @@ class EksStackService:
         if cluster is not None:
             self._require_owned(cluster, ctx)
             return {"clusterName": name, "status": cluster.status, "action": "found"}
-        role = self._iam.find_role(eks_cluster_role_name(ctx.clusterTag))
+        role = self._iam.find_role(eks_cluster_role_name(self._deployment, ctx.clusterTag))
         subnets = self._require_subnets(ctx)
         group = self._network.find_security_group(ctx.clusterTag)
         if role is None or group is None:
@@ -159,7 +168,7 @@ class EksStackService:
             role_arn=role.arn,
             subnet_ids=[subnets["private-a"], subnets["private-b"]],
             security_group_ids=[group],
-            tags=ownership_tags(ctx.clusterTag),
+            tags=ownership_tags(self._deployment, ctx.clusterTag),
         )
         return {"clusterName": name, "status": cluster.status, "action": "created"}
 
@@ -181,7 +190,7 @@ class EksStackService:
         for principal, policy in self._access.entries():
             policies = self._eks.access_entry_policies(name, principal)
             if policies is None:
-                self._eks.create_access_entry(name, principal, ownership_tags(ctx.clusterTag))
+                self._eks.create_access_entry(name, principal, ownership_tags(self._deployment, ctx.clusterTag))
                 policies = frozenset()
             if not any(arn.endswith(f"/{policy}") for arn in policies):
                 self._eks.associate_access_policy(name, principal, policy)
@@ -216,11 +225,11 @@ class EksStackService:
         return self._poll.poll(ctx, wait, done=False, status=cluster.status)
 
     def delete_cluster_role(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
-        name = eks_cluster_role_name(ctx.clusterTag)
+        name = eks_cluster_role_name(self._deployment, ctx.clusterTag)
         role = self._iam.find_role(name)
         if role is None:
             return {"roleName": name, "action": "absent"}
-        if not is_owned(role.tags, ctx.clusterTag):
+        if not is_owned(self._deployment, role.tags, ctx.clusterTag):
             return {"roleName": name, "action": "kept (not ours)"}
         self._iam.delete_role(name)
         return {"roleName": name, "action": "deleted"}
@@ -282,8 +291,8 @@ class EksStackService:
         return subnets
 
     def _require_owned(self, cluster: EksCluster, ctx: WorkflowState) -> None:
-        if not is_owned(cluster.tags, ctx.clusterTag):
+        if not is_owned(self._deployment, cluster.tags, ctx.clusterTag):
             raise ForeignResourceError(
                 f"EKS cluster {cluster.name} exists but was not created by InstantStart for '{ctx.clusterTag}'; "
-                "import it instead, or choose another clusterTag."
+                f"import it instead, or choose another clusterTag. {owner(cluster.tags)}"
             )

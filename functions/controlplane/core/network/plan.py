@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Mapping
 
-from controlplane.core.naming import eks_cluster_name, eks_cluster_role_name, resource_name, subnet_key
+from controlplane.core.naming import Deployment, eks_cluster_name, eks_cluster_role_name, resource_name, subnet_key
 from controlplane.core.ports.account import AvailabilityZone
 from controlplane.models.clusters import CidrSource, NetworkPlan, PlannedAction, SubnetPlan, SubnetRole
 from controlplane.models.errors import CidrConflictError, InvalidRequestError
@@ -57,7 +57,9 @@ def plan_network(existing: Mapping[str, str], requested: str | None, zones: Iter
     return NetworkPlan(vpcCidr=cidr, cidrSource=source, subnets=subnets)
 
 
-def stage_one_actions(cluster_tag: str, network: NetworkPlan, kubernetes_version: str) -> list[PlannedAction]:
+def stage_one_actions(
+    deployment: Deployment, cluster_tag: str, network: NetworkPlan, kubernetes_version: str
+) -> list[PlannedAction]:
     """What stage 1 creates: the network, the cluster role, the EKS cluster and the control plane's access."""
     tag = cluster_tag
 
@@ -80,7 +82,7 @@ def stage_one_actions(cluster_tag: str, network: NetworkPlan, kubernetes_version
         create("AWS::EC2::RouteTable", resource_name(tag, "private-rt")),
         create("AWS::EC2::VPCEndpoint", resource_name(tag, "s3-endpoint")),
         create("AWS::EC2::SecurityGroup", resource_name(tag, "cluster-sg")),
-        create("AWS::IAM::Role", eks_cluster_role_name(tag)),
+        create("AWS::IAM::Role", eks_cluster_role_name(deployment, tag)),
         create(
             "AWS::EKS::Cluster",
             eks_cluster_name(tag),

@@ -3,7 +3,7 @@ stage creates, and what the registry records of it. Pure functions, no I/O."""
 
 from __future__ import annotations
 
-from controlplane.core.naming import data_bucket_name, s3_csi_role_name
+from controlplane.core.naming import Deployment, data_bucket_name, s3_csi_role_name
 from controlplane.core.stages import stage_names
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
@@ -78,7 +78,7 @@ def storage_facts(plan: StoragePlan) -> dict[str, object]:
     }
 
 
-def storage_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
+def storage_actions(deployment: Deployment, cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
     return [
         PlannedAction(
             action="keep" if plan.bucketSource == "caller" else "create",
@@ -89,7 +89,7 @@ def storage_actions(cluster_tag: str, plan: StoragePlan) -> list[PlannedAction]:
         PlannedAction(
             action="create",
             resource="AWS::IAM::Policy",
-            name=f"{s3_csi_role_name(cluster_tag)} access",
+            name=f"{s3_csi_role_name(deployment, cluster_tag)} access",
             detail=f"objects in {plan.bucketName}",
         ),
         PlannedAction(

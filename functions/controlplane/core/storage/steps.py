@@ -17,9 +17,11 @@ from controlplane.core import deadlines
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
+    Deployment,
     fsx_tags,
     is_owned,
     managed_bucket_pattern,
+    owner,
     ownership_tags,
     s3_csi_role_name,
 )
@@ -52,6 +54,7 @@ class StorageService:
         network: NetworkGateway,
         file_systems: FileSystemGateway,
         poll: Poller,
+        deployment: Deployment,
     ) -> None:
         self._iam = iam
         self._eks = eks
@@ -60,6 +63,7 @@ class StorageService:
         self._network = network
         self._file_systems = file_systems
         self._poll = poll
+        self._deployment = deployment
 
     def ensure_data_bucket(self, ctx: StorageStageInput) -> dict[str, str]:
         plan = ctx.storage
@@ -69,20 +73,22 @@ class StorageService:
                 raise InvalidRequestError(f"Bucket {plan.bucketName} does not exist or is not readable.")
             return {"bucketName": plan.bucketName, "action": "using the caller's bucket"}
         if tags is None:
-            self._buckets.create_bucket(plan.bucketName, ownership_tags(ctx.clusterTag))
+            self._buckets.create_bucket(plan.bucketName, ownership_tags(self._deployment, ctx.clusterTag))
             return {"bucketName": plan.bucketName, "action": "created"}
-        if not is_owned(tags, ctx.clusterTag):
-            raise ForeignResourceError(f"Bucket {plan.bucketName} exists but was not created by InstantStart.")
+        if not is_owned(self._deployment, tags, ctx.clusterTag):
+            raise ForeignResourceError(
+                f"Bucket {plan.bucketName} exists but was not created by InstantStart. {owner(tags)}"
+            )
         return {"bucketName": plan.bucketName, "action": "found"}
 
     def grant_bucket_access(self, ctx: StorageStageInput) -> dict[str, str]:
         plan = ctx.storage
-        role = s3_csi_role_name(ctx.clusterTag)
+        role = s3_csi_role_name(self._deployment, ctx.clusterTag)
         current = self._iam.role_policy(role, S3_CSI_POLICY_NAME)
         if current is None:
             raise ResourceNotReadyError(f"Role {role} has no {S3_CSI_POLICY_NAME} policy; stage 3 must finish first.")
         buckets = sorted(_granted_buckets(current) | {managed_bucket_pattern(ctx.clusterTag), plan.bucketName})
-        wanted = s3_bucket_access(buckets)
+        wanted = s3_bucket_access(self._deployment, buckets)
         if wanted != current:
             self._iam.put_role_policy(role, S3_CSI_POLICY_NAME, wanted)
         return {"roleName": role, "buckets": ", ".join(buckets)}
@@ -111,7 +117,7 @@ class StorageService:
                 per_unit_storage_throughput=fsx.perUnitStorageThroughput,
                 subnet_id=subnet,
                 security_group_ids=groups,
-                tags=fsx_tags(ctx.clusterTag, fsx.claimName),
+                tags=fsx_tags(self._deployment, ctx.clusterTag, fsx.claimName),
                 # Same operation and claim → same token: a lost response never creates a second file system.
                 client_token=hashlib.sha256(f"{ctx.operationId}/{fsx.claimName}".encode()).hexdigest()[:32],
             )
@@ -148,19 +154,19 @@ class StorageService:
     def delete_fsx_file_systems(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
         """Delete every file system stage 5 created for the cluster (no final backup)."""
         deleting = []
-        for found in self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag)):
+        for found in self._file_systems.lustre_file_systems(ownership_tags(self._deployment, ctx.clusterTag)):
             if found.lifecycle != "DELETING":
                 self._file_systems.delete_file_system(found.file_system_id)
             deleting.append(found.file_system_id)
         return {"deleting": ", ".join(deleting) or "none"}
 
     def check_fsx_file_systems_deleted(self, ctx: DeleteEksClusterInput) -> PollState:
-        left = self._file_systems.lustre_file_systems(ownership_tags(ctx.clusterTag))
+        left = self._file_systems.lustre_file_systems(ownership_tags(self._deployment, ctx.clusterTag))
         wait = Wait(f"the FSx file systems of {ctx.clusterTag} to be deleted", deadlines.FSX_FILE_SYSTEMS_DELETED)
         return self._poll.poll(ctx, wait, done=not left, status="DELETED" if not left else "DELETING")
 
     def _live_file_system(self, ctx: StorageStageInput, plan: FsxPlan) -> LustreFileSystem | None:
-        found = self._file_systems.lustre_file_systems(fsx_tags(ctx.clusterTag, plan.claimName))
+        found = self._file_systems.lustre_file_systems(fsx_tags(self._deployment, ctx.clusterTag, plan.claimName))
         return next((file_system for file_system in found if file_system.lifecycle != "DELETING"), None)
 
     def _fsx_network(self, ctx: StorageStageInput) -> tuple[str, tuple[str, ...]]:
@@ -186,7 +192,7 @@ def _granted_buckets(policy: dict[str, object]) -> set[str]:
     resources: set[str] = set()
     for statement in statements if isinstance(statements, list) else []:
         if statement.get("Sid") == "ListBuckets":
-            resources |= {str(arn).removeprefix("arn:aws:s3:::") for arn in statement.get("Resource", [])}
+            resources |= {str(arn).split(":::", 1)[-1] for arn in statement.get("Resource", [])}
     return resources
 
 

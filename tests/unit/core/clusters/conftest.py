@@ -12,6 +12,7 @@ from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.preflight.service import PreflightService
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
@@ -90,9 +91,10 @@ def lifecycle(
         clock,
         lambda region: eks,
         lambda region: hyperpod,
+        DEPLOYMENT,
     )
 
 
 @pytest.fixture
 def stage_requests(clusters, operations, account, preflight) -> StageRequestService:
-    return StageRequestService(clusters, operations, account, HyperPodPlanner(account), preflight, PINS)
+    return StageRequestService(clusters, operations, account, HyperPodPlanner(account), preflight, PINS, DEPLOYMENT)

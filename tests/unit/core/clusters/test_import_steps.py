@@ -11,6 +11,7 @@ from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
 from controlplane.models.operations import OperationKind
 from tests.fakes.account import ACCOUNT_ID
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.network import InMemoryNetworkGateway
 
@@ -50,7 +51,7 @@ def team(network, eks):
 @pytest.fixture
 def steps(registry, network, eks, iam, hyperpod, kubernetes, clock):
     return ClusterImportSteps(
-        registry, network, eks, iam, hyperpod, kubernetes, lambda region: [DAEMONSET], ADDONS, ACCESS, clock
+        registry, network, eks, iam, hyperpod, kubernetes, lambda region: [DAEMONSET], ADDONS, ACCESS, clock, DEPLOYMENT
     )
 
 
@@ -152,9 +153,9 @@ def test_release_removes_only_what_the_pipeline_added_and_keeps_the_cluster(
     importing = workflow_input(OperationKind.IMPORT_CLUSTER, "op-1", record, ACCOUNT_ID)
     steps.tag_imported_cluster(importing)
     steps.discover_cluster_network(importing)
-    eks.create_access_entry("ml-platform", CONTROL_PLANE_ROLE, ownership_tags("team"))
-    eks.create_access_entry("ml-platform", VIEW_ROLE, ownership_tags("team"))
-    eks.create_addon("ml-platform", "eks-pod-identity-agent", "v1", None, ownership_tags("team"))
+    eks.create_access_entry("ml-platform", CONTROL_PLANE_ROLE, ownership_tags(DEPLOYMENT, "team"))
+    eks.create_access_entry("ml-platform", VIEW_ROLE, ownership_tags(DEPLOYMENT, "team"))
+    eks.create_addon("ml-platform", "eks-pod-identity-agent", "v1", None, ownership_tags(DEPLOYMENT, "team"))
     team_object = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "team", "namespace": "default"}}
     added_claim = {**CLAIM, "metadata": {"name": "data", "namespace": "default"}}
     kubernetes.apply(cluster, "us-west-2", [DAEMONSET, added_claim, team_object])

@@ -12,6 +12,7 @@ from controlplane.core.polling import Poller, PollSettings
 from controlplane.models.errors import DependencyFailedError, ForeignResourceError, ResourceNotReadyError
 from controlplane.models.operations import OperationKind
 from tests.fakes.account import ACCOUNT_ID
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
@@ -49,7 +50,7 @@ def render():
 @pytest.fixture
 def steps(iam, eks, kubernetes, render, clock):
     poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    return ClusterDependencyService(iam, eks, kubernetes, render, PINS, poller, BOUNDARY)
+    return ClusterDependencyService(iam, eks, kubernetes, render, PINS, poller, BOUNDARY, DEPLOYMENT)
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_the_s3_csi_role_trusts_its_service_account_and_reads_only_the_clusters_
     condition = stored.trust["Statement"][0]["Condition"]["StringEquals"]
     assert "system:serviceaccount:kube-system:s3-csi-driver-sa" in condition.values()
     assert stored.boundary_arn == BOUNDARY
-    assert stored.inline[S3_CSI_POLICY_NAME] == s3_bucket_access(["instantstart-demo-*"])
+    assert stored.inline[S3_CSI_POLICY_NAME] == s3_bucket_access(DEPLOYMENT, ["instantstart-demo-*"])
 
 
 def test_a_foreign_role_with_the_s3_csi_roles_name_is_refused(steps, ctx, iam):
@@ -99,7 +100,7 @@ def test_missing_addons_are_created_at_their_pins_with_the_s3_driver_using_its_r
     assert steps.ensure_addons(ctx) == {"eks-pod-identity-agent": "CREATING", S3_CSI_ADDON: "CREATING"}
     assert eks.addons[("eks-cluster-demo", "eks-pod-identity-agent")].version == "v0"
     assert eks.addons[("eks-cluster-demo", S3_CSI_ADDON)].version == "v1.9.0"
-    assert eks.addons[("eks-cluster-demo", S3_CSI_ADDON)].tags == ownership_tags("demo")
+    assert eks.addons[("eks-cluster-demo", S3_CSI_ADDON)].tags == ownership_tags(DEPLOYMENT, "demo")
     assert eks.addon_requests[("eks-cluster-demo", S3_CSI_ADDON)].role_arn.endswith(":role/instantstart-demo-s3-csi")
 
 
@@ -132,7 +133,7 @@ def test_deleting_identities_removes_only_what_the_stage_created(steps, ctx, iam
 
 
 def test_the_plan_lists_the_provider_the_role_every_pinned_addon_and_manifest(make_record):
-    actions = dependency_actions(make_record("eks"), PINS)
+    actions = dependency_actions(DEPLOYMENT, make_record("eks"), PINS)
     assert [(action.resource, action.name) for action in actions] == [
         ("AWS::IAM::OIDCProvider", "eks-cluster-demo issuer"),
         ("AWS::IAM::Role", "instantstart-demo-s3-csi"),

@@ -1,10 +1,13 @@
 """Stage 1 steps against in-memory EC2, IAM, EKS and Kubernetes: observe, create only what is missing, adopt
 only what is ours, and treat gone as done on delete."""
 
+import re
+from dataclasses import replace
+
 import pytest
 
-from controlplane.core.naming import ownership_tags
-from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY_ARN, EksStackService
+from controlplane.core.naming import Deployment, ownership_tags
+from controlplane.core.network.eks_stack import EksStackService
 from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
@@ -18,6 +21,7 @@ from controlplane.models.errors import (
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
@@ -58,7 +62,7 @@ def eks():
 def stack(network, iam, eks, clock):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
     access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
-    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY)
+    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
 
 
 @pytest.fixture
@@ -130,7 +134,8 @@ def test_steps_that_need_an_earlier_one_say_which(stack, ctx):
 
 def test_the_cluster_role_gets_the_eks_policy_and_a_foreign_role_of_that_name_is_refused(stack, ctx, iam):
     stack.ensure_cluster_role(ctx)
-    assert EKS_CLUSTER_POLICY_ARN in iam.find_role("instantstart-demo-eks-cluster").attached_policy_arns
+    policy = "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+    assert policy in iam.find_role("instantstart-demo-eks-cluster").attached_policy_arns
     assert iam.roles["instantstart-demo-eks-cluster"].boundary_arn == SERVICE_BOUNDARY
     iam.roles.clear()
     iam.create_role("instantstart-demo-eks-cluster", {}, {"owner": "someone"}, SERVICE_BOUNDARY)
@@ -176,7 +181,7 @@ def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_en
         for (_, principal), entry in eks.access_entries.items()
     }
     assert policies == {CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"], VIEW_ROLE: ["AmazonEKSViewPolicy"]}
-    assert all(entry.tags == ownership_tags("demo") for entry in eks.access_entries.values())
+    assert all(entry.tags == ownership_tags(DEPLOYMENT, "demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
 
 
@@ -208,3 +213,27 @@ def test_delete_keeps_an_imported_cluster_and_a_role_that_is_not_ours(stack, mak
     assert stack.check_eks_cluster_deleted(imported).status == "KEPT"
     assert stack.delete_cluster_role(imported)["action"] == "kept (not ours)"
     assert eks.find_cluster("team").status == "ACTIVE"
+
+
+@pytest.mark.parametrize(
+    "other", [replace(DEPLOYMENT, name="blue"), replace(DEPLOYMENT, region="eu-west-1")], ids=["name", "region"]
+)
+def test_a_role_of_another_deployment_is_refused_named_and_left_untouched(stack, ctx, deleting, iam, other):
+    iam.create_role("instantstart-demo-eks-cluster", {}, ownership_tags(other, "demo"), SERVICE_BOUNDARY)
+    owner = f"It belongs to deployment '{other.name}' in Region {other.region} (cluster 'demo')."
+    with pytest.raises(ForeignResourceError, match=re.escape(owner)):
+        stack.ensure_cluster_role(ctx)
+    assert iam.find_role("instantstart-demo-eks-cluster").attached_policy_arns == frozenset()
+    assert stack.delete_cluster_role(deleting)["action"] == "kept (not ours)"
+    assert iam.find_role("instantstart-demo-eks-cluster") is not None
+
+
+def test_a_deployment_in_another_partition_names_its_roles_and_policy_arns_there(network, iam, eks, clock, ctx):
+    china = Deployment(name="blue", region="cn-north-1", partition="aws-cn")
+    poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+    stack = EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY, china)
+    stack.ensure_cluster_role(ctx)
+    role = iam.find_role("blue-demo-eks-cluster")
+    assert role.attached_policy_arns == frozenset({"arn:aws-cn:iam::aws:policy/AmazonEKSClusterPolicy"})
+    assert role.tags == ownership_tags(china, "demo")

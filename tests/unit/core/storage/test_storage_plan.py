@@ -9,6 +9,7 @@ from controlplane.core.storage.plan import (
 )
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.storage import ConfigureStorageRequest, FsxRequest
+from tests.fakes.deployment import DEPLOYMENT
 
 FSX = FsxRequest(deploymentType="PERSISTENT_2", storageCapacityGiB=2400)
 
@@ -27,7 +28,7 @@ def test_without_a_bucket_name_stage_five_creates_the_clusters_data_bucket():
 def test_the_callers_bucket_is_used_and_kept():
     plan = storage_plan("demo", "us-west-2", "123", ConfigureStorageRequest(bucketName="team-data"))
     assert (plan.bucketName, plan.bucketSource) == ("team-data", "caller")
-    (bucket, *_) = storage_actions("demo", plan)
+    (bucket, *_) = storage_actions(DEPLOYMENT, "demo", plan)
     assert (bucket.action, bucket.name) == ("keep", "team-data")
 
 
@@ -48,8 +49,8 @@ def test_fsx_storage_enables_the_fsx_csi_driver_feature_and_plain_storage_change
 
 
 def test_the_plan_lists_fsx_only_when_asked():
-    plain = storage_actions("demo", storage_plan("demo", "r", "1", ConfigureStorageRequest()))
-    fsx = storage_actions("demo", storage_plan("demo", "r", "1", ConfigureStorageRequest(fsx=FSX)))
+    plain = storage_actions(DEPLOYMENT, "demo", storage_plan("demo", "r", "1", ConfigureStorageRequest()))
+    fsx = storage_actions(DEPLOYMENT, "demo", storage_plan("demo", "r", "1", ConfigureStorageRequest(fsx=FSX)))
     assert [action.resource for action in plain] == [
         "AWS::S3::Bucket",
         "AWS::IAM::Policy",

@@ -18,6 +18,7 @@ from controlplane.models.errors import (
 from controlplane.models.operations import OperationKind
 from controlplane.models.storage import ConfigureStorageRequest, FsxRequest
 from tests.fakes.account import ACCOUNT_ID
+from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
@@ -31,9 +32,11 @@ DATA_BUCKET = f"instantstart-demo-{ACCOUNT_ID}-us-west-2"
 def iam():
     gateway = InMemoryIamGateway()
     gateway.create_role(
-        "instantstart-demo-s3-csi", {}, ownership_tags("demo"), "arn:aws:iam::123456789012:policy/boundary"
+        "instantstart-demo-s3-csi", {}, ownership_tags(DEPLOYMENT, "demo"), "arn:aws:iam::123456789012:policy/boundary"
     )
-    gateway.put_role_policy("instantstart-demo-s3-csi", S3_CSI_POLICY_NAME, s3_bucket_access(["instantstart-demo-*"]))
+    gateway.put_role_policy(
+        "instantstart-demo-s3-csi", S3_CSI_POLICY_NAME, s3_bucket_access(DEPLOYMENT, ["instantstart-demo-*"])
+    )
     return gateway
 
 
@@ -58,7 +61,8 @@ def gateways(iam, eks):
 
 @pytest.fixture
 def storage(gateways, clock):
-    return StorageService(**gateways, poll=Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock))
+    poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
+    return StorageService(**gateways, poll=poll, deployment=DEPLOYMENT)
 
 
 @pytest.fixture
@@ -102,7 +106,7 @@ def test_bucket_access_is_widened_to_the_mounted_bucket_keeping_earlier_grants(s
     storage.grant_bucket_access(configure(ConfigureStorageRequest(bucketName="first")))
     result = storage.grant_bucket_access(configure(ConfigureStorageRequest(bucketName="second")))
     assert result["buckets"] == "first, instantstart-demo-*, second"
-    wanted = s3_bucket_access(["first", "instantstart-demo-*", "second"])
+    wanted = s3_bucket_access(DEPLOYMENT, ["first", "instantstart-demo-*", "second"])
     assert iam.role_policy("instantstart-demo-s3-csi", S3_CSI_POLICY_NAME) == wanted
 
 
@@ -133,7 +137,7 @@ def test_the_fsx_file_system_goes_into_the_first_compute_subnet_once_per_operati
     assert created["action"] == "created"
     spec = gateways["file_systems"].specs[created["fileSystemId"]]
     assert spec.subnet_id == network.find_subnets("demo")["compute-us-west-2b"].subnet_id
-    assert (spec.security_group_ids, spec.tags) == ((group,), fsx_tags("demo", "fsx-claim"))
+    assert (spec.security_group_ids, spec.tags) == ((group,), fsx_tags(DEPLOYMENT, "demo", "fsx-claim"))
     assert storage.create_fsx_file_system(ctx) == {**created, "action": "found"}
 
 
