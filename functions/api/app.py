@@ -41,6 +41,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),
     (re.compile(r"/regions(?:/|$)"), "catalog"),
 )
+DOCUMENTS = "documents"  # what `_load` calls the OpenAPI document and the Swagger UI
 _loaded: set[str] = set()
 _loading = threading.Lock()  # the sandbox serves requests on a thread while tests read the document on another
 
@@ -67,12 +68,12 @@ def router_for(path: str) -> str | None:
 def resolver_for(path: str) -> APIGatewayRestResolver:
     """The app with the router that serves `path` loaded; the complete app for a path no router claims."""
     name = router_for(path)
-    return _load([name] if name else [name for _, name in ROUTERS])
+    return _load([name]) if name else build()
 
 
 def build() -> APIGatewayRestResolver:
-    """The complete app: every router loaded."""
-    return _load([name for _, name in ROUTERS])
+    """The complete app: every router, the OpenAPI document and the Swagger UI."""
+    return _load([*(name for _, name in ROUTERS), DOCUMENTS])
 
 
 def _load(names: list[str]) -> APIGatewayRestResolver:
@@ -80,7 +81,10 @@ def _load(names: list[str]) -> APIGatewayRestResolver:
     with _loading:
         for name in names:
             if name not in _loaded:
-                app.include_router(import_module(f"api.routers.{name}").router)
+                if name == DOCUMENTS:
+                    _serve_documents(app)
+                else:
+                    app.include_router(import_module(f"api.routers.{name}").router)
                 _loaded.add(name)
     return app
 
@@ -90,6 +94,11 @@ def _app() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX], json_body_deserializer=body.loads)
     errors.register(app)
     app.use([authorize])
+    return app
+
+
+def _serve_documents(app: APIGatewayRestResolver) -> None:
+    """The OpenAPI document and the Swagger UI (Powertools' OpenAPI models are imported for these alone)."""
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 
     @app.get("/openapi.json", include_in_schema=False)
@@ -102,8 +111,6 @@ def _app() -> APIGatewayRestResolver:
             body=json.dumps(openapi_document()),
             headers={"X-InstantStart-Role": role},
         )
-
-    return app
 
 
 def openapi_document() -> dict[str, Any]:

@@ -1,14 +1,13 @@
 """Lambda entry point of the REST API.
 
-Importing it loads nothing of the project: the request machinery (`api.app`: error mapping, authorization,
-validation, audit) is imported by the first request, and each router module by the first request whose path it
-serves, so a cold start pays for the one router its request needs, not for every router's models.
+Init imports the request machinery every request uses (`api.app`: error mapping, authorization, validation,
+audit); each router module, with its models, is imported by the first request whose path it serves.
 """
 
 from typing import Any
 
+from api import app
+
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    from api import app  # on first use: see the module docstring
-
     return app.handle(event, context)

@@ -1,5 +1,5 @@
 """The API loads a router only for the requests it serves: the route table is complete and exact, the entry point
-imports no router or model, and a request's path loads its own router alone."""
+imports no router and no OpenAPI document machinery, and a request's path loads its own router alone."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 import api.routers
 from api.app import IAM_PREFIX, ROUTERS, resolver_for, router_for
 
+DOCUMENT_MODELS = "aws_lambda_powertools.event_handler.openapi.models"
 ROUTER_MODULES = sorted(
     info.name
     for info in pkgutil.iter_modules(api.routers.__path__)
@@ -27,9 +28,9 @@ def sample_path(rule: str) -> str:
 
 
 def imported_after(statement: str) -> set[str]:
-    """The project's API modules and pydantic's model machinery that `statement` leaves imported, fresh process."""
-    names = "' '.join(m for m in sys.modules if m.startswith(('api', 'pydantic.main')))"
-    probe = f"import sys; {statement}; print({names})"
+    """The API's modules and Powertools' OpenAPI document models that `statement` leaves imported, fresh process."""
+    prefixes = ("api.", DOCUMENT_MODELS)
+    probe = f"import sys; {statement}; print(' '.join(m for m in sys.modules if m.startswith({prefixes!r})))"
     env = {**os.environ, "PYTHONPATH": "functions:."}
     output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True).stdout
     return set(output.split())
@@ -57,11 +58,13 @@ def test_documents_and_unknown_paths_are_served_by_the_complete_app():
         assert set(import_module(f"api.routers.{name}").router._routes.values()) <= served, name
 
 
-def test_importing_the_entry_point_loads_no_router_and_no_model():
-    assert imported_after("import api.handler") == {"api", "api.handler"}
+def test_importing_the_entry_point_loads_no_router_and_no_document_models():
+    loaded = imported_after("import api.handler")
+    assert not {module.removeprefix("api.routers.") for module in loaded} & set(ROUTER_MODULES)
+    assert DOCUMENT_MODELS not in loaded
 
 
-def test_a_request_path_loads_only_the_router_that_serves_it():
+def test_a_request_path_loads_only_the_router_that_serves_it_and_no_document_models():
     loaded = imported_after("from api import app; app.resolver_for('/iam/clusters/demo/nodes/i-0abc/reboot')")
-    routers = {module.removeprefix("api.routers.") for module in loaded} & set(ROUTER_MODULES)
-    assert routers == {"nodes"}
+    assert {module.removeprefix("api.routers.") for module in loaded} & set(ROUTER_MODULES) == {"nodes"}
+    assert DOCUMENT_MODELS not in loaded
