@@ -4,6 +4,9 @@ Belongs here: `VerifiedUser` (with the audit header the API reads from the serve
 `CognitoTokenVerifier` (signature against the user pool's JWKS, issuer, token_use, expiry, and the
 MCP app client as the token's audience). Not here: the 401 challenge (`http`) or API Gateway events
 (`lambda_handler`).
+
+`jwt` (with `cryptography`) is imported by the verifier when it first checks a token, not with the module: the
+SigV4 route and the sandbox (which import `VerifiedUser` from here) never verify one.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-import jwt
+
+if TYPE_CHECKING:
+    import jwt
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +80,8 @@ class CognitoTokenVerifier:
         self._fetched_at = 0.0
 
     def __call__(self, token: str) -> VerifiedUser | None:
+        import jwt  # on the first token, not at init (see the module docstring)
+
         try:
             key = self._key(jwt.get_unverified_header(token).get("kid"))
             claims = jwt.decode(
@@ -101,6 +108,8 @@ class CognitoTokenVerifier:
         )
 
     def _key(self, kid: str | None) -> jwt.PyJWK:
+        import jwt
+
         if not kid:
             raise jwt.InvalidTokenError("the token names no signing key (kid)")
         if self._keys is None or (kid not in _kids(self._keys) and self._stale()):

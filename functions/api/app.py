@@ -1,17 +1,25 @@
-"""Builds the REST application: routers, authentication, audit, error mapping, OpenAPI."""
+"""The REST application: one resolver with authentication, error mapping, validation and the OpenAPI document,
+into which each router module is loaded by the first request whose path it serves (`ROUTERS`).
+
+Belongs here: handling one Lambda event (`handle`), which router serves which path, and the document. The
+document, the Swagger UI and paths no router claims are served by the complete app (every router loaded), so
+they stay complete; an ordinary request imports only its own router and that router's models.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+import threading
 from functools import cache
+from importlib import import_module
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
-from api import body, errors
+from api import audit, body, errors, idempotency
 from api.authorization import authorize, weakest_role
 from api.errors import ErrorBody
-from api.routers import audit, catalog, clusters, features, identity, instance_groups, nodes, operations, quotas
 
 TITLE = "InstantStart control plane API"
 DESCRIPTION = (
@@ -22,20 +30,77 @@ DESCRIPTION = (
 IAM_PREFIX = "/iam"
 
 
-@cache
+# The router module (in api.routers) that serves each path, by the path's shape once the IAM prefix is stripped;
+# the first match wins. A unit test keeps every route of every router matched to its own module.
+ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"/clusters/[^/]+/(?:instance-groups|software-update)(?:/|$)"), "instance_groups"),
+    (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
+    (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
+    (re.compile(r"/clusters(?:/|$)"), "clusters"),
+    (re.compile(r"/operations(?:/|$)"), "operations"),
+    (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),
+    (re.compile(r"/regions(?:/|$)"), "catalog"),
+    (re.compile(r"/me$"), "identity"),
+    (re.compile(r"/audit$"), "audit"),
+)
+DOCUMENTS = "documents"  # what `_load` calls the OpenAPI document and the Swagger UI
+_loaded: set[str] = set()
+_loading = threading.Lock()  # the sandbox serves requests on a thread while tests read the document on another
+
+
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Answer one API Gateway proxy event: refuse an unreadable body, route, and audit the outcome."""
+    idempotency.register_context(context)
+    refused = body.refusal(event)
+    if refused:
+        result = errors.refusal(event, refused)
+    else:
+        result = resolver_for(event.get("path") or "/").resolve(event, context)
+    audit.record(event, result)
+    return result
+
+
+def router_for(path: str) -> str | None:
+    """The router module that serves `path`, or None for a path no router claims (documents, unknown paths)."""
+    if path == IAM_PREFIX or path.startswith(f"{IAM_PREFIX}/"):
+        path = path[len(IAM_PREFIX) :] or "/"
+    return next((name for pattern, name in ROUTERS if pattern.match(path)), None)
+
+
+def resolver_for(path: str) -> APIGatewayRestResolver:
+    """The app with the router that serves `path` loaded; the complete app for a path no router claims."""
+    name = router_for(path)
+    return _load([name]) if name else build()
+
+
 def build() -> APIGatewayRestResolver:
+    """The complete app: every router, the OpenAPI document and the Swagger UI."""
+    return _load([*(name for _, name in ROUTERS), DOCUMENTS])
+
+
+def _load(names: list[str]) -> APIGatewayRestResolver:
+    app = _app()
+    with _loading:
+        for name in names:
+            if name not in _loaded:
+                if name == DOCUMENTS:
+                    _serve_documents(app)
+                else:
+                    app.include_router(import_module(f"api.routers.{name}").router)
+                _loaded.add(name)
+    return app
+
+
+@cache
+def _app() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX], json_body_deserializer=body.loads)
     errors.register(app)
     app.use([authorize])
-    app.include_router(clusters.router)
-    app.include_router(instance_groups.router)
-    app.include_router(nodes.router)
-    app.include_router(operations.router)
-    app.include_router(catalog.router)
-    app.include_router(quotas.router)
-    app.include_router(features.router)
-    app.include_router(identity.router)
-    app.include_router(audit.router)
+    return app
+
+
+def _serve_documents(app: APIGatewayRestResolver) -> None:
+    """The OpenAPI document and the Swagger UI (Powertools' OpenAPI models are imported for these alone)."""
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 
     @app.get("/openapi.json", include_in_schema=False)
@@ -49,15 +114,15 @@ def build() -> APIGatewayRestResolver:
             headers={"X-InstantStart-Role": role},
         )
 
-    return app
-
 
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema) and the
-    weakest role that may call each operation (`x-required-role`, from `api.authorization`)."""
+    weakest role that may call each operation (`x-required-role`, from `api.authorization`); paths in alphabetical
+    order, whichever order requests loaded the routers in."""
     document: dict[str, Any] = json.loads(
         build().get_openapi_json_schema(title=TITLE, description=DESCRIPTION, version="1.0.0")
     )
+    document["paths"] = dict(sorted(document["paths"].items()))
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     # Validation failures answer with ErrorBody (400), so FastAPI-style validation schemas are dropped.
     for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):

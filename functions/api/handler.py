@@ -1,13 +1,13 @@
-"""Lambda entry point of the REST API."""
+"""Lambda entry point of the REST API.
+
+Init imports the request machinery every request uses (`api.app`: error mapping, authorization, validation,
+audit); each router module, with its models, is imported by the first request whose path it serves.
+"""
 
 from typing import Any
 
-from api import app, audit, body, errors, idempotency
+from api import app
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    idempotency.register_context(context)
-    refused = body.refusal(event)
-    result = errors.refusal(event, refused) if refused else app.build().resolve(event, context)
-    audit.record(event, result)
-    return result
+    return app.handle(event, context)

@@ -30,6 +30,7 @@ from tests.bench.sampling import Sampler
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "scale"
+REGION = "us-west-2"
 EKS = f"eks-cluster-{TAG}"
 GROUP_SIZE = 500
 GROUPS = ("accelerated-worker", "busy-b", "busy-c", "idle")
@@ -77,6 +78,10 @@ def wait_for(predicate: Callable[[], bool], seconds: float) -> None:
 @pytest.fixture(scope="module")
 def big_cluster(running_sandbox):
     ready_for_hyperpod(running_sandbox, TAG)
+    # The account's quota for the type must cover every group, or pre-flight refuses the first one.
+    instances = GROUP_SIZE * len(GROUPS)
+    usage = f"{FIRST_GROUP['instanceType']} for cluster usage"
+    running_sandbox.sandbox.quotas.set(REGION, "sagemaker", usage, instances)
     with running_sandbox.client() as api:
         accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": GROUP_SIZE}).json()
         assert running_sandbox.wait_terminal(accepted["operationId"], 600)["status"] == "SUCCEEDED"
@@ -86,7 +91,7 @@ def big_cluster(running_sandbox):
             assert response.status_code == 202, response.text
             assert running_sandbox.wait_terminal(response.json()["operationId"], 600)["status"] == "SUCCEEDED"
     store = running_sandbox.sandbox.emulator.store(EKS)
-    wait_for(lambda: len(store.list("", "v1", "nodes")) == GROUP_SIZE * len(GROUPS), 600)
+    wait_for(lambda: len(store.list("", "v1", "nodes")) == instances, 600)
     nodes = store.list("", "v1", "nodes")
     by_group = {
         name: [n["metadata"]["name"] for n in nodes if n["metadata"]["labels"][GROUP_LABEL] == name] for name in GROUPS

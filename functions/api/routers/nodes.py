@@ -12,10 +12,9 @@ from api.context import plan_or_start
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.core.hyperpod.nodes import CONFIRMED_ACTIONS
 from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
-from controlplane.models.nodes import NODE_ID_PATTERN, NodeAction, NodeBatchRequest, NodeList
+from controlplane.models.nodes import CONFIRMED_ACTIONS, NODE_ID_PATTERN, NodeAction, NodeBatchRequest, NodeList
 
 router = Router()
 

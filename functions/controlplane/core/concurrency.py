@@ -6,7 +6,7 @@ the adapters build neither per call), and each Kubernetes call opens its own API
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -33,3 +33,11 @@ def each(read: Callable[[T], R], items: Sequence[T]) -> list[R]:
         return [read(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(len(items), MAX_PARALLEL_READS)) as pool:
         return list(pool.map(read, items))
+
+
+def in_batches(read: Callable[[T], R], items: Sequence[T]) -> Iterator[list[R]]:
+    """`read` of the items a batch of MAX_PARALLEL_READS at a time, each batch's answers in the items' order, on one
+    pool for the whole read; a caller that stops iterating (it has its answer) starts no further batch."""
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS) as pool:
+        for start in range(0, len(items), MAX_PARALLEL_READS):
+            yield list(pool.map(read, items[start : start + MAX_PARALLEL_READS]))

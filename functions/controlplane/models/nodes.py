@@ -12,6 +12,8 @@ from controlplane.models.hyperpod import CapacityType
 
 NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"
 NodeAction = Literal["reboot", "replace", "delete"]
+# The node actions that need a confirmation token from a prior plan.
+CONFIRMED_ACTIONS = {"replace", "delete"}
 # Batch limits of BatchReboot/ReplaceClusterNodes (25) and BatchDeleteClusterNodes (99).
 MAX_NODES_PER_REQUEST = 25
 NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN)]

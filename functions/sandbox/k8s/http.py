@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -62,6 +63,7 @@ def asgi_app(emulator: KubernetesEmulator) -> Starlette:
     return Starlette(routes=[Route("/{cluster}/{path:path}", api.endpoint, methods=methods)])
 
 
+@lru_cache(maxsize=256)  # a client sends one token with many requests (a node-by-node read sends hundreds)
 def token_is_well_formed(token: str) -> bool:
     """An EKS token: ``k8s-aws-v1.`` + unpadded base64url of a presigned STS GetCallerIdentity URL."""
     if not token.startswith(TOKEN_PREFIX):

@@ -46,6 +46,7 @@ from sandbox.k8s.selectors import FieldRequirement, LabelRequirement
 
 JsonObject = dict[str, Any]
 NODE_NAME = ("spec", "nodeName")
+NAMESPACE = ("metadata", "namespace")
 Event = tuple[str, JsonObject]  # ("ADDED" | "MODIFIED" | "DELETED", a copy of the object)
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -129,13 +130,18 @@ class ObjectStore:
         """Up to ``limit`` matching objects whose key follows ``after``, by key, and whether more match."""
         bucket = self._objects.get(kind.storage, {})
         keys = self._candidates(kind, fields)
+        # Namespace requirements are answered from the key, before the object is looked at.
+        in_namespace = [requirement for requirement in fields if requirement.path == NAMESPACE]
+        fields = [requirement for requirement in fields if requirement.path != NAMESPACE]
         found: list[JsonObject] = []
         for key in keys[bisect.bisect_right(keys, after) if after else 0 :]:
+            if (namespace is not None and key[0] != namespace) or not all(
+                (key[0] == requirement.value) == requirement.equal for requirement in in_namespace
+            ):
+                continue
             obj = bucket[key]
-            if (
-                (namespace is None or key[0] == namespace)
-                and all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels)
-                and all(requirement.matches(obj) for requirement in fields)
+            if all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels) and all(
+                requirement.matches(obj) for requirement in fields
             ):
                 if limit is not None and len(found) == limit:
                     return found, True

@@ -19,7 +19,7 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client
-from controlplane.core.concurrency import MAX_PARALLEL_READS, each
+from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
 
@@ -234,8 +234,8 @@ class KubernetesApiGateway:
         return deleted
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
-        """Each node's pods by a `spec.nodeName=` field selector (the API server indexes pods by node), a few
-        nodes at a time, stopping after the first few nodes that run workloads."""
+        """Each node's pods by a `spec.nodeName=` field selector (the API server indexes pods by node), a batch of
+        nodes at a time on one pool of threads, stopping after the first batch that runs workloads."""
         from kubernetes import client as k8s
 
         nodes = sorted(node_names)
@@ -252,11 +252,12 @@ class KubernetesApiGateway:
                     )
                 ]
 
-            for start in range(0, len(nodes), MAX_PARALLEL_READS):
-                batch = nodes[start : start + MAX_PARALLEL_READS]
-                found = [name for names in each(on_node, batch) for name in names]
+            read = 0
+            for batch in in_batches(on_node, nodes):
+                read += len(batch)
+                found = [name for names in batch for name in names]
                 if found:
-                    return WorkloadPods(tuple(sorted(found)), complete=start + len(batch) == len(nodes))
+                    return WorkloadPods(tuple(sorted(found)), complete=read == len(nodes))
         return WorkloadPods((), complete=True)
 
     def get(

@@ -24,11 +24,10 @@ from controlplane.core.ports.persistence import Clock
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
-from controlplane.models.nodes import NodeAction, NodeList, NodeTarget, NodeView
+from controlplane.models.nodes import CONFIRMED_ACTIONS, NodeAction, NodeList, NodeTarget, NodeView
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 
-CONFIRMED_ACTIONS = {"replace", "delete"}
 # HyperPod registers each instance in Kubernetes as hyperpod-<EC2 instance id>.
 KUBERNETES_NODE_PREFIX = "hyperpod-"
 ACTION_EFFECTS = {
