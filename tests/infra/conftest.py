@@ -38,6 +38,21 @@ def load_cdk_app() -> Any:
     return module
 
 
+def control_plane_functions(resources: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The Lambda functions among `resources` that are the control plane's: all but the handler of CDK's bucket
+    deployment, which uploads the console's files (`infra.console`)."""
+    deployers = [
+        resource["Properties"]["ServiceToken"]
+        for resource in resources.values()
+        if resource["Type"] == "Custom::CDKBucketDeployment"
+    ]
+    return {
+        key: resource
+        for key, resource in resources.items()
+        if resource["Type"] == "AWS::Lambda::Function" and {"Fn::GetAtt": [key, "Arn"]} not in deployers
+    }
+
+
 @dataclass
 class Synth:
     app: Any
@@ -55,15 +70,8 @@ class Synth:
         return {key: value for key, value in self.resources.items() if value["Type"] == resource_type}
 
     def functions(self) -> dict[str, dict[str, Any]]:
-        """The control plane's Lambda functions: all but the handler of CDK's bucket deployment, which uploads the
-        console's files (`infra.console`)."""
-        deployers = [
-            resource["Properties"]["ServiceToken"]
-            for resource in self.resources.values()
-            if resource["Type"] == "Custom::CDKBucketDeployment"
-        ]
-        functions = self.of_type("AWS::Lambda::Function")
-        return {key: value for key, value in functions.items() if {"Fn::GetAtt": [key, "Arn"]} not in deployers}
+        """The control plane's Lambda functions (see `control_plane_functions`)."""
+        return control_plane_functions(self.resources)
 
     def functions_by_handler(self) -> dict[str, str]:
         """Lambda handler of the API and the MCP server (`api.handler.lambda_handler`) → the function's logical ID."""

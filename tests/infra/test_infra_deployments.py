@@ -15,7 +15,7 @@ import pytest
 from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY
 from controlplane.models.operations import OperationKind
 from infra.names import state_machine_name
-from tests.infra.conftest import CONTEXT, load_cdk_app
+from tests.infra.conftest import CONTEXT, control_plane_functions, load_cdk_app
 
 SECOND = "second"
 # Properties that name a resource in the account (and Region): two deployments must never write the same one.
@@ -83,10 +83,9 @@ def test_the_deployment_name_starts_the_state_machine_and_log_group_names(second
 def test_every_function_knows_its_deployment(synth: Any, second: list[dict[str, Any]]) -> None:
     def deployments(templates: list[dict[str, Any]]) -> set[str]:
         return {
-            resource["Properties"]["Environment"]["Variables"]["IS_DEPLOYMENT_NAME"]
+            function["Properties"]["Environment"]["Variables"]["IS_DEPLOYMENT_NAME"]
             for template in templates
-            for resource in template["Resources"].values()
-            if resource["Type"] == "AWS::Lambda::Function"
+            for function in control_plane_functions(template["Resources"]).values()
         }
 
     assert deployments([json.loads(path.read_text()) for path in synth.template_paths]) == {DEFAULT_DEPLOYMENT_NAME}
