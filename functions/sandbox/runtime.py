@@ -220,6 +220,7 @@ class Sandbox:
         )
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
         k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
+        k8s_jobs_role = iam.create_role(RoleName="instantstart-kubernetes-jobs", AssumeRolePolicyDocument=trust)
         boundary = iam.create_policy(
             PolicyName="instantstart-workload-role-boundary",
             PolicyDocument=json.dumps(
@@ -271,6 +272,7 @@ class Sandbox:
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
                 "IS_KUBERNETES_VIEW_ROLE_ARN": k8s_view_role["Role"]["Arn"],
+                "IS_KUBERNETES_JOBS_ROLE_ARN": k8s_jobs_role["Role"]["Arn"],
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],

@@ -26,19 +26,26 @@ class EksCluster:
 # EKS access policies (cluster scope) of the control plane's access entries, by name.
 ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
 VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
+EDIT_ACCESS_POLICY = "AmazonEKSEditPolicy"
 
 
 @dataclass(frozen=True)
 class ControlPlaneAccess:
     """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
-    and the internet-facing API's role, which only reads (view)."""
+    the internet-facing API's role, which only reads (view), and the API's jobs role, which creates and deletes
+    workload objects (training jobs) but no cluster-scoped object, RBAC or CRD (edit)."""
 
     admin_role_arn: str
     view_role_arn: str
+    jobs_role_arn: str
 
     def entries(self) -> tuple[tuple[str, str], ...]:
         """(principal ARN, access policy name) of each access entry the control plane keeps on a cluster."""
-        return ((self.admin_role_arn, ADMIN_ACCESS_POLICY), (self.view_role_arn, VIEW_ACCESS_POLICY))
+        return (
+            (self.admin_role_arn, ADMIN_ACCESS_POLICY),
+            (self.view_role_arn, VIEW_ACCESS_POLICY),
+            (self.jobs_role_arn, EDIT_ACCESS_POLICY),
+        )
 
 
 class EksGateway(Protocol):

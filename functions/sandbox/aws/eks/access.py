@@ -2,7 +2,7 @@
 
 Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
 and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.allows` whether a
-token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads only.
+token's signer may make a call, as EKS does: the cluster admin and edit policies write, the view policy reads only.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sandbox.aws.patches import Patches
 
 ADMIN_POLICY_SUFFIX = "/AmazonEKSClusterAdminPolicy"
 VIEW_POLICY_SUFFIX = "/AmazonEKSViewPolicy"
+EDIT_POLICY_SUFFIX = "/AmazonEKSEditPolicy"
 
 
 class AccessEntries:
@@ -51,9 +52,11 @@ class AccessEntries:
         return any(arn.endswith(ADMIN_POLICY_SUFFIX) for arn in self._policies(cluster_name, principal_arn))
 
     def allows(self, cluster_name: str, principal_arn: str, *, write: bool) -> bool:
-        """Whether the principal's access policies allow a call: admin anything, view only reads."""
+        """Whether the principal's access policies allow a call: admin and edit anything (the sandbox does not
+        tell namespaced workloads from cluster objects), view only reads."""
         policies = self._policies(cluster_name, principal_arn)
-        suffixes = (ADMIN_POLICY_SUFFIX,) if write else (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX)
+        writers = (ADMIN_POLICY_SUFFIX, EDIT_POLICY_SUFFIX)
+        suffixes = writers if write else (*writers, VIEW_POLICY_SUFFIX)
         return any(arn.endswith(suffixes) for arn in policies)
 
     def _policies(self, cluster_name: str, principal_arn: str) -> list[str]:

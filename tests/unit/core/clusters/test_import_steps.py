@@ -16,7 +16,8 @@ from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
 VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
-ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+JOBS_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs"
+ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE)
 ADDONS = ("eks-pod-identity-agent",)
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "default"}}

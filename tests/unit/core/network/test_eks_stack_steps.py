@@ -25,6 +25,7 @@ from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
 VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
+JOBS_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs"
 SERVICE_BOUNDARY = "arn:aws:iam::123456789012:policy/service-boundary"
 STAGE_ONE = (
     "ensure_vpc",
@@ -57,7 +58,7 @@ def eks():
 @pytest.fixture
 def stack(network, iam, eks, clock):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE)
     return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY)
 
 
@@ -167,7 +168,7 @@ def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
         stack.check_eks_cluster(ctx)
 
 
-def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_entry(stack, ctx, eks):
+def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_edit_each_in_one_access_entry(stack, ctx, eks):
     eks.add_cluster("eks-cluster-demo")
     stack.ensure_access_entry(ctx)
     stack.ensure_access_entry(ctx)
@@ -175,7 +176,11 @@ def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_en
         principal: [policy.rsplit("/", 1)[-1] for policy in entry.policies]
         for (_, principal), entry in eks.access_entries.items()
     }
-    assert policies == {CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"], VIEW_ROLE: ["AmazonEKSViewPolicy"]}
+    assert policies == {
+        CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"],
+        VIEW_ROLE: ["AmazonEKSViewPolicy"],
+        JOBS_ROLE: ["AmazonEKSEditPolicy"],
+    }
     assert all(entry.tags == ownership_tags("demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
 
