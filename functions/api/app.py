@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from api import body, errors
 from api.authorization import authorize, weakest_role
 from api.errors import ErrorBody
-from api.routers import catalog, clusters, features, instance_groups, nodes, operations, quotas
+from api.routers import catalog, clusters, features, instance_groups, jobs, nodes, operations, quotas
 
 TITLE = "InstantStart control plane API"
 DESCRIPTION = (
@@ -34,6 +34,7 @@ def build() -> APIGatewayRestResolver:
     app.include_router(catalog.router)
     app.include_router(quotas.router)
     app.include_router(features.router)
+    app.include_router(jobs.router)
     app.enable_swagger(path="/docs", title=TITLE, description=DESCRIPTION, version="1.0.0")
 
     @app.get("/openapi.json", include_in_schema=False)
