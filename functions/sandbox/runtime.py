@@ -36,6 +36,7 @@ from sandbox.aws.stubber import SerializedStubber
 from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
 
 ACCOUNT_ID = "123456789012"
@@ -60,12 +61,14 @@ class SandboxOptions:
     - `poll_seconds`: the workflows' wait between two checks of a resource being created (`IS_POLL_SECONDS`).
     - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
+    - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     """
 
     kubernetes_url: str
     seconds_to_active: float = 3.0
     poll_seconds: int = 1
     operation_wait_poll_seconds: float = 0.5
+    seconds_per_log_line: float = 0.5
 
 
 class LambdaContext:
@@ -90,7 +93,8 @@ class Extension(Protocol):
 class Sandbox:
     """Starts and stops the simulated account.
 
-    The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects),
+    The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
+    (the training operator: kill a job's process),
     `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
     request served).
     """
@@ -100,6 +104,7 @@ class Sandbox:
         self.faults = FaultBook()
         self.emulator = KubernetesEmulator()
         seconds = options.seconds_to_active
+        self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
@@ -109,7 +114,7 @@ class Sandbox:
         self.eks = EksClusters(
             endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
             seconds=seconds,
-            on_active=self.emulator.add_cluster,
+            on_active=self._eks_cluster_active,
             on_deleted=self._eks_cluster_deleted,
         )
         self._extensions: tuple[Extension, ...] = (
@@ -158,6 +163,7 @@ class Sandbox:
             extension.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
+        self.training.install()
         self._provision()
 
     def stop(self) -> None:
@@ -174,6 +180,10 @@ class Sandbox:
             else:
                 os.environ[name] = value
         wiring.reset()
+
+    def _eks_cluster_active(self, name: str) -> None:
+        self.emulator.add_cluster(name)
+        self.training.serve(name)
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)

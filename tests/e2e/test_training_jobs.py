@@ -1,0 +1,130 @@
+"""Training jobs through the API in the sandbox: submit → pods Running → logs → Succeeded; a killed process restarts
+in place and the job still succeeds; delete removes the pods; refusals say what to change."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+TAG = "train"
+REGION = "us-west-2"
+INSTANCE_TYPE = "ml.g6.4xlarge"
+JOB = {"image": "train:1", "nodes": 1, "gpusPerNode": 1, "instanceType": INSTANCE_TYPE}
+# Finished pods (and their logs) stay, so a test reads them after the job ends.
+KEEP_PODS = {"runPolicy": {"cleanPodPolicy": "None"}}
+
+
+@pytest.fixture(scope="module")
+def cluster(running_sandbox) -> str:
+    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
+    with running_sandbox.client() as api:
+        for method, path, body in (
+            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
+            ("POST", f"/clusters/{TAG}/dependencies", None),
+            ("POST", f"/clusters/{TAG}/hyperpod", group),
+            ("POST", f"/clusters/{TAG}/storage", {}),
+            ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
+        ):
+            accepted = api.request(method, path, json=body).json()
+            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    return TAG
+
+
+@pytest.fixture
+def operator(running_sandbox) -> Iterator[httpx.Client]:
+    with running_sandbox.client("sandbox-operator") as api:
+        yield api
+
+
+@pytest.fixture
+def step_seconds(running_sandbox) -> Iterator[Callable[[float], None]]:
+    """Lengthen the simulated jobs' steps for one test."""
+    training = running_sandbox.sandbox.training
+    before = training.seconds_per_line
+
+    def set_seconds(seconds: float) -> None:
+        training.seconds_per_line = seconds
+
+    yield set_seconds
+    training.seconds_per_line = before
+
+
+def until(api: httpx.Client, name: str, done: Callable[[dict[str, Any]], bool], limit: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + limit
+    while True:
+        detail = api.get(f"/clusters/{TAG}/jobs/{name}").json()
+        if done(detail) or time.monotonic() > deadline:
+            return detail
+        time.sleep(0.05)
+
+
+def test_a_job_runs_on_the_nodes_writes_logs_and_succeeds(running_sandbox, cluster, operator, step_seconds) -> None:
+    step_seconds(0.1)
+    submitted = operator.post(f"/clusters/{TAG}/jobs", json={"name": "hello", **JOB, **KEEP_PODS})
+    assert submitted.status_code == 201, submitted.text
+    assert submitted.json()["restartBudget"]["restartsBeforeFullJobRestart"] == 3
+
+    running = until(operator, "hello", lambda job: job["phase"] == "Running" and bool(job["pods"]))
+    assert running["phase"] == "Running"
+    assert [pod["phase"] for pod in running["pods"]] == ["Running"]
+    assert running["pods"][0]["node"].startswith("hyperpod-i-")
+    time.sleep(0.5)
+    logs = operator.get(f"/clusters/{TAG}/jobs/hello/logs", params={"tailLines": 3}).json()
+    assert logs["pod"] == running["pods"][0]["name"]
+    assert 1 <= len(logs["lines"]) <= 3 and "step" in logs["lines"][-1]
+
+    finished = until(operator, "hello", lambda job: job["phase"] in ("Succeeded", "Failed"))
+    assert finished["phase"] == "Succeeded"
+    assert finished["restartBudget"]["restarts"] == 0
+    assert any(event["reason"] == "Completed" for event in finished["events"])
+    all_lines = operator.get(f"/clusters/{TAG}/jobs/hello/logs", params={"tailLines": 5000}).json()["lines"]
+    assert len(all_lines) == 30
+    listed = operator.get(f"/clusters/{TAG}/jobs").json()
+    assert {"name": "hello", "phase": "Succeeded"}.items() <= next(
+        j for j in listed["jobs"] if j["name"] == "hello"
+    ).items()
+
+
+def test_a_killed_process_restarts_in_place_and_the_job_still_succeeds(running_sandbox, cluster, operator) -> None:
+    fault = {"clusterTag": TAG, "jobName": "killed", "afterLines": 5}
+    killed = httpx.post(f"{running_sandbox.base_url}/sandbox/job-faults", json=fault)
+    assert killed.status_code == 204, killed.text
+    assert operator.post(f"/clusters/{TAG}/jobs", json={"name": "killed", **JOB, **KEEP_PODS}).status_code == 201
+
+    finished = until(operator, "killed", lambda job: job["phase"] in ("Succeeded", "Failed"))
+
+    assert finished["phase"] == "Succeeded"
+    budget = finished["restartBudget"]
+    assert (budget["restarts"], budget["restartsBeforeFullJobRestart"], budget["fullJobRestarts"]) == (1, 3, 0)
+    assert [pod["restarts"] for pod in finished["pods"]] == [1]
+    lines = operator.get(f"/clusters/{TAG}/jobs/killed/logs", params={"tailLines": 5000}).json()["lines"]
+    assert any("restarted in place" in line for line in lines)
+
+
+def test_delete_removes_the_job_and_its_pods(running_sandbox, cluster, operator, step_seconds) -> None:
+    step_seconds(1)
+    assert operator.post(f"/clusters/{TAG}/jobs", json={"name": "doomed", **JOB}).status_code == 201
+    until(operator, "doomed", lambda job: bool(job["pods"]))
+
+    assert operator.delete(f"/clusters/{TAG}/jobs/doomed").status_code == 204
+
+    store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
+    assert store.list("", "v1", "pods", "default", "instantstart.aws/job=doomed") == []
+    gone = operator.get(f"/clusters/{TAG}/jobs/doomed")
+    assert (gone.status_code, gone.json()["code"]) == (404, "JobNotFound")
+
+
+def test_refusals_say_what_to_change(running_sandbox, cluster, operator) -> None:
+    too_many = operator.post(f"/clusters/{TAG}/jobs", json={"name": "big", **{**JOB, "gpusPerNode": 4}})
+    assert too_many.status_code == 400 and "at most 1" in too_many.json()["message"]
+    elsewhere = operator.post(f"/clusters/{TAG}/jobs", json={"name": "p5", **{**JOB, "instanceType": "ml.p5.48xlarge"}})
+    assert elsewhere.status_code == 400 and INSTANCE_TYPE in elsewhere.json()["message"]
+    assert operator.post(f"/clusters/{TAG}/jobs", json={"name": "twice", **JOB}).status_code == 201
+    again = operator.post(f"/clusters/{TAG}/jobs", json={"name": "twice", **JOB})
+    assert (again.status_code, again.json()["code"]) == (409, "JobNameInUse")
+    viewer = running_sandbox.client("sandbox-viewer").post(f"/clusters/{TAG}/jobs", json={"name": "nope", **JOB})
+    assert viewer.status_code == 403
