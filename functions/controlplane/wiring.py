@@ -417,6 +417,7 @@ def training_jobs() -> TrainingJobService:
         KubernetesApiGateway(kubernetes_readers()),
         KubernetesWorkloadGateway(kubernetes_readers()),
         KubernetesWorkloadGateway(kubernetes_job_writers()),
+        confirmations(),
     )
 
 

@@ -110,7 +110,10 @@ def test_delete_removes_the_job_and_its_pods(running_sandbox, cluster, operator,
     assert operator.post(f"/clusters/{TAG}/jobs", json={"name": "doomed", **JOB}).status_code == 201
     until(operator, "doomed", lambda job: bool(job["pods"]))
 
-    assert operator.delete(f"/clusters/{TAG}/jobs/doomed").status_code == 204
+    plan = operator.delete(f"/clusters/{TAG}/jobs/doomed").json()
+    assert plan["confirmationToken"] and plan["actions"][0]["name"] == "default/doomed"
+    deleted = operator.delete(f"/clusters/{TAG}/jobs/doomed", params={"confirmationToken": plan["confirmationToken"]})
+    assert (deleted.status_code, deleted.json()["dryRun"]) == (200, False)
 
     store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
     assert store.list("", "v1", "pods", "default", "instantstart.aws/job=doomed") == []

@@ -11,8 +11,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from api.context import actor, idempotency_key
 from api.idempotency import run_once
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import recorded, response_doc
+from api.routers.responses import json_response, recorded, response_doc
 from controlplane import wiring
+from controlplane.models.clusters import Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.training import JOB_NAME_PATTERN, JOB_NAME_RULE, JobDetail, JobList, JobLogs, SubmitJobRequest
 
@@ -96,10 +97,25 @@ def get_job_logs(
     "/clusters/<clusterTag>/jobs/<jobName>",
     operation_id="job_delete",
     summary="Delete a training job and its pods",
-    description="Deletes the job object; the training operator removes its pods. 204.",
+    description="Destructive: stops the job. Without confirmationToken, returns the plan (the job's phase and pods) "
+    "and a single-use token (10 minutes) and changes nothing: show it to the person and ask them to confirm. "
+    "Repeat with the token to delete the job (dryRun false in the answer); the training operator removes its pods.",
     tags=["jobs"],
-    responses={204: {"description": "Deleted"}},
+    responses={200: response_doc(Plan, "The plan and its token, or (dryRun false) what was deleted")},
 )
-def delete_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> Response[str]:
-    wiring.training_jobs().delete(clusterTag, jobName)
-    return Response(status_code=204, body="")
+def delete_job(
+    clusterTag: ClusterTagPath,
+    jobName: JobNamePath,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    dryRun: Annotated[bool, Query(description="Return the plan without doing anything.")] = False,
+) -> Response[str]:
+    service, caller = wiring.training_jobs(), actor(router)
+    if dryRun or not confirmationToken:
+        return json_response(200, service.plan_delete(clusterTag, jobName, caller))
+    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/jobs/{jobName}"
+
+    def delete() -> dict[str, object]:
+        done = service.delete(clusterTag, jobName, confirmationToken, caller)
+        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))

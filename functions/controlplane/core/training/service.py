@@ -1,7 +1,8 @@
 """Training jobs on a cluster: submit (checked against the cluster and the CRD schema), list, detail, logs, delete.
 
 Reads go through the view role (`reads`, `nodes`); creating and deleting job objects through the jobs role
-(`writes`), whose access is limited to job objects. Every refusal is a 4xx whose message says what to change.
+(`writes`), whose access is limited to job objects. Deleting stops a job: a plan with a confirmation token comes
+first. Every refusal is a 4xx whose message says what to change.
 """
 
 from __future__ import annotations
@@ -9,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
 from controlplane.core.training import manifest
 from controlplane.core.training.manifest import API_VERSION, JOB_LABEL, KIND, JobPlacement
 from controlplane.core.training.schema import schema_problems
-from controlplane.models.clusters import ClusterRecord
+from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError, NotFoundError
 from controlplane.models.features import Feature
@@ -27,6 +30,7 @@ from controlplane.models.training import JobDetail, JobEvent, JobList, JobLogs, 
 CAPACITY_TYPE_LABEL = "sagemaker.amazonaws.com/capacity-type"
 SPOT = "spot"
 LAST_EVENTS = 10
+DELETE_JOB_ACTION = "delete-job"
 
 
 class JobNotFoundError(NotFoundError):
@@ -53,12 +57,14 @@ class TrainingJobService:
         nodes: KubernetesGateway,
         reads: WorkloadGateway,
         writes: WorkloadGateway,
+        confirmations: Confirmations,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
         self._nodes = nodes
         self._reads = reads
         self._writes = writes
+        self._confirmations = confirmations
 
     # --- submit ------------------------------------------------------------------------------
 
@@ -181,14 +187,30 @@ class TrainingJobService:
         text = self._reads.pod_log(cluster, record.region, namespace, chosen, tail_lines, since_seconds)
         return JobLogs(jobName=name, pod=chosen, pods=pods, lines=text.splitlines())
 
-    # --- delete ------------------------------------------------------------------------------
+    # --- delete (destructive: plan, then confirm) ---------------------------------------------
 
-    def delete(self, cluster_tag: str, name: str) -> None:
-        """Delete the job object; the operator removes its pods."""
+    def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
+        """What deleting the job stops, with a single-use confirmation token."""
+        detail = self.get(cluster_tag, name)
+        token, expires_at = self._confirmations.issue(actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}")
+        return Plan(
+            actions=[_deletion(detail)],
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Deleting job {name} ({detail.phase.value}) stops it and removes its {len(detail.pods)} pod(s). "
+            "Ask the person to confirm, then repeat the request with confirmationToken.",
+        )
+
+    def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Plan:
+        """Delete the job object with the token of a prior plan; the operator removes its pods."""
         record, cluster = self._cluster(cluster_tag)
         namespace, _ = _claim(record)
-        if not self._writes.delete_object(cluster, record.region, API_VERSION, KIND, namespace, name):
-            raise _not_found(name, namespace)
+        detail = self.get(cluster_tag, name)
+        how = f"Call DELETE /clusters/{cluster_tag}/jobs/{name} without a token"
+        with self._confirmations.redeeming(token, actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}", how):
+            if not self._writes.delete_object(cluster, record.region, API_VERSION, KIND, namespace, name):
+                raise _not_found(name, namespace)
+        return Plan(dryRun=False, actions=[_deletion(detail)], message=f"Deleted job {name}; its pods are removed.")
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -212,6 +234,13 @@ class TrainingJobService:
         if job is None:
             raise _not_found(name, namespace)
         return job
+
+
+def _deletion(detail: JobDetail) -> PlannedAction:
+    pods = ", ".join(pod.name for pod in detail.pods) or "none"
+    return PlannedAction(
+        action="delete", resource=KIND, name=f"{detail.namespace}/{detail.name}", detail=f"{detail.phase}; pods: {pods}"
+    )
 
 
 def _claim(record: ClusterRecord, fsx: bool = False) -> tuple[str, str]:

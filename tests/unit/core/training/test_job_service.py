@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+from controlplane.core.auth import Actor, Role
 from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
 from controlplane.core.training.manifest import JOB_LABEL
@@ -19,11 +21,11 @@ from controlplane.core.training.service import (
     TrainingJobService,
 )
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import InvalidRequestError, NotFoundError
+from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError, NotFoundError
 from controlplane.models.training import JobPhase, SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
-from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry
+from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
 from tests.fakes.workloads import FakePod, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -55,8 +57,11 @@ class World:
         pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "ml"}}
         self.kubernetes.apply(self.cluster, "us-west-2", [pvc])
         self.workloads = InMemoryWorkloadGateway(self.kubernetes)
+        confirmations = Confirmations(InMemoryConfirmationStore(), clock)
         clusters = ClusterService(self.registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
-        self.service = TrainingJobService(clusters, lambda _: self.eks, self.kubernetes, self.workloads, self.workloads)
+        self.service = TrainingJobService(
+            clusters, lambda _: self.eks, self.kubernetes, self.workloads, self.workloads, confirmations
+        )
 
     def job(self, name: str) -> dict[str, Any] | None:
         return self.kubernetes.get(
@@ -213,11 +218,26 @@ def test_list_pages_the_jobs(world: World) -> None:
     assert ([job.name for job in second.jobs], second.continue_) == (["c-job"], None)
 
 
-def test_delete_removes_the_job_and_refuses_an_unknown_one(world: World) -> None:
+ALICE = Actor("alice", Role.OPERATOR)
+
+
+def test_delete_plans_first_then_deletes_with_the_plans_token(world: World) -> None:
     world.service.submit("demo", request())
 
-    world.service.delete("demo", "llama")
+    plan = world.service.plan_delete("demo", "llama", ALICE)
+    assert world.job("llama") is not None
+    assert [(a.action, a.name) for a in plan.actions] == [("delete", "ml/llama")]
+    assert plan.confirmationToken
+    done = world.service.delete("demo", "llama", plan.confirmationToken, ALICE)
 
-    assert world.job("llama") is None
+    assert (done.dryRun, world.job("llama")) == (False, None)
     with pytest.raises(JobNotFoundError):
-        world.service.delete("demo", "llama")
+        world.service.plan_delete("demo", "llama", ALICE)
+
+
+def test_delete_refuses_without_a_valid_token(world: World) -> None:
+    world.service.submit("demo", request())
+
+    with pytest.raises(ConfirmationRequiredError, match="without a token"):
+        world.service.delete("demo", "llama", "forged", ALICE)
+    assert world.job("llama") is not None
