@@ -55,7 +55,7 @@ class Settings:
 
     @cached_property
     def kubernetes_jobs_role_arn(self) -> str:
-        """The role the API signs EKS bearer tokens as to create and delete jobs (AmazonEKSEditPolicy)."""
+        """The role the API signs EKS bearer tokens as to create and delete jobs (RBAC: job objects only)."""
         return _env("IS_KUBERNETES_JOBS_ROLE_ARN", "")
 
     @cached_property

@@ -175,7 +175,7 @@ def kubernetes_readers() -> KubernetesClientFactory:
 
 @cache
 def kubernetes_job_writers() -> KubernetesClientFactory:
-    """Clients of the API's job writes: signed as the jobs role, which may edit workloads but not the cluster."""
+    """Clients of the API's job writes: signed as the jobs role, which RBAC limits to job objects."""
     from controlplane.adapters.k8s.client import KubernetesClientFactory
 
     return KubernetesClientFactory(settings().kubernetes_jobs_role_arn)
@@ -183,10 +183,11 @@ def kubernetes_job_writers() -> KubernetesClientFactory:
 
 def control_plane_access() -> ControlPlaneAccess:
     from controlplane.core.ports.eks import ControlPlaneAccess
+    from controlplane.core.training.access import JOB_WRITERS_GROUP
 
     config = settings()
     return ControlPlaneAccess(
-        config.kubernetes_role_arn, config.kubernetes_view_role_arn, config.kubernetes_jobs_role_arn
+        config.kubernetes_role_arn, config.kubernetes_view_role_arn, config.kubernetes_jobs_role_arn, JOB_WRITERS_GROUP
     )
 
 

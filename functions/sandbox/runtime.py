@@ -36,6 +36,7 @@ from sandbox.aws.stubber import SerializedStubber
 from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
 
@@ -332,14 +333,18 @@ class Sandbox:
 
     # --- Kubernetes: who may call the emulated API servers -----------------------------------
 
-    def _kubernetes_authorized(self, cluster: str, token: str, write: bool) -> bool:
-        """The token's signer's access entry on the cluster must allow the call (as EKS decides)."""
+    def _kubernetes_authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
+        """The token's signer's access entry on the cluster must allow the call (as EKS decides): by its access
+        policies, or by the RBAC of the Kubernetes groups it names."""
         principal = _token_access_key(token)
         backend = sts_backends[ACCOUNT_ID]["aws"]
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
         if assumed is None:
             return False
-        return self._access.allows(cluster, assumed.role_arn, write=write)
+        if self._access.allows(cluster, assumed.role_arn, write=access.write):
+            return True
+        groups = self._access.groups(cluster, assumed.role_arn)
+        return bool(groups) and rbac_allows(self.emulator.store(cluster), groups, access)
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)

@@ -7,8 +7,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import boto3
 import httpx
 import pytest
+from kubernetes.client.exceptions import ApiException
+
+from controlplane import wiring
+from controlplane.adapters.k8s.client import KubernetesApiGateway
+from controlplane.core.ports.eks import EksCluster
 
 TAG = "train"
 REGION = "us-west-2"
@@ -131,3 +137,17 @@ def test_refusals_say_what_to_change(running_sandbox, cluster, operator) -> None
     assert (again.status_code, again.json()["code"]) == (409, "JobNameInUse")
     viewer = running_sandbox.client("sandbox-viewer").post(f"/clusters/{TAG}/jobs", json={"name": "nope", **JOB})
     assert viewer.status_code == 403
+
+
+def test_the_jobs_role_writes_job_objects_and_nothing_else(running_sandbox, cluster) -> None:
+    """The API's job writes are signed as the jobs role, whose access entry names only the job writers' group:
+    RBAC lets it create and delete jobs, and refuses any other write."""
+    eks = boto3.client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
+    target = EksCluster(eks["name"], eks["arn"], "ACTIVE", "1.34", eks["endpoint"], None, None, None)
+    writer = KubernetesApiGateway(wiring.kubernetes_job_writers())
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "sneaky", "namespace": "default"}}
+
+    with pytest.raises(ApiException) as refused:
+        writer.apply(target, REGION, [config_map])
+
+    assert refused.value.status == 403

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controlplane.core.naming import MANAGED_BY_VALUE, MANAGED_LABEL
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
 from controlplane.models.training import (
     JobKind,
@@ -24,8 +25,6 @@ API_VERSION = "sagemaker.amazonaws.com/v1"
 KIND = JobKind.HYPERPOD_PYTORCH_JOB.value
 # Every pod of a job carries its name under this label (set in the pod template), so its pods are one selector.
 JOB_LABEL = "instantstart.aws/job"
-MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
-MANAGED_BY = "instantstart"
 # HyperPod labels a node that passed its deep health checks [inferred from HyperPod's node labels].
 DEEP_HEALTH_LABEL = "sagemaker.amazonaws.com/deep-health-check-status"
 DEEP_HEALTH_PASSED = "Passed"
@@ -60,7 +59,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
         "metadata": {
             "name": request.name,
             "namespace": placement.namespace,
-            "labels": {MANAGED_BY_LABEL: MANAGED_BY, JOB_LABEL: request.name},
+            "labels": {MANAGED_LABEL: MANAGED_BY_VALUE, JOB_LABEL: request.name},
         },
         "spec": {
             "nprocPerNode": str(request.gpusPerNode) if request.gpusPerNode else "auto",

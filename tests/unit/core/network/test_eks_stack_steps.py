@@ -9,6 +9,7 @@ from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.eks import ControlPlaneAccess
+from controlplane.core.training.access import JOB_WRITERS_GROUP
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -56,10 +57,15 @@ def eks():
 
 
 @pytest.fixture
-def stack(network, iam, eks, clock):
+def kubernetes():
+    return InMemoryKubernetesGateway()
+
+
+@pytest.fixture
+def stack(network, iam, eks, clock, kubernetes):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE)
-    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    return EksStackService(network, iam, eks, kubernetes, access, poll, SERVICE_BOUNDARY)
 
 
 @pytest.fixture
@@ -168,7 +174,9 @@ def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
         stack.check_eks_cluster(ctx)
 
 
-def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_edit_each_in_one_access_entry(stack, ctx, eks):
+def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writers_group_each_in_one_entry(
+    stack, ctx, eks, kubernetes
+):
     eks.add_cluster("eks-cluster-demo")
     stack.ensure_access_entry(ctx)
     stack.ensure_access_entry(ctx)
@@ -179,8 +187,13 @@ def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_edit_each_in
     assert policies == {
         CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"],
         VIEW_ROLE: ["AmazonEKSViewPolicy"],
-        JOBS_ROLE: ["AmazonEKSEditPolicy"],
+        JOBS_ROLE: [],
     }
+    assert eks.access_entries[("eks-cluster-demo", JOBS_ROLE)].groups == (JOB_WRITERS_GROUP,)
+    assert list(kubernetes.api("eks-cluster-demo").objects) == [
+        "ClusterRole/instantstart-job-writer",
+        "ClusterRoleBinding/instantstart-job-writer",
+    ]
     assert all(entry.tags == ownership_tags("demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
 
