@@ -55,7 +55,8 @@ from infra.stack import MCP_HANDLER
 # ARNs for the API's StopExecution and the failure recording's history read.
 # 238: +4 for pre-flight on the API role: servicequotas:GetServiceQuota on the quota ARNs of the four services it
 # reads (sagemaker/*, vpc/*, ec2/*, eks/*), whose codes are found by name at run time.
-EXPECTED_ACKNOWLEDGEMENTS = 238
+# 239: +1 for the API's Kubernetes jobs role: eks:DescribeCluster on every control-plane cluster, like the view role.
+EXPECTED_ACKNOWLEDGEMENTS = 239
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
