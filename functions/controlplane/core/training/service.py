@@ -17,7 +17,14 @@ from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
 from controlplane.core.training import manifest
-from controlplane.core.training.manifest import API_VERSION, JOB_LABEL, KIND, JobPlacement
+from controlplane.core.training.manifest import (
+    API_VERSION,
+    DEEP_HEALTH_LABEL,
+    DEEP_HEALTH_PASSED,
+    JOB_LABEL,
+    KIND,
+    JobPlacement,
+)
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -128,6 +135,13 @@ class TrainingJobService:
                 f"gpusPerNode {request.gpusPerNode} is more than the {gpus} GPU(s) a node of {what} has; "
                 f"ask for at most {gpus}, or place the job on a larger instance type.",
                 {"gpusPerNode": gpus},
+            )
+        if request.deepHealthCheckedOnly and not any(
+            node.labels.get(DEEP_HEALTH_LABEL) == DEEP_HEALTH_PASSED for node in chosen
+        ):
+            raise InvalidRequestError(
+                f"No node of {what} has passed HyperPod's deep health checks; drop `deepHealthCheckedOnly`, or place "
+                "the job on a group whose nodes ran them (hyperpod_list_nodes shows each node's health).",
             )
         if request.elastic and any(node.labels.get(CAPACITY_TYPE_LABEL, "").lower() == SPOT for node in chosen):
             raise InvalidRequestError(
@@ -250,7 +264,9 @@ def _claim(record: ClusterRecord, fsx: bool = False) -> tuple[str, str]:
 
 
 def _gpus(node: KubernetesNode) -> int:
-    return int(node.capacity.get(GPU_RESOURCE, "0"))
+    """The GPUs of the node's instance type (from the reviewed table), else those the node reports."""
+    facts = instance_type(node.labels.get(INSTANCE_TYPE_LABEL, ""))
+    return facts.gpus if facts else int(node.capacity.get(GPU_RESOURCE, "0"))
 
 
 def _name_in_use(name: str, namespace: str) -> JobNameInUseError:

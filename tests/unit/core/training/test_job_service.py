@@ -154,6 +154,20 @@ def test_submit_refuses_when_the_claim_is_gone_from_the_cluster(world: World) ->
         world.service.submit("demo", request())
 
 
+def test_submit_refuses_deep_health_checked_nodes_only_where_none_passed_the_checks(world: World) -> None:
+    with pytest.raises(InvalidRequestError, match="deep health checks"):
+        world.service.submit("demo", request(deepHealthCheckedOnly=True))
+
+
+def test_submit_places_on_deep_health_checked_nodes_when_some_passed(world: World) -> None:
+    world.kubernetes.api(EKS_NAME).nodes[0].labels["sagemaker.amazonaws.com/deep-health-check-status"] = "Passed"
+
+    world.service.submit("demo", request(deepHealthCheckedOnly=True))
+
+    template = world.job("llama")["spec"]["replicaSpecs"][0]["template"]["spec"]  # type: ignore[index]
+    assert "affinity" in template
+
+
 def test_submit_refuses_elastic_training_on_spot_capacity(world: World) -> None:
     elastic = {"minReplicas": 1, "maxReplicas": 2}
     with pytest.raises(InvalidRequestError, match="spot"):
