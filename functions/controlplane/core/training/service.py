@@ -141,7 +141,8 @@ class TrainingJobService:
         ):
             raise InvalidRequestError(
                 f"No node of {what} has passed HyperPod's deep health checks; drop `deepHealthCheckedOnly`, or place "
-                "the job on a group whose nodes ran them (hyperpod_list_nodes shows each node's health).",
+                f"the job on a group whose nodes ran them (GET /clusters/{record.clusterTag}/nodes shows each node's "
+                "health).",
             )
         if request.elastic and any(node.labels.get(CAPACITY_TYPE_LABEL, "").lower() == SPOT for node in chosen):
             raise InvalidRequestError(
