@@ -1,8 +1,10 @@
 """Training jobs through the API in the sandbox: submit → pods Running → logs → Succeeded; a killed process restarts
-in place and the job still succeeds; delete removes the pods; refusals say what to change."""
+in place and the job still succeeds; delete removes the pods; refusals say what to change; the jobs role writes
+nothing but jobs; and the same story through the MCP tools alone."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,10 +13,14 @@ import boto3
 import httpx
 import pytest
 from kubernetes.client.exceptions import ApiException
+from mcp import Client
 
 from controlplane import wiring
 from controlplane.adapters.k8s.client import KubernetesApiGateway
 from controlplane.core.ports.eks import EksCluster
+from mcp_server.client import ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import tools_from_openapi
 
 TAG = "train"
 REGION = "us-west-2"
@@ -151,3 +157,32 @@ def test_the_jobs_role_writes_job_objects_and_nothing_else(running_sandbox, clus
         writer.apply(target, REGION, [config_map])
 
     assert refused.value.status == 403
+
+
+def test_through_the_tools_alone_a_job_is_submitted_followed_to_the_end_read_and_deleted(running_sandbox, cluster):
+    async def conversation() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], bool]:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+
+            async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            await tool("job_submit", {"clusterTag": TAG, "name": "agent", **JOB, **KEEP_PODS})
+            status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "agent"})
+            while status["phase"] not in ("Succeeded", "Failed"):
+                await asyncio.sleep(0.05)
+                status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "agent"})
+            logs = await tool("job_get_logs", {"clusterTag": TAG, "jobName": "agent", "tailLines": 5})
+            plan = await tool("job_delete", {"clusterTag": TAG, "jobName": "agent"})
+            token = plan["confirmationToken"]
+            deleted = await tool("job_delete", {"clusterTag": TAG, "jobName": "agent", "confirmationToken": token})
+            listed = await tool("job_list_all", {"clusterTag": TAG})
+            return status, logs, deleted, any(job["name"] == "agent" for job in listed["jobs"])
+
+    status, logs, deleted, still_listed = asyncio.run(conversation())
+
+    assert status["phase"] == "Succeeded"
+    assert len(logs["lines"]) == 5
+    assert (deleted["dryRun"], still_listed) == (False, False)
