@@ -34,7 +34,12 @@ def bound_socket() -> socket.socket:
 
 
 # The simulated account's timings in tests, near zero (sandbox.runtime.SandboxOptions says what each one is).
-SANDBOX_TIMINGS = {"seconds_to_active": 0.05, "poll_seconds": 0, "operation_wait_poll_seconds": 0.02}
+SANDBOX_TIMINGS = {
+    "seconds_to_active": 0.05,
+    "poll_seconds": 0,
+    "operation_wait_poll_seconds": 0.02,
+    "seconds_per_log_line": 0.02,
+}
 
 
 @dataclass

@@ -61,7 +61,7 @@ COMPLETE_STAGE1 = {
     "security_groups": 1,
     "iam_roles": 1,
     "eks_clusters": 1,
-    "access_entries": 2,  # the steps' (cluster admin) and the API's (view)
+    "access_entries": 3,  # the steps' (cluster admin), the API's (view) and the API's jobs role (job writers)
 }
 NOTHING = dict.fromkeys(COMPLETE_STAGE1, 0)
 

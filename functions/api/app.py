@@ -36,6 +36,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/(?:instance-groups|software-update)(?:/|$)"), "instance_groups"),
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
+    (re.compile(r"/clusters/[^/]+/jobs(?:/|$)"), "jobs"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

@@ -84,6 +84,12 @@ PERMISSIONS: dict[str, Rule] = {
     "POST /clusters/{clusterTag}/nodes/{nodeId}/replace": Permission(Role.ADMIN, "replace nodes"),
     "DELETE /clusters/{clusterTag}/nodes/{nodeId}": Permission(Role.ADMIN, "delete nodes"),
     "POST /clusters/{clusterTag}/nodes/batch": _node_batch,
+    # training jobs
+    "GET /clusters/{clusterTag}/jobs": READ,
+    "POST /clusters/{clusterTag}/jobs": Permission(Role.OPERATOR, "submit a training job"),
+    "GET /clusters/{clusterTag}/jobs/{jobName}": READ,
+    "GET /clusters/{clusterTag}/jobs/{jobName}/logs": READ,
+    "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

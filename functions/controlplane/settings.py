@@ -62,6 +62,11 @@ class Settings:
         return _env("IS_KUBERNETES_VIEW_ROLE_ARN", "")
 
     @cached_property
+    def kubernetes_jobs_role_arn(self) -> str:
+        """The role the API signs EKS bearer tokens as to create and delete jobs (RBAC: job objects only)."""
+        return _env("IS_KUBERNETES_JOBS_ROLE_ARN", "")
+
+    @cached_property
     def workload_role_boundary_arn(self) -> str:
         """The permissions boundary every IAM role created for cluster workloads must carry."""
         return _env("IS_WORKLOAD_ROLE_BOUNDARY_ARN")

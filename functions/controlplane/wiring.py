@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.storage.steps import StorageService
+    from controlplane.core.training.service import TrainingJobService
 
 
 class SystemClock:
@@ -202,11 +203,22 @@ def kubernetes_readers() -> KubernetesClientFactory:
     return KubernetesClientFactory(settings().kubernetes_view_role_arn)
 
 
+@cache
+def kubernetes_job_writers() -> KubernetesClientFactory:
+    """Clients of the API's job writes: signed as the jobs role, which RBAC limits to job objects."""
+    from controlplane.adapters.k8s.client import KubernetesClientFactory
+
+    return KubernetesClientFactory(settings().kubernetes_jobs_role_arn)
+
+
 def control_plane_access() -> ControlPlaneAccess:
     from controlplane.core.ports.eks import ControlPlaneAccess
+    from controlplane.core.training.access import JOB_WRITERS_GROUP
 
     config = settings()
-    return ControlPlaneAccess(config.kubernetes_role_arn, config.kubernetes_view_role_arn)
+    return ControlPlaneAccess(
+        config.kubernetes_role_arn, config.kubernetes_view_role_arn, config.kubernetes_jobs_role_arn, JOB_WRITERS_GROUP
+    )
 
 
 @cache
@@ -432,6 +444,23 @@ def features() -> FeaturePanelService:
 
 
 @cache
+def training_jobs() -> TrainingJobService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.training.service import TrainingJobService
+
+    return TrainingJobService(
+        clusters(),
+        AwsEksGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_job_writers()),
+        confirmations(),
+    )
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -456,6 +485,7 @@ def reset() -> None:
         confirmations,
         kubernetes_clients,
         kubernetes_readers,
+        kubernetes_job_writers,
         eks_stack,
         poller,
         cluster_dependencies_service,
@@ -468,6 +498,7 @@ def reset() -> None:
         feature_reads,
         features,
         cluster_import,
+        training_jobs,
         catalog,
     ):
         factory.cache_clear()

@@ -57,3 +57,13 @@ def kubernetes_view_role_name(deployment: str) -> str:
 def kubernetes_view_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that create its access entries name it without a reference."""
     return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_view_role_name(deployment)}"
+
+
+def kubernetes_jobs_role_name(deployment: str) -> str:
+    """The API's Kubernetes identity for job writes (the job writers' group, whose RBAC allows job objects only)."""
+    return f"{deployment}-kubernetes-jobs-{Aws.REGION}"
+
+
+def kubernetes_jobs_role_arn(deployment: str) -> str:
+    """Named like the access role: the steps that create its access entries name it without a reference."""
+    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_jobs_role_name(deployment)}"

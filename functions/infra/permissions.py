@@ -13,6 +13,7 @@ Resource templates are ARNs with `{placeholders}`, filled in by the stack:
                                    steps create and is the value of their ownership tag
   {kubernetes_role_arn}            the role whose identity signs the steps' EKS bearer tokens (cluster admin)
   {kubernetes_view_role_arn}       the role whose identity signs the API's EKS bearer tokens (view only)
+  {kubernetes_jobs_role_arn}       the role whose identity signs the API's job writes (job writers' group)
   {workload_boundary_arn}          the permissions boundary of workload (IRSA) roles
   {service_boundary_arn}           the permissions boundary of the roles AWS services and operators assume
   {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
@@ -73,6 +74,7 @@ from controlplane.core.naming import (
 )
 from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY, EKS_SERVICE_PRINCIPAL
 from controlplane.core.ports.eks import ADMIN_ACCESS_POLICY, VIEW_ACCESS_POLICY
+from controlplane.core.training.access import JOB_WRITERS_GROUP
 
 # Actions that the Service Authorization Reference lists without any resource type: IAM evaluates
 # them against "*" only. A grant may use Resource "*" only for these (checked below and in tests
@@ -227,8 +229,15 @@ def _ec2_managed(actions: tuple[str, ...], *resource_types: str) -> Grant:
 
 _EKS_CLUSTERS = (f"arn:{{partition}}:eks:*:{{account}}:cluster/{eks_cluster_name('*')}",)
 _CLUSTER_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{eks_cluster_role_name(_DEPLOYMENT, '*')}",)
-# The control plane's two principals on a cluster: the steps' (cluster admin) and the API's (view only).
-_KUBERNETES_PRINCIPALS = {"StringEquals": {"eks:principalArn": ["{kubernetes_role_arn}", "{kubernetes_view_role_arn}"]}}
+# The control plane's three principals on a cluster: the steps' (cluster admin), the API's (view only) and the API's
+# jobs role (the job writers' group).
+_KUBERNETES_PRINCIPALS = {
+    "StringEquals": {
+        "eks:principalArn": ["{kubernetes_role_arn}", "{kubernetes_view_role_arn}", "{kubernetes_jobs_role_arn}"]
+    }
+}
+# An access entry the steps create names no Kubernetes group but the job writers' (never system:masters).
+_KUBERNETES_ENTRY_GROUPS = {"ForAllValues:StringEquals": {"eks:kubernetesGroups": [JOB_WRITERS_GROUP]}}
 
 # Roles the control plane creates for workloads (IRSA) must carry the workload permissions boundary.
 _BOUNDED_REQUEST = {
@@ -600,8 +609,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 reason=_READ_ANY_CLUSTER_REASON,
             ),
             # Creating an access entry can mint cluster admin: only for the control plane's Kubernetes roles.
-            Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _KUBERNETES_PRINCIPALS, _EKS_CLUSTERS_REASON),
-            _also_adopted(("eks:CreateAccessEntry",), _KUBERNETES_PRINCIPALS),
+            Grant(
+                ("eks:CreateAccessEntry",),
+                _EKS_CLUSTERS,
+                {**_KUBERNETES_PRINCIPALS, **_KUBERNETES_ENTRY_GROUPS},
+                _EKS_CLUSTERS_REASON,
+            ),
+            _also_adopted(("eks:CreateAccessEntry",), {**_KUBERNETES_PRINCIPALS, **_KUBERNETES_ENTRY_GROUPS}),
             _associate_access_policy("{kubernetes_role_arn}", ADMIN_ACCESS_POLICY),
             _associate_access_policy("{kubernetes_view_role_arn}", VIEW_ACCESS_POLICY),
             Grant(
@@ -611,8 +625,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 "Access entries are tagged when created; EKS assigns their IDs, and the request must carry the "
                 "ownership tag",
             ),
+            # The job writers' ClusterRole and its binding, applied through the cluster-admin role.
+            _ASSUME_KUBERNETES_ROLE,
         ),
-        kubernetes_role=PRINCIPAL,
+        kubernetes_role=ASSUME,
     ),
     "verify_kubernetes_api": FunctionAccess(
         (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
@@ -1192,6 +1208,9 @@ API_ACCESS = FunctionAccess(
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
         # the view role, which every cluster's access entry limits to AmazonEKSViewPolicy.
         Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
+        # Submitting and deleting training jobs: signed as the jobs role, whose access entry names only the job
+        # writers' group (RBAC: job objects, nothing else).
+        Grant(("sts:AssumeRole",), ("{kubernetes_jobs_role_arn}",)),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
         # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
         _DESCRIBE_ADDONS,

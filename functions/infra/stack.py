@@ -52,6 +52,8 @@ from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
 from infra.nag import Acknowledgements
 from infra.names import (
     deployment_name,
+    kubernetes_jobs_role_arn,
+    kubernetes_jobs_role_name,
     kubernetes_role_arn,
     kubernetes_role_name,
     kubernetes_view_role_arn,
@@ -170,6 +172,7 @@ class InstantStartStack(Stack):
             grant_values={
                 "kubernetes_role_arn": kubernetes_role_arn(self.deployment_name),
                 "kubernetes_view_role_arn": kubernetes_view_role_arn(self.deployment_name),
+                "kubernetes_jobs_role_arn": kubernetes_jobs_role_arn(self.deployment_name),
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "service_boundary_arn": self.service_boundary.managed_policy_arn,
@@ -189,11 +192,12 @@ class InstantStartStack(Stack):
             machines.update(workflows.state_machines)
         self.state_machines = {kind: machines[kind] for kind in OperationKind}
 
-        # The API's role before the Kubernetes view role, which trusts it; the MCP server's before the API
+        # The API's role before the Kubernetes view and jobs roles, which trust it; the MCP server's before the API
         # function, which recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
         self.api_role = lambda_role(self, "ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.kubernetes_view_role = self._kubernetes_view_role()
+        self.kubernetes_jobs_role = self._kubernetes_jobs_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
         self.user_pool = self._user_pool()
@@ -361,6 +365,20 @@ class InstantStartStack(Stack):
         add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
         return role
 
+    def _kubernetes_jobs_role(self) -> iam.Role:
+        """The identity that signs the API's job writes; every cluster's access entry for it names only the job
+        writers' group, whose RBAC allows creating, reading and deleting job objects. Trusted by the API."""
+        role = iam.Role(
+            self,
+            "KubernetesJobsRole",
+            role_name=kubernetes_jobs_role_name(self.deployment_name),
+            assumed_by=self.api_role,
+            description="InstantStart: EKS access-entry principal (job objects only, by RBAC), assumed by the REST API",
+            max_session_duration=Duration.hours(1),
+        )
+        add_grants(role, KUBERNETES_ROLE_GRANTS, {}, self.acks)
+        return role
+
     # --- functions -------------------------------------------------------------------------------
 
     def _api_function(self) -> lambda_.Function:
@@ -372,6 +390,7 @@ class InstantStartStack(Stack):
                 "state_machine_arn": [machine.state_machine_arn for machine in self.state_machines.values()],
                 "state_machine_name": [state_machine_name(self.deployment_name, kind) for kind in OperationKind],
                 "kubernetes_view_role_arn": self.kubernetes_view_role.role_arn,
+                "kubernetes_jobs_role_arn": self.kubernetes_jobs_role.role_arn,
             },
             self.acks,
         )
@@ -391,6 +410,7 @@ class InstantStartStack(Stack):
                 ),
                 "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
                 "IS_KUBERNETES_VIEW_ROLE_ARN": self.kubernetes_view_role.role_arn,
+                "IS_KUBERNETES_JOBS_ROLE_ARN": self.kubernetes_jobs_role.role_arn,
                 "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
                 "IS_MCP_MAX_ROLE": self._mcp_max_role(),
             },

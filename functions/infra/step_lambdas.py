@@ -28,6 +28,7 @@ POLL_MAX_SECONDS = "1800"
 # built with their boundaries, whichever step of theirs runs).
 ENVIRONMENT_OF_VALUE = {
     "kubernetes_view_role_arn": "IS_KUBERNETES_VIEW_ROLE_ARN",
+    "kubernetes_jobs_role_arn": "IS_KUBERNETES_JOBS_ROLE_ARN",
     "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
     "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
     "service_boundary_arn": "IS_SERVICE_ROLE_BOUNDARY_ARN",

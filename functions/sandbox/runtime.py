@@ -36,6 +36,8 @@ from sandbox.aws.stubber import SerializedStubber
 from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.rbac import ApiAccess, rbac_allows
+from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
 
 ACCOUNT_ID = "123456789012"
@@ -60,12 +62,14 @@ class SandboxOptions:
     - `poll_seconds`: the workflows' wait between two checks of a resource being created (`IS_POLL_SECONDS`).
     - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
+    - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     """
 
     kubernetes_url: str
     seconds_to_active: float = 3.0
     poll_seconds: int = 1
     operation_wait_poll_seconds: float = 0.5
+    seconds_per_log_line: float = 0.5
 
 
 class LambdaContext:
@@ -90,7 +94,8 @@ class Extension(Protocol):
 class Sandbox:
     """Starts and stops the simulated account.
 
-    The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects),
+    The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
+    (the training operator: kill a job's process),
     `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
     request served).
     """
@@ -100,6 +105,7 @@ class Sandbox:
         self.faults = FaultBook()
         self.emulator = KubernetesEmulator()
         seconds = options.seconds_to_active
+        self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
@@ -109,7 +115,7 @@ class Sandbox:
         self.eks = EksClusters(
             endpoint_for=lambda name: f"{options.kubernetes_url.rstrip('/')}/{name}",
             seconds=seconds,
-            on_active=self.emulator.add_cluster,
+            on_active=self._eks_cluster_active,
             on_deleted=self._eks_cluster_deleted,
         )
         self._extensions: tuple[Extension, ...] = (
@@ -158,6 +164,7 @@ class Sandbox:
             extension.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
+        self.training.install()
         self._provision()
 
     def stop(self) -> None:
@@ -174,6 +181,10 @@ class Sandbox:
             else:
                 os.environ[name] = value
         wiring.reset()
+
+    def _eks_cluster_active(self, name: str) -> None:
+        self.emulator.add_cluster(name)
+        self.training.serve(name)
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)
@@ -220,6 +231,7 @@ class Sandbox:
         )
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
         k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
+        k8s_jobs_role = iam.create_role(RoleName="instantstart-kubernetes-jobs", AssumeRolePolicyDocument=trust)
         boundary = iam.create_policy(
             PolicyName="instantstart-workload-role-boundary",
             PolicyDocument=json.dumps(
@@ -271,6 +283,7 @@ class Sandbox:
                 "IS_STATE_MACHINE_ARNS": json.dumps(machines),
                 "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
                 "IS_KUBERNETES_VIEW_ROLE_ARN": k8s_view_role["Role"]["Arn"],
+                "IS_KUBERNETES_JOBS_ROLE_ARN": k8s_jobs_role["Role"]["Arn"],
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
@@ -320,14 +333,18 @@ class Sandbox:
 
     # --- Kubernetes: who may call the emulated API servers -----------------------------------
 
-    def _kubernetes_authorized(self, cluster: str, token: str, write: bool) -> bool:
-        """The token's signer's access entry on the cluster must allow the call (as EKS decides)."""
+    def _kubernetes_authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
+        """The token's signer's access entry on the cluster must allow the call (as EKS decides): by its access
+        policies, or by the RBAC of the Kubernetes groups it names."""
         principal = _token_access_key(token)
         backend = sts_backends[ACCOUNT_ID]["aws"]
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
         if assumed is None:
             return False
-        return self._access.allows(cluster, assumed.role_arn, write=write)
+        if self._access.allows(cluster, assumed.role_arn, write=access.write):
+            return True
+        groups = self._access.groups(cluster, assumed.role_arn)
+        return bool(groups) and rbac_allows(self.emulator.store(cluster), groups, access)
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)

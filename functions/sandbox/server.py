@@ -203,6 +203,26 @@ def build_app(sandbox: Sandbox) -> Starlette:
             )
         return Response(status_code=204)
 
+    async def kill_job_process(request: Request) -> Response:
+        """Kill a training job's process (now, or once it has written `afterLines` log lines)."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            after = int(payload.get("afterLines", 0))
+            if after < 0:
+                raise ValueError("afterLines must be at least 0")
+            cluster = f"eks-cluster-{payload['clusterTag']}"
+            sandbox.training.kill(cluster, str(payload.get("namespace", "default")), str(payload["jobName"]), after)
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error!r}. Body: {{"clusterTag": "demo", "jobName": "llama", "namespace": "default", '
+                    '"afterLines": 0}',
+                },
+                status_code=400,
+            )
+        return Response(status_code=204)
+
     async def list_quotas(request: Request) -> Response:
         region = request.query_params.get("region", "us-west-2")
         service = request.query_params.get("serviceCode", "sagemaker")
@@ -251,6 +271,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", list_faults, methods=["GET"]),
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
+            Route("/sandbox/job-faults", kill_job_process, methods=["POST"]),
             Route("/sandbox/quotas", list_quotas, methods=["GET"]),
             Route("/sandbox/quotas", set_quota, methods=["PUT"]),
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
@@ -273,6 +294,8 @@ State lives in memory and is lost when the process stops.</p>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
 <li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li>
+<li>Job faults: <code>POST /sandbox/job-faults {"clusterTag": "demo", "jobName": "llama", "afterLines": 5}</code>
+kills a training job's process.</li>
 <li>Quotas: <code>PUT /sandbox/quotas {"region": "us-west-2", "instanceType": "ml.g6.4xlarge", "value": 2}</code>
 (<code>GET /sandbox/quotas?region=us-west-2&amp;serviceCode=sagemaker</code> lists them).</li></ul>
 </body></html>"""

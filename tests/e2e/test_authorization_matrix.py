@@ -45,6 +45,11 @@ REQUIRED_ROLE = {
     "hyperpod_node_batch_action": "operator",
     "identity_get": "viewer",
     "audit_list": "operator",
+    "job_list_all": "viewer",
+    "job_submit": "operator",
+    "job_get_status": "viewer",
+    "job_get_logs": "viewer",
+    "job_delete": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -58,6 +63,7 @@ BODIES = {
     "hyperpod_add_instance_group": {**GROUP, "instanceGroupName": "authz-group"},
     "hyperpod_update_instance_group": {"instanceCount": 1},
     "hyperpod_node_batch_action": {"action": "reboot", "nodeIds": ["i-0123456789abcdef0"]},
+    "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
 }
 PARAMETERS = {
     "clusterTag": "authz",
@@ -65,6 +71,7 @@ PARAMETERS = {
     "region": "us-west-2",
     "name": "authz-group",
     "nodeId": "i-0123456789abcdef0",
+    "jobName": "authz-job",
 }
 
 

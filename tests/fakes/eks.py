@@ -13,6 +13,7 @@ ACCOUNT = "123456789012"
 class AccessEntry:
     tags: dict[str, str]
     policies: set[str] = field(default_factory=set)
+    groups: tuple[str, ...] = ()
 
 
 @dataclass
@@ -139,8 +140,10 @@ class InMemoryEksGateway:
         entry = self.access_entries.get((cluster_name, principal_arn))
         return frozenset(entry.policies) if entry else None
 
-    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None:
-        self.access_entries.setdefault((cluster_name, principal_arn), AccessEntry(tags=dict(tags)))
+    def create_access_entry(
+        self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()
+    ) -> None:
+        self.access_entries.setdefault((cluster_name, principal_arn), AccessEntry(tags=dict(tags), groups=groups))
 
     def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
         self.access_entries[(cluster_name, principal_arn)].policies.add(

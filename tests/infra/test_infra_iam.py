@@ -342,6 +342,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
     roles = synth.of_type("AWS::IAM::Role")
     (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     (view_role,) = [k for k in roles if k.startswith("KubernetesViewRole")]
+    (jobs_role,) = [k for k in roles if k.startswith("KubernetesJobsRole")]
     policies = synth.of_type("AWS::IAM::ManagedPolicy")
     (workload,) = [k for k in policies if k.startswith("WorkloadRoleBoundary")]
     (autoscaling,) = [k for k in policies if k.startswith("AutoscalingRoleBoundary")]
@@ -355,6 +356,8 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),
         "kubernetes_view_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[view_role]["Properties"]["RoleName"]),
+        "kubernetes_jobs_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
+        + flatten(roles[jobs_role]["Properties"]["RoleName"]),
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "service_boundary_arn": f"<{service}>",

@@ -61,7 +61,8 @@ from infra.stack import MCP_HANDLER
 # (CFR1, CFR2, CFR4: a custom domain and a web ACL are context choices), its log bucket's own access logs (S1), and
 # CDK's bucket deployment: its handler's runtime (L1) and its role's object grants (IAM5) on the console bucket and
 # on the CDK assets bucket (the role has its own grants; CDK's grantReadWrite, with wildcard actions, is not used).
-EXPECTED_ACKNOWLEDGEMENTS = 245
+# 246: +1 for the API's Kubernetes jobs role: eks:DescribeCluster on every control-plane cluster, like the view role.
+EXPECTED_ACKNOWLEDGEMENTS = 246
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

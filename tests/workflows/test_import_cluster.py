@@ -35,8 +35,9 @@ TRUST = json.dumps(
         "Statement": [{"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}],
     }
 )
-# Only the control plane's two access entries (steps: cluster admin; API: view) and tags are added by import.
-ACCESS_ENTRY_ONLY = {"access_entries": 2}
+# Only the control plane's three access entries (steps: cluster admin; API: view; API jobs role: job writers'
+# group) and tags are added by import.
+ACCESS_ENTRY_ONLY = {"access_entries": 3}
 
 
 def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: bool = True) -> dict[str, str]:

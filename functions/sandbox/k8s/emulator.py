@@ -15,13 +15,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sandbox.k8s.objects import object_key, present
+from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_label_selector
 from sandbox.k8s.store import Event, ObjectStore
 
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
-# (cluster, bearer token, whether the call writes) → may it?
-Authorizer = Callable[[str, str, bool], bool]
+# (cluster, bearer token, what the call does) → may it?
+Authorizer = Callable[[str, str, ApiAccess], bool]
 
 _LOG = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -60,14 +61,14 @@ class KubernetesEmulator:
         return ClusterStore(self, cluster)
 
     def set_authorizer(self, authorizer: Authorizer | None) -> None:
-        """Decide per ``(cluster, token, write)`` whether a well-formed token may make a call (None: all may)."""
+        """Decide per ``(cluster, token, access)`` whether a well-formed token may make a call (None: all may)."""
         with self._lock:
             self._authorizer = authorizer
 
-    def authorized(self, cluster: str, token: str, *, write: bool) -> bool:
+    def authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
         with self._lock:
             authorizer = self._authorizer
-        return authorizer is None or authorizer(cluster, token, write)
+        return authorizer is None or authorizer(cluster, token, access)
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(cluster, event_type, obj)`` after every write (ADDED, MODIFIED or DELETED)."""

@@ -32,14 +32,14 @@ from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
 from sandbox.k8s.kinds import NAMESPACES, POD_KIND, PODS, Kind
 from sandbox.k8s.objects import present
+from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_field_selector, parse_label_selector
 from sandbox.k8s.store import Event, ObjectStore
 
 JsonObject = dict[str, Any]
 
 TOKEN_PREFIX = "k8s-aws-v1."
-# Calls a read-only (view) access entry allows; every other method writes.
-READ_METHODS = frozenset({"GET", "HEAD"})
+_VERB_OF_METHOD = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 VERSION_INFO: JsonObject = {
     "major": "1",
     "minor": "34",
@@ -146,7 +146,7 @@ class _HttpApi:
             token = token.strip()
             if scheme.lower() != "bearer" or not token_is_well_formed(token):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self._emulator.authorized(call.cluster, token, write=call.method not in READ_METHODS):
+            if not self._emulator.authorized(call.cluster, token, _access(call)):
                 raise ApiError(403, "Forbidden", f'{call.method} on cluster "{call.cluster}" is not granted')
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise bad_request("watch not supported")
@@ -260,6 +260,23 @@ def _patch(target: _Target, name: str, status_only: bool) -> Response:
         raise bad_request("fieldManager: Required value: is required for apply patch")
     obj, created = store.apply(kind, namespace, name, body, manager, status_only, target.events)
     return target.respond(obj, 201 if created else 200)
+
+
+def _access(call: _Call) -> ApiAccess:
+    """What the call does, as RBAC names it: its verb, and the API group and resource (None for discovery)."""
+    parts = call.parts
+    if parts[:1] == ["api"] and len(parts) > 2:
+        group, rest = "", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) > 3:
+        group, rest = parts[1], parts[3:]
+    else:
+        return ApiAccess(_VERB_OF_METHOD[call.method], None, None)
+    if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
+        rest = rest[2:]
+    named = len(rest) > 1
+    verb = "list" if call.method == "GET" and not named else _VERB_OF_METHOD[call.method]
+    resource = "/".join([rest[0], *rest[2:3]])
+    return ApiAccess(verb, group, resource)
 
 
 def _continue_token(namespace: str, name: str) -> str:

@@ -7,7 +7,7 @@ import pytest
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
-from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer, WorkloadGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -34,6 +34,7 @@ from tests.fakes.persistence import (
 )
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
+from tests.fakes.workloads import InMemoryWorkloadGateway
 
 PAIRS = [
     (AccountGateway, InMemoryAccountGateway),
@@ -41,6 +42,7 @@ PAIRS = [
     (IamGateway, InMemoryIamGateway),
     (KubernetesGateway, InMemoryKubernetesGateway),
     (ManifestRenderer, FixedManifests),
+    (WorkloadGateway, InMemoryWorkloadGateway),
     (NetworkGateway, InMemoryNetworkGateway),
     (OperationRepository, InMemoryOperationRepository),
     (ClusterRegistry, InMemoryClusterRegistry),

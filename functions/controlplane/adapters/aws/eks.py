@@ -88,10 +88,16 @@ class AwsEksGateway:
         policies = eks.list_associated_access_policies(clusterName=cluster_name, principalArn=principal_arn)
         return frozenset(policy["policyArn"] for policy in policies["associatedAccessPolicies"])
 
-    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None:
+    def create_access_entry(
+        self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()
+    ) -> None:
         try:
             client("eks", self._region).create_access_entry(
-                clusterName=cluster_name, principalArn=principal_arn, type="STANDARD", tags=tags
+                clusterName=cluster_name,
+                principalArn=principal_arn,
+                type="STANDARD",
+                tags=tags,
+                **({"kubernetesGroups": list(groups)} if groups else {}),
             )
         except ClientError as error:
             if error_code(error) != "ResourceInUseException":

@@ -29,6 +29,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.storage.objects import claim_objects, claim_reference
+from controlplane.core.training.access import job_writer_rbac
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
 from controlplane.models.errors import ClusterNotFoundError, ForeignResourceError, InvalidRequestError
 from controlplane.models.workflow import DeleteEksClusterInput, ImportClusterInput, WorkflowState
@@ -152,11 +153,11 @@ class ClusterImportSteps:
                         cluster.name, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
                     )
                     released.append("training operator pod identity")
-            for principal, policy in self._access.entries():
-                tags = self._eks.access_entry_tags(cluster.name, principal)
+            for entry in self._access.entries():
+                tags = self._eks.access_entry_tags(cluster.name, entry.principal_arn)
                 if tags is not None and is_owned(self._deployment, tags, ctx.clusterTag):
-                    self._eks.delete_access_entry(cluster.name, principal)
-                    released.append(f"access entry ({policy})")
+                    self._eks.delete_access_entry(cluster.name, entry.principal_arn)
+                    released.append(f"access entry ({entry.grants})")
             if cluster.tags.get(CLUSTER_TAG_KEY) == ctx.clusterTag:
                 self._eks.untag_cluster(cluster.arn, [CLUSTER_TAG_KEY])
                 released.append("cluster tag")
@@ -172,8 +173,9 @@ class ClusterImportSteps:
     def _added_objects(
         self, ctx: DeleteEksClusterInput, record: ClusterRecord | None, adopted: set[str]
     ) -> list[dict[str, Any]]:
-        """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours)."""
-        objects: list[dict[str, Any]] = []
+        """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours),
+        and the job writers' RBAC that came with the access entries."""
+        objects: list[dict[str, Any]] = job_writer_rbac()
         if StageName.DEPENDENCIES.value not in adopted:
             objects += self._dependency_objects(ctx.region)
         if StageName.STORAGE.value not in adopted and record is not None and record.storageClaim:

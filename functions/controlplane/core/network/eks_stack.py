@@ -15,6 +15,7 @@ from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGatew
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
+from controlplane.core.training.access import job_writer_rbac
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -184,17 +185,23 @@ class EksStackService:
         return self._poll.poll(ctx, wait, done=cluster.status == "ACTIVE", status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:
-        """The steps' role with cluster admin and the API's role with view only, each in its own entry."""
+        """The steps' role with cluster admin, the API's role with view only and the API's jobs role in the job
+        writers' group, each in its own entry; then the RBAC that gives that group the job objects."""
         name = ctx.eksClusterName
         ensured = {}
-        for principal, policy in self._access.entries():
-            policies = self._eks.access_entry_policies(name, principal)
+        for entry in self._access.entries():
+            policies = self._eks.access_entry_policies(name, entry.principal_arn)
             if policies is None:
-                self._eks.create_access_entry(name, principal, ownership_tags(self._deployment, ctx.clusterTag))
+                tags = ownership_tags(self._deployment, ctx.clusterTag)
+                self._eks.create_access_entry(name, entry.principal_arn, tags, entry.groups)
                 policies = frozenset()
-            if not any(arn.endswith(f"/{policy}") for arn in policies):
-                self._eks.associate_access_policy(name, principal, policy)
-            ensured[policy] = principal
+            if entry.policy and not any(arn.endswith(f"/{entry.policy}") for arn in policies):
+                self._eks.associate_access_policy(name, entry.principal_arn, entry.policy)
+            ensured[entry.grants] = entry.principal_arn
+        cluster = self._eks.find_cluster(name)
+        if cluster is None:
+            raise ResourceNotReadyError(f"The EKS cluster {name} is not there yet.")
+        self._kubernetes.apply(cluster, ctx.region, job_writer_rbac())
         return ensured
 
     def verify_kubernetes_api(self, ctx: WorkflowState) -> dict[str, str]:

@@ -29,16 +29,38 @@ VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
 
 
 @dataclass(frozen=True)
+class AccessEntrySpec:
+    """One access entry the control plane keeps on a cluster: an EKS access policy (cluster scope), or Kubernetes
+    groups whose RBAC the control plane applies."""
+
+    principal_arn: str
+    policy: str | None = None
+    groups: tuple[str, ...] = ()
+
+    @property
+    def grants(self) -> str:
+        """What the entry grants, as a plan or a report names it."""
+        return self.policy or ", ".join(self.groups)
+
+
+@dataclass(frozen=True)
 class ControlPlaneAccess:
     """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
-    and the internet-facing API's role, which only reads (view)."""
+    the internet-facing API's role, which only reads (view), and the API's jobs role, in `jobs_group`, which
+    RBAC lets create and delete job objects and nothing else (`controlplane.core.training.access`)."""
 
     admin_role_arn: str
     view_role_arn: str
+    jobs_role_arn: str
+    jobs_group: str
 
-    def entries(self) -> tuple[tuple[str, str], ...]:
-        """(principal ARN, access policy name) of each access entry the control plane keeps on a cluster."""
-        return ((self.admin_role_arn, ADMIN_ACCESS_POLICY), (self.view_role_arn, VIEW_ACCESS_POLICY))
+    def entries(self) -> tuple[AccessEntrySpec, ...]:
+        """Each access entry the control plane keeps on a cluster."""
+        return (
+            AccessEntrySpec(self.admin_role_arn, policy=ADMIN_ACCESS_POLICY),
+            AccessEntrySpec(self.view_role_arn, policy=VIEW_ACCESS_POLICY),
+            AccessEntrySpec(self.jobs_role_arn, groups=(self.jobs_group,)),
+        )
 
 
 class EksGateway(Protocol):
@@ -59,7 +81,10 @@ class EksGateway(Protocol):
     def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
         """Policy ARNs associated with the principal's access entry, or None without an entry."""
 
-    def create_access_entry(self, cluster_name: str, principal_arn: str, tags: dict[str, str]) -> None: ...
+    def create_access_entry(
+        self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()
+    ) -> None:
+        """A STANDARD entry, in the Kubernetes `groups` given."""
 
     def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
         """Associate the EKS access policy named `policy` (e.g. `AmazonEKSViewPolicy`), cluster scope."""

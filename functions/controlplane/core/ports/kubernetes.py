@@ -60,3 +60,68 @@ class KubernetesGateway(Protocol):
         self, cluster: EksCluster, region: str, api_version: str, kind: str, name: str, namespace: str | None = None
     ) -> dict[str, Any] | None:
         """The object as the API server returns it, or None if it (or its kind) does not exist."""
+
+
+@dataclass(frozen=True)
+class KubernetesPod:
+    name: str
+    node: str | None
+    phase: str
+    restarts: int
+
+
+@dataclass(frozen=True)
+class KubernetesEvent:
+    type: str | None
+    reason: str | None
+    message: str | None
+    at: str | None
+
+
+@dataclass(frozen=True)
+class ObjectPage:
+    items: list[dict[str, Any]]
+    next_token: str | None
+
+
+class WorkloadGateway(Protocol):
+    """Workload objects in one namespace (custom objects such as training jobs), their pods, events and logs.
+
+    Objects are read and written as plain JSON; pods and events come back typed."""
+
+    def create(self, cluster: EksCluster, region: str, obj: dict[str, Any]) -> bool:
+        """Create the object; False when one of that name already exists."""
+
+    def list_objects(
+        self,
+        cluster: EksCluster,
+        region: str,
+        api_version: str,
+        kind: str,
+        namespace: str,
+        limit: int,
+        token: str | None,
+    ) -> ObjectPage:
+        """A page of the kind's objects in the namespace (empty when the kind is not served)."""
+
+    def delete_object(
+        self, cluster: EksCluster, region: str, api_version: str, kind: str, namespace: str, name: str
+    ) -> bool:
+        """Delete the object (its dependents in the background); False when it did not exist."""
+
+    def pods(self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]) -> list[KubernetesPod]:
+        """The namespace's pods carrying every one of `labels`, by name."""
+
+    def events(self, cluster: EksCluster, region: str, namespace: str, involved: str) -> list[KubernetesEvent]:
+        """The namespace's events about the object named `involved`, oldest first."""
+
+    def pod_log(
+        self,
+        cluster: EksCluster,
+        region: str,
+        namespace: str,
+        pod: str,
+        tail_lines: int | None,
+        since_seconds: int | None,
+    ) -> str:
+        """The pod's log (its last `tail_lines` lines, those of the last `since_seconds` seconds)."""

@@ -2,7 +2,8 @@
 
 Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
 and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.allows` whether a
-token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads only.
+token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads only;
+:meth:`AccessEntries.groups` names an entry's Kubernetes groups, whose RBAC the emulated cluster decides.
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ class AccessEntries:
         policies = self._policies(cluster_name, principal_arn)
         suffixes = (ADMIN_POLICY_SUFFIX,) if write else (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX)
         return any(arn.endswith(suffixes) for arn in policies)
+
+    def groups(self, cluster_name: str, principal_arn: str) -> list[str]:
+        """The Kubernetes groups of the principal's access entry on the cluster (in any region)."""
+        with self._lock:
+            return [
+                group
+                for (_, name), entries in self._entries.items()
+                if name == cluster_name and principal_arn in entries
+                for group in entries[principal_arn]["entry"]["kubernetesGroups"]
+            ]
 
     def _policies(self, cluster_name: str, principal_arn: str) -> list[str]:
         with self._lock:

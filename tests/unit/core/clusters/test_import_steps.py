@@ -7,6 +7,7 @@ from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, ownership_
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.ports.eks import ControlPlaneAccess
 from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.core.training.access import JOB_WRITERS_GROUP
 from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
 from controlplane.models.operations import OperationKind
@@ -17,7 +18,8 @@ from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
 VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
-ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+JOBS_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs"
+ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
 ADDONS = ("eks-pod-identity-agent",)
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "default"}}

@@ -12,6 +12,7 @@ from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.eks import ControlPlaneAccess
+from controlplane.core.training.access import JOB_WRITERS_GROUP
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -29,6 +30,7 @@ from tests.fakes.network import InMemoryNetworkGateway
 
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
 VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
+JOBS_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs"
 SERVICE_BOUNDARY = "arn:aws:iam::123456789012:policy/service-boundary"
 STAGE_ONE = (
     "ensure_vpc",
@@ -59,10 +61,15 @@ def eks():
 
 
 @pytest.fixture
-def stack(network, iam, eks, clock):
+def kubernetes():
+    return InMemoryKubernetesGateway()
+
+
+@pytest.fixture
+def stack(network, iam, eks, clock, kubernetes):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
-    return EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    return EksStackService(network, iam, eks, kubernetes, access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
 
 
 @pytest.fixture
@@ -172,7 +179,9 @@ def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
         stack.check_eks_cluster(ctx)
 
 
-def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_entry(stack, ctx, eks):
+def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writers_group_each_in_one_entry(
+    stack, ctx, eks, kubernetes
+):
     eks.add_cluster("eks-cluster-demo")
     stack.ensure_access_entry(ctx)
     stack.ensure_access_entry(ctx)
@@ -180,7 +189,16 @@ def test_the_steps_get_cluster_admin_and_the_api_only_view_each_in_one_access_en
         principal: [policy.rsplit("/", 1)[-1] for policy in entry.policies]
         for (_, principal), entry in eks.access_entries.items()
     }
-    assert policies == {CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"], VIEW_ROLE: ["AmazonEKSViewPolicy"]}
+    assert policies == {
+        CONTROL_PLANE_ROLE: ["AmazonEKSClusterAdminPolicy"],
+        VIEW_ROLE: ["AmazonEKSViewPolicy"],
+        JOBS_ROLE: [],
+    }
+    assert eks.access_entries[("eks-cluster-demo", JOBS_ROLE)].groups == (JOB_WRITERS_GROUP,)
+    assert list(kubernetes.api("eks-cluster-demo").objects) == [
+        "ClusterRole/instantstart-job-writer",
+        "ClusterRoleBinding/instantstart-job-writer",
+    ]
     assert all(entry.tags == ownership_tags(DEPLOYMENT, "demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
 
@@ -231,7 +249,7 @@ def test_a_role_of_another_deployment_is_refused_named_and_left_untouched(stack,
 def test_a_deployment_in_another_partition_names_its_roles_and_policy_arns_there(network, iam, eks, clock, ctx):
     china = Deployment(name="blue", region="cn-north-1", partition="aws-cn")
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
     stack = EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY, china)
     stack.ensure_cluster_role(ctx)
     role = iam.find_role("blue-demo-eks-cluster")

@@ -26,6 +26,7 @@ from starlette.routing import Mount
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.http import asgi_app
+from sandbox.k8s.rbac import ApiAccess
 
 APPLY = "application/apply-patch+yaml"
 MERGE = "application/merge-patch+json"
@@ -243,10 +244,10 @@ def test_authorization_that_is_not_a_bearer_presigned_sts_url_is_unauthorized(
 
 
 def test_authorizer_refusal_is_forbidden(k8s: Cluster) -> None:
-    seen: list[tuple[str, str, bool]] = []
+    seen: list[tuple[str, str, ApiAccess]] = []
 
-    def deny(cluster: str, token: str, write: bool) -> bool:
-        seen.append((cluster, token, write))
+    def deny(cluster: str, token: str, access: ApiAccess) -> bool:
+        seen.append((cluster, token, access))
         return False
 
     k8s.emulator.set_authorizer(deny)
@@ -258,7 +259,8 @@ def test_authorizer_refusal_is_forbidden(k8s: Cluster) -> None:
 
     assert raised.value.status == 403
     assert status_of(raised.value)["reason"] == "Forbidden"
-    assert seen[0][0] == k8s.name and seen[0][1].startswith("k8s-aws-v1.") and seen[0][2] is False
+    assert seen[0][0] == k8s.name and seen[0][1].startswith("k8s-aws-v1.")
+    assert seen[0][2] == ApiAccess("list", "", "namespaces")
 
 
 # ------------------------------------------------------------------------------------------ discovery

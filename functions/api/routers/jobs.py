@@ -1,0 +1,121 @@
+"""/clusters/{clusterTag}/jobs: training jobs (HyperPodPyTorchJob) — submit, list, detail, logs, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.responses import json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.models.clusters import Plan
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.training import JOB_NAME_PATTERN, JOB_NAME_RULE, JobDetail, JobList, JobLogs, SubmitJobRequest
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+JobNamePath = Annotated[str, Path(pattern=JOB_NAME_PATTERN, description=f"Job name ({JOB_NAME_RULE}).")]
+MAX_TAIL_LINES = 5000
+
+
+@router.get(
+    "/clusters/<clusterTag>/jobs",
+    operation_id="job_list_all",
+    summary="List the cluster's training jobs",
+    description="The jobs in the cluster's job namespace (the storage claim's), by name, in pages of `limit`: kind, "
+    "phase, nodes and GPUs per node. job_get_status shows one job's pods, restarts and events.",
+    tags=["jobs"],
+)
+def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> JobList:
+    refuse_unknown_parameters(router)
+    return wiring.training_jobs().list_jobs(clusterTag, limit, continue_)
+
+
+@router.post(
+    "/clusters/<clusterTag>/jobs",
+    operation_id="job_submit",
+    summary="Submit a training job (HyperPodPyTorchJob)",
+    description="Creates a HyperPodPyTorchJob: `nodes` pods, one per node, each with `gpusPerNode` GPUs, placed by "
+    "`instanceType` or `instanceGroup` (read hyperpod_list_nodes or cluster status first), with the S3 claim at "
+    "/s3 (FSx at /fsx when the cluster has it) and /dev/shm of `sharedMemoryGi`. The recovery budget is `runPolicy` "
+    "(defaults: jobMaxRetryCount 5; 3 in-place restarts before a full job restart, 1 full restart, in 21600 s). "
+    "Needs the trainingOperator feature. 201 with the job's detail; follow it with job_get_status until its phase "
+    "is Succeeded or Failed, and read job_get_logs.",
+    tags=["jobs"],
+    responses={201: response_doc(JobDetail, "Job created")},
+)
+def submit_job(clusterTag: ClusterTagPath, request: SubmitJobRequest) -> Response[str]:
+    caller = actor(router)
+    body = request.model_dump(mode="json")
+
+    def submit() -> dict[str, object]:
+        detail = wiring.training_jobs().submit(clusterTag, request)
+        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#jobs#{clusterTag}", body, submit))
+
+
+@router.get(
+    "/clusters/<clusterTag>/jobs/<jobName>",
+    operation_id="job_get_status",
+    summary="Read a training job: phase, pods, restarts against the budget, last events",
+    description="The job's phase (Pending, Running, Restarting, Succeeded, Failed), its pods with node and status, "
+    "in-place restarts used of the budget before a full job restart, and its last events. Poll this until the "
+    "phase is Succeeded or Failed.",
+    tags=["jobs"],
+)
+def get_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> JobDetail:
+    return wiring.training_jobs().get(clusterTag, jobName)
+
+
+@router.get(
+    "/clusters/<clusterTag>/jobs/<jobName>/logs",
+    operation_id="job_get_logs",
+    summary="Read a training job's pod log",
+    description="One pod's log lines (the job's first pod unless `pod` names another; `pods` lists them), the last "
+    "`tailLines` lines or those of the last `sinceSeconds` seconds.",
+    tags=["jobs"],
+)
+def get_job_logs(
+    clusterTag: ClusterTagPath,
+    jobName: JobNamePath,
+    pod: Annotated[str | None, Query(max_length=253, description="One of the job's pods.")] = None,
+    tailLines: Annotated[int | None, Query(ge=1, le=MAX_TAIL_LINES, description="Last lines only.")] = 200,
+    sinceSeconds: Annotated[int | None, Query(ge=1, description="Lines of the last seconds only.")] = None,
+) -> JobLogs:
+    refuse_unknown_parameters(router, "pod", "tailLines", "sinceSeconds")
+    return wiring.training_jobs().logs(clusterTag, jobName, pod, tailLines, sinceSeconds)
+
+
+@router.delete(
+    "/clusters/<clusterTag>/jobs/<jobName>",
+    operation_id="job_delete",
+    summary="Delete a training job and its pods",
+    description="Destructive: stops the job. Without confirmationToken, returns the plan (the job's phase and pods) "
+    "and a single-use token (10 minutes) and changes nothing: show it to the person and ask them to confirm. "
+    "Repeat with the token to delete the job (dryRun false in the answer); the training operator removes its pods.",
+    tags=["jobs"],
+    responses={200: response_doc(Plan, "The plan and its token, or (dryRun false) what was deleted")},
+)
+def delete_job(
+    clusterTag: ClusterTagPath,
+    jobName: JobNamePath,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    dryRun: Annotated[bool, Query(description="Return the plan without doing anything.")] = False,
+) -> Response[str]:
+    service, caller = wiring.training_jobs(), actor(router)
+    if dryRun or not confirmationToken:
+        return json_response(200, service.plan_delete(clusterTag, jobName, caller))
+    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/jobs/{jobName}"
+
+    def delete() -> dict[str, object]:
+        done = service.delete(clusterTag, jobName, confirmationToken, caller)
+        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))

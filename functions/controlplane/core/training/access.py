@@ -1,0 +1,36 @@
+"""What the API's jobs role may do in a cluster: exactly the job objects, through Kubernetes RBAC.
+
+EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
+policy but the Kubernetes group `JOB_WRITERS_GROUP`, and this ClusterRole (bound to that group) names the verbs
+and kinds the job routes need. The view role reads everything else (pods, events, logs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.core.training.manifest import API_VERSION
+
+JOB_WRITERS_GROUP = "instantstart:job-writers"
+JOB_WRITER_ROLE = "instantstart-job-writer"
+JOB_RESOURCES = {API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"]}
+JOB_VERBS = ["create", "delete", "get", "list"]
+
+
+def job_writer_rbac() -> list[dict[str, Any]]:
+    """The ClusterRole that may create, read and delete job objects, and its binding to the jobs group."""
+    rules = [
+        {"apiGroups": [group], "resources": plurals, "verbs": JOB_VERBS} for group, plurals in JOB_RESOURCES.items()
+    ]
+    metadata = {"name": JOB_WRITER_ROLE, "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE}}
+    return [
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata, "rules": rules},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": metadata,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": JOB_WRITER_ROLE},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": JOB_WRITERS_GROUP}],
+        },
+    ]

@@ -1,0 +1,282 @@
+"""Training jobs on a cluster: submit (checked against the cluster and the CRD schema), list, detail, logs, delete.
+
+Reads go through the view role (`reads`, `nodes`); creating and deleting job objects through the jobs role
+(`writes`), whose access is limited to job objects. Deleting stops a job: a plan with a confirmation token comes
+first. Every refusal is a 4xx whose message says what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.training import manifest
+from controlplane.core.training.manifest import (
+    API_VERSION,
+    DEEP_HEALTH_LABEL,
+    DEEP_HEALTH_PASSED,
+    JOB_LABEL,
+    KIND,
+    JobPlacement,
+)
+from controlplane.core.training.schema import schema_problems
+from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
+from controlplane.models.common import DEFAULT_PAGE_SIZE
+from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.features import Feature
+from controlplane.models.instance_types import instance_type
+from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
+from controlplane.models.training import JobDetail, JobEvent, JobList, JobLogs, JobPod, SubmitJobRequest
+
+CAPACITY_TYPE_LABEL = "sagemaker.amazonaws.com/capacity-type"
+SPOT = "spot"
+LAST_EVENTS = 10
+DELETE_JOB_ACTION = "delete-job"
+
+
+class JobNotFoundError(NotFoundError):
+    code = "JobNotFound"
+
+
+class JobNameInUseError(ConflictError):
+    code = "JobNameInUse"
+
+
+class FeatureNotEnabledError(ConflictError):
+    code = "FeatureNotEnabled"
+
+
+class StorageClaimMissingError(ConflictError):
+    code = "StorageClaimMissing"
+
+
+class TrainingJobService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        eks: Callable[[str], EksGateway],
+        nodes: KubernetesGateway,
+        reads: WorkloadGateway,
+        writes: WorkloadGateway,
+        confirmations: Confirmations,
+    ) -> None:
+        self._clusters = clusters
+        self._eks = eks
+        self._nodes = nodes
+        self._reads = reads
+        self._writes = writes
+        self._confirmations = confirmations
+
+    # --- submit ------------------------------------------------------------------------------
+
+    def submit(self, cluster_tag: str, request: SubmitJobRequest) -> JobDetail:
+        """Check the request against the cluster, render and validate the manifest, create it, return its detail."""
+        if request.elastic and request.tieredCheckpointing:
+            raise InvalidRequestError(
+                "Elastic training and tiered checkpointing do not compose: drop `elastic` or `tieredCheckpointing`."
+            )
+        record, cluster = self._cluster(cluster_tag)
+        self._require_training_operator(record, cluster)
+        placement = self._placement(record, cluster, request)
+        if self._find_job(record, cluster, placement.namespace, request.name) is not None:
+            raise _name_in_use(request.name, placement.namespace)
+        job = manifest.render(request, placement)
+        problems = schema_problems(job)
+        if problems:
+            raise InvalidRequestError(f"The job does not match the {KIND} schema: {'; '.join(problems)}.")
+        if not self._writes.create(cluster, record.region, job):
+            raise _name_in_use(request.name, placement.namespace)
+        return self.get(cluster_tag, request.name)
+
+    def _require_training_operator(self, record: ClusterRecord, cluster: EksCluster) -> None:
+        addon = self._eks(record.region).find_addon(cluster.name, TRAINING_OPERATOR_ADDON)
+        if addon is None or addon.status != "ACTIVE":
+            state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
+            raise FeatureNotEnabledError(
+                f"{KIND} needs the '{Feature.TRAINING_OPERATOR.value}' feature (the HyperPod training operator add-on "
+                f"is {state}). Enable it with PATCH /clusters/{record.clusterTag}/features "
+                f'{{"{Feature.TRAINING_OPERATOR.value}": {{"enabled": true}}}}, then submit again.',
+                {"feature": Feature.TRAINING_OPERATOR.value},
+            )
+
+    def _placement(self, record: ClusterRecord, cluster: EksCluster, request: SubmitJobRequest) -> JobPlacement:
+        namespace, claim = _claim(record)
+        present = self._nodes.get(cluster, record.region, "v1", "PersistentVolumeClaim", claim, namespace)
+        if present is None:
+            raise StorageClaimMissingError(
+                f"The storage claim {namespace}/{claim} is gone from cluster '{record.clusterTag}'; resume the "
+                f"storage stage (POST /clusters/{record.clusterTag}/storage) to recreate it.",
+            )
+        nodes = self._nodes.nodes(cluster, record.region)
+        if request.instanceType:
+            chosen = [node for node in nodes if node.labels.get(INSTANCE_TYPE_LABEL) == request.instanceType]
+            known = sorted({node.labels.get(INSTANCE_TYPE_LABEL, "") for node in nodes} - {""})
+            what = f"instance type '{request.instanceType}'"
+        else:
+            chosen = [node for node in nodes if node.labels.get(GROUP_LABEL) == request.instanceGroup]
+            known = sorted({node.labels.get(GROUP_LABEL, "") for node in nodes} - {""})
+            what = f"instance group '{request.instanceGroup}'"
+        if not chosen:
+            field = "instanceType" if request.instanceType else "instanceGroup"
+            raise InvalidRequestError(
+                f"Cluster '{record.clusterTag}' has no nodes of {what}; set {field} to one it has "
+                f"({', '.join(known) or 'none yet: add an instance group first'}).",
+                {field: known},
+            )
+        gpus = max(_gpus(node) for node in chosen)
+        if request.gpusPerNode > gpus:
+            raise InvalidRequestError(
+                f"gpusPerNode {request.gpusPerNode} is more than the {gpus} GPU(s) a node of {what} has; "
+                f"ask for at most {gpus}, or place the job on a larger instance type.",
+                {"gpusPerNode": gpus},
+            )
+        if request.deepHealthCheckedOnly and not any(
+            node.labels.get(DEEP_HEALTH_LABEL) == DEEP_HEALTH_PASSED for node in chosen
+        ):
+            raise InvalidRequestError(
+                f"No node of {what} has passed HyperPod's deep health checks; drop `deepHealthCheckedOnly`, or place "
+                f"the job on a group whose nodes ran them (GET /clusters/{record.clusterTag}/nodes shows each node's "
+                "health).",
+            )
+        if request.elastic and any(node.labels.get(CAPACITY_TYPE_LABEL, "").lower() == SPOT for node in chosen):
+            raise InvalidRequestError(
+                f"Elastic training does not run on spot capacity, and {what} has spot nodes; drop `elastic`, or "
+                "place the job on on-demand nodes.",
+            )
+        facts = instance_type(chosen[0].labels.get(INSTANCE_TYPE_LABEL, ""))
+        _, fsx_claim = _claim(record, fsx=True) if record.fsxClaim else (None, None)
+        return JobPlacement(namespace, claim, fsx_claim, facts.efa_interfaces if facts else 0)
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def list_jobs(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> JobList:
+        record, cluster = self._cluster(cluster_tag)
+        namespace, _ = _claim(record)
+        page = self._reads.list_objects(cluster, record.region, API_VERSION, KIND, namespace, limit, token)
+        jobs = [manifest.summary(job) for job in page.items]
+        return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=page.next_token)
+
+    def get(self, cluster_tag: str, name: str) -> JobDetail:
+        """Phase, pods with node and status, restarts used against the budget, and the last events."""
+        record, cluster = self._cluster(cluster_tag)
+        namespace, _ = _claim(record)
+        job = self._job(record, cluster, namespace, name)
+        pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
+        events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
+        return JobDetail(
+            **manifest.summary(job).model_dump(),
+            namespace=namespace,
+            image=manifest.image(job),
+            restartBudget=manifest.restart_budget(job),
+            pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
+            events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],
+        )
+
+    def logs(
+        self,
+        cluster_tag: str,
+        name: str,
+        pod: str | None = None,
+        tail_lines: int | None = None,
+        since_seconds: int | None = None,
+    ) -> JobLogs:
+        """One pod's log (the job's first pod unless `pod` names another of its pods)."""
+        record, cluster = self._cluster(cluster_tag)
+        namespace, _ = _claim(record)
+        self._job(record, cluster, namespace, name)
+        pods = [found.name for found in self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})]
+        if pod is not None and pod not in pods:
+            raise NotFoundError(
+                f"Pod '{pod}' is not one of job '{name}''s pods ({', '.join(pods) or 'none yet'}); pass one of them.",
+                {"pods": pods},
+            )
+        chosen = pod or (pods[0] if pods else None)
+        if chosen is None:
+            return JobLogs(jobName=name, pod="", pods=[], lines=[])
+        text = self._reads.pod_log(cluster, record.region, namespace, chosen, tail_lines, since_seconds)
+        return JobLogs(jobName=name, pod=chosen, pods=pods, lines=text.splitlines())
+
+    # --- delete (destructive: plan, then confirm) ---------------------------------------------
+
+    def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
+        """What deleting the job stops, with a single-use confirmation token."""
+        detail = self.get(cluster_tag, name)
+        token, expires_at = self._confirmations.issue(actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}")
+        return Plan(
+            actions=[_deletion(detail)],
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Deleting job {name} ({detail.phase.value}) stops it and removes its {len(detail.pods)} pod(s). "
+            "Ask the person to confirm, then repeat the request with confirmationToken.",
+        )
+
+    def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Plan:
+        """Delete the job object with the token of a prior plan; the operator removes its pods."""
+        record, cluster = self._cluster(cluster_tag)
+        namespace, _ = _claim(record)
+        detail = self.get(cluster_tag, name)
+        how = f"Call DELETE /clusters/{cluster_tag}/jobs/{name} without a token"
+        with self._confirmations.redeeming(token, actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}", how):
+            if not self._writes.delete_object(cluster, record.region, API_VERSION, KIND, namespace, name):
+                raise _not_found(name, namespace)
+        return Plan(dryRun=False, actions=[_deletion(detail)], message=f"Deleted job {name}; its pods are removed.")
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _cluster(self, cluster_tag: str) -> tuple[ClusterRecord, EksCluster]:
+        record = self._clusters.get(cluster_tag)
+        if not record.storageClaim:
+            raise StorageClaimMissingError(
+                f"Cluster '{cluster_tag}' has no storage claim for jobs to mount at /s3; run the storage stage "
+                f"(POST /clusters/{cluster_tag}/storage) first.",
+            )
+        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
+        if cluster is None or not cluster.endpoint:
+            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no reachable EKS control plane.")
+        return record, cluster
+
+    def _find_job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any] | None:
+        return self._nodes.get(cluster, record.region, API_VERSION, KIND, name, namespace)
+
+    def _job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any]:
+        job = self._find_job(record, cluster, namespace, name)
+        if job is None:
+            raise _not_found(name, namespace)
+        return job
+
+
+def _deletion(detail: JobDetail) -> PlannedAction:
+    pods = ", ".join(pod.name for pod in detail.pods) or "none"
+    return PlannedAction(
+        action="delete", resource=KIND, name=f"{detail.namespace}/{detail.name}", detail=f"{detail.phase}; pods: {pods}"
+    )
+
+
+def _claim(record: ClusterRecord, fsx: bool = False) -> tuple[str, str]:
+    """(namespace, name) of the cluster's S3 claim (or its FSx claim); jobs run in the claim's namespace."""
+    namespace, _, name = str(record.fsxClaim if fsx else record.storageClaim).rpartition("/")
+    return namespace or "default", name
+
+
+def _gpus(node: KubernetesNode) -> int:
+    """The GPUs of the node's instance type (from the reviewed table), else those the node reports."""
+    facts = instance_type(node.labels.get(INSTANCE_TYPE_LABEL, ""))
+    return facts.gpus if facts else int(node.capacity.get(GPU_RESOURCE, "0"))
+
+
+def _name_in_use(name: str, namespace: str) -> JobNameInUseError:
+    return JobNameInUseError(
+        f"A job named '{name}' already exists in namespace {namespace}; choose another name, or delete that job first.",
+    )
+
+
+def _not_found(name: str, namespace: str) -> JobNotFoundError:
+    return JobNotFoundError(
+        f"No job named '{name}' in namespace {namespace}; GET /clusters/{{clusterTag}}/jobs lists the jobs."
+    )

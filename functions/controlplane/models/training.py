@@ -1,0 +1,172 @@
+"""Training jobs: the submit request (one contract for REST, MCP and the console), the job views and its logs.
+
+A `SubmitJobRequest` says what a person decides (image, nodes × GPUs, placement, recovery budget); the manifest
+it renders to is built in `controlplane.core.training.manifest`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from controlplane.models.common import Contract, PageView, View
+
+# A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
+JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
+JOB_NAME_RULE = "1-40 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
+JobName = Annotated[str, StringConstraints(pattern=JOB_NAME_PATTERN)]
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class JobKind(StrEnum):
+    HYPERPOD_PYTORCH_JOB = "HyperPodPyTorchJob"
+
+
+class JobPhase(StrEnum):
+    PENDING = "Pending"
+    RUNNING = "Running"
+    RESTARTING = "Restarting"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+
+
+TERMINAL_PHASES = frozenset({JobPhase.SUCCEEDED, JobPhase.FAILED})
+
+
+class RestartPolicy(Contract):
+    """HyperPod's restart budget: in-place restarts of the failed process, then full job restarts."""
+
+    numRestartBeforeFullJobRestart: int = Field(
+        default=3, ge=0, le=100, description="In-place process restarts before the whole job is restarted."
+    )
+    evalPeriodSeconds: int = Field(default=21600, ge=60, description="Window in which restarts are counted.")
+    maxFullJobRestarts: int = Field(default=1, ge=0, le=100, description="Full job restarts before the job fails.")
+
+
+class RunPolicy(Contract):
+    """The recovery budget, visible and editable; the defaults are the project's."""
+
+    jobMaxRetryCount: int = Field(default=5, ge=0, le=1000, description="Retries of the job before it fails.")
+    restartPolicy: RestartPolicy = Field(default_factory=RestartPolicy)
+    cleanPodPolicy: Literal["All", "OnlyComplete", "None"] = Field(
+        default="All", description="Which pods are deleted when the job ends."
+    )
+
+
+class LogMonitoringRule(Contract):
+    """A hang or outlier rule of HyperPod's log monitoring: a log pattern expected within a time, or a metric
+    parsed from the log compared with a threshold."""
+
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9-]{1,63}$")]
+    logPattern: str = Field(min_length=1, max_length=1024, description="Regex; a metric is its first group.")
+    expectedStartCutOffInSeconds: int | None = Field(default=None, ge=0)
+    expectedRecurringFrequencyInSeconds: int | None = Field(default=None, ge=0, description="Hang detection.")
+    metricThreshold: float | None = Field(default=None, description="Outlier detection, with operator.")
+    operator: Literal["gt", "lt", "eq", "gteq", "lteq"] | None = None
+    metricEvaluationDataPoints: int | None = Field(default=None, ge=1)
+
+
+class ElasticPolicy(Contract):
+    """Elastic training: the job runs on between minReplicas and maxReplicas nodes."""
+
+    minReplicas: int = Field(ge=1, le=1000)
+    maxReplicas: int = Field(ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ElasticPolicy:
+        if self.minReplicas > self.maxReplicas:
+            raise ValueError("elastic.minReplicas must not exceed elastic.maxReplicas")
+        return self
+
+
+class SubmitJobRequest(Contract):
+    """A HyperPodPyTorchJob: `nodes` pods, one per node, each with `gpusPerNode` GPUs, on one instance type or
+    instance group, with the cluster's S3 claim at /s3 (and FSx at /fsx when the cluster has it)."""
+
+    name: JobName = Field(description=f"Job name ({JOB_NAME_RULE}); unique in the cluster's job namespace.")
+    kind: JobKind = JobKind.HYPERPOD_PYTORCH_JOB
+    image: str = Field(min_length=1, max_length=512, description="Container image; it must run `hyperpodrun`.")
+    command: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(
+        default_factory=list, max_length=64, description="Entrypoint; empty keeps the image's."
+    )
+    args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=256)
+    nodes: int = Field(default=1, ge=1, le=1000, description="Nodes (pods), one pod per node.")
+    gpusPerNode: int = Field(default=1, ge=0, le=64, description="GPUs each pod requests (nvidia.com/gpu).")
+    instanceType: str | None = Field(default=None, description="Place on nodes of this instance type (ml.*).")
+    instanceGroup: str | None = Field(default=None, description="Place on nodes of this instance group.")
+    efa: bool = Field(default=False, description="Request every EFA interface of the instance type.")
+    deepHealthCheckedOnly: bool = Field(default=False, description="Only nodes that passed deep health checks.")
+    sharedMemoryGi: int = Field(default=64, ge=1, le=2048, description="Size of /dev/shm (memory-backed).")
+    environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
+        default_factory=dict, max_length=100
+    )
+    runPolicy: RunPolicy = Field(default_factory=RunPolicy)
+    logMonitoring: list[LogMonitoringRule] = Field(default_factory=list, max_length=20)
+    elastic: ElasticPolicy | None = Field(default=None, description="Elastic training; not on spot capacity.")
+    tieredCheckpointing: bool = Field(
+        default=False, description="The job saves through managed tiered checkpointing (not with elastic)."
+    )
+
+    @model_validator(mode="after")
+    def _placement(self) -> SubmitJobRequest:
+        if self.instanceType is None and self.instanceGroup is None:
+            raise ValueError("give instanceType or instanceGroup: where the job's pods run")
+        if self.instanceType is not None and self.instanceGroup is not None:
+            raise ValueError("give instanceType or instanceGroup, not both")
+        return self
+
+
+class RestartBudget(View):
+    """Restarts used against the budget of the job's run policy."""
+
+    restarts: int = Field(description="In-place restarts so far (status.restartCount).")
+    restartsBeforeFullJobRestart: int
+    fullJobRestarts: int = Field(description="Full job restarts so far.")
+    maxFullJobRestarts: int
+    jobMaxRetryCount: int
+
+
+class JobPod(View):
+    name: str
+    node: str | None = None
+    phase: str
+    restarts: int = 0
+
+
+class JobEvent(View):
+    type: str | None = None
+    reason: str | None = None
+    message: str | None = None
+    at: str | None = None
+
+
+class JobSummary(View):
+    name: str
+    kind: JobKind
+    phase: JobPhase
+    nodes: int
+    gpusPerNode: int
+    createdAt: datetime | None = None
+
+
+class JobDetail(JobSummary):
+    namespace: str
+    image: str | None = None
+    restartBudget: RestartBudget
+    pods: list[JobPod]
+    events: list[JobEvent] = Field(description="The last events of the job, newest last.")
+
+
+class JobList(PageView):
+    clusterTag: str
+    jobs: list[JobSummary]
+
+
+class JobLogs(View):
+    jobName: str
+    pod: str
+    pods: list[str] = Field(description="The job's pods; pass one as `pod` to read its log.")
+    lines: list[str]

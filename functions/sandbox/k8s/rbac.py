@@ -1,0 +1,61 @@
+"""What a call does, as Kubernetes RBAC names it, and the RBAC check for principals known by their groups.
+
+The sandbox's clusters authorize a call as EKS does: an access entry's access policies first (the runtime's
+authorizer), then, for an entry that names Kubernetes groups, the cluster's ClusterRoleBindings of those groups
+and the rules of their ClusterRoles. Namespaced Roles and RoleBindings, aggregation and resource names are not
+evaluated. Discovery (no resource) is open to every authenticated reader, as in Kubernetes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sandbox.k8s.emulator import ClusterStore
+
+RBAC = ("rbac.authorization.k8s.io", "v1")
+READ_VERBS = frozenset({"get", "list", "watch"})
+
+
+@dataclass(frozen=True)
+class ApiAccess:
+    """One call: its RBAC verb, and the API group and resource (`pods/log` for a subresource); both None for
+    discovery."""
+
+    verb: str
+    api_group: str | None
+    resource: str | None
+
+    @property
+    def write(self) -> bool:
+        return self.verb not in READ_VERBS
+
+
+def rbac_allows(store: ClusterStore, groups: Iterable[str], access: ApiAccess) -> bool:
+    """Whether a ClusterRole bound to one of `groups` allows the call."""
+    if access.resource is None:
+        return not access.write
+    wanted = set(groups)
+    bound = {
+        binding["roleRef"]["name"]
+        for binding in store.list(*RBAC, "clusterrolebindings")
+        if any(s.get("kind") == "Group" and s.get("name") in wanted for s in binding.get("subjects") or [])
+    }
+    for name in bound:
+        role = store.get(*RBAC, "clusterroles", None, name) or {}
+        if any(_allows(rule, access) for rule in role.get("rules") or []):
+            return True
+    return False
+
+
+def _allows(rule: dict[str, Any], access: ApiAccess) -> bool:
+    return all(
+        "*" in values or value in values
+        for values, value in (
+            (rule.get("apiGroups") or [], access.api_group),
+            (rule.get("resources") or [], access.resource),
+            (rule.get("verbs") or [], access.verb),
+        )
+    )

@@ -1,0 +1,257 @@
+"""The training job service against in-memory fakes: what it submits, how it reads a job back, and each refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
+from controlplane.core.training.manifest import JOB_LABEL
+from controlplane.core.training.service import (
+    FeatureNotEnabledError,
+    JobNameInUseError,
+    JobNotFoundError,
+    StorageClaimMissingError,
+    TrainingJobService,
+)
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError, NotFoundError
+from controlplane.models.training import JobPhase, SubmitJobRequest
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
+from tests.fakes.workloads import FakePod, InMemoryWorkloadGateway
+
+EKS_NAME = "eks-cluster-demo"
+
+
+def node(name: str, instance_type: str, group: str, gpus: int, capacity_type: str = "on-demand") -> KubernetesNode:
+    labels = {
+        "node.kubernetes.io/instance-type": instance_type,
+        "sagemaker.amazonaws.com/instance-group-name": group,
+        "sagemaker.amazonaws.com/capacity-type": capacity_type,
+    }
+    capacity = {"nvidia.com/gpu": str(gpus)} if gpus else {}
+    return KubernetesNode(name, True, True, labels, capacity, capacity)
+
+
+class World:
+    def __init__(self, record: ClusterRecord, clock: FakeClock) -> None:
+        self.registry = InMemoryClusterRegistry()
+        self.registry.create(record)
+        self.eks = InMemoryEksGateway()
+        self.cluster = self.eks.add_cluster(EKS_NAME)
+        self.eks.add_addon(EKS_NAME, TRAINING_OPERATOR_ADDON)
+        self.kubernetes = InMemoryKubernetesGateway()
+        self.kubernetes.api(EKS_NAME).nodes = [
+            node("hyperpod-i-1", "ml.g5.12xlarge", "workers", 4),
+            node("hyperpod-i-2", "ml.g5.12xlarge", "workers", 4),
+            node("hyperpod-i-3", "ml.g6.xlarge", "spot-workers", 1, capacity_type="spot"),
+        ]
+        pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "ml"}}
+        self.kubernetes.apply(self.cluster, "us-west-2", [pvc])
+        self.workloads = InMemoryWorkloadGateway(self.kubernetes)
+        confirmations = Confirmations(InMemoryConfirmationStore(), clock)
+        clusters = ClusterService(self.registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
+        self.service = TrainingJobService(
+            clusters, lambda _: self.eks, self.kubernetes, self.workloads, self.workloads, confirmations
+        )
+
+    def job(self, name: str) -> dict[str, Any] | None:
+        return self.kubernetes.get(
+            self.cluster, "us-west-2", "sagemaker.amazonaws.com/v1", "HyperPodPyTorchJob", name, "ml"
+        )
+
+
+@pytest.fixture
+def world(make_record: Callable[..., ClusterRecord], clock: FakeClock) -> World:
+    return World(make_record("eks", "hyperpod", "storage", storageClaim="ml/s3-claim"), clock)
+
+
+def request(**fields: Any) -> SubmitJobRequest:
+    values: dict[str, Any] = {
+        "name": "llama",
+        "image": "train:1",
+        "nodes": 2,
+        "gpusPerNode": 4,
+        "instanceType": "ml.g5.12xlarge",
+    }
+    return SubmitJobRequest.model_validate({**values, **fields})
+
+
+def test_submit_creates_the_job_in_the_claims_namespace_with_the_default_recovery_budget(world: World) -> None:
+    detail = world.service.submit("demo", request())
+
+    job = world.job("llama")
+    assert job is not None
+    assert job["spec"]["runPolicy"] == {
+        "jobMaxRetryCount": 5,
+        "restartPolicy": {"numRestartBeforeFullJobRestart": 3, "evalPeriodSeconds": 21600, "maxFullJobRestarts": 1},
+        "cleanPodPolicy": "All",
+    }
+    assert detail.namespace == "ml"
+    assert detail.phase == JobPhase.PENDING
+    assert (detail.nodes, detail.gpusPerNode) == (2, 4)
+    assert detail.restartBudget.restartsBeforeFullJobRestart == 3
+
+
+def test_submit_mounts_fsx_at_fsx_when_the_cluster_has_it(
+    world: World, make_record: Callable[..., ClusterRecord]
+) -> None:
+    world.registry.save(make_record("storage", storageClaim="ml/s3-claim", fsxClaim="ml/fsx-claim"))
+
+    world.service.submit("demo", request())
+
+    spec = world.job("llama")["spec"]["replicaSpecs"][0]["template"]["spec"]  # type: ignore[index]
+    assert {"name": "fsx", "mountPath": "/fsx"} in spec["containers"][0]["volumeMounts"]
+
+
+def test_submit_refuses_without_the_training_operator_and_names_the_feature(world: World) -> None:
+    world.eks.addons.clear()
+
+    with pytest.raises(FeatureNotEnabledError, match="trainingOperator"):
+        world.service.submit("demo", request())
+
+
+def test_submit_refuses_more_gpus_per_node_than_the_instance_type_has(world: World) -> None:
+    with pytest.raises(InvalidRequestError, match="at most 4"):
+        world.service.submit("demo", request(gpusPerNode=8))
+
+
+@pytest.mark.parametrize(
+    ("placement", "names"),
+    [
+        ({"instanceType": "ml.p5.48xlarge"}, "ml.g5.12xlarge, ml.g6.xlarge"),
+        ({"instanceGroup": "gpu"}, "spot-workers, workers"),
+    ],
+)
+def test_submit_refuses_a_placement_the_cluster_lacks_and_lists_what_it_has(
+    world: World, placement: dict[str, str], names: str
+) -> None:
+    with pytest.raises(InvalidRequestError, match=names):
+        world.service.submit("demo", request(**{"instanceType": None, **placement}))
+
+
+def test_submit_refuses_a_cluster_without_a_storage_claim(
+    world: World, make_record: Callable[..., ClusterRecord]
+) -> None:
+    world.registry.save(make_record("eks", "hyperpod"))
+
+    with pytest.raises(StorageClaimMissingError, match="POST /clusters/demo/storage"):
+        world.service.submit("demo", request())
+
+
+def test_submit_refuses_when_the_claim_is_gone_from_the_cluster(world: World) -> None:
+    world.kubernetes.api(EKS_NAME).objects.clear()
+
+    with pytest.raises(StorageClaimMissingError, match="ml/s3-claim"):
+        world.service.submit("demo", request())
+
+
+def test_submit_refuses_deep_health_checked_nodes_only_where_none_passed_the_checks(world: World) -> None:
+    with pytest.raises(InvalidRequestError, match="deep health checks"):
+        world.service.submit("demo", request(deepHealthCheckedOnly=True))
+
+
+def test_submit_places_on_deep_health_checked_nodes_when_some_passed(world: World) -> None:
+    world.kubernetes.api(EKS_NAME).nodes[0].labels["sagemaker.amazonaws.com/deep-health-check-status"] = "Passed"
+
+    world.service.submit("demo", request(deepHealthCheckedOnly=True))
+
+    template = world.job("llama")["spec"]["replicaSpecs"][0]["template"]["spec"]  # type: ignore[index]
+    assert "affinity" in template
+
+
+def test_submit_refuses_elastic_training_on_spot_capacity(world: World) -> None:
+    elastic = {"minReplicas": 1, "maxReplicas": 2}
+    with pytest.raises(InvalidRequestError, match="spot"):
+        world.service.submit(
+            "demo", request(instanceType=None, instanceGroup="spot-workers", gpusPerNode=1, elastic=elastic)
+        )
+
+
+def test_submit_refuses_elastic_training_with_tiered_checkpointing(world: World) -> None:
+    with pytest.raises(InvalidRequestError, match="do not compose"):
+        world.service.submit("demo", request(elastic={"minReplicas": 1, "maxReplicas": 2}, tieredCheckpointing=True))
+
+
+def test_submit_refuses_a_name_already_in_use(world: World) -> None:
+    world.service.submit("demo", request())
+
+    with pytest.raises(JobNameInUseError, match="choose another name"):
+        world.service.submit("demo", request())
+
+
+def test_detail_shows_pods_restarts_against_the_budget_and_the_last_events(world: World) -> None:
+    world.service.submit("demo", request())
+    job = world.job("llama")
+    assert job is not None
+    job["status"] = {"conditions": [{"type": "Running", "status": "True"}], "restartCount": 1}
+    world.kubernetes.apply(world.cluster, "us-west-2", [job])
+    pod = KubernetesPod("llama-pods-0", "hyperpod-i-1", "Running", 1)
+    world.workloads.of(EKS_NAME).pods.append(FakePod("ml", {JOB_LABEL: "llama"}, pod, "step 1\nstep 2\n"))
+    events = [KubernetesEvent("Normal", f"Reason{i}", "m", f"2026-01-01T00:00:{i:02d}Z") for i in range(12)]
+    world.workloads.of(EKS_NAME).events[("ml", "llama")] = events
+
+    detail = world.service.get("demo", "llama")
+
+    assert detail.phase == JobPhase.RUNNING
+    assert (detail.restartBudget.restarts, detail.restartBudget.restartsBeforeFullJobRestart) == (1, 3)
+    assert [(p.name, p.node, p.phase) for p in detail.pods] == [("llama-pods-0", "hyperpod-i-1", "Running")]
+    assert [e.reason for e in detail.events] == [f"Reason{i}" for i in range(2, 12)]
+
+
+def test_logs_read_the_first_pod_unless_another_is_named(world: World) -> None:
+    world.service.submit("demo", request())
+    for index in range(2):
+        pod = KubernetesPod(f"llama-pods-{index}", None, "Running", 0)
+        world.workloads.of(EKS_NAME).pods.append(FakePod("ml", {JOB_LABEL: "llama"}, pod, f"pod {index}\nline\n"))
+
+    logs = world.service.logs("demo", "llama", tail_lines=1, since_seconds=30)
+
+    assert (logs.pod, logs.lines, logs.pods) == ("llama-pods-0", ["line"], ["llama-pods-0", "llama-pods-1"])
+    assert world.workloads.log_requests == [("llama-pods-0", 1, 30)]
+    with pytest.raises(NotFoundError, match="llama-pods-0, llama-pods-1"):
+        world.service.logs("demo", "llama", pod="other")
+
+
+def test_list_pages_the_jobs(world: World) -> None:
+    for name in ("a-job", "b-job", "c-job"):
+        world.service.submit("demo", request(name=name))
+
+    first = world.service.list_jobs("demo", limit=2)
+    second = world.service.list_jobs("demo", limit=2, token=first.continue_)
+
+    assert [job.name for job in first.jobs] == ["a-job", "b-job"]
+    assert ([job.name for job in second.jobs], second.continue_) == (["c-job"], None)
+
+
+ALICE = Actor("alice", Role.OPERATOR)
+
+
+def test_delete_plans_first_then_deletes_with_the_plans_token(world: World) -> None:
+    world.service.submit("demo", request())
+
+    plan = world.service.plan_delete("demo", "llama", ALICE)
+    assert world.job("llama") is not None
+    assert [(a.action, a.name) for a in plan.actions] == [("delete", "ml/llama")]
+    assert plan.confirmationToken
+    done = world.service.delete("demo", "llama", plan.confirmationToken, ALICE)
+
+    assert (done.dryRun, world.job("llama")) == (False, None)
+    with pytest.raises(JobNotFoundError):
+        world.service.plan_delete("demo", "llama", ALICE)
+
+
+def test_delete_refuses_without_a_valid_token(world: World) -> None:
+    world.service.submit("demo", request())
+
+    with pytest.raises(ConfirmationRequiredError, match="without a token"):
+        world.service.delete("demo", "llama", "forged", ALICE)
+    assert world.job("llama") is not None
