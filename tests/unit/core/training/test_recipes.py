@@ -182,11 +182,11 @@ def test_rendering_fills_the_environment_and_writes_booleans_as_true_and_false()
 
 
 def test_a_value_with_shell_syntax_stays_one_argument_and_runs_no_shell() -> None:
-    hostile = "/s3/x.py; rm -rf / #$(reboot).py"
-    job = render(shipped_recipes()["pytorch-script"], job_request(script=hostile.replace(" ", "")))
+    hostile = "/s3/x.py;rm${IFS}-rf${IFS}/;$(reboot)`id`&&true.py"
+    job = render(shipped_recipes()["pytorch-script"], job_request(script=hostile))
 
     assert job.command[0] == "hyperpodrun"
-    assert hostile.replace(" ", "") in job.command
+    assert hostile in job.command
     assert not any(element in ("sh", "bash", "-c") for element in job.command)
 
 
