@@ -10,14 +10,26 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View
 
 # A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
 JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
-JOB_NAME_RULE = "1-40 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
-JobName = Annotated[str, StringConstraints(pattern=JOB_NAME_PATTERN)]
+JOB_NAME_RULE = (
+    "1-40 characters: a lowercase letter first, then lowercase letters, digits or hyphens; not 'from-recipe'"
+)
+# `/clusters/{clusterTag}/jobs/from-recipe` submits a recipe, so no job may take that name.
+RESERVED_JOB_NAMES = frozenset({"from-recipe"})
+
+
+def _not_reserved(name: str) -> str:
+    if name in RESERVED_JOB_NAMES:
+        raise ValueError(f"'{name}' is reserved (POST /clusters/{{clusterTag}}/jobs/{name}); choose another job name")
+    return name
+
+
+JobName = Annotated[str, StringConstraints(pattern=JOB_NAME_PATTERN), AfterValidator(_not_reserved)]
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 

@@ -32,6 +32,7 @@ from controlplane.core.training.service import FeatureNotEnabledError, JobNameIn
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import InvalidRequestError
 from controlplane.models.recipes import Recipe, SubmitRecipeJobRequest
+from controlplane.models.training import SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import (
@@ -289,3 +290,9 @@ def test_a_refused_submission_keeps_no_values(world: World) -> None:
         world.service.submit("demo", job_request(gpusPerNode=8), ALICE, dry_run=False)
 
     assert world.last_values.items == {}
+
+
+def test_no_job_may_take_the_name_of_the_recipe_route():
+    """`/clusters/{tag}/jobs/from-recipe` is the recipe route: a job of that name could never be read back."""
+    with pytest.raises(ValidationError, match="reserved"):
+        SubmitJobRequest(name="from-recipe", image="example.com/train:1")
