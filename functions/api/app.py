@@ -37,6 +37,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
     (re.compile(r"/clusters/[^/]+/jobs(?:/|$)"), "jobs"),
+    (re.compile(r"/clusters/[^/]+/(?:downloads|storage/contents)(?:/|$)"), "downloads"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

@@ -90,6 +90,9 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /clusters/{clusterTag}/jobs/{jobName}": READ,
     "GET /clusters/{clusterTag}/jobs/{jobName}/logs": READ,
     "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
+    # the S3 claim's contents
+    "POST /clusters/{clusterTag}/downloads": Permission(Role.OPERATOR, "download a model or dataset"),
+    "GET /clusters/{clusterTag}/storage/contents": READ,
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

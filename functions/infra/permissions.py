@@ -806,6 +806,9 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "check_nodes_rebooted": FunctionAccess((_READ_NODES,)),
     "check_nodes_replaced": FunctionAccess((_READ_NODES,)),
     "check_nodes_deleted": FunctionAccess((_READ_NODES,)),
+    # --- download_to_storage workflow --------------------------------------------------------
+    "start_download_job": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
+    "check_download_job": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
     # --- configure_storage workflow -----------------------------------------------------------
     "ensure_data_bucket": FunctionAccess(
         (

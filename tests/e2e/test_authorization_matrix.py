@@ -50,6 +50,8 @@ REQUIRED_ROLE = {
     "job_get_status": "viewer",
     "job_get_logs": "viewer",
     "job_delete": "operator",
+    "model_download_enhanced": "operator",
+    "s3_storage_list_contents": "viewer",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -64,6 +66,7 @@ BODIES = {
     "hyperpod_update_instance_group": {"instanceCount": 1},
     "hyperpod_node_batch_action": {"action": "reboot", "nodeIds": ["i-0123456789abcdef0"]},
     "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
+    "model_download_enhanced": {"repoId": "Qwen/Qwen2.5-0.5B"},
 }
 PARAMETERS = {
     "clusterTag": "authz",
