@@ -1222,6 +1222,13 @@ API_ACCESS = FunctionAccess(
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
         *_READ_TLS_BUCKETS,
+        # GET /clusters/{clusterTag}/storage/contents lists the S3 claim's keys.
+        *_buckets(
+            ("s3:ListBucket",),
+            ("arn:{partition}:s3:::*",),
+            "The S3 claim may be any bucket of this account that the storage stage mounted (its own or one the "
+            "caller named); the API only lists its keys",
+        ),
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),
