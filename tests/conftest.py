@@ -39,6 +39,7 @@ SANDBOX_TIMINGS = {
     "poll_seconds": 0,
     "operation_wait_poll_seconds": 0.02,
     "seconds_per_log_line": 0.02,
+    "seconds_per_download": 0.05,
 }
 
 

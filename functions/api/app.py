@@ -39,6 +39,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Before the jobs' row: …/jobs/from-recipe is the recipes' route (so `from-recipe` is no name for a job).
     (re.compile(r"(?:/clusters/[^/]+/jobs/from-recipe|/recipes(?:/[^/]+)?)$"), "recipes"),
     (re.compile(r"/clusters/[^/]+/jobs(?:/|$)"), "jobs"),
+    (re.compile(r"/clusters/[^/]+/(?:downloads|storage/contents)(?:/|$)"), "downloads"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

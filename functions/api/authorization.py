@@ -94,6 +94,9 @@ PERMISSIONS: dict[str, Rule] = {
     # recipes
     "GET /recipes": READ,
     "GET /recipes/{recipeName}": READ,
+    # the S3 claim's contents
+    "POST /clusters/{clusterTag}/downloads": Permission(Role.OPERATOR, "download a model or dataset"),
+    "GET /clusters/{clusterTag}/storage/contents": READ,
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
     from controlplane.core.dependencies.steps import ClusterDependencyService
+    from controlplane.core.downloads.service import DownloadService
+    from controlplane.core.downloads.steps import DownloadSteps
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
@@ -470,6 +472,28 @@ def recipes() -> RecipeService:
 
 
 @cache
+def downloads() -> DownloadService:
+    """Downloads as the API starts them: a request's token written to a Secret through the jobs role."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.s3 import AwsBucketGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.downloads.service import DownloadService
+
+    return DownloadService(
+        clusters(), operations(), AwsEksGateway, KubernetesWorkloadGateway(kubernetes_job_writers()), AwsBucketGateway
+    )
+
+
+@cache
+def download_steps(region: str) -> DownloadSteps:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.downloads.steps import DownloadSteps
+
+    return DownloadSteps(AwsEksGateway(region), KubernetesApiGateway(kubernetes_clients()), poller())
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -509,6 +533,8 @@ def reset() -> None:
         cluster_import,
         training_jobs,
         recipes,
+        downloads,
+        download_steps,
         catalog,
     ):
         factory.cache_clear()

@@ -806,6 +806,9 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "check_nodes_rebooted": FunctionAccess((_READ_NODES,)),
     "check_nodes_replaced": FunctionAccess((_READ_NODES,)),
     "check_nodes_deleted": FunctionAccess((_READ_NODES,)),
+    # --- download_to_storage workflow --------------------------------------------------------
+    "start_download_job": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
+    "check_download_job": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
     # --- configure_storage workflow -----------------------------------------------------------
     "ensure_data_bucket": FunctionAccess(
         (
@@ -1219,6 +1222,13 @@ API_ACCESS = FunctionAccess(
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
         *_READ_TLS_BUCKETS,
+        # GET /clusters/{clusterTag}/storage/contents lists the S3 claim's keys.
+        *_buckets(
+            ("s3:ListBucket",),
+            ("arn:{partition}:s3:::*",),
+            "The S3 claim may be any bucket of this account that the storage stage mounted (its own or one the "
+            "caller named); the API only lists its keys",
+        ),
         Grant(
             ("states:StopExecution",),
             ("arn:{partition}:states:{region}:{account}:execution:{state_machine_name}:*",),

@@ -39,6 +39,7 @@ WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
     ),
     "features": (OperationKind.UPDATE_CLUSTER_FEATURES,),
     "nodes": (OperationKind.REBOOT_NODES, OperationKind.REPLACE_NODES, OperationKind.DELETE_NODES),
+    "downloads": (OperationKind.DOWNLOAD_TO_STORAGE,),
 }
 LOG_DELIVERY_REASON = (
     "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "

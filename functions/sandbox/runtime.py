@@ -35,6 +35,7 @@ from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
 from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
+from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.training import TrainingOperatorSimulation
@@ -63,6 +64,7 @@ class SandboxOptions:
     - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
+    - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
     """
 
     kubernetes_url: str
@@ -70,6 +72,7 @@ class SandboxOptions:
     poll_seconds: int = 1
     operation_wait_poll_seconds: float = 0.5
     seconds_per_log_line: float = 0.5
+    seconds_per_download: float = 2.0
 
 
 class LambdaContext:
@@ -95,7 +98,7 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process),
+    (the training operator: kill a job's process), `downloads` (the downloader: fail a download),
     `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
     request served).
     """
@@ -106,6 +109,7 @@ class Sandbox:
         self.emulator = KubernetesEmulator()
         seconds = options.seconds_to_active
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
+        self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
@@ -165,6 +169,7 @@ class Sandbox:
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self.training.install()
+        self.downloads.install()
         self._provision()
 
     def stop(self) -> None:

@@ -223,6 +223,26 @@ def build_app(sandbox: Sandbox) -> Starlette:
             )
         return Response(status_code=204)
 
+    async def fail_download(request: Request) -> Response:
+        """Fail the next download of a repository (its Job ends Failed with `message`)."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            message = payload.get("message")
+            repo_id = str(payload["repoId"])
+            if message is None:
+                sandbox.downloads.fail(repo_id)
+            else:
+                sandbox.downloads.fail(repo_id, str(message))
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error!r}. Body: {{"repoId": "Qwen/Qwen2.5-0.5B", "message": "…"}}',
+                },
+                status_code=400,
+            )
+        return Response(status_code=204)
+
     async def list_quotas(request: Request) -> Response:
         region = request.query_params.get("region", "us-west-2")
         service = request.query_params.get("serviceCode", "sagemaker")
@@ -272,6 +292,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
             Route("/sandbox/job-faults", kill_job_process, methods=["POST"]),
+            Route("/sandbox/download-faults", fail_download, methods=["POST"]),
             Route("/sandbox/quotas", list_quotas, methods=["GET"]),
             Route("/sandbox/quotas", set_quota, methods=["PUT"]),
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
@@ -296,6 +317,8 @@ State lives in memory and is lost when the process stops.</p>
 <li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li>
 <li>Job faults: <code>POST /sandbox/job-faults {"clusterTag": "demo", "jobName": "llama", "afterLines": 5}</code>
 kills a training job's process.</li>
+<li>Download faults: <code>POST /sandbox/download-faults {"repoId": "Qwen/Qwen2.5-0.5B"}</code> fails that
+repository's next download.</li>
 <li>Quotas: <code>PUT /sandbox/quotas {"region": "us-west-2", "instanceType": "ml.g6.4xlarge", "value": 2}</code>
 (<code>GET /sandbox/quotas?region=us-west-2&amp;serviceCode=sagemaker</code> lists them).</li></ul>
 </body></html>"""

@@ -25,6 +25,7 @@ from controlplane.models.workflow import (
     CreateClusterInput,
     DeleteEksClusterInput,
     DeleteInstanceGroupInput,
+    DownloadToStorageInput,
     EksStageInput,
     FeatureChangesInput,
     GroupPlanInput,
@@ -323,6 +324,17 @@ STEPS: dict[str, Step] = {
     ),
     "Discover Cluster Stages": work(
         ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).discover_cluster_stages(ctx)
+    ),
+    # downloads into the S3 claim
+    "Start Download Job": work(
+        DownloadToStorageInput,
+        lambda ctx: wiring.download_steps(ctx.region).start_download_job(ctx),
+        waiting="Waiting for Job {jobName} to download {download[repoId]}",
+    ),
+    "Check Download Job": work(
+        DownloadToStorageInput,
+        lambda ctx: wiring.download_steps(ctx.region).check_download_job(ctx),
+        settled="{download[repoId]} is in s3://{download[bucketName]}/{download[prefix]}",
     ),
     **_feature_steps(),
 }

@@ -53,6 +53,8 @@ REQUIRED_ROLE = {
     "job_submit_from_recipe": "operator",
     "recipe_list_all": "viewer",
     "recipe_get": "viewer",
+    "model_download_enhanced": "operator",
+    "s3_storage_list_contents": "viewer",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -68,6 +70,7 @@ BODIES = {
     "hyperpod_node_batch_action": {"action": "reboot", "nodeIds": ["i-0123456789abcdef0"]},
     "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
     "job_submit_from_recipe": {"recipe": "pytorch-script", "name": "authz-job", "instanceType": "ml.g6.4xlarge"},
+    "model_download_enhanced": {"repoId": "Qwen/Qwen2.5-0.5B"},
 }
 PARAMETERS = {
     "clusterTag": "authz",

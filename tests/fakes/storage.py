@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field, replace
 
-from controlplane.core.ports.storage import LustreFileSystem, LustreSpec
+from controlplane.core.ports.storage import LustreFileSystem, LustreSpec, ObjectListing, StoredObject
 
 
 @dataclass
@@ -31,6 +31,12 @@ class InMemoryBucketGateway:
     def object_body(self, bucket: str, key: str) -> bytes | None:
         found = self.buckets.get(bucket)
         return found.objects.get(key) if found else None
+
+    def list_objects(self, bucket: str, prefix: str, limit: int, token: str | None) -> ObjectListing:
+        keys = sorted(key for key in self.buckets[bucket].objects if key.startswith(prefix) and key > (token or ""))
+        page = keys[:limit]
+        items = [StoredObject(key, len(self.buckets[bucket].objects[key]), None) for key in page]
+        return ObjectListing(items, page[-1] if len(keys) > limit else None)
 
     def delete_bucket(self, bucket: str) -> None:
         self.buckets.pop(bucket, None)

@@ -62,7 +62,11 @@ from infra.stack import MCP_HANDLER
 # CDK's bucket deployment: its handler's runtime (L1) and its role's object grants (IAM5) on the console bucket and
 # on the CDK assets bucket (the role has its own grants; CDK's grantReadWrite, with wildcard actions, is not used).
 # 246: +1 for the API's Kubernetes jobs role: eks:DescribeCluster on every control-plane cluster, like the view role.
-EXPECTED_ACKNOWLEDGEMENTS = 246
+# 253: +7 for downloads as operations: the downloads step group's function (runtime L1, X-Ray IAM5) and its
+# eks:DescribeCluster on any cluster name, the download_to_storage state machine (log delivery IAM5), its
+# execution ARNs for the API's StopExecution and the failure recording's history read, and the API role's
+# s3:ListBucket on this account's buckets (the claim's contents).
+EXPECTED_ACKNOWLEDGEMENTS = 253
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

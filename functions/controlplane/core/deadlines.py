@@ -3,8 +3,8 @@
 Fixed waits are the AWS control planes' own work (EKS, add-ons, NAT gateways, features, deletions). HyperPod
 creation and scaling grow with the instances they bring up and with deep health checks, which run on every new
 instance before it joins; FSx creation grows with the file system's capacity; a software update with its rolling
-batches. No wait lasts longer than `LONGEST_WAIT`, the longest a wait loop may run within 10 % of Step Functions'
-history limit.
+batches; a download with its expected size. No wait lasts longer than `LONGEST_WAIT`, the longest a wait loop may
+run within 10 % of Step Functions' history limit.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ SOFTWARE_UPDATE = timedelta(hours=1)
 # Rebooted nodes back Running, replaced or deleted nodes gone (a replacement is provisioned like a new instance).
 NODES_SETTLED = timedelta(hours=1)
 SOFTWARE_UPDATE_PER_BATCH = timedelta(minutes=30)
+# A Hugging Face download: the image pull and the repository's file list, then the bytes at a modest 20 MB/s.
+DOWNLOAD = timedelta(minutes=20)
+DOWNLOAD_PER_GIB = timedelta(seconds=60)
 
 
 def instances_in_service(groups: Iterable[InstanceGroup]) -> timedelta:
@@ -61,6 +64,11 @@ def software_update(groups: Iterable[InstanceGroup], policy: RollingPolicy) -> t
 def fsx_available(storage_capacity_gib: int) -> timedelta:
     """Creating an FSx for Lustre file system: 30 min + 2 min per TiB (1,200 GiB: 34 min; 120 TiB: 4 h 30 min)."""
     return min(FSX_CREATION + math.ceil(storage_capacity_gib / 1024) * FSX_CREATION_PER_TIB, LONGEST_WAIT)
+
+
+def download(size_gib: int) -> timedelta:
+    """A download of about `size_gib` into the S3 claim."""
+    return min(LONGEST_WAIT, DOWNLOAD + DOWNLOAD_PER_GIB * size_gib)
 
 
 def _batches(instances: int, policy: RollingPolicy) -> int:

@@ -52,6 +52,7 @@ class OperationKind(StrEnum):
     REBOOT_NODES = "reboot_nodes"
     REPLACE_NODES = "replace_nodes"
     DELETE_NODES = "delete_nodes"
+    DOWNLOAD_TO_STORAGE = "download_to_storage"
 
 
 class Stage(View):

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field, TypeAdapter
 
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
+from controlplane.models.downloads import DownloadPlan
 from controlplane.models.features import FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
@@ -200,6 +201,11 @@ class DeleteNodesInput(NodeActionInput):
         return "delete"
 
 
+class DownloadToStorageInput(WorkflowState):
+    kind: Literal[OperationKind.DOWNLOAD_TO_STORAGE] = OperationKind.DOWNLOAD_TO_STORAGE
+    download: DownloadPlan
+
+
 WorkflowInput = Annotated[
     CreateEksClusterInput
     | CreateClusterInput
@@ -215,7 +221,8 @@ WorkflowInput = Annotated[
     | ImportClusterInput
     | RebootNodesInput
     | ReplaceNodesInput
-    | DeleteNodesInput,
+    | DeleteNodesInput
+    | DownloadToStorageInput,
     Field(discriminator="kind"),
 ]
 _WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput, config=ConfigDict(defer_build=True))

@@ -1,4 +1,4 @@
-"""The fifteen workflows, each declared once: its blocks in order and the stage each step reports.
+"""The sixteen workflows, each declared once: its blocks in order and the stage each step reports.
 
 State names are the contract with the operation records, the sandbox's faults and the workflow tests: a
 Task is named for its step ("Ensure VPC" ⇄ the row "Ensure VPC" of `steps/registry.py`), a poll loop's Choice
@@ -277,6 +277,16 @@ IMPORT_CLUSTER = Workflow(
     Stage("kubernetes-api", Task("Verify Kubernetes API")),
     Stage("discovery", Task("Discover Cluster Network"), Task("Discover Cluster Stages")),
 )
+DOWNLOAD_TO_STORAGE = Workflow(
+    OperationKind.DOWNLOAD_TO_STORAGE,
+    "A Hugging Face model or dataset copied into the cluster's S3 claim by a Kubernetes Job; the operation ends with "
+    "the Job. A failed Job fails the operation with its reason; resume deletes it and runs it again.",
+    Stage(
+        "download",
+        Task("Start Download Job"),
+        Poll("Check Download Job", "Is Download Complete", "Wait For Download"),
+    ),
+)
 
 WORKFLOWS: dict[OperationKind, Workflow] = {
     workflow.kind: workflow
@@ -296,5 +306,6 @@ WORKFLOWS: dict[OperationKind, Workflow] = {
         REBOOT_NODES,
         REPLACE_NODES,
         DELETE_NODES,
+        DOWNLOAD_TO_STORAGE,
     )
 }

@@ -12,6 +12,7 @@ from functools import cache
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, session, tag_dict, tag_list
+from controlplane.core.ports.storage import ObjectListing, StoredObject
 from controlplane.models.errors import ForeignResourceError
 
 _ABSENT = {"NoSuchBucket", "404", "NoSuchKey"}
@@ -103,6 +104,27 @@ class AwsBucketGateway:
             if error_code(error) in _NOT_OURS:
                 raise _foreign(bucket, error) from None
             raise
+
+    def list_objects(self, bucket: str, prefix: str, limit: int, token: str | None) -> ObjectListing:
+        request: dict[str, object] = {
+            "Bucket": bucket,
+            "Prefix": prefix,
+            "MaxKeys": limit,
+            "ExpectedBucketOwner": _account(),
+        }
+        if token:
+            request["ContinuationToken"] = token
+        try:
+            response = client("s3", self._region).list_objects_v2(**request)
+        except ClientError as error:
+            if error_code(error) in _NOT_OURS:
+                raise _foreign(bucket, error) from None
+            raise
+        items = [
+            StoredObject(item["Key"], int(item.get("Size", 0)), item.get("LastModified"))
+            for item in response.get("Contents", [])
+        ]
+        return ObjectListing(items, response.get("NextContinuationToken") if response.get("IsTruncated") else None)
 
     def delete_bucket(self, bucket: str) -> None:
         s3 = client("s3", self._region)

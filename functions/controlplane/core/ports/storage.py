@@ -3,7 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    size: int
+    last_modified: datetime | None
+
+
+@dataclass(frozen=True)
+class ObjectListing:
+    items: list[StoredObject]
+    next_token: str | None
 
 
 class BucketGateway(Protocol):
@@ -17,6 +31,9 @@ class BucketGateway(Protocol):
     def put_object(self, bucket: str, key: str, body: bytes) -> None: ...
 
     def object_body(self, bucket: str, key: str) -> bytes | None: ...
+
+    def list_objects(self, bucket: str, prefix: str, limit: int, token: str | None) -> ObjectListing:
+        """A page of the objects under `prefix`, by key; None as `next_token` on the last page."""
 
     def delete_bucket(self, bucket: str) -> None:
         """Delete every object version, then the bucket; absent is fine."""

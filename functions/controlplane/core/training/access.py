@@ -1,4 +1,5 @@
-"""What the API's jobs role may do in a cluster: exactly the job objects, through Kubernetes RBAC.
+"""What the API's jobs role may do in a cluster: exactly the job objects (and writing download tokens' Secrets),
+through Kubernetes RBAC.
 
 EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
 policy but the Kubernetes group `JOB_WRITERS_GROUP`, and this ClusterRole (bound to that group) names the verbs
@@ -16,12 +17,15 @@ JOB_WRITERS_GROUP = "instantstart:job-writers"
 JOB_WRITER_ROLE = "instantstart-job-writer"
 JOB_RESOURCES = {API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"]}
 JOB_VERBS = ["create", "delete", "get", "list"]
+# A download's Hugging Face token is written to a Secret by the API (`core.downloads`): create and delete, never read.
+SECRET_RULE = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]}
 
 
 def job_writer_rbac() -> list[dict[str, Any]]:
     """The ClusterRole that may create, read and delete job objects, and its binding to the jobs group."""
     rules = [
-        {"apiGroups": [group], "resources": plurals, "verbs": JOB_VERBS} for group, plurals in JOB_RESOURCES.items()
+        *({"apiGroups": [group], "resources": plurals, "verbs": JOB_VERBS} for group, plurals in JOB_RESOURCES.items()),
+        SECRET_RULE,
     ]
     metadata = {"name": JOB_WRITER_ROLE, "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE}}
     return [

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan, StageName
+from controlplane.models.downloads import DownloadPlan
 from controlplane.models.features import FeatureChange, FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
@@ -23,6 +24,7 @@ from controlplane.models.workflow import (
     DeleteEksClusterInput,
     DeleteInstanceGroupInput,
     DeleteNodesInput,
+    DownloadToStorageInput,
     ImportClusterInput,
     RebootNodesInput,
     ReplaceNodesInput,
@@ -53,6 +55,17 @@ NODES = {
     "nodes": [NodeTarget(nodeId="i-0123456789abcdef0", instanceGroup="workers")],
     "requestedAt": datetime(2026, 1, 1, tzinfo=UTC),
 }
+DOWNLOAD = DownloadPlan(
+    jobName="download-qwen-1",
+    namespace="default",
+    claimName="s3-claim",
+    bucketName="data",
+    repoId="Qwen/Qwen2.5-0.5B",
+    repoType="model",
+    revision="main",
+    prefix="models",
+    deadlineSeconds=3600,
+)
 IMPORTED_NETWORK = ImportedNetwork(
     vpcId="vpc-1", vpcCidr="10.60.0.0/16", subnetIds=["subnet-1"], securityGroupId="sg-1", natGatewayId="nat-1"
 )
@@ -76,6 +89,7 @@ OWN_PARTS = {
     OperationKind.REBOOT_NODES: (RebootNodesInput, NODES),
     OperationKind.REPLACE_NODES: (ReplaceNodesInput, NODES),
     OperationKind.DELETE_NODES: (DeleteNodesInput, NODES),
+    OperationKind.DOWNLOAD_TO_STORAGE: (DownloadToStorageInput, {"download": DOWNLOAD}),
 }
 
 

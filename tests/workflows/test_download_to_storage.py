@@ -1,0 +1,108 @@
+"""Downloads end to end in the sandbox: the downloader Job puts the repository into the claim's bucket and the
+operation ends with it; the token is in no response, record, execution or log; a failed Job fails the operation
+with its reason and a resume succeeds; a fault in any step, then resume."""
+
+from __future__ import annotations
+
+import logging
+
+import boto3
+import pytest
+
+from controlplane.models.operations import OperationKind
+from controlplane.workflows import definition_text, placeholders, step_key
+from tests.workflows.test_configure_storage import ready_for_storage
+
+TAG = "downloads"
+TOKEN = "hf_SandboxToken4f1e2d3c4b5a69788796a5b4"
+STEPS = sorted(
+    step_key(p)
+    for p in placeholders(definition_text(OperationKind.DOWNLOAD_TO_STORAGE))
+    if not p.startswith("RecordOperation")
+)
+
+
+@pytest.fixture(scope="module")
+def cluster(running_sandbox):
+    ready_for_storage(running_sandbox, TAG)
+    with running_sandbox.client() as api:
+        accepted = api.post(f"/clusters/{TAG}/storage", json={}).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    return running_sandbox
+
+
+def download(cluster, body: dict) -> dict:
+    with cluster.client("sandbox-operator") as api:
+        response = api.post(f"/clusters/{TAG}/downloads", json=body)
+        assert response.status_code == 202, response.text
+        assert TOKEN not in response.text
+        return cluster.wait_terminal(response.json()["operationId"])
+
+
+def contents(cluster, prefix: str) -> list[str]:
+    with cluster.client("sandbox-viewer") as api:
+        response = api.get(f"/clusters/{TAG}/storage/contents", params={"prefix": prefix})
+        assert response.status_code == 200, response.text
+        return [item["key"] for item in response.json()["objects"]]
+
+
+def test_a_download_puts_the_repository_in_the_claim_and_ends_with_its_job(cluster):
+    operation = download(cluster, {"repoId": "Qwen/Qwen2.5-0.5B"})
+    assert (operation["kind"], operation["status"]) == ("download_to_storage", "SUCCEEDED"), operation.get("error")
+    bucket = f"instantstart-{TAG}-123456789012-us-west-2"
+    assert operation["stages"][0]["message"] == f"Qwen/Qwen2.5-0.5B is in s3://{bucket}/models"
+    assert contents(cluster, "models/Qwen/") == [
+        "models/Qwen/Qwen2.5-0.5B/README.md",
+        "models/Qwen/Qwen2.5-0.5B/config.json",
+    ]
+
+
+def test_the_token_is_in_the_secret_only(cluster, caplog):
+    caplog.set_level(logging.DEBUG)
+    operation = download(cluster, {"repoId": "meta-llama/Llama-3.2-1B", "token": TOKEN})
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    with cluster.client("sandbox-operator") as api:
+        for path in (f"/operations/{operation['operationId']}", f"/operations?clusterTag={TAG}", "/audit"):
+            response = api.get(path)
+            assert response.status_code == 200 and TOKEN not in response.text, path
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    for table in dynamodb.list_tables()["TableNames"]:
+        assert TOKEN not in str(dynamodb.scan(TableName=table)["Items"]), table
+    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    for machine in sfn.list_state_machines()["stateMachines"]:
+        for execution in sfn.list_executions(stateMachineArn=machine["stateMachineArn"])["executions"]:
+            assert TOKEN not in str(sfn.describe_execution(executionArn=execution["executionArn"]))
+    assert TOKEN not in caplog.text
+    store = cluster.sandbox.emulator.store(f"eks-cluster-{TAG}")
+    secrets = [s for s in store.list("", "v1", "secrets", "default") if s["metadata"]["name"].endswith("-token")]
+    assert len(secrets) == 1
+
+
+def test_a_failed_job_fails_the_operation_with_its_reason_and_a_resume_succeeds(cluster):
+    cluster.sandbox.downloads.fail("google/gemma-3-1b-it", "401 Client Error: gated repository")
+    operation = download(cluster, {"repoId": "google/gemma-3-1b-it"})
+    assert operation["status"] == "FAILED"
+    assert operation["error"]["code"] == "DownloadFailedError"
+    assert "BackoffLimitExceeded" in operation["error"]["message"]
+    assert "401 Client Error: gated repository" in operation["error"]["message"]
+    assert contents(cluster, "models/google/") == []
+    with cluster.client() as api:
+        assert api.post(f"/operations/{operation['operationId']}/resume").status_code == 202
+    assert cluster.wait_terminal(operation["operationId"])["status"] == "SUCCEEDED"
+    assert len(contents(cluster, "models/google/gemma-3-1b-it/")) == 2
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_fault_in_any_download_step_then_resume_downloads_once(cluster, step):
+    repo = f"fault/{step.replace('_', '-')}"
+    cluster.sandbox.add_fault(step, 1)
+    operation = download(cluster, {"repoId": repo, "prefix": "faults"})
+    assert operation["status"] == "FAILED"
+    with cluster.client() as api:
+        assert api.post(f"/operations/{operation['operationId']}/resume").status_code == 202
+    assert cluster.wait_terminal(operation["operationId"])["status"] == "SUCCEEDED"
+    assert len(contents(cluster, f"faults/{repo}/")) == 2
+    jobs = cluster.sandbox.emulator.store(f"eks-cluster-{TAG}").list("batch", "v1", "jobs", "default")
+    assert (
+        len([job for job in jobs if job["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] == repo]) == 1
+    )
