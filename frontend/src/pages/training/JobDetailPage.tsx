@@ -14,7 +14,7 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import Spinner from "@cloudscape-design/components/spinner";
 import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { useNavigate, useParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
@@ -119,6 +119,11 @@ export default function JobDetailPage() {
 function Logs({ clusterTag, job, follow }: { clusterTag: string; job: Job; follow: boolean }) {
   const [pod, setPod] = useQueryParam("pod");
   const { logs, error } = useJobLogs(clusterTag, job.name, { pod: pod ?? undefined, follow });
+  const view = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    // A followed log stays scrolled to its newest line.
+    if (follow && view.current) view.current.scrollTop = view.current.scrollHeight;
+  }, [follow, logs]);
   const pods = logs?.pods.length ? logs.pods : job.pods.map((item) => item.name);
   const shown = pod ?? logs?.pod ?? "";
   return (
@@ -144,7 +149,7 @@ function Logs({ clusterTag, job, follow }: { clusterTag: string; job: Job; follo
       <SpaceBetween size="s">
         <ErrorAlert error={error} header="The log could not be read" />
         {logs && logs.lines.length > 0 ? (
-          <pre aria-label="Log lines" style={{ maxHeight: 480, overflow: "auto", margin: 0, whiteSpace: "pre-wrap" }}>
+          <pre ref={view} aria-label="Log lines" style={{ maxHeight: 480, overflow: "auto", margin: 0, whiteSpace: "pre-wrap" }}>
             {logs.lines.join("\n")}
           </pre>
         ) : (
