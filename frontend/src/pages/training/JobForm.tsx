@@ -26,6 +26,15 @@ import { API_DEFAULTS, EMPTY_RULE, submitBody, type CleanPodPolicy, type JobForm
 const CLEAN_POD_POLICIES: CleanPodPolicy[] = ["All", "OnlyComplete", "None"];
 const OPERATORS: RuleOperator[] = ["gt", "lt", "eq", "gteq", "lteq"];
 
+type NumberField =
+  | "nodes"
+  | "gpusPerNode"
+  | "sharedMemoryGi"
+  | "jobMaxRetryCount"
+  | "numRestartBeforeFullJobRestart"
+  | "evalPeriodSeconds"
+  | "maxFullJobRestarts";
+
 export interface JobFormProps {
   clusterTag: string;
   initial: JobFormValues;
@@ -45,9 +54,9 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
       ? (groups.data ?? []).map((group) => ({ value: group.instanceGroupName, description: group.instanceType ?? undefined }))
       : [...new Set((groups.data ?? []).flatMap((group) => (group.instanceType ? [group.instanceType] : [])))].map((value) => ({ value }));
   const placeLabel = values.placement === "instanceGroup" ? "instance group" : "instance type";
-  const number = (key: keyof JobFormValues, label: string, description?: string) => (
+  const number = (key: NumberField, label: string, description?: string) => (
     <FormField label={label} description={description}>
-      <Input type="number" ariaLabel={label} value={values[key] as string} onChange={({ detail }) => set(key)(detail.value as never)} />
+      <Input type="number" ariaLabel={label} value={values[key]} onChange={({ detail }) => set(key)(detail.value)} />
     </FormField>
   );
   return (
