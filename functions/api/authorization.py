@@ -90,6 +90,10 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /clusters/{clusterTag}/jobs/{jobName}": READ,
     "GET /clusters/{clusterTag}/jobs/{jobName}/logs": READ,
     "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
+    "POST /clusters/{clusterTag}/jobs/from-recipe": Permission(Role.OPERATOR, "submit a training job"),
+    # recipes
+    "GET /recipes": READ,
+    "GET /recipes/{recipeName}": READ,
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

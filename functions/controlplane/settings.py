@@ -48,6 +48,10 @@ class Settings:
         return _env("IS_IDEMPOTENCY_TABLE")
 
     @cached_property
+    def recipe_values_table(self) -> str:
+        return _env("IS_RECIPE_VALUES_TABLE")
+
+    @cached_property
     def state_machine_arns(self) -> dict[str, str]:
         return _json("IS_STATE_MACHINE_ARNS")
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.storage.steps import StorageService
+    from controlplane.core.training.recipes import RecipeService
     from controlplane.core.training.service import TrainingJobService
 
 
@@ -461,6 +462,14 @@ def training_jobs() -> TrainingJobService:
 
 
 @cache
+def recipes() -> RecipeService:
+    from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+    from controlplane.core.training.recipes import RecipeService, shipped_recipes
+
+    return RecipeService(shipped_recipes(), training_jobs(), DynamoRecipeValuesStore(settings().recipe_values_table))
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -499,6 +508,7 @@ def reset() -> None:
         features,
         cluster_import,
         training_jobs,
+        recipes,
         catalog,
     ):
         factory.cache_clear()

@@ -1231,6 +1231,7 @@ API_ACCESS = FunctionAccess(
         "IS_AUDIT_TABLE",
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
+        "IS_RECIPE_VALUES_TABLE",
     ),
 )
 

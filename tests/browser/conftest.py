@@ -10,12 +10,16 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 from sandbox.server import CONSOLE_DIR
 from tests.conftest import RunningSandbox
 
 CHROMIUM = "/usr/bin/chromium"
+# A page waits on the API (a dry run, a long poll's answer): on a busy 2-core machine that can take longer than
+# Playwright's 5 s default, so assertions and actions wait up to this long for what they expect.
+WAIT_MS = 30_000
+expect.set_options(timeout=WAIT_MS)
 # Chromium logs every 4xx response; an API refusal is the page's to show, and tests assert that it does.
 API_REFUSAL = re.compile(r"^Failed to load resource: the server responded with a status of 4\d\d\b")
 
@@ -38,6 +42,7 @@ def browser() -> Iterator[Browser]:
 def console(browser: Browser, running_sandbox: RunningSandbox) -> Iterator[Page]:
     """A fresh browser context on the sandbox's console; the test fails if the page logs an error."""
     context = browser.new_context(base_url=running_sandbox.base_url, viewport={"width": 1440, "height": 1000})
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     errors: list[str] = []
 

@@ -50,6 +50,9 @@ REQUIRED_ROLE = {
     "job_get_status": "viewer",
     "job_get_logs": "viewer",
     "job_delete": "operator",
+    "job_submit_from_recipe": "operator",
+    "recipe_list_all": "viewer",
+    "recipe_get": "viewer",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -64,6 +67,7 @@ BODIES = {
     "hyperpod_update_instance_group": {"instanceCount": 1},
     "hyperpod_node_batch_action": {"action": "reboot", "nodeIds": ["i-0123456789abcdef0"]},
     "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
+    "job_submit_from_recipe": {"recipe": "pytorch-script", "name": "authz-job", "instanceType": "ml.g6.4xlarge"},
 }
 PARAMETERS = {
     "clusterTag": "authz",
@@ -72,6 +76,7 @@ PARAMETERS = {
     "name": "authz-group",
     "nodeId": "i-0123456789abcdef0",
     "jobName": "authz-job",
+    "recipeName": "pytorch-script",
 }
 
 

@@ -183,3 +183,14 @@ class RecordingLauncher:
 
     def failed_state(self, execution_arn: str) -> str | None:
         return self._failed_state
+
+
+class InMemoryRecipeValuesStore:
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def get(self, principal: str, recipe: str) -> dict[str, Any] | None:
+        return self.items.get((principal, recipe))
+
+    def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None:
+        self.items[(principal, recipe)] = dict(values)

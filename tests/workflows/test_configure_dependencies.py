@@ -10,6 +10,7 @@ from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 from tests.fakes.deployment import DEPLOYMENT
+from tests.workflows.confirm import confirmed
 
 STEPS = sorted(
     step_key(p)
@@ -118,8 +119,7 @@ def test_deleting_the_cluster_removes_the_identities_stage_3_created(running_san
         "SUCCEEDED"
     )
     with running_sandbox.client() as api:
-        token = api.delete("/clusters/depgone").json()["confirmationToken"]
-        accepted = api.delete("/clusters/depgone", params={"confirmationToken": token}).json()
+        accepted = confirmed(api, "DELETE", "/clusters/depgone").json()
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
     iam = boto3.client("iam")
     roles = [r["RoleName"] for r in iam.list_roles()["Roles"]]

@@ -9,6 +9,7 @@ from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 from tests.fakes.deployment import DEPLOYMENT
+from tests.workflows.confirm import confirmed
 
 STEPS = sorted(
     step_key(p)
@@ -161,8 +162,7 @@ def test_fsx_creates_a_lustre_file_system_in_the_compute_subnet_and_a_static_cla
         assert api.get("/clusters/fsxone/features").json()["features"]["fsxCsiDriver"]["enabled"] is True
 
     with running_sandbox.client() as api:
-        token = api.delete("/clusters/fsxone").json()["confirmationToken"]
-        accepted = api.delete("/clusters/fsxone", params={"confirmationToken": token}).json()
+        accepted = confirmed(api, "DELETE", "/clusters/fsxone").json()
     deleted = running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=120)
     assert deleted["status"] == "SUCCEEDED", deleted.get("error")
     assert fsx_inventory(running_sandbox, "fsxone")["file_systems"] == []

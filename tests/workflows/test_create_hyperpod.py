@@ -7,6 +7,7 @@ import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.workflows.confirm import confirmed
 
 STEPS = sorted(
     step_key(p)
@@ -190,8 +191,7 @@ def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
     with running_sandbox.client() as api:
         accepted = api.post("/clusters/hpgone/hyperpod", json=FIRST_GROUP).json()
         assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-        token = api.delete("/clusters/hpgone").json()["confirmationToken"]
-        accepted = api.delete("/clusters/hpgone", params={"confirmationToken": token}).json()
+        accepted = confirmed(api, "DELETE", "/clusters/hpgone").json()
         operation = running_sandbox.wait_terminal(accepted["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
     assert [stage["name"] for stage in operation["stages"]] == [

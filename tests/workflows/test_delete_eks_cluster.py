@@ -7,6 +7,7 @@ import pytest
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 from tests.inventory import COMPLETE_STAGE1, NOTHING, stage1_inventory
+from tests.workflows.confirm import confirmed
 
 DELETE_STEPS = sorted(
     step_key(p)
@@ -24,10 +25,7 @@ def create_cluster(running_sandbox, tag: str) -> None:
 
 def confirmed_delete(running_sandbox, tag: str) -> dict:
     with running_sandbox.client() as api:
-        plan = api.delete(f"/clusters/{tag}")
-        assert plan.status_code == 200, plan.text
-        token = plan.json()["confirmationToken"]
-        started = api.delete(f"/clusters/{tag}", params={"confirmationToken": token})
+        started = confirmed(api, "DELETE", f"/clusters/{tag}")
     assert started.status_code == 202, started.text
     return started.json()
 

@@ -21,6 +21,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 from sandbox.runtime import ACCOUNT_ID
 from tests.inventory import account_inventory, inventory_diff
+from tests.workflows.confirm import confirmed
 
 REGION = "us-west-2"
 STEPS = sorted(
@@ -128,11 +129,11 @@ def import_cluster(running_sandbox, body: dict) -> dict:
     return running_sandbox.wait_terminal(response.json()["operationId"])
 
 
-def confirmed_delete(running_sandbox, tag: str) -> tuple[dict, dict]:
+def confirmed_delete(running_sandbox, tag: str) -> dict:
+    """The cluster's deletion, confirmed with the token of its plan, once it has ended."""
     with running_sandbox.client() as api:
-        plan = api.delete(f"/clusters/{tag}").json()
-        accepted = api.delete(f"/clusters/{tag}", params={"confirmationToken": plan["confirmationToken"]}).json()
-    return plan, running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=120)
+        accepted = confirmed(api, "DELETE", f"/clusters/{tag}").json()
+    return running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=120)
 
 
 def eventually(read, expected, seconds: float = 10):
@@ -210,13 +211,15 @@ def test_an_eks_cluster_running_hyperpod_is_imported_with_every_stage_it_has(run
         assert storage.status_code == 409 and "its own Mountpoint for S3 CSI driver" in storage.json()["message"]
     assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
 
-    plan, deleted = confirmed_delete(running_sandbox, "imfull")
+    with running_sandbox.client() as api:
+        plan = api.delete("/clusters/imfull").json()
     kept = {(a["resource"], a["name"]) for a in plan["actions"] if a["action"] == "keep"}
     assert kept == {
         ("AWS::EKS::Cluster", "team-full"),
         ("AWS::EC2::VPC", cluster["vpc"]),
         ("AWS::SageMaker::Cluster", "team-hp"),
     }
+    deleted = confirmed_delete(running_sandbox, "imfull")
     assert deleted["status"] == "SUCCEEDED", deleted.get("error")
     assert inventory_diff(before, account_inventory()) == {}
     assert running_sandbox.sandbox.emulator.store("team-full").count() == objects_before
@@ -252,7 +255,7 @@ def test_the_stages_build_on_an_imported_cluster_and_delete_removes_only_their_w
     assert "nat_gateways" not in grown and "vpcs" not in grown and "eks_clusters" not in grown
     assert grown["hyperpod_clusters"] == 1
 
-    _, deleted = confirmed_delete(running_sandbox, "imgrow")
+    deleted = confirmed_delete(running_sandbox, "imgrow")
     assert deleted["status"] == "SUCCEEDED", deleted.get("error")
     # The data bucket is the one thing kept by design: the control plane never deletes data buckets.
     assert eventually(lambda: inventory_diff(before, account_inventory()), {"buckets": 1}) == {"buckets": 1}
@@ -334,7 +337,7 @@ def test_a_fault_while_releasing_an_imported_cluster_then_resume_keeps_it(runnin
         "status"
     ] == ("SUCCEEDED")
     running_sandbox.sandbox.add_fault("release_imported_cluster", 1)
-    _, failed = confirmed_delete(running_sandbox, "imrel")
+    failed = confirmed_delete(running_sandbox, "imrel")
     assert failed["status"] == "FAILED"
     with running_sandbox.client() as api:
         assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202

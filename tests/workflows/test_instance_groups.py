@@ -6,6 +6,7 @@ from __future__ import annotations
 import boto3
 import pytest
 
+from tests.workflows.confirm import confirmed
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "igroups"
@@ -53,13 +54,6 @@ def run(sandbox, response) -> dict:
     operation = sandbox.wait_terminal(response.json()["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
     return operation
-
-
-def confirmed(api, method: str, path: str, body: dict):
-    """A request whose person agreed to the plan: the first answer is the plan and its token, then the token."""
-    planned = api.request(method, path, json=body)
-    assert planned.status_code == 200 and planned.json()["confirmationToken"], planned.text
-    return api.request(method, path, json=body, params={"confirmationToken": planned.json()["confirmationToken"]})
 
 
 def test_spot_training_plan_and_efa_only_groups_carry_exactly_their_capacity_fields(cluster):
@@ -260,14 +254,7 @@ def test_deleting_a_group_that_runs_jobs_is_refused_then_allowed_once_they_stop(
             f"/clusters/{TAG}/instance-groups/reserved", params={"confirmationToken": plan.json()["confirmationToken"]}
         )
         assert wrong.status_code == 400 and "reserved" in groups()
-        plan = api.delete(f"/clusters/{TAG}/instance-groups/p5-efa")
-        run(
-            cluster,
-            api.delete(
-                f"/clusters/{TAG}/instance-groups/p5-efa",
-                params={"confirmationToken": plan.json()["confirmationToken"]},
-            ),
-        )
+        run(cluster, confirmed(api, "DELETE", f"/clusters/{TAG}/instance-groups/p5-efa"))
     assert "p5-efa" not in groups()
     dedicated = boto3.client("ec2", region_name="us-west-2").describe_subnets(
         Filters=[{"Name": "tag:instantstart:role", "Values": ["compute-us-west-2a-p5-efa"]}]
@@ -316,8 +303,7 @@ def test_a_fault_in_any_step_then_resume_converges(cluster, step, kind):
         elif kind == "update":
             response = api.patch(f"/clusters/{TAG}/instance-groups/{name}", json={"instanceCount": 2})
         elif kind == "delete":
-            token = api.delete(f"/clusters/{TAG}/instance-groups/{name}").json()["confirmationToken"]
-            response = api.delete(f"/clusters/{TAG}/instance-groups/{name}", params={"confirmationToken": token})
+            response = confirmed(api, "DELETE", f"/clusters/{TAG}/instance-groups/{name}")
         else:
             response = confirmed(
                 api,

@@ -10,6 +10,7 @@ import boto3
 import httpx
 import pytest
 
+from tests.workflows.confirm import confirmed
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "nodes"
@@ -138,10 +139,7 @@ def test_replace_needs_the_persons_confirmation_and_reports_the_new_node(cluster
 def test_delete_shrinks_the_group_by_one(cluster):
     with cluster.client() as api:
         target = sorted(settle(api, 3))[0]
-        token = api.delete(f"/clusters/{TAG}/nodes/{target}").json()["confirmationToken"]
-        operation = finished(
-            cluster, api.delete(f"/clusters/{TAG}/nodes/{target}", params={"confirmationToken": token})
-        )
+        operation = finished(cluster, confirmed(api, "DELETE", f"/clusters/{TAG}/nodes/{target}"))
         assert (operation["kind"], operation["status"]) == ("delete_nodes", "SUCCEEDED")
         assert target not in nodes(api)
         after = settle(api, 2)

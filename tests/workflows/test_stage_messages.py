@@ -5,6 +5,7 @@ from __future__ import annotations
 from controlplane.models.operations import OperationKind
 from controlplane.workflows.definitions import WORKFLOWS
 from steps import registry
+from tests.workflows.confirm import confirmed
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 STAGED = "msgstaged"
@@ -46,8 +47,7 @@ def test_finished_operations_of_the_stage_workflows_the_pipeline_and_a_delete_ca
         run(api.post(f"/clusters/{STAGED}/storage", json={}))
         run(api.post(f"/clusters/{STAGED}/instance-groups", json=GROUP))
         run(api.post("/clusters", json={"clusterTag": PIPELINE, **BODY}))
-        plan = api.delete(f"/clusters/{PIPELINE}").json()
-        run(api.delete(f"/clusters/{PIPELINE}", params={"confirmationToken": plan["confirmationToken"]}))
+        run(confirmed(api, "DELETE", f"/clusters/{PIPELINE}"))
         operations = [
             operation
             for tag in (STAGED, PIPELINE)

@@ -10,6 +10,7 @@ import pytest
 from controlplane.core.features import CATALOG
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.workflows.confirm import confirmed
 
 TAG = "feat"
 REGION = "us-west-2"
@@ -85,18 +86,9 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
     }
 
 
-def confirmed_patch(api, body: dict):
-    """PATCH as a caller whose person agreed to the plan: a disable answers with a plan and a token first."""
-    response = api.patch(f"/clusters/{TAG}/features", json=body)
-    token = response.json().get("confirmationToken") if response.status_code == 200 else None
-    if token:
-        response = api.patch(f"/clusters/{TAG}/features", params={"confirmationToken": token}, json=body)
-    return response
-
-
 def patch(running_sandbox, body: dict, expect: int = 202) -> dict:
     with running_sandbox.client() as api:
-        response = confirmed_patch(api, body)
+        response = confirmed(api, "PATCH", f"/clusters/{TAG}/features", body, plan_required=False)
     assert response.status_code == expect, response.text
     return response.json()
 
@@ -388,7 +380,8 @@ def test_a_fault_in_any_enable_step_then_disable_leaves_nothing(running_sandbox,
     assert failed["status"] == "FAILED"
     running_sandbox.sandbox.faults.clear()
     with running_sandbox.client() as api:
-        response = confirmed_patch(api, {f.value: {"enabled": False} for f in CATALOG})
+        disable_all = {f.value: {"enabled": False} for f in CATALOG}
+        response = confirmed(api, "PATCH", f"/clusters/{TAG}/features", disable_all, plan_required=False)
     disabled = response.json()
     built = [name for name, outcome in disabled["features"].items() if outcome["outcome"] == "disabled"]
     # Only what the failed run built is removed; with nothing built there is no operation at all.
@@ -515,8 +508,7 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
     tls_buckets = [bucket for bucket in built["buckets"] if bucket.startswith(f"hyperpod-tls-{TAG}-")]
     assert len(tls_buckets) == 1
     with running_sandbox.client() as api:
-        token = api.delete(f"/clusters/{TAG}").json()["confirmationToken"]
-        accepted = api.delete(f"/clusters/{TAG}", params={"confirmationToken": token}).json()
+        accepted = confirmed(api, "DELETE", f"/clusters/{TAG}").json()
     operation = running_sandbox.wait_terminal(accepted["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
     assert [r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"].startswith(prefix)] == []

@@ -1,4 +1,5 @@
-"""Fixtures for unit tests of the core: in-memory fakes of the ports (tests/fakes) and registry records."""
+"""Fixtures for unit tests of the core: in-memory fakes of the ports (tests/fakes), the cluster registry and
+operations services over them, and registry records."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.operations.service import OperationService
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
-from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
+from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.models.clusters import ClusterRecord
+from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import (
@@ -20,8 +22,7 @@ from tests.fakes.persistence import (
     InMemoryOperationRepository,
     RecordingLauncher,
 )
-
-REGION = "us-west-2"
+from tests.unit.records import cluster_record
 
 
 @pytest.fixture
@@ -54,6 +55,44 @@ def repository() -> InMemoryOperationRepository:
     return InMemoryOperationRepository()
 
 
+class HyperPodClusters:
+    """Only `find_cluster` of the HyperPod gateway, which the clusters context reads (the full fake is the
+    HyperPod context's)."""
+
+    def __init__(self) -> None:
+        self.clusters: dict[str, HyperPodCluster] = {}
+
+    def find_cluster(self, name: str) -> HyperPodCluster | None:
+        return self.clusters.get(name)
+
+
+@pytest.fixture
+def eks() -> InMemoryEksGateway:
+    return InMemoryEksGateway()
+
+
+@pytest.fixture
+def hyperpod() -> HyperPodClusters:
+    return HyperPodClusters()
+
+
+@pytest.fixture
+def kubernetes() -> InMemoryKubernetesGateway:
+    return InMemoryKubernetesGateway()
+
+
+@pytest.fixture
+def clusters(
+    registry: InMemoryClusterRegistry,
+    eks: InMemoryEksGateway,
+    hyperpod: HyperPodClusters,
+    kubernetes: InMemoryKubernetesGateway,
+    clock: FakeClock,
+) -> ClusterService:
+    """The cluster registry's service over the fakes; it also records the outcome of every finished operation."""
+    return ClusterService(registry, lambda region: eks, lambda region: hyperpod, kubernetes, clock)
+
+
 @pytest.fixture
 def operations(
     repository: InMemoryOperationRepository,
@@ -62,11 +101,9 @@ def operations(
     account: InMemoryAccountGateway,
     clock: FakeClock,
     audit: InMemoryAuditLog,
+    clusters: ClusterService,
 ) -> OperationService:
-    outcomes = ClusterService(
-        registry, lambda region: InMemoryEksGateway(), lambda region: None, InMemoryKubernetesGateway(), clock
-    )
-    return OperationService(repository, registry, launcher, account, clock, audit, outcomes.record_outcome)
+    return OperationService(repository, registry, launcher, account, clock, audit, clusters.record_outcome)
 
 
 @pytest.fixture
@@ -74,17 +111,6 @@ def make_record(clock: FakeClock) -> Callable[..., ClusterRecord]:
     """A registry record of an ACTIVE cluster `demo` with the given stages done; `fields` override any field."""
 
     def make(*stages: str, **fields: Any) -> ClusterRecord:
-        values: dict[str, Any] = {
-            "clusterTag": "demo",
-            "region": REGION,
-            "status": ClusterStatus.ACTIVE,
-            "eksClusterName": "eks-cluster-demo",
-            "stagesDone": list(stages),
-            "createdAt": clock.now(),
-            "updatedAt": clock.now(),
-            "createdBy": "alice",
-            "accountId": ACCOUNT_ID,
-        }
-        return ClusterRecord(**{**values, **fields})
+        return cluster_record(*stages, at=clock.now(), **fields)
 
     return make

@@ -15,6 +15,7 @@ from controlplane.core.ports.persistence import (
     ClusterRegistry,
     ConfirmationStore,
     OperationRepository,
+    RecipeValuesStore,
     WorkflowLauncher,
 )
 from controlplane.core.ports.quotas import QuotaGateway
@@ -30,6 +31,7 @@ from tests.fakes.persistence import (
     InMemoryClusterRegistry,
     InMemoryConfirmationStore,
     InMemoryOperationRepository,
+    InMemoryRecipeValuesStore,
     RecordingLauncher,
 )
 from tests.fakes.quotas import InMemoryQuotaGateway
@@ -48,6 +50,7 @@ PAIRS = [
     (ClusterRegistry, InMemoryClusterRegistry),
     (AuditLog, InMemoryAuditLog),
     (ConfirmationStore, InMemoryConfirmationStore),
+    (RecipeValuesStore, InMemoryRecipeValuesStore),
     (WorkflowLauncher, RecordingLauncher),
     (Clock, FakeClock),
     (BucketGateway, InMemoryBucketGateway),

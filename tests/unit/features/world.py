@@ -24,7 +24,7 @@ from controlplane.core.naming import ownership_tags
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.hyperpod import InstanceGroup
-from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
+from controlplane.models.clusters import ClusterRecord, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
@@ -43,6 +43,7 @@ from tests.fakes.persistence import (
     RecordingLauncher,
 )
 from tests.fakes.storage import InMemoryBucketGateway
+from tests.unit.records import cluster_record
 
 ACCOUNT = ACCOUNT_ID
 REGION = "us-west-2"
@@ -168,19 +169,9 @@ class FeatureWorld:
         )
 
     def register(self, **fields: Any) -> ClusterRecord:
-        now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
-        defaults: dict[str, Any] = {
-            "clusterTag": TAG,
-            "region": REGION,
-            "status": ClusterStatus.ACTIVE,
-            "eksClusterName": EKS_NAME,
-            "stagesDone": [StageName.EKS.value, StageName.DEPENDENCIES.value],
-            "createdAt": now,
-            "updatedAt": now,
-            "createdBy": "alice",
-            "accountId": ACCOUNT,
-        }
-        record = ClusterRecord(**{**defaults, **fields})
+        """(Re-)register the cluster `demo` with EKS and its dependencies done; `fields` override any field."""
+        stages = (StageName.EKS.value, StageName.DEPENDENCIES.value)
+        record = cluster_record(*stages, at=datetime(2026, 12, 2, 12, 0, tzinfo=UTC), **fields)
         self.registry.items[TAG] = record
         return record
 

@@ -17,8 +17,10 @@ from controlplane.core.hyperpod.group_rules import (
     supports_deep_health_checks,
 )
 from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup, Taint
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterExistsError, ForeignResourceError, InvalidRequestError
+from tests.unit.records import cluster_record
+
+NOW = datetime(2026, 12, 2, tzinfo=UTC)
 
 GPU = InstanceGroup(
     name="gpu",
@@ -51,20 +53,6 @@ CLUSTER = HyperPodCluster(
 )
 
 
-def record(**fields: object) -> ClusterRecord:
-    now = datetime(2026, 12, 2, tzinfo=UTC)
-    return ClusterRecord(
-        clusterTag="demo",
-        region="us-west-2",
-        status=ClusterStatus.ACTIVE,
-        eksClusterName="eks-cluster-demo",
-        createdAt=now,
-        updatedAt=now,
-        createdBy="alice",
-        **fields,
-    )
-
-
 def test_require_group_returns_the_live_group():
     assert require_group(CLUSTER, "cpu") is CPU
 
@@ -89,9 +77,11 @@ def test_adding_a_group_under_an_existing_name_is_refused():
 
 def test_an_adopted_hyperpod_cluster_is_not_changed():
     with pytest.raises(ForeignResourceError, match="adopted by import"):
-        refuse_adopted_hyperpod(record(imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs"))
-    refuse_adopted_hyperpod(record(imported=True, adopted=["eks"]))
-    refuse_adopted_hyperpod(record())
+        refuse_adopted_hyperpod(
+            cluster_record(at=NOW, imported=True, adopted=["eks", "hyperpod"], hyperPodClusterName="theirs")
+        )
+    refuse_adopted_hyperpod(cluster_record(at=NOW, imported=True, adopted=["eks"]))
+    refuse_adopted_hyperpod(cluster_record(at=NOW))
 
 
 def test_deep_health_checks_are_supported_only_by_accelerated_types():

@@ -16,7 +16,6 @@ from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.preflight.service import PreflightService
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
@@ -34,6 +33,7 @@ from tests.fakes.persistence import (
 )
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway
+from tests.unit.records import cluster_record
 
 REGION = "us-west-2"
 ACCOUNT = ACCOUNT_ID
@@ -76,19 +76,7 @@ class World:
 
     def register(self, stages: tuple[str, ...] = ("eks", "dependencies", "hyperpod"), **fields: object) -> None:
         """Register the ACTIVE cluster `demo` with these stages done; `fields` override any field."""
-        now = self.clock.now()
-        values: dict[str, object] = {
-            "clusterTag": TAG,
-            "region": REGION,
-            "status": ClusterStatus.ACTIVE,
-            "eksClusterName": EKS_NAME,
-            "stagesDone": list(stages),
-            "createdAt": now,
-            "updatedAt": now,
-            "createdBy": "alice",
-            "accountId": ACCOUNT,
-        }
-        self.registry.create(ClusterRecord(**{**values, **fields}))
+        self.registry.create(cluster_record(*stages, at=self.clock.now(), **fields))
 
     def kubernetes_api(self) -> ClusterApi:
         """The EKS cluster's Kubernetes API: its nodes and the pods running on them."""

@@ -1,7 +1,8 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import FeaturesTab, { patchBody, withTouch } from "./FeaturesTab";
-import { fakeApi, PLAN_WITH_TOKEN, renderTab, type Routes } from "./testing";
+import { fakeApi, type Answers } from "../../test/fakeApi";
+import { PLAN_WITH_TOKEN, renderTab } from "./testing";
 
 const OFF = { enabled: false, state: "disabled", available: true, requires: [], resources: [], settings: {} };
 const ON = { ...OFF, enabled: true, state: "enabled", resources: ["add-on cert-manager"] };
@@ -17,11 +18,9 @@ const FEATURES = {
   },
 };
 
-const ROUTES: Routes = {
-  "GET /clusters/{clusterTag}/features": { body: FEATURES },
-  "GET /clusters/{clusterTag}/instance-groups": {
-    body: { clusterTag: "demo", hyperPodClusterName: "hp", hyperPodStatus: "InService", instanceGroups: [] },
-  },
+const ROUTES: Answers = {
+  "GET /clusters/{clusterTag}/features": FEATURES,
+  "GET /clusters/{clusterTag}/instance-groups": { clusterTag: "demo", hyperPodClusterName: "hp", hyperPodStatus: "InService", instanceGroups: [] },
 };
 
 describe("patchBody and withTouch", () => {
@@ -53,7 +52,7 @@ describe("FeaturesTab", () => {
       ...ROUTES,
       "PATCH /clusters/{clusterTag}/features": (call) =>
         call.query.dryRun
-          ? { body: { dryRun: true, features: { kuberayOperator: { outcome: "enabled" } }, actions: [{ action: "create", resource: "helm release", name: "kuberay-operator" }] } }
+          ? { dryRun: true, features: { kuberayOperator: { outcome: "enabled" } }, actions: [{ action: "create", resource: "helm release", name: "kuberay-operator" }] }
           : { status: 202, body: { features: { kuberayOperator: { outcome: "enabled", stage: "kuberayOperator" } }, operationId: "op-features" } },
     });
     renderTab(FeaturesTab, { api, search: "?tab=features" });
@@ -76,7 +75,7 @@ describe("FeaturesTab", () => {
       ...ROUTES,
       "PATCH /clusters/{clusterTag}/features": (call) =>
         call.query.dryRun
-          ? { body: { ...PLAN_WITH_TOKEN, features: { certManager: { outcome: "disabled" } } } }
+          ? { ...PLAN_WITH_TOKEN, features: { certManager: { outcome: "disabled" } } }
           : { status: 202, body: { features: { certManager: { outcome: "disabled" } }, operationId: "op-off" } },
     });
     renderTab(FeaturesTab, { api });

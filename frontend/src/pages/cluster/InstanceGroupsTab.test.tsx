@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import InstanceGroupsTab from "./InstanceGroupsTab";
-import { accepted, fakeApi, PLAN_WITH_TOKEN, renderTab, type Routes } from "./testing";
+import { fakeApi, type Answers } from "../../test/fakeApi";
+import { accepted, PLAN_WITH_TOKEN, renderTab } from "./testing";
 
 const GROUP = {
   instanceGroupName: "workers",
@@ -13,31 +14,30 @@ const GROUP = {
   instanceType: "ml.g6.4xlarge",
 };
 
-const ROUTES: Routes = {
+const ROUTES: Answers = {
   "GET /clusters/{clusterTag}/instance-groups": {
-    body: { clusterTag: "demo", hyperPodClusterName: "hp-cluster-demo", hyperPodStatus: "InService", instanceGroups: [GROUP] },
+    clusterTag: "demo",
+    hyperPodClusterName: "hp-cluster-demo",
+    hyperPodStatus: "InService",
+    instanceGroups: [GROUP],
   },
-  "GET /regions/{region}/availability-zones": {
-    body: { region: "us-west-2", availabilityZones: [{ name: "us-west-2c", zoneId: "usw2-az3" }] },
-  },
+  "GET /regions/{region}/availability-zones": { region: "us-west-2", availabilityZones: [{ name: "us-west-2c", zoneId: "usw2-az3" }] },
   "GET /regions/{region}/instance-types": {
-    body: {
-      region: "us-west-2",
-      availabilityZone: "us-west-2c",
-      instanceTypes: [
-        {
-          instanceType: "ml.g6.4xlarge",
-          accelerator: "L4",
-          gpus: 1,
-          efaInterfaces: 0,
-          vcpus: 16,
-          memoryGib: 64,
-          deepHealthChecks: false,
-          efaOnlyCapable: false,
-          availabilityZones: ["us-west-2c"],
-        },
-      ],
-    },
+    region: "us-west-2",
+    availabilityZone: "us-west-2c",
+    instanceTypes: [
+      {
+        instanceType: "ml.g6.4xlarge",
+        accelerator: "L4",
+        gpus: 1,
+        efaInterfaces: 0,
+        vcpus: 16,
+        memoryGib: 64,
+        deepHealthChecks: false,
+        efaOnlyCapable: false,
+        availabilityZones: ["us-west-2c"],
+      },
+    ],
   },
 };
 
@@ -62,11 +62,9 @@ describe("InstanceGroupsTab", () => {
       "POST /clusters/{clusterTag}/instance-groups": (call) =>
         call.query.dryRun
           ? {
-              body: {
-                dryRun: true,
-                actions: [{ action: "create", resource: "instance group", name: "spot-g6" }],
-                checks: [{ check: "quota: ml.g6.4xlarge for spot usage", status: "pass", need: 1, have: 4 }],
-              },
+              dryRun: true,
+              actions: [{ action: "create", resource: "instance group", name: "spot-g6" }],
+              checks: [{ check: "quota: ml.g6.4xlarge for spot usage", status: "pass", need: 1, have: 4 }],
             }
           : { status: 202, body: accepted("op-add") },
     });
@@ -95,7 +93,9 @@ describe("InstanceGroupsTab", () => {
     const { api } = fakeApi({
       ...ROUTES,
       "POST /clusters/{clusterTag}/instance-groups": {
-        body: { dryRun: true, actions: [], checks: [{ check: "quota: ml.g6.4xlarge", status: "fail", fix: "Raise the quota." }] },
+        dryRun: true,
+        actions: [],
+        checks: [{ check: "quota: ml.g6.4xlarge", status: "fail", fix: "Raise the quota." }],
       },
     });
     renderTab(InstanceGroupsTab, { api, search: "?action=add" });
@@ -113,7 +113,7 @@ describe("InstanceGroupsTab", () => {
       ...ROUTES,
       "PATCH /clusters/{clusterTag}/instance-groups/{name}": (call) =>
         call.query.dryRun
-          ? { body: { changes: { instanceCount: "updated" }, ...PLAN_WITH_TOKEN } }
+          ? { changes: { instanceCount: "updated" }, ...PLAN_WITH_TOKEN }
           : { status: 202, body: { changes: { instanceCount: "updated" }, message: "Scaling.", operationId: "op-scale" } },
     });
     renderTab(InstanceGroupsTab, { api, search: "?scale=workers" });
@@ -136,7 +136,7 @@ describe("InstanceGroupsTab", () => {
     const { api, calls } = fakeApi({
       ...ROUTES,
       "DELETE /clusters/{clusterTag}/instance-groups/{name}": (call) =>
-        call.query.dryRun ? { body: PLAN_WITH_TOKEN } : { status: 202, body: accepted("op-delete") },
+        call.query.dryRun ? PLAN_WITH_TOKEN : { status: 202, body: accepted("op-delete") },
     });
     renderTab(InstanceGroupsTab, { api });
     await userEvent.click(await screen.findByRole("radio", { name: "Select workers" }));

@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import NodesTab from "./NodesTab";
-import { accepted, fakeApi, PLAN_WITH_TOKEN, renderTab, type Call } from "./testing";
+import { fakeApi, type Call } from "../../test/fakeApi";
+import { accepted, PLAN_WITH_TOKEN, renderTab } from "./testing";
 
 const A = "i-0aaaaaaaaaaaaaaa1";
 const B = "i-0bbbbbbbbbbbbbbb2";
@@ -24,8 +25,8 @@ const LIST = {
   // Two pages: the tab follows `continue`.
   "GET /clusters/{clusterTag}/nodes": (call: Call) =>
     call.query.continue
-      ? { body: { clusterTag: "demo", nodes: [node(B, { health: "UnschedulablePendingReboot", capacityType: "on-demand" })] } }
-      : { body: { clusterTag: "demo", nodes: [node(A)], continue: "page-2" } },
+      ? { clusterTag: "demo", nodes: [node(B, { health: "UnschedulablePendingReboot", capacityType: "on-demand" })] }
+      : { clusterTag: "demo", nodes: [node(A)], continue: "page-2" },
 };
 
 describe("NodesTab", () => {
@@ -56,7 +57,7 @@ describe("NodesTab", () => {
       ...LIST,
       "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot": (call) =>
         call.query.dryRun
-          ? { body: { dryRun: true, actions: [{ action: "update", resource: "HyperPod node", name: A, detail: "reboot" }] } }
+          ? { dryRun: true, actions: [{ action: "update", resource: "HyperPod node", name: A, detail: "reboot" }] }
           : { status: 202, body: accepted("op-reboot") },
     });
     renderTab(NodesTab, { api, role: "operator" });
@@ -75,7 +76,7 @@ describe("NodesTab", () => {
     const { api, calls } = fakeApi({
       ...LIST,
       "POST /clusters/{clusterTag}/nodes/batch": (call) =>
-        call.query.dryRun ? { body: PLAN_WITH_TOKEN } : { status: 202, body: accepted("op-batch") },
+        call.query.dryRun ? PLAN_WITH_TOKEN : { status: 202, body: accepted("op-batch") },
     });
     renderTab(NodesTab, { api });
     await userEvent.click(await screen.findByRole("checkbox", { name: `Select ${A}` }));

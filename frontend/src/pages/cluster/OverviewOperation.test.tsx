@@ -58,7 +58,7 @@ describe("the operation progress", { timeout: 30_000 }, () => {
     await waitFor(() => expect(within(stageRow("eks")).getByText("RUNNING")).toBeInTheDocument());
     expect(within(stageRow("storage")).getByText("PENDING")).toBeInTheDocument();
     await waitFor(() => expect(waits).toHaveLength(1));
-    expect(waits[0].params).toEqual({ path: { operationId: "op-1" }, query: { timeoutSeconds: LONG_POLL_SECONDS } });
+    expect([waits[0].pathParams, waits[0].query]).toEqual([{ operationId: "op-1" }, { timeoutSeconds: LONG_POLL_SECONDS }]);
     expect(onChange).not.toHaveBeenCalled();
 
     release();

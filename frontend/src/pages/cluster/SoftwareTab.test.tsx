@@ -1,18 +1,17 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import SoftwareTab from "./SoftwareTab";
-import { accepted, fakeApi, PLAN_WITH_TOKEN, renderTab, type Routes } from "./testing";
+import { fakeApi, type Answers } from "../../test/fakeApi";
+import { accepted, PLAN_WITH_TOKEN, renderTab } from "./testing";
 
-const ROUTES: Routes = {
+const ROUTES: Answers = {
   "GET /clusters/{clusterTag}/instance-groups": {
-    body: {
-      clusterTag: "demo",
-      hyperPodClusterName: "hp",
-      hyperPodStatus: "InService",
-      instanceGroups: [
-        { instanceGroupName: "workers", status: "InService", currentCount: 1, targetCount: 1, capacityType: "on-demand", deepHealthChecks: false, imageReleaseVersion: "2025.1" },
-      ],
-    },
+    clusterTag: "demo",
+    hyperPodClusterName: "hp",
+    hyperPodStatus: "InService",
+    instanceGroups: [
+      { instanceGroupName: "workers", status: "InService", currentCount: 1, targetCount: 1, capacityType: "on-demand", deepHealthChecks: false, imageReleaseVersion: "2025.1" },
+    ],
   },
 };
 
@@ -27,7 +26,7 @@ describe("SoftwareTab", () => {
     const { api, calls } = fakeApi({
       ...ROUTES,
       "POST /clusters/{clusterTag}/software-update": (call) =>
-        call.query.dryRun ? { body: PLAN_WITH_TOKEN } : { status: 202, body: accepted("op-ami") },
+        call.query.dryRun ? PLAN_WITH_TOKEN : { status: 202, body: accepted("op-ami") },
     });
     renderTab(SoftwareTab, { api });
     await screen.findByText("workers");

@@ -1,7 +1,8 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import StorageTab from "./StorageTab";
-import { accepted, fakeApi, renderTab } from "./testing";
+import { fakeApi } from "../../test/fakeApi";
+import { accepted, renderTab } from "./testing";
 
 describe("StorageTab", () => {
   it("shows the claims and bucket, and offers no configuration to a viewer", () => {
@@ -15,7 +16,7 @@ describe("StorageTab", () => {
     const { api, calls } = fakeApi({
       "POST /clusters/{clusterTag}/storage": (call) =>
         call.query.dryRun
-          ? { body: { dryRun: true, actions: [{ action: "create", resource: "PersistentVolumeClaim", name: "data" }] } }
+          ? { dryRun: true, actions: [{ action: "create", resource: "PersistentVolumeClaim", name: "data" }] }
           : { status: 202, body: accepted("op-storage") },
     });
     renderTab(StorageTab, { api, role: "operator" });
@@ -35,7 +36,7 @@ describe("StorageTab", () => {
   }, 20_000);
 
   it("lets an admin add an FSx file system", async () => {
-    const { api, calls } = fakeApi({ "POST /clusters/{clusterTag}/storage": { body: { dryRun: true, actions: [] } } });
+    const { api, calls } = fakeApi({ "POST /clusters/{clusterTag}/storage": { dryRun: true, actions: [] } });
     renderTab(StorageTab, { api, search: "?action=configure" });
     await userEvent.click(screen.getByRole("checkbox", { name: /FSx for Lustre file system/ }));
     await userEvent.click(screen.getByRole("button", { name: "Review plan" }));

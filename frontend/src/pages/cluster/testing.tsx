@@ -1,48 +1,16 @@
 /**
- * Test helpers for the cluster tabs: a fake API client that answers from a table of routes and records every call,
- * and a render of one tab inside the app context and a router, with the notification bar.
+ * Fixtures of the cluster tab tests: the cluster they show, a plan that asks for confirmation, an accepted operation,
+ * and a render of one tab (with the notification bar) through the shared `renderPage` of `src/test/fakeApi`.
  */
 import Flashbar from "@cloudscape-design/components/flashbar";
 import { render } from "@testing-library/react";
 import type { ComponentType } from "react";
-import { MemoryRouter, useLocation } from "react-router-dom";
 import { vi } from "vitest";
 import type { ApiClient, Schemas } from "../../api/client";
-import { AppProvider, identityOf, useApp } from "../../app-context";
+import { useApp } from "../../app-context";
 import type { Role } from "../../config";
+import { LocationSearch, renderPage } from "../../test/fakeApi";
 import type { ClusterTabProps } from "./tabs";
-
-export interface Call {
-  method: string;
-  path: string;
-  query: Record<string, unknown>;
-  body: unknown;
-}
-
-export interface Answer {
-  status?: number;
-  body: unknown;
-}
-
-/** Answers `"METHOD /path/{param}"` routes; a route may answer by call (e.g. dryRun or not). */
-export type Routes = Record<string, Answer | ((call: Call) => Answer)>;
-
-export function fakeApi(routes: Routes): { api: ApiClient; calls: Call[] } {
-  const calls: Call[] = [];
-  const method =
-    (name: string) =>
-    async (path: string, init?: { params?: { query?: Record<string, unknown> }; body?: unknown }) => {
-      const call = { method: name, path, query: init?.params?.query ?? {}, body: init?.body };
-      calls.push(call);
-      const route = routes[`${name} ${path}`];
-      if (!route) throw new Error(`fake API: no route ${name} ${path}`);
-      const { status = 200, body } = typeof route === "function" ? route(call) : route;
-      const response = { ok: status < 400, status, headers: new Headers() } as Response;
-      return status < 400 ? { data: body, response } : { error: body, response };
-    };
-  const api = { GET: method("GET"), POST: method("POST"), PATCH: method("PATCH"), DELETE: method("DELETE") };
-  return { api: api as unknown as ApiClient, calls };
-}
 
 export const CLUSTER: Schemas["ClusterDetail"] = {
   clusterTag: "demo",
@@ -79,25 +47,20 @@ function Flashes() {
   return <Flashbar items={flashes} />;
 }
 
-function Location() {
-  const location = useLocation();
-  return <output data-testid="location">{location.search}</output>;
-}
-
+/** `Tab` of the cluster `demo` at `/clusters/demo<search>`, for an admin unless `role` says otherwise. */
 export function renderTab(
   Tab: ComponentType<ClusterTabProps>,
   options: { api: ApiClient; role?: Role; search?: string; cluster?: Schemas["ClusterDetail"] },
 ) {
   const reload = vi.fn();
-  const config = { apiBase: "/api", auth: { mode: "sandbox" as const, roles: ["viewer", "operator", "admin"] as Role[] } };
-  const view = render(
-    <MemoryRouter initialEntries={[`/clusters/demo${options.search ?? ""}`]}>
-      <AppProvider config={config} api={options.api} identity={identityOf(options.role ?? "admin")}>
-        <Flashes />
-        <Tab cluster={options.cluster ?? CLUSTER} reload={reload} />
-        <Location />
-      </AppProvider>
-    </MemoryRouter>,
+  const element = (
+    <>
+      <Flashes />
+      <Tab cluster={options.cluster ?? CLUSTER} reload={reload} />
+      <LocationSearch />
+    </>
   );
+  const url = `/clusters/demo${options.search ?? ""}`;
+  const view = render(renderPage({ api: options.api, role: options.role ?? "admin", route: "/clusters/:clusterTag", url, element }));
   return { ...view, reload };
 }

@@ -1,24 +1,18 @@
 import { configure, render, screen, waitFor } from "@testing-library/react";
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
 import type { ReactNode } from "react";
-import { useLocation } from "react-router-dom";
-import { fakeApi, renderPage, type Call } from "../../test/fakeApi";
+import { fakeApi, LocationSearch, renderPage, type Call } from "../../test/fakeApi";
 import CreateClusterPage from "./CreateClusterPage";
 import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
 
 // A page's first Cloudscape render can take seconds on a busy machine.
 configure({ asyncUtilTimeout: 10_000 });
 
-function Location() {
-  const location = useLocation();
-  return <output data-testid="location">{location.search}</output>;
-}
-
 function renderWizard(url: string, api: Parameters<typeof renderPage>[0]["api"], role: "admin" | "operator" = "admin") {
   const element: ReactNode = (
     <>
       <CreateClusterPage />
-      <Location />
+      <LocationSearch />
     </>
   );
   return render(renderPage({ api, role, route: "/clusters/create", url, element }));
@@ -54,7 +48,7 @@ const catalog = {
     ],
   },
   "GET /regions/{region}/instance-types": (call: Call) => {
-    const zone = String(call.params?.query?.availabilityZone);
+    const zone = String(call.query.availabilityZone);
     const instanceTypes = (OFFERED[zone] ?? []).map((name) => instanceType(name, [zone]));
     return { region: "us-west-2", availabilityZone: zone, instanceTypes };
   },
@@ -77,7 +71,7 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     zoneSelect.selectOptionByValue("us-west-2d");
     typeSelect.openDropdown();
     await waitFor(() => expect(optionValues(typeSelect)).toEqual(["ml.g6.8xlarge"]));
-    expect(calls.some((call) => call.params?.query?.availabilityZone === "us-west-2d")).toBe(true);
+    expect(calls.some((call) => call.query.availabilityZone === "us-west-2d")).toBe(true);
     typeSelect.selectOptionByValue("ml.g6.8xlarge");
     await waitFor(() => expect(screen.getByTestId("location").textContent).toContain("availabilityZone=us-west-2d"));
     expect(screen.getByTestId("location").textContent).toContain("instanceType=ml.g6.8xlarge");
@@ -106,7 +100,7 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     expect(screen.getByText("fail")).toBeInTheDocument();
     expect(screen.getByText("eks-cluster-demo")).toBeInTheDocument();
     expect(dryRuns).toHaveLength(1);
-    expect(dryRuns[0].params?.query).toEqual({ dryRun: true });
+    expect(dryRuns[0].query).toEqual({ dryRun: true });
     expect(dryRuns[0].body).toMatchObject({
       clusterTag: "demo",
       region: "us-west-2",

@@ -1,7 +1,7 @@
 import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
-import { fakeApi, renderPage } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
 import OperationDetailPage from "./OperationDetailPage";
 
 const FAILED: Operation = {
@@ -20,7 +20,7 @@ const FAILED: Operation = {
   statusTool: "operation_get",
 };
 
-function page(role: "viewer" | "operator" | "admin", answers: Record<string, unknown>) {
+function page(role: "viewer" | "operator" | "admin", answers: Answers) {
   const fake = fakeApi(answers);
   render(
     renderPage({
@@ -61,7 +61,7 @@ describe("OperationDetailPage", () => {
     expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
     const waits = fake.calls.filter((call) => call.path.endsWith("/wait"));
     expect(waits).toHaveLength(1);
-    expect(waits[0].params?.query).toEqual({ timeoutSeconds: LONG_POLL_SECONDS });
+    expect(waits[0].query).toEqual({ timeoutSeconds: LONG_POLL_SECONDS });
   });
 
   it("resumes through the API and follows the operation again", async () => {

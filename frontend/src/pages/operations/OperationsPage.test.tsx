@@ -29,7 +29,7 @@ const OPERATIONS: Record<string, Operation[]> = {
 function page(url: string) {
   const fake = fakeApi({
     "GET /clusters": { clusters: [{ clusterTag: "alpha" }, { clusterTag: "beta" }] },
-    "GET /operations": (call: Call) => ({ operations: OPERATIONS[String(call.params?.query?.clusterTag)] }),
+    "GET /operations": (call: Call) => ({ operations: OPERATIONS[String(call.query.clusterTag)] }),
   });
   render(renderPage({ api: fake.api, role: "viewer", route: "/operations", url, element: <OperationsPage /> }));
   return fake;
@@ -49,7 +49,7 @@ describe("OperationsPage", () => {
   it("reads its filters from the URL: one cluster's operations, of one status", async () => {
     const fake = page("/operations?clusterTag=beta&status=SUCCEEDED");
     expect(await screen.findByText("No operation matches the filters.")).toBeInTheDocument();
-    const queried = fake.calls.filter((call) => call.path === "/operations").map((call) => call.params?.query?.clusterTag);
+    const queried = fake.calls.filter((call) => call.path === "/operations").map((call) => call.query.clusterTag);
     expect(new Set(queried)).toEqual(new Set(["beta"]));
   });
 });

@@ -1,4 +1,4 @@
-"""DynamoDB repositories: operations, the cluster registry, audit records and confirmations.
+"""DynamoDB repositories: operations, the cluster registry, audit records, confirmations and recipes' last values.
 
 Each item keeps the record as JSON in `body` beside the key and condition attributes, so
 conditional writes compare a number and reads never need type conversion.
@@ -7,6 +7,7 @@ conditional writes compare a number and reads never need type conversion.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -450,4 +451,22 @@ class DynamoConfirmationStore:
             target=target,
             fingerprint=fingerprint,
             expires_at=datetime.fromisoformat(item["expiresAt"]["S"]),
+        )
+
+
+class DynamoRecipeValuesStore:
+    """Each caller's last values per recipe, keyed by (principal, recipe), the values as JSON in `body`."""
+
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def get(self, principal: str, recipe: str) -> dict[str, Any] | None:
+        key = {"principal": {"S": principal}, "recipe": {"S": recipe}}
+        item = client("dynamodb").get_item(TableName=self._table, Key=key).get("Item")
+        return dict(json.loads(item["body"]["S"])) if item else None
+
+    def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None:
+        client("dynamodb").put_item(
+            TableName=self._table,
+            Item={"principal": {"S": principal}, "recipe": {"S": recipe}, "body": {"S": json.dumps(dict(values))}},
         )

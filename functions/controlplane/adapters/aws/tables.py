@@ -30,4 +30,5 @@ TABLES = (
     TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey", indexes=(Index("byTime", "log", "sortKey"),)),
     TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
     TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
+    TableSpec("RecipeValues", "IS_RECIPE_VALUES_TABLE", "principal", sort_key="recipe"),
 )

@@ -1,5 +1,5 @@
 """The control plane's own state: operations, the cluster registry (its lock and the VPC CIDRs it reserves), audit,
-confirmations, workflows, time."""
+confirmations, the last values of recipes, workflows, time."""
 
 from __future__ import annotations
 
@@ -133,3 +133,11 @@ class Clock(Protocol):
     def now(self) -> datetime: ...
 
     def sleep(self, seconds: float) -> None: ...
+
+
+class RecipeValuesStore(Protocol):
+    """The values each caller last submitted each recipe with."""
+
+    def get(self, principal: str, recipe: str) -> dict[str, Any] | None: ...
+
+    def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None: ...

@@ -1,4 +1,5 @@
-"""The clusters context wired on in-memory fakes: EKS and HyperPod per Region, confirmations, operations."""
+"""The clusters context wired on in-memory fakes: pre-flight, confirmations, the lifecycle and stage requests
+(the cluster registry, EKS and HyperPod fakes are `tests/unit/core/conftest.py`'s)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,11 @@ import pytest
 
 from controlplane.config import DependencyPins, ManifestPin
 from controlplane.core.clusters.lifecycle import ClusterLifecycleService
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.clusters.stage_requests import StageRequestService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod_planning import HyperPodPlanner
-from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.preflight.service import PreflightService
 from tests.fakes.deployment import DEPLOYMENT
-from tests.fakes.eks import InMemoryEksGateway
-from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import InMemoryConfirmationStore
 from tests.fakes.quotas import InMemoryQuotaGateway
@@ -23,32 +20,6 @@ PINS = DependencyPins(
     addons={"eks-pod-identity-agent": "v1.3.0"},
     manifests={"nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="nvidia:1")},
 )
-
-
-class HyperPodClusters:
-    """Only `find_cluster` of the HyperPod gateway, which the clusters context reads (the full fake is the
-    HyperPod context's)."""
-
-    def __init__(self) -> None:
-        self.clusters: dict[str, HyperPodCluster] = {}
-
-    def find_cluster(self, name: str) -> HyperPodCluster | None:
-        return self.clusters.get(name)
-
-
-@pytest.fixture
-def eks() -> InMemoryEksGateway:
-    return InMemoryEksGateway()
-
-
-@pytest.fixture
-def hyperpod() -> HyperPodClusters:
-    return HyperPodClusters()
-
-
-@pytest.fixture
-def kubernetes() -> InMemoryKubernetesGateway:
-    return InMemoryKubernetesGateway()
 
 
 @pytest.fixture
@@ -69,11 +40,6 @@ def preflight(quotas, network, account, clock) -> PreflightService:
 @pytest.fixture
 def confirmations(clock) -> Confirmations:
     return Confirmations(InMemoryConfirmationStore(), clock)
-
-
-@pytest.fixture
-def clusters(registry, eks, hyperpod, kubernetes, clock) -> ClusterService:
-    return ClusterService(registry, lambda region: eks, lambda region: hyperpod, kubernetes, clock)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from tests.fakes.account import ACCOUNT_ID
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
-from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.kubernetes import FixedManifests
 
 BOUNDARY = "arn:aws:iam::123456789012:policy/workload-boundary"
 PINS = DependencyPins(
@@ -35,11 +35,6 @@ def eks():
     gateway = InMemoryEksGateway()
     gateway.add_cluster("eks-cluster-demo")
     return gateway
-
-
-@pytest.fixture
-def kubernetes():
-    return InMemoryKubernetesGateway()
 
 
 @pytest.fixture

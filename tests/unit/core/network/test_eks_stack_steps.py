@@ -23,7 +23,6 @@ from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.deployment import DEPLOYMENT
-from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.network import InMemoryNetworkGateway
@@ -53,16 +52,6 @@ def network():
 @pytest.fixture
 def iam():
     return InMemoryIamGateway()
-
-
-@pytest.fixture
-def eks():
-    return InMemoryEksGateway()
-
-
-@pytest.fixture
-def kubernetes():
-    return InMemoryKubernetesGateway()
 
 
 @pytest.fixture

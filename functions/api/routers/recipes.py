@@ -1,0 +1,86 @@
+"""/recipes and /clusters/{clusterTag}/jobs/from-recipe: recipes (typed forms that render to a training job), each
+with the caller's last values, and jobs submitted from them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.responses import json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.recipes import (
+    RECIPE_NAME_PATTERN,
+    RECIPE_NAME_RULE,
+    RecipeDetail,
+    RecipeJob,
+    RecipeList,
+    SubmitRecipeJobRequest,
+)
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+RecipeNamePath = Annotated[str, Path(pattern=RECIPE_NAME_PATTERN, description=f"Recipe name ({RECIPE_NAME_RULE}).")]
+
+
+@router.get(
+    "/recipes",
+    operation_id="recipe_list_all",
+    summary="List the training recipes",
+    description="Every recipe (PyTorch script, LLaMA-Factory, MS-Swift, …): its title, job kind, image and typed "
+    "parameters (type, default, bounds, required). recipe_get adds the values you last submitted it with; "
+    "job_submit_from_recipe renders one to a job.",
+    tags=["recipes"],
+)
+def list_recipes() -> RecipeList:
+    return wiring.recipes().list_recipes()
+
+
+@router.get(
+    "/recipes/<recipeName>",
+    operation_id="recipe_get",
+    summary="Read a recipe: its parameters, templates and your last values",
+    description="The recipe's parameters, its command and environment templates, and `lastValues`: the values the "
+    "caller last submitted it with (empty if never), to offer again.",
+    tags=["recipes"],
+)
+def get_recipe(recipeName: RecipeNamePath) -> RecipeDetail:
+    return wiring.recipes().get(recipeName, actor(router))
+
+
+@router.post(
+    "/clusters/<clusterTag>/jobs/from-recipe",
+    operation_id="job_submit_from_recipe",
+    summary="Submit a training job from a recipe",
+    description="Renders the recipe with `values` (a parameter left out takes its default; a bad value is a 400 "
+    "naming the parameter) into a HyperPodPyTorchJob placed by `instanceType` or `instanceGroup`, and submits it "
+    "as job_submit does (same refusals). With dryRun=true, returns the rendered job without submitting it. "
+    "201 with the rendered job and the job's detail; the values are kept as your last ones for recipe_get. "
+    "Follow the job with job_get_status until its phase is Succeeded or Failed.",
+    tags=["jobs"],
+    responses={
+        200: response_doc(RecipeJob, "Dry run: the rendered job"),
+        201: response_doc(RecipeJob, "Job created"),
+    },
+)
+def submit_job_from_recipe(
+    clusterTag: ClusterTagPath,
+    request: SubmitRecipeJobRequest,
+    dryRun: Annotated[bool, Query(description="Return the rendered job without submitting it.")] = False,
+) -> Response[str]:
+    service, caller = wiring.recipes(), actor(router)
+    if dryRun:
+        return json_response(200, service.submit(clusterTag, request, caller, dry_run=True))
+    body = request.model_dump(mode="json")
+
+    def submit() -> dict[str, object]:
+        rendered = service.submit(clusterTag, request, caller, dry_run=False)
+        return {"status": 201, "body": rendered.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#recipe-jobs#{clusterTag}", body, submit))

@@ -1,0 +1,143 @@
+"""Recipes through the API in the sandbox: each shipped recipe submitted → pods Running → Succeeded; a dry run
+renders without submitting; a bad value is a 400 naming the parameter; the caller's last values come back; and the
+same through the MCP tools alone."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client
+
+from mcp_server.client import ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import tools_from_openapi
+
+TAG = "recipes"
+REGION = "us-west-2"
+INSTANCE_TYPE = "ml.g6.4xlarge"
+VALUES: dict[str, dict[str, Any]] = {
+    "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/o"},
+    "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
+    "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
+}
+
+
+@pytest.fixture(scope="module")
+def cluster(running_sandbox) -> str:
+    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
+    with running_sandbox.client() as api:
+        for method, path, body in (
+            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
+            ("POST", f"/clusters/{TAG}/dependencies", None),
+            ("POST", f"/clusters/{TAG}/hyperpod", group),
+            ("POST", f"/clusters/{TAG}/storage", {}),
+            ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
+        ):
+            accepted = api.request(method, path, json=body).json()
+            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    return TAG
+
+
+@pytest.fixture
+def operator(running_sandbox) -> Iterator[httpx.Client]:
+    with running_sandbox.client("sandbox-operator") as api:
+        yield api
+
+
+@pytest.fixture(autouse=True)
+def quick_steps(running_sandbox) -> Iterator[None]:
+    training = running_sandbox.sandbox.training
+    before = training.seconds_per_line
+    training.seconds_per_line = 0.02
+    yield
+    training.seconds_per_line = before
+
+
+def submission(recipe: str, name: str, **values: Any) -> dict[str, Any]:
+    return {"recipe": recipe, "name": name, "instanceType": INSTANCE_TYPE, "values": {**VALUES[recipe], **values}}
+
+
+def until(api: httpx.Client, name: str, done: Callable[[dict[str, Any]], bool], limit: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + limit
+    while True:
+        detail = api.get(f"/clusters/{TAG}/jobs/{name}").json()
+        if done(detail) or time.monotonic() > deadline:
+            return detail
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("recipe", sorted(VALUES))
+def test_each_recipe_is_submitted_runs_on_the_nodes_and_succeeds(running_sandbox, cluster, operator, recipe) -> None:
+    name = f"{recipe}-job"
+    submitted = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json=submission(recipe, name))
+    assert submitted.status_code == 201, submitted.text
+    assert submitted.json()["detail"]["name"] == name
+
+    running = until(operator, name, lambda job: job["phase"] == "Running" and bool(job["pods"]))
+    assert [pod["phase"] for pod in running["pods"]] == ["Running"]
+    finished = until(operator, name, lambda job: job["phase"] in ("Succeeded", "Failed"))
+    assert finished["phase"] == "Succeeded"
+
+
+def test_a_dry_run_returns_the_rendered_job_and_submits_nothing(running_sandbox, cluster, operator) -> None:
+    body = submission("llama-factory", "dry", finetuningType="full", epochs=0.5)
+
+    rendered = operator.post(f"/clusters/{TAG}/jobs/from-recipe", params={"dryRun": "true"}, json=body)
+
+    assert rendered.status_code == 200, rendered.text
+    job = rendered.json()["job"]
+    assert job["command"][:2] == ["llamafactory-cli", "train"]
+    assert {"--finetuning_type=full", "--num_train_epochs=0.5"} <= set(job["command"])
+    assert "detail" not in rendered.json()
+    assert operator.get(f"/clusters/{TAG}/jobs/dry").status_code == 404
+
+
+def test_a_bad_value_is_a_400_naming_the_parameter(running_sandbox, cluster, operator) -> None:
+    refused = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json=submission("ms-swift", "bad", nodes=0))
+
+    assert refused.status_code == 400
+    assert "Parameter 'nodes'" in refused.json()["message"]
+    unknown = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json={**submission("ms-swift", "x"), "recipe": "verl"})
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "RecipeNotFound")
+
+
+def test_the_callers_last_values_are_offered_again(running_sandbox, cluster, operator) -> None:
+    body = submission("ms-swift", "remembered", learningRate=0.0002)
+    assert operator.post(f"/clusters/{TAG}/jobs/from-recipe", json=body).status_code == 201
+
+    offered = operator.get("/recipes/ms-swift").json()["lastValues"]
+
+    assert offered["learningRate"] == 0.0002 and offered["model"] == "Qwen/Qwen2.5-0.5B"
+    with running_sandbox.client("sandbox-admin") as admin:
+        assert admin.get("/recipes/ms-swift").json()["lastValues"] == {}
+
+
+def test_through_the_tools_alone_a_recipe_is_chosen_and_its_job_succeeds(running_sandbox, cluster) -> None:
+    async def conversation() -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+
+            async def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            listed = await tool("recipe_list_all", {})
+            recipe = await tool("recipe_get", {"recipeName": "pytorch-script"})
+            await tool("job_submit_from_recipe", {"clusterTag": TAG, **submission("pytorch-script", "agent-recipe")})
+            status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "agent-recipe"})
+            while status["phase"] not in ("Succeeded", "Failed"):
+                await asyncio.sleep(0.05)
+                status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "agent-recipe"})
+            return [r["name"] for r in listed["recipes"]], recipe, status
+
+    names, recipe, status = asyncio.run(conversation())
+
+    assert names == ["llama-factory", "ms-swift", "pytorch-script"]
+    assert "script" in [parameter["name"] for parameter in recipe["parameters"]]
+    assert status["phase"] == "Succeeded"
