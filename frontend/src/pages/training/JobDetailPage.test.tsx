@@ -2,7 +2,7 @@ import { render, renderHook, screen, waitFor, within } from "@testing-library/re
 import userEvent from "@testing-library/user-event";
 import type { ReactNode } from "react";
 import { AppProvider, identityOf } from "../../app-context";
-import { fakeApi, renderPage, type Answer, type Call } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Answers, type Call } from "../../test/fakeApi";
 import JobDetailPage from "./JobDetailPage";
 import { useJobLogs } from "./useJobLogs";
 
@@ -21,7 +21,7 @@ const JOB = {
 };
 const LOGS = { jobName: "hello", pod: "hello-pods-0", pods: ["hello-pods-0"], lines: ["step 1 loss 2.0", "step 2 loss 1.5"] };
 
-function show(role: "viewer" | "operator", answers: Record<string, Answer>) {
+function show(role: "viewer" | "operator", answers: Answers) {
   const fake = fakeApi(answers);
   const route = "/clusters/:clusterTag/jobs/:jobName";
   render(renderPage({ api: fake.api, role, route, url: "/clusters/demo/jobs/hello", element: <JobDetailPage /> }));
@@ -38,7 +38,7 @@ describe("JobDetailPage", { timeout: 30_000 }, () => {
     expect(await screen.findByLabelText("Log lines")).toHaveTextContent("step 2 loss 1.5");
     expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
     const reads = fake.calls.filter((call) => call.path.endsWith("/logs"));
-    expect(reads[0].params?.query).toEqual({ tailLines: 1000 });
+    expect(reads[0].query).toEqual({ tailLines: 1000 });
   });
 
   it("deletes the job with the token of the API's plan", async () => {
@@ -46,7 +46,7 @@ describe("JobDetailPage", { timeout: 30_000 }, () => {
       "GET /clusters/{clusterTag}/jobs/{jobName}": JOB,
       "GET /clusters/{clusterTag}/jobs/{jobName}/logs": LOGS,
       "DELETE /clusters/{clusterTag}/jobs/{jobName}": (call: Call) =>
-        call.params?.query?.dryRun
+        call.query.dryRun
           ? { dryRun: true, actions: [{ action: "delete", resource: "HyperPodPyTorchJob", name: "hello" }], confirmationToken: "token-1", message: "Deleting job hello stops it." }
           : { dryRun: false, actions: [], message: "Deleted job hello." },
     });
@@ -55,7 +55,7 @@ describe("JobDetailPage", { timeout: 30_000 }, () => {
     expect(await within(dialog).findByText("Deleting job hello stops it.")).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole("button", { name: "Delete job" }));
     await waitFor(() => expect(fake.calls.filter((call) => call.method === "DELETE")).toHaveLength(2));
-    const deletes = fake.calls.filter((call) => call.method === "DELETE").map((call) => call.params?.query);
+    const deletes = fake.calls.filter((call) => call.method === "DELETE").map((call) => call.query);
     expect(deletes).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
   });
 });
@@ -97,6 +97,6 @@ describe("useJobLogs", () => {
     await waitFor(() => expect(result.current.logs?.lines).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fake.calls).toHaveLength(1);
-    expect(fake.calls[0].params?.query).toEqual({ tailLines: 1000, pod: "hello-pods-0" });
+    expect(fake.calls[0].query).toEqual({ tailLines: 1000, pod: "hello-pods-0" });
   });
 });

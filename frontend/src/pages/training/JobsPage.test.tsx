@@ -1,6 +1,6 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { fakeApi, renderPage } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
 import JobsPage from "./JobsPage";
 
 const BUDGET = { restarts: 1, restartsBeforeFullJobRestart: 3, fullJobRestarts: 0, maxFullJobRestarts: 1, jobMaxRetryCount: 5 };
@@ -18,7 +18,7 @@ const ANSWERS = {
   "GET /clusters/{clusterTag}/instance-groups": GROUPS,
 };
 
-function show(role: "viewer" | "operator", url: string, answers: Record<string, unknown> = ANSWERS) {
+function show(role: "viewer" | "operator", url: string, answers: Answers = ANSWERS) {
   const fake = fakeApi(answers);
   render(renderPage({ api: fake.api, role, route: "/clusters/:clusterTag/jobs", url, element: <JobsPage /> }));
   return fake;
