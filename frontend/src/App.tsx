@@ -10,6 +10,8 @@ const ClusterDetailPage = lazy(() => import("./pages/ClusterDetailPage"));
 const NotFoundPage = lazy(() => import("./pages/NotFoundPage"));
 const OperationsPage = lazy(() => import("./pages/operations/OperationsPage"));
 const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetailPage"));
+const JobsPage = lazy(() => import("./pages/training/JobsPage"));
+const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 
 export function App() {
@@ -21,6 +23,8 @@ export function App() {
         <Route path="/clusters/create" element={<CreateClusterPage />} />
         <Route path="/clusters/import" element={<ImportClusterPage />} />
         <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
+        <Route path="/clusters/:clusterTag/jobs" element={<JobsPage />} />
+        <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />

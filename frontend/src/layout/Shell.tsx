@@ -18,6 +18,35 @@ export const NAVIGATION: SideNavigationProps.Item[] = [
 
 const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail" };
 const PAGE_LABELS: Record<string, string> = { create: "Create cluster", import: "Import cluster" };
+const CLUSTER_PAGE_LABELS: Record<string, string> = { jobs: "Training jobs" };
+/** The labels of a path's parts by position: section, page, a cluster's page. */
+const LABELS = [SECTION_LABELS, PAGE_LABELS, CLUSTER_PAGE_LABELS];
+
+/** The cluster a path is inside (`/clusters/{tag}/…`), if any. */
+function clusterOf(pathname: string): string | undefined {
+  const [section, tag] = pathname.split("/").filter(Boolean);
+  return section === "clusters" && tag && !(tag in PAGE_LABELS) ? tag : undefined;
+}
+
+/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs). */
+export function navigationFor(pathname: string): { items: SideNavigationProps.Item[]; activeHref: string } {
+  const tag = clusterOf(pathname);
+  if (!tag) return { items: NAVIGATION, activeHref: `/${pathname.split("/")[1] ?? ""}` };
+  const cluster = `/clusters/${tag}`;
+  const items: SideNavigationProps.Item[] = [
+    ...NAVIGATION,
+    { type: "divider" },
+    {
+      type: "section",
+      text: `Cluster ${decodeURIComponent(tag)}`,
+      items: [
+        { type: "link", text: "Overview", href: cluster },
+        { type: "link", text: "Training jobs", href: `${cluster}/jobs` },
+      ],
+    },
+  ];
+  return { items, activeHref: pathname.startsWith(`${cluster}/jobs`) ? `${cluster}/jobs` : cluster };
+}
 
 /** Breadcrumbs from the URL: every view is a permalink, so the path says where the person is. */
 export function breadcrumbsFor(pathname: string): BreadcrumbGroupProps.Item[] {
@@ -26,7 +55,7 @@ export function breadcrumbsFor(pathname: string): BreadcrumbGroupProps.Item[] {
   let href = "";
   parts.forEach((part, index) => {
     href += `/${encodeURIComponent(part)}`;
-    const text = index === 0 ? (SECTION_LABELS[part] ?? part) : (PAGE_LABELS[part] ?? part);
+    const text = LABELS[index]?.[part] ?? part;
     items.push({ text, href });
   });
   return items;
@@ -36,6 +65,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const { config, identity, flashes } = useApp();
   const location = useLocation();
   const navigate = useNavigate();
+  const navigation = navigationFor(location.pathname);
   const follow = (event: CustomEvent<{ href: string; external?: boolean }>) => {
     if (!event.detail.external) {
       event.preventDefault();
@@ -68,7 +98,7 @@ export function Shell({ children }: { children: ReactNode }) {
       <AppLayout
         headerSelector="#top-nav"
         toolsHide
-        navigation={<SideNavigation activeHref={`/${location.pathname.split("/")[1] ?? ""}`} items={NAVIGATION} onFollow={follow} />}
+        navigation={<SideNavigation activeHref={navigation.activeHref} items={navigation.items} onFollow={follow} />}
         breadcrumbs={<BreadcrumbGroup items={breadcrumbsFor(location.pathname)} onFollow={follow} />}
         notifications={<Flashbar items={flashes} stackItems />}
         content={<Suspense fallback={<Spinner size="large" />}>{children}</Suspense>}

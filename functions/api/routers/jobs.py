@@ -29,7 +29,8 @@ MAX_TAIL_LINES = 5000
     operation_id="job_list_all",
     summary="List the cluster's training jobs",
     description="The jobs in the cluster's job namespace (the storage claim's), by name, in pages of `limit`: kind, "
-    "phase, nodes and GPUs per node. job_get_status shows one job's pods, restarts and events.",
+    "phase, nodes, GPUs per node and restarts used against the budget. job_get_status shows one job's pods and "
+    "events.",
     tags=["jobs"],
 )
 def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> JobList:

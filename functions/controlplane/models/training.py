@@ -161,13 +161,13 @@ class JobSummary(View):
     phase: JobPhase
     nodes: int
     gpusPerNode: int
+    restartBudget: RestartBudget
     createdAt: datetime | None = None
 
 
 class JobDetail(JobSummary):
     namespace: str
     image: str | None = None
-    restartBudget: RestartBudget
     pods: list[JobPod]
     events: list[JobEvent] = Field(description="The last events of the job, newest last.")
 

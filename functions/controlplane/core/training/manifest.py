@@ -135,6 +135,7 @@ def summary(job: dict[str, Any]) -> JobSummary:
         phase=phase(job),
         nodes=int(replica.get("replicas") or 0),
         gpusPerNode=int(gpus),
+        restartBudget=restart_budget(job),
         createdAt=job["metadata"].get("creationTimestamp"),
     )
 

@@ -173,7 +173,6 @@ class TrainingJobService:
             **manifest.summary(job).model_dump(),
             namespace=namespace,
             image=manifest.image(job),
-            restartBudget=manifest.restart_budget(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
             events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],
         )

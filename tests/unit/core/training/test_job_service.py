@@ -232,6 +232,20 @@ def test_list_pages_the_jobs(world: World) -> None:
     assert ([job.name for job in second.jobs], second.continue_) == (["c-job"], None)
 
 
+def test_list_shows_each_jobs_restarts_against_its_budget(world: World) -> None:
+    world.service.submit("demo", request())
+    job = world.job("llama")
+    assert job is not None
+    job["status"] = {"restartCount": 2, "restartStatus": {"fullJobRestartCount": 1}}
+    world.kubernetes.apply(world.cluster, "us-west-2", [job])
+
+    [listed] = world.service.list_jobs("demo").jobs
+
+    budget = listed.restartBudget
+    assert (budget.restarts, budget.restartsBeforeFullJobRestart) == (2, 3)
+    assert (budget.fullJobRestarts, budget.maxFullJobRestarts, budget.jobMaxRetryCount) == (1, 1, 5)
+
+
 ALICE = Actor("alice", Role.OPERATOR)
 
 
