@@ -13,6 +13,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from typing import Any
 
 from moto.events.models import EventPattern
@@ -37,8 +38,8 @@ class EventRouter:
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.delivered: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        """Each event delivered, with what the handler returned (tests read it)."""
+        self.timeline: list[tuple[float, dict[str, Any], dict[str, Any]]] = []
+        """Each event delivered: when (`time.monotonic`), the event, what the handler returned (tests read it)."""
 
     def install(self) -> None:
         self._hyperpod.on_event(self._queue.put)
@@ -56,8 +57,12 @@ class EventRouter:
         if not any(pattern.matches_event(event) for pattern in self._patterns):
             return None
         result = hyperpod_events(event, LambdaContext())
-        self.delivered.append((event, result))
+        self.timeline.append((time.monotonic(), event, result))
         return result
+
+    @property
+    def delivered(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        return [(event, result) for _, event, result in self.timeline]
 
     def _run(self) -> None:
         while not self._stop.is_set():
