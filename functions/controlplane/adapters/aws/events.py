@@ -1,7 +1,7 @@
 """DynamoDB storage of day-two events (`Events` table) and event waits (`EventWaits`), and the Step Functions
 task-token signal that ends a wait.
 
-`Events` items, under the cluster tag: `event#<time>#<id>` (an event or a remediation decision; `nodeKey`
+`Events` items, under the cluster tag (`cluster`): `event#<time>#<id>` (an event or a remediation decision; `nodeKey`
 `<tag>#<nodeId>` puts a node's in the `byNode` index), `latest#<subject>` (the time of the subject's latest fact),
 `policy` (the remediation policy). `EventWaits` items: a wait key and a task token, expiring with the longest wait.
 """
@@ -34,7 +34,7 @@ class DynamoEventStore:
 
     def add(self, record: EventRecord) -> bool:
         item = {
-            "clusterTag": {"S": record.clusterTag},
+            "cluster": {"S": record.clusterTag},
             "sortKey": {"S": _sort_key(record)},
             "body": {"S": record.model_dump_json(exclude_none=True)},
         }
@@ -55,7 +55,7 @@ class DynamoEventStore:
             client("dynamodb").put_item(
                 TableName=self._table,
                 Item={
-                    "clusterTag": {"S": cluster_tag},
+                    "cluster": {"S": cluster_tag},
                     "sortKey": {"S": f"{LATEST_PREFIX}{subject}"},
                     "at": {"S": time.isoformat()},
                     "state": {"S": state},
@@ -77,20 +77,22 @@ class DynamoEventStore:
                 "KeyConditionExpression": "nodeKey = :p AND begins_with(sortKey, :e)",
                 "ExpressionAttributeValues": {":p": {"S": f"{cluster_tag}#{node_id}"}, ":e": {"S": EVENT_PREFIX}},
             }
-            keys: tuple[str, ...] = ("clusterTag", "sortKey", "nodeKey")
+            keys: tuple[str, ...] = ("cluster", "sortKey", "nodeKey")
         else:
             query = {
-                "KeyConditionExpression": "clusterTag = :p AND begins_with(sortKey, :e)",
+                "KeyConditionExpression": "#c = :p AND begins_with(sortKey, :e)",
+                "ExpressionAttributeNames": {"#c": "cluster"},
                 "ExpressionAttributeValues": {":p": {"S": cluster_tag}, ":e": {"S": EVENT_PREFIX}},
             }
-            keys = ("clusterTag", "sortKey")
+            keys = ("cluster", "sortKey")
         items, next_token = query_page(self._table, {**query, "ScanIndexForward": False}, keys, limit, token)
         return Page([EventRecord.model_validate_json(item["body"]["S"]) for item in items], next_token)
 
     def since(self, cluster_tag: str, since: datetime) -> list[EventRecord]:
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "clusterTag = :p AND sortKey BETWEEN :from AND :to",
+            "KeyConditionExpression": "#c = :p AND sortKey BETWEEN :from AND :to",
+            "ExpressionAttributeNames": {"#c": "cluster"},
             "ExpressionAttributeValues": {
                 ":p": {"S": cluster_tag},
                 ":from": {"S": f"{EVENT_PREFIX}{since.isoformat()}"},
@@ -108,7 +110,7 @@ class DynamoEventStore:
     def policy(self, cluster_tag: str) -> RemediationPolicyView | None:
         item = (
             client("dynamodb")
-            .get_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}, "sortKey": {"S": POLICY_KEY}})
+            .get_item(TableName=self._table, Key={"cluster": {"S": cluster_tag}, "sortKey": {"S": POLICY_KEY}})
             .get("Item")
         )
         return RemediationPolicyView.model_validate_json(item["body"]["S"]) if item else None
@@ -117,7 +119,7 @@ class DynamoEventStore:
         client("dynamodb").put_item(
             TableName=self._table,
             Item={
-                "clusterTag": {"S": policy.clusterTag},
+                "cluster": {"S": policy.clusterTag},
                 "sortKey": {"S": POLICY_KEY},
                 "body": {"S": policy.model_dump_json()},
             },
