@@ -34,6 +34,8 @@ IAM_PREFIX = "/iam"
 # the first match wins. A unit test keeps every route of every router matched to its own module.
 ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/(?:instance-groups|software-update)(?:/|$)"), "instance_groups"),
+    # Before the nodes' row: a node's history is the events' route.
+    (re.compile(r"/clusters/[^/]+/(?:events|remediation-policy|nodes/[^/]+/history)$"), "events"),
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
     # Before the jobs' row: …/jobs/from-recipe is the recipes' route (so `from-recipe` is no name for a job).

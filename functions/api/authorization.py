@@ -80,6 +80,11 @@ PERMISSIONS: dict[str, Rule] = {
     "POST /clusters/{clusterTag}/software-update": Permission(Role.ADMIN, "update cluster software"),
     # nodes
     "GET /clusters/{clusterTag}/nodes": READ,
+    "GET /clusters/{clusterTag}/nodes/{nodeId}/history": READ,
+    # events and remediation
+    "GET /clusters/{clusterTag}/events": READ,
+    "GET /clusters/{clusterTag}/remediation-policy": READ,
+    "PUT /clusters/{clusterTag}/remediation-policy": Permission(Role.ADMIN, "set the remediation policy"),
     "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot": Permission(Role.OPERATOR, "reboot nodes"),
     "POST /clusters/{clusterTag}/nodes/{nodeId}/replace": Permission(Role.ADMIN, "replace nodes"),
     "DELETE /clusters/{clusterTag}/nodes/{nodeId}": Permission(Role.ADMIN, "delete nodes"),

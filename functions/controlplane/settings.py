@@ -52,6 +52,14 @@ class Settings:
         return _env("IS_RECIPE_VALUES_TABLE")
 
     @cached_property
+    def events_table(self) -> str:
+        return _env("IS_EVENTS_TABLE")
+
+    @cached_property
+    def event_waits_table(self) -> str:
+        return _env("IS_EVENT_WAITS_TABLE")
+
+    @cached_property
     def state_machine_arns(self) -> dict[str, str]:
         return _json("IS_STATE_MACHINE_ARNS")
 

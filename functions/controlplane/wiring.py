@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
+    from controlplane.core.events.service import EventService
+    from controlplane.core.events.waits import EventWaitSteps
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from controlplane.core.polling import Poller
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
+    from controlplane.core.remediation.service import RemediationService
     from controlplane.core.storage.steps import StorageService
     from controlplane.core.training.recipes import RecipeService
     from controlplane.core.training.service import TrainingJobService
@@ -501,6 +504,41 @@ def catalog() -> CatalogService:
     return CatalogService(AwsAccountGateway())
 
 
+@cache
+def events() -> EventService:
+    from controlplane.adapters.aws.events import DynamoEventStore, DynamoEventWaits, StepFunctionsTaskSignal
+    from controlplane.core.events.service import EventService
+
+    config = settings()
+    return EventService(
+        clusters(),
+        registry(),
+        DynamoEventStore(config.events_table),
+        DynamoEventWaits(config.event_waits_table),
+        StepFunctionsTaskSignal(),
+        remediation(),
+    )
+
+
+@cache
+def remediation() -> RemediationService:
+    from controlplane.adapters.aws.events import DynamoEventStore
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.remediation.service import RemediationService
+
+    return RemediationService(
+        clusters(), DynamoEventStore(settings().events_table), operations(), AwsHyperPodGateway, audit_log(), clock()
+    )
+
+
+@cache
+def event_wait_steps() -> EventWaitSteps:
+    from controlplane.adapters.aws.events import DynamoEventWaits
+    from controlplane.core.events.waits import EventWaitSteps
+
+    return EventWaitSteps(DynamoEventWaits(settings().event_waits_table))
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -536,6 +574,9 @@ def reset() -> None:
         downloads,
         download_steps,
         catalog,
+        events,
+        remediation,
+        event_wait_steps,
     ):
         factory.cache_clear()
     settings.cache_clear()

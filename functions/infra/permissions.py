@@ -861,6 +861,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (_DESCRIBE_FILE_SYSTEMS, _DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
+    "await_hyperpod_event": FunctionAccess((), tables=("IS_EVENT_WAITS_TABLE",)),
     "record_operation_success": FunctionAccess(()),
     "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(

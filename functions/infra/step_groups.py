@@ -85,6 +85,8 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
     "imported_cluster_release": ("release_imported_cluster",),
     # DynamoDB only (and the failed execution's history).
     "operations": ("record_operation_success", "record_stage_completed", "record_operation_failure"),
+    # HyperPod waits parked on a task token until an event or the fallback timeout (DynamoDB only).
+    "event_waits": ("await_hyperpod_event",),
     # Advanced features: one group each, its ensure and its remove step.
     "cert_manager": ("ensure_cert_manager", "remove_cert_manager"),
     "training_operator": ("ensure_training_operator", "remove_training_operator"),

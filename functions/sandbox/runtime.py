@@ -34,6 +34,7 @@ from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
 from sandbox.environment import ApiEnvironment
+from sandbox.events import EventRouter
 from sandbox.faults import FaultBook
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
@@ -99,8 +100,8 @@ class Sandbox:
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
     (the training operator: kill a job's process), `downloads` (the downloader: fail a download),
-    `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
-    request served).
+    `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
+    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served).
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -111,6 +112,7 @@ class Sandbox:
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
+        self.events = EventRouter(self.hyperpod)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
         self.api = ApiEnvironment()
@@ -171,8 +173,10 @@ class Sandbox:
         self.training.install()
         self.downloads.install()
         self._provision()
+        self.events.install()
 
     def stop(self) -> None:
+        self.events.uninstall()
         if self._original_invoke is not None:
             LambdaSimpleBackend.invoke = self._original_invoke  # type: ignore[method-assign]
         for extension in reversed(self._extensions):

@@ -189,15 +189,23 @@ def build_app(sandbox: Sandbox) -> Starlette:
         return Response(status_code=204)
 
     async def fail_node(request: Request) -> Response:
-        """Mark a HyperPod node unhealthy; with NodeRecovery Automatic the sandbox replaces it shortly after."""
+        """Mark a HyperPod node unhealthy and emit its Node Health Event; HyperPod replaces it shortly after when it
+        repairs (`hyperPodRepairs`, by default the cluster's NodeRecovery Automatic), else the remediation policy
+        decides."""
         try:
             payload = json.loads(await request.body() or b"{}")
-            sandbox.hyperpod.mark_node_unhealthy(str(payload["clusterName"]), str(payload["nodeId"]))
+            repairs = payload.get("hyperPodRepairs")
+            if repairs is not None and not isinstance(repairs, bool):
+                raise ValueError("hyperPodRepairs must be true or false")
+            await run_in_threadpool(
+                sandbox.hyperpod.mark_node_unhealthy, str(payload["clusterName"]), str(payload["nodeId"]), repairs
+            )
         except (KeyError, ValueError, TypeError) as error:
             return JSONResponse(
                 {
                     "code": "InvalidRequest",
-                    "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-..."}}',
+                    "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-...", '
+                    '"hyperPodRepairs": false}',
                 },
                 status_code=400,
             )
@@ -314,7 +322,8 @@ State lives in memory and is lost when the process stops.</p>
 <code>/api/docs</code> (send <code>Authorization: Bearer sandbox-viewer</code>).</li>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
-<li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-..."}</code>.</li>
+<li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-...",
+"hyperPodRepairs": false}</code> marks a node unhealthy and emits its Node Health Event.</li>
 <li>Job faults: <code>POST /sandbox/job-faults {"clusterTag": "demo", "jobName": "llama", "afterLines": 5}</code>
 kills a training job's process.</li>
 <li>Download faults: <code>POST /sandbox/download-faults {"repoId": "Qwen/Qwen2.5-0.5B"}</code> fails that

@@ -131,6 +131,19 @@ def _record_stage_completed(call: StepCall) -> dict[str, str]:
     return {"operationId": ctx.operationId, "stage": stage.value}
 
 
+def _await_event(call: StepCall) -> dict[str, str]:
+    """A HyperPod wait parks its task token until an event of its topic wakes it (or its timeout ends it)."""
+    state = call.state
+    what = f"{call.constants['topic']} events of {state['hyperPodClusterName']} ({state['operationId']})"
+    return wiring.event_wait_steps().park(
+        str(state["region"]),
+        str(state["hyperPodClusterName"]),
+        str(call.constants["topic"]),
+        str(call.constants["taskToken"]),
+        what,
+    )
+
+
 def _ensure_feature(feature: Feature, ctx: FeatureChangesInput) -> Result:
     return wiring.feature_steps(ctx.region).ensure(feature, ctx)
 
@@ -153,6 +166,7 @@ STEPS: dict[str, Step] = {
     "Record Operation Success": Step(_record_success, begins=False),
     "Record Operation Failure": Step(_record_failure, begins=False),
     "Record Stage Completed": Step(_record_stage_completed, begins=False),
+    "Await HyperPod Event": Step(_await_event, begins=False),
     # stage 1: network and EKS
     "Ensure VPC": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_vpc(ctx)),
     "Ensure Subnets": work(EksStageInput, lambda ctx: wiring.eks_stack(ctx.region).ensure_subnets(ctx)),

@@ -18,7 +18,7 @@ from controlplane.workflows import (
     step_keys,
     substitute,
 )
-from controlplane.workflows.asl import text
+from controlplane.workflows.asl import AWAIT_EVENT, text
 from controlplane.workflows.definitions import WORKFLOWS
 from steps.registry import STEPS
 
@@ -42,8 +42,30 @@ def states(kind: OperationKind) -> dict[str, dict]:
     return json.loads(definition_text(kind))["States"]
 
 
+def is_await(state: dict) -> bool:
+    """The task-token Task of an event-ended wait loop (the loop's Wait, not a step of its own)."""
+    return state["Type"] == "Task" and state["Resource"].endswith(".waitForTaskToken")
+
+
 def tasks(kind: OperationKind) -> dict[str, dict]:
-    return {name: state for name, state in states(kind).items() if state["Type"] == "Task"}
+    """The step Tasks (the event waits' task-token Tasks aside)."""
+    return {name: state for name, state in states(kind).items() if state["Type"] == "Task" and not is_await(state)}
+
+
+@pytest.mark.parametrize("kind", list(OperationKind))
+def test_every_event_wait_parks_its_token_and_times_out_into_its_check(kind):
+    for name, state in states(kind).items():
+        if not is_await(state):
+            continue
+        payload = state["Parameters"]["Payload"]
+        assert payload["step"] == AWAIT_EVENT and payload["taskToken.$"] == "$$.Task.Token", name
+        assert payload["topic"] in ("cluster", "nodes"), name
+        assert state["Parameters"]["FunctionName"] == "${" + placeholder(AWAIT_EVENT) + "}", name
+        assert state["TimeoutSecondsPath"] == "$.poll.waitSeconds", name
+        timeout, failure = state["Catch"]
+        assert timeout == {"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": state["Next"]}, name
+        assert failure["ErrorEquals"] == ["States.ALL"] and failure["Next"] == "Record Operation Failure", name
+        assert {error for retry in state["Retry"] for error in retry["ErrorEquals"]} >= LAMBDA_SERVICE_ERRORS
 
 
 @pytest.mark.parametrize("kind", list(OperationKind))
@@ -143,7 +165,12 @@ def test_every_path_ends_by_recording_the_outcome(kind):
     machine = states(kind)
     assert machine["Record Operation Success"]["Next"] == "Succeeded"
     assert machine["Record Operation Failure"]["Next"] == "Failed"
-    catches = {catch["Next"] for state in machine.values() for catch in state.get("Catch", [])}
+    catches = {
+        catch["Next"]
+        for state in machine.values()
+        for catch in state.get("Catch", [])
+        if catch["ErrorEquals"] != ["States.Timeout"]  # an event wait's fallback: back to its check
+    }
     assert catches == {"Record Operation Failure", "Failed"}
 
 
@@ -163,7 +190,7 @@ def test_substitution_fills_the_partition_the_machine_runs_in():
         for state in json.loads(substitute(text, functions, "aws-cn"))["States"].values()
         if state["Type"] == "Task"
     }
-    assert resources == {"arn:aws-cn:states:::lambda:invoke"}
+    assert resources == {"arn:aws-cn:states:::lambda:invoke", "arn:aws-cn:states:::lambda:invoke.waitForTaskToken"}
 
 
 def test_substitution_refuses_a_definition_with_a_placeholder_left_unfilled():

@@ -66,7 +66,9 @@ from infra.stack import MCP_HANDLER
 # eks:DescribeCluster on any cluster name, the download_to_storage state machine (log delivery IAM5), its
 # execution ARNs for the API's StopExecution and the failure recording's history read, and the API role's
 # s3:ListBucket on this account's buckets (the claim's contents).
-EXPECTED_ACKNOWLEDGEMENTS = 253
+# 255: +2 for completion by event: the event_waits step group's function (runtime L1, X-Ray IAM5), which only stores
+# HyperPod waits' task tokens in the EventWaits table.
+EXPECTED_ACKNOWLEDGEMENTS = 255
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -13,8 +13,10 @@ loop's next `PollState`:
   again, which waits afresh.
 The loop's start (`PollState.startedAt`) travels in the execution state, so every check measures the same wait.
 
-Completion by event (day two) belongs beside this, not inside it: an event handler that ends a wait early (e.g. by
-task token) keeps this check as the fallback, with the same `Wait` and deadline.
+Completion by event (day two): a loop whose waits an event ends early (`$.poll.byEvent`, set by its ASL) keeps
+this check as the fallback, with the same `Wait` and deadline; its back-off may grow to `EVENT_FALLBACK_FACTOR`
+times the maximum, because the fallback only catches a missed event, and because each of its rounds costs more
+history (a task-token Task instead of a Wait).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from controlplane.models.workflow import PollState, WorkflowState
 
 BACKOFF_FRACTION = 0.1
 """The next wait, as a fraction of the time already waited (before the first and maximum bounds)."""
+EVENT_FALLBACK_FACTOR = 2
+"""An event-ended loop's longest wait, as a multiple of `max_wait_seconds`."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +42,11 @@ class PollSettings:
     first_wait_seconds: int
     max_wait_seconds: int
 
-    def wait_seconds(self, waited: timedelta) -> int:
-        """Seconds to wait before the next check, after `waited` of waiting."""
+    def wait_seconds(self, waited: timedelta, by_event: bool = False) -> int:
+        """Seconds to wait before the next check, after `waited` of waiting (`by_event`: an event ends it early)."""
         grown = int(waited.total_seconds() * BACKOFF_FRACTION)
-        return min(self.max_wait_seconds, max(self.first_wait_seconds, grown))
+        longest = self.max_wait_seconds * (EVENT_FALLBACK_FACTOR if by_event else 1)
+        return min(longest, max(self.first_wait_seconds, grown))
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,7 @@ class Poller:
         """The loop's next state after this check; `WaitTimeoutError` once the deadline has passed undone."""
         now = self._clock.now()
         started = ctx.poll.startedAt if ctx.poll and ctx.poll.startedAt else now
+        by_event = bool(ctx.poll and ctx.poll.byEvent)
         waited = now - started
         if not done and waited >= wait.deadline:
             raise WaitTimeoutError(
@@ -74,7 +80,7 @@ class Poller:
         return PollState(
             done=done,
             attempts=ctx.attempt(),
-            waitSeconds=min(self._settings.wait_seconds(waited), until_deadline),
+            waitSeconds=min(self._settings.wait_seconds(waited, by_event), until_deadline),
             status=status,
             startedAt=started,
         )

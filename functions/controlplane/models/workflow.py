@@ -34,6 +34,11 @@ class PollState(View):
     waitSeconds: int
     status: str | None = None
     startedAt: datetime | None = Field(default=None, description="When the loop's first check ran.")
+    byEvent: bool = Field(
+        default=False,
+        exclude=True,
+        description="An event ends the loop's waits early (set by its ASL, never by a step).",
+    )
 
 
 class WorkflowState(View):

@@ -4,7 +4,9 @@ Every Task invokes its step's function (`${<Step>FunctionArn}`, through the Lamb
 partition the machine runs in, `${Partition}`) with the same payload — the Task name, the
 whole state and the execution's ARN, plus the Task's constants — retries Lambda service errors and
 `ResourceNotReadyError` (a dependency still being created), and catches everything into `Record Operation
-Failure`. The output is deterministic: states in declaration order, keys in a fixed order, `indent=2`.
+Failure`. A poll loop with a topic waits in a task-token Task (`lambda:invoke.waitForTaskToken`, the step
+`Await HyperPod Event` storing its token) that an event ends early and `$.poll.waitSeconds` times out into the same
+check. The output is deterministic: states in declaration order, keys in a fixed order, `indent=2`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from controlplane.workflows import PARTITION, placeholder
 from controlplane.workflows.spec import Block, Branch, Poll, Task, Workflow
 
 LAMBDA_INVOKE = "arn:${" + PARTITION + "}:states:::lambda:invoke"
+LAMBDA_INVOKE_WITH_TOKEN = LAMBDA_INVOKE + ".waitForTaskToken"
+AWAIT_EVENT = "Await HyperPod Event"
+AWAIT_COMMENT = (
+    "Parks until a HyperPod event of the cluster wakes it, or $.poll.waitSeconds pass (the fallback poll); either way "
+    "the check runs next."
+)
 TIMEOUT_SECONDS = 90
 RETRY = (
     {
@@ -37,6 +45,7 @@ POLL_RESULT = {
     "waitSeconds.$": "$.Payload.waitSeconds",
     "startedAt.$": "$.Payload.startedAt",
 }
+POLL_BY_EVENT_RESULT: dict[str, Any] = {**POLL_RESULT, "byEvent": True}
 RECORD_SUCCESS = "Record Operation Success"
 RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"
@@ -80,12 +89,32 @@ def _emit(blocks: tuple[Block, ...], after: str, states: dict[str, dict[str, Any
 
 def _poll(poll: Poll, then: str, states: dict[str, dict[str, Any]]) -> None:
     """Task → Choice (done?) → Wait (SecondsPath) → Task; when done, a Pass clears `$.poll` and goes on."""
-    _add(states, poll.step, _task(Task(poll.step), poll.choice, result_selector=POLL_RESULT))
+    selector = POLL_BY_EVENT_RESULT if poll.topic else POLL_RESULT
+    _add(states, poll.step, _task(Task(poll.step), poll.choice, result_selector=selector))
     done = [{"Variable": "$.poll.done", "BooleanEquals": True, "Next": poll.done_state}]
     _add(states, poll.choice, {"Type": "Choice", "Choices": done, "Default": poll.wait})
-    _add(states, poll.wait, {"Type": "Wait", "SecondsPath": "$.poll.waitSeconds", "Next": poll.step})
+    if poll.topic:
+        _add(states, poll.wait, _await_event(poll))
+    else:
+        _add(states, poll.wait, {"Type": "Wait", "SecondsPath": "$.poll.waitSeconds", "Next": poll.step})
     reset = {"Type": "Pass", "Comment": POLL_RESET_COMMENT, "Result": None, "ResultPath": "$.poll", "Next": then}
     _add(states, poll.done_state, reset)
+
+
+def _await_event(poll: Poll) -> dict[str, Any]:
+    """The Wait of an event-ended loop: a task-token Task that an event or the fallback timeout ends."""
+    state = _task(Task(AWAIT_EVENT, constants={"topic": poll.topic}), poll.step)
+    state["Resource"] = LAMBDA_INVOKE_WITH_TOKEN
+    state["Parameters"]["Payload"]["taskToken.$"] = "$$.Task.Token"
+    del state["TimeoutSeconds"]
+    timeout = {"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": poll.step}
+    return {
+        "Type": "Task",
+        "Comment": AWAIT_COMMENT,
+        **{key: value for key, value in state.items() if key != "Type"},
+        "TimeoutSecondsPath": "$.poll.waitSeconds",
+        "Catch": [timeout, *state["Catch"]],
+    }
 
 
 def _entry(block: Block) -> str:
@@ -98,7 +127,7 @@ def _entry(block: Block) -> str:
 
 
 def _task(
-    task: Task, then: str, *, result_selector: dict[str, str] | None = None, failure: str = RECORD_FAILURE
+    task: Task, then: str, *, result_selector: dict[str, Any] | None = None, failure: str = RECORD_FAILURE
 ) -> dict[str, Any]:
     payload = {"step": task.step, "state.$": "$", "executionArn.$": "$$.Execution.Id", **task.constants}
     state: dict[str, Any] = {

@@ -87,7 +87,7 @@ CREATE_HYPERPOD_CLUSTER = Workflow(
     Stage(
         "hyperpod-cluster",
         Task("Create HyperPod Cluster"),
-        Poll("Check HyperPod Cluster", "Is HyperPod Cluster In Service", "Wait For HyperPod Cluster"),
+        Poll("Check HyperPod Cluster", "Is HyperPod Cluster In Service", "Wait For HyperPod Cluster", topic="cluster"),
     ),
     Stage("training-operator-identity", Task("Ensure Training Operator Identity")),
 )
@@ -167,7 +167,9 @@ DELETE_EKS_CLUSTER = Workflow(
     ),
 )
 
-CHECK_INSTANCE_GROUP = Poll("Check Instance Group", "Is Instance Group In Service", "Wait For Instance Group")
+CHECK_INSTANCE_GROUP = Poll(
+    "Check Instance Group", "Is Instance Group In Service", "Wait For Instance Group", topic="cluster"
+)
 
 ADD_INSTANCE_GROUP = Workflow(
     OperationKind.ADD_INSTANCE_GROUP,
@@ -199,7 +201,7 @@ UPDATE_CLUSTER_SOFTWARE = Workflow(
     Stage(
         "rollout",
         Task("Start Software Update"),
-        Poll("Check Software Update", "Is Software Update Done", "Wait For Software Update"),
+        Poll("Check Software Update", "Is Software Update Done", "Wait For Software Update", topic="cluster"),
     ),
 )
 
@@ -209,7 +211,7 @@ def _node_action(kind: OperationKind, comment: str, act: str, check: str, choice
     return Workflow(
         kind,
         comment,
-        Stage("nodes", Task(act, keep="acted", kept=("nodeIds",)), Poll(check, choice, wait)),
+        Stage("nodes", Task(act, keep="acted", kept=("nodeIds",)), Poll(check, choice, wait, topic="nodes")),
     )
 
 

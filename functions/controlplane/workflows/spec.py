@@ -4,8 +4,8 @@ A workflow is a sequence of blocks:
 - `Task(step)`: one Lambda step, the row `step` of `steps/registry.py`;
 - `Poll(step, choice, wait)`: Task → Choice (`$.poll.done`?) → Wait (`SecondsPath`) → Task, then a Pass that
   clears `$.poll` so the next loop counts its own checks and deadline. The check step computes the wait and
-  enforces the deadline (`core.polling`); completion by event (day two) fits here as a loop that an event ends
-  early, with the same check as its fallback;
+  enforces the deadline (`core.polling`). With a `topic` (a HyperPod wait), the Wait is a task-token Task that an
+  event of that topic ends early (`core.events.waits`), timing out after the same wait into the same check;
 - `Branch(choice, rule, comment, *body)`: a Choice that runs `body` only when `rule` holds, else skips it;
 - `Stage(name, *body)`: the operation stage the body's steps report (the outermost Stage around a step wins,
   so a pipeline can wrap a stage workflow's body in a stage of its own).
@@ -44,12 +44,14 @@ class Task:
 
 @dataclass(frozen=True)
 class Poll:
-    """A step run until it reports `done`, waiting `waitSeconds` between rounds. `done` names the closing Pass."""
+    """A step run until it reports `done`, waiting `waitSeconds` between rounds. `done` names the closing Pass.
+    `topic` ("cluster" or "nodes"): the HyperPod events that end a wait early (completion by event)."""
 
     step: str
     choice: str
     wait: str
     done: str = ""
+    topic: str = ""
 
     @property
     def state(self) -> str:

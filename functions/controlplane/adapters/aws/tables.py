@@ -31,4 +31,8 @@ TABLES = (
     TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
     TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
     TableSpec("RecipeValues", "IS_RECIPE_VALUES_TABLE", "principal", sort_key="recipe"),
+    TableSpec(
+        "Events", "IS_EVENTS_TABLE", "cluster", sort_key="sortKey", indexes=(Index("byNode", "nodeKey", "sortKey"),)
+    ),
+    TableSpec("EventWaits", "IS_EVENT_WAITS_TABLE", "waitKey", sort_key="taskToken", ttl_attribute="ttl"),
 )

@@ -21,9 +21,13 @@ class _Task:
 
 
 class Scheduler:
-    def __init__(self, seconds: float, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, seconds: float, clock: Callable[[], float], after: Callable[[Cluster], None] = lambda cluster: None
+    ) -> None:
+        """`after` is told of each transition once it has run (the simulation emits the cluster's event)."""
         self._seconds = seconds
         self._clock = clock
+        self._after = after
         self._tasks: list[_Task] = []
         self._holds = 0
 
@@ -54,3 +58,4 @@ class Scheduler:
             task = min(due, key=lambda task: task.due)
             self._tasks.remove(task)
             task.run()
+            self._after(task.cluster)

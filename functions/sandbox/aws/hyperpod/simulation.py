@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from sandbox.aws.hyperpod import rules
+from sandbox.aws.hyperpod import events, rules
 from sandbox.aws.hyperpod.clock import Scheduler
 from sandbox.aws.hyperpod.fleet import Account, Fleet, Where
 from sandbox.aws.hyperpod.kubernetes import HEALTH_LABEL, HyperPodKubernetes
@@ -59,7 +59,8 @@ class HyperPodSimulation:
         self.lock = threading.RLock()
         self._kubernetes = kubernetes
         self._account = account
-        self._scheduler = Scheduler(seconds, clock)
+        self._scheduler = Scheduler(seconds, clock, after=self._changed)
+        self._listeners: list[Callable[[JsonObject], None]] = []
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
@@ -70,6 +71,10 @@ class HyperPodSimulation:
         pending replacement) however short `seconds` is and however slow the machine."""
         with self._scheduler.held():
             yield
+
+    def on_event(self, listener: Callable[[JsonObject], None]) -> None:
+        """`listener` receives each EventBridge event HyperPod emits (called under the lock: queue, do not act)."""
+        self._listeners.append(listener)
 
     def advance(self) -> None:
         """Run every transition that has come due (every operation does this first)."""
@@ -153,6 +158,7 @@ class HyperPodSimulation:
                 groups={spec.name: InstanceGroup(spec=spec, target=spec.count) for spec in groups},
             )
             clusters[name] = cluster
+            self._changed(cluster)
 
             def in_service() -> None:
                 for group in cluster.groups.values():
@@ -322,8 +328,9 @@ class HyperPodSimulation:
 
         return self._batch(where, name, node_ids, "NodeIdNotFound", "InvalidNodeStatus", delete, ("Running", "Pending"))
 
-    def mark_node_unhealthy(self, cluster_name: str, instance_id: str) -> None:
-        """The health agent's verdict on a node: relabelled and tainted; under automatic recovery, replaced later."""
+    def mark_node_unhealthy(self, cluster_name: str, instance_id: str, repairs: bool | None = None) -> None:
+        """The health agent's verdict on a node: relabelled and tainted, and its Node Health Event emitted; replaced
+        later when HyperPod repairs it (`repairs`; by default, under the cluster's automatic recovery)."""
         with self.lock:
             self.advance()
             cluster = next((c[cluster_name] for c in self._clusters.values() if cluster_name in c), None)
@@ -335,7 +342,9 @@ class HyperPodSimulation:
             node.health = PENDING_REPLACEMENT
             taint = {"key": HEALTH_LABEL, "value": "Unschedulable", "effect": "NoSchedule"}
             self._kubernetes.patch_node(cluster, node, labels={HEALTH_LABEL: node.health}, taints=([], [taint]))
-            if cluster.settings.automatic_recovery:
+            repairing = cluster.settings.automatic_recovery if repairs is None else repairs
+            self._emit(events.node_health(cluster, node, "Unhealthy", "Replace" if repairing else "None"))
+            if repairing:
                 self._scheduler.later(cluster, lambda: self._fleet.replace(cluster, node))
 
     # --- training plans ------------------------------------------------------------------------
@@ -360,6 +369,15 @@ class HyperPodSimulation:
         return arn
 
     # --- helpers -------------------------------------------------------------------------------
+
+    def _changed(self, cluster: Cluster) -> None:
+        """A transition ran: the cluster's state change event, while the cluster exists."""
+        if cluster.name in self._clusters.get((cluster.account, cluster.region), {}):
+            self._emit(events.state_change(cluster))
+
+    def _emit(self, event: JsonObject) -> None:
+        for listener in self._listeners:
+            listener(event)
 
     def _find(self, where: Where, name_or_arn: str) -> Cluster:
         clusters = self._clusters.get(where, {})

@@ -1,0 +1,82 @@
+"""/clusters/{clusterTag}/events, a node's health history, and the cluster's remediation policy (day two)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.responses import json_response, response_doc
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.events import EventList, NodeHistory, RemediationPolicy, RemediationPolicyView
+from controlplane.models.nodes import NODE_ID_PATTERN
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/events",
+    operation_id="events_list",
+    summary="List the HyperPod events recorded for a cluster",
+    description="HyperPod's EventBridge events for this cluster (status changes, node health, Error-level cluster "
+    "events) and the remediation policy's decisions on them, newest first, in pages of `limit` (default 50; pass "
+    "`continue` back). Read this first when a node or an operation misbehaves; a node's own is "
+    "GET /clusters/{clusterTag}/nodes/{nodeId}/history.",
+    tags=["events"],
+)
+def list_events(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> EventList:
+    refuse_unknown_parameters(router)
+    return wiring.events().events(clusterTag, limit, continue_)
+
+
+@router.get(
+    "/clusters/<clusterTag>/nodes/<nodeId>/history",
+    operation_id="hyperpod_node_history",
+    summary="A node's health history",
+    description="The node's health events and what the remediation policy did about each (outcome, and the node "
+    "operation it started), newest first, paged (`limit`, `continue`).",
+    tags=["events"],
+)
+def node_history(
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None
+) -> NodeHistory:
+    refuse_unknown_parameters(router)
+    return wiring.events().node_history(clusterTag, nodeId, limit, continue_)
+
+
+@router.get(
+    "/clusters/<clusterTag>/remediation-policy",
+    operation_id="remediation_policy_get",
+    summary="Read the cluster's remediation policy",
+    description="What an unhealthy-node event does on this cluster when HyperPod's own recovery did not act: notify "
+    "(record only, the default), reboot or replace, with limits per hour and per instance group, and dry run.",
+    tags=["events"],
+)
+def get_policy(clusterTag: ClusterTagPath) -> RemediationPolicyView:
+    return wiring.remediation().policy(clusterTag)
+
+
+@router.put(
+    "/clusters/<clusterTag>/remediation-policy",
+    operation_id="remediation_policy_put",
+    summary="Set the cluster's remediation policy",
+    description="Replaces the policy. replace destroys the node's volumes: agree it with the person first; "
+    "recordOnly makes the policy record what it would do without doing it. dryRun=true (query) returns the "
+    "policy that would be stored and stores nothing.",
+    tags=["events"],
+    responses={200: response_doc(RemediationPolicyView, "The policy as stored (or as it would be)")},
+)
+def put_policy(
+    clusterTag: ClusterTagPath,
+    body: RemediationPolicy,
+    dryRun: Annotated[bool, Query(description="Return the policy without storing it.")] = False,
+) -> Response[str]:
+    return json_response(200, wiring.remediation().set_policy(clusterTag, body, actor(router), dryRun))

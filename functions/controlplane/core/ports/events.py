@@ -1,0 +1,49 @@
+"""What the day-two event handling stores and signals: recorded events, the latest fact per subject, remediation
+policies, and the workflows waiting for an event (Step Functions task tokens)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from controlplane.core.paging import Page
+from controlplane.models.events import EventRecord, RemediationPolicyView
+
+
+class EventStore(Protocol):
+    def add(self, record: EventRecord) -> bool:
+        """Record it once: False when a record with its cluster, time and id exists (a duplicate delivery)."""
+        ...
+
+    def advance(self, cluster_tag: str, subject: str, time: datetime, state: str) -> bool:
+        """Note `state` as the subject's (the cluster, a node) latest fact unless a later one is noted: True when
+        this one is now the latest, False when it arrived out of order."""
+        ...
+
+    def page(self, cluster_tag: str, limit: int, token: str | None, node_id: str | None = None) -> Page[EventRecord]:
+        """The cluster's (or one node's) records, newest first."""
+        ...
+
+    def since(self, cluster_tag: str, since: datetime) -> list[EventRecord]:
+        """Every record of the cluster from `since` on (the remediation limits count them)."""
+        ...
+
+    def policy(self, cluster_tag: str) -> RemediationPolicyView | None: ...
+
+    def save_policy(self, policy: RemediationPolicyView) -> None: ...
+
+
+class EventWaits(Protocol):
+    """Workflows waiting for an event on `key` (a cluster and a topic), each by its task token."""
+
+    def add(self, key: str, token: str, what: str) -> None: ...
+
+    def take(self, key: str) -> list[str]:
+        """Every token waiting on `key`, forgotten as they are returned (an event wakes a wait once)."""
+        ...
+
+
+class TaskSignal(Protocol):
+    def wake(self, token: str) -> bool:
+        """End the token's wait (the workflow checks again); False when it had already ended (timed out)."""
+        ...

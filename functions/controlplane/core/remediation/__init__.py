@@ -1,0 +1,1 @@
+"""The remediation policy per cluster, and what it does with an unhealthy-node event (`service`)."""

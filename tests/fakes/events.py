@@ -1,0 +1,69 @@
+"""In-memory fakes of the day-two event ports (`core.ports.events`): the store, the waits and the task signal."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from controlplane.core.paging import Page, page_of
+from controlplane.models.events import EventRecord, RemediationPolicyView
+
+
+class InMemoryEventStore:
+    """Like the DynamoDB store: a record is keyed by cluster, time and id (a second add of it is refused), and a
+    subject's latest time only moves forward."""
+
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str], EventRecord] = {}
+        self.latest: dict[tuple[str, str], tuple[datetime, str]] = {}
+        self.policies: dict[str, RemediationPolicyView] = {}
+
+    def add(self, record: EventRecord) -> bool:
+        key = (record.clusterTag, f"{record.time.isoformat()}#{record.eventId}")
+        if key in self.records:
+            return False
+        self.records[key] = record
+        return True
+
+    def advance(self, cluster_tag: str, subject: str, time: datetime, state: str) -> bool:
+        noted = self.latest.get((cluster_tag, subject))
+        if noted is not None and noted[0] >= time:
+            return False
+        self.latest[(cluster_tag, subject)] = (time, state)
+        return True
+
+    def page(self, cluster_tag: str, limit: int, token: str | None, node_id: str | None = None) -> Page[EventRecord]:
+        mine = [
+            record
+            for (tag, key), record in sorted(self.records.items(), key=lambda item: item[0][1], reverse=True)
+            if tag == cluster_tag and (node_id is None or record.instanceId == node_id)
+        ]
+        return page_of(mine, limit, token)
+
+    def since(self, cluster_tag: str, since: datetime) -> list[EventRecord]:
+        return [record for (tag, _), record in self.records.items() if tag == cluster_tag and record.time >= since]
+
+    def policy(self, cluster_tag: str) -> RemediationPolicyView | None:
+        return self.policies.get(cluster_tag)
+
+    def save_policy(self, policy: RemediationPolicyView) -> None:
+        self.policies[policy.clusterTag] = policy
+
+
+class InMemoryEventWaits:
+    def __init__(self) -> None:
+        self.tokens: dict[str, list[str]] = {}
+
+    def add(self, key: str, token: str, what: str) -> None:
+        self.tokens.setdefault(key, []).append(token)
+
+    def take(self, key: str) -> list[str]:
+        return self.tokens.pop(key, [])
+
+
+class RecordingTaskSignal:
+    def __init__(self) -> None:
+        self.woken: list[str] = []
+
+    def wake(self, token: str) -> bool:
+        self.woken.append(token)
+        return True
