@@ -102,7 +102,7 @@ def test_a_bad_value_is_a_400_naming_the_parameter(running_sandbox, cluster, ope
 
     assert refused.status_code == 400
     assert "Parameter 'nodes'" in refused.json()["message"]
-    unknown = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json={**submission("ms-swift", "x"), "recipe": "verl"})
+    unknown = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json={**submission("ms-swift", "x"), "recipe": "nemo"})
     assert (unknown.status_code, unknown.json()["code"]) == (404, "RecipeNotFound")
 
 
