@@ -17,6 +17,8 @@ from controlplane.models.training import JobKind, JobSummary, SubmitJobRequest
 
 @dataclass(frozen=True)
 class JobKindRules:
+    """One kind's row: where its objects live and how they are written and read."""
+
     kind: JobKind
     api_version: str
     render: Callable[[SubmitJobRequest, JobPlacement], dict[str, Any]]

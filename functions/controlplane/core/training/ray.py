@@ -66,7 +66,7 @@ def _cluster_spec(request: SubmitJobRequest, placement: JobPlacement) -> dict[st
     return {
         "rayVersion": request.ray_options.rayVersion,
         "headGroupSpec": {
-            "rayStartParams": HEAD_START_PARAMS,
+            "rayStartParams": dict(HEAD_START_PARAMS),
             "template": pod_template(request, placement, HEAD_CONTAINER),
         },
         "workerGroupSpecs": [
