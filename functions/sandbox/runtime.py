@@ -38,6 +38,7 @@ from sandbox.events import EventRouter
 from sandbox.faults import FaultBook
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.kuberay import KubeRaySimulation
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
@@ -99,9 +100,10 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process), `downloads` (the downloader: fail a download),
-    `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
-    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served).
+    (the training operator: kill a job's process), `kuberay` (the KubeRay controller: how long a Ray job's step
+    takes), `downloads` (the downloader: fail a download), `hyperpod` (training plans, node faults), `events`
+    (EventBridge: HyperPod's events to the events handler), `quotas` (the account's Service Quotas) and `aws_calls`
+    (every AWS request served).
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -110,6 +112,7 @@ class Sandbox:
         self.emulator = KubernetesEmulator()
         seconds = options.seconds_to_active
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
+        self.kuberay = KubeRaySimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.events = EventRouter(self.hyperpod)
@@ -171,6 +174,7 @@ class Sandbox:
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self.training.install()
+        self.kuberay.install()
         self.downloads.install()
         self._provision()
         self.events.install()

@@ -102,7 +102,7 @@ def test_a_bad_value_is_a_400_naming_the_parameter(running_sandbox, cluster, ope
 
     assert refused.status_code == 400
     assert "Parameter 'nodes'" in refused.json()["message"]
-    unknown = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json={**submission("ms-swift", "x"), "recipe": "verl"})
+    unknown = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json={**submission("ms-swift", "x"), "recipe": "nemo"})
     assert (unknown.status_code, unknown.json()["code"]) == (404, "RecipeNotFound")
 
 
@@ -138,6 +138,6 @@ def test_through_the_tools_alone_a_recipe_is_chosen_and_its_job_succeeds(running
 
     names, recipe, status = asyncio.run(conversation())
 
-    assert names == ["llama-factory", "ms-swift", "pytorch-script"]
+    assert names == ["llama-factory", "ms-swift", "pytorch-script", "verl"]
     assert "script" in [parameter["name"] for parameter in recipe["parameters"]]
     assert status["phase"] == "Succeeded"

@@ -1,4 +1,5 @@
-"""/clusters/{clusterTag}/jobs: training jobs (HyperPodPyTorchJob) — submit, list, detail, logs, delete."""
+"""/clusters/{clusterTag}/jobs: training jobs (HyperPodPyTorchJob; RayJob and RayCluster on the KubeRay path) —
+submit, list, detail, logs, delete."""
 
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ MAX_TAIL_LINES = 5000
     "/clusters/<clusterTag>/jobs",
     operation_id="job_list_all",
     summary="List the cluster's training jobs",
-    description="The jobs in the cluster's job namespace (the storage claim's), by name, in pages of `limit`: kind, "
-    "phase, nodes, GPUs per node and restarts used against the budget. job_get_status shows one job's pods and "
-    "events.",
+    description="The jobs in the cluster's job namespace (the storage claim's), kind by kind (HyperPodPyTorchJob, "
+    "RayJob, RayCluster) and by name, in pages of `limit`: kind, phase, nodes, GPUs per node and (HyperPodPyTorchJob) "
+    "restarts used against the budget. job_get_status shows one job's pods and events.",
     tags=["jobs"],
 )
 def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> JobList:
@@ -41,13 +42,17 @@ def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, cont
 @router.post(
     "/clusters/<clusterTag>/jobs",
     operation_id="job_submit",
-    summary="Submit a training job (HyperPodPyTorchJob)",
-    description="Creates a HyperPodPyTorchJob: `nodes` pods, one per node, each with `gpusPerNode` GPUs, placed by "
+    summary="Submit a training job (HyperPodPyTorchJob, RayJob or RayCluster)",
+    description="Creates a job of `kind`: `nodes` pods, one per node, each with `gpusPerNode` GPUs, placed by "
     "`instanceType` or `instanceGroup` (read hyperpod_list_nodes or cluster status first), with the S3 claim at "
-    "/s3 (FSx at /fsx when the cluster has it) and /dev/shm of `sharedMemoryGi`. The recovery budget is `runPolicy` "
+    "/s3 (FSx at /fsx when the cluster has it) and /dev/shm of `sharedMemoryGi`. HyperPodPyTorchJob (the default; "
+    "needs the trainingOperator feature) runs `command` in every pod under the recovery budget `runPolicy` "
     "(defaults: jobMaxRetryCount 5; 3 in-place restarts before a full job restart, 1 full restart, in 21600 s). "
-    "Needs the trainingOperator feature. 201 with the job's detail; follow it with job_get_status until its phase "
-    "is Succeeded or Failed, and read job_get_logs.",
+    "RayJob and RayCluster (need the kuberayOperator feature) take the KubeRay path for Ray-native work such as "
+    "reinforcement learning: a Ray head pod and `nodes - 1` workers; a RayJob submits `command` as its entrypoint "
+    "and ends, a RayCluster stays up until deleted; `ray` sets the Ray version, runtime env and cleanup. "
+    "201 with the job's detail; follow it with job_get_status until its phase is Succeeded or Failed, and read "
+    "job_get_logs.",
     tags=["jobs"],
     responses={201: response_doc(JobDetail, "Job created")},
 )
@@ -66,9 +71,10 @@ def submit_job(clusterTag: ClusterTagPath, request: SubmitJobRequest) -> Respons
     "/clusters/<clusterTag>/jobs/<jobName>",
     operation_id="job_get_status",
     summary="Read a training job: phase, pods, restarts against the budget, last events",
-    description="The job's phase (Pending, Running, Restarting, Succeeded, Failed), its pods with node and status, "
-    "in-place restarts used of the budget before a full job restart, and its last events. Poll this until the "
-    "phase is Succeeded or Failed.",
+    description="The job's phase (Pending, Running, Restarting, Succeeded, Failed; a RayJob's jobStatus and "
+    "jobDeploymentStatus read as the same phases), its pods with node and status (a Ray job's head, workers and "
+    "submitter), in-place restarts used of the budget before a full job restart (HyperPodPyTorchJob), and its last "
+    "events. Poll this until the phase is Succeeded or Failed (a RayCluster runs until deleted).",
     tags=["jobs"],
 )
 def get_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> JobDetail:
@@ -79,8 +85,9 @@ def get_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> JobDetail:
     "/clusters/<clusterTag>/jobs/<jobName>/logs",
     operation_id="job_get_logs",
     summary="Read a training job's pod log",
-    description="One pod's log lines (the job's first pod unless `pod` names another; `pods` lists them), the last "
-    "`tailLines` lines or those of the last `sinceSeconds` seconds.",
+    description="One pod's log lines (the job's first pod unless `pod` names another; `pods` lists them; a RayJob's "
+    "driver output is in its submitter pod), the last `tailLines` lines or those of the last `sinceSeconds` "
+    "seconds.",
     tags=["jobs"],
 )
 def get_job_logs(
@@ -100,7 +107,7 @@ def get_job_logs(
     summary="Delete a training job and its pods",
     description="Destructive: stops the job. Without confirmationToken, returns the plan (the job's phase and pods) "
     "and a single-use token (10 minutes) and changes nothing: show it to the person and ask them to confirm. "
-    "Repeat with the token to delete the job (dryRun false in the answer); the training operator removes its pods.",
+    "Repeat with the token to delete the job (dryRun false in the answer); its operator removes its pods.",
     tags=["jobs"],
     responses={200: response_doc(Plan, "The plan and its token, or (dryRun false) what was deleted")},
 )

@@ -33,7 +33,7 @@ RecipeNamePath = Annotated[str, Path(pattern=RECIPE_NAME_PATTERN, description=f"
     "/recipes",
     operation_id="recipe_list_all",
     summary="List the training recipes",
-    description="Every recipe (PyTorch script, LLaMA-Factory, MS-Swift, …): its title, job kind, image and typed "
+    description="Every recipe (PyTorch script, LLaMA-Factory, MS-Swift, VERL, …): its title, job kind, image and typed "
     "parameters (type, default, bounds, required). recipe_get adds the values you last submitted it with; "
     "job_submit_from_recipe renders one to a job.",
     tags=["recipes"],
@@ -59,7 +59,8 @@ def get_recipe(recipeName: RecipeNamePath) -> RecipeDetail:
     operation_id="job_submit_from_recipe",
     summary="Submit a training job from a recipe",
     description="Renders the recipe with `values` (a parameter left out takes its default; a bad value is a 400 "
-    "naming the parameter) into a HyperPodPyTorchJob placed by `instanceType` or `instanceGroup`, and submits it "
+    "naming the parameter) into a job of the recipe's kind (HyperPodPyTorchJob, or RayJob for VERL) placed by "
+    "`instanceType` or `instanceGroup`, and submits it "
     "as job_submit does (same refusals). With dryRun=true, returns the rendered job without submitting it. "
     "201 with the rendered job and the job's detail; the values are kept as your last ones for recipe_get. "
     "Follow the job with job_get_status until its phase is Succeeded or Failed.",

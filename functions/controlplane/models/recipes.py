@@ -14,7 +14,15 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, View
-from controlplane.models.training import ENV_NAME_PATTERN, JobDetail, JobKind, JobName, SubmitJobRequest
+from controlplane.models.training import (
+    ENV_NAME_PATTERN,
+    RAY_KINDS,
+    JobDetail,
+    JobKind,
+    JobName,
+    RayOptions,
+    SubmitJobRequest,
+)
 
 RECIPE_NAME_PATTERN = r"^[a-z][a-z0-9-]{0,62}$"
 RECIPE_NAME_RULE = "1-63 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
@@ -75,7 +83,8 @@ class Recipe(Contract):
     """A recipe file: what it trains with, the job kind and image, and the templates its parameters fill.
 
     `command` is an argv list (no shell reads it); each `{parameter}` in an element or an `environment` value is
-    replaced by that parameter's value. The `nodes` and `gpusPerNode` parameters size the job.
+    replaced by that parameter's value. The `nodes` and `gpusPerNode` parameters size the job. A recipe of a Ray
+    kind (RayJob) submits `command` as the Ray job's entrypoint and may set the job's `ray` options.
     """
 
     name: RecipeName = Field(description="The file's name without .json.")
@@ -86,9 +95,12 @@ class Recipe(Contract):
     command: list[Annotated[str, StringConstraints(min_length=1, max_length=4096)]] = Field(min_length=1)
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(default_factory=dict)
     parameters: list[RecipeParameter] = Field(min_length=1)
+    ray: RayOptions | None = Field(default=None, description="Ray kinds only: Ray version, runtime env, cleanup.")
 
     @model_validator(mode="after")
     def _templates_name_parameters(self) -> Recipe:
+        if self.ray is not None and self.kind not in RAY_KINDS:
+            raise ValueError(f"`ray` options are for Ray kinds (RayJob), not {self.kind.value}")
         types = {parameter.name: parameter.type for parameter in self.parameters}
         if len(types) != len(self.parameters):
             raise ValueError("each parameter name appears once")

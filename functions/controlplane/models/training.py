@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
@@ -35,6 +35,13 @@ ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 class JobKind(StrEnum):
     HYPERPOD_PYTORCH_JOB = "HyperPodPyTorchJob"
+    RAY_JOB = "RayJob"
+    RAY_CLUSTER = "RayCluster"
+
+
+RAY_KINDS = frozenset({JobKind.RAY_JOB, JobKind.RAY_CLUSTER})
+# What only the HyperPod training operator reads: refused on the KubeRay path rather than silently dropped.
+HYPERPOD_ONLY_FIELDS = ("runPolicy", "logMonitoring", "elastic", "tieredCheckpointing")
 
 
 class JobPhase(StrEnum):
@@ -94,15 +101,49 @@ class ElasticPolicy(Contract):
         return self
 
 
+class RayOptions(Contract):
+    """What only the KubeRay path reads (kind RayJob or RayCluster)."""
+
+    rayVersion: Annotated[str, StringConstraints(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] = Field(
+        default="2.46.0", description="The Ray version of the image (KubeRay's rayClusterSpec.rayVersion)."
+    )
+    runtimeEnv: dict[str, Any] = Field(
+        default_factory=dict,
+        max_length=20,
+        description="RayJob: Ray's runtime_env (pip, env_vars, working_dir, …) for the job's driver and tasks.",
+    )
+    shutdownAfterJobFinishes: bool = Field(
+        default=True, description="RayJob: delete the Ray cluster (its pods) when the job ends."
+    )
+    ttlSecondsAfterFinished: int = Field(
+        default=0, ge=0, le=604800, description="RayJob: seconds the finished Ray cluster is kept before deletion."
+    )
+
+
 class SubmitJobRequest(Contract):
-    """A HyperPodPyTorchJob: `nodes` pods, one per node, each with `gpusPerNode` GPUs, on one instance type or
-    instance group, with the cluster's S3 claim at /s3 (and FSx at /fsx when the cluster has it)."""
+    """A training job of `kind`: `nodes` pods, one per node, each with `gpusPerNode` GPUs, on one instance type or
+    instance group, with the cluster's S3 claim at /s3 (and FSx at /fsx when the cluster has it).
+
+    HyperPodPyTorchJob (the default) runs `command` in every pod under the HyperPod training operator's recovery
+    budget. RayJob and RayCluster take the KubeRay path: a head pod and `nodes - 1` worker pods (each with
+    `gpusPerNode` GPUs); a RayJob submits `command` as its entrypoint once the Ray cluster is up, a RayCluster
+    stays up until deleted. `ray` holds the Ray-only options."""
 
     name: JobName = Field(description=f"Job name ({JOB_NAME_RULE}); unique in the cluster's job namespace.")
-    kind: JobKind = JobKind.HYPERPOD_PYTORCH_JOB
-    image: str = Field(min_length=1, max_length=512, description="Container image; it must run `hyperpodrun`.")
+    kind: JobKind = Field(
+        default=JobKind.HYPERPOD_PYTORCH_JOB,
+        description="HyperPodPyTorchJob (HyperPod training operator) or RayJob / RayCluster (KubeRay operator).",
+    )
+    image: str = Field(
+        min_length=1,
+        max_length=512,
+        description="Container image; HyperPodPyTorchJob: it runs `hyperpodrun`; Ray kinds: it has Ray installed.",
+    )
     command: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(
-        default_factory=list, max_length=64, description="Entrypoint; empty keeps the image's."
+        default_factory=list,
+        max_length=64,
+        description="HyperPodPyTorchJob: the entrypoint (empty keeps the image's). RayJob: the entrypoint argv, "
+        "submitted to the Ray cluster (required). RayCluster: none.",
     )
     args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=256)
     nodes: int = Field(default=1, ge=1, le=1000, description="Nodes (pods), one pod per node.")
@@ -121,6 +162,7 @@ class SubmitJobRequest(Contract):
     tieredCheckpointing: bool = Field(
         default=False, description="The job saves through managed tiered checkpointing (not with elastic)."
     )
+    ray: RayOptions | None = Field(default=None, description="Ray kinds only: Ray version, runtime env, cleanup.")
 
     @model_validator(mode="after")
     def _placement(self) -> SubmitJobRequest:
@@ -129,6 +171,30 @@ class SubmitJobRequest(Contract):
         if self.instanceType is not None and self.instanceGroup is not None:
             raise ValueError("give instanceType or instanceGroup, not both")
         return self
+
+    @model_validator(mode="after")
+    def _fields_of_the_kind(self) -> SubmitJobRequest:
+        if self.kind not in RAY_KINDS:
+            if self.ray is not None:
+                raise ValueError(f"`ray` is for kinds RayJob and RayCluster, not {self.kind.value}; drop it")
+            return self
+        defaults = SubmitJobRequest.model_construct()
+        given = [name for name in HYPERPOD_ONLY_FIELDS if getattr(self, name) != getattr(defaults, name)]
+        if given:
+            raise ValueError(
+                f"{', '.join(given)}: HyperPodPyTorchJob only (the HyperPod training operator reads them); leave "
+                f"them out for kind {self.kind.value}"
+            )
+        if self.kind == JobKind.RAY_JOB and not self.command:
+            raise ValueError("a RayJob needs `command`: its entrypoint (e.g. python3 -m verl.trainer.main_ppo …)")
+        if self.kind == JobKind.RAY_CLUSTER and (self.command or self.args):
+            raise ValueError("a RayCluster runs no entrypoint: drop `command` and `args`, or use kind RayJob")
+        return self
+
+    @property
+    def ray_options(self) -> RayOptions:
+        """The Ray options given, else their defaults."""
+        return self.ray or RayOptions()
 
 
 class RestartBudget(View):
@@ -161,7 +227,9 @@ class JobSummary(View):
     phase: JobPhase
     nodes: int
     gpusPerNode: int
-    restartBudget: RestartBudget
+    restartBudget: RestartBudget | None = Field(
+        default=None, description="HyperPodPyTorchJob only: KubeRay has no HyperPod recovery budget."
+    )
     createdAt: datetime | None = None
 
 

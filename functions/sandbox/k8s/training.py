@@ -19,22 +19,14 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-
-JsonObject = dict[str, Any]
+from sandbox.k8s.pods import JsonObject, PodRequest, SimulatedPods, now
 
 GROUP, VERSION, PLURAL, KIND = "sagemaker.amazonaws.com", "v1", "hyperpodpytorchjobs", "HyperPodPyTorchJob"
 API_VERSION = f"{GROUP}/{VERSION}"
-GPU = "nvidia.com/gpu"
 LOG_LINES = 30
 _LOG = logging.getLogger(__name__)
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass
@@ -50,7 +42,7 @@ class TrainingOperatorSimulation:
         self._lock = threading.Lock()
         self._kills: dict[tuple[str, str, str], _Kill] = {}
         self._deleted: set[tuple[str, str, str]] = set()
-        self._logs: dict[tuple[str, str, str], str] = {}
+        self._pods = SimulatedPods(emulator)
 
     def install(self) -> None:
         self._emulator.add_listener(self._on_event)
@@ -140,19 +132,17 @@ class TrainingOperatorSimulation:
                 return
             line += 1
             for pod in pods:
-                self._append_log(cluster, namespace, pod, f"step {line}/{LOG_LINES} loss={2.0 / line:.4f}")
+                self._pods.append_log(cluster, namespace, pod, f"step {line}/{LOG_LINES} loss={2.0 / line:.4f}")
             time.sleep(self.seconds_per_line)
         for pod in pods:
-            self._set_pod_phase(store, namespace, pod, "Succeeded")
+            self._pods.set_phase(store, namespace, pod, "Succeeded")
         self._set_status(store, namespace, name, "Completed", restarts, full_restarts)
         if (job["spec"].get("runPolicy") or {}).get("cleanPodPolicy", "All") != "None":
             self._delete_pods(store, namespace, name)
 
     def _forget_logs(self, key: tuple[str, str, str]) -> None:
         cluster, namespace, name = key
-        with self._lock:
-            for log in [log for log in self._logs if log[:2] == (cluster, namespace) and log[2].startswith(f"{name}-")]:
-                del self._logs[log]
+        self._pods.forget_logs(cluster, namespace, f"{name}-")
 
     def _gone(self, key: tuple[str, str, str]) -> bool:
         with self._lock:
@@ -175,49 +165,14 @@ class TrainingOperatorSimulation:
 
     def _schedule(self, store: ClusterStore, job: JsonObject) -> list[str] | None:
         """Create one Running pod per replica on matching nodes; None when too few nodes match."""
-        namespace, name = job["metadata"]["namespace"], job["metadata"]["name"]
+        name = job["metadata"]["name"]
         replica = job["spec"]["replicaSpecs"][0]
         template = replica.get("template") or {}
-        spec = template.get("spec") or {}
-        gpus = int(((spec.get("containers") or [{}])[0].get("resources") or {}).get("limits", {}).get(GPU, 0))
-        nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
-        count = int(replica.get("replicas") or 0)
-        if len(nodes) < count:
-            return None
-        pods = []
-        for index in range(count):
-            pod_name = f"{name}-{replica['name']}-{index}"
-            labels = {**((template.get("metadata") or {}).get("labels") or {}), "job-name": name}
-            owner = {"apiVersion": API_VERSION, "kind": KIND, "name": name, "uid": job["metadata"].get("uid", "")}
-            containers = [{k: v for k, v in c.items() if k != "resources"} for c in spec.get("containers") or []]
-            store.put(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Pod",
-                    "metadata": {
-                        "name": pod_name,
-                        "namespace": namespace,
-                        "labels": labels,
-                        "ownerReferences": [owner],
-                    },
-                    "spec": {"nodeName": nodes[index]["metadata"]["name"], "containers": containers},
-                    "status": {
-                        "phase": "Running",
-                        "startTime": _now(),
-                        "containerStatuses": [
-                            {
-                                "name": c.get("name", "main"),
-                                "ready": True,
-                                "restartCount": 0,
-                                "image": c.get("image", ""),
-                            }
-                            for c in containers
-                        ],
-                    },
-                }
-            )
-            pods.append(pod_name)
-        return pods
+        requests = [
+            PodRequest(f"{name}-{replica['name']}-{index}", template, {"job-name": name})
+            for index in range(int(replica.get("replicas") or 0))
+        ]
+        return self._pods.place(store, job, requests)
 
     def _restart_in_place(
         self, store: ClusterStore, key: tuple[str, str, str], pods: list[str], restarts: int, full_restarts: int
@@ -231,30 +186,11 @@ class TrainingOperatorSimulation:
             for container in pod["status"].get("containerStatuses") or []:
                 container["restartCount"] = int(container.get("restartCount", 0)) + 1
             store.put(pod)
-            self._append_log(cluster, namespace, pod_name, "process killed; restarted in place")
+            self._pods.append_log(cluster, namespace, pod_name, "process killed; restarted in place")
         self._set_status(store, namespace, name, "Running", restarts, full_restarts)
 
-    def _append_log(self, cluster: str, namespace: str, pod: str, line: str) -> None:
-        """Add a line to the pod's log (a pod created anew starts an empty log)."""
-        with self._lock:
-            text = self._logs[(cluster, namespace, pod)] = (
-                self._logs.get((cluster, namespace, pod), "") + f"{_now()} {line}\n"
-            )
-        self._emulator.set_pod_log(cluster, namespace, pod, text)
-
-    @staticmethod
-    def _set_pod_phase(store: ClusterStore, namespace: str, pod_name: str, phase: str) -> None:
-        pod = store.get("", "v1", "pods", namespace, pod_name)
-        if pod is not None:
-            pod["status"]["phase"] = phase
-            for container in pod["status"].get("containerStatuses") or []:
-                container["ready"] = False
-            store.put(pod)
-
-    @staticmethod
-    def _delete_pods(store: ClusterStore, namespace: str, name: str) -> None:
-        for pod in store.list("", "v1", "pods", namespace, f"job-name={name}"):
-            store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
+    def _delete_pods(self, store: ClusterStore, namespace: str, name: str) -> None:
+        self._pods.delete(store, namespace, f"job-name={name}")
 
     def _set_status(
         self,
@@ -268,50 +204,20 @@ class TrainingOperatorSimulation:
     ) -> None:
         job = self._job(store, namespace, name)
         status = job.setdefault("status", {})
-        now = _now()
+        stamp = now()
         conditions = [{**c, "status": "False"} for c in status.get("conditions") or [] if c["type"] != condition]
         conditions.append(
-            {"type": condition, "status": "True", "reason": reason or condition, "lastTransitionTime": now}
+            {"type": condition, "status": "True", "reason": reason or condition, "lastTransitionTime": stamp}
         )
         status.update(
             conditions=conditions,
             restartCount=restarts,
             restartStatus={"fullJobRestartCount": full_restarts},
-            startTime=status.get("startTime") or now,
+            startTime=status.get("startTime") or stamp,
         )
         if condition in ("Completed", "Failed"):
-            status["completionTime"] = now
+            status["completionTime"] = stamp
         store.put(job)
-        self._event(store, namespace, name, reason or condition, f"Job {name} is {condition}")
-
-    @staticmethod
-    def _event(store: ClusterStore, namespace: str, name: str, reason: str, message: str) -> None:
-        now = _now()
-        store.put(
-            {
-                "apiVersion": "v1",
-                "kind": "Event",
-                "metadata": {"name": f"{name}.{time.monotonic_ns():x}", "namespace": namespace},
-                "involvedObject": {"apiVersion": API_VERSION, "kind": KIND, "name": name, "namespace": namespace},
-                "reason": reason,
-                "message": message,
-                "type": "Warning" if reason in ("Failed", "RestartsExhausted", "Restarting") else "Normal",
-                "firstTimestamp": now,
-                "lastTimestamp": now,
-                "count": 1,
-            }
-        )
-
-
-def _fits(node: JsonObject, spec: JsonObject, gpus: int) -> bool:
-    labels = node["metadata"].get("labels") or {}
-    if any(labels.get(key) != value for key, value in (spec.get("nodeSelector") or {}).items()):
-        return False
-    affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    for term in affinity.get("nodeSelectorTerms") or []:
-        for requirement in term.get("matchExpressions") or []:
-            if requirement.get("operator") == "In" and labels.get(requirement["key"]) not in requirement["values"]:
-                return False
-    return int((node.get("status") or {}).get("allocatable", {}).get(GPU, 0)) >= gpus
+        reason = reason or condition
+        warning = reason in ("Failed", "RestartsExhausted", "Restarting")
+        self._pods.event(store, job, reason, f"Job {name} is {condition}", warning)

@@ -41,6 +41,15 @@ describe("JobDetailPage", { timeout: 30_000 }, () => {
     expect(reads[0].query).toEqual({ tailLines: 1000 });
   });
 
+  it("shows a Ray job's head, worker and submitter pods, with no restart budget", async () => {
+    const pods = ["hello-x7k2p-head", "hello-x7k2p-workers-worker-0", "hello-submit"].map((name) => ({ name, node: "hyperpod-i-0abc", phase: "Running", restarts: 0 }));
+    const ray = { ...JOB, kind: "RayJob", phase: "Running", nodes: 2, restartBudget: null, pods };
+    show("viewer", { "GET /clusters/{clusterTag}/jobs/{jobName}": ray, "GET /clusters/{clusterTag}/jobs/{jobName}/logs": LOGS });
+    expect(await screen.findByText("RayJob")).toBeInTheDocument();
+    expect(screen.getByText("hello-x7k2p-workers-worker-0")).toBeInTheDocument();
+    expect(screen.queryByText(/in place/)).toBeNull();
+  });
+
   it("deletes the job with the token of the API's plan", async () => {
     const fake = show("operator", {
       "GET /clusters/{clusterTag}/jobs/{jobName}": JOB,

@@ -80,7 +80,7 @@ export default function JobDetailPage() {
             { label: "Kind", value: data.kind },
             { label: "Nodes × GPUs per node", value: `${data.nodes} × ${data.gpusPerNode}` },
             { label: "Restarts used", value: restartsText(data.restartBudget) },
-            { label: "Job retries allowed", value: data.restartBudget.jobMaxRetryCount },
+            { label: "Job retries allowed", value: data.restartBudget?.jobMaxRetryCount ?? "-" },
             { label: "Image", value: data.image ?? "-" },
             { label: "Namespace", value: data.namespace },
             { label: "Created", value: data.createdAt ? new Date(data.createdAt).toLocaleString() : "-" },

@@ -1,7 +1,8 @@
 /**
- * The form of a `SubmitJobRequest`: image, command, nodes × GPUs per node, placement on an instance type or group
- * the cluster has, EFA, deep-health-checked nodes, shared memory, environment, the recovery budget (shown with the
- * API's defaults) and log-monitoring rules. It starts from `initial`, so a recipe form can prefill it; the page
+ * The form of a `SubmitJobRequest`: the kind (HyperPodPyTorchJob, or RayJob / RayCluster on the KubeRay path), image,
+ * command, nodes × GPUs per node, placement on an instance type or group the cluster has, EFA, deep-health-checked
+ * nodes, shared memory, environment, and for a HyperPodPyTorchJob the recovery budget (shown with the API's
+ * defaults) and log-monitoring rules. It starts from `initial`, so a recipe form can prefill it; the page
  * sends the body, and the API's refusal (`error`) shows above the form's actions.
  */
 import AttributeEditor from "@cloudscape-design/components/attribute-editor";
@@ -21,10 +22,25 @@ import { useState, type ReactNode } from "react";
 import type { Schemas } from "../../api/client";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useInstanceGroups } from "../cluster/groups";
-import { API_DEFAULTS, EMPTY_RULE, submitBody, type CleanPodPolicy, type JobFormValues, type RuleOperator, type RuleValues } from "./form";
+import {
+  API_DEFAULTS,
+  EMPTY_RULE,
+  isRayKind,
+  submitBody,
+  type CleanPodPolicy,
+  type JobFormValues,
+  type JobKind,
+  type RuleOperator,
+  type RuleValues,
+} from "./form";
 
 const CLEAN_POD_POLICIES: CleanPodPolicy[] = ["All", "OnlyComplete", "None"];
 const OPERATORS: RuleOperator[] = ["gt", "lt", "eq", "gteq", "lteq"];
+const KINDS: { value: JobKind; description: string }[] = [
+  { value: "HyperPodPyTorchJob", description: "HyperPod training operator: the command in every pod, with a recovery budget" },
+  { value: "RayJob", description: "KubeRay: a Ray head and workers; the command is the Ray job's entrypoint" },
+  { value: "RayCluster", description: "KubeRay: a long-lived Ray head and workers, no entrypoint" },
+];
 
 type NumberField =
   | "nodes"
@@ -54,6 +70,7 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
       ? (groups.data ?? []).map((group) => ({ value: group.instanceGroupName, description: group.instanceType ?? undefined }))
       : [...new Set((groups.data ?? []).flatMap((group) => (group.instanceType ? [group.instanceType] : [])))].map((value) => ({ value }));
   const placeLabel = values.placement === "instanceGroup" ? "instance group" : "instance type";
+  const ray = isRayKind(values.kind);
   const number = (key: NumberField, label: string, description?: string) => (
     <FormField label={label} description={description}>
       <Input type="number" ariaLabel={label} value={values[key]} onChange={({ detail }) => set(key)(detail.value)} />
@@ -80,14 +97,25 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
       >
         <SpaceBetween size="l">
           <Section title="Job">
+            <FormField label="Kind" description="RayJob and RayCluster need the kuberayOperator feature; HyperPodPyTorchJob the trainingOperator.">
+              <Select
+                ariaLabel="Kind"
+                selectedOption={KINDS.find((kind) => kind.value === values.kind) ?? null}
+                options={KINDS}
+                onChange={({ detail }) => set("kind")((detail.selectedOption.value ?? API_DEFAULTS.kind) as JobKind)}
+              />
+            </FormField>
             <FormField label="Name" description="Lowercase letters, digits and hyphens; a letter first (up to 40).">
               <Input ariaLabel="Name" value={values.name} onChange={({ detail }) => set("name")(detail.value)} placeholder="llama-finetune" />
             </FormField>
-            <FormField label="Image" description="The container image; it runs hyperpodrun.">
+            <FormField label="Image" description={ray ? "The container image; it has Ray installed." : "The container image; it runs hyperpodrun."}>
               <Input ariaLabel="Image" value={values.image} onChange={({ detail }) => set("image")(detail.value)} />
             </FormField>
             <ColumnLayout columns={2}>
-              <FormField label="Command" description="One item per line; empty keeps the image's entrypoint.">
+              <FormField
+                label="Command"
+                description={ray ? "One item per line: the Ray job's entrypoint (none for a RayCluster)." : "One item per line; empty keeps the image's entrypoint."}
+              >
                 <Textarea ariaLabel="Command" value={values.command} onChange={({ detail }) => set("command")(detail.value)} rows={3} />
               </FormField>
               <FormField label="Arguments" description="One item per line.">
@@ -97,7 +125,7 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
           </Section>
           <Section title="Placement">
             <ColumnLayout columns={3}>
-              {number("nodes", "Nodes", "One pod per node.")}
+              {number("nodes", "Nodes", ray ? "A Ray head and nodes - 1 workers, one pod per node." : "One pod per node.")}
               {number("gpusPerNode", "GPUs per node")}
               {number("sharedMemoryGi", "Shared memory (GiB)", "Size of /dev/shm.")}
             </ColumnLayout>
@@ -130,25 +158,29 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
               <Textarea ariaLabel="Environment" value={values.environment} onChange={({ detail }) => set("environment")(detail.value)} rows={3} />
             </FormField>
           </Section>
-          <Section title="Recovery budget" description="The run policy: in-place restarts of a failed process, then full job restarts.">
-            <ColumnLayout columns={3}>
-              {number("numRestartBeforeFullJobRestart", "In-place restarts before a full job restart")}
-              {number("maxFullJobRestarts", "Full job restarts")}
-              {number("evalPeriodSeconds", "Evaluation period (s)", "Window in which restarts are counted.")}
-              {number("jobMaxRetryCount", "Job retries")}
-              <FormField label="Pods deleted when the job ends">
-                <Select
-                  ariaLabel="Pods deleted when the job ends"
-                  selectedOption={{ value: values.cleanPodPolicy }}
-                  options={CLEAN_POD_POLICIES.map((value) => ({ value }))}
-                  onChange={({ detail }) => set("cleanPodPolicy")((detail.selectedOption.value ?? API_DEFAULTS.cleanPodPolicy) as CleanPodPolicy)}
-                />
-              </FormField>
-            </ColumnLayout>
-          </Section>
-          <Section title="Log monitoring" description="Optional: hang detection (a pattern expected every N s) or outliers (a metric against a threshold).">
-            <RulesEditor rules={values.logMonitoring} onChange={set("logMonitoring")} />
-          </Section>
+          {!ray && (
+            <>
+              <Section title="Recovery budget" description="The run policy: in-place restarts of a failed process, then full job restarts.">
+                <ColumnLayout columns={3}>
+                  {number("numRestartBeforeFullJobRestart", "In-place restarts before a full job restart")}
+                  {number("maxFullJobRestarts", "Full job restarts")}
+                  {number("evalPeriodSeconds", "Evaluation period (s)", "Window in which restarts are counted.")}
+                  {number("jobMaxRetryCount", "Job retries")}
+                  <FormField label="Pods deleted when the job ends">
+                    <Select
+                      ariaLabel="Pods deleted when the job ends"
+                      selectedOption={{ value: values.cleanPodPolicy }}
+                      options={CLEAN_POD_POLICIES.map((value) => ({ value }))}
+                      onChange={({ detail }) => set("cleanPodPolicy")((detail.selectedOption.value ?? API_DEFAULTS.cleanPodPolicy) as CleanPodPolicy)}
+                    />
+                  </FormField>
+                </ColumnLayout>
+              </Section>
+              <Section title="Log monitoring" description="Optional: hang detection (a pattern expected every N s) or outliers (a metric against a threshold).">
+                <RulesEditor rules={values.logMonitoring} onChange={set("logMonitoring")} />
+              </Section>
+            </>
+          )}
           <ErrorAlert error={error} header="The API refused the job" />
         </SpaceBetween>
       </Form>

@@ -13,8 +13,9 @@ const GROUPS = {
     { instanceGroupName: "workers", instanceType: "ml.g6.4xlarge", status: "InService", currentCount: 1, targetCount: 1, capacityType: "on-demand", deepHealthChecks: [] },
   ],
 };
+const RAY_JOB = { name: "verl", kind: "RayJob", phase: "Succeeded", nodes: 2, gpusPerNode: 4 };
 const ANSWERS = {
-  "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [JOB] },
+  "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [JOB, RAY_JOB] },
   "GET /clusters/{clusterTag}/instance-groups": GROUPS,
 };
 
@@ -39,6 +40,35 @@ describe("JobsPage", { timeout: 30_000 }, () => {
     expect(row).toHaveTextContent("1 of 3 in place, 0 of 1 full");
     expect(screen.getByRole("link", { name: "hello" })).toHaveAttribute("href", "/clusters/demo/jobs/hello");
     expect(screen.queryByRole("button", { name: "Submit job" })).toBeNull();
+  });
+
+  it("shows each job's kind, and no restart budget for a Ray job", async () => {
+    show("viewer", "/clusters/demo/jobs");
+    const row = (await screen.findByRole("link", { name: "verl" })).closest("tr")!;
+    expect(row).toHaveTextContent("RayJob");
+    expect(within(row).getByText("Succeeded")).toBeInTheDocument();
+    expect(within(screen.getByRole("link", { name: "hello" }).closest("tr")!).getByText("HyperPodPyTorchJob")).toBeInTheDocument();
+  });
+
+  it("submits a RayJob without the recovery budget, which the form no longer shows", async () => {
+    const fake = show("operator", "/clusters/demo/jobs?action=submit", {
+      ...ANSWERS,
+      "POST /clusters/{clusterTag}/jobs": { ...RAY_JOB, namespace: "ml", pods: [], events: [] },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: /Kind/ }));
+    await userEvent.click(await screen.findByRole("option", { name: /RayJob/ }));
+    expect(screen.queryByLabelText("Full job restarts")).toBeNull();
+    await fillRequired();
+    await userEvent.type(screen.getByLabelText("Command"), "python3{enter}train.py");
+    await userEvent.click(screen.getByRole("button", { name: "Submit job" }));
+    const post = fake.calls.find((call) => call.method === "POST");
+    expect(post?.body).toEqual({
+      name: "hello",
+      kind: "RayJob",
+      image: "train:1",
+      instanceType: "ml.g6.4xlarge",
+      command: ["python3", "train.py"],
+    });
   });
 
   it("submits only what the person set, placed on an instance type the cluster has", async () => {

@@ -1,5 +1,5 @@
 /**
- * Training (`/clusters/{tag}/jobs`): the cluster's jobs with phase, nodes, GPUs and restarts against the budget
+ * Training (`/clusters/{tag}/jobs`): the cluster's jobs of every kind with phase, nodes, GPUs and restarts against the budget
  * (every page of `continue`); **Submit job** (`?action=submit`, operator) opens the job form. A submitted job opens
  * its detail page.
  */
@@ -53,7 +53,7 @@ export default function JobsPage() {
           <Header
             variant="awsui-h1-sticky"
             counter={jobs.data ? `(${jobs.data.length})` : undefined}
-            description={`HyperPodPyTorchJob jobs on cluster ${clusterTag}.`}
+            description={`HyperPodPyTorchJob, RayJob and RayCluster jobs on cluster ${clusterTag}.`}
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh jobs" onClick={jobs.reload} />
@@ -70,6 +70,7 @@ export default function JobsPage() {
         }
         columnDefinitions={[
           { id: "name", header: "Job", cell: (job) => <RouterLink href={jobPath(clusterTag, job.name)}>{job.name}</RouterLink> },
+          { id: "kind", header: "Kind", cell: (job) => job.kind },
           { id: "phase", header: "Phase", cell: (job) => <JobPhase phase={job.phase} /> },
           { id: "nodes", header: "Nodes", cell: (job) => job.nodes },
           { id: "gpus", header: "GPUs per node", cell: (job) => job.gpusPerNode },
@@ -100,7 +101,7 @@ function SubmitJob({ clusterTag, onCancel }: { clusterTag: string; onCancel: () 
   };
   return (
     <SpaceBetween size="m">
-      <Header variant="h1" description={`A HyperPodPyTorchJob on cluster ${clusterTag}, with the S3 claim at /s3.`}>
+      <Header variant="h1" description={`A training job on cluster ${clusterTag}, with the S3 claim at /s3.`}>
         Submit job
       </Header>
       <JobForm clusterTag={clusterTag} initial={EMPTY_VALUES} submitting={submitting} error={error} onSubmit={(body) => void submit(body)} onCancel={onCancel} />

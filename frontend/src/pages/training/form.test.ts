@@ -39,12 +39,34 @@ describe("submitBody", () => {
   });
 });
 
+describe("submitBody of a Ray kind", () => {
+  it("sends the kind and the entrypoint, and nothing of the HyperPod recovery budget or log monitoring", () => {
+    const body = submitBody({
+      ...REQUIRED,
+      kind: "RayJob",
+      command: "python3\n-m\nverl.trainer.main_ppo",
+      nodes: "2",
+      maxFullJobRestarts: "4",
+      logMonitoring: [{ ...EMPTY_RULE, name: "hang", logPattern: "step" }],
+    });
+    expect(body).toEqual({
+      name: "hello",
+      kind: "RayJob",
+      image: "train:1",
+      instanceType: "ml.g6.4xlarge",
+      command: ["python3", "-m", "verl.trainer.main_ppo"],
+      nodes: 2,
+    });
+  });
+});
+
 describe("API_DEFAULTS", () => {
   it("are the defaults of the API's own document", () => {
     const document = JSON.parse(readFileSync("../tests/contract/openapi.snapshot.json", "utf8"));
     const schemas = document.components.schemas;
     const defaultOf = (schema: string, field: string) => schemas[schema].properties[field].default;
     expect(API_DEFAULTS).toEqual({
+      kind: defaultOf("SubmitJobRequest", "kind"),
       nodes: defaultOf("SubmitJobRequest", "nodes"),
       gpusPerNode: defaultOf("SubmitJobRequest", "gpusPerNode"),
       sharedMemoryGi: defaultOf("SubmitJobRequest", "sharedMemoryGi"),

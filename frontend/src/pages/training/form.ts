@@ -7,6 +7,7 @@ import type { Schemas } from "../../api/client";
 import { sent } from "../cluster/plan";
 
 type SubmitJobRequest = Schemas["SubmitJobRequest"];
+export type JobKind = Schemas["JobKind"];
 type RunPolicy = Schemas["RunPolicy"];
 type Rule = Schemas["LogMonitoringRule"];
 export type CleanPodPolicy = RunPolicy["cleanPodPolicy"];
@@ -14,6 +15,7 @@ export type RuleOperator = NonNullable<Rule["operator"]>;
 
 /** The API's defaults (`SubmitJobRequest` in the OpenAPI document; a test holds them equal). */
 export const API_DEFAULTS = {
+  kind: "HyperPodPyTorchJob" as JobKind,
   nodes: 1,
   gpusPerNode: 1,
   sharedMemoryGi: 64,
@@ -36,6 +38,8 @@ export interface RuleValues {
 }
 
 export interface JobFormValues {
+  /** HyperPodPyTorchJob, or RayJob / RayCluster on the KubeRay path (no recovery budget, no log monitoring). */
+  kind: JobKind;
   name: string;
   image: string;
   /** One item per line. */
@@ -61,6 +65,7 @@ export interface JobFormValues {
 }
 
 export const EMPTY_VALUES: JobFormValues = {
+  kind: API_DEFAULTS.kind,
   name: "",
   image: "",
   command: "",
@@ -143,9 +148,16 @@ function runPolicyOf(values: JobFormValues): Partial<RunPolicy> | undefined {
   return Object.keys(policy).length ? policy : undefined;
 }
 
-/** The request body: the name, image and placement always; every other field only when it differs from the default. */
+/** Whether the kind takes the KubeRay path, where the HyperPod recovery budget and log monitoring do not apply. */
+export function isRayKind(kind: JobKind): boolean {
+  return kind !== "HyperPodPyTorchJob";
+}
+
+/** The request body: the name, image and placement always; every other field only when it differs from the default
+ * (and, for a Ray kind, nothing of the HyperPod recovery budget or log monitoring). */
 export function submitBody(values: JobFormValues): SubmitJobRequest {
   const body: Partial<SubmitJobRequest> = { name: values.name.trim(), image: values.image.trim() };
+  if (values.kind !== API_DEFAULTS.kind) body.kind = values.kind;
   body[values.placement] = values.placeOn;
   const command = lines(values.command);
   const args = lines(values.args);
@@ -161,6 +173,7 @@ export function submitBody(values: JobFormValues): SubmitJobRequest {
   if (values.deepHealthCheckedOnly) body.deepHealthCheckedOnly = true;
   const environment = environmentOf(values.environment);
   if (Object.keys(environment).length) body.environment = environment;
+  if (isRayKind(values.kind)) return sent<SubmitJobRequest>(body);
   const runPolicy = runPolicyOf(values);
   if (runPolicy) body.runPolicy = runPolicy as RunPolicy;
   if (values.logMonitoring.length) body.logMonitoring = values.logMonitoring.map(ruleOf);

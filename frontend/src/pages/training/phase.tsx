@@ -18,8 +18,10 @@ export function JobPhase({ phase }: { phase: Phase }) {
   return <StatusIndicator type={TYPES[phase]}>{phase}</StatusIndicator>;
 }
 
-/** "1 of 3 in place, 0 of 1 full": restarts used against what the run policy allows. */
-export function restartsText(budget: Schemas["RestartBudget"]): string {
+/** "1 of 3 in place, 0 of 1 full": restarts used against what the run policy allows; "-" for a Ray job (KubeRay has
+ * no HyperPod recovery budget). */
+export function restartsText(budget: Schemas["RestartBudget"] | null | undefined): string {
+  if (!budget) return "-";
   return (
     `${budget.restarts} of ${budget.restartsBeforeFullJobRestart} in place, ` +
     `${budget.fullJobRestarts} of ${budget.maxFullJobRestarts} full`

@@ -1,5 +1,5 @@
-"""What the API's jobs role may do in a cluster: exactly the job objects (and writing download tokens' Secrets),
-through Kubernetes RBAC.
+"""What the API's jobs role may do in a cluster: exactly the job objects (HyperPodPyTorchJob, RayJob, RayCluster)
+and writing download tokens' Secrets, through Kubernetes RBAC.
 
 EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
 policy but the Kubernetes group `JOB_WRITERS_GROUP`, and this ClusterRole (bound to that group) names the verbs
@@ -11,11 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
-from controlplane.core.training.manifest import API_VERSION
+from controlplane.core.training import manifest, ray
 
 JOB_WRITERS_GROUP = "instantstart:job-writers"
 JOB_WRITER_ROLE = "instantstart-job-writer"
-JOB_RESOURCES = {API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"]}
+# The kinds the job routes write, by API group: HyperPodPyTorchJob, and KubeRay's RayJob and RayCluster.
+JOB_RESOURCES = {
+    manifest.API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"],
+    ray.API_VERSION.split("/")[0]: ["rayjobs", "rayclusters"],
+}
 JOB_VERBS = ["create", "delete", "get", "list"]
 # A download's Hugging Face token is written to a Secret by the API (`core.downloads`): create and delete, never read.
 SECRET_RULE = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]}

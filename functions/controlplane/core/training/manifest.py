@@ -1,7 +1,8 @@
 """Renders a `SubmitJobRequest` into a HyperPodPyTorchJob manifest, and reads a job object back into views.
 
-What belongs here: the shape of the job object (placement, mounts, resources, run policy) and how its status
-reads (phase, restart budget). Whether the cluster can run the job is `service.py`'s question.
+What belongs here: the shape of the job object (placement, mounts, resources, run policy), the pod template every
+job kind shares (`pod_template`), and how a HyperPodPyTorchJob's status reads (phase, restart budget). The KubeRay
+kinds are `ray.py`; whether the cluster can run the job is `service.py`'s question.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
         "spec": {
             "nprocPerNode": str(request.gpusPerNode) if request.gpusPerNode else "auto",
             "replicaSpecs": [
-                {"name": "pods", "replicas": request.nodes, "template": _pod_template(request, placement)}
+                {"name": "pods", "replicas": request.nodes, "template": _pytorch_template(request, placement)}
             ],
             "runPolicy": _run_policy(request),
             **({"elasticPolicy": request.elastic.model_dump()} if request.elastic else {}),
@@ -79,7 +80,17 @@ def _run_policy(request: SubmitJobRequest) -> dict[str, Any]:
     return policy
 
 
-def _pod_template(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]:
+def _pytorch_template(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]:
+    template = pod_template(request, placement, CONTAINER_NAME)
+    container = template["spec"]["containers"][0]
+    container.update({"command": request.command} if request.command else {})
+    container.update({"args": request.args} if request.args else {})
+    return template
+
+
+def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_name: str) -> dict[str, Any]:
+    """The pod template of one of the job's nodes: placement, GPUs and EFA, the mounts, environment and image (the
+    container's command is the kind's to add)."""
     selector = (
         {INSTANCE_TYPE_LABEL: request.instanceType}
         if request.instanceType
@@ -99,13 +110,11 @@ def _pod_template(request: SubmitJobRequest, placement: JobPlacement) -> dict[st
         volumes.append({"name": "fsx", "persistentVolumeClaim": {"claimName": placement.fsx_claim}})
         mounts.append({"name": "fsx", "mountPath": FSX_MOUNT})
     container: dict[str, Any] = {
-        "name": CONTAINER_NAME,
+        "name": container_name,
         "image": request.image,
         "env": [{"name": name, "value": value} for name, value in sorted(request.environment.items())],
         "resources": {"requests": resources, "limits": resources},
         "volumeMounts": mounts,
-        **({"command": request.command} if request.command else {}),
-        **({"args": request.args} if request.args else {}),
     }
     spec: dict[str, Any] = {"nodeSelector": selector, "containers": [container], "volumes": volumes}
     if request.deepHealthCheckedOnly:

@@ -77,6 +77,7 @@ def render(recipe: Recipe, request: SubmitRecipeJobRequest) -> SubmitJobRequest:
             instanceGroup=request.instanceGroup,
             efa=request.efa,
             environment={name: fill(template) for name, template in recipe.environment.items()},
+            ray=recipe.ray,
         )
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in error.errors())

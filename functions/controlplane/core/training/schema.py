@@ -1,8 +1,9 @@
 """Checks a rendered manifest against its CRD's openAPIV3Schema before it is submitted.
 
-The schemas are data files in `crd_schemas/` (one per kind). The check covers what a structural schema says:
-types, required fields, enums, minimums, patterns, minItems, and unknown fields (refused, since the API server
-would prune them silently) except under `x-kubernetes-preserve-unknown-fields`.
+The schemas are data files in `crd_schemas/` (one per kind; `{"$ref": "<file>#/<pointer>"}` reuses a part of
+another, as a RayJob's `rayClusterSpec` is a RayCluster's `spec`). The check covers what a structural schema says:
+types, required fields, enums, minimums, patterns, minItems, `additionalProperties`, and unknown fields (refused,
+since the API server would prune them silently) except under `x-kubernetes-preserve-unknown-fields`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,24 @@ _TYPES: dict[str, tuple[type, ...]] = {
 @cache
 def crd_schema(kind: str) -> dict[str, Any]:
     """The openAPIV3Schema of `kind` (e.g. `HyperPodPyTorchJob`), from its data file."""
-    schema: dict[str, Any] = json.loads((SCHEMAS_DIR / f"{kind.lower()}.json").read_text())
+    return _schema_file(f"{kind.lower()}.json")
+
+
+@cache
+def _schema_file(name: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((SCHEMAS_DIR / name).read_text())
     return schema
+
+
+def _resolved(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema a `$ref` (`<file>#/<json pointer>`) points at; any other schema as it is."""
+    if "$ref" not in schema:
+        return schema
+    name, _, pointer = schema["$ref"].partition("#")
+    target = _schema_file(name)
+    for part in filter(None, pointer.split("/")):
+        target = target[part]
+    return target
 
 
 def schema_problems(manifest: dict[str, Any]) -> list[str]:
@@ -39,6 +56,7 @@ def schema_problems(manifest: dict[str, Any]) -> list[str]:
 
 
 def _check(value: Any, schema: dict[str, Any], path: str, problems: list[str]) -> None:
+    schema = _resolved(schema)
     where = path or "."
     expected = schema.get("type")
     if expected and (not isinstance(value, _TYPES[expected]) or (expected != "boolean" and isinstance(value, bool))):
@@ -61,5 +79,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, problems: list[str]) -
         for name, item in value.items():
             if name in properties:
                 _check(item, properties[name], f"{path}.{name}", problems)
+            elif "additionalProperties" in schema:
+                _check(item, schema["additionalProperties"], f"{path}.{name}", problems)
             elif not schema.get("x-kubernetes-preserve-unknown-fields"):
                 problems.append(f"{path}.{name}: unknown field")

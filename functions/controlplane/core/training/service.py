@@ -1,4 +1,6 @@
-"""Training jobs on a cluster: submit (checked against the cluster and the CRD schema), list, detail, logs, delete.
+"""Training jobs on a cluster: submit (checked against the cluster and the CRD schema), list, detail, logs, delete,
+for every kind of `kinds.JOB_KINDS` (HyperPodPyTorchJob under the training operator, RayJob and RayCluster under
+KubeRay). A job's name is unique across the kinds.
 
 Reads go through the view role (`reads`, `nodes`); creating and deleting job objects through the jobs role
 (`writes`), whose access is limited to job objects. Deleting stops a job: a plan with a confirmation token comes
@@ -14,17 +16,11 @@ from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
-from controlplane.core.training import manifest
-from controlplane.core.training.manifest import (
-    API_VERSION,
-    DEEP_HEALTH_LABEL,
-    DEEP_HEALTH_PASSED,
-    JOB_LABEL,
-    KIND,
-    JobPlacement,
-)
+from controlplane.core.training.kinds import JOB_KINDS, rules_of
+from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -32,12 +28,24 @@ from controlplane.models.errors import ClusterNotReadyError, ConflictError, Inva
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
-from controlplane.models.training import JobDetail, JobEvent, JobList, JobLogs, JobPod, SubmitJobRequest
+from controlplane.models.training import (
+    RAY_KINDS,
+    JobDetail,
+    JobEvent,
+    JobKind,
+    JobList,
+    JobLogs,
+    JobPod,
+    JobSummary,
+    SubmitJobRequest,
+)
 
 CAPACITY_TYPE_LABEL = "sagemaker.amazonaws.com/capacity-type"
 SPOT = "spot"
 LAST_EVENTS = 10
 DELETE_JOB_ACTION = "delete-job"
+# The KubeRay operator's Deployment, as the kuberayOperator feature's bundle installs it: (namespace, name).
+KUBERAY_OPERATOR_DEPLOYMENT = ("kuberay-operator", "kuberay-operator")
 
 
 class JobNotFoundError(NotFoundError):
@@ -82,14 +90,17 @@ class TrainingJobService:
                 "Elastic training and tiered checkpointing do not compose: drop `elastic` or `tieredCheckpointing`."
             )
         record, cluster = self._cluster(cluster_tag)
-        self._require_training_operator(record, cluster)
+        if request.kind in RAY_KINDS:
+            self._require_kuberay_operator(record, cluster, request.kind)
+        else:
+            self._require_training_operator(record, cluster)
         placement = self._placement(record, cluster, request)
         if self._find_job(record, cluster, placement.namespace, request.name) is not None:
             raise _name_in_use(request.name, placement.namespace)
-        job = manifest.render(request, placement)
+        job = JOB_KINDS[request.kind].render(request, placement)
         problems = schema_problems(job)
         if problems:
-            raise InvalidRequestError(f"The job does not match the {KIND} schema: {'; '.join(problems)}.")
+            raise InvalidRequestError(f"The job does not match the {request.kind.value} schema: {'; '.join(problems)}.")
         if not self._writes.create(cluster, record.region, job):
             raise _name_in_use(request.name, placement.namespace)
         return self.get(cluster_tag, request.name)
@@ -99,10 +110,21 @@ class TrainingJobService:
         if addon is None or addon.status != "ACTIVE":
             state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
             raise FeatureNotEnabledError(
-                f"{KIND} needs the '{Feature.TRAINING_OPERATOR.value}' feature (the HyperPod training operator add-on "
-                f"is {state}). Enable it with PATCH /clusters/{record.clusterTag}/features "
+                f"{JobKind.HYPERPOD_PYTORCH_JOB.value} needs the '{Feature.TRAINING_OPERATOR.value}' feature (the "
+                f"HyperPod training operator add-on is {state}). Enable it with PATCH "
+                f"/clusters/{record.clusterTag}/features "
                 f'{{"{Feature.TRAINING_OPERATOR.value}": {{"enabled": true}}}}, then submit again.',
                 {"feature": Feature.TRAINING_OPERATOR.value},
+            )
+
+    def _require_kuberay_operator(self, record: ClusterRecord, cluster: EksCluster, kind: JobKind) -> None:
+        namespace, name = KUBERAY_OPERATOR_DEPLOYMENT
+        if self._nodes.get(cluster, record.region, "apps/v1", "Deployment", name, namespace) is None:
+            raise FeatureNotEnabledError(
+                f"{kind.value} needs the '{Feature.KUBERAY_OPERATOR.value}' feature (the KubeRay operator is not "
+                f"installed in namespace {namespace}). Enable it with PATCH /clusters/{record.clusterTag}/features "
+                f'{{"{Feature.KUBERAY_OPERATOR.value}": {{"enabled": true}}}}, then submit again.',
+                {"feature": Feature.KUBERAY_OPERATOR.value},
             )
 
     def _placement(self, record: ClusterRecord, cluster: EksCluster, request: SubmitJobRequest) -> JobPlacement:
@@ -156,11 +178,21 @@ class TrainingJobService:
     # --- reads -------------------------------------------------------------------------------
 
     def list_jobs(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> JobList:
+        """The jobs of every kind, kind by kind (in `JOB_KINDS` order), by name within a kind."""
         record, cluster = self._cluster(cluster_tag)
         namespace, _ = _claim(record)
-        page = self._reads.list_objects(cluster, record.region, API_VERSION, KIND, namespace, limit, token)
-        jobs = [manifest.summary(job) for job in page.items]
-        return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=page.next_token)
+        kinds = list(JOB_KINDS.values())
+        index, kind_token = _list_position(token, len(kinds))
+        jobs: list[JobSummary] = []
+        while index < len(kinds) and len(jobs) < limit:
+            rules = kinds[index]
+            page = self._reads.list_objects(
+                cluster, record.region, rules.api_version, rules.kind.value, namespace, limit - len(jobs), kind_token
+            )
+            jobs.extend(rules.summary(job) for job in page.items if rules.listed(job))
+            index, kind_token = (index, page.next_token) if page.next_token else (index + 1, None)
+        next_token = encode_token([index, kind_token]) if index < len(kinds) else None
+        return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=next_token)
 
     def get(self, cluster_tag: str, name: str) -> JobDetail:
         """Phase, pods with node and status, restarts used against the budget, and the last events."""
@@ -169,10 +201,11 @@ class TrainingJobService:
         job = self._job(record, cluster, namespace, name)
         pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
         events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
+        rules = rules_of(job)
         return JobDetail(
-            **manifest.summary(job).model_dump(),
+            **rules.summary(job).model_dump(),
             namespace=namespace,
-            image=manifest.image(job),
+            image=rules.image(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
             events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],
         )
@@ -220,9 +253,13 @@ class TrainingJobService:
         record, cluster = self._cluster(cluster_tag)
         namespace, _ = _claim(record)
         detail = self.get(cluster_tag, name)
+        rules = JOB_KINDS[detail.kind]
         how = f"Call DELETE /clusters/{cluster_tag}/jobs/{name} without a token"
         with self._confirmations.redeeming(token, actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}", how):
-            if not self._writes.delete_object(cluster, record.region, API_VERSION, KIND, namespace, name):
+            deleted = self._writes.delete_object(
+                cluster, record.region, rules.api_version, rules.kind.value, namespace, name
+            )
+            if not deleted:
                 raise _not_found(name, namespace)
         return Plan(dryRun=False, actions=[_deletion(detail)], message=f"Deleted job {name}; its pods are removed.")
 
@@ -241,7 +278,12 @@ class TrainingJobService:
         return record, cluster
 
     def _find_job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any] | None:
-        return self._nodes.get(cluster, record.region, API_VERSION, KIND, name, namespace)
+        """The job object named `name`, whichever its kind."""
+        for rules in JOB_KINDS.values():
+            job = self._nodes.get(cluster, record.region, rules.api_version, rules.kind.value, name, namespace)
+            if job is not None:
+                return job
+        return None
 
     def _job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any]:
         job = self._find_job(record, cluster, namespace, name)
@@ -253,8 +295,24 @@ class TrainingJobService:
 def _deletion(detail: JobDetail) -> PlannedAction:
     pods = ", ".join(pod.name for pod in detail.pods) or "none"
     return PlannedAction(
-        action="delete", resource=KIND, name=f"{detail.namespace}/{detail.name}", detail=f"{detail.phase}; pods: {pods}"
+        action="delete",
+        resource=detail.kind.value,
+        name=f"{detail.namespace}/{detail.name}",
+        detail=f"{detail.phase}; pods: {pods}",
     )
+
+
+def _list_position(token: str | None, kinds: int) -> tuple[int, str | None]:
+    """(index of the kind, that kind's continue token) where the page of `token` starts."""
+    if token is None:
+        return 0, None
+    position = decode_token(token)
+    valid = isinstance(position, list) and len(position) == 2  # [kind index, kind token]
+    if not valid or not isinstance(position[0], int) or not 0 <= position[0] < kinds:
+        raise invalid_token()
+    if position[1] is not None and not isinstance(position[1], str):
+        raise invalid_token()
+    return position[0], position[1]
 
 
 def _claim(record: ClusterRecord, fsx: bool = False) -> tuple[str, str]:

@@ -17,8 +17,8 @@ from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
-from controlplane.core.training.manifest import render as render_manifest
 from controlplane.core.training.recipes import (
     RECIPES_DIR,
     RecipeNotFoundError,
@@ -50,6 +50,12 @@ REQUIRED_VALUES: dict[str, dict[str, Any]] = {
     "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/out"},
     "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
     "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
+    "verl": {
+        "model": "Qwen/Qwen2.5-0.5B-Instruct",
+        "trainFiles": "/s3/datasets/gsm8k/train.parquet",
+        "valFiles": "/s3/datasets/gsm8k/test.parquet",
+        "outputDir": "/s3/out/verl",
+    },
 }
 
 
@@ -116,7 +122,9 @@ def test_every_shipped_recipe_file_loads_as_a_recipe() -> None:
 def test_every_shipped_recipe_renders_to_a_job_that_validates_against_the_crd_schema(name: str) -> None:
     job = render(shipped_recipes()[name], job_request(name))
 
-    manifest = render_manifest(job, JobPlacement(namespace="ml", claim="s3-claim", fsx_claim=None, efa_interfaces=0))
+    placement = JobPlacement(namespace="ml", claim="s3-claim", fsx_claim=None, efa_interfaces=0)
+    manifest = JOB_KINDS[job.kind].render(job, placement)
+    assert manifest["kind"] == shipped_recipes()[name].kind
     assert schema_problems(manifest) == []
 
 
@@ -243,15 +251,15 @@ def test_a_recipe_job_needs_a_placement_like_any_job() -> None:
 def test_list_and_get_show_each_recipe_with_its_parameters(world: World) -> None:
     listed = world.service.list_recipes()
 
-    assert [recipe.name for recipe in listed.recipes] == ["llama-factory", "ms-swift", "pytorch-script"]
+    assert [recipe.name for recipe in listed.recipes] == ["llama-factory", "ms-swift", "pytorch-script", "verl"]
     detail = world.service.get("pytorch-script", ALICE)
     assert "learningRate" in [parameter.name for parameter in detail.parameters]
     assert detail.lastValues == {}
 
 
 def test_an_unknown_recipe_is_not_found_and_the_recipes_are_listed(world: World) -> None:
-    with pytest.raises(RecipeNotFoundError, match="llama-factory, ms-swift, pytorch-script"):
-        world.service.get("verl", ALICE)
+    with pytest.raises(RecipeNotFoundError, match="llama-factory, ms-swift, pytorch-script, verl"):
+        world.service.get("torchtitan", ALICE)
 
 
 def test_submit_creates_the_job_and_keeps_the_callers_values_for_next_time(world: World) -> None:
