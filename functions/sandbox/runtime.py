@@ -38,6 +38,7 @@ from sandbox.faults import FaultBook
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
+from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
 
@@ -65,6 +66,7 @@ class SandboxOptions:
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
+    - `seconds_to_load_model`: how long a simulated model server takes to load its model and become ready.
     """
 
     kubernetes_url: str
@@ -73,6 +75,7 @@ class SandboxOptions:
     operation_wait_poll_seconds: float = 0.5
     seconds_per_log_line: float = 0.5
     seconds_per_download: float = 2.0
+    seconds_to_load_model: float = 5.0
 
 
 class LambdaContext:
@@ -98,7 +101,8 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process), `downloads` (the downloader: fail a download),
+    (the training operator: kill a job's process), `downloads` (the downloader: fail a download), `serving`
+    (model servers: their load time),
     `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
     request served).
     """
@@ -110,6 +114,7 @@ class Sandbox:
         seconds = options.seconds_to_active
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
+        self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
@@ -170,6 +175,7 @@ class Sandbox:
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self.training.install()
         self.downloads.install()
+        self.serving.install()
         self._provision()
 
     def stop(self) -> None:
