@@ -120,7 +120,10 @@ class ModelServerService:
         if request.modelSource is not None:
             path, source_uri = self._job_output(target, request.modelSource.job)
             parsed = parsed.with_model(path)
-        if self._deployment(target, request.name) is not None:
+        if self._deployment(target, request.name) is not None or (
+            request.serviceType != ServiceType.POOL
+            and self._objects.get(target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace)
+        ):
             raise _name_in_use(request.name, target.namespace)
         secret = request.huggingFaceTokenSecret or (
             manifest.token_secret_name(request.name) if request.huggingFaceToken is not None else None

@@ -288,3 +288,13 @@ def test_delete_needs_the_token_of_a_plan_and_removes_the_server_its_services_an
 
     assert {a.resource for a in plan.actions} == {"Deployment", "Service", "Secret"}
     assert world.objects == {}
+
+
+def test_a_name_taken_by_another_service_is_refused_before_anything_is_created(world: World) -> None:
+    taken = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "qwen", "namespace": "ml"}, "spec": {}}
+    world.kubernetes.apply(world.cluster, REGION, [taken])
+
+    with pytest.raises(DeploymentNameInUseError):
+        world.servers.deploy("demo", deploy())
+
+    assert "Deployment/ml/qwen" not in world.objects
