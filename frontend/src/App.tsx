@@ -12,6 +12,7 @@ const OperationsPage = lazy(() => import("./pages/operations/OperationsPage"));
 const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetailPage"));
 const JobsPage = lazy(() => import("./pages/training/JobsPage"));
 const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
+const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 
 export function App() {
@@ -25,6 +26,7 @@ export function App() {
         <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
         <Route path="/clusters/:clusterTag/jobs" element={<JobsPage />} />
         <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
+        <Route path="/clusters/:clusterTag/inference" element={<InferencePage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />

@@ -99,6 +99,17 @@ PERMISSIONS: dict[str, Rule] = {
     # recipes
     "GET /recipes": READ,
     "GET /recipes/{recipeName}": READ,
+    # self-managed model servers, the model pool, calling a model
+    "GET /clusters/{clusterTag}/deployments": READ,
+    "POST /clusters/{clusterTag}/deployments": Permission(Role.OPERATOR, "deploy a model server"),
+    "GET /clusters/{clusterTag}/deployments/{name}": READ,
+    "PATCH /clusters/{clusterTag}/deployments/{name}": Permission(Role.OPERATOR, "update a model server"),
+    "DELETE /clusters/{clusterTag}/deployments/{name}": Permission(Role.OPERATOR, "delete a model server"),
+    "GET /clusters/{clusterTag}/model-pool": READ,
+    "POST /clusters/{clusterTag}/model-pool": Permission(Role.OPERATOR, "bind or unbind a pool worker"),
+    "GET /clusters/{clusterTag}/services": READ,
+    "GET /clusters/{clusterTag}/services/public": READ,
+    "POST /clusters/{clusterTag}/services/{name}/chat": Permission(Role.OPERATOR, "call a model"),
     # the S3 claim's contents
     "POST /clusters/{clusterTag}/downloads": Permission(Role.OPERATOR, "download a model or dataset"),
     "GET /clusters/{clusterTag}/storage/contents": READ,

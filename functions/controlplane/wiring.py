@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.remediation.service import RemediationService
+    from controlplane.core.serving.pool import ModelPoolService
+    from controlplane.core.serving.service import ModelServerService
     from controlplane.core.storage.steps import StorageService
     from controlplane.core.training.recipes import RecipeService
     from controlplane.core.training.service import TrainingJobService
@@ -467,6 +469,45 @@ def training_jobs() -> TrainingJobService:
 
 
 @cache
+def model_servers() -> ModelServerService:
+    """Model servers: read as the view role; written, and called through the service proxy, as the jobs role."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.serving import KubernetesServingGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.serving.service import ModelServerService
+
+    return ModelServerService(
+        clusters(),
+        AwsEksGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        KubernetesServingGateway(kubernetes_readers()),
+        KubernetesServingGateway(kubernetes_job_writers()),
+        KubernetesWorkloadGateway(kubernetes_job_writers()),
+        confirmations(),
+    )
+
+
+@cache
+def model_pool() -> ModelPoolService:
+    """The model pool: workers read as the view role, relabelled (and binding Services created) as the jobs role."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.serving import KubernetesServingGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.serving.pool import ModelPoolService
+
+    return ModelPoolService(
+        clusters(),
+        AwsEksGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        KubernetesServingGateway(kubernetes_readers()),
+        KubernetesServingGateway(kubernetes_job_writers()),
+        KubernetesWorkloadGateway(kubernetes_job_writers()),
+    )
+
+
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -570,6 +611,8 @@ def reset() -> None:
         features,
         cluster_import,
         training_jobs,
+        model_servers,
+        model_pool,
         recipes,
         downloads,
         download_steps,

@@ -40,6 +40,7 @@ from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.kuberay import KubeRaySimulation
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
+from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
 
@@ -67,6 +68,7 @@ class SandboxOptions:
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
+    - `seconds_to_load_model`: how long a simulated model server takes to load its model and become ready.
     """
 
     kubernetes_url: str
@@ -75,6 +77,7 @@ class SandboxOptions:
     operation_wait_poll_seconds: float = 0.5
     seconds_per_log_line: float = 0.5
     seconds_per_download: float = 2.0
+    seconds_to_load_model: float = 5.0
 
 
 class LambdaContext:
@@ -101,9 +104,9 @@ class Sandbox:
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
     (the training operator: kill a job's process), `kuberay` (the KubeRay controller: how long a Ray job's step
-    takes), `downloads` (the downloader: fail a download), `hyperpod` (training plans, node faults), `events`
-    (EventBridge: HyperPod's events to the events handler), `quotas` (the account's Service Quotas) and `aws_calls`
-    (every AWS request served).
+    takes), `downloads` (the downloader: fail a download), `serving` (model servers: their load time), `hyperpod`
+    (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler), `quotas` (the
+    account's Service Quotas) and `aws_calls` (every AWS request served).
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -114,6 +117,7 @@ class Sandbox:
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.kuberay = KubeRaySimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
+        self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.events = EventRouter(self.hyperpod)
         self.aws_calls = SerializedStubber.log
@@ -176,6 +180,7 @@ class Sandbox:
         self.training.install()
         self.kuberay.install()
         self.downloads.install()
+        self.serving.install()
         self._provision()
         self.events.install()
 

@@ -59,6 +59,16 @@ REQUIRED_ROLE = {
     "recipe_get": "viewer",
     "model_download_enhanced": "operator",
     "s3_storage_list_contents": "viewer",
+    "inference_list_deployments": "viewer",
+    "inference_deploy_container": "operator",
+    "inference_get_deployment": "viewer",
+    "inference_update_deployment": "operator",
+    "inference_delete_deployment": "operator",
+    "inference_list_services": "viewer",
+    "inference_list_public_services": "viewer",
+    "inference_call_model": "operator",
+    "inference_list_pool": "viewer",
+    "inference_pool_action": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -76,6 +86,10 @@ BODIES = {
     "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
     "job_submit_from_recipe": {"recipe": "pytorch-script", "name": "authz-job", "instanceType": "ml.g6.4xlarge"},
     "model_download_enhanced": {"repoId": "Qwen/Qwen2.5-0.5B"},
+    "inference_deploy_container": {"name": "authz-model", "command": "vllm serve Qwen/Qwen3-0.6B", "gpus": 1},
+    "inference_update_deployment": {"replicas": 1},
+    "inference_call_model": {"prompt": "hello"},
+    "inference_pool_action": {"action": "unbind", "worker": "authz-pod"},
 }
 PARAMETERS = {
     "clusterTag": "authz",

@@ -23,6 +23,8 @@ JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
 # (cluster, bearer token, what the call does) → may it?
 Authorizer = Callable[[str, str, ApiAccess], bool]
+# (cluster, namespace, service[:port], path, method, body) → (status, JSON text): a Service's answer via the proxy.
+ServiceProxy = Callable[[str, str, str, str, str, bytes], tuple[int, str]]
 
 _LOG = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -40,6 +42,7 @@ class KubernetesEmulator:
         self._clusters: dict[str, ObjectStore] = {}
         self._listeners: list[Listener] = []
         self._authorizer: Authorizer | None = None
+        self._service_proxy: ServiceProxy | None = None
 
     def add_cluster(self, name: str) -> None:
         """Create the cluster's store (with its initial namespaces) unless it exists."""
@@ -69,6 +72,20 @@ class KubernetesEmulator:
         with self._lock:
             authorizer = self._authorizer
         return authorizer is None or authorizer(cluster, token, access)
+
+    def set_service_proxy(self, proxy: ServiceProxy | None) -> None:
+        """Who answers requests to `…/services/{name}/proxy/{path}` (None: no Service answers)."""
+        with self._lock:
+            self._service_proxy = proxy
+
+    def proxy(self, cluster: str, namespace: str, service: str, path: str, method: str, body: bytes) -> tuple[int, str]:
+        """A Service's answer through the API server's proxy (503 when nothing serves behind it)."""
+        with self._lock:
+            proxy = self._service_proxy
+            self._cluster(cluster)
+        if proxy is None:
+            return 503, '{"kind": "Status", "message": "no endpoints available for service", "code": 503}'
+        return proxy(cluster, namespace, service, path, method, body)
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(cluster, event_type, obj)`` after every write (ADDED, MODIFIED or DELETED)."""

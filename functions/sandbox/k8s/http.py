@@ -4,8 +4,8 @@ Thin by design: it authenticates an EKS-style bearer token, parses ``/{cluster}/
 namespace, name and subresource, decodes the body, and runs the call as one transaction on the
 :class:`~sandbox.k8s.emulator.KubernetesEmulator`; the semantics live in :mod:`sandbox.k8s.store`.
 Served: discovery and version, create, get, list (label and field selectors; pages by limit and continue),
-delete, merge and strategic merge patches, server-side apply, the status subresource and pod logs. Watches are
-refused.
+delete, merge and strategic merge patches, server-side apply, the status subresource, pod logs and the service
+proxy (answered by whoever the emulator names). Watches are refused.
 """
 
 from __future__ import annotations
@@ -156,6 +156,8 @@ class _HttpApi:
 
     def _route(self, call: _Call) -> Response:
         parts = call.parts
+        if parts[:3] == ["api", "v1", "namespaces"] and len(parts) >= 7 and parts[4:7:2] == ["services", "proxy"]:
+            return self._service_proxy(call)
         if parts[:1] == ["api"] and len(parts) >= 2:
             group, version, rest = "", parts[1], parts[2:]
         elif parts[:1] == ["apis"] and len(parts) >= 3:
@@ -171,6 +173,12 @@ class _HttpApi:
             return self._resource(call, store, events, group, version, rest)
 
         return self._emulator.transact(call.cluster, handle)
+
+    def _service_proxy(self, call: _Call) -> Response:
+        """`/api/v1/namespaces/{ns}/services/{name[:port]}/proxy/{path}`: the request passed on to the Service."""
+        namespace, service, path = call.parts[3], call.parts[5], "/" + "/".join(call.parts[7:])
+        status, text = self._emulator.proxy(call.cluster, namespace, service, path, call.method, call.body)
+        return Response(text, status_code=status, media_type="application/json")
 
     def _resource(
         self, call: _Call, store: ObjectStore, events: list[Event], group: str, version: str, rest: list[str]

@@ -19,6 +19,7 @@ from controlplane.core.ports.persistence import (
     WorkflowLauncher,
 )
 from controlplane.core.ports.quotas import QuotaGateway
+from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
@@ -35,6 +36,7 @@ from tests.fakes.persistence import (
     RecordingLauncher,
 )
 from tests.fakes.quotas import InMemoryQuotaGateway
+from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
 from tests.fakes.workloads import InMemoryWorkloadGateway
 
@@ -56,6 +58,7 @@ PAIRS = [
     (BucketGateway, InMemoryBucketGateway),
     (FileSystemGateway, InMemoryFileSystemGateway),
     (QuotaGateway, InMemoryQuotaGateway),
+    (ServingGateway, InMemoryServingGateway),
 ]
 
 

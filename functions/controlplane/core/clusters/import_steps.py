@@ -28,6 +28,7 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.serving.access import serving_writer_rbac
 from controlplane.core.storage.objects import claim_objects, claim_reference
 from controlplane.core.training.access import job_writer_rbac
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
@@ -174,8 +175,8 @@ class ClusterImportSteps:
         self, ctx: DeleteEksClusterInput, record: ClusterRecord | None, adopted: set[str]
     ) -> list[dict[str, Any]]:
         """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours),
-        and the job writers' RBAC that came with the access entries."""
-        objects: list[dict[str, Any]] = job_writer_rbac()
+        and the job and model-server writers' RBAC that came with the access entries."""
+        objects: list[dict[str, Any]] = [*job_writer_rbac(), *serving_writer_rbac()]
         if StageName.DEPENDENCIES.value not in adopted:
             objects += self._dependency_objects(ctx.region)
         if StageName.STORAGE.value not in adopted and record is not None and record.storageClaim:

@@ -187,6 +187,8 @@ def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writ
     assert list(kubernetes.api("eks-cluster-demo").objects) == [
         "ClusterRole/instantstart-job-writer",
         "ClusterRoleBinding/instantstart-job-writer",
+        "ClusterRole/instantstart-model-server-writer",
+        "ClusterRoleBinding/instantstart-model-server-writer",
     ]
     assert all(entry.tags == ownership_tags(DEPLOYMENT, "demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}

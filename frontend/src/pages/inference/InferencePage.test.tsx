@@ -1,0 +1,114 @@
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
+import InferencePage from "./InferencePage";
+
+const SERVER = {
+  name: "qwen",
+  serviceType: "internal",
+  engine: "vllm",
+  model: "Qwen/Qwen3-0.6B",
+  image: "vllm/vllm-openai:latest",
+  gpus: 1,
+  replicas: 1,
+  readyReplicas: 1,
+  status: "Ready",
+  port: 8000,
+};
+const SERVICE = {
+  name: "qwen",
+  namespace: "default",
+  type: "internal",
+  model: "qwen",
+  port: 8000,
+  ready: true,
+  readyPods: 1,
+  url: "http://qwen.default.svc.cluster.local:8000",
+};
+const WORKER = { pod: "pool-abc", uid: "u-1", model: "pool", ready: true };
+const GROUPS = {
+  clusterTag: "demo",
+  hyperPodClusterName: "hp",
+  hyperPodStatus: "InService",
+  instanceGroups: [
+    { instanceGroupName: "workers", instanceType: "ml.g6.4xlarge", status: "InService", currentCount: 1, targetCount: 1, capacityType: "on-demand", deepHealthChecks: [] },
+  ],
+};
+const ANSWERS: Answers = {
+  "GET /clusters/{clusterTag}/deployments": { clusterTag: "demo", deployments: [SERVER] },
+  "GET /clusters/{clusterTag}/services": { clusterTag: "demo", services: [SERVICE] },
+  "GET /clusters/{clusterTag}/model-pool": { clusterTag: "demo", workers: [WORKER] },
+  "GET /clusters/{clusterTag}/instance-groups": GROUPS,
+};
+
+function show(role: "viewer" | "operator", url: string, answers: Answers = ANSWERS) {
+  const fake = fakeApi({ ...ANSWERS, ...answers });
+  render(renderPage({ api: fake.api, role, route: "/clusters/:clusterTag/inference", url, element: <InferencePage /> }));
+  return fake;
+}
+
+describe("InferencePage", { timeout: 30_000 }, () => {
+  it("lists the model servers and offers a viewer no deploy", async () => {
+    show("viewer", "/clusters/demo/inference");
+    const row = (await screen.findByText("Qwen/Qwen3-0.6B")).closest("tr")!;
+    expect(row).toHaveTextContent("1 / 1");
+    expect(within(row).getByText("Ready")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Deploy model" })).toBeNull();
+    expect(screen.getByRole("tab", { name: "Managed endpoints" })).toBeInTheDocument();
+  });
+
+  it("deploys only once the GPU count is given, and sends it with the command", async () => {
+    const { calls } = show("operator", "/clusters/demo/inference?action=deploy", {
+      "POST /clusters/{clusterTag}/deployments": { status: 201, body: { ...SERVER, status: "Loading", namespace: "default", command: [], pods: [] } },
+    });
+    await userEvent.type(await screen.findByLabelText("Name"), "qwen");
+    await userEvent.type(screen.getByLabelText("Serving command"), "vllm serve Qwen/Qwen3-0.6B --tensor-parallel-size 1");
+    const deploy = screen.getByRole("button", { name: "Deploy" });
+    expect(deploy).toBeDisabled();
+    await userEvent.type(screen.getByLabelText("GPUs per replica"), "1");
+    await userEvent.click(deploy);
+    await screen.findByText("Model servers");
+    const posted = calls.find((call) => call.method === "POST");
+    expect(posted?.body).toEqual({
+      name: "qwen",
+      command: "vllm serve Qwen/Qwen3-0.6B --tensor-parallel-size 1",
+      gpus: 1,
+      serviceType: "internal",
+      replicas: 1,
+      sharedMemoryGi: 16,
+    });
+  });
+
+  it("shows the API's refusal above the form", async () => {
+    show("operator", "/clusters/demo/inference?action=deploy", {
+      "POST /clusters/{clusterTag}/deployments": { status: 400, body: { code: "InvalidRequest", message: "How many GPUs should each replica get?", requestId: "r-1" } },
+    });
+    await userEvent.type(await screen.findByLabelText("Name"), "qwen");
+    await userEvent.type(screen.getByLabelText("Serving command"), "vllm serve m --tp 4");
+    await userEvent.type(screen.getByLabelText("GPUs per replica"), "1");
+    await userEvent.click(screen.getByRole("button", { name: "Deploy" }));
+    expect(await screen.findByText(/How many GPUs/)).toBeInTheDocument();
+  });
+
+  it("chats with the chosen service and shows its answer", async () => {
+    const { calls } = show("operator", "/clusters/demo/inference?tab=chat&service=qwen", {
+      "POST /clusters/{clusterTag}/services/{name}/chat": { service: "qwen", content: "I am a sandbox echo model.", completion: {} },
+    });
+    await userEvent.type(await screen.findByLabelText("Prompt"), "hello");
+    await userEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(await screen.findByTestId("answer")).toHaveTextContent("I am a sandbox echo model.");
+    const chat = calls.find((call) => call.method === "POST");
+    expect(chat?.pathParams).toEqual({ clusterTag: "demo", name: "qwen" });
+    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], maxTokens: 512, temperature: 0.7 });
+  });
+
+  it("binds a pool worker to a service", async () => {
+    const { calls } = show("operator", "/clusters/demo/inference?tab=pool", {
+      "POST /clusters/{clusterTag}/model-pool": { worker: { ...WORKER, service: "chat" }, message: "bound" },
+    });
+    await userEvent.type(await screen.findByLabelText("Service for pool-abc"), "chat");
+    await userEvent.click(screen.getByRole("button", { name: "Bind pool-abc" }));
+    await screen.findAllByText("unassigned");
+    expect(calls.find((call) => call.method === "POST")?.body).toEqual({ action: "bind", worker: "pool-abc", service: "chat", serviceType: "internal" });
+  });
+});

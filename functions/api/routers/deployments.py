@@ -1,0 +1,135 @@
+"""/clusters/{clusterTag}/deployments: self-managed model servers (a Deployment and its Service) — deploy from a
+serving command or a training job's output, list, detail, update replicas or image, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.responses import json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.models.clusters import Plan
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.serving import (
+    DEPLOYMENT_NAME_PATTERN,
+    DEPLOYMENT_NAME_RULE,
+    DeploymentDetail,
+    DeploymentList,
+    DeploymentUpdate,
+    DeployModelRequest,
+    UpdateDeploymentRequest,
+)
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+NamePath = Annotated[str, Path(pattern=DEPLOYMENT_NAME_PATTERN, description=f"Deployment ({DEPLOYMENT_NAME_RULE}).")]
+DryRun = Annotated[bool, Query(description="Return what would change without doing anything.")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/deployments",
+    operation_id="inference_list_deployments",
+    summary="List the cluster's self-managed model servers",
+    description="The model servers (Deployments made by inference_deploy_container), by name, in pages of `limit`: "
+    "engine, model, GPUs per replica, replicas ready of those asked for, status (Loading until every replica "
+    "is ready) and service type.",
+    tags=["inference"],
+)
+def list_deployments(
+    clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None
+) -> DeploymentList:
+    refuse_unknown_parameters(router)
+    return wiring.model_servers().list_deployments(clusterTag, limit, continue_)
+
+
+@router.post(
+    "/clusters/<clusterTag>/deployments",
+    operation_id="inference_deploy_container",
+    summary="Deploy a model server from a serving command",
+    description="Runs a serving command as a Deployment: `vllm serve <model> …` or `python -m sglang.launch_server "
+    "--model-path <model> …` (image and port inferred), or any command with `image`. `gpus` (GPUs per replica) is "
+    "required: ask the person, never derive it from --tensor-parallel-size (which must not exceed it). "
+    "`serviceType`: internal (ClusterIP, the default), external (internet-facing load balancer) or pool (warm "
+    "workers, bound with inference_pool_action). `modelSource: {job}` serves a Succeeded training job's output. "
+    "201 with the detail; the server is Loading until its health path answers: poll inference_list_services until "
+    "the service is ready, then inference_call_model. dryRun returns the objects it would create.",
+    tags=["inference"],
+    responses={201: response_doc(DeploymentDetail, "Model server created"), 200: response_doc(Plan, "Dry run")},
+)
+def deploy(clusterTag: ClusterTagPath, request: DeployModelRequest, dryRun: DryRun = False) -> Response[str]:
+    refuse_unknown_parameters(router, "dryRun")
+    service = wiring.model_servers()
+    if dryRun:
+        return json_response(200, service.plan_deploy(clusterTag, request))
+    caller = actor(router)
+    body = request.model_dump(mode="json")
+
+    def deploy_server() -> dict[str, object]:
+        detail = service.deploy(clusterTag, request)
+        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(
+        run_once(idempotency_key(router), f"{caller.principal}#deployments#{clusterTag}", body, deploy_server)
+    )
+
+
+@router.get(
+    "/clusters/<clusterTag>/deployments/<name>",
+    operation_id="inference_get_deployment",
+    summary="Read a model server: replicas, readiness, pods",
+    description="The model server's settings, replicas ready of those asked for, its command and each pod with "
+    "its node, readiness and (pool workers) the service it is bound to.",
+    tags=["inference"],
+)
+def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDetail:
+    return wiring.model_servers().get(clusterTag, name)
+
+
+@router.patch(
+    "/clusters/<clusterTag>/deployments/<name>",
+    operation_id="inference_update_deployment",
+    summary="Scale a model server or change its image",
+    description="An explicit diff: only `replicas` and `image` given change; `changes` says per field unchanged or "
+    "updated. A pool deployment is never scaled below its workers bound to services. dryRun changes nothing.",
+    tags=["inference"],
+)
+def update_deployment(
+    clusterTag: ClusterTagPath, name: NamePath, request: UpdateDeploymentRequest, dryRun: DryRun = False
+) -> DeploymentUpdate:
+    refuse_unknown_parameters(router, "dryRun")
+    return wiring.model_servers().update(clusterTag, name, request, dryRun)
+
+
+@router.delete(
+    "/clusters/<clusterTag>/deployments/<name>",
+    operation_id="inference_delete_deployment",
+    summary="Delete a model server and its Services",
+    description="Destructive: callers lose the model. Without confirmationToken, returns the plan (the Deployment, "
+    "its pods and Services) and a single-use token (10 minutes) and changes nothing: show it to the person and ask "
+    "them to confirm. Repeat with the token to delete (dryRun false in the answer).",
+    tags=["inference"],
+    responses={200: response_doc(Plan, "The plan and its token, or (dryRun false) what was deleted")},
+)
+def delete_deployment(
+    clusterTag: ClusterTagPath,
+    name: NamePath,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    dryRun: DryRun = False,
+) -> Response[str]:
+    service, caller = wiring.model_servers(), actor(router)
+    if dryRun or not confirmationToken:
+        return json_response(200, service.plan_delete(clusterTag, name, caller))
+    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/deployments/{name}"
+
+    def delete() -> dict[str, object]:
+        done = service.delete(clusterTag, name, confirmationToken, caller)
+        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))

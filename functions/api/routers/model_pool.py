@@ -1,0 +1,44 @@
+"""/clusters/{clusterTag}/model-pool: warm model-server workers (`business=unassigned`), bound to a service and
+returned to the pool by relabelling their pods (never recreating them)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.serving import ModelPool, PoolActionRequest, PoolActionResult
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/model-pool",
+    operation_id="inference_list_pool",
+    summary="List the model pool's workers",
+    description="The warm workers of pool deployments (serviceType pool), in pages of `limit`: pod, uid, model, "
+    "readiness and the service each is bound to (none: unassigned).",
+    tags=["inference"],
+)
+def list_pool(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) -> ModelPool:
+    refuse_unknown_parameters(router)
+    return wiring.model_pool().workers(clusterTag, limit, continue_)
+
+
+@router.post(
+    "/clusters/<clusterTag>/model-pool",
+    operation_id="inference_pool_action",
+    summary="Bind a pool worker to a service, or return it to the pool",
+    description="`bind` relabels the worker `business=<service>` (creating the service, `serviceType` internal or "
+    "external, on first bind) so the service routes to it; `unbind` relabels it `business=unassigned`. The pod "
+    "(and its loaded model) stays: its uid is unchanged. A bound worker is never removed by scaling in.",
+    tags=["inference"],
+)
+def pool_action(clusterTag: ClusterTagPath, request: PoolActionRequest) -> PoolActionResult:
+    return wiring.model_pool().act(clusterTag, request)

@@ -1,0 +1,1 @@
+"""Self-managed model servers: serving commands, their Deployments and Services, the model pool, calls to them."""

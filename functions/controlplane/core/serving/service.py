@@ -1,0 +1,413 @@
+"""Self-managed model servers on a cluster: deploy (from a serving command or a training job's output), list,
+detail, update (replicas, image), delete (plan, then confirm), the model services, and a chat completion.
+
+Reads go through the view role (`objects`, `reads`); writes and calls to a server through the jobs role, whose
+RBAC (`core.serving.access`) allows exactly the model servers' objects and the service proxy. Every refusal is a
+4xx whose message says what to change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from controlplane.core.auth import Actor
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.downloads.manifest import token_secret
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
+from controlplane.core.ports.serving import HttpAnswer, ServingGateway
+from controlplane.core.serving import command as commands
+from controlplane.core.serving import manifest, pool
+from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
+from controlplane.core.serving.target import ServingTarget, resolve
+from controlplane.core.training import manifest as jobs
+from controlplane.models.clusters import Plan, PlannedAction
+from controlplane.models.common import DEFAULT_PAGE_SIZE
+from controlplane.models.errors import ConflictError, DependencyFailedError, InvalidRequestError, NotFoundError
+from controlplane.models.instance_types import instance_type
+from controlplane.models.serving import (
+    ChatCompletion,
+    ChatRequest,
+    DeploymentDetail,
+    DeploymentList,
+    DeploymentUpdate,
+    DeployModelRequest,
+    ServiceList,
+    ServiceType,
+    UpdateDeploymentRequest,
+)
+from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
+from controlplane.models.training import JobPhase
+
+DELETE_DEPLOYMENT_ACTION = "delete-deployment"
+CHAT_PATH = "/v1/chat/completions"
+# Where a training job says its output goes: `--output_dir=/s3/…` (recipes) or `--output=s3://…`.
+_OUTPUT_FLAGS = ("--output_dir", "--output-dir", "--output")
+
+
+class DeploymentNotFoundError(NotFoundError):
+    code = "DeploymentNotFound"
+
+
+class DeploymentNameInUseError(ConflictError):
+    code = "DeploymentNameInUse"
+
+
+class ModelServiceNotFoundError(NotFoundError):
+    code = "ModelServiceNotFound"
+
+
+class ModelNotReadyError(ConflictError):
+    code = "ModelNotReady"
+
+
+class ModelServerError(DependencyFailedError):
+    code = "ModelServerError"
+
+
+class ModelServerService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        eks: Callable[[str], EksGateway],
+        objects: KubernetesGateway,
+        reads: ServingGateway,
+        writes: ServingGateway,
+        creates: WorkloadGateway,
+        confirmations: Confirmations,
+    ) -> None:
+        self._clusters = clusters
+        self._eks = eks
+        self._objects = objects
+        self._reads = reads
+        self._writes = writes
+        self._creates = creates
+        self._confirmations = confirmations
+
+    # --- deploy ------------------------------------------------------------------------------
+
+    def plan_deploy(self, cluster_tag: str, request: DeployModelRequest) -> Plan:
+        """What deploying would create, checked against the cluster, with no side effect."""
+        target, objects = self._render(cluster_tag, request)
+        actions = [_action("create", obj) for obj in objects]
+        if request.huggingFaceToken is not None:
+            secret = manifest.token_secret_name(request.name)
+            actions.insert(0, PlannedAction(action="create", resource="Secret", name=f"{target.namespace}/{secret}"))
+        return Plan(actions=actions, message=f"Deploying {request.name} creates these objects.")
+
+    def deploy(self, cluster_tag: str, request: DeployModelRequest) -> DeploymentDetail:
+        """Check the request against the cluster, create the token's Secret, the Deployment and its Service."""
+        target, objects = self._render(cluster_tag, request)
+        if request.huggingFaceToken is not None:
+            secret = token_secret(
+                manifest.token_secret_name(request.name), target.namespace, request.huggingFaceToken.get_secret_value()
+            )
+            self._creates.create(target.cluster, target.region, secret)
+        for obj in objects:
+            if not self._creates.create(target.cluster, target.region, obj):
+                raise _name_in_use(request.name, target.namespace)
+        return self.get(cluster_tag, request.name)
+
+    def _render(self, cluster_tag: str, request: DeployModelRequest) -> tuple[ServingTarget, list[dict[str, Any]]]:
+        parsed = commands.parse(request.command, request.image, request.port, names_model=request.modelSource is None)
+        commands.check_gpus(parsed, request.gpus)
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        self._check_placement(target, request)
+        source_uri = None
+        if request.modelSource is not None:
+            path, source_uri = self._job_output(target, request.modelSource.job)
+            parsed = parsed.with_model(path)
+        if self._deployment(target, request.name) is not None or (
+            request.serviceType != ServiceType.POOL
+            and self._objects.get(target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace)
+        ):
+            raise _name_in_use(request.name, target.namespace)
+        secret = request.huggingFaceTokenSecret or (
+            manifest.token_secret_name(request.name) if request.huggingFaceToken is not None else None
+        )
+        placement = manifest.ServerPlacement(target.namespace, target.claim, secret, source_uri)
+        objects = [manifest.deployment(request, parsed, placement)]
+        if request.serviceType != ServiceType.POOL:
+            external = request.serviceType == ServiceType.EXTERNAL
+            objects.append(manifest.service(request.name, target.namespace, request.name, parsed.port, external))
+        return target, objects
+
+    def _check_placement(self, target: ServingTarget, request: DeployModelRequest) -> None:
+        nodes = self._objects.nodes(target.cluster, target.region)
+        if request.instanceType:
+            chosen = [node for node in nodes if node.labels.get(INSTANCE_TYPE_LABEL) == request.instanceType]
+            if not chosen:
+                known = sorted({node.labels.get(INSTANCE_TYPE_LABEL, "") for node in nodes} - {""})
+                raise InvalidRequestError(
+                    f"Cluster '{target.record.clusterTag}' has no nodes of instance type '{request.instanceType}'; "
+                    f"set instanceType to one it has ({', '.join(known) or 'none yet: add an instance group first'}).",
+                    {"instanceType": known},
+                )
+        else:
+            chosen = nodes
+        most = max((_gpus(node.labels, node.allocatable) for node in chosen), default=0)
+        if request.gpus > most:
+            where = f"a node of '{request.instanceType}'" if request.instanceType else "any node of the cluster"
+            raise InvalidRequestError(
+                f"`gpus` {request.gpus} is more than the {most} GPU(s) {where} has; ask for at most {most}, or place "
+                "the server on a larger instance type.",
+                {"gpus": most},
+            )
+
+    def _job_output(self, target: ServingTarget, job_name: str) -> tuple[str, str]:
+        """(the path the server reads the job's output at, its S3 URI) for a Succeeded job."""
+        job = self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, job_name, target.namespace)
+        if job is None:
+            raise InvalidRequestError(
+                f"No training job named '{job_name}'; GET /clusters/{target.record.clusterTag}/jobs lists the jobs."
+            )
+        phase = jobs.phase(job)
+        if phase != JobPhase.SUCCEEDED:
+            raise InvalidRequestError(
+                f"Training job '{job_name}' is {phase.value}; deploy its output once it has Succeeded."
+            )
+        output = _output_of(job)
+        bucket = target.record.storageBucket
+        if output is None or not target.claim or not bucket:
+            raise InvalidRequestError(
+                f"Training job '{job_name}' names no output under the S3 claim (--output_dir=/s3/… or "
+                f"--output=s3://{bucket or '<bucket>'}/…); give the model path in the command instead."
+            )
+        key = output.removeprefix(f"{manifest.S3_MOUNT}/") if output.startswith("/s3/") else None
+        if output.startswith(f"s3://{bucket}/"):
+            key = output.removeprefix(f"s3://{bucket}/")
+        if key is None:
+            raise InvalidRequestError(
+                f"Training job '{job_name}' wrote to {output}, which the cluster's S3 claim (bucket {bucket}) does not "
+                "hold; give the model path in the command instead."
+            )
+        key = key.strip("/")
+        return f"{manifest.S3_MOUNT}/{key}", f"s3://{bucket}/{key}"
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def list_deployments(
+        self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None
+    ) -> DeploymentList:
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        labels = {MODEL_LABEL: None}
+        page = self._reads.select(
+            target.cluster, target.region, DEPLOYMENT_API, "Deployment", target.namespace, labels, limit, token
+        )
+        deployments = [manifest.summary(item) for item in page.items]
+        return DeploymentList(clusterTag=cluster_tag, deployments=deployments, continue_=page.next_token)
+
+    def get(self, cluster_tag: str, name: str) -> DeploymentDetail:
+        """Replicas ready of those asked for, and each pod with its node, readiness and (pool) binding."""
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        found = self._require(target, name)
+        pods = self._pods(target, {MODEL_LABEL: name})
+        return DeploymentDetail(
+            **manifest.summary(found).model_dump(),
+            namespace=target.namespace,
+            command=list(manifest.container(found).get("command") or []),
+            modelSourceUri=manifest.settings(found).get("modelSourceUri"),
+            pods=[manifest.serving_pod(pod) for pod in pods],
+        )
+
+    def services(
+        self, cluster_tag: str, public: bool | None = None, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None
+    ) -> ServiceList:
+        """The model services (`public` True: behind a load balancer; False: cluster-internal) with readiness."""
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        labels: dict[str, str | None] = {MODEL_LABEL: None}
+        if public is not None:
+            labels[EXPOSURE_LABEL] = "external" if public else "internal"
+        page = self._reads.select(
+            target.cluster, target.region, SERVICE_API, "Service", target.namespace, labels, limit, token
+        )
+        found = [manifest.model_service(obj, self._ready_pods(target, obj)) for obj in page.items]
+        return ServiceList(clusterTag=cluster_tag, services=found, continue_=page.next_token)
+
+    # --- update (explicit diff) ----------------------------------------------------------------
+
+    def update(self, cluster_tag: str, name: str, request: UpdateDeploymentRequest, dry_run: bool) -> DeploymentUpdate:
+        """Change only the fields given whose live value differs; say per field what happened."""
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        found = self._require(target, name)
+        current = manifest.summary(found)
+        changes: dict[str, Any] = {}
+        patch: dict[str, Any] = {}
+        if request.replicas is not None:
+            changes["replicas"] = "unchanged" if request.replicas == current.replicas else "updated"
+            if request.replicas < current.replicas and current.serviceType == ServiceType.POOL:
+                pool.check_scale_in(name, request.replicas, self._pods(target, {MODEL_LABEL: name}))
+            if changes["replicas"] == "updated":
+                patch["spec"] = {"replicas": request.replicas}
+        if request.image is not None:
+            changes["image"] = "unchanged" if request.image == current.image else "updated"
+            if changes["image"] == "updated":
+                container = {**manifest.container(found), "image": request.image}
+                template = {"spec": {"containers": [container]}}
+                patch["spec"] = {**patch.get("spec", {}), "template": template}
+        if patch and not dry_run:
+            self._writes.patch(
+                target.cluster, target.region, DEPLOYMENT_API, "Deployment", target.namespace, name, patch
+            )
+        return DeploymentUpdate(deployment=self.get(cluster_tag, name), changes=changes, dryRun=dry_run)
+
+    # --- delete (destructive: plan, then confirm) ---------------------------------------------
+
+    def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        actions = self._deletions(target, name)
+        token, expires_at = self._confirmations.issue(actor, DELETE_DEPLOYMENT_ACTION, f"{cluster_tag}/{name}")
+        return Plan(
+            actions=actions,
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Deleting {name} stops its model server and removes its Services; callers lose it. Ask the "
+            "person to confirm, then repeat the request with confirmationToken.",
+        )
+
+    def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Plan:
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        actions = self._deletions(target, name)
+        how = f"Call DELETE /clusters/{cluster_tag}/deployments/{name} without a token"
+        with self._confirmations.redeeming(token, actor, DELETE_DEPLOYMENT_ACTION, f"{cluster_tag}/{name}", how):
+            for action in actions:
+                api = DEPLOYMENT_API if action.resource == "Deployment" else "v1"
+                short = action.name.rpartition("/")[2]
+                self._creates.delete_object(
+                    target.cluster, target.region, api, action.resource, target.namespace, short
+                )
+        return Plan(dryRun=False, actions=actions, message=f"Deleted model server {name} and its Services.")
+
+    def _deletions(self, target: ServingTarget, name: str) -> list[PlannedAction]:
+        found = self._require(target, name)
+        pods = self._pods(target, {MODEL_LABEL: name})
+        services = self._reads.select(
+            target.cluster, target.region, SERVICE_API, "Service", target.namespace, {MODEL_LABEL: name}, 100, None
+        ).items
+        actions = [
+            PlannedAction(
+                action="delete",
+                resource="Deployment",
+                name=f"{target.namespace}/{name}",
+                detail=f"{manifest.summary(found).replicas} replica(s); pods: "
+                f"{', '.join(pod['metadata']['name'] for pod in pods) or 'none'}",
+            ),
+            *(_action("delete", obj) for obj in services),
+        ]
+        secret = manifest.token_secret_name(name)
+        if self._objects.get(target.cluster, target.region, "v1", "Secret", secret, target.namespace) is not None:
+            actions.append(PlannedAction(action="delete", resource="Secret", name=f"{target.namespace}/{secret}"))
+        return actions
+
+    # --- calling a model ----------------------------------------------------------------------
+
+    def chat(self, cluster_tag: str, name: str, request: ChatRequest) -> ChatCompletion:
+        """An OpenAI-compatible chat completion from one of the cluster's model services: through the API server's
+        service proxy for an internal Service, through its load balancer for an external one."""
+        target = resolve(self._clusters, self._eks, cluster_tag)
+        found = self._objects.get(target.cluster, target.region, SERVICE_API, "Service", name, target.namespace)
+        if found is None or MODEL_LABEL not in ((found.get("metadata") or {}).get("labels") or {}):
+            raise ModelServiceNotFoundError(
+                f"No model service named '{name}'; GET /clusters/{cluster_tag}/services lists them."
+            )
+        view = manifest.model_service(found, self._ready_pods(target, found))
+        if not view.ready:
+            raise ModelNotReadyError(
+                f"Service '{name}' has no ready model server yet (it may still be loading the model); wait until "
+                f"GET /clusters/{cluster_tag}/services shows it ready, then call it again.",
+            )
+        server = self._deployment(target, view.model)
+        model = manifest.settings(server or {}).get("model")
+        messages = (
+            [message.model_dump() for message in request.messages]
+            if request.messages is not None
+            else [{"role": "user", "content": request.prompt}]
+        )
+        body = {
+            **({"model": model} if model else {}),
+            "messages": messages,
+            "max_tokens": request.maxTokens,
+            "temperature": request.temperature,
+        }
+        if view.type == "external":
+            if view.externalUrl is None:
+                raise ModelNotReadyError(
+                    f"The load balancer of '{name}' has no address yet; wait until "
+                    f"GET /clusters/{cluster_tag}/services shows its externalUrl, then call it again.",
+                )
+            answer = self._writes.load_balancer_post(f"{view.externalUrl}{CHAT_PATH}", body)
+        else:
+            answer = self._writes.proxy_post(
+                target.cluster, target.region, target.namespace, name, view.port, CHAT_PATH, body
+            )
+        return _completion(name, answer)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _deployment(self, target: ServingTarget, name: str) -> dict[str, Any] | None:
+        return self._objects.get(target.cluster, target.region, DEPLOYMENT_API, "Deployment", name, target.namespace)
+
+    def _require(self, target: ServingTarget, name: str) -> dict[str, Any]:
+        found = self._deployment(target, name)
+        if found is None or MODEL_LABEL not in ((found.get("metadata") or {}).get("labels") or {}):
+            raise DeploymentNotFoundError(
+                f"No model server named '{name}' in namespace {target.namespace}; "
+                f"GET /clusters/{target.record.clusterTag}/deployments lists them."
+            )
+        return found
+
+    def _pods(self, target: ServingTarget, labels: dict[str, str | None]) -> list[dict[str, Any]]:
+        return self._reads.select(target.cluster, target.region, "v1", "Pod", target.namespace, labels, 100, None).items
+
+    def _ready_pods(self, target: ServingTarget, service: dict[str, Any]) -> int:
+        selector = (service.get("spec") or {}).get("selector") or {}
+        if not selector:
+            return 0
+        return sum(manifest.pod_ready(pod) for pod in self._pods(target, dict(selector)))
+
+
+def _completion(service: str, answer: HttpAnswer) -> ChatCompletion:
+    try:
+        body = json.loads(answer.body)
+    except ValueError:
+        body = None
+    if answer.status != 200 or not isinstance(body, dict):
+        raise ModelServerError(
+            f"Model service '{service}' answered {answer.status}: {answer.body[:300]}",
+            {"status": answer.status},
+        )
+    choices = body.get("choices") or [{}]
+    content = ((choices[0] or {}).get("message") or {}).get("content") or ""
+    return ChatCompletion(service=service, model=body.get("model"), content=str(content), completion=body)
+
+
+def _action(action: Literal["create", "delete"], obj: dict[str, Any]) -> PlannedAction:
+    metadata = obj["metadata"]
+    return PlannedAction(action=action, resource=obj["kind"], name=f"{metadata['namespace']}/{metadata['name']}")
+
+
+def _gpus(labels: dict[str, str], allocatable: dict[str, str]) -> int:
+    facts = instance_type(labels.get(INSTANCE_TYPE_LABEL, ""))
+    return facts.gpus if facts else int(allocatable.get(GPU_RESOURCE, "0"))
+
+
+def _output_of(job: dict[str, Any]) -> str | None:
+    """The output directory a job's container arguments name, if any."""
+    replica = ((job.get("spec") or {}).get("replicaSpecs") or [{}])[0]
+    containers = ((replica.get("template") or {}).get("spec") or {}).get("containers") or [{}]
+    argv = [*(containers[0].get("command") or []), *(containers[0].get("args") or [])]
+    for index, arg in enumerate(argv):
+        name, equals, value = str(arg).partition("=")
+        if name in _OUTPUT_FLAGS:
+            return value if equals else (str(argv[index + 1]) if index + 1 < len(argv) else None)
+    return None
+
+
+def _name_in_use(name: str, namespace: str) -> DeploymentNameInUseError:
+    return DeploymentNameInUseError(
+        f"A model server or Service named '{name}' already exists in namespace {namespace}; choose another name, or "
+        "delete that one first."
+    )

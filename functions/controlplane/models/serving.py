@@ -1,0 +1,230 @@
+"""Self-managed model servers: the deploy request (one contract for REST, MCP and the console), updates, the model
+pool, the cluster's model services, and a chat completion through one of them.
+
+A `DeployModelRequest` carries a serving command (`vllm serve …`, `python -m sglang.launch_server …`, or an image
+and its command) and an explicit GPU count; how the command is read is `controlplane.core.serving.command`'s job.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, SecretStr, StringConstraints, model_validator
+
+from controlplane.models.common import Contract, PageView, View
+from controlplane.models.downloads import SECRET_TOKEN_KEY, SecretName
+from controlplane.models.training import ENV_NAME_PATTERN, JobName
+
+# A deployment's name is also its Service's (a DNS-1035 label), short enough for the pods' suffixes.
+DEPLOYMENT_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
+DEPLOYMENT_NAME_RULE = "1-40 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
+DeploymentName = Annotated[str, StringConstraints(pattern=DEPLOYMENT_NAME_PATTERN)]
+POD_NAME_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$"
+GPU_COUNT_QUESTION = (
+    "How many GPUs should each replica of the model server get? Pass it as `gpus` (1-64); it is never derived "
+    "from --tensor-parallel-size, which must not exceed it."
+)
+
+
+class ServiceType(StrEnum):
+    """How a deployment is reached: a Service behind an internet-facing load balancer, a cluster-internal
+    Service, or none (warm workers of the model pool, bound to services one by one)."""
+
+    EXTERNAL = "external"
+    INTERNAL = "internal"
+    POOL = "pool"
+
+
+class ModelSource(Contract):
+    """Where the model comes from when it is not named in the command: a finished training job's output."""
+
+    job: JobName = Field(description="A Succeeded training job of the cluster; its output directory is served.")
+
+
+class DeployModelRequest(Contract):
+    """A model server as a Deployment: `replicas` pods, each with `gpus` GPUs, and a Service of `serviceType`."""
+
+    name: DeploymentName = Field(description=f"Deployment and Service name ({DEPLOYMENT_NAME_RULE}).")
+    command: str = Field(
+        min_length=1,
+        max_length=4096,
+        description="The serving command: `vllm serve <model> …`, `python -m sglang.launch_server --model-path "
+        "<model> …`, or any command with `image`.",
+    )
+    gpus: int = Field(ge=1, le=64, description=f"Required. {GPU_COUNT_QUESTION}")
+    image: str | None = Field(
+        default=None, min_length=1, max_length=512, description="Container image; inferred for vLLM and SGLang."
+    )
+    port: int | None = Field(
+        default=None, ge=1, le=65535, description="The server's port; inferred from --port or the engine's default."
+    )
+    replicas: int = Field(default=1, ge=1, le=64)
+    instanceType: str | None = Field(default=None, description="Place the pods on nodes of this instance type (ml.*).")
+    serviceType: ServiceType = ServiceType.INTERNAL
+    modelSource: ModelSource | None = Field(
+        default=None, description="Serve a finished training job's output instead of the command's model."
+    )
+    huggingFaceToken: SecretStr | None = Field(
+        default=None,
+        max_length=512,
+        description="A Hugging Face token for gated models; kept only in a Kubernetes Secret, never returned.",
+    )
+    huggingFaceTokenSecret: SecretName | None = Field(
+        default=None,
+        description=f"Instead of `huggingFaceToken`: an existing Secret holding it under `{SECRET_TOKEN_KEY}`.",
+    )
+    sharedMemoryGi: int = Field(default=16, ge=1, le=2048, description="Size of /dev/shm (memory-backed).")
+    environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
+        default_factory=dict, max_length=100
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gpus_given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("gpus") is None:
+            raise ValueError(f"`gpus` is missing. {GPU_COUNT_QUESTION}")
+        return data
+
+    @model_validator(mode="after")
+    def _one_token_source(self) -> DeployModelRequest:
+        if self.huggingFaceToken is not None and self.huggingFaceTokenSecret is not None:
+            raise ValueError("Pass either `huggingFaceToken` or `huggingFaceTokenSecret`, not both.")
+        return self
+
+
+class UpdateDeploymentRequest(Contract):
+    """An explicit diff: only the fields given change."""
+
+    replicas: int | None = Field(default=None, ge=0, le=64, description="Pods of the deployment.")
+    image: str | None = Field(default=None, min_length=1, max_length=512, description="The server's image.")
+
+    @model_validator(mode="after")
+    def _something(self) -> UpdateDeploymentRequest:
+        if self.replicas is None and self.image is None:
+            raise ValueError("Give `replicas` or `image`: what to change.")
+        return self
+
+
+class ServingPod(View):
+    name: str
+    uid: str
+    node: str | None = None
+    ready: bool
+    service: str | None = Field(default=None, description="For a pool worker: the service it is bound to.")
+
+
+class DeploymentSummary(View):
+    name: str
+    serviceType: ServiceType
+    engine: Literal["vllm", "sglang", "custom"]
+    model: str | None = None
+    image: str
+    gpus: int
+    replicas: int
+    readyReplicas: int
+    status: Literal["Loading", "Ready", "Scaled to zero"]
+    instanceType: str | None = None
+    port: int
+    createdAt: datetime | None = None
+
+
+class DeploymentDetail(DeploymentSummary):
+    namespace: str
+    command: list[str]
+    modelSourceUri: str | None = Field(default=None, description="The S3 output of the training job served.")
+    pods: list[ServingPod]
+
+
+class DeploymentList(PageView):
+    clusterTag: str
+    deployments: list[DeploymentSummary]
+
+
+class DeploymentUpdate(View):
+    deployment: DeploymentDetail
+    changes: dict[str, Literal["unchanged", "updated"]]
+    dryRun: bool = False
+
+
+class ModelService(View):
+    name: str
+    namespace: str
+    type: Literal["external", "internal"]
+    model: str = Field(description="The deployment whose pods serve it.")
+    port: int
+    ready: bool = Field(description="At least one ready pod serves it.")
+    readyPods: int
+    url: str = Field(description="The in-cluster URL.")
+    externalUrl: str | None = Field(default=None, description="The load balancer's URL, once it has an address.")
+
+
+class ServiceList(PageView):
+    clusterTag: str
+    services: list[ModelService]
+
+
+class PoolWorker(View):
+    pod: str
+    uid: str
+    model: str
+    service: str | None = Field(default=None, description="The service it is bound to; None when unassigned.")
+    ready: bool
+    node: str | None = None
+
+
+class ModelPool(PageView):
+    clusterTag: str
+    workers: list[PoolWorker]
+
+
+class PoolActionRequest(Contract):
+    """Bind a warm worker to a service (the Service is created on first bind), or return it to the pool."""
+
+    action: Literal["bind", "unbind"]
+    worker: Annotated[str, StringConstraints(pattern=POD_NAME_PATTERN)] = Field(description="The worker's pod.")
+    service: DeploymentName | None = Field(default=None, description="For bind: the service to serve through.")
+    serviceType: Literal["internal", "external"] = Field(
+        default="internal", description="For bind: the kind of Service created when it does not exist yet."
+    )
+
+    @model_validator(mode="after")
+    def _service_for_bind(self) -> PoolActionRequest:
+        if self.action == "bind" and self.service is None:
+            raise ValueError("bind needs `service`: the name of the service the worker will serve.")
+        if self.action == "unbind" and self.service is not None:
+            raise ValueError("unbind takes no `service`; it returns the worker to the pool.")
+        return self
+
+
+class PoolActionResult(View):
+    worker: PoolWorker
+    message: str
+
+
+class ChatMessage(Contract):
+    role: Literal["system", "user", "assistant"]
+    content: str = Field(max_length=32768)
+
+
+class ChatRequest(Contract):
+    """An OpenAI-compatible chat completion: `prompt` for one user message, or the whole `messages`."""
+
+    prompt: str | None = Field(default=None, min_length=1, max_length=32768)
+    messages: list[ChatMessage] | None = Field(default=None, min_length=1, max_length=64)
+    maxTokens: int = Field(default=512, ge=1, le=32768)
+    temperature: float = Field(default=0.7, ge=0, le=2)
+
+    @model_validator(mode="after")
+    def _one_input(self) -> ChatRequest:
+        if (self.prompt is None) == (self.messages is None):
+            raise ValueError("Give `prompt` or `messages` (one of them).")
+        return self
+
+
+class ChatCompletion(View):
+    service: str
+    model: str | None = None
+    content: str = Field(description="The first choice's message.")
+    completion: dict[str, Any] = Field(description="The server's OpenAI-compatible response.")

@@ -1,0 +1,220 @@
+"""Simulated model servers: the Deployment controller for model-server Deployments, and the OpenAI-compatible echo
+model that answers behind their Services through the API server's service proxy.
+
+What it does:
+- keeps a model-server Deployment's pods at its replicas, each on a simulated node with the GPUs it asks for;
+  a new pod is Running but not Ready until `seconds_to_load` (loading the weights) have passed;
+- scales in by removing the pods with the lowest `controller.kubernetes.io/pod-deletion-cost` first (unassigned
+  pool workers before bound ones), and deletes the pods with their Deployment;
+- keeps `status.replicas` / `readyReplicas` current;
+- answers `/health`, `/v1/models` and `POST /v1/chat/completions` of a Service with a ready pod behind it (503 when
+  none is ready, as the API server's proxy does), the echo saying it is a sandbox model.
+Relabelling a pod (the model pool) is an ordinary patch: the pod, and its uid, stay.
+A LoadBalancer Service gets no address in the sandbox, so external services are not callable here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
+
+JsonObject = dict[str, Any]
+
+MODEL_LABEL = "instantstart.aws/model-server"
+DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+GPU = "nvidia.com/gpu"
+SANDBOX_NOTICE = "I am a sandbox echo model, not a real LLM."
+_LOG = logging.getLogger(__name__)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class ModelServingSimulation:
+    def __init__(self, emulator: KubernetesEmulator, seconds_to_load: float) -> None:
+        self._emulator = emulator
+        # How long a model server takes to load its model before its readiness probe passes.
+        self.seconds_to_load = seconds_to_load
+        # Re-entrant: a status write inside the lock notifies this controller again on the same thread.
+        self._lock = threading.RLock()
+
+    def install(self) -> None:
+        self._emulator.add_listener(self._on_event)
+        self._emulator.set_service_proxy(self.proxy)
+
+    # --- the Deployment controller ----------------------------------------------------------
+
+    def _on_event(self, cluster: str, event_type: str, obj: JsonObject) -> None:
+        if obj.get("kind") != "Deployment" or MODEL_LABEL not in (obj["metadata"].get("labels") or {}):
+            return
+        store = self._emulator.store(cluster)
+        namespace, name = obj["metadata"].get("namespace", "default"), obj["metadata"]["name"]
+        try:
+            with self._lock:
+                if event_type == "DELETED":
+                    for pod in self._pods(store, namespace, name):
+                        store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
+                    return
+                self._reconcile(cluster, store, obj)
+        except LookupError:
+            pass  # the cluster went away
+
+    def _reconcile(self, cluster: str, store: ClusterStore, deployment: JsonObject) -> None:
+        namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
+        desired = int((deployment.get("spec") or {}).get("replicas") or 0)
+        pods = self._pods(store, namespace, name)
+        if len(pods) > desired:
+            by_cost = sorted(pods, key=lambda pod: int(_annotations(pod).get(DELETION_COST, "0")))
+            for pod in by_cost[: len(pods) - desired]:
+                store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
+        for _ in range(desired - len(pods)):
+            self._create_pod(cluster, store, deployment)
+        self._update_status(store, namespace, name)
+
+    def _create_pod(self, cluster: str, store: ClusterStore, deployment: JsonObject) -> None:
+        namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
+        template = deployment["spec"]["template"]
+        spec = template.get("spec") or {}
+        container = (spec.get("containers") or [{}])[0]
+        gpus = int(((container.get("resources") or {}).get("limits") or {}).get(GPU, 0))
+        nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
+        pod_name = f"{name}-{secrets.token_hex(4)}"
+        owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": deployment["metadata"]["uid"]}
+        scheduled = bool(nodes)
+        store.put(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": pod_name,
+                    "namespace": namespace,
+                    "labels": dict((template.get("metadata") or {}).get("labels") or {}),
+                    "ownerReferences": [owner],
+                },
+                "spec": {
+                    **({"nodeName": nodes[0]["metadata"]["name"]} if scheduled else {}),
+                    "containers": [{k: v for k, v in container.items() if k != "resources"}],
+                },
+                "status": {
+                    "phase": "Running" if scheduled else "Pending",
+                    "startTime": _now(),
+                    "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
+                    "containerStatuses": [{"name": container.get("name", "server"), "ready": False, "restartCount": 0}],
+                },
+            }
+        )
+        if scheduled:
+            timer = threading.Timer(self.seconds_to_load, self._ready, args=(cluster, namespace, name, pod_name))
+            timer.daemon = True
+            timer.start()
+
+    def _ready(self, cluster: str, namespace: str, deployment: str, pod_name: str) -> None:
+        try:
+            store = self._emulator.store(cluster)
+            with self._lock:
+                pod = store.get("", "v1", "pods", namespace, pod_name)
+                if pod is None:
+                    return
+                pod["status"]["conditions"] = [{"type": "Ready", "status": "True", "lastTransitionTime": _now()}]
+                for status in pod["status"].get("containerStatuses") or []:
+                    status["ready"] = True
+                store.put(pod)
+                self._update_status(store, namespace, deployment)
+        except LookupError:
+            pass
+        except Exception:  # noqa: BLE001 - a simulator thread must not die silently
+            _LOG.exception("serving simulator failed on %s/%s", namespace, pod_name)
+
+    def _update_status(self, store: ClusterStore, namespace: str, name: str) -> None:
+        deployment = store.get("apps", "v1", "deployments", namespace, name)
+        if deployment is None:
+            return
+        pods = self._pods(store, namespace, name)
+        ready = sum(_ready(pod) for pod in pods)
+        status = {"replicas": len(pods), "readyReplicas": ready, "availableReplicas": ready}
+        if {k: (deployment.get("status") or {}).get(k) for k in status} != status:
+            deployment["status"] = {**(deployment.get("status") or {}), **status}
+            store.put(deployment)
+
+    @staticmethod
+    def _pods(store: ClusterStore, namespace: str, name: str) -> list[JsonObject]:
+        return store.list("", "v1", "pods", namespace, f"{MODEL_LABEL}={name}")
+
+    # --- the service proxy: the echo model ----------------------------------------------------
+
+    def proxy(self, cluster: str, namespace: str, service: str, path: str, method: str, body: bytes) -> tuple[int, str]:
+        """The answer (status, JSON text) of `method path` on a Service's ready pods."""
+        store = self._emulator.store(cluster)
+        name = service.split(":", 1)[0]
+        found = store.get("", "v1", "services", namespace, name)
+        if found is None:
+            return 404, json.dumps({"kind": "Status", "message": f'services "{name}" not found', "code": 404})
+        selector = ",".join(f"{k}={v}" for k, v in ((found.get("spec") or {}).get("selector") or {}).items())
+        ready = [pod for pod in store.list("", "v1", "pods", namespace, selector) if _ready(pod)] if selector else []
+        if not ready:
+            message = f'no endpoints available for service "{name}"'
+            return 503, json.dumps({"kind": "Status", "message": message, "code": 503})
+        model = _served_model(store, namespace, ready[0])
+        if path == "/health" and method == "GET":
+            return 200, "{}"
+        if path == "/v1/models" and method == "GET":
+            return 200, json.dumps({"object": "list", "data": [{"id": model, "object": "model"}]})
+        if path == "/v1/chat/completions" and method == "POST":
+            return _echo(model, body)
+        return 404, json.dumps({"detail": "Not Found"})
+
+
+def _echo(model: str, body: bytes) -> tuple[int, str]:
+    try:
+        request = json.loads(body or b"{}")
+        messages = request["messages"]
+        prompt = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return 400, json.dumps({"object": "error", "message": "messages: a list of chat messages is required"})
+    content = f"{SANDBOX_NOTICE} You said: {prompt}"
+    words = len(str(prompt).split())
+    completion = {
+        "id": f"chatcmpl-sandbox-{time.monotonic_ns():x}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model") or model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"},
+        ],
+        "usage": {"prompt_tokens": words, "completion_tokens": len(content.split()), "total_tokens": words},
+    }
+    return 200, json.dumps(completion)
+
+
+def _served_model(store: ClusterStore, namespace: str, pod: JsonObject) -> str:
+    name = (pod["metadata"].get("labels") or {}).get(MODEL_LABEL, "")
+    deployment = store.get("apps", "v1", "deployments", namespace, name) or {}
+    raw = ((deployment.get("metadata") or {}).get("annotations") or {}).get("instantstart.aws/serving") or "{}"
+    try:
+        return str(json.loads(raw).get("model") or name)
+    except (ValueError, AttributeError):
+        return name
+
+
+def _annotations(pod: JsonObject) -> dict[str, str]:
+    return dict(pod["metadata"].get("annotations") or {})
+
+
+def _ready(pod: JsonObject) -> bool:
+    conditions = {c.get("type"): c.get("status") for c in (pod.get("status") or {}).get("conditions") or []}
+    return conditions.get("Ready") == "True"
+
+
+def _fits(node: JsonObject, spec: JsonObject, gpus: int) -> bool:
+    labels = node["metadata"].get("labels") or {}
+    if any(labels.get(key) != value for key, value in (spec.get("nodeSelector") or {}).items()):
+        return False
+    return int((node.get("status") or {}).get("allocatable", {}).get(GPU, 0)) >= gpus

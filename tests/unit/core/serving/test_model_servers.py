@@ -1,0 +1,300 @@
+"""The model-server and model-pool services against in-memory fakes: what a deploy creates, train → deploy, the
+explicit diff of an update, the pool's rules (relabel, never recreate; never scale in below the bound workers),
+and a chat completion that only reaches the cluster's own model services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.confirmations import Confirmations
+from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.serving.manifest import BUSINESS_LABEL, DELETION_COST_ANNOTATION, MODEL_LABEL
+from controlplane.core.serving.pool import ModelPoolService, ServiceBindingError
+from controlplane.core.serving.service import (
+    DeploymentNameInUseError,
+    ModelNotReadyError,
+    ModelServerError,
+    ModelServerService,
+    ModelServiceNotFoundError,
+)
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.errors import InvalidRequestError
+from controlplane.models.serving import ChatRequest, DeployModelRequest, PoolActionRequest, UpdateDeploymentRequest
+from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
+from tests.fakes.serving import InMemoryServingGateway
+from tests.fakes.workloads import InMemoryWorkloadGateway
+
+EKS_NAME = "eks-cluster-demo"
+REGION = "us-west-2"
+SEED = "vllm serve Qwen/Qwen3-0.6B --max-model-len 1280 --tensor-parallel-size 1"
+ACTOR = Actor("alice", Role.OPERATOR)
+
+
+def node(name: str, instance_type: str, gpus: int) -> KubernetesNode:
+    labels = {"node.kubernetes.io/instance-type": instance_type}
+    return KubernetesNode(name, True, True, labels, {"nvidia.com/gpu": str(gpus)}, {"nvidia.com/gpu": str(gpus)})
+
+
+class World:
+    def __init__(self, record: ClusterRecord, clock: FakeClock) -> None:
+        registry = InMemoryClusterRegistry()
+        registry.create(record)
+        self.eks = InMemoryEksGateway()
+        self.cluster = self.eks.add_cluster(EKS_NAME)
+        self.kubernetes = InMemoryKubernetesGateway()
+        self.kubernetes.api(EKS_NAME).nodes = [node("n-1", "ml.g5.12xlarge", 4), node("n-2", "ml.g6.xlarge", 1)]
+        self.serving = InMemoryServingGateway(self.kubernetes)
+        workloads = InMemoryWorkloadGateway(self.kubernetes)
+        clusters = ClusterService(registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
+        confirmations = Confirmations(InMemoryConfirmationStore(), clock)
+        eks = lambda _: self.eks  # noqa: E731
+        self.servers = ModelServerService(
+            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, confirmations
+        )
+        self.pool = ModelPoolService(clusters, eks, self.kubernetes, self.serving, self.serving, workloads)
+
+    @property
+    def objects(self) -> dict[str, dict[str, Any]]:
+        return self.kubernetes.api(EKS_NAME).objects
+
+    def add_pod(self, name: str, model: str, business: str | None = None, ready: bool = True) -> None:
+        labels = {MODEL_LABEL: model, **({BUSINESS_LABEL: business} if business else {})}
+        conditions = [{"type": "Ready", "status": "True" if ready else "False"}]
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml", "uid": f"uid-{name}", "labels": labels},
+            "spec": {"nodeName": "n-1"},
+            "status": {"phase": "Running", "conditions": conditions},
+        }
+        self.kubernetes.apply(self.cluster, REGION, [pod])
+
+
+@pytest.fixture
+def world(make_record: Callable[..., ClusterRecord], clock: FakeClock) -> World:
+    record = make_record("eks", "hyperpod", "storage", storageClaim="ml/s3-claim", storageBucket="bucket-demo")
+    return World(record, clock)
+
+
+def deploy(**fields: Any) -> DeployModelRequest:
+    return DeployModelRequest.model_validate({"name": "qwen", "command": SEED, "gpus": 1, **fields})
+
+
+def test_an_internal_deploy_creates_a_deployment_with_the_gpus_given_and_a_cluster_ip_service(world: World) -> None:
+    detail = world.servers.deploy("demo", deploy(instanceType="ml.g5.12xlarge", gpus=2))
+
+    deployment, service = world.objects["Deployment/ml/qwen"], world.objects["Service/ml/qwen"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": "2"}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/health", "port": 8000}
+    assert container["command"][:3] == ["vllm", "serve", "Qwen/Qwen3-0.6B"]
+    assert deployment["spec"]["template"]["spec"]["nodeSelector"] == {
+        "node.kubernetes.io/instance-type": "ml.g5.12xlarge"
+    }
+    assert {"name": "shm", "mountPath": "/dev/shm"} in container["volumeMounts"]
+    assert (service["spec"]["type"], service["spec"]["selector"]) == ("ClusterIP", {MODEL_LABEL: "qwen"})
+    assert (detail.status, detail.gpus, detail.engine) == ("Loading", 2, "vllm")
+
+
+def test_an_external_deploy_gets_an_internet_facing_load_balancer(world: World) -> None:
+    world.servers.deploy("demo", deploy(serviceType="external"))
+
+    service = world.objects["Service/ml/qwen"]
+    assert service["spec"]["type"] == "LoadBalancer"
+    assert (
+        service["metadata"]["annotations"]["service.beta.kubernetes.io/aws-load-balancer-scheme"] == "internet-facing"
+    )
+
+
+def test_a_pool_deploy_labels_its_workers_unassigned_and_creates_no_service(world: World) -> None:
+    world.servers.deploy("demo", deploy(serviceType="pool", replicas=2))
+
+    labels = world.objects["Deployment/ml/qwen"]["spec"]["template"]["metadata"]["labels"]
+    assert labels[BUSINESS_LABEL] == "unassigned"
+    assert "Service/ml/qwen" not in world.objects
+
+
+def test_a_token_goes_into_a_secret_that_the_pod_reads_and_no_view_returns(world: World) -> None:
+    detail = world.servers.deploy("demo", deploy(huggingFaceToken="hf_secret"))
+
+    secret = world.objects["Secret/ml/qwen-hf-token"]
+    env = world.objects["Deployment/ml/qwen"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert secret["stringData"] == {"token": "hf_secret"}
+    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "qwen-hf-token", "key": "token"}}} in env
+    assert "hf_secret" not in detail.model_dump_json()
+
+
+def test_refusals_say_what_to_change(world: World) -> None:
+    with pytest.raises(InvalidRequestError, match="at most 1"):
+        world.servers.deploy("demo", deploy(instanceType="ml.g6.xlarge", gpus=2))
+    with pytest.raises(InvalidRequestError, match=r"ml\.g5\.12xlarge"):
+        world.servers.deploy("demo", deploy(instanceType="ml.p5.48xlarge"))
+    with pytest.raises(InvalidRequestError, match="How many GPUs"):
+        world.servers.deploy("demo", deploy(command="vllm serve m --tensor-parallel-size 4", gpus=2))
+    world.servers.deploy("demo", deploy())
+    with pytest.raises(DeploymentNameInUseError):
+        world.servers.deploy("demo", deploy())
+
+
+def test_a_dry_run_plans_the_objects_and_creates_nothing(world: World) -> None:
+    plan = world.servers.plan_deploy("demo", deploy(huggingFaceToken="t"))
+
+    assert [(a.resource, a.name) for a in plan.actions] == [
+        ("Secret", "ml/qwen-hf-token"),
+        ("Deployment", "ml/qwen"),
+        ("Service", "ml/qwen"),
+    ]
+    assert world.objects == {}
+
+
+def job(phase: str, output: str) -> dict[str, Any]:
+    container = {"name": "pytorch", "image": "train:1", "args": [f"--output_dir={output}"]}
+    return {
+        "apiVersion": "sagemaker.amazonaws.com/v1",
+        "kind": "HyperPodPyTorchJob",
+        "metadata": {"name": "tuned", "namespace": "ml"},
+        "spec": {"replicaSpecs": [{"name": "pods", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
+        "status": {"conditions": [{"type": phase, "status": "True"}]},
+    }
+
+
+def test_a_succeeded_jobs_output_is_served_from_the_claim(world: World) -> None:
+    world.kubernetes.apply(world.cluster, REGION, [job("Completed", "/s3/outputs/tuned")])
+
+    detail = world.servers.deploy("demo", deploy(command="vllm serve", modelSource={"job": "tuned"}))
+
+    assert detail.command[:3] == ["vllm", "serve", "/s3/outputs/tuned"]
+    assert detail.modelSourceUri == "s3://bucket-demo/outputs/tuned"
+
+
+@pytest.mark.parametrize(
+    ("phase", "output", "message"),
+    [("Running", "/s3/out", "Succeeded"), ("Completed", "s3://elsewhere/out", "does not hold")],
+)
+def test_a_job_that_is_not_finished_or_wrote_elsewhere_is_refused(world: World, phase: str, output: str, message: str):
+    world.kubernetes.apply(world.cluster, REGION, [job(phase, output)])
+
+    with pytest.raises(InvalidRequestError, match=message):
+        world.servers.deploy("demo", deploy(modelSource={"job": "tuned"}))
+
+
+def test_an_update_changes_only_what_differs_and_says_so(world: World) -> None:
+    world.servers.deploy("demo", deploy())
+
+    planned = world.servers.update(
+        "demo", "qwen", UpdateDeploymentRequest(replicas=3, image="vllm/vllm-openai:latest"), True
+    )
+    done = world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=3, image="my/vllm:2"), False)
+
+    assert planned.changes == {"replicas": "updated", "image": "unchanged"} and planned.deployment.replicas == 1
+    assert done.changes == {"replicas": "updated", "image": "updated"}
+    assert (done.deployment.replicas, done.deployment.image) == (3, "my/vllm:2")
+
+
+def test_binding_a_worker_relabels_its_pod_and_creates_the_binding_service(world: World) -> None:
+    world.servers.deploy("demo", deploy(serviceType="pool", replicas=2))
+    world.add_pod("qwen-a", "qwen", "unassigned")
+
+    bound = world.pool.act("demo", PoolActionRequest(action="bind", worker="qwen-a", service="chat"))
+
+    pod = world.objects["Pod/ml/qwen-a"]
+    assert (bound.worker.service, bound.worker.uid) == ("chat", "uid-qwen-a")
+    assert pod["metadata"]["labels"][BUSINESS_LABEL] == "chat"
+    assert pod["metadata"]["annotations"][DELETION_COST_ANNOTATION] == "10000"
+    assert world.objects["Service/ml/chat"]["spec"]["selector"] == {MODEL_LABEL: "qwen", BUSINESS_LABEL: "chat"}
+
+    unbound = world.pool.act("demo", PoolActionRequest(action="unbind", worker="qwen-a"))
+
+    assert (unbound.worker.service, unbound.worker.uid) == (None, "uid-qwen-a")
+    assert DELETION_COST_ANNOTATION not in world.objects["Pod/ml/qwen-a"]["metadata"]["annotations"]
+
+
+def test_a_worker_never_binds_to_a_service_of_another_model_or_to_a_non_worker(world: World) -> None:
+    world.servers.deploy("demo", deploy())
+    world.servers.deploy("demo", deploy(name="pool", serviceType="pool"))
+    world.add_pod("pool-a", "pool", "unassigned")
+    world.add_pod("qwen-a", "qwen")
+
+    with pytest.raises(ServiceBindingError):
+        world.pool.act("demo", PoolActionRequest(action="bind", worker="pool-a", service="qwen"))
+    with pytest.raises(InvalidRequestError, match="not a model pool worker"):
+        world.pool.act("demo", PoolActionRequest(action="bind", worker="qwen-a", service="chat"))
+
+
+def test_scaling_in_never_goes_below_the_bound_workers(world: World) -> None:
+    world.servers.deploy("demo", deploy(serviceType="pool", replicas=3))
+    world.add_pod("qwen-a", "qwen", "chat")
+    world.add_pod("qwen-b", "qwen", "unassigned")
+    world.add_pod("qwen-c", "qwen", "unassigned")
+
+    with pytest.raises(InvalidRequestError, match="qwen-a"):
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False)
+    assert world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=1), False).deployment.replicas == 1
+
+
+def test_a_chat_goes_through_the_service_proxy_with_the_served_model(world: World) -> None:
+    world.servers.deploy("demo", deploy())
+    world.add_pod("qwen-a", "qwen")
+
+    answer = world.servers.chat("demo", "qwen", ChatRequest(prompt="hi", maxTokens=32))
+
+    target, body = world.serving.calls[-1]
+    assert target == "proxy:ml/qwen:8000/v1/chat/completions"
+    assert body == {
+        "model": "Qwen/Qwen3-0.6B",
+        "messages": [{"role": "user", "content": "hi"}],
+        "max_tokens": 32,
+        "temperature": 0.7,
+    }
+    assert answer.content == "hello"
+
+
+def test_a_chat_reaches_only_a_ready_model_service_of_the_cluster(world: World) -> None:
+    other = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "kube-dns", "namespace": "ml"}, "spec": {}}
+    world.kubernetes.apply(world.cluster, REGION, [other])
+    world.servers.deploy("demo", deploy())
+    world.add_pod("qwen-a", "qwen", ready=False)
+
+    with pytest.raises(ModelServiceNotFoundError):
+        world.servers.chat("demo", "kube-dns", ChatRequest(prompt="hi"))
+    with pytest.raises(ModelNotReadyError, match="wait until"):
+        world.servers.chat("demo", "qwen", ChatRequest(prompt="hi"))
+    assert world.serving.calls == []
+
+
+def test_a_failing_model_server_is_a_gateway_error_with_its_answer(world: World) -> None:
+    from controlplane.core.ports.serving import HttpAnswer
+
+    world.servers.deploy("demo", deploy())
+    world.add_pod("qwen-a", "qwen")
+    world.serving.answer = HttpAnswer(500, "CUDA out of memory")
+
+    with pytest.raises(ModelServerError, match="CUDA out of memory"):
+        world.servers.chat("demo", "qwen", ChatRequest(prompt="hi"))
+
+
+def test_delete_needs_the_token_of_a_plan_and_removes_the_server_its_services_and_secret(world: World) -> None:
+    world.servers.deploy("demo", deploy(huggingFaceToken="t"))
+
+    plan = world.servers.plan_delete("demo", "qwen", ACTOR)
+    world.servers.delete("demo", "qwen", str(plan.confirmationToken), ACTOR)
+
+    assert {a.resource for a in plan.actions} == {"Deployment", "Service", "Secret"}
+    assert world.objects == {}
+
+
+def test_a_name_taken_by_another_service_is_refused_before_anything_is_created(world: World) -> None:
+    taken = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "qwen", "namespace": "ml"}, "spec": {}}
+    world.kubernetes.apply(world.cluster, REGION, [taken])
+
+    with pytest.raises(DeploymentNameInUseError):
+        world.servers.deploy("demo", deploy())
+
+    assert "Deployment/ml/qwen" not in world.objects
