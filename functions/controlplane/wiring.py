@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.storage.steps import StorageService
+    from controlplane.core.training.mlflow import MlflowService
     from controlplane.core.training.recipes import RecipeService
     from controlplane.core.training.service import TrainingJobService
 
@@ -468,7 +469,17 @@ def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
 
-    return RecipeService(shipped_recipes(), training_jobs(), DynamoRecipeValuesStore(settings().recipe_values_table))
+    return RecipeService(
+        shipped_recipes(), training_jobs(), DynamoRecipeValuesStore(settings().recipe_values_table), mlflow()
+    )
+
+
+@cache
+def mlflow() -> MlflowService:
+    from controlplane.adapters.aws.mlflow import AwsMlflowGateway
+    from controlplane.core.training.mlflow import MlflowService
+
+    return MlflowService(clusters(), AwsMlflowGateway)
 
 
 @cache
@@ -533,6 +544,7 @@ def reset() -> None:
         cluster_import,
         training_jobs,
         recipes,
+        mlflow,
         downloads,
         download_steps,
         catalog,
