@@ -66,7 +66,10 @@ from infra.stack import MCP_HANDLER
 # eks:DescribeCluster on any cluster name, the download_to_storage state machine (log delivery IAM5), its
 # execution ARNs for the API's StopExecution and the failure recording's history read, and the API role's
 # s3:ListBucket on this account's buckets (the claim's contents).
-EXPECTED_ACKNOWLEDGEMENTS = 253
+# 254: +1 for MLflow tracking: the API role's sagemaker:DescribeMlflowTrackingServer on this account's tracking
+# servers (mlflow-tracking-server/*: a job may log to any of them, chosen by name); ListMlflowTrackingServers has no
+# resource-level permission and joins the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 254
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
