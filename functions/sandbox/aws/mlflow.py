@@ -19,6 +19,16 @@ MLFLOW_VERSION = "2.16.2"
 # 2026-01-01T00:00:00Z: a fixed creation time, so listings are stable.
 CREATED = 1767225600.0
 JSON_HEADERS = {"Content-Type": "application/x-amz-json-1.1"}
+# The fields of a TrackingServerSummary (ListMlflowTrackingServers) among DescribeMlflowTrackingServer's.
+SUMMARY_FIELDS = (
+    "TrackingServerArn",
+    "TrackingServerName",
+    "CreationTime",
+    "LastModifiedTime",
+    "TrackingServerStatus",
+    "IsActive",
+    "MlflowVersion",
+)
 
 
 def tracking_server(region: str, account: str) -> dict[str, Any]:
@@ -60,14 +70,3 @@ class MlflowExtension:
 
     def uninstall(self) -> None:
         self._patches.restore()
-
-
-SUMMARY_FIELDS = (
-    "TrackingServerArn",
-    "TrackingServerName",
-    "CreationTime",
-    "LastModifiedTime",
-    "TrackingServerStatus",
-    "IsActive",
-    "MlflowVersion",
-)
