@@ -96,6 +96,7 @@ PERMISSIONS: dict[str, Rule] = {
     "GET /clusters/{clusterTag}/jobs/{jobName}/logs": READ,
     "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
     "POST /clusters/{clusterTag}/jobs/from-recipe": Permission(Role.OPERATOR, "submit a training job"),
+    "GET /clusters/{clusterTag}/mlflow-tracking-servers": READ,
     # recipes
     "GET /recipes": READ,
     "GET /recipes/{recipeName}": READ,

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from controlplane.core.serving.pool import ModelPoolService
     from controlplane.core.serving.service import ModelServerService
     from controlplane.core.storage.steps import StorageService
+    from controlplane.core.training.mlflow import MlflowService
     from controlplane.core.training.recipes import RecipeService
     from controlplane.core.training.service import TrainingJobService
 
@@ -512,7 +513,17 @@ def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
 
-    return RecipeService(shipped_recipes(), training_jobs(), DynamoRecipeValuesStore(settings().recipe_values_table))
+    return RecipeService(
+        shipped_recipes(), training_jobs(), DynamoRecipeValuesStore(settings().recipe_values_table), mlflow()
+    )
+
+
+@cache
+def mlflow() -> MlflowService:
+    from controlplane.adapters.aws.mlflow import AwsMlflowGateway
+    from controlplane.core.training.mlflow import MlflowService
+
+    return MlflowService(clusters(), AwsMlflowGateway)
 
 
 @cache
@@ -614,6 +625,7 @@ def reset() -> None:
         model_servers,
         model_pool,
         recipes,
+        mlflow,
         downloads,
         download_steps,
         catalog,

@@ -97,6 +97,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
         "sagemaker:ListClusters",
+        "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",
         "servicequotas:ListServiceQuotas",
         "xray:PutTelemetryRecords",
@@ -1216,6 +1217,14 @@ API_ACCESS = FunctionAccess(
         # writers' group (RBAC: job objects, nothing else).
         Grant(("sts:AssumeRole",), ("{kubernetes_jobs_role_arn}",)),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
+        # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
+        Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
+        Grant(
+            ("sagemaker:DescribeMlflowTrackingServer",),
+            ("arn:{partition}:sagemaker:*:{account}:mlflow-tracking-server/*",),
+            reason="A job may log to any MLflow tracking server of the account (the person chooses it by name); "
+            "the API only reads its ARN",
+        ),
         # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
         _DESCRIBE_ADDONS,
         *_READ_TIERED,

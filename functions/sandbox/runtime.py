@@ -29,6 +29,7 @@ from sandbox.aws.fsx import FsxExtension
 from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
+from sandbox.aws.mlflow import MlflowExtension
 from sandbox.aws.s3 import S3Extension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
@@ -141,6 +142,7 @@ class Sandbox:
             FsxExtension(seconds_to_available=seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
+            MlflowExtension(),
             self.api,
         )
         self._mock: Any = None

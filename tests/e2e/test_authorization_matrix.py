@@ -57,6 +57,7 @@ REQUIRED_ROLE = {
     "job_submit_from_recipe": "operator",
     "recipe_list_all": "viewer",
     "recipe_get": "viewer",
+    "mlflow_list_tracking_servers": "viewer",
     "model_download_enhanced": "operator",
     "s3_storage_list_contents": "viewer",
     "inference_list_deployments": "viewer",

@@ -68,7 +68,10 @@ from infra.stack import MCP_HANDLER
 # s3:ListBucket on this account's buckets (the claim's contents).
 # 255: +2 for completion by event: the event_waits step group's function (runtime L1, X-Ray IAM5), which only stores
 # HyperPod waits' task tokens in the EventWaits table.
-EXPECTED_ACKNOWLEDGEMENTS = 255
+# 256: +1 for MLflow tracking: the API role's sagemaker:DescribeMlflowTrackingServer on this account's tracking
+# servers (mlflow-tracking-server/*: a job may log to any of them, chosen by name); ListMlflowTrackingServers has no
+# resource-level permission and joins the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 256
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -60,8 +60,10 @@ def get_recipe(recipeName: RecipeNamePath) -> RecipeDetail:
     summary="Submit a training job from a recipe",
     description="Renders the recipe with `values` (a parameter left out takes its default; a bad value is a 400 "
     "naming the parameter) into a job of the recipe's kind (HyperPodPyTorchJob, or RayJob for VERL) placed by "
-    "`instanceType` or `instanceGroup`, and submits it "
-    "as job_submit does (same refusals). With dryRun=true, returns the rendered job without submitting it. "
+    "`instanceType` or `instanceGroup`, and submits it as job_submit does (same refusals). Optional `mlflow` (only "
+    "if the person wants experiment tracking: a server from mlflow_list_tracking_servers and an experiment) sets the "
+    "job's MLFLOW_TRACKING_URI and MLFLOW_EXPERIMENT_NAME. With dryRun=true, returns the rendered job without "
+    "submitting it. "
     "201 with the rendered job and the job's detail; the values are kept as your last ones for recipe_get. "
     "Follow the job with job_get_status until its phase is Succeeded or Failed.",
     tags=["jobs"],

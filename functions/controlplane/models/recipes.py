@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, View
+from controlplane.models.mlflow import MlflowTracking
 from controlplane.models.training import (
     ENV_NAME_PATTERN,
     RAY_KINDS,
@@ -126,6 +127,9 @@ class SubmitRecipeJobRequest(Contract):
     efa: bool = Field(default=False, description="Request every EFA interface of the instance type.")
     values: dict[ParameterName, Value] = Field(
         default_factory=dict, max_length=100, description="Parameter values by name; recipe_get lists them."
+    )
+    mlflow: MlflowTracking | None = Field(
+        default=None, description="Optional: log the job's runs to a SageMaker managed MLflow tracking server."
     )
 
 

@@ -8,6 +8,7 @@ from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer, WorkloadGateway
+from controlplane.core.ports.mlflow import MlflowGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -25,6 +26,7 @@ from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.mlflow import InMemoryMlflowGateway
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
     FakeClock,
@@ -48,6 +50,7 @@ PAIRS = [
     (ManifestRenderer, FixedManifests),
     (WorkloadGateway, InMemoryWorkloadGateway),
     (NetworkGateway, InMemoryNetworkGateway),
+    (MlflowGateway, InMemoryMlflowGateway),
     (OperationRepository, InMemoryOperationRepository),
     (ClusterRegistry, InMemoryClusterRegistry),
     (AuditLog, InMemoryAuditLog),

@@ -1,7 +1,7 @@
 /**
- * Training (`/clusters/{tag}/jobs`): the cluster's jobs of every kind with phase, nodes, GPUs and restarts against the budget
- * (every page of `continue`); **Submit job** (`?action=submit`, operator) opens the job form. A submitted job opens
- * its detail page.
+ * Training (`/clusters/{tag}/jobs`): the cluster's jobs of every kind with phase, nodes, GPUs and restarts against the
+ * budget (every page of `continue`); **Submit job** (`?action=submit`, operator) opens the job form, **Submit from a
+ * recipe** (`?action=recipe`) a recipe's form. A submitted job opens its detail page.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -20,6 +20,7 @@ import { EMPTY_VALUES } from "./form";
 import { JobForm } from "./JobForm";
 import { jobPath } from "./paths";
 import { JobPhase, restartsText } from "./phase";
+import { SubmitFromRecipe } from "./recipes/SubmitFromRecipe";
 
 type Job = Schemas["JobSummary"];
 
@@ -38,7 +39,9 @@ export default function JobsPage() {
     [api, clusterTag],
   );
   const maySubmit = identity.mayCall("POST /clusters/{clusterTag}/jobs");
+  const mayUseRecipes = identity.mayCall("POST /clusters/{clusterTag}/jobs/from-recipe");
   if (maySubmit && action === "submit") return <SubmitJob clusterTag={clusterTag} onCancel={() => setAction(null)} />;
+  if (mayUseRecipes && action === "recipe") return <SubmitFromRecipe clusterTag={clusterTag} onCancel={() => setAction(null)} />;
   return (
     <SpaceBetween size="m">
       <ErrorAlert error={jobs.error} header="Jobs could not be listed" />
@@ -57,6 +60,7 @@ export default function JobsPage() {
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh jobs" onClick={jobs.reload} />
+                {mayUseRecipes && <Button onClick={() => setAction("recipe")}>Submit from a recipe</Button>}
                 {maySubmit && (
                   <Button variant="primary" onClick={() => setAction("submit")}>
                     Submit job

@@ -2,8 +2,8 @@
 
 Belongs here: loading the recipe files, checking values against a recipe's parameters, filling its templates into
 an argv list (never a shell string), and submitting the rendered `SubmitJobRequest` through the job service (so
-a recipe's job meets the same refusals and the same CRD schema check as any job). The caller's last values per
-recipe are kept and offered again.
+a recipe's job meets the same refusals and the same CRD schema check as any job), with the MLflow environment when
+the request asks for tracking. The caller's last values per recipe are kept and offered again.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from controlplane.config import CONFIG_DIR
 from controlplane.core.auth import Actor
 from controlplane.core.ports.persistence import RecipeValuesStore
+from controlplane.core.training.mlflow import MlflowService
 from controlplane.core.training.service import TrainingJobService
 from controlplane.models.errors import InvalidRequestError, NotFoundError
 from controlplane.models.recipes import (
@@ -58,8 +59,11 @@ def shipped_recipes() -> dict[str, Recipe]:
     return load_recipes()
 
 
-def render(recipe: Recipe, request: SubmitRecipeJobRequest) -> SubmitJobRequest:
-    """The job `request`'s values make of `recipe`: values checked, templates filled, one argv element each."""
+def render(
+    recipe: Recipe, request: SubmitRecipeJobRequest, tracking: Mapping[str, str] | None = None
+) -> SubmitJobRequest:
+    """The job `request`'s values make of `recipe`: values checked, templates filled, one argv element each; the
+    `tracking` environment (MLflow's) is added over the recipe's."""
     values = checked_values(recipe, request.values)
 
     def fill(template: str) -> str:
@@ -76,7 +80,10 @@ def render(recipe: Recipe, request: SubmitRecipeJobRequest) -> SubmitJobRequest:
             instanceType=request.instanceType,
             instanceGroup=request.instanceGroup,
             efa=request.efa,
-            environment={name: fill(template) for name, template in recipe.environment.items()},
+            environment={
+                **{name: fill(template) for name, template in recipe.environment.items()},
+                **(tracking or {}),
+            },
             ray=recipe.ray,
         )
     except ValidationError as error:
@@ -109,10 +116,17 @@ def checked_values(recipe: Recipe, given: Mapping[str, Value]) -> dict[str, Valu
 class RecipeService:
     """The recipes, each with the caller's last values, and jobs submitted from them through the job service."""
 
-    def __init__(self, recipes: Mapping[str, Recipe], jobs: TrainingJobService, last_values: RecipeValuesStore):
+    def __init__(
+        self,
+        recipes: Mapping[str, Recipe],
+        jobs: TrainingJobService,
+        last_values: RecipeValuesStore,
+        mlflow: MlflowService,
+    ) -> None:
         self._recipes = recipes
         self._jobs = jobs
         self._last_values = last_values
+        self._mlflow = mlflow
 
     def list_recipes(self) -> RecipeList:
         return RecipeList(recipes=[RecipeSummary.model_validate(r.model_dump()) for r in self._recipes.values()])
@@ -123,9 +137,11 @@ class RecipeService:
         return RecipeDetail.model_validate({**recipe.model_dump(), "lastValues": last})
 
     def submit(self, cluster_tag: str, request: SubmitRecipeJobRequest, actor: Actor, dry_run: bool) -> RecipeJob:
-        """Render the recipe; unless `dry_run`, submit the job and keep the values as the caller's last ones."""
+        """Render the recipe (with the MLflow environment when `request.mlflow` chooses a tracking server); unless
+        `dry_run`, submit the job and keep the values as the caller's last ones."""
         recipe = self._recipe(request.recipe)
-        job = render(recipe, request)
+        tracking = self._mlflow.environment(cluster_tag, request.mlflow) if request.mlflow else None
+        job = render(recipe, request, tracking)
         if dry_run:
             return RecipeJob(recipe=recipe.name, dryRun=True, job=job)
         detail = self._jobs.submit(cluster_tag, job)

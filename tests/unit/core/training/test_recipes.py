@@ -19,6 +19,7 @@ from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
+from controlplane.core.training.mlflow import MlflowService
 from controlplane.core.training.recipes import (
     RECIPES_DIR,
     RecipeNotFoundError,
@@ -35,6 +36,7 @@ from controlplane.models.recipes import Recipe, SubmitRecipeJobRequest
 from controlplane.models.training import SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
+from tests.fakes.mlflow import InMemoryMlflowGateway
 from tests.fakes.persistence import (
     FakeClock,
     InMemoryClusterRegistry,
@@ -96,7 +98,9 @@ class World:
             Confirmations(InMemoryConfirmationStore(), clock),
         )
         self.last_values = InMemoryRecipeValuesStore()
-        self.service = RecipeService(shipped_recipes(), jobs, self.last_values)
+        self.mlflow = InMemoryMlflowGateway()
+        self.tracking = MlflowService(clusters, lambda _: self.mlflow)
+        self.service = RecipeService(shipped_recipes(), jobs, self.last_values, self.tracking)
 
     def job(self, name: str) -> dict[str, Any] | None:
         return self.kubernetes.get(
