@@ -6,13 +6,16 @@ import boto3
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
+from controlplane.workflows import definition_text, placeholder, placeholders, step_key
+from controlplane.workflows.asl import AWAIT_EVENT
 from tests.workflows.confirm import confirmed
 
 STEPS = sorted(
     step_key(p)
     for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
-    if not p.startswith("RecordOperation")
+    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait:
+    # a fault there is tested where the wait is reached (tests/workflows/test_event_waits.py).
+    if not p.startswith("RecordOperation") and p != placeholder(AWAIT_EVENT)
 )
 FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 
