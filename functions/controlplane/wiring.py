@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.monitoring.service import MonitoringService
     from controlplane.core.naming import Deployment
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.audit import AuditTrail
@@ -464,6 +465,18 @@ def training_jobs() -> TrainingJobService:
 
 
 @cache
+def monitoring() -> MonitoringService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.monitoring import KubernetesClusterReads
+    from controlplane.core.monitoring.service import MonitoringService
+
+    return MonitoringService(
+        clusters(), AwsEksGateway, AwsHyperPodGateway, KubernetesClusterReads(kubernetes_readers())
+    )
+
+
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -532,6 +545,7 @@ def reset() -> None:
         features,
         cluster_import,
         training_jobs,
+        monitoring,
         recipes,
         downloads,
         download_steps,
