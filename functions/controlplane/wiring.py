@@ -77,6 +77,7 @@ def operations() -> OperationService:
     from controlplane.adapters.aws.dynamo import DynamoOperationRepository
     from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
     from controlplane.core.operations.service import OperationService
+    from controlplane.observability import PowertoolsOperationMetrics
 
     config = settings()
     return OperationService(
@@ -88,6 +89,7 @@ def operations() -> OperationService:
         audit_log(),
         lambda operation: clusters().record_outcome(operation),
         config.operation_wait_poll_seconds,
+        PowertoolsOperationMetrics(),
     )
 
 

@@ -11,6 +11,7 @@ from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from controlplane import wiring
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.monitoring import ClusterOverview, PodList, PodPhase
+from controlplane.observability import record_unhealthy_nodes
 
 router = Router()
 
@@ -35,7 +36,9 @@ POD_FILTERS = ("namespace", "phase", "node")
 )
 def get_overview(clusterTag: ClusterTagPath) -> ClusterOverview:
     refuse_unknown_parameters(router)
-    return wiring.monitoring().overview(clusterTag)
+    overview = wiring.monitoring().overview(clusterTag)
+    record_unhealthy_nodes(clusterTag, overview.nodesUnhealthy)
+    return overview
 
 
 @router.get(

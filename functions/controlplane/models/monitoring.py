@@ -18,6 +18,8 @@ PodPhase = Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"]
 # A node's state as Kubernetes sees it: Ready and schedulable, Ready but cordoned or tainted NoSchedule, not Ready.
 NodeState = Literal["Ready", "Cordoned", "NotReady"]
 NO_HEALTH_LABEL = "Unknown"
+# The HyperPod node-health-status of a node fit for work.
+HEALTHY = "Schedulable"
 
 
 class GpuCounts(View):
@@ -82,6 +84,7 @@ class ClusterOverview(View):
     nodesTotal: int
     nodesByState: dict[str, int] = Field(description="Ready, Cordoned (Ready but not schedulable), NotReady.")
     nodesByHealth: dict[str, int] = Field(description="By the HyperPod node-health-status label.")
+    nodesUnhealthy: int = Field(description=f"Nodes not Ready, or whose health label says other than {HEALTHY}.")
     gpus: GpuCounts
     groups: list[GroupOverview]
     nodes: list[NodeGpus] = Field(

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
 from controlplane.models.monitoring import (
+    HEALTHY,
     NO_HEALTH_LABEL,
     OVERVIEW_EVENTS,
     OVERVIEW_NODES,
@@ -169,6 +170,7 @@ def overview(
         nodesTotal=len(per_node),
         nodesByState=dict(Counter(node.state for node in per_node)),
         nodesByHealth=dict(Counter(node.health for node in per_node)),
+        nodesUnhealthy=sum(1 for node in per_node if unhealthy(node)),
         gpus=_sum(node.gpus for node in per_node),
         groups=_groups(hyperpod, nodes.nodes, per_node),
         nodes=per_node[:node_cap],
@@ -180,6 +182,10 @@ def overview(
         events=events.newest(),
         observability=observability,
     )
+
+
+def unhealthy(node: NodeGpus) -> bool:
+    return node.state == "NotReady" or node.health not in (HEALTHY, NO_HEALTH_LABEL)
 
 
 def _node_gpus(node: KubernetesNode, used: int) -> NodeGpus:

@@ -115,6 +115,7 @@ def test_overview_counts_nodes_by_state_and_health_and_lists_the_not_ready_first
 
     assert overview.nodesByState == {"Ready": 2, "NotReady": 1, "Cordoned": 1}
     assert overview.nodesByHealth == {"Schedulable": 2, "UnschedulablePendingReplacement": 1, "Unknown": 1}
+    assert overview.nodesUnhealthy == 1
     assert [entry.name for entry in overview.nodes][:2] == ["n-2", "n-3"]
     not_ready = overview.nodes[0]
     assert not_ready.gpus.allocatable == 8 and not_ready.gpus.available == 0
