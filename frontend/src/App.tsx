@@ -13,6 +13,7 @@ const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetai
 const JobsPage = lazy(() => import("./pages/training/JobsPage"));
 const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
+const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
 
 export function App() {
   return (
@@ -25,6 +26,7 @@ export function App() {
         <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
         <Route path="/clusters/:clusterTag/jobs" element={<JobsPage />} />
         <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
+        <Route path="/clusters/:clusterTag/monitoring" element={<MonitoringPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />
