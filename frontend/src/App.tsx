@@ -14,6 +14,7 @@ const JobsPage = lazy(() => import("./pages/training/JobsPage"));
 const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
 const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
+const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
 
 export function App() {
   return (
@@ -27,6 +28,7 @@ export function App() {
         <Route path="/clusters/:clusterTag/jobs" element={<JobsPage />} />
         <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
         <Route path="/clusters/:clusterTag/inference" element={<InferencePage />} />
+        <Route path="/clusters/:clusterTag/monitoring" element={<MonitoringPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />

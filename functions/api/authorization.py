@@ -89,6 +89,9 @@ PERMISSIONS: dict[str, Rule] = {
     "POST /clusters/{clusterTag}/nodes/{nodeId}/replace": Permission(Role.ADMIN, "replace nodes"),
     "DELETE /clusters/{clusterTag}/nodes/{nodeId}": Permission(Role.ADMIN, "delete nodes"),
     "POST /clusters/{clusterTag}/nodes/batch": _node_batch,
+    # monitoring
+    "GET /clusters/{clusterTag}/overview": READ,
+    "GET /clusters/{clusterTag}/pods": READ,
     # training jobs
     "GET /clusters/{clusterTag}/jobs": READ,
     "POST /clusters/{clusterTag}/jobs": Permission(Role.OPERATOR, "submit a training job"),

@@ -7,7 +7,9 @@ audit); each router module, with its models, is imported by the first request wh
 from typing import Any
 
 from api import app
+from controlplane.observability import flushing_metrics
 
 
+@flushing_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return app.handle(event, context)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.monitoring.service import MonitoringService
     from controlplane.core.naming import Deployment
     from controlplane.core.network.eks_stack import EksStackService
     from controlplane.core.operations.audit import AuditTrail
@@ -82,6 +83,7 @@ def operations() -> OperationService:
     from controlplane.adapters.aws.dynamo import DynamoOperationRepository
     from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
     from controlplane.core.operations.service import OperationService
+    from controlplane.observability import PowertoolsOperationMetrics
 
     config = settings()
     return OperationService(
@@ -93,6 +95,7 @@ def operations() -> OperationService:
         audit_log(),
         lambda operation: clusters().record_outcome(operation),
         config.operation_wait_poll_seconds,
+        PowertoolsOperationMetrics(),
     )
 
 
@@ -509,6 +512,18 @@ def model_pool() -> ModelPoolService:
 
 
 @cache
+def monitoring() -> MonitoringService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.monitoring import KubernetesClusterReads
+    from controlplane.core.monitoring.service import MonitoringService
+
+    return MonitoringService(
+        clusters(), AwsEksGateway, AwsHyperPodGateway, KubernetesClusterReads(kubernetes_readers())
+    )
+
+
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -624,6 +639,7 @@ def reset() -> None:
         training_jobs,
         model_servers,
         model_pool,
+        monitoring,
         recipes,
         mlflow,
         downloads,

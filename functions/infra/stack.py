@@ -19,6 +19,7 @@ Context keys (all optional):
   mcpMaxRole               viewer|operator|admin (default admin): the strongest role the remote MCP server
                            acts with; each request still has at most the role of the user it acts for
   webAclArn                a regional WAFv2 web ACL to associate with the API stage
+  alarmTopicArn            the SNS topic the alarms notify (`infra.monitoring`; without it, alarms notify no one)
   apiGatewayAccountRole    true: set the Region's API Gateway CloudWatch Logs role (a Region-wide account setting,
                            off by default: the stage's logging needs one, most accounts already have it; the
                            role and the setting are retained when the stack is deleted)
@@ -49,6 +50,7 @@ from infra.console import Console
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
+from infra.monitoring import Monitoring
 from infra.nag import Acknowledgements
 from infra.names import (
     deployment_name,
@@ -206,6 +208,7 @@ class InstantStartStack(Stack):
         self.console = Console(self, "Console", user_pool=self.user_pool, api=self.api, acks=self.acks)
         self.mcp_function = self._mcp_function()
         self._mcp_routes()
+        self.monitoring = Monitoring(self, "Monitoring", api_function=self.api_function)
         self._outputs()
         self.acks.apply()
 

@@ -161,6 +161,8 @@ class Sandbox:
                 "AWS_REGION": HOME_REGION,
                 "POWERTOOLS_SERVICE_NAME": "instantstart",
                 "POWERTOOLS_TRACE_DISABLED": "true",
+                # The sandbox has no CloudWatch to read embedded metrics from stdout.
+                "POWERTOOLS_METRICS_DISABLED": os.environ.get("POWERTOOLS_METRICS_DISABLED", "true"),
                 "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
             }
         )

@@ -11,10 +11,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from controlplane import wiring
-from controlplane.observability import logger
+from controlplane.observability import flushing_metrics, logger
 from steps import registry
 
 
+@flushing_metrics
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     call = registry.StepCall.from_event(event)
     step = registry.step(call.step)

@@ -6,8 +6,10 @@ process, so the emulator's share of a read counts too; measured on a second call
 response size, and where a third call's time goes by area (product, Kubernetes emulator, moto...; see
 `tests/bench/sampling.py`, which samples every thread), beside the naive list-everything read
 (typed `kubernetes` objects, no pages, every ListClusterNodes page) measured in the same run. The issue's targets
-are printed beside the figures: delete-group plan < 2 s and < 100 MB; status and the first page of nodes
-< 0.3 s and < 64 KB. A measurement, not a timed assertion: only the answers are checked.
+are printed beside the figures: delete-group plan < 2 s and < 100 MB; status and the first page of nodes and of pods
+< 0.3 s and < 64 KB; the monitoring overview (every node, pod and Warning event counted) < 1 s, < 300 MB peak and
+< 256 KB, beside the naive overview (typed full lists, counted afterwards). A measurement, not a timed assertion:
+only the answers are checked.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+import httpx
 import pytest
 
 from controlplane import wiring
 from controlplane.adapters.aws.eks import AwsEksGateway
 from controlplane.core.auth import Actor, Role
 from controlplane.models.errors import ClusterNotReadyError
-from controlplane.models.status import GROUP_LABEL
+from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL
 from tests.bench.sampling import Sampler
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
@@ -35,6 +38,7 @@ EKS = f"eks-cluster-{TAG}"
 GROUP_SIZE = 500
 GROUPS = ("accelerated-worker", "busy-b", "busy-c", "idle")
 PODS = 50_000
+WARNINGS = 2_000
 ADMIN = Actor(principal="bench", role=Role.ADMIN)
 
 
@@ -65,6 +69,21 @@ def pod(index: int, node: str, workload: bool) -> dict[str, Any]:
             "serviceAccountName": "default",
         },
         "status": {"phase": "Running", "podIP": f"10.1.{index // 250 % 250}.{index % 250}"},
+    }
+
+
+def warning(index: int, node: str) -> dict[str, Any]:
+    """A Kubernetes Warning event about a node."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{node}.{index:06d}", "namespace": "default"},
+        "involvedObject": {"kind": "Node", "name": node},
+        "type": "Warning",
+        "reason": "NodeHasDiskPressure",
+        "message": f"Node {node} status is now: NodeHasDiskPressure",
+        "lastTimestamp": f"2026-01-01T{index // 3600 % 24:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z",
+        "count": 1,
     }
 
 
@@ -103,6 +122,8 @@ def big_cluster(running_sandbox):
         on_idle = index % 4 == 3
         node = idle[index % len(idle)] if on_idle else busy[index % len(busy)]
         store.put(pod(index, node, workload=not on_idle))
+    for index in range(WARNINGS):
+        store.put(warning(index, busy[index % len(busy)]))
     return running_sandbox
 
 
@@ -162,6 +183,27 @@ def naive_nodes() -> int:
         return count + len(k8s.CoreV1Api(api).list_node().items)
 
 
+def naive_overview() -> dict[str, Any]:
+    """The overview before streaming: every node, pod and Warning event as typed objects, counted afterwards."""
+    from collections import Counter
+
+    from kubernetes import client as k8s
+
+    record = wiring.clusters().get(TAG)
+    eks = AwsEksGateway(record.region).find_cluster(record.eksClusterName)
+    with wiring.kubernetes_clients().api_client(eks, record.region) as api:
+        core = k8s.CoreV1Api(api)
+        nodes = core.list_node().items
+        pods = core.list_pod_for_all_namespaces().items
+        events = core.list_event_for_all_namespaces(field_selector="type=Warning").items
+    return {
+        "nodesTotal": len(nodes),
+        "gpusTotal": sum(int((n.status.capacity or {}).get(GPU_RESOURCE, 0)) for n in nodes),
+        "podsByPhase": Counter(p.status.phase for p in pods),
+        "warningEventsTotal": len(events),
+    }
+
+
 def report(name: str, measured: Measured, size: int | None, target: str) -> None:
     shown = f"{size / 1024:7.1f} KB" if size is not None else "      -   "
     print(f"{name:<44} {measured.seconds:7.3f} s {measured.peak_mb:8.1f} MB peak {shown}   target {target}")
@@ -176,6 +218,7 @@ def test_read_paths_at_two_thousand_nodes_and_fifty_thousand_pods(big_cluster):
         for path, target in (
             (f"/clusters/{TAG}/status", "< 0.3 s, < 64 KB"),
             (f"/clusters/{TAG}/nodes", "< 0.3 s, < 64 KB"),
+            (f"/clusters/{TAG}/pods", "< 0.3 s, < 64 KB"),
         ):
             api.get(path)  # warm the clients
             measured = measure(lambda path=path: api.get(path))
@@ -183,8 +226,25 @@ def test_read_paths_at_two_thousand_nodes_and_fifty_thousand_pods(big_cluster):
             report(f"GET {path.removeprefix(f'/clusters/{TAG}')}", measured, len(measured.answer.content), target)
         status = api.get(f"/clusters/{TAG}/status").json()
         first_page = api.get(f"/clusters/{TAG}/nodes").json()
+        first_pods = api.get(f"/clusters/{TAG}/pods").json()
+        path = f"/clusters/{TAG}/overview"
+        api.timeout = httpx.Timeout(600)  # tracing every allocation of a read of 50,000 pods takes minutes
+        api.get(path)  # warm the clients
+        measured = measure(lambda: api.get(path))
+        assert measured.answer.status_code == 200, measured.answer.text
+        report("GET /overview", measured, len(measured.answer.content), "< 1 s, < 300 MB, < 256 KB")
+        overview = measured.answer.json()
     assert status["nodesTotal"] == GROUP_SIZE * len(GROUPS)
     assert len(first_page["nodes"]) == 50 and first_page["continue"]
+    assert len(first_pods["pods"]) == 50 and first_pods["continue"]
+    measured = measure(naive_overview)
+    report("overview (naive: typed full lists)", measured, None, "(before)")
+    naive = measured.answer
+    assert overview["nodesTotal"] == naive["nodesTotal"] == GROUP_SIZE * len(GROUPS)
+    assert overview["gpus"]["total"] == naive["gpusTotal"]
+    assert overview["podsByPhase"] == dict(naive["podsByPhase"]) and overview["podsTotal"] >= PODS
+    assert overview["warningEventsTotal"] == naive["warningEventsTotal"] >= WARNINGS
+    assert len(overview["events"]) == 50 and len(overview["nodes"]) == 100
     assert all(node["ready"] is not None for node in first_page["nodes"]), "a page's nodes carry Kubernetes facts"
 
     groups = wiring.instance_groups()

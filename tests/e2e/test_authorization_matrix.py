@@ -49,6 +49,8 @@ REQUIRED_ROLE = {
     "hyperpod_node_batch_action": "operator",
     "identity_get": "viewer",
     "audit_list": "operator",
+    "cluster_get_overview": "viewer",
+    "cluster_list_pods": "viewer",
     "job_list_all": "viewer",
     "job_submit": "operator",
     "job_get_status": "viewer",

@@ -18,7 +18,11 @@ export const NAVIGATION: SideNavigationProps.Item[] = [
 
 const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail" };
 const PAGE_LABELS: Record<string, string> = { create: "Create cluster", import: "Import cluster" };
-const CLUSTER_PAGE_LABELS: Record<string, string> = { jobs: "Training jobs", inference: "Inference" };
+const CLUSTER_PAGE_LABELS: Record<string, string> = {
+  jobs: "Training jobs",
+  inference: "Inference",
+  monitoring: "Monitoring",
+};
 /** The labels of a path's parts by position: section, page, a cluster's page. */
 const LABELS = [SECTION_LABELS, PAGE_LABELS, CLUSTER_PAGE_LABELS];
 
@@ -28,7 +32,7 @@ function clusterOf(pathname: string): string | undefined {
   return section === "clusters" && tag && !(tag in PAGE_LABELS) ? tag : undefined;
 }
 
-/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference). */
+/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference, monitoring). */
 export function navigationFor(pathname: string): { items: SideNavigationProps.Item[]; activeHref: string } {
   const tag = clusterOf(pathname);
   if (!tag) return { items: NAVIGATION, activeHref: `/${pathname.split("/")[1] ?? ""}` };
@@ -43,10 +47,11 @@ export function navigationFor(pathname: string): { items: SideNavigationProps.It
         { type: "link", text: "Overview", href: cluster },
         { type: "link", text: "Training jobs", href: `${cluster}/jobs` },
         { type: "link", text: "Inference", href: `${cluster}/inference` },
+        { type: "link", text: "Monitoring", href: `${cluster}/monitoring` },
       ],
     },
   ];
-  const page = [`${cluster}/jobs`, `${cluster}/inference`].find((href) => pathname.startsWith(href));
+  const page = [`${cluster}/jobs`, `${cluster}/inference`, `${cluster}/monitoring`].find((href) => pathname.startsWith(href));
   return { items, activeHref: page ?? cluster };
 }
 

@@ -7,7 +7,12 @@ import pytest
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
-from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer, WorkloadGateway
+from controlplane.core.ports.kubernetes import (
+    ClusterReadGateway,
+    KubernetesGateway,
+    ManifestRenderer,
+    WorkloadGateway,
+)
 from controlplane.core.ports.mlflow import MlflowGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
@@ -27,6 +32,7 @@ from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
 from tests.fakes.mlflow import InMemoryMlflowGateway
+from tests.fakes.monitoring import InMemoryClusterReads
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
     FakeClock,
@@ -49,6 +55,7 @@ PAIRS = [
     (KubernetesGateway, InMemoryKubernetesGateway),
     (ManifestRenderer, FixedManifests),
     (WorkloadGateway, InMemoryWorkloadGateway),
+    (ClusterReadGateway, InMemoryClusterReads),
     (NetworkGateway, InMemoryNetworkGateway),
     (MlflowGateway, InMemoryMlflowGateway),
     (OperationRepository, InMemoryOperationRepository),

@@ -106,14 +106,16 @@ WORKLOAD_POD_FIELDS = ",".join(["status.phase=Running", *(f"metadata.namespace!=
 PAGE_SIZE = 500
 
 
-def raw_list_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+def raw_list_pages(
+    list_call: Callable[..., Any], page_size: int = PAGE_SIZE, **selectors: str
+) -> Iterator[tuple[list[dict[str, Any]], bool]]:
     """The items of a `kubernetes` list call page by page, as raw JSON, each with whether it is the last page.
 
     A caller that has its answer stops iterating, and no further page is read.
     """
     token = None
     while True:
-        paging = {"limit": PAGE_SIZE, **({"_continue": token} if token else {})}
+        paging = {"limit": page_size, **({"_continue": token} if token else {})}
         response = list_call(**selectors, **paging, _preload_content=False)
         body = json.loads(response.data)
         token = (body.get("metadata") or {}).get("continue")
@@ -124,11 +126,12 @@ def raw_list_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[
 
 def raw_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[str, Any]]:
     """Every item of a `kubernetes` list call, read as raw JSON in pages."""
-    for items, _ in raw_list_pages(list_call, **selectors):
+    for items, _ in raw_list_pages(list_call, PAGE_SIZE, **selectors):
         yield from items
 
 
-def _node(raw: dict[str, Any]) -> KubernetesNode:
+def kubernetes_node(raw: dict[str, Any]) -> KubernetesNode:
+    """A node of a raw JSON list or read, as the core sees it."""
     metadata, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
     conditions = {condition["type"]: condition["status"] for condition in status.get("conditions") or []}
     return KubernetesNode(
@@ -175,7 +178,7 @@ class KubernetesApiGateway:
         selector = ",".join(f"{key}={value}" for key, value in (labels or {}).items())
         with self._factory.api_client(cluster, region) as api:
             core = k8s.CoreV1Api(api)
-            return [_node(raw) for raw in raw_pages(core.list_node, label_selector=selector)]
+            return [kubernetes_node(raw) for raw in raw_pages(core.list_node, label_selector=selector)]
 
     def nodes_named(self, cluster: EksCluster, region: str, names: Sequence[str]) -> list[KubernetesNode]:
         from kubernetes import client as k8s
@@ -186,7 +189,7 @@ class KubernetesApiGateway:
 
             def read(name: str) -> KubernetesNode | None:
                 try:
-                    return _node(json.loads(core.read_node(name, _preload_content=False).data))
+                    return kubernetes_node(json.loads(core.read_node(name, _preload_content=False).data))
                 except ApiException as error:
                     if error.status == 404:
                         return None

@@ -23,6 +23,7 @@ from controlplane.core.operations import transitions
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.paging import Page
 from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.metrics import OperationMetrics
 from controlplane.core.ports.persistence import (
     AuditLog,
     Clock,
@@ -65,10 +66,11 @@ class OperationService:
         audit: AuditLog,
         finished: Callable[[Operation], None],
         wait_poll_seconds: float = 0.5,
+        metrics: OperationMetrics | None = None,
     ) -> None:
         """`finished` brings the cluster registry in line with an operation that is ending (its workflow's last
         step, a cancel, a workflow that could not start) and releases its lock (`ClusterService.record_outcome`).
-        `wait_poll_seconds`: how often `wait` re-reads the operation."""
+        `wait_poll_seconds`: how often `wait` re-reads the operation. `metrics` hears of every transition written."""
         self._operations = operations
         self._registry = registry
         self._launcher = launcher
@@ -77,6 +79,7 @@ class OperationService:
         self._audit = audit
         self._finished = finished
         self._wait_poll_seconds = wait_poll_seconds
+        self._metrics = metrics
 
     # --- callers -----------------------------------------------------------------------------
 
@@ -256,7 +259,10 @@ class OperationService:
             if changed is None:
                 return operation
             try:
-                return self._operations.replace(changed, operation.version)
+                written = self._operations.replace(changed, operation.version)
             except StaleVersionError:
                 continue
+            if self._metrics is not None:
+                self._metrics.transition(operation, written)
+            return written
         raise StaleVersionError(f"Operation {operation_id} kept changing; try again.")

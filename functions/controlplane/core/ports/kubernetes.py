@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster
 
 
@@ -125,3 +126,55 @@ class WorkloadGateway(Protocol):
         since_seconds: int | None,
     ) -> str:
         """The pod's log (its last `tail_lines` lines, those of the last `since_seconds` seconds)."""
+
+
+@dataclass(frozen=True)
+class PodFacts:
+    """A pod as monitoring reads it: where it runs, its phase, the GPUs it asks for, and why it waits."""
+
+    namespace: str
+    name: str
+    node: str | None
+    phase: str
+    gpus: int
+    restarts: int
+    created_at: str | None
+    waiting_reason: str | None
+    waiting_message: str | None
+
+
+@dataclass(frozen=True)
+class ClusterEvent:
+    namespace: str | None
+    object: str  # Kind/name
+    reason: str | None
+    message: str | None
+    at: str | None
+    count: int
+
+
+class ClusterReadGateway(Protocol):
+    """Whole-cluster reads for monitoring: raw JSON read in pages and translated item by item, so a caller that
+    aggregates never holds the whole list."""
+
+    def node_pages(self, cluster: EksCluster, region: str) -> Iterator[list[KubernetesNode]]:
+        """Every node, a page at a time."""
+
+    def pod_pages(self, cluster: EksCluster, region: str) -> Iterator[list[PodFacts]]:
+        """Every pod of every namespace, a page at a time."""
+
+    def warning_event_pages(self, cluster: EksCluster, region: str) -> Iterator[list[ClusterEvent]]:
+        """Every event of type Warning, a page at a time."""
+
+    def pod_page(
+        self,
+        cluster: EksCluster,
+        region: str,
+        limit: int,
+        token: str | None,
+        namespace: str | None = None,
+        phase: str | None = None,
+        node: str | None = None,
+    ) -> Page[PodFacts]:
+        """One page of pods (filtered by the API server), with Kubernetes' own continue token; InvalidRequestError
+        for a token the API server refuses."""

@@ -1,0 +1,25 @@
+/** The Monitoring page's chart data, from the overview the server aggregated (pure functions, tested alone). */
+import type { Schemas } from "../../api/client";
+
+export type Overview = Schemas["ClusterOverview"];
+
+export interface Slice {
+  title: string;
+  value: number;
+}
+
+/** GPUs used and available per instance group, as the two series of a stacked bar chart. */
+export function gpuSeries(overview: Overview): { used: { x: string; y: number }[]; available: { x: string; y: number }[] } {
+  return {
+    used: overview.groups.map((group) => ({ x: group.name, y: group.gpus.used })),
+    available: overview.groups.map((group) => ({ x: group.name, y: group.gpus.available })),
+  };
+}
+
+/** A count map (`{"Running": 3}`) as pie slices, largest first, without empty ones. */
+export function slices(counts: Record<string, number>): Slice[] {
+  return Object.entries(counts)
+    .filter(([, value]) => value > 0)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([title, value]) => ({ title, value }));
+}

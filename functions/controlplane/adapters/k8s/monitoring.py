@@ -1,0 +1,127 @@
+"""Whole-cluster reads for monitoring through the official client: nodes, pods and Warning events streamed as raw
+JSON pages and translated item by item (no typed client objects, no whole list held), and one page of pods with
+Kubernetes' own continue token."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from controlplane.adapters.k8s.client import KubernetesClientFactory, kubernetes_node, raw_list_pages
+from controlplane.core.paging import Page, invalid_token
+from controlplane.core.ports.eks import EksCluster
+from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
+from controlplane.models.status import GPU_RESOURCE
+
+# Items per page of a streamed read: few round trips, while a page's JSON stays a few megabytes.
+STREAM_PAGE_SIZE = 2000
+
+
+def _gpus(container: dict[str, Any]) -> int:
+    resources = container.get("resources") or {}
+    asked = (resources.get("requests") or {}).get(GPU_RESOURCE) or (resources.get("limits") or {}).get(GPU_RESOURCE)
+    try:
+        return int(asked or 0)
+    except ValueError:
+        return 0
+
+
+def _waiting(status: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Why a pod is not running: the scheduler's condition, else the first waiting container's reason."""
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            return condition.get("reason") or "Unschedulable", condition.get("message")
+    for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
+        waiting = (container.get("state") or {}).get("waiting")
+        if waiting and waiting.get("reason"):
+            return waiting["reason"], waiting.get("message")
+    return None, None
+
+
+def pod_facts(raw: dict[str, Any]) -> PodFacts:
+    metadata, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
+    phase = status.get("phase") or "Pending"
+    reason, message = _waiting(status) if phase != "Running" else (None, None)
+    return PodFacts(
+        namespace=metadata.get("namespace") or "",
+        name=metadata["name"],
+        node=spec.get("nodeName"),
+        phase=phase,
+        gpus=sum(_gpus(container) for container in spec.get("containers") or []),
+        restarts=sum(int(c.get("restartCount") or 0) for c in status.get("containerStatuses") or []),
+        created_at=metadata.get("creationTimestamp"),
+        waiting_reason=reason,
+        waiting_message=message,
+    )
+
+
+def cluster_event(raw: dict[str, Any]) -> ClusterEvent:
+    involved = raw.get("involvedObject") or {}
+    metadata = raw.get("metadata") or {}
+    return ClusterEvent(
+        namespace=involved.get("namespace") or metadata.get("namespace"),
+        object=f"{involved.get('kind') or '?'}/{involved.get('name') or '?'}",
+        reason=raw.get("reason"),
+        message=raw.get("message"),
+        at=raw.get("lastTimestamp") or raw.get("eventTime") or metadata.get("creationTimestamp"),
+        count=int(raw.get("count") or 1),
+    )
+
+
+class KubernetesClusterReads:
+    def __init__(self, factory: KubernetesClientFactory) -> None:
+        self._factory = factory
+
+    def node_pages(self, cluster: EksCluster, region: str) -> Iterator[list[KubernetesNode]]:
+        from kubernetes import client as k8s
+
+        with self._factory.api_client(cluster, region) as api:
+            for items, _ in raw_list_pages(k8s.CoreV1Api(api).list_node, STREAM_PAGE_SIZE):
+                yield [kubernetes_node(raw) for raw in items]
+
+    def pod_pages(self, cluster: EksCluster, region: str) -> Iterator[list[PodFacts]]:
+        from kubernetes import client as k8s
+
+        with self._factory.api_client(cluster, region) as api:
+            for items, _ in raw_list_pages(k8s.CoreV1Api(api).list_pod_for_all_namespaces, STREAM_PAGE_SIZE):
+                yield [pod_facts(raw) for raw in items]
+
+    def warning_event_pages(self, cluster: EksCluster, region: str) -> Iterator[list[ClusterEvent]]:
+        from kubernetes import client as k8s
+
+        with self._factory.api_client(cluster, region) as api:
+            list_events = k8s.CoreV1Api(api).list_event_for_all_namespaces
+            for items, _ in raw_list_pages(list_events, STREAM_PAGE_SIZE, field_selector="type=Warning"):
+                yield [cluster_event(raw) for raw in items]
+
+    def pod_page(
+        self,
+        cluster: EksCluster,
+        region: str,
+        limit: int,
+        token: str | None,
+        namespace: str | None = None,
+        phase: str | None = None,
+        node: str | None = None,
+    ) -> Page[PodFacts]:
+        from kubernetes import client as k8s
+        from kubernetes.client.exceptions import ApiException
+
+        fields = ",".join([*([f"status.phase={phase}"] if phase else []), *([f"spec.nodeName={node}"] if node else [])])
+        paging: dict[str, Any] = {"limit": limit, "field_selector": fields, **({"_continue": token} if token else {})}
+        with self._factory.api_client(cluster, region) as api:
+            core = k8s.CoreV1Api(api)
+            try:
+                if namespace:
+                    response = core.list_namespaced_pod(namespace, _preload_content=False, **paging)
+                else:
+                    response = core.list_pod_for_all_namespaces(_preload_content=False, **paging)
+            except ApiException as error:
+                # 410 Gone: a continue token the API server no longer (or never) knew; 400: one it cannot parse.
+                if token and error.status in (400, 410):
+                    raise invalid_token() from error
+                raise
+        body = json.loads(response.data)
+        next_token = (body.get("metadata") or {}).get("continue") or None
+        return Page([pod_facts(raw) for raw in body.get("items") or []], next_token)

@@ -1,0 +1,112 @@
+"""The monitoring reads of a cluster: its overview (SageMaker and Kubernetes read at the same time, every
+Kubernetes list streamed in pages into a tally) and one page of its pods."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.features.observability import OBSERVABILITY_ADDON
+from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, overview
+from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.kubernetes import ClusterReadGateway, PodFacts
+from controlplane.models.clusters import ClusterRecord
+from controlplane.models.common import DEFAULT_PAGE_SIZE
+from controlplane.models.errors import ClusterNotReadyError
+from controlplane.models.monitoring import ClusterOverview, ObservabilityLinks, PodList, PodView
+
+T = TypeVar("T")
+# The reads of an overview that run at once: HyperPod, the add-on, nodes, pods, events.
+OVERVIEW_READS = 5
+
+
+class MonitoringService:
+    def __init__(
+        self,
+        clusters: ClusterService,
+        eks: Callable[[str], EksGateway],
+        hyperpod: Callable[[str], HyperPodGateway],
+        reads: ClusterReadGateway,
+    ) -> None:
+        self._clusters = clusters
+        self._eks = eks
+        self._hyperpod = hyperpod
+        self._reads = reads
+
+    def overview(self, cluster_tag: str) -> ClusterOverview:
+        """Nodes by state and health, GPUs per node, group and cluster, pods by phase, the pending ones and why,
+        and the newest Warning events; each Kubernetes list is read in pages and folded into counts as it comes."""
+        record, cluster = self._cluster(cluster_tag)
+        region = record.region
+        nodes, pods, events = NodeTally(), PodTally(), EventTally()
+        hyperpod_name = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
+        with ThreadPoolExecutor(max_workers=OVERVIEW_READS) as pool:
+            hyperpod = pool.submit(self._hyperpod(region).find_cluster, hyperpod_name)
+            addon = pool.submit(self._eks(region).find_addon, cluster.name, OBSERVABILITY_ADDON)
+            streams = [
+                pool.submit(_fold, self._reads.node_pages(cluster, region), nodes.add),
+                pool.submit(_fold, self._reads.pod_pages(cluster, region), pods.add),
+                pool.submit(_fold, self._reads.warning_event_pages(cluster, region), events.add),
+            ]
+            for stream in streams:
+                stream.result()
+            found, installed = hyperpod.result(), addon.result()
+        links = _observability_links(region, hyperpod_name, installed.status) if installed else None
+        return overview(cluster_tag, found, nodes, pods, events, links)
+
+    def pods(
+        self,
+        cluster_tag: str,
+        limit: int = DEFAULT_PAGE_SIZE,
+        token: str | None = None,
+        namespace: str | None = None,
+        phase: str | None = None,
+        node: str | None = None,
+    ) -> PodList:
+        """A page of the cluster's pods, filtered by the API server, in Kubernetes' order (namespace, name)."""
+        record, cluster = self._cluster(cluster_tag)
+        page = self._reads.pod_page(cluster, record.region, limit, token, namespace, phase, node)
+        return PodList(clusterTag=cluster_tag, pods=[_pod_view(pod) for pod in page.items], continue_=page.next_token)
+
+    def _cluster(self, cluster_tag: str) -> tuple[ClusterRecord, EksCluster]:
+        record = self._clusters.get(cluster_tag)
+        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
+        if cluster is None or cluster.status != "ACTIVE" or not cluster.endpoint:
+            raise ClusterNotReadyError(
+                f"Cluster '{cluster_tag}' has no reachable EKS control plane yet (status "
+                f"{cluster.status if cluster else 'absent'}); GET /clusters/{cluster_tag} shows its stages.",
+            )
+        return record, cluster
+
+
+def _fold(pages: Iterator[list[T]], add: Callable[[list[T]], None]) -> None:
+    for page in pages:
+        add(page)
+
+
+def _observability_links(region: str, hyperpod_name: str, status: str) -> ObservabilityLinks:
+    """The consoles where the add-on's dashboards are: the add-on records no workspace, so the Region's lists."""
+    console = f"https://{region}.console.aws.amazon.com"
+    return ObservabilityLinks(
+        addonStatus=status,
+        grafana=f"{console}/grafana/home?region={region}#/workspaces",
+        prometheus=f"{console}/prometheus/home?region={region}#/workspaces",
+        hyperPodConsole=f"{console}/sagemaker/home?region={region}#/cluster-management/{hyperpod_name}",
+    )
+
+
+def _pod_view(pod: PodFacts) -> PodView:
+    return PodView(
+        namespace=pod.namespace,
+        name=pod.name,
+        node=pod.node,
+        phase=pod.phase,
+        gpus=pod.gpus,
+        restarts=pod.restarts,
+        reason=pod.waiting_reason,
+        createdAt=pod.created_at,
+    )
