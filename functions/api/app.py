@@ -36,6 +36,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/(?:instance-groups|software-update)(?:/|$)"), "instance_groups"),
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
+    (re.compile(r"/clusters/[^/]+/drift$"), "drift"),
     # Before the jobs' row: …/jobs/from-recipe is the recipes' route (so `from-recipe` is no name for a job).
     (re.compile(r"(?:/clusters/[^/]+/jobs/from-recipe|/recipes(?:/[^/]+)?)$"), "recipes"),
     (re.compile(r"/clusters/[^/]+/jobs(?:/|$)"), "jobs"),

@@ -52,6 +52,10 @@ class Settings:
         return _env("IS_RECIPE_VALUES_TABLE")
 
     @cached_property
+    def drift_table(self) -> str:
+        return _env("IS_DRIFT_TABLE")
+
+    @cached_property
     def state_machine_arns(self) -> dict[str, str]:
         return _json("IS_STATE_MACHINE_ARNS")
 

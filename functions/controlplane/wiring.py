@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
+    from controlplane.core.drift.service import DriftService
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
@@ -494,6 +495,33 @@ def download_steps(region: str) -> DownloadSteps:
 
 
 @cache
+def drift() -> DriftService:
+    """Reconciles as the API reads: Kubernetes through the view role."""
+    from controlplane.adapters.aws.dynamo import DynamoDriftReportStore, DynamoOperationRepository
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import cluster_dependencies, feature_pins
+    from controlplane.core.drift.service import DriftService
+
+    config = settings()
+    return DriftService(
+        registry(),
+        DynamoOperationRepository(config.operations_table),
+        DynamoDriftReportStore(config.drift_table),
+        AwsEksGateway,
+        AwsHyperPodGateway,
+        AwsIamGateway(),
+        KubernetesApiGateway(kubernetes_readers()),
+        feature_pins().addons,
+        cluster_dependencies().addons,
+        clock(),
+        deployment(),
+    )
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -535,6 +563,7 @@ def reset() -> None:
         recipes,
         downloads,
         download_steps,
+        drift,
         catalog,
     ):
         factory.cache_clear()

@@ -1242,6 +1242,7 @@ API_ACCESS = FunctionAccess(
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
         "IS_RECIPE_VALUES_TABLE",
+        "IS_DRIFT_TABLE",
     ),
 )
 

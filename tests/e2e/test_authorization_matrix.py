@@ -55,6 +55,8 @@ REQUIRED_ROLE = {
     "recipe_get": "viewer",
     "model_download_enhanced": "operator",
     "s3_storage_list_contents": "viewer",
+    "cluster_drift_get": "viewer",
+    "cluster_drift_check": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.

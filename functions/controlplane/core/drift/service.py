@@ -40,7 +40,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.persistence import Clock, ClusterRegistry, DriftReportStore, OperationRepository
 from controlplane.models.clusters import ClusterRecord, StageName
 from controlplane.models.drift import DriftReport, DriftValue
-from controlplane.models.errors import ClusterNotFoundError
+from controlplane.models.errors import ClusterNotFoundError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.operations import Operation
 
@@ -95,10 +95,16 @@ class DriftService:
         self._clock = clock
         self._deployment = deployment
 
-    def last(self, cluster_tag: str) -> DriftReport | None:
-        """The stored report of the last reconcile (None before the first)."""
+    def last(self, cluster_tag: str) -> DriftReport:
+        """The stored report of the last reconcile."""
         self._record(cluster_tag)
-        return self._reports.find(cluster_tag)
+        report = self._reports.find(cluster_tag)
+        if report is None:
+            raise NotFoundError(
+                f"No drift check has run for cluster '{cluster_tag}' yet: run one with POST /clusters/{cluster_tag}"
+                "/drift (tool cluster_drift_check)."
+            )
+        return report
 
     def check(self, cluster_tag: str) -> DriftReport:
         """Reconcile one cluster now and store the report."""

@@ -11,7 +11,7 @@ import pytest
 from controlplane.core.drift.service import DriftService
 from controlplane.core.naming import observability_role_name, ownership_tags
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodClusterSpec, InstanceGroupSpec
-from controlplane.models.errors import ClusterNotFoundError
+from controlplane.models.errors import ClusterNotFoundError, NotFoundError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
@@ -237,6 +237,11 @@ def test_check_all_reconciles_every_registered_cluster(world: World) -> None:
 def test_unknown_cluster_is_not_found(world: World) -> None:
     with pytest.raises(ClusterNotFoundError):
         world.service.check("nope")
+
+
+def test_last_report_before_any_check_says_how_to_run_one(world: World) -> None:
+    with pytest.raises(NotFoundError, match="POST /clusters/demo/drift"):
+        world.service.last("demo")
 
 
 def replace_count(count: int) -> GroupChange:
