@@ -1,0 +1,1 @@
+"""EventBridge entry points: HyperPod events and schedules."""
