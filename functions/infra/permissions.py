@@ -1246,6 +1246,24 @@ API_ACCESS = FunctionAccess(
     ),
 )
 
+# The scheduled drift reconcile (`infra.drift`): the reads a drift check makes of every registered cluster, and
+# the registry, the operations and the drift reports. It changes nothing in any cluster.
+DRIFT_ACCESS = FunctionAccess(
+    (
+        _DESCRIBE_EKS_CLUSTER,
+        _DESCRIBE_HYPERPOD,
+        _DESCRIBE_ADDONS,
+        _read_roles(_TIERED_ROLES, _TIERED_REASON),
+        Grant(("iam:GetPolicy", "iam:ListPolicyTags"), _TIERED_POLICIES, reason=_TIERED_REASON),
+        _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+        _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
+        _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+        # Service accounts and claims, read through the view role (AmazonEKSViewPolicy on every cluster).
+        Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
+    ),
+    tables=("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE", "IS_DRIFT_TABLE"),
+)
+
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no
 # AWS resource. The API still authorizes each call (the weaker of the server's and its user's role).
 MCP_ACCESS = FunctionAccess(

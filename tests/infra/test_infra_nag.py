@@ -66,7 +66,10 @@ from infra.stack import MCP_HANDLER
 # eks:DescribeCluster on any cluster name, the download_to_storage state machine (log delivery IAM5), its
 # execution ARNs for the API's StopExecution and the failure recording's history read, and the API role's
 # s3:ListBucket on this account's buckets (the claim's contents).
-EXPECTED_ACKNOWLEDGEMENTS = 253
+# 264: +11 for the scheduled drift reconcile (infra/drift.py): its function's runtime (L1) and X-Ray (IAM5), and
+# its role's read-only ARN patterns, the same as the API's live reads: EKS clusters and add-ons, HyperPod
+# clusters, the -fsx-csi / -observability / -inference / -karpenter / -tiered-ckpt roles and the tiered policy.
+EXPECTED_ACKNOWLEDGEMENTS = 264
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
