@@ -100,6 +100,7 @@ PERMISSIONS: dict[str, Rule] = {
     # drift: a check changes nothing in the cluster (it reads and stores its report), so those who act may run it
     "GET /clusters/{clusterTag}/drift": READ,
     "POST /clusters/{clusterTag}/drift": Permission(Role.OPERATOR, "run a drift check"),
+    "GET /clusters/{clusterTag}/cost": READ,
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from controlplane.core.clusters.registry import ClusterService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
+    from controlplane.core.cost.service import CostService
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
@@ -522,6 +523,15 @@ def drift() -> DriftService:
 
 
 @cache
+def cost() -> CostService:
+    from controlplane.adapters.aws.pricing import AwsPriceGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.cost.service import CostService
+
+    return CostService(registry(), AwsHyperPodGateway, AwsPriceGateway(), clock())
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -564,6 +574,7 @@ def reset() -> None:
         downloads,
         download_steps,
         drift,
+        cost,
         catalog,
     ):
         factory.cache_clear()

@@ -96,6 +96,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "fsx:DescribeFileSystems",
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
+        "pricing:GetProducts",
         "sagemaker:ListClusters",
         "sagemaker:ListTrainingPlans",
         "servicequotas:ListServiceQuotas",
@@ -1197,8 +1198,9 @@ API_ACCESS = FunctionAccess(
         # Pre-flight: the quotas a request needs (found by name, read by code) and the usage counted against them,
         # every resource of the Region (HyperPod instances of any cluster, VPCs, gateways, addresses, EKS clusters).
         Grant(("servicequotas:GetServiceQuota",), _PREFLIGHT_QUOTAS, reason=_PREFLIGHT_QUOTAS_REASON),
+        # The quota lists and usage counts of pre-flight, and the on-demand prices of GET …/cost (Price List API).
         Grant(
-            ("servicequotas:ListServiceQuotas", "sagemaker:ListClusters", "eks:ListClusters"),
+            ("servicequotas:ListServiceQuotas", "sagemaker:ListClusters", "eks:ListClusters", "pricing:GetProducts"),
             ("*",),
             reason=_NO_RESOURCE_LEVEL_REASON,
         ),

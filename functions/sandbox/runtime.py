@@ -29,6 +29,7 @@ from sandbox.aws.fsx import FsxExtension
 from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
+from sandbox.aws.pricing import PricingExtension
 from sandbox.aws.s3 import S3Extension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
@@ -132,6 +133,7 @@ class Sandbox:
             FsxExtension(seconds_to_available=seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
+            PricingExtension(),
             self.api,
         )
         self._mock: Any = None

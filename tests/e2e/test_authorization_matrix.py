@@ -57,6 +57,7 @@ REQUIRED_ROLE = {
     "s3_storage_list_contents": "viewer",
     "cluster_drift_get": "viewer",
     "cluster_drift_check": "operator",
+    "cluster_get_cost": "viewer",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.

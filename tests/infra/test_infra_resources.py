@@ -18,14 +18,6 @@ from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bi
 from infra.step_groups import STEP_GROUPS, group_access
 
 
-def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
-    tables = {}
-    for props in synth.of_type("AWS::DynamoDB::Table").values():
-        (hash_key,) = [k["AttributeName"] for k in props["Properties"]["KeySchema"] if k["KeyType"] == "HASH"]
-        tables[hash_key] = props
-    return tables
-
-
 def environment(synth: Any, handler: str) -> dict[str, Any]:
     return variables_of(synth, synth.functions_by_handler()[handler])
 
@@ -44,10 +36,11 @@ def table_env_names(synth: Any) -> dict[str, str]:
 
 
 def test_tables_follow_the_runtime_table_specs(synth: Any) -> None:
-    tables = tables_by_partition_key(synth)
+    # By logical ID: two tables may share a partition key's name (Clusters and Drift are both by clusterTag).
+    tables = synth.of_type("AWS::DynamoDB::Table")
     assert len(tables) == len(TABLES)
-    for spec in TABLES:
-        props = tables[spec.partition_key]["Properties"]
+    for spec, logical_id in zip(TABLES, table_env_names(synth).values(), strict=True):
+        props = tables[logical_id]["Properties"]
         keys = {k["KeyType"]: k["AttributeName"] for k in props["KeySchema"]}
         assert keys == {"HASH": spec.partition_key, **({"RANGE": spec.sort_key} if spec.sort_key else {})}
         indexes = {index["IndexName"]: index for index in props.get("GlobalSecondaryIndexes", [])}
@@ -91,7 +84,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
+    assert len(functions) == len(STEP_GROUPS) + 3  # one per step group, the API, the MCP server, the drift reconcile
     log_groups = set()
     layers = set()
     for key, function in functions.items():

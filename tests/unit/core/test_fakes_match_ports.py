@@ -19,6 +19,7 @@ from controlplane.core.ports.persistence import (
     RecipeValuesStore,
     WorkflowLauncher,
 )
+from controlplane.core.ports.pricing import PriceGateway
 from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
 from tests.fakes.account import InMemoryAccountGateway
@@ -36,6 +37,7 @@ from tests.fakes.persistence import (
     InMemoryRecipeValuesStore,
     RecordingLauncher,
 )
+from tests.fakes.pricing import InMemoryPriceGateway
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
 from tests.fakes.workloads import InMemoryWorkloadGateway
@@ -51,6 +53,7 @@ PAIRS = [
     (OperationRepository, InMemoryOperationRepository),
     (ClusterRegistry, InMemoryClusterRegistry),
     (DriftReportStore, InMemoryDriftReportStore),
+    (PriceGateway, InMemoryPriceGateway),
     (AuditLog, InMemoryAuditLog),
     (ConfirmationStore, InMemoryConfirmationStore),
     (RecipeValuesStore, InMemoryRecipeValuesStore),
