@@ -3,8 +3,16 @@ resized behind its back are both reported, by field path, by one reconcile; the 
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import httpx
 import pytest
+from mcp import Client
+
+from mcp_server.client import ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import tools_from_openapi
 
 TAG = "drifty"
 REGION = "us-west-2"
@@ -69,3 +77,26 @@ def test_out_of_band_control_explains_a_bad_body(running_sandbox) -> None:
 
     assert response.status_code == 400
     assert "resize-group" in response.json()["message"]
+
+
+def test_through_the_tools_an_agent_checks_drift_and_reads_it_back(running_sandbox, cluster) -> None:
+    async def conversation() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            annotations = {name: tools[name].annotations for name in ("cluster_drift_get", "cluster_drift_check")}
+
+            async def tool(name: str) -> dict[str, Any]:
+                result = await client.call_tool(name, {"clusterTag": TAG})
+                assert not result.is_error, result.content
+                return dict(result.structured_content)
+
+            checked = await tool("cluster_drift_check")
+            return checked, await tool("cluster_drift_get"), annotations
+
+    checked, read, annotations = asyncio.run(conversation())
+
+    assert read == checked
+    assert annotations["cluster_drift_get"].read_only_hint is True
+    assert annotations["cluster_drift_check"].read_only_hint is False
+    assert annotations["cluster_drift_check"].destructive_hint is False
