@@ -1,4 +1,5 @@
-"""The scheduled reconcile checks every registered cluster; one cluster's failure does not stop the others."""
+"""The scheduled reconcile checks every registered cluster through the drift service and says, per cluster, how
+many findings it has, or why its check failed."""
 
 from __future__ import annotations
 
@@ -7,36 +8,27 @@ from datetime import UTC, datetime
 import pytest
 
 from controlplane import wiring
-from controlplane.models.drift import DriftReport
-from controlplane.models.errors import ClusterNotReadyError
+from controlplane.models.drift import DriftFinding, DriftReport
 from events.reconcile import lambda_handler
-from tests.fakes.persistence import InMemoryClusterRegistry
-from tests.unit.records import cluster_record
 
 AT = datetime(2026, 12, 2, tzinfo=UTC)
+FINDING = DriftFinding(path="instanceGroups[workers].instanceCount", recorded=4, live=2, message="resized")
 
 
-class RecordingDrift:
-    def __init__(self, failing: set[str]) -> None:
-        self.checked: list[str] = []
-        self._failing = failing
+class CheckedAll:
+    def check_all(self) -> tuple[list[DriftReport], dict[str, str]]:
+        return (
+            [
+                DriftReport(clusterTag="alpha", checkedAt=AT, inSync=True),
+                DriftReport(clusterTag="gamma", checkedAt=AT, inSync=False, findings=[FINDING]),
+            ],
+            {"beta": "EKS cluster of beta is not ACTIVE."},
+        )
 
-    def check(self, cluster_tag: str) -> DriftReport:
-        self.checked.append(cluster_tag)
-        if cluster_tag in self._failing:
-            raise ClusterNotReadyError(f"EKS cluster of {cluster_tag} is not ACTIVE.")
-        return DriftReport(clusterTag=cluster_tag, checkedAt=AT, inSync=True)
 
-
-def test_schedule_reconciles_every_registered_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
-    registry = InMemoryClusterRegistry(
-        *(cluster_record("eks", at=AT, clusterTag=tag) for tag in ("alpha", "beta", "gamma"))
-    )
-    drift = RecordingDrift(failing={"beta"})
-    monkeypatch.setattr(wiring, "registry", lambda: registry)
-    monkeypatch.setattr(wiring, "drift", lambda: drift)
+def test_schedule_reports_every_cluster_checked_and_every_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wiring, "drift", CheckedAll)
 
     result = lambda_handler({"source": "aws.scheduler"}, None)
 
-    assert sorted(drift.checked) == ["alpha", "beta", "gamma"]
-    assert result == {"checked": {"alpha": 0, "gamma": 0}, "failed": {"beta": "EKS cluster of beta is not ACTIVE."}}
+    assert result == {"checked": {"alpha": 0, "gamma": 1}, "failed": {"beta": "EKS cluster of beta is not ACTIVE."}}

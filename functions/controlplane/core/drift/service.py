@@ -40,7 +40,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.persistence import Clock, ClusterRegistry, DriftReportStore, OperationRepository
 from controlplane.models.clusters import ClusterRecord, StageName
 from controlplane.models.drift import DriftReport, DriftValue
-from controlplane.models.errors import ClusterNotFoundError, NotFoundError
+from controlplane.models.errors import ClusterNotFoundError, DomainError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.operations import Operation
 
@@ -130,9 +130,17 @@ class DriftService:
         self._reports.put(report)
         return report
 
-    def check_all(self) -> list[DriftReport]:
-        """Reconcile every registered cluster (the schedule's run), one after the other."""
-        return [self.check(record.clusterTag) for record in self._registry.list()]
+    def check_all(self) -> tuple[list[DriftReport], dict[str, str]]:
+        """Reconcile every registered cluster (the schedule's run), one after the other: the reports, and the error of
+        each cluster whose check failed (the others still run)."""
+        reports: list[DriftReport] = []
+        failed: dict[str, str] = {}
+        for record in self._registry.list():
+            try:
+                reports.append(self.check(record.clusterTag))
+            except DomainError as error:
+                failed[record.clusterTag] = str(error)
+        return reports, failed
 
     def _record(self, cluster_tag: str) -> ClusterRecord:
         record = self._registry.find(cluster_tag)

@@ -11,7 +11,7 @@ import pytest
 from controlplane.core.drift.service import DriftService
 from controlplane.core.naming import observability_role_name, ownership_tags
 from controlplane.core.ports.hyperpod import GroupChange, HyperPodClusterSpec, InstanceGroupSpec
-from controlplane.models.errors import ClusterNotFoundError, NotFoundError
+from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError, NotFoundError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway
@@ -57,7 +57,7 @@ class World:
             self.registry,
             self.operations,
             self.reports,
-            lambda region: self.eks,
+            self.eks_in,
             lambda region: self.hyperpod,
             self.iam,
             self.kubernetes,
@@ -67,6 +67,13 @@ class World:
             DEPLOYMENT,
         )
         self._count = 0
+        # Regions whose EKS API cannot be reached.
+        self.unreachable: set[str] = set()
+
+    def eks_in(self, region: str) -> InMemoryEksGateway:
+        if region in self.unreachable:
+            raise ClusterNotReadyError(f"EKS is unreachable in {region}.")
+        return self.eks
 
     def operation(
         self, kind: OperationKind, status: OperationStatus = OperationStatus.SUCCEEDED, **input: Any
@@ -225,12 +232,15 @@ def test_operation_running_past_its_deadline_is_flagged_with_resume(world: World
     assert not report.inSync
 
 
-def test_check_all_reconciles_every_registered_cluster(world: World) -> None:
+def test_check_all_reconciles_every_registered_cluster_and_names_those_that_failed(world: World) -> None:
     world.registry.create(cluster_record("eks", at=world.clock.now(), clusterTag="other"))
+    world.registry.create(cluster_record("eks", at=world.clock.now(), clusterTag="broken", region="eu-west-1"))
+    world.unreachable.add("eu-west-1")
 
-    reports = world.service.check_all()
+    reports, failed = world.service.check_all()
 
     assert sorted(report.clusterTag for report in reports) == ["demo", "other"]
+    assert failed == {"broken": "EKS is unreachable in eu-west-1."}
     assert set(world.reports.reports) == {"demo", "other"}
 
 
