@@ -51,9 +51,13 @@ def finding(path: str, recorded: DriftValue, live: DriftValue, remedy: str) -> D
 def group_findings(
     recorded: dict[str, RecordedGroup], live: HyperPodCluster | None, autoscaled: frozenset[str]
 ) -> list[DriftFinding]:
-    """Each recorded group against the live one (a group Karpenter scales has no recorded count)."""
-    if live is None or not recorded:
+    """Each recorded group against the live one (a group Karpenter scales has no recorded count); a HyperPod cluster
+    gone from under its recorded groups is one finding."""
+    if not recorded:
         return []
+    if live is None:
+        remedy = "Delete the cluster through the API, or create its HyperPod cluster again (POST …/hyperpod)"
+        return [finding("hyperPodCluster", "present", None, remedy)]
     found: list[DriftFinding] = []
     for name, group in sorted(recorded.items()):
         path = f"instanceGroups[{name}]"

@@ -209,6 +209,12 @@ def test_a_deleted_group_and_a_changed_type_are_drift(world: World) -> None:
     }
 
 
+def test_a_hyperpod_cluster_deleted_out_of_band_is_one_finding(world: World) -> None:
+    del world.hyperpod.clusters[HP]
+
+    assert paths(world) == {"hyperPodCluster": ("present", None)}
+
+
 def test_groups_karpenter_scales_have_no_recorded_count(world: World) -> None:
     world.operation(
         OperationKind.UPDATE_CLUSTER_FEATURES,
