@@ -117,6 +117,10 @@ PERMISSIONS: dict[str, Rule] = {
     # the S3 claim's contents
     "POST /clusters/{clusterTag}/downloads": Permission(Role.OPERATOR, "download a model or dataset"),
     "GET /clusters/{clusterTag}/storage/contents": READ,
+    # drift: a check changes nothing in the cluster (it reads and stores its report), so those who act may run it
+    "GET /clusters/{clusterTag}/drift": READ,
+    "POST /clusters/{clusterTag}/drift": Permission(Role.OPERATOR, "run a drift check"),
+    "GET /clusters/{clusterTag}/cost": READ,
     # operations
     "GET /operations": READ,
     "GET /operations/{operationId}": READ,

@@ -59,6 +59,9 @@ class Settings:
     def event_waits_table(self) -> str:
         return _env("IS_EVENT_WAITS_TABLE")
 
+    def drift_table(self) -> str:
+        return _env("IS_DRIFT_TABLE")
+
     @cached_property
     def state_machine_arns(self) -> dict[str, str]:
         return _json("IS_STATE_MACHINE_ARNS")

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from controlplane.core.clusters.registry import ClusterService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
+    from controlplane.core.cost.service import CostService
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
+    from controlplane.core.drift.service import DriftService
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
@@ -564,6 +566,42 @@ def download_steps(region: str) -> DownloadSteps:
 
 
 @cache
+def drift() -> DriftService:
+    """Reconciles as the API reads: Kubernetes through the view role."""
+    from controlplane.adapters.aws.dynamo import DynamoDriftReportStore, DynamoOperationRepository
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import cluster_dependencies, feature_pins
+    from controlplane.core.drift.service import DriftService
+
+    config = settings()
+    return DriftService(
+        registry(),
+        DynamoOperationRepository(config.operations_table),
+        DynamoDriftReportStore(config.drift_table),
+        AwsEksGateway,
+        AwsHyperPodGateway,
+        AwsIamGateway(),
+        KubernetesApiGateway(kubernetes_readers()),
+        feature_pins().addons,
+        cluster_dependencies().addons,
+        clock(),
+        deployment(),
+    )
+
+
+@cache
+def cost() -> CostService:
+    from controlplane.adapters.aws.pricing import AwsPriceGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.cost.service import CostService
+
+    return CostService(registry(), AwsHyperPodGateway, AwsPriceGateway(), clock())
+
+
+@cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.core.catalog import CatalogService
@@ -644,6 +682,8 @@ def reset() -> None:
         mlflow,
         downloads,
         download_steps,
+        drift,
+        cost,
         catalog,
         events,
         remediation,

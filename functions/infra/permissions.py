@@ -96,6 +96,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "fsx:DescribeFileSystems",
         "iam:ListOpenIDConnectProviders",
         "logs:DescribeLogGroups",
+        "pricing:GetProducts",
         "sagemaker:ListClusters",
         "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",
@@ -1199,8 +1200,9 @@ API_ACCESS = FunctionAccess(
         # Pre-flight: the quotas a request needs (found by name, read by code) and the usage counted against them,
         # every resource of the Region (HyperPod instances of any cluster, VPCs, gateways, addresses, EKS clusters).
         Grant(("servicequotas:GetServiceQuota",), _PREFLIGHT_QUOTAS, reason=_PREFLIGHT_QUOTAS_REASON),
+        # The quota lists and usage counts of pre-flight, and the on-demand prices of GET …/cost (Price List API).
         Grant(
-            ("servicequotas:ListServiceQuotas", "sagemaker:ListClusters", "eks:ListClusters"),
+            ("servicequotas:ListServiceQuotas", "sagemaker:ListClusters", "eks:ListClusters", "pricing:GetProducts"),
             ("*",),
             reason=_NO_RESOURCE_LEVEL_REASON,
         ),
@@ -1252,7 +1254,26 @@ API_ACCESS = FunctionAccess(
         "IS_CONFIRMATIONS_TABLE",
         "IS_IDEMPOTENCY_TABLE",
         "IS_RECIPE_VALUES_TABLE",
+        "IS_DRIFT_TABLE",
     ),
+)
+
+# The scheduled drift reconcile (`infra.drift`): the reads a drift check makes of every registered cluster, and
+# the registry, the operations and the drift reports. It changes nothing in any cluster.
+DRIFT_ACCESS = FunctionAccess(
+    (
+        _DESCRIBE_EKS_CLUSTER,
+        _DESCRIBE_HYPERPOD,
+        _DESCRIBE_ADDONS,
+        _read_roles(_TIERED_ROLES, _TIERED_REASON),
+        Grant(("iam:GetPolicy", "iam:ListPolicyTags"), _TIERED_POLICIES, reason=_TIERED_REASON),
+        _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+        _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
+        _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+        # Service accounts and claims, read through the view role (AmazonEKSViewPolicy on every cluster).
+        Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
+    ),
+    tables=("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE", "IS_DRIFT_TABLE"),
 )
 
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no

@@ -47,6 +47,7 @@ from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from infra.console import Console
+from infra.drift import DriftReconcile
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
@@ -202,6 +203,14 @@ class InstantStartStack(Stack):
         self.kubernetes_jobs_role = self._kubernetes_jobs_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
+        self.drift = DriftReconcile(
+            self,
+            "DriftReconcile",
+            tables=self.tables,
+            layer=self.layer,
+            kubernetes_view_role=self.kubernetes_view_role,
+            acks=self.acks,
+        )
         self.user_pool = self._user_pool()
         self.mcp_client = self._mcp_client()
         self.api = self._rest_api()

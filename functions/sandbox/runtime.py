@@ -30,6 +30,7 @@ from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
 from sandbox.aws.mlflow import MlflowExtension
+from sandbox.aws.pricing import PricingExtension
 from sandbox.aws.s3 import S3Extension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
@@ -143,6 +144,7 @@ class Sandbox:
             self.s3,
             ServiceQuotasExtension(self.quotas),
             MlflowExtension(),
+            PricingExtension(),
             self.api,
         )
         self._mock: Any = None

@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 from api.handler import lambda_handler as api_handler
 from mcp_server.auth import VerifiedUser
 from mcp_server.http import bearer_api, build_asgi_app
+from sandbox import out_of_band
 from sandbox.k8s.http import asgi_app as kubernetes_app
 from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
 
@@ -251,6 +252,17 @@ def build_app(sandbox: Sandbox) -> Starlette:
             )
         return Response(status_code=204)
 
+    async def change_out_of_band(request: Request) -> Response:
+        """Delete a role or resize a group behind the control plane's back (a drift check then reports it)."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            out_of_band.apply(sandbox.hyperpod, payload)
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {"code": "InvalidRequest", "message": f"{error!r}. Body: {out_of_band.USAGE}"}, status_code=400
+            )
+        return Response(status_code=204)
+
     async def list_quotas(request: Request) -> Response:
         region = request.query_params.get("region", "us-west-2")
         service = request.query_params.get("serviceCode", "sagemaker")
@@ -301,6 +313,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/node-faults", fail_node, methods=["POST"]),
             Route("/sandbox/job-faults", kill_job_process, methods=["POST"]),
             Route("/sandbox/download-faults", fail_download, methods=["POST"]),
+            Route("/sandbox/out-of-band", change_out_of_band, methods=["POST"]),
             Route("/sandbox/quotas", list_quotas, methods=["GET"]),
             Route("/sandbox/quotas", set_quota, methods=["PUT"]),
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
@@ -328,6 +341,9 @@ State lives in memory and is lost when the process stops.</p>
 kills a training job's process.</li>
 <li>Download faults: <code>POST /sandbox/download-faults {"repoId": "Qwen/Qwen2.5-0.5B"}</code> fails that
 repository's next download.</li>
+<li>Out-of-band changes: <code>POST /sandbox/out-of-band {"action": "resize-group", "clusterName":
+"hp-cluster-demo", "instanceGroup": "workers", "instanceCount": 2}</code> (or <code>"action": "delete-role",
+"roleName": ...</code>); a drift check reports them.</li>
 <li>Quotas: <code>PUT /sandbox/quotas {"region": "us-west-2", "instanceType": "ml.g6.4xlarge", "value": 2}</code>
 (<code>GET /sandbox/quotas?region=us-west-2&amp;serviceCode=sagemaker</code> lists them).</li></ul>
 </body></html>"""

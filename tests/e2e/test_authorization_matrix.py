@@ -72,6 +72,9 @@ REQUIRED_ROLE = {
     "inference_call_model": "operator",
     "inference_list_pool": "viewer",
     "inference_pool_action": "operator",
+    "cluster_drift_get": "viewer",
+    "cluster_drift_check": "operator",
+    "cluster_get_cost": "viewer",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.

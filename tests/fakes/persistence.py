@@ -12,6 +12,7 @@ from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.persistence import AuditQuery, ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.drift import DriftReport
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind
 
@@ -194,3 +195,14 @@ class InMemoryRecipeValuesStore:
 
     def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None:
         self.items[(principal, recipe)] = dict(values)
+
+
+class InMemoryDriftReportStore:
+    def __init__(self) -> None:
+        self.reports: dict[str, DriftReport] = {}
+
+    def put(self, report: DriftReport) -> None:
+        self.reports[report.clusterTag] = report
+
+    def find(self, cluster_tag: str) -> DriftReport | None:
+        return self.reports.get(cluster_tag)

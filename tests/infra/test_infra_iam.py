@@ -19,6 +19,7 @@ import pytest
 from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY, MANAGED_BY_KEY
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
+from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
 from infra.names import state_machine_name
@@ -306,10 +307,14 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     assert actions == {"eks:DescribeCluster"}
     (view_key,) = [k for k in roles if k.startswith("KubernetesViewRole")]
     view_trust = roles[view_key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
-    api_role = {"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[API_HANDLER]), "Arn"]}
-    assert [p for s in view_trust for p in as_list(s["Principal"]["AWS"])] == [api_role]
+    # The view role signs the API's reads and the scheduled drift reconcile's.
+    readers = [synth.role_of(synth.functions_by_handler()[handler]) for handler in (API_HANDLER, RECONCILE_HANDLER)]
+    view_principals = [p for s in view_trust for p in as_list(s["Principal"]["AWS"])]
+    assert sorted(map(json.dumps, view_principals)) == sorted(
+        json.dumps({"Fn::GetAtt": [role, "Arn"]}) for role in readers
+    )
     assumers = [k for k, s in all_statements(synth) if "sts:AssumeRole" in as_list(s["Action"])]
-    assert len(assumers) == len(expected) + 1
+    assert len(assumers) == len(expected) + len(readers)
 
 
 # --- step groups: each role has exactly its steps' grants --------------------------------------------

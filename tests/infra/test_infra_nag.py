@@ -71,7 +71,10 @@ from infra.stack import MCP_HANDLER
 # 256: +1 for MLflow tracking: the API role's sagemaker:DescribeMlflowTrackingServer on this account's tracking
 # servers (mlflow-tracking-server/*: a job may log to any of them, chosen by name); ListMlflowTrackingServers has no
 # resource-level permission and joins the API's existing Resource::* acknowledgement.
-EXPECTED_ACKNOWLEDGEMENTS = 256
+# 267: +11 for the scheduled drift reconcile (infra/drift.py): its function's runtime (L1) and X-Ray (IAM5), and
+# its role's read-only ARN patterns, the same as the API's live reads: EKS clusters and add-ons, HyperPod
+# clusters, the -fsx-csi / -observability / -inference / -karpenter / -tiered-ckpt roles and the tiered policy.
+EXPECTED_ACKNOWLEDGEMENTS = 267
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -13,17 +13,10 @@ from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
 from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
 from controlplane.models.operations import OperationKind
+from infra.drift import RECONCILE_HANDLER
 from infra.names import state_machine_name
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
 from infra.step_groups import STEP_GROUPS, group_access
-
-
-def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
-    tables = {}
-    for props in synth.of_type("AWS::DynamoDB::Table").values():
-        (hash_key,) = [k["AttributeName"] for k in props["Properties"]["KeySchema"] if k["KeyType"] == "HASH"]
-        tables[hash_key] = props
-    return tables
 
 
 def environment(synth: Any, handler: str) -> dict[str, Any]:
@@ -44,10 +37,11 @@ def table_env_names(synth: Any) -> dict[str, str]:
 
 
 def test_tables_follow_the_runtime_table_specs(synth: Any) -> None:
-    tables = tables_by_partition_key(synth)
+    # By logical ID: two tables may share a partition key's name (Clusters and Drift are both by clusterTag).
+    tables = synth.of_type("AWS::DynamoDB::Table")
     assert len(tables) == len(TABLES)
-    for spec in TABLES:
-        props = tables[spec.partition_key]["Properties"]
+    for spec, logical_id in zip(TABLES, table_env_names(synth).values(), strict=True):
+        props = tables[logical_id]["Properties"]
         keys = {k["KeyType"]: k["AttributeName"] for k in props["KeySchema"]}
         assert keys == {"HASH": spec.partition_key, **({"RANGE": spec.sort_key} if spec.sort_key else {})}
         indexes = {index["IndexName"]: index for index in props.get("GlobalSecondaryIndexes", [])}
@@ -91,7 +85,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
+    assert len(functions) == len(STEP_GROUPS) + 3  # one per step group, the API, the MCP server, the reconcile
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -100,7 +94,7 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
         assert props["Runtime"] == "python3.12", key
         assert props["Architectures"] == ["arm64"], key
         assert props["MemorySize"] == 512, key
-        expected_timeout = 29 if props["Handler"] in (API_HANDLER, MCP_HANDLER) else 60
+        expected_timeout = {API_HANDLER: 29, MCP_HANDLER: 29, RECONCILE_HANDLER: 900}.get(props["Handler"], 60)
         assert props["Timeout"] == expected_timeout, key
         log_groups.add(props["LoggingConfig"]["LogGroup"]["Ref"])
         layers.add(json.dumps(props["Layers"]))

@@ -20,10 +20,12 @@ from controlplane.core.ports.persistence import (
     Clock,
     ClusterRegistry,
     ConfirmationStore,
+    DriftReportStore,
     OperationRepository,
     RecipeValuesStore,
     WorkflowLauncher,
 )
+from controlplane.core.ports.pricing import PriceGateway
 from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
@@ -39,10 +41,12 @@ from tests.fakes.persistence import (
     InMemoryAuditLog,
     InMemoryClusterRegistry,
     InMemoryConfirmationStore,
+    InMemoryDriftReportStore,
     InMemoryOperationRepository,
     InMemoryRecipeValuesStore,
     RecordingLauncher,
 )
+from tests.fakes.pricing import InMemoryPriceGateway
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
@@ -60,6 +64,8 @@ PAIRS = [
     (MlflowGateway, InMemoryMlflowGateway),
     (OperationRepository, InMemoryOperationRepository),
     (ClusterRegistry, InMemoryClusterRegistry),
+    (DriftReportStore, InMemoryDriftReportStore),
+    (PriceGateway, InMemoryPriceGateway),
     (AuditLog, InMemoryAuditLog),
     (ConfirmationStore, InMemoryConfirmationStore),
     (RecipeValuesStore, InMemoryRecipeValuesStore),

@@ -18,6 +18,7 @@ from controlplane.core.paging import Page, decode_token, encode_token, invalid_t
 from controlplane.core.ports.persistence import AuditQuery, ClusterLock, Confirmation
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.drift import DriftReport
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation
 
@@ -470,3 +471,20 @@ class DynamoRecipeValuesStore:
             TableName=self._table,
             Item={"principal": {"S": principal}, "recipe": {"S": recipe}, "body": {"S": json.dumps(dict(values))}},
         )
+
+
+class DynamoDriftReportStore:
+    """The last drift report of each cluster, keyed by cluster tag, the report as JSON in `body`."""
+
+    def __init__(self, table: str) -> None:
+        self._table = table
+
+    def put(self, report: DriftReport) -> None:
+        client("dynamodb").put_item(
+            TableName=self._table,
+            Item={"clusterTag": {"S": report.clusterTag}, "body": {"S": report.model_dump_json()}},
+        )
+
+    def find(self, cluster_tag: str) -> DriftReport | None:
+        item = client("dynamodb").get_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}).get("Item")
+        return DriftReport.model_validate_json(item["body"]["S"]) if item else None

@@ -35,4 +35,5 @@ TABLES = (
         "Events", "IS_EVENTS_TABLE", "cluster", sort_key="sortKey", indexes=(Index("byNode", "nodeKey", "sortKey"),)
     ),
     TableSpec("EventWaits", "IS_EVENT_WAITS_TABLE", "waitKey", sort_key="taskToken", ttl_attribute="ttl"),
+    TableSpec("Drift", "IS_DRIFT_TABLE", "clusterTag"),
 )

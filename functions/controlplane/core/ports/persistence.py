@@ -1,5 +1,5 @@
 """The control plane's own state: operations, the cluster registry (its lock and the VPC CIDRs it reserves), audit,
-confirmations, the last values of recipes, workflows, time."""
+confirmations, the last values of recipes, the last drift report of each cluster, workflows, time."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from controlplane.core.paging import Page
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.drift import DriftReport
 from controlplane.models.operations import Operation, OperationKind
 
 
@@ -141,3 +142,11 @@ class RecipeValuesStore(Protocol):
     def get(self, principal: str, recipe: str) -> dict[str, Any] | None: ...
 
     def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None: ...
+
+
+class DriftReportStore(Protocol):
+    """The last reconcile of each cluster."""
+
+    def put(self, report: DriftReport) -> None: ...
+
+    def find(self, cluster_tag: str) -> DriftReport | None: ...

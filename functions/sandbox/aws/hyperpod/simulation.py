@@ -347,6 +347,16 @@ class HyperPodSimulation:
             if repairing:
                 self._scheduler.later(cluster, lambda: self._fleet.replace(cluster, node))
 
+    def resize_group_out_of_band(self, cluster_name: str, group_name: str, count: int) -> None:
+        """Someone's own UpdateCluster, behind the control plane's back: the group's target becomes ``count``."""
+        where = next((w for w, clusters in self._clusters.items() if cluster_name in clusters), None)
+        if where is None:
+            raise KeyError(f"No HyperPod cluster named {cluster_name}")
+        group = self._clusters[where][cluster_name].groups.get(group_name)
+        if group is None:
+            raise KeyError(f"Instance group {group_name} is not in cluster {cluster_name}")
+        self.update_cluster(where, cluster_name, [replace(group.spec, count=count)], [])
+
     # --- training plans ------------------------------------------------------------------------
 
     def add_training_plan(

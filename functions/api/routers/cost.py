@@ -1,0 +1,32 @@
+"""/clusters/{clusterTag}/cost: running instance-hours per instance group, priced where capacity is on demand."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.drift import CostView
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/cost",
+    operation_id="cluster_get_cost",
+    summary="Read what the cluster's running instances have used, per instance group",
+    description=(
+        "Per instance group: running instances, instance-hours since each node's launch, and for on-demand "
+        "groups the on-demand price per hour from the AWS Price List and the cost so far (USD). Spot and "
+        "training-plan capacity is labelled as such and never priced at the on-demand rate. An estimate from "
+        "list prices, not a bill."
+    ),
+    tags=["cost"],
+)
+def get_cost(clusterTag: ClusterTagPath) -> CostView:
+    return wiring.cost().view(clusterTag)

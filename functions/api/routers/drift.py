@@ -1,0 +1,50 @@
+"""/clusters/{clusterTag}/drift: reconcile the cluster's recorded state with live state, and the last findings."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from controlplane import wiring
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
+from controlplane.models.drift import DriftReport
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/drift",
+    operation_id="cluster_drift_get",
+    summary="Read the last drift findings of a cluster",
+    description=(
+        "The last reconcile (scheduled, or run with cluster_drift_check): each managed field whose live value "
+        "differs from what the control plane recorded, by field path (instanceGroups[workers].instanceCount: "
+        "recorded 4, live 2; features.observability.role: recorded <name>, live missing), and the operations "
+        "RUNNING past their deadline with the call that resumes them (operation_resume). Fields the control plane "
+        "does not manage are never drift. 404 before the first check: run cluster_drift_check."
+    ),
+    tags=["drift"],
+)
+def get_drift(clusterTag: ClusterTagPath) -> DriftReport:
+    return wiring.drift().last(clusterTag)
+
+
+@router.post(
+    "/clusters/<clusterTag>/drift",
+    operation_id="cluster_drift_check",
+    summary="Reconcile a cluster now and return its drift findings",
+    description=(
+        "Compares what the control plane recorded (instance groups, features and their IAM chains, add-on "
+        "versions, storage claims, ownership tags) with live state now, stores the report (cluster_drift_get "
+        "reads it) and returns it. Changes nothing in the cluster: to bring a field back, make the change the "
+        "finding's message names (e.g. PATCH the instance group, enable the feature again); resume a stuck "
+        "operation with operation_resume."
+    ),
+    tags=["drift"],
+)
+def check_drift(clusterTag: ClusterTagPath) -> DriftReport:
+    return wiring.drift().check(clusterTag)
