@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
+    from controlplane.core.drift.service import DriftService
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
-    from controlplane.core.drift.service import DriftService
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
