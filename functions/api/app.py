@@ -40,6 +40,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:/clusters/[^/]+/jobs/from-recipe|/recipes(?:/[^/]+)?)$"), "recipes"),
     (re.compile(r"/clusters/[^/]+/jobs(?:/|$)"), "jobs"),
     (re.compile(r"/clusters/[^/]+/(?:downloads|storage/contents)(?:/|$)"), "downloads"),
+    (re.compile(r"/clusters/[^/]+/endpoints(?:/|$)"), "endpoints"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

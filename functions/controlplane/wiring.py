@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
+    from controlplane.core.endpoints.service import EndpointService
     from controlplane.core.features.panel import FeaturePanelService
     from controlplane.core.features.steps import FeatureSteps
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
@@ -464,6 +465,28 @@ def training_jobs() -> TrainingJobService:
 
 
 @cache
+def endpoints() -> EndpointService:
+    """Managed inference endpoints: objects written through the jobs role, calls through SageMaker Runtime."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.aws.sagemaker_runtime import AwsModelEndpointGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.endpoints.service import EndpointService
+
+    return EndpointService(
+        clusters(),
+        AwsEksGateway,
+        AwsHyperPodGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_job_writers()),
+        AwsModelEndpointGateway,
+        confirmations(),
+    )
+
+
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -532,6 +555,7 @@ def reset() -> None:
         features,
         cluster_import,
         training_jobs,
+        endpoints,
         recipes,
         downloads,
         download_steps,

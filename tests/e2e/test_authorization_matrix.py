@@ -55,6 +55,11 @@ REQUIRED_ROLE = {
     "recipe_get": "viewer",
     "model_download_enhanced": "operator",
     "s3_storage_list_contents": "viewer",
+    "inference_endpoint_list": "viewer",
+    "inference_endpoint_create": "operator",
+    "inference_endpoint_get": "viewer",
+    "inference_endpoint_call": "operator",
+    "inference_endpoint_delete": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -71,6 +76,12 @@ BODIES = {
     "job_submit": {"name": "authz-job", "image": "train:1", "instanceType": "ml.g6.4xlarge"},
     "job_submit_from_recipe": {"recipe": "pytorch-script", "name": "authz-job", "instanceType": "ml.g6.4xlarge"},
     "model_download_enhanced": {"repoId": "Qwen/Qwen2.5-0.5B"},
+    "inference_endpoint_create": {
+        "name": "authz-group",
+        "instanceType": GROUP["instanceType"],
+        "jumpStart": {"modelId": "m"},
+    },
+    "inference_endpoint_call": {"messages": [{"role": "user", "content": "hi"}]},
 }
 PARAMETERS = {
     "clusterTag": "authz",

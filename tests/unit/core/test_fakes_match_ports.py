@@ -8,6 +8,7 @@ from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer, WorkloadGateway
+from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -24,6 +25,7 @@ from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.model_endpoints import InMemoryModelEndpointGateway
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
     FakeClock,
@@ -45,6 +47,7 @@ PAIRS = [
     (KubernetesGateway, InMemoryKubernetesGateway),
     (ManifestRenderer, FixedManifests),
     (WorkloadGateway, InMemoryWorkloadGateway),
+    (ModelEndpointGateway, InMemoryModelEndpointGateway),
     (NetworkGateway, InMemoryNetworkGateway),
     (OperationRepository, InMemoryOperationRepository),
     (ClusterRegistry, InMemoryClusterRegistry),

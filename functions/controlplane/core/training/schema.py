@@ -1,8 +1,9 @@
 """Checks a rendered manifest against its CRD's openAPIV3Schema before it is submitted.
 
-The schemas are data files in `crd_schemas/` (one per kind). The check covers what a structural schema says:
-types, required fields, enums, minimums, patterns, minItems, and unknown fields (refused, since the API server
-would prune them silently) except under `x-kubernetes-preserve-unknown-fields`.
+The schemas are data files in `crd_schemas/`, one per kind (the training job's and the inference endpoints').
+The check covers what a structural schema says: types, required fields, enums, minimums, patterns, minItems, and
+unknown fields (refused, since the API server would prune them silently) except under
+`x-kubernetes-preserve-unknown-fields`.
 """
 
 from __future__ import annotations
