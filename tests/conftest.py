@@ -40,6 +40,7 @@ SANDBOX_TIMINGS = {
     "operation_wait_poll_seconds": 0.02,
     "seconds_per_log_line": 0.02,
     "seconds_per_download": 0.05,
+    "seconds_to_load_model": 0.05,
 }
 
 

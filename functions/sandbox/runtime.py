@@ -30,6 +30,7 @@ from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
 from sandbox.aws.s3 import S3Extension
+from sandbox.aws.sagemaker_runtime import SageMakerRuntimeExtension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
@@ -37,6 +38,7 @@ from sandbox.environment import ApiEnvironment
 from sandbox.faults import FaultBook
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.inference import InferenceOperatorSimulation
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
@@ -65,6 +67,7 @@ class SandboxOptions:
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
+    - `seconds_to_load_model`: how long a managed inference endpoint's workers take to load the model.
     """
 
     kubernetes_url: str
@@ -73,6 +76,7 @@ class SandboxOptions:
     operation_wait_poll_seconds: float = 0.5
     seconds_per_log_line: float = 0.5
     seconds_per_download: float = 2.0
+    seconds_to_load_model: float = 3.0
 
 
 class LambdaContext:
@@ -98,7 +102,8 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process), `downloads` (the downloader: fail a download),
+    (the training operator: kill a job's process), `downloads` (the downloader: fail a download), `inference` (the
+    inference operator: how long models load) and `sagemaker_runtime` (the SageMaker endpoints it registered),
     `hyperpod` (training plans, node faults), `quotas` (the account's Service Quotas) and `aws_calls` (every AWS
     request served).
     """
@@ -110,6 +115,10 @@ class Sandbox:
         seconds = options.seconds_to_active
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
+        self.sagemaker_runtime = SageMakerRuntimeExtension()
+        self.inference = InferenceOperatorSimulation(
+            self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
+        )
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
@@ -132,6 +141,7 @@ class Sandbox:
             FsxExtension(seconds_to_available=seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
+            self.sagemaker_runtime,
             self.api,
         )
         self._mock: Any = None
@@ -170,6 +180,7 @@ class Sandbox:
         self.emulator.set_authorizer(self._kubernetes_authorized)
         self.training.install()
         self.downloads.install()
+        self.inference.install()
         self._provision()
 
     def stop(self) -> None:
@@ -190,6 +201,7 @@ class Sandbox:
     def _eks_cluster_active(self, name: str) -> None:
         self.emulator.add_cluster(name)
         self.training.serve(name)
+        self.inference.serve(name)
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)
