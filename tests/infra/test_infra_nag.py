@@ -66,7 +66,9 @@ from infra.stack import MCP_HANDLER
 # eks:DescribeCluster on any cluster name, the download_to_storage state machine (log delivery IAM5), its
 # execution ARNs for the API's StopExecution and the failure recording's history read, and the API role's
 # s3:ListBucket on this account's buckets (the claim's contents).
-EXPECTED_ACKNOWLEDGEMENTS = 253
+# 254: +1 for chat with managed inference endpoints: the API role's sagemaker:InvokeEndpoint on the endpoints the
+# inference operator registers, named is-<clusterTag>-<name> at run time in any Region a cluster lives in.
+EXPECTED_ACKNOWLEDGEMENTS = 254
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

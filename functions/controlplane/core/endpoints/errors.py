@@ -19,10 +19,6 @@ class RoutingImmutableError(ConflictError):
     code = "RoutingImmutable"
 
 
-class InferenceOperatorNotEnabledError(ConflictError):
-    code = "FeatureNotEnabled"
-
-
 class EndpointNotReadyError(ConflictError):
     """The endpoint is not DeploymentComplete yet (or is being deleted), so it cannot be called."""
 

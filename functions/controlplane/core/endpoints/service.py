@@ -19,7 +19,6 @@ from controlplane.core.endpoints.errors import (
     EndpointNameInUseError,
     EndpointNotFoundError,
     EndpointNotReadyError,
-    InferenceOperatorNotEnabledError,
     RoutingImmutableError,
 )
 from controlplane.core.endpoints.manifest import API_VERSION, ENDPOINT_LABEL, ResolvedSource
@@ -32,6 +31,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGatewa
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
+from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.endpoints import (
@@ -114,7 +114,7 @@ class EndpointService:
         if addon is None or addon.status != "ACTIVE":
             state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
             feature = Feature.INFERENCE_OPERATOR.value
-            raise InferenceOperatorNotEnabledError(
+            raise FeatureNotEnabledError(
                 f"Managed endpoints need the '{feature}' feature (the HyperPod inference operator add-on is {state}). "
                 f"Enable it with PATCH /clusters/{record.clusterTag}/features "
                 f'{{"{feature}": {{"enabled": true}}}}, then create the endpoint again.',
@@ -306,7 +306,7 @@ def _namespace(record: ClusterRecord) -> str:
     return namespace or "default"
 
 
-def _existing(obj: dict[str, Any], request: CreateEndpointRequest) -> Exception:
+def _existing(obj: dict[str, Any], request: CreateEndpointRequest) -> RoutingImmutableError | EndpointNameInUseError:
     """A create whose name is taken: a routing change is refused as such, anything else as a name in use."""
     live = manifest.routing(obj)
     wanted = request.routing.strategy if request.routing else None

@@ -15,7 +15,6 @@ from controlplane.core.endpoints.errors import (
     EndpointNameInUseError,
     EndpointNotFoundError,
     EndpointNotReadyError,
-    InferenceOperatorNotEnabledError,
     RoutingImmutableError,
 )
 from controlplane.core.endpoints.manifest import API_VERSION, ENDPOINT_LABEL
@@ -24,6 +23,7 @@ from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_ADD
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.training.schema import schema_problems
+from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.endpoints import ChatCompletionRequest, CreateEndpointRequest, EndpointKind, EndpointState
 from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError
@@ -152,7 +152,7 @@ def test_a_dry_run_returns_the_checked_manifest_and_creates_nothing(world: World
 def test_create_is_refused_without_the_inference_operator_and_names_the_feature(world: World) -> None:
     world.eks.addons.clear()
 
-    with pytest.raises(InferenceOperatorNotEnabledError) as refused:
+    with pytest.raises(FeatureNotEnabledError) as refused:
         world.service.create("demo", request())
 
     assert "'inferenceOperator'" in refused.value.message and "PATCH /clusters/demo/features" in refused.value.message
