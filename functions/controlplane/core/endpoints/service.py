@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
+
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
@@ -47,7 +49,7 @@ from controlplane.models.endpoints import (
     EndpointSummary,
     L2CacheBackend,
 )
-from controlplane.models.errors import ClusterNotReadyError, InvalidRequestError
+from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
@@ -243,7 +245,13 @@ class EndpointService:
         record = self._clusters.get(cluster_tag)
         body = request.model_dump(exclude_none=True)
         answer = self._runtime(record.region).invoke(detail.sageMakerEndpointName, body)
-        return ChatCompletion.model_validate(answer)
+        try:
+            return ChatCompletion.model_validate(answer)
+        except ValidationError:
+            raise DependencyFailedError(
+                f"The model behind endpoint '{name}' did not answer with an OpenAI chat completion; check that its "
+                "worker serves v1/chat/completions (vLLM, SGLang and LMI do).",
+            ) from None
 
     # --- delete (destructive: plan, then confirm) ---------------------------------------------
 

@@ -26,7 +26,7 @@ from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.endpoints import ChatCompletionRequest, CreateEndpointRequest, EndpointKind, EndpointState
-from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError
+from controlplane.models.errors import ConfirmationRequiredError, DependencyFailedError, InvalidRequestError
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
@@ -337,3 +337,14 @@ def test_delete_needs_the_token_of_a_plan(world: World) -> None:
 def test_an_unknown_endpoint_is_not_found(world: World) -> None:
     with pytest.raises(EndpointNotFoundError):
         world.service.get("demo", "nope")
+
+
+def test_an_answer_that_is_no_chat_completion_is_a_dependency_failure(world: World) -> None:
+    world.service.create("demo", request())
+    world.set_state("qwen", "DeploymentComplete")
+    world.runtime.in_service.add("is-demo-qwen")
+    world.runtime.answer = {"generated_text": "hello"}
+    chat = ChatCompletionRequest.model_validate({"messages": [{"role": "user", "content": "hello"}]})
+
+    with pytest.raises(DependencyFailedError, match="v1/chat/completions"):
+        world.service.chat("demo", "qwen", chat)
