@@ -234,3 +234,28 @@ def test_through_the_tools_alone_an_endpoint_is_created_called_and_deleted(runni
     assert status["sageMakerEndpointName"] == f"is-{TAG}-agent"
     assert "sandbox model" in answer["choices"][0]["message"]["content"]
     assert deleted["dryRun"] is False
+
+
+def test_the_list_pages_through_both_kinds_without_gaps_or_repeats(cluster, operator) -> None:
+    for name in ("page-a", "page-b"):
+        body = {"name": name, "instanceType": INSTANCE_TYPE, "model": MODEL}
+        assert operator.post(f"/clusters/{TAG}/endpoints", json=body).status_code == 201
+    jumpstart = {"name": "page-c", "instanceType": INSTANCE_TYPE, "jumpStart": {"modelId": "m"}}
+    assert operator.post(f"/clusters/{TAG}/endpoints", json=jumpstart).status_code == 201
+
+    names: list[str] = []
+    token = None
+    while True:
+        params = {"limit": 1, **({"continue": token} if token else {})}
+        page = operator.get(f"/clusters/{TAG}/endpoints", params=params).json()
+        assert len(page["endpoints"]) <= 1
+        names += [endpoint["name"] for endpoint in page["endpoints"]]
+        token = page.get("continue")
+        if not token:
+            break
+
+    assert len(names) == len(set(names))
+    assert {"page-a", "page-b", "page-c"} <= set(names)
+    assert names.index("page-c") > max(names.index("page-a"), names.index("page-b"))
+    refused = operator.get(f"/clusters/{TAG}/endpoints", params={"continue": "not-a-token"})
+    assert refused.status_code == 400 and "continue token" in refused.json()["message"]
