@@ -100,6 +100,12 @@ PERMISSIONS: dict[str, Rule] = {
     "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
     "POST /clusters/{clusterTag}/jobs/from-recipe": Permission(Role.OPERATOR, "submit a training job"),
     "GET /clusters/{clusterTag}/mlflow-tracking-servers": READ,
+    # managed inference endpoints
+    "GET /clusters/{clusterTag}/endpoints": READ,
+    "POST /clusters/{clusterTag}/endpoints": Permission(Role.OPERATOR, "create an inference endpoint"),
+    "GET /clusters/{clusterTag}/endpoints/{name}": READ,
+    "POST /clusters/{clusterTag}/endpoints/{name}/chat": Permission(Role.OPERATOR, "call an inference endpoint"),
+    "DELETE /clusters/{clusterTag}/endpoints/{name}": Permission(Role.OPERATOR, "delete an inference endpoint"),
     # recipes
     "GET /recipes": READ,
     "GET /recipes/{recipeName}": READ,

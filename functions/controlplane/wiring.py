@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
     from controlplane.core.drift.service import DriftService
+    from controlplane.core.endpoints.service import EndpointService
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
     from controlplane.core.features.panel import FeaturePanelService
@@ -495,6 +496,28 @@ def model_servers() -> ModelServerService:
 
 
 @cache
+def endpoints() -> EndpointService:
+    """Managed inference endpoints: objects written through the jobs role, calls through SageMaker Runtime."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.aws.sagemaker_runtime import AwsModelEndpointGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
+    from controlplane.core.endpoints.service import EndpointService
+
+    return EndpointService(
+        clusters(),
+        AwsEksGateway,
+        AwsHyperPodGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_readers()),
+        KubernetesWorkloadGateway(kubernetes_job_writers()),
+        AwsModelEndpointGateway,
+        confirmations(),
+    )
+
+
+@cache
 def model_pool() -> ModelPoolService:
     """The model pool: workers read as the view role, relabelled (and binding Services created) as the jobs role."""
     from controlplane.adapters.aws.eks import AwsEksGateway
@@ -525,7 +548,6 @@ def monitoring() -> MonitoringService:
     )
 
 
-@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -678,6 +700,7 @@ def reset() -> None:
         model_servers,
         model_pool,
         monitoring,
+        endpoints,
         recipes,
         mlflow,
         downloads,

@@ -1215,9 +1215,16 @@ API_ACCESS = FunctionAccess(
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
         # the view role, which every cluster's access entry limits to AmazonEKSViewPolicy.
         Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
-        # Submitting and deleting training jobs: signed as the jobs role, whose access entry names only the job
-        # writers' group (RBAC: job objects, nothing else).
+        # Submitting and deleting training jobs and managed endpoints: signed as the jobs role, whose access entry names
+        # only the job writers' group (RBAC: job and endpoint objects, nothing else).
         Grant(("sts:AssumeRole",), ("{kubernetes_jobs_role_arn}",)),
+        # Chat with a managed inference endpoint: the SageMaker endpoint its operator registered (is-<tag>-<name>).
+        Grant(
+            ("sagemaker:InvokeEndpoint",),
+            ("arn:{partition}:sagemaker:*:{account}:endpoint/is-*",),
+            reason="Managed endpoints are named is-<clusterTag>-<name> at run time, in the Region of their cluster; "
+            "the API only invokes them",
+        ),
         Grant(("states:StartExecution",), ("{state_machine_arn}",)),
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),

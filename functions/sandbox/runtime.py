@@ -32,6 +32,7 @@ from sandbox.aws.hyperpod.simulation import HyperPodSimulation
 from sandbox.aws.mlflow import MlflowExtension
 from sandbox.aws.pricing import PricingExtension
 from sandbox.aws.s3 import S3Extension
+from sandbox.aws.sagemaker_runtime import SageMakerRuntimeExtension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
@@ -40,6 +41,7 @@ from sandbox.events import EventRouter
 from sandbox.faults import FaultBook
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
+from sandbox.k8s.inference import InferenceOperatorSimulation
 from sandbox.k8s.kuberay import KubeRaySimulation
 from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.serving import ModelServingSimulation
@@ -70,7 +72,7 @@ class SandboxOptions:
       (`IS_OPERATION_WAIT_POLL_SECONDS`).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
-    - `seconds_to_load_model`: how long a simulated model server takes to load its model and become ready.
+    - `seconds_to_load_model`: how long a simulated model server or managed endpoint's workers take to load the model.
     """
 
     kubernetes_url: str
@@ -106,9 +108,10 @@ class Sandbox:
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
     (the training operator: kill a job's process), `kuberay` (the KubeRay controller: how long a Ray job's step
-    takes), `downloads` (the downloader: fail a download), `serving` (model servers: their load time), `hyperpod`
-    (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler), `quotas` (the
-    account's Service Quotas) and `aws_calls` (every AWS request served).
+    takes), `downloads` (the downloader: fail a download), `serving` (model servers: their load time), `inference`
+    (the inference operator: how long models load), `sagemaker_runtime` (the SageMaker endpoints it registered),
+    `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
+    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served).
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -120,6 +123,10 @@ class Sandbox:
         self.kuberay = KubeRaySimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
+        self.sagemaker_runtime = SageMakerRuntimeExtension()
+        self.inference = InferenceOperatorSimulation(
+            self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
+        )
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
         self.events = EventRouter(self.hyperpod)
         self.aws_calls = SerializedStubber.log
@@ -145,6 +152,7 @@ class Sandbox:
             ServiceQuotasExtension(self.quotas),
             MlflowExtension(),
             PricingExtension(),
+            self.sagemaker_runtime,
             self.api,
         )
         self._mock: Any = None
@@ -187,6 +195,7 @@ class Sandbox:
         self.kuberay.install()
         self.downloads.install()
         self.serving.install()
+        self.inference.install()
         self._provision()
         self.events.install()
 
@@ -209,6 +218,7 @@ class Sandbox:
     def _eks_cluster_active(self, name: str) -> None:
         self.emulator.add_cluster(name)
         self.training.serve(name)
+        self.inference.serve(name)
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)

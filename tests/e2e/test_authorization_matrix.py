@@ -75,6 +75,11 @@ REQUIRED_ROLE = {
     "cluster_drift_get": "viewer",
     "cluster_drift_check": "operator",
     "cluster_get_cost": "viewer",
+    "inference_endpoint_list": "viewer",
+    "inference_endpoint_create": "operator",
+    "inference_endpoint_get": "viewer",
+    "inference_endpoint_call": "operator",
+    "inference_endpoint_delete": "operator",
 }
 ROLES = ["viewer", "operator", "admin"]
 # Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
@@ -96,6 +101,12 @@ BODIES = {
     "inference_update_deployment": {"replicas": 1},
     "inference_call_model": {"prompt": "hello"},
     "inference_pool_action": {"action": "unbind", "worker": "authz-pod"},
+    "inference_endpoint_create": {
+        "name": "authz-group",
+        "instanceType": GROUP["instanceType"],
+        "jumpStart": {"modelId": "m"},
+    },
+    "inference_endpoint_call": {"messages": [{"role": "user", "content": "hi"}]},
 }
 PARAMETERS = {
     "clusterTag": "authz",

@@ -74,7 +74,9 @@ from infra.stack import MCP_HANDLER
 # 267: +11 for the scheduled drift reconcile (infra/drift.py): its function's runtime (L1) and X-Ray (IAM5), and
 # its role's read-only ARN patterns, the same as the API's live reads: EKS clusters and add-ons, HyperPod
 # clusters, the -fsx-csi / -observability / -inference / -karpenter / -tiered-ckpt roles and the tiered policy.
-EXPECTED_ACKNOWLEDGEMENTS = 267
+# 268: +1 for chat with managed inference endpoints: the API role's sagemaker:InvokeEndpoint on the endpoints the
+# inference operator registers, named is-<clusterTag>-<name> at run time in any Region a cluster lives in.
+EXPECTED_ACKNOWLEDGEMENTS = 268
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -14,6 +14,7 @@ from controlplane.core.ports.kubernetes import (
     WorkloadGateway,
 )
 from controlplane.core.ports.mlflow import MlflowGateway
+from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -34,6 +35,7 @@ from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
 from tests.fakes.mlflow import InMemoryMlflowGateway
+from tests.fakes.model_endpoints import InMemoryModelEndpointGateway
 from tests.fakes.monitoring import InMemoryClusterReads
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
@@ -60,6 +62,7 @@ PAIRS = [
     (ManifestRenderer, FixedManifests),
     (WorkloadGateway, InMemoryWorkloadGateway),
     (ClusterReadGateway, InMemoryClusterReads),
+    (ModelEndpointGateway, InMemoryModelEndpointGateway),
     (NetworkGateway, InMemoryNetworkGateway),
     (MlflowGateway, InMemoryMlflowGateway),
     (OperationRepository, InMemoryOperationRepository),

@@ -1,5 +1,6 @@
-"""What the API's jobs role may do in a cluster: exactly the job objects (HyperPodPyTorchJob, RayJob, RayCluster)
-and writing download tokens' Secrets, through Kubernetes RBAC.
+"""What the API's jobs role may do in a cluster: exactly the workload objects it writes — training jobs
+(HyperPodPyTorchJob, RayJob, RayCluster) and managed inference endpoints (and writing download tokens' Secrets) —
+through Kubernetes RBAC.
 
 EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
 policy but the Kubernetes group `JOB_WRITERS_GROUP`, and this ClusterRole (bound to that group) names the verbs
@@ -10,15 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from controlplane.core.endpoints.manifest import API_GROUP as ENDPOINTS_API_GROUP
+from controlplane.core.endpoints.manifest import PLURALS as ENDPOINT_PLURALS
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.core.training import manifest, ray
 
 JOB_WRITERS_GROUP = "instantstart:job-writers"
 JOB_WRITER_ROLE = "instantstart-job-writer"
-# The kinds the job routes write, by API group: HyperPodPyTorchJob, and KubeRay's RayJob and RayCluster.
+# The kinds the job and endpoint routes write, by API group: HyperPodPyTorchJob, KubeRay's RayJob and RayCluster, and
+# the inference operator's endpoint kinds.
 JOB_RESOURCES = {
     manifest.API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"],
     ray.API_VERSION.split("/")[0]: ["rayjobs", "rayclusters"],
+    ENDPOINTS_API_GROUP: sorted(ENDPOINT_PLURALS.values()),
 }
 JOB_VERBS = ["create", "delete", "get", "list"]
 # A download's Hugging Face token is written to a Secret by the API (`core.downloads`): create and delete, never read.

@@ -1,9 +1,10 @@
 """Checks a rendered manifest against its CRD's openAPIV3Schema before it is submitted.
 
-The schemas are data files in `crd_schemas/` (one per kind; `{"$ref": "<file>#/<pointer>"}` reuses a part of
-another, as a RayJob's `rayClusterSpec` is a RayCluster's `spec`). The check covers what a structural schema says:
-types, required fields, enums, minimums, patterns, minItems, `additionalProperties`, and unknown fields (refused,
-since the API server would prune them silently) except under `x-kubernetes-preserve-unknown-fields`.
+The schemas are data files in `crd_schemas/` (one per kind: the training jobs' and the inference endpoints';
+`{"$ref": "<file>#/<pointer>"}` reuses a part of another, as a RayJob's `rayClusterSpec` is a RayCluster's `spec`).
+The check covers what a structural schema says: types, required fields, enums, minimums, patterns, minItems,
+`additionalProperties`, and unknown fields (refused, since the API server would prune them silently) except under
+`x-kubernetes-preserve-unknown-fields`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,141 @@
+"""/clusters/{clusterTag}/endpoints: managed inference endpoints (InferenceEndpointConfig, JumpStartModel) —
+create, list, detail, delete, chat."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from api.context import actor, idempotency_key
+from api.idempotency import run_once
+from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.responses import json_response, recorded, response_doc
+from controlplane import wiring
+from controlplane.models.clusters import Plan
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.endpoints import (
+    ENDPOINT_NAME_PATTERN,
+    ENDPOINT_NAME_RULE,
+    ChatCompletion,
+    ChatCompletionRequest,
+    CreateEndpointRequest,
+    EndpointDetail,
+    EndpointList,
+    EndpointManifest,
+)
+
+router = Router()
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+EndpointNamePath = Annotated[str, Path(pattern=ENDPOINT_NAME_PATTERN, description=f"Endpoint ({ENDPOINT_NAME_RULE}).")]
+DryRun = Annotated[bool, Query(description="Return the manifest without creating anything.")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/endpoints",
+    operation_id="inference_endpoint_list",
+    summary="List the cluster's managed inference endpoints",
+    description="InferenceEndpointConfigs and JumpStartModels in the cluster's workload namespace, in pages of "
+    "`limit`: kind, state (DeploymentPending … DeploymentComplete, Deletion…), model, instance type and replicas. "
+    "inference_endpoint_get shows one endpoint's workers and its SageMaker endpoint.",
+    tags=["endpoints"],
+)
+def list_endpoints(
+    clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None
+) -> EndpointList:
+    refuse_unknown_parameters(router)
+    return wiring.endpoints().list_endpoints(clusterTag, limit, continue_)
+
+
+@router.post(
+    "/clusters/<clusterTag>/endpoints",
+    operation_id="inference_endpoint_create",
+    summary="Create a managed inference endpoint (InferenceEndpointConfig or JumpStartModel)",
+    description="Deploys `replicas` workers on `instanceType` (one the cluster has) behind a SageMaker endpoint, "
+    "managed by the HyperPod inference operator (needs the inferenceOperator feature). Give `model` (source: s3 "
+    "path, fsx, huggingFace with an optional token Secret, or `job` — a Succeeded training job's S3 output; the "
+    "worker image, port and GPUs per worker) or `jumpStart` (a catalog model id). Optional: `kvCache` (L1 in CPU "
+    "memory; L2 on `tieredstorage`, which needs the tieredStorage feature, or `redis` with `localUrl`), "
+    "`routing` (prefixaware | kvaware | session | roundrobin; fixed at creation: to change it, delete and create "
+    "again) and `autoscaling`. With dryRun, returns the manifest after every check and creates nothing. 201 with "
+    "the endpoint's detail; poll inference_endpoint_get until its state is DeploymentComplete, then call it with "
+    "inference_endpoint_call.",
+    tags=["endpoints"],
+    responses={
+        201: response_doc(EndpointDetail, "Endpoint created"),
+        200: response_doc(EndpointManifest, "The manifest a create would submit (dryRun)"),
+    },
+)
+def create_endpoint(
+    clusterTag: ClusterTagPath, request: CreateEndpointRequest, dryRun: DryRun = False
+) -> Response[str]:
+    service = wiring.endpoints()
+    if dryRun:
+        return json_response(200, service.render(clusterTag, request))
+    caller = actor(router)
+    body = request.model_dump(mode="json")
+
+    def create() -> dict[str, object]:
+        detail = service.create(clusterTag, request)
+        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#endpoints#{clusterTag}", body, create))
+
+
+@router.get(
+    "/clusters/<clusterTag>/endpoints/<name>",
+    operation_id="inference_endpoint_get",
+    summary="Read a managed inference endpoint: state, conditions, workers, SageMaker endpoint",
+    description="The endpoint's state as the inference operator reports it (DeploymentPending, "
+    "DeploymentInProgress, DeploymentComplete, DeploymentFailed, Deletion…), its conditions, its workers with node "
+    "and phase, routing and L2 cache, and the SageMaker endpoint it is called through. Poll this until the state "
+    "is DeploymentComplete.",
+    tags=["endpoints"],
+)
+def get_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath) -> EndpointDetail:
+    return wiring.endpoints().get(clusterTag, name)
+
+
+@router.post(
+    "/clusters/<clusterTag>/endpoints/<name>/chat",
+    operation_id="inference_endpoint_call",
+    summary="Call a managed inference endpoint with an OpenAI chat completion",
+    description="Sends an OpenAI-compatible chat completion request (`messages`, optional `max_tokens`, "
+    "`temperature`, `top_p`) to the endpoint's SageMaker endpoint and returns the model's chat completion. The "
+    "endpoint must be DeploymentComplete.",
+    tags=["endpoints"],
+)
+def call_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath, request: ChatCompletionRequest) -> ChatCompletion:
+    return wiring.endpoints().chat(clusterTag, name, request)
+
+
+@router.delete(
+    "/clusters/<clusterTag>/endpoints/<name>",
+    operation_id="inference_endpoint_delete",
+    summary="Delete a managed inference endpoint, its workers and its SageMaker endpoint",
+    description="Destructive: the endpoint stops answering. Without confirmationToken, returns the plan (state, "
+    "workers, SageMaker endpoint) and a single-use token (10 minutes) and changes nothing: show it to the person "
+    "and ask them to confirm. Repeat with the token to delete (dryRun false in the answer); the operator then "
+    "removes the workers (states DeletionPending, DeletionInProgress) and the SageMaker endpoint.",
+    tags=["endpoints"],
+    responses={200: response_doc(Plan, "The plan and its token, or (dryRun false) what is being deleted")},
+)
+def delete_endpoint(
+    clusterTag: ClusterTagPath,
+    name: EndpointNamePath,
+    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    dryRun: Annotated[bool, Query(description="Return the plan without doing anything.")] = False,
+) -> Response[str]:
+    service, caller = wiring.endpoints(), actor(router)
+    if dryRun or not confirmationToken:
+        return json_response(200, service.plan_delete(clusterTag, name, caller))
+    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/endpoints/{name}"
+
+    def delete() -> dict[str, object]:
+        done = service.delete(clusterTag, name, confirmationToken, caller)
+        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))

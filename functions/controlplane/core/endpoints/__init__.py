@@ -1,0 +1,2 @@
+"""Managed inference endpoints: the InferenceEndpointConfig and JumpStartModel objects the HyperPod inference
+operator serves."""

@@ -1,0 +1,278 @@
+"""Managed inference endpoints: the create request (one contract for REST, MCP and the console), the endpoint
+views, and the OpenAI-compatible chat completion that calls one.
+
+A `CreateEndpointRequest` deploys either a model the caller describes (`model`: source, worker image, port,
+resources → an `InferenceEndpointConfig`) or a SageMaker JumpStart catalog model (`jumpStart` → a
+`JumpStartModel`); the manifests are built in `controlplane.core.endpoints.manifest`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from controlplane.models.common import Contract, PageView, View
+from controlplane.models.downloads import RepoId, SecretName
+from controlplane.models.training import ENV_NAME_PATTERN, JobName
+
+# An endpoint's name is a DNS label, short enough that `is-<clusterTag>-<name>` is a SageMaker endpoint name (≤ 63).
+ENDPOINT_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,36}[a-z0-9])?$"
+ENDPOINT_NAME_RULE = "1-38 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
+EndpointName = Annotated[str, StringConstraints(pattern=ENDPOINT_NAME_PATTERN)]
+INSTANCE_TYPE_PATTERN = r"^ml\.[a-z0-9]+\.[a-z0-9]+$"
+S3_BUCKET_PATTERN = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
+# A location inside a bucket or file system: path segments of safe characters, no `..`.
+MODEL_PATH_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._=-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9._=-]{0,127}){0,15}/?$"
+ModelPath = Annotated[str, StringConstraints(pattern=MODEL_PATH_PATTERN)]
+
+
+class EndpointKind(StrEnum):
+    INFERENCE_ENDPOINT_CONFIG = "InferenceEndpointConfig"
+    JUMPSTART_MODEL = "JumpStartModel"
+
+
+class EndpointState(StrEnum):
+    """The inference operator's `status.state` (Pending until it reports one)."""
+
+    DEPLOYMENT_PENDING = "DeploymentPending"
+    DEPLOYMENT_IN_PROGRESS = "DeploymentInProgress"
+    DEPLOYMENT_FAILED = "DeploymentFailed"
+    DEPLOYMENT_COMPLETE = "DeploymentComplete"
+    DELETION_PENDING = "DeletionPending"
+    DELETION_IN_PROGRESS = "DeletionInProgress"
+    DELETION_FAILED = "DeletionFailed"
+    DELETION_COMPLETE = "DeletionComplete"
+
+
+class RoutingStrategy(StrEnum):
+    PREFIX_AWARE = "prefixaware"
+    KV_AWARE = "kvaware"
+    SESSION = "session"
+    ROUND_ROBIN = "roundrobin"
+
+
+class L2CacheBackend(StrEnum):
+    TIERED_STORAGE = "tieredstorage"
+    REDIS = "redis"
+
+
+# --- the model's source ------------------------------------------------------------------------
+
+
+class S3Source(Contract):
+    path: ModelPath = Field(description="The model's prefix in the bucket, e.g. `models/Qwen/Qwen3-0.6B`.")
+    bucket: Annotated[str, StringConstraints(pattern=S3_BUCKET_PATTERN)] | None = Field(
+        default=None, description="The bucket; the cluster's data bucket (its S3 claim's) when absent."
+    )
+
+
+class FsxSource(Contract):
+    fileSystemId: Annotated[str, StringConstraints(pattern=r"^fs-[0-9a-f]{8,17}$")]
+    path: ModelPath = Field(description="The model's directory in the file system.")
+    dnsName: Annotated[str, StringConstraints(max_length=253)] | None = None
+    mountName: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]{1,16}$")] | None = None
+
+
+class HuggingFaceSource(Contract):
+    modelId: RepoId = Field(description="The Hugging Face model, e.g. `Qwen/Qwen3-0.6B`.")
+    commitSha: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,40}$")] | None = None
+    tokenSecret: SecretName | None = Field(
+        default=None,
+        description="A Secret in the endpoint's namespace holding a Hugging Face token under `token` (gated or "
+        "private models); the token itself never passes through this API.",
+    )
+
+
+class ModelSource(Contract):
+    """Exactly one of: an S3 prefix, an FSx directory, a Hugging Face model, or a finished training job's output."""
+
+    s3: S3Source | None = None
+    fsx: FsxSource | None = None
+    huggingFace: HuggingFaceSource | None = None
+    job: JobName | None = Field(
+        default=None, description="A Succeeded training job of the cluster: its S3 output path is the model."
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ModelSource:
+        given = [name for name in ("s3", "fsx", "huggingFace", "job") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one model source of s3, fsx, huggingFace or job (got {given or 'none'})")
+        return self
+
+
+# --- what the operator adds around the model ---------------------------------------------------
+
+
+class L2Cache(Contract):
+    backend: L2CacheBackend = Field(
+        description="`tieredstorage` (needs the tieredStorage feature) or `redis` (needs `localUrl`)."
+    )
+    localUrl: Annotated[str, StringConstraints(pattern=r"^rediss?://[^\s]{1,500}$")] | None = Field(
+        default=None, description="The Redis URL (`redis://host:port`); only with the redis backend."
+    )
+
+
+class KvCache(Contract):
+    """The KV cache: L1 in the workers' CPU memory, L2 on tiered storage or Redis."""
+
+    enableL1Cache: bool = True
+    l2: L2Cache | None = Field(default=None, description="An L2 cache; absent: none.")
+
+
+class Routing(Contract):
+    """Intelligent routing across the workers; fixed at creation (delete and create to change it)."""
+
+    strategy: RoutingStrategy = RoutingStrategy.PREFIX_AWARE
+
+
+class Autoscaling(Contract):
+    minReplicas: int = Field(default=1, ge=0, le=100)
+    maxReplicas: int = Field(default=5, ge=1, le=100)
+    cooldownSeconds: int = Field(default=300, ge=0, le=3600)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Autoscaling:
+        if self.minReplicas > self.maxReplicas:
+            raise ValueError("autoscaling.minReplicas must not exceed autoscaling.maxReplicas")
+        return self
+
+
+class ModelSpec(Contract):
+    """A model the caller describes: where it is and the serving container that loads it."""
+
+    source: ModelSource
+    image: str = Field(min_length=1, max_length=512, description="The worker (serving) image.")
+    invocationPort: int = Field(default=8080, ge=1, le=65535, description="The port the worker serves on.")
+    gpus: int = Field(default=1, ge=0, le=64, description="GPUs per worker (nvidia.com/gpu).")
+    cpu: Annotated[str, StringConstraints(pattern=r"^\d{1,4}(m|\.\d{1,3})?$")] | None = Field(
+        default=None, description="CPU per worker (Kubernetes quantity, e.g. `4`)."
+    )
+    memoryGi: int | None = Field(default=None, ge=1, le=4096, description="Memory per worker in GiB.")
+    args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=64)
+    environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
+        default_factory=dict, max_length=100
+    )
+
+
+class JumpStartSpec(Contract):
+    """A SageMaker JumpStart catalog model (SageMakerPublicHub)."""
+
+    modelId: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")] = Field(
+        description="The JumpStart model id, e.g. `deepseek-llm-r1-distill-qwen-1-5b`."
+    )
+    modelVersion: Annotated[str, StringConstraints(pattern=r"^[0-9][0-9.*]{0,31}$")] | None = None
+    acceptEula: bool = Field(default=False, description="Accept the model's end-user licence (gated models).")
+
+
+class CreateEndpointRequest(Contract):
+    """A managed endpoint: `replicas` workers on `instanceType` behind a SageMaker endpoint, from `model` or
+    `jumpStart` (exactly one)."""
+
+    name: EndpointName = Field(description=f"Endpoint name ({ENDPOINT_NAME_RULE}); unique in the cluster.")
+    instanceType: Annotated[str, StringConstraints(pattern=INSTANCE_TYPE_PATTERN)] = Field(
+        description="Instance type of the workers' nodes (one the cluster has)."
+    )
+    replicas: int = Field(default=1, ge=1, le=100)
+    model: ModelSpec | None = Field(default=None, description="A model you describe → InferenceEndpointConfig.")
+    jumpStart: JumpStartSpec | None = Field(default=None, description="A JumpStart catalog model → JumpStartModel.")
+    kvCache: KvCache | None = Field(default=None, description="KV cache; absent: the operator's default (L1 only).")
+    routing: Routing | None = Field(default=None, description="Intelligent routing; immutable after creation.")
+    autoscaling: Autoscaling | None = None
+
+    @model_validator(mode="after")
+    def _one_model(self) -> CreateEndpointRequest:
+        if (self.model is None) == (self.jumpStart is None):
+            raise ValueError("give exactly one of `model` (your model → InferenceEndpointConfig) or `jumpStart`")
+        return self
+
+    @property
+    def kind(self) -> EndpointKind:
+        return EndpointKind.JUMPSTART_MODEL if self.jumpStart else EndpointKind.INFERENCE_ENDPOINT_CONFIG
+
+
+# --- views ---------------------------------------------------------------------------------------
+
+
+class EndpointCondition(View):
+    type: str
+    status: str
+    reason: str | None = None
+    message: str | None = None
+
+
+class EndpointPod(View):
+    name: str
+    node: str | None = None
+    phase: str
+
+
+class EndpointSummary(View):
+    name: str
+    kind: EndpointKind
+    state: EndpointState
+    model: str = Field(description="The model: its JumpStart id, Hugging Face id, or storage location.")
+    instanceType: str | None = None
+    replicas: int
+    createdAt: datetime | None = None
+
+
+class EndpointDetail(EndpointSummary):
+    namespace: str
+    sageMakerEndpointName: str | None = Field(default=None, description="The SageMaker endpoint chat calls.")
+    readyReplicas: int = 0
+    routing: RoutingStrategy | None = None
+    l2Cache: L2CacheBackend | None = None
+    conditions: list[EndpointCondition] = Field(default_factory=list)
+    pods: list[EndpointPod] = Field(default_factory=list)
+
+
+class EndpointList(PageView):
+    clusterTag: str
+    endpoints: list[EndpointSummary]
+
+
+class EndpointManifest(View):
+    """What a dry run of a create would submit."""
+
+    dryRun: bool = True
+    kind: EndpointKind
+    manifest: dict[str, Any]
+
+
+# --- chat (OpenAI-compatible, so its field names are OpenAI's) -----------------------------------
+
+
+class ChatMessage(Contract):
+    role: Literal["system", "user", "assistant"]
+    content: str = Field(max_length=100_000)
+
+
+class ChatCompletionRequest(Contract):
+    """An OpenAI chat completion request (the fields the control plane forwards)."""
+
+    messages: list[ChatMessage] = Field(min_length=1, max_length=100)
+    model: Annotated[str, StringConstraints(max_length=256)] | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=32768)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+
+
+class ChatChoice(View):
+    index: int
+    message: dict[str, Any]
+    finish_reason: str | None = None
+
+
+class ChatCompletion(View):
+    """An OpenAI chat completion as the model answered it."""
+
+    id: str | None = None
+    object: str = "chat.completion"
+    created: int | None = None
+    model: str | None = None
+    choices: list[ChatChoice]
+    usage: dict[str, Any] | None = None
