@@ -59,6 +59,7 @@ class Settings:
     def event_waits_table(self) -> str:
         return _env("IS_EVENT_WAITS_TABLE")
 
+    @cached_property
     def drift_table(self) -> str:
         return _env("IS_DRIFT_TABLE")
 

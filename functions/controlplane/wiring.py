@@ -548,6 +548,7 @@ def monitoring() -> MonitoringService:
     )
 
 
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
