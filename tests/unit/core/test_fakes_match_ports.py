@@ -8,6 +8,7 @@ from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer, WorkloadGateway
+from controlplane.core.ports.logstream import ConnectionNotifier, ConnectionRepository, LogSource, PusherLauncher
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.persistence import (
     AuditLog,
@@ -24,6 +25,12 @@ from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.logstream import (
+    InMemoryConnectionRepository,
+    RecordingNotifier,
+    RecordingPusherLauncher,
+    ScriptedLogSource,
+)
 from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import (
     FakeClock,
@@ -56,6 +63,10 @@ PAIRS = [
     (BucketGateway, InMemoryBucketGateway),
     (FileSystemGateway, InMemoryFileSystemGateway),
     (QuotaGateway, InMemoryQuotaGateway),
+    (ConnectionRepository, InMemoryConnectionRepository),
+    (ConnectionNotifier, RecordingNotifier),
+    (PusherLauncher, RecordingPusherLauncher),
+    (LogSource, ScriptedLogSource),
 ]
 
 

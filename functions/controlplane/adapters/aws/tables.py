@@ -31,4 +31,7 @@ TABLES = (
     TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
     TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
     TableSpec("RecipeValues", "IS_RECIPE_VALUES_TABLE", "principal", sort_key="recipe"),
+    TableSpec(
+        "Connections", "IS_CONNECTIONS_TABLE", "connectionId", indexes=(Index("byTopic", "topic"),), ttl_attribute="ttl"
+    ),
 )
