@@ -78,7 +78,7 @@ def test_a_console_id_token_connects_with_the_users_strongest_role() -> None:
     ids=["missing", "empty", "garbage", "foreign-key", "other-client", "other-pool", "access-token", "expired"],
 )
 def test_anything_but_a_valid_console_id_token_is_refused_with_401(value: str | None) -> None:
-    with pytest.raises(authorizer.UnauthorizedError, match="^Unauthorized$"):
+    with pytest.raises(authorizer.UnauthorizedError, match=r"^Unauthorized$"):
         authorize(value)
 
 
