@@ -25,6 +25,7 @@ from infra.names import state_machine_name
 from infra.permissions import API_ACCESS, ASSUME, DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
 from infra.stack import API_HANDLER
 from infra.step_groups import STEP_GROUPS, group_access
+from infra.websocket import HANDLER as WS_HANDLER
 
 ROOT = Path(__file__).resolve().parents[2]
 # Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
@@ -304,10 +305,14 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     assert actions == {"eks:DescribeCluster"}
     (view_key,) = [k for k in roles if k.startswith("KubernetesViewRole")]
     view_trust = roles[view_key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
-    api_role = {"Fn::GetAtt": [synth.role_of(synth.functions_by_handler()[API_HANDLER]), "Arn"]}
-    assert [p for s in view_trust for p in as_list(s["Principal"]["AWS"])] == [api_role]
+    # The API and the live logs' WebSocket handler read pods and logs through the view role.
+    readers = [synth.role_of(synth.functions_by_handler()[handler]) for handler in (API_HANDLER, WS_HANDLER)]
+    view_principals = [p for s in view_trust for p in as_list(s["Principal"]["AWS"])]
+    assert sorted(view_principals, key=json.dumps) == sorted(
+        ({"Fn::GetAtt": [role, "Arn"]} for role in readers), key=json.dumps
+    )
     assumers = [k for k, s in all_statements(synth) if "sts:AssumeRole" in as_list(s["Action"])]
-    assert len(assumers) == len(expected) + 1
+    assert len(assumers) == len(expected) + 2
 
 
 # --- step groups: each role has exactly its steps' grants --------------------------------------------

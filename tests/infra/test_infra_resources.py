@@ -16,6 +16,7 @@ from controlplane.models.operations import OperationKind
 from infra.names import state_machine_name
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
 from infra.step_groups import STEP_GROUPS, group_access
+from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 
 
 def tables_by_partition_key(synth: Any) -> dict[str, dict[str, Any]]:
@@ -91,7 +92,8 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
+    # One per step group, the API, the MCP server, the WebSocket handler and its authorizer.
+    assert len(functions) == len(STEP_GROUPS) + 4
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -100,7 +102,7 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
         assert props["Runtime"] == "python3.12", key
         assert props["Architectures"] == ["arm64"], key
         assert props["MemorySize"] == 512, key
-        expected_timeout = 29 if props["Handler"] in (API_HANDLER, MCP_HANDLER) else 60
+        expected_timeout = 29 if props["Handler"] in (API_HANDLER, MCP_HANDLER, WS_AUTHORIZER_HANDLER) else 60
         assert props["Timeout"] == expected_timeout, key
         log_groups.add(props["LoggingConfig"]["LogGroup"]["Ref"])
         layers.add(json.dumps(props["Layers"]))
