@@ -82,7 +82,7 @@ CONSOLE_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 CONSOLE_CONFIG = {"apiBase": "/api", "auth": {"mode": "sandbox", "roles": ["viewer", "operator", "admin"]}}
 
 
-def console_config() -> dict[str, Any]:
+def live_console_config() -> dict[str, Any]:
     """The console's `config.json`: live logs over `/ws` when the server speaks WebSocket (uvicorn needs `wsproto`
     or `websockets` for it); without, the console polls the logs route."""
     serves_websockets = any(importlib.util.find_spec(name) for name in ("wsproto", "websockets"))
@@ -372,7 +372,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         return FileResponse(index, headers={"Cache-Control": "no-store"})
 
     async def console_config(request: Request) -> Response:
-        return JSONResponse(console_config(), headers={"Cache-Control": "no-store"})
+        return JSONResponse(live_console_config(), headers={"Cache-Control": "no-store"})
 
     return Starlette(
         routes=[
