@@ -25,6 +25,8 @@ export interface CognitoAuth {
 
 export interface ConsoleConfig {
   apiBase: string;
+  /** The live logs' WebSocket API (`wss://…/v1`, or a path of this origin such as `/ws`); absent: logs are polled. */
+  wsBase?: string;
   auth: SandboxAuth | CognitoAuth;
 }
 

@@ -64,6 +64,41 @@ class Settings:
         return _env("IS_DRIFT_TABLE")
 
     @cached_property
+    def connections_table(self) -> str:
+        """The WebSocket API's connections and the log pushers' leases."""
+        return _env("IS_CONNECTIONS_TABLE")
+
+    @cached_property
+    def ws_management_url(self) -> str:
+        """The WebSocket API's management endpoint (`https://<api-id>.execute-api.<region>.amazonaws.com/<stage>`)."""
+        return _env("IS_WS_MANAGEMENT_URL")
+
+    @cached_property
+    def ws_function_name(self) -> str:
+        """The function a log pusher runs in (the WebSocket function itself, started asynchronously)."""
+        return _env("IS_WS_FUNCTION_NAME", os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+    @cached_property
+    def cognito_issuer(self) -> str:
+        """The user pool's issuer URL (`https://cognito-idp.<region>.amazonaws.com/<pool id>`)."""
+        return _env("IS_COGNITO_ISSUER").rstrip("/")
+
+    @cached_property
+    def console_client_id(self) -> str:
+        """The console's app client: the audience of the ID tokens the WebSocket authorizer accepts."""
+        return _env("IS_CONSOLE_CLIENT_ID")
+
+    @cached_property
+    def ws_pusher_seconds(self) -> float:
+        """How long one pusher invocation runs before it starts its successor (well under the function's timeout)."""
+        return float(_env("IS_WS_PUSHER_SECONDS", "60"))
+
+    @cached_property
+    def ws_pusher_tick_seconds(self) -> float:
+        """How often a pusher reads the followed log."""
+        return float(_env("IS_WS_PUSHER_TICK_SECONDS", "1"))
+
+    @cached_property
     def state_machine_arns(self) -> dict[str, str]:
         return _json("IS_STATE_MACHINE_ARNS")
 

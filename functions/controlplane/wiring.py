@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
+    from controlplane.core.logstream.service import LiveLogService
     from controlplane.core.monitoring.service import MonitoringService
     from controlplane.core.naming import Deployment
     from controlplane.core.network.eks_stack import EksStackService
@@ -549,6 +550,28 @@ def monitoring() -> MonitoringService:
 
 
 @cache
+def live_logs() -> LiveLogService:
+    from controlplane.adapters.aws.websocket import (
+        ApiGatewayConnectionNotifier,
+        DynamoConnectionRepository,
+        LambdaPusherLauncher,
+    )
+    from controlplane.core.logstream.service import LiveLogService
+    from controlplane.core.logstream.source import JobLogSource
+
+    config = settings()
+    return LiveLogService(
+        DynamoConnectionRepository(config.connections_table),
+        ApiGatewayConnectionNotifier(config.ws_management_url),
+        LambdaPusherLauncher(config.ws_function_name),
+        JobLogSource(training_jobs()),
+        clock(),
+        config.ws_pusher_tick_seconds,
+        config.ws_pusher_seconds,
+    )
+
+
+@cache
 def recipes() -> RecipeService:
     from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
@@ -702,6 +725,7 @@ def reset() -> None:
         model_pool,
         monitoring,
         endpoints,
+        live_logs,
         recipes,
         mlflow,
         downloads,

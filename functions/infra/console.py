@@ -111,6 +111,7 @@ class Console(Construct):
         *,
         user_pool: cognito.UserPool,
         api: apigw.RestApi,
+        ws_url: str,
         acks: Acknowledgements,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -134,6 +135,7 @@ class Console(Construct):
         # The console's `ConsoleConfig` (frontend/src/config.ts).
         self.config = {
             "apiBase": API_PREFIX,
+            "wsBase": ws_url,
             "auth": {
                 "mode": "cognito",
                 "apiToken": API_TOKEN,

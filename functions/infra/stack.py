@@ -1,7 +1,7 @@
 """The InstantStart control plane's root stack: DynamoDB tables, the REST API behind Cognito and IAM
-authorization, the remote MCP server, the identities shared by API and steps; the workflow steps' functions and
-the workflows themselves in nested stacks (`infra.step_lambdas`, `infra.state_machines`), so that each template
-keeps headroom under CloudFormation's limits.
+authorization, the live logs' WebSocket API (`infra.websocket`), the remote MCP server, the identities shared by
+API and steps; the workflow steps' functions and the workflows themselves in nested stacks (`infra.step_lambdas`,
+`infra.state_machines`), so that each template keeps headroom under CloudFormation's limits.
 
 Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
@@ -67,6 +67,7 @@ from infra.names import (
 from infra.permissions import API_ACCESS, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
 from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
 from infra.step_lambdas import StepLambdasStack
+from infra.websocket import LiveLogsWebSocket
 
 API_HANDLER = "api.handler.lambda_handler"
 MCP_HANDLER = "mcp_server.lambda_handler.lambda_handler"
@@ -214,7 +215,19 @@ class InstantStartStack(Stack):
         self.user_pool = self._user_pool()
         self.mcp_client = self._mcp_client()
         self.api = self._rest_api()
-        self.console = Console(self, "Console", user_pool=self.user_pool, api=self.api, acks=self.acks)
+        self.live_logs = LiveLogsWebSocket(
+            self,
+            "LiveLogs",
+            tables=self.tables,
+            layer=self.layer,
+            user_pool=self.user_pool,
+            kubernetes_view_role=self.kubernetes_view_role,
+            acks=self.acks,
+        )
+        self.console = Console(
+            self, "Console", user_pool=self.user_pool, api=self.api, ws_url=self.live_logs.url, acks=self.acks
+        )
+        self.live_logs.accept_tokens_of(self.console.client)
         self.mcp_function = self._mcp_function()
         self._mcp_routes()
         self.monitoring = Monitoring(self, "Monitoring", api_function=self.api_function)
@@ -689,6 +702,9 @@ class InstantStartStack(Stack):
     def _outputs(self) -> None:
         CfnOutput(self, "ApiUrl", value=self.api.url, description="REST API for Cognito users (ID token)")
         CfnOutput(self, "IamApiUrl", value=f"{self.api.url}{IAM_PATH}/", description="REST API for SigV4")
+        CfnOutput(
+            self, "WebSocketUrl", value=self.live_logs.url, description="Live logs (WebSocket, ?token=<ID token>)"
+        )
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.console.client.user_pool_client_id)
         CfnOutput(self, "McpUrl", value=f"{self.api.url}{MCP_PATH}", description="Remote MCP server (OAuth bearer)")

@@ -8,6 +8,7 @@ import base64
 import json
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
@@ -36,6 +37,7 @@ from sandbox.aws.sagemaker_runtime import SageMakerRuntimeExtension
 from sandbox.aws.servicequotas import QuotaTable, ServiceQuotasExtension
 from sandbox.aws.stepfunctions import StepFunctionsExtension
 from sandbox.aws.stubber import SerializedStubber
+from sandbox.aws.websocket import MANAGEMENT_URL, WebSocketConnections
 from sandbox.environment import ApiEnvironment
 from sandbox.events import EventRouter
 from sandbox.faults import FaultBook
@@ -47,11 +49,13 @@ from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
 from steps.handler import lambda_handler as step_handler
+from ws.handler import lambda_handler as ws_handler
 
 ACCOUNT_ID = "123456789012"
 HOME_REGION = "us-east-1"
 FUNCTION_PREFIX = "instantstart-"
 STEPS_FUNCTION = "steps"
+WS_FUNCTION = "ws"
 TOKENS = {"sandbox-admin": "admin", "sandbox-operator": "operator", "sandbox-viewer": "viewer"}
 # The sandbox's MCP server calls the API as itself, like the MCP function's role in AWS: with a token
 # only its process knows (sandbox.server), which stands for this role's SigV4 identity; the API then
@@ -132,6 +136,7 @@ class Sandbox:
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
         self.api = ApiEnvironment()
+        self.websockets = WebSocketConnections()
         self._access = AccessEntries(ACCOUNT_ID)
         self.s3 = S3Extension(ACCOUNT_ID)
         self.eks = EksClusters(
@@ -154,6 +159,7 @@ class Sandbox:
             PricingExtension(),
             self.sagemaker_runtime,
             self.api,
+            self.websockets,
         )
         self._mock: Any = None
         self._original_invoke: Any = None
@@ -327,6 +333,9 @@ class Sandbox:
                 "IS_POLL_SECONDS": str(self.options.poll_seconds),
                 "IS_POLL_MAX_SECONDS": str(self.options.poll_seconds),
                 "IS_OPERATION_WAIT_POLL_SECONDS": str(self.options.operation_wait_poll_seconds),
+                "IS_WS_MANAGEMENT_URL": MANAGEMENT_URL,
+                "IS_WS_FUNCTION_NAME": f"{FUNCTION_PREFIX}{WS_FUNCTION}",
+                "IS_WS_PUSHER_TICK_SECONDS": str(min(1.0, self.options.seconds_per_log_line)),
             }
         )
         self._set_env(env)
@@ -347,6 +356,8 @@ class Sandbox:
             backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: dict[str, str]
         ) -> bytes:
             name = function_name.rsplit(":", 1)[-1].removeprefix(FUNCTION_PREFIX)
+            if name == WS_FUNCTION:
+                return _invoke_async(function_name, json.loads(body or "{}"))
             if name != STEPS_FUNCTION:
                 return _function_error(response_headers, "ResourceNotFoundException", f"No function {name}")
             event = json.loads(body or "{}")
@@ -386,6 +397,19 @@ class Sandbox:
             raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_keys())}")
         self.faults.add(key, times, after)
         return key
+
+
+def _invoke_async(function_name: str, event: dict[str, Any]) -> bytes:
+    """The WebSocket function's only invocations are asynchronous (log pushers): run it on a thread of its own."""
+
+    def run() -> None:
+        try:
+            ws_handler(event, LambdaContext(function_name))
+        except Exception:  # an asynchronous invocation's error goes to the function's log
+            logging.getLogger(__name__).exception("%s failed", function_name)
+
+    threading.Thread(target=run, name=f"{function_name}-{event.get('topic', '')}", daemon=True).start()
+    return b""
 
 
 def _function_arn(module: str) -> str:

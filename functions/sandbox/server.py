@@ -6,13 +6,18 @@ result becomes the HTTP response, every header kept; a body that is not UTF-8 is
 Gateway would. `/mcp` is the MCP server acting for the user of each sandbox token; it calls `/api`
 with a token made when the app is built and known only to this process, so no other local caller can
 act as the MCP server (and name any user with any role). `/k8s/<cluster>` is each cluster's
-Kubernetes API; `/sandbox/*` holds the controls (faults). Every other GET path is the web console (the built
+Kubernetes API; `/ws` is the WebSocket API (each frame an API Gateway WebSocket event for the real `ws` handler; the
+sandbox plays the `$connect` authorizer with the same tokens, passed as the `token` query parameter, and
+`sandbox.aws.websocket` delivers the management API's posts to the socket); `/sandbox/*` holds the controls
+(faults). Every other GET path is the web console (the built
 `frontend/dist`, as CloudFront serves it: assets by name, any other path its `index.html`), with a `config.json`
 whose sign-in is a choice of sandbox role.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
 import secrets
 import uuid
@@ -26,15 +31,18 @@ from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from api.handler import lambda_handler as api_handler
 from mcp_server.auth import VerifiedUser
 from mcp_server.http import bearer_api, build_asgi_app
 from sandbox import out_of_band
+from sandbox.aws.websocket import API_ID
 from sandbox.k8s.http import asgi_app as kubernetes_app
-from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, LambdaContext, Sandbox
+from sandbox.runtime import ACCOUNT_ID, MCP_CALLER_ARN, TOKENS, WS_FUNCTION, LambdaContext, Sandbox
+from ws.handler import lambda_handler as ws_handler
 
 STAGE = "v1"
 API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -59,7 +67,7 @@ register_url_convertor("anypath", _AnyPath())
 class _ConsolePath(Convertor[str]):
     """A console page: any path but those the API, the MCP server and the sandbox's controls answer."""
 
-    regex = r"(?!api(/|$)|mcp(/|$)|\.well-known/|k8s/|sandbox/|assets/).*"
+    regex = r"(?!api(/|$)|mcp(/|$)|ws(/|$)|\.well-known/|k8s/|sandbox/|assets/).*"
 
     def convert(self, value: str) -> str:
         return value
@@ -73,6 +81,13 @@ register_url_convertor("consolepath", _ConsolePath())
 # The console's build (`make run` and `make test` build it first).
 CONSOLE_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 CONSOLE_CONFIG = {"apiBase": "/api", "auth": {"mode": "sandbox", "roles": ["viewer", "operator", "admin"]}}
+
+
+def live_console_config() -> dict[str, Any]:
+    """The console's `config.json`: live logs over `/ws` when the server speaks WebSocket (uvicorn needs `wsproto`
+    or `websockets` for it); without, the console polls the logs route."""
+    serves_websockets = any(importlib.util.find_spec(name) for name in ("wsproto", "websockets"))
+    return {**CONSOLE_CONFIG, "wsBase": "/ws"} if serves_websockets else CONSOLE_CONFIG
 
 
 def _identity(request: Request, mcp_token: str) -> tuple[dict[str, str] | None, str | None] | None:
@@ -153,6 +168,83 @@ def _event(
         },
         "body": body,
         "isBase64Encoded": False,
+    }
+
+
+# The WebSocket API's routes (`$request.body.action`); any other action is `$default`.
+WS_ROUTES = frozenset({"subscribe", "unsubscribe"})
+
+
+def _ws_route(sandbox: Sandbox) -> Callable[[WebSocket], Awaitable[None]]:
+    """`/ws?token=sandbox-viewer`: API Gateway's WebSocket API around the real `ws` handler."""
+
+    async def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = await run_in_threadpool(
+            ws_handler, event, LambdaContext(f"instantstart-{WS_FUNCTION}")
+        )
+        return result
+
+    async def endpoint(websocket: WebSocket) -> None:
+        connection_id = uuid.uuid4().hex
+        role = TOKENS.get(websocket.query_params.get("token", ""))
+        # The authorizer: an unknown token never reaches $connect (API Gateway answers 401).
+        if role is None:
+            await websocket.close(code=1008, reason="Unauthorized")
+            return
+        authorizer = {"principal": websocket.query_params["token"], "role": role}
+        frames = sandbox.websockets.open(connection_id)
+        try:
+            connected = await invoke(_ws_event("$connect", "CONNECT", connection_id, authorizer))
+            if connected.get("statusCode") != 200:
+                await websocket.close(code=1008, reason="Forbidden")
+                return
+            await websocket.accept()
+            sender = asyncio.create_task(_send(websocket, frames))
+            try:
+                while True:
+                    body = await websocket.receive_text()
+                    await invoke(_ws_event(_route_of(body), "MESSAGE", connection_id, authorizer, body))
+            except WebSocketDisconnect:
+                pass
+            finally:
+                sender.cancel()
+        finally:
+            sandbox.websockets.close(connection_id)
+            await invoke(_ws_event("$disconnect", "DISCONNECT", connection_id, authorizer))
+
+    return endpoint
+
+
+async def _send(websocket: WebSocket, frames: asyncio.Queue[str]) -> None:
+    while True:
+        await websocket.send_text(await frames.get())
+
+
+def _route_of(body: str) -> str:
+    try:
+        action = json.loads(body).get("action")
+    except (ValueError, AttributeError):
+        return "$default"
+    return action if action in WS_ROUTES else "$default"
+
+
+def _ws_event(
+    route: str, event_type: str, connection_id: str, authorizer: dict[str, str], body: str | None = None
+) -> dict[str, Any]:
+    """The API Gateway WebSocket event of a connect, a disconnect or a message."""
+    return {
+        "requestContext": {
+            "routeKey": route,
+            "eventType": event_type,
+            "connectionId": connection_id,
+            "apiId": API_ID,
+            "stage": STAGE,
+            "domainName": f"{API_ID}.execute-api.us-east-1.amazonaws.com",
+            "requestId": str(uuid.uuid4()),
+            "authorizer": authorizer,
+        },
+        "isBase64Encoded": False,
+        **({"body": body} if body is not None else {}),
     }
 
 
@@ -300,7 +392,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         return FileResponse(index, headers={"Cache-Control": "no-store"})
 
     async def console_config(request: Request) -> Response:
-        return JSONResponse(CONSOLE_CONFIG, headers={"Cache-Control": "no-store"})
+        return JSONResponse(live_console_config(), headers={"Cache-Control": "no-store"})
 
     return Starlette(
         routes=[
@@ -317,6 +409,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
             Route("/sandbox/quotas", list_quotas, methods=["GET"]),
             Route("/sandbox/quotas", set_quota, methods=["PUT"]),
             Mount("/k8s", app=kubernetes_app(sandbox.emulator)),
+            WebSocketRoute("/ws", _ws_route(sandbox)),
             # MCP streamable HTTP at /mcp (+ its RFC 9728 metadata under /.well-known): the server calls the
             # API as itself and each request has the weaker of the user's role and the server's.
             Route("/{path:consolepath}", console_page),
@@ -333,6 +426,8 @@ LANDING = """<!doctype html><html><head><meta charset="utf-8"><title>InstantStar
 State lives in memory and is lost when the process stops.</p>
 <ul><li>REST API: <code>/api</code> &mdash; OpenAPI document at <code>/api/openapi.json</code>, Swagger UI at
 <code>/api/docs</code> (send <code>Authorization: Bearer sandbox-viewer</code>).</li>
+<li>Live logs: WebSocket <code>/ws?token=sandbox-viewer</code>, then send
+<code>{"action": "subscribe", "clusterTag": "demo", "jobName": "llama"}</code>.</li>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
 <li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-...",

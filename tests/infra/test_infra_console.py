@@ -295,7 +295,7 @@ def console_template(context: dict[str, Any]) -> dict[str, Any]:
     api = apigw.RestApi(stack, "Api", deploy_options=apigw.StageOptions(stage_name="v1"))
     api.root.add_method("GET", apigw.MockIntegration())
     acks = Acknowledgements()
-    Console(stack, "Console", user_pool=pool, api=api, acks=acks)
+    Console(stack, "Console", user_pool=pool, api=api, ws_url="wss://example.com/v1", acks=acks)
     acks.apply()
     return cdk.assertions.Template.from_stack(stack).to_json()  # type: ignore[no-any-return]
 

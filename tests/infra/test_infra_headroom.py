@@ -12,6 +12,8 @@ from controlplane.models.operations import OperationKind
 from infra.drift import RECONCILE_HANDLER
 from infra.stack import API_HANDLER, MCP_HANDLER
 from infra.state_machines import WORKFLOW_FAMILIES
+from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
+from infra.websocket import HANDLER as WS_HANDLER
 
 # CloudFormation quotas per template (the template body's size is that of a template uploaded to S3).
 LIMITS = {"resources": 500, "bytes": 1_048_576, "parameters": 200, "outputs": 200}
@@ -56,4 +58,4 @@ def test_workflows_and_step_lambdas_live_in_nested_stacks(synth: Any) -> None:
     resources = json.loads(root.read_text())["Resources"]
     assert not [key for key, r in resources.items() if r["Type"] == "AWS::StepFunctions::StateMachine"]
     handlers = {props["Properties"]["Handler"] for key, props in synth.functions().items() if key in resources}
-    assert handlers == {API_HANDLER, MCP_HANDLER, RECONCILE_HANDLER}
+    assert handlers == {API_HANDLER, MCP_HANDLER, RECONCILE_HANDLER, WS_HANDLER, WS_AUTHORIZER_HANDLER}

@@ -26,6 +26,7 @@ from infra.names import state_machine_name
 from infra.permissions import API_ACCESS, ASSUME, DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
 from infra.stack import API_HANDLER
 from infra.step_groups import STEP_GROUPS, group_access
+from infra.websocket import HANDLER as WS_HANDLER
 
 ROOT = Path(__file__).resolve().parents[2]
 # Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
@@ -307,8 +308,10 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     assert actions == {"eks:DescribeCluster"}
     (view_key,) = [k for k in roles if k.startswith("KubernetesViewRole")]
     view_trust = roles[view_key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
-    # The view role signs the API's reads and the scheduled drift reconcile's.
-    readers = [synth.role_of(synth.functions_by_handler()[handler]) for handler in (API_HANDLER, RECONCILE_HANDLER)]
+    # The view role signs the reads of the API, the scheduled drift reconcile and the live logs' WebSocket handler.
+    readers = [
+        synth.role_of(synth.functions_by_handler()[handler]) for handler in (API_HANDLER, RECONCILE_HANDLER, WS_HANDLER)
+    ]
     view_principals = [p for s in view_trust for p in as_list(s["Principal"]["AWS"])]
     assert sorted(map(json.dumps, view_principals)) == sorted(
         json.dumps({"Fn::GetAtt": [role, "Arn"]}) for role in readers

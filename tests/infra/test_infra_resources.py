@@ -17,6 +17,7 @@ from infra.drift import RECONCILE_HANDLER
 from infra.names import state_machine_name
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
 from infra.step_groups import STEP_GROUPS, group_access
+from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 
 
 def environment(synth: Any, handler: str) -> dict[str, Any]:
@@ -85,7 +86,8 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    assert len(functions) == len(STEP_GROUPS) + 3  # one per step group, the API, the MCP server, the reconcile
+    # One per step group, the API, the MCP server, the reconcile, the WebSocket handler and its authorizer.
+    assert len(functions) == len(STEP_GROUPS) + 5
     log_groups = set()
     layers = set()
     for key, function in functions.items():
@@ -94,7 +96,9 @@ def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> No
         assert props["Runtime"] == "python3.12", key
         assert props["Architectures"] == ["arm64"], key
         assert props["MemorySize"] == 512, key
-        expected_timeout = {API_HANDLER: 29, MCP_HANDLER: 29, RECONCILE_HANDLER: 900}.get(props["Handler"], 60)
+        expected_timeout = {API_HANDLER: 29, MCP_HANDLER: 29, WS_AUTHORIZER_HANDLER: 29, RECONCILE_HANDLER: 900}.get(
+            props["Handler"], 60
+        )
         assert props["Timeout"] == expected_timeout, key
         log_groups.add(props["LoggingConfig"]["LogGroup"]["Ref"])
         layers.add(json.dumps(props["Layers"]))

@@ -13,6 +13,7 @@ from controlplane.core.ports.kubernetes import (
     ManifestRenderer,
     WorkloadGateway,
 )
+from controlplane.core.ports.logstream import ConnectionNotifier, ConnectionRepository, LogSource, PusherLauncher
 from controlplane.core.ports.mlflow import MlflowGateway
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.ports.network import NetworkGateway
@@ -34,6 +35,12 @@ from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
+from tests.fakes.logstream import (
+    InMemoryConnectionRepository,
+    RecordingNotifier,
+    RecordingPusherLauncher,
+    ScriptedLogSource,
+)
 from tests.fakes.mlflow import InMemoryMlflowGateway
 from tests.fakes.model_endpoints import InMemoryModelEndpointGateway
 from tests.fakes.monitoring import InMemoryClusterReads
@@ -78,6 +85,10 @@ PAIRS = [
     (FileSystemGateway, InMemoryFileSystemGateway),
     (QuotaGateway, InMemoryQuotaGateway),
     (ServingGateway, InMemoryServingGateway),
+    (ConnectionRepository, InMemoryConnectionRepository),
+    (ConnectionNotifier, RecordingNotifier),
+    (PusherLauncher, RecordingPusherLauncher),
+    (LogSource, ScriptedLogSource),
 ]
 
 

@@ -36,4 +36,7 @@ TABLES = (
     ),
     TableSpec("EventWaits", "IS_EVENT_WAITS_TABLE", "waitKey", sort_key="taskToken", ttl_attribute="ttl"),
     TableSpec("Drift", "IS_DRIFT_TABLE", "clusterTag"),
+    TableSpec(
+        "Connections", "IS_CONNECTIONS_TABLE", "connectionId", indexes=(Index("byTopic", "topic"),), ttl_attribute="ttl"
+    ),
 )
