@@ -56,3 +56,8 @@ def test_every_reference_resolves():
     referenced = set(re.findall(r'"#/components/schemas/([^"]+)"', text))
     assert referenced, "the document references no schema"
     assert referenced <= set(schemas), f"dangling references: {sorted(referenced - set(schemas))}"
+
+
+def test_no_two_models_share_a_schema_name():
+    """Two models of one name get module-qualified names (`controlplane__models__…`), which clients then read."""
+    assert [name for name in document()["components"]["schemas"] if "__" in name] == []
