@@ -331,6 +331,10 @@ _FILE_SYSTEMS_REASON = (
     "FSx assigns file system IDs at creation; the statement requires the InstantStart ownership tag (in the "
     "request to create, on the file system to delete)"
 )
+# Ending a task-token wait of this deployment's workflows (the token names its execution).
+_SEND_TASK_SUCCESS = Grant(
+    ("states:SendTaskSuccess",), ("arn:{partition}:states:{region}:{account}:stateMachine:{state_machine_name}",)
+)
 _DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _HYPERPOD_READS_REASON = (
     "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation, and imported clusters keep their own "
@@ -861,7 +865,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (_DESCRIBE_FILE_SYSTEMS, _DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
-    "await_hyperpod_event": FunctionAccess((), tables=("IS_EVENT_WAITS_TABLE",)),
+    # Stores the wait's task token, and ends its own wait when an event came between its check and the store.
+    "await_hyperpod_event": FunctionAccess((_SEND_TASK_SUCCESS,), tables=("IS_EVENT_WAITS_TABLE",)),
     "record_operation_success": FunctionAccess(()),
     "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
