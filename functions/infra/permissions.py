@@ -335,6 +335,8 @@ _FILE_SYSTEMS_REASON = (
 _SEND_TASK_SUCCESS = Grant(
     ("states:SendTaskSuccess",), ("arn:{partition}:states:{region}:{account}:stateMachine:{state_machine_name}",)
 )
+# Starting an operation's workflow: this deployment's state machines only.
+_START_EXECUTION = Grant(("states:StartExecution",), ("{state_machine_arn}",))
 _DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _HYPERPOD_READS_REASON = (
     "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation, and imported clusters keep their own "
@@ -1220,7 +1222,7 @@ API_ACCESS = FunctionAccess(
         # Submitting and deleting training jobs: signed as the jobs role, whose access entry names only the job
         # writers' group (RBAC: job objects, nothing else).
         Grant(("sts:AssumeRole",), ("{kubernetes_jobs_role_arn}",)),
-        Grant(("states:StartExecution",), ("{state_machine_arn}",)),
+        _START_EXECUTION,
         # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
         _DESCRIBE_ADDONS,
         *_READ_TIERED,
@@ -1249,6 +1251,17 @@ API_ACCESS = FunctionAccess(
         "IS_IDEMPOTENCY_TABLE",
         "IS_RECIPE_VALUES_TABLE",
     ),
+)
+
+# The HyperPod events function (`infra.events`): records each event, ends the waits it wakes, and starts the node
+# operation a remediation policy decides on, as the API would (the node's state read first).
+EVENTS_ACCESS = FunctionAccess(
+    (
+        Grant(("sagemaker:DescribeClusterNode",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON),
+        _START_EXECUTION,
+        _SEND_TASK_SUCCESS,
+    ),
+    tables=("IS_EVENTS_TABLE", "IS_EVENT_WAITS_TABLE", "IS_CLUSTERS_TABLE", "IS_OPERATIONS_TABLE", "IS_AUDIT_TABLE"),
 )
 
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no

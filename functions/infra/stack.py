@@ -46,6 +46,7 @@ from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from infra.console import Console
+from infra.events import HyperPodEvents
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
@@ -200,6 +201,15 @@ class InstantStartStack(Stack):
         self.kubernetes_jobs_role = self._kubernetes_jobs_role()
         self.mcp_role = lambda_role(self, "McpRole", "remote MCP server")
         self.api_function = self._api_function()
+        self.events = HyperPodEvents(
+            self,
+            "HyperPodEvents",
+            tables=self.tables,
+            layer=self.layer,
+            state_machines=self.state_machines,
+            kubernetes_view_role_arn=self.kubernetes_view_role.role_arn,
+            acks=self.acks,
+        )
         self.user_pool = self._user_pool()
         self.mcp_client = self._mcp_client()
         self.api = self._rest_api()

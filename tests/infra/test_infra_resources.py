@@ -91,7 +91,7 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    assert len(functions) == len(STEP_GROUPS) + 2  # one per step group, the API, the MCP server
+    assert len(functions) == len(STEP_GROUPS) + 3  # one per step group, the API, the MCP server, HyperPod events
     log_groups = set()
     layers = set()
     for key, function in functions.items():
