@@ -102,8 +102,8 @@ def test_every_tool_sets_all_four_annotations_from_its_method(specs):
 
 def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confirmation(specs):
     # Cancel answers with the cancelled operation, a job's submit (by hand or from a recipe) and delete with the
-    # job; the rest start an operation (node actions included).
-    synchronous = {"operation_cancel", "job_submit", "job_submit_from_recipe", "job_delete"}
+    # job, a remediation policy's put with the policy; the rest start an operation (node actions included).
+    synchronous = {"operation_cancel", "job_submit", "job_submit_from_recipe", "job_delete", "remediation_policy_put"}
     for spec in specs.values():
         starts_operation = spec.method != "GET" and spec.name not in synchronous
         assert spec.description.endswith(MUTATING_NOTE) == starts_operation, spec.name
