@@ -668,6 +668,7 @@ def events() -> EventService:
         DynamoEventWaits(config.event_waits_table),
         StepFunctionsTaskSignal(),
         remediation(),
+        clock(),
     )
 
 
@@ -684,10 +685,10 @@ def remediation() -> RemediationService:
 
 @cache
 def event_wait_steps() -> EventWaitSteps:
-    from controlplane.adapters.aws.events import DynamoEventWaits
+    from controlplane.adapters.aws.events import DynamoEventWaits, StepFunctionsTaskSignal
     from controlplane.core.events.waits import EventWaitSteps
 
-    return EventWaitSteps(DynamoEventWaits(settings().event_waits_table))
+    return EventWaitSteps(DynamoEventWaits(settings().event_waits_table), StepFunctionsTaskSignal())
 
 
 def reset() -> None:

@@ -333,6 +333,12 @@ _FILE_SYSTEMS_REASON = (
     "FSx assigns file system IDs at creation; the statement requires the InstantStart ownership tag (in the "
     "request to create, on the file system to delete)"
 )
+# Ending a task-token wait of this deployment's workflows (the token names its execution).
+_SEND_TASK_SUCCESS = Grant(
+    ("states:SendTaskSuccess",), ("arn:{partition}:states:{region}:{account}:stateMachine:{state_machine_name}",)
+)
+# Starting an operation's workflow: this deployment's state machines only.
+_START_EXECUTION = Grant(("states:StartExecution",), ("{state_machine_arn}",))
 _DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _HYPERPOD_READS_REASON = (
     "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation, and imported clusters keep their own "
@@ -863,7 +869,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         (_DESCRIBE_FILE_SYSTEMS, _DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
     ),
-    "await_hyperpod_event": FunctionAccess((), tables=("IS_EVENT_WAITS_TABLE",)),
+    # Stores the wait's task token, and ends its own wait when an event came between its check and the store.
+    "await_hyperpod_event": FunctionAccess((_SEND_TASK_SUCCESS,), tables=("IS_EVENT_WAITS_TABLE",)),
     "record_operation_success": FunctionAccess(()),
     "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
@@ -1225,7 +1232,7 @@ API_ACCESS = FunctionAccess(
             reason="Managed endpoints are named is-<clusterTag>-<name> at run time, in the Region of their cluster; "
             "the API only invokes them",
         ),
-        Grant(("states:StartExecution",), ("{state_machine_arn}",)),
+        _START_EXECUTION,
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
         Grant(
@@ -1281,6 +1288,17 @@ DRIFT_ACCESS = FunctionAccess(
         Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
     ),
     tables=("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE", "IS_DRIFT_TABLE"),
+)
+
+# The HyperPod events function (`infra.events`): records each event, ends the waits it wakes, and starts the node
+# operation a remediation policy decides on, as the API would (the node's state read first).
+EVENTS_ACCESS = FunctionAccess(
+    (
+        Grant(("sagemaker:DescribeClusterNode",), _HYPERPOD_CLUSTERS, reason=_HYPERPOD_READS_REASON),
+        _START_EXECUTION,
+        _SEND_TASK_SUCCESS,
+    ),
+    tables=("IS_EVENTS_TABLE", "IS_EVENT_WAITS_TABLE", "IS_CLUSTERS_TABLE", "IS_OPERATIONS_TABLE", "IS_AUDIT_TABLE"),
 )
 
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no

@@ -48,6 +48,7 @@ from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from infra.console import Console
 from infra.drift import DriftReconcile
+from infra.events import HyperPodEvents
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
@@ -210,6 +211,15 @@ class InstantStartStack(Stack):
             tables=self.tables,
             layer=self.layer,
             kubernetes_view_role=self.kubernetes_view_role,
+            acks=self.acks,
+        )
+        self.events = HyperPodEvents(
+            self,
+            "HyperPodEvents",
+            tables=self.tables,
+            layer=self.layer,
+            state_machines=self.state_machines,
+            kubernetes_view_role_arn=self.kubernetes_view_role.role_arn,
             acks=self.acks,
         )
         self.user_pool = self._user_pool()

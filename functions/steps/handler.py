@@ -1,7 +1,8 @@
 """The one Lambda entry point of every workflow Task: find the step's row, mark its stage, run it, log.
 
 Every Task sends `{"step": <Task name>, "state": <execution state>, "executionArn": ...}` (plus its constants);
-`registry.STEPS` says what each step runs.
+`registry.STEPS` says what each step runs. A poll's check (its output a `PollState`) is stamped with the time it
+began, before it observed anything: the round's wait for events compares the events handled with it.
 """
 
 from __future__ import annotations
@@ -11,17 +12,21 @@ from typing import Any
 from pydantic import BaseModel
 
 from controlplane import wiring
+from controlplane.models.workflow import PollState
 from controlplane.observability import flushing_metrics, logger
 from steps import registry
 
 
 @flushing_metrics
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    began = wiring.clock().now()
     call = registry.StepCall.from_event(event)
     step = registry.step(call.step)
     if step.begins:
         wiring.operations().begin_step(call.input.operationId, call.step)
     result = step.run(call)
+    if isinstance(result, PollState):
+        result = result.model_copy(update={"checkedAt": began})
     output = result.model_dump(mode="json") if isinstance(result, BaseModel) else dict(result)
     phase = step.phase(call.state, output)
     if phase:

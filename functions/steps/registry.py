@@ -131,16 +131,19 @@ def _record_stage_completed(call: StepCall) -> dict[str, str]:
     return {"operationId": ctx.operationId, "stage": stage.value}
 
 
-def _await_event(call: StepCall) -> dict[str, str]:
-    """A HyperPod wait parks its task token until an event of its topic wakes it (or its timeout ends it)."""
+def _await_event(call: StepCall) -> dict[str, Any]:
+    """A HyperPod wait parks its task token until an event of its topic wakes it (or its timeout ends it); an
+    event handled since its round's check began ends it at once."""
     state = call.state
     what = f"{call.constants['topic']} events of {state['hyperPodClusterName']} ({state['operationId']})"
+    poll = call.input.poll
     return wiring.event_wait_steps().park(
         str(state["region"]),
         str(state["hyperPodClusterName"]),
         str(call.constants["topic"]),
         str(call.constants["taskToken"]),
         what,
+        poll.checkedAt if poll else None,
     )
 
 

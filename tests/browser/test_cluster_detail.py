@@ -1,4 +1,5 @@
-"""The cluster detail page's tabs: instance groups, nodes, storage, software and features, on a ready sandbox cluster.
+"""The cluster detail page's tabs: instance groups, nodes, storage, software, features, events and remediation, on a
+ready sandbox cluster.
 
 Each test opens its tab at its permalink, `/clusters/{tag}?tab=<id>`. The tabs are registered in
 `frontend/src/pages/cluster/tabs.tsx`; the page that renders them (`ClusterDetailPage`) is built on a parallel
@@ -125,6 +126,8 @@ def test_a_viewer_sees_no_write_action_on_any_tab(console: Page, cluster: Runnin
         ("storage", "Storage", "Configure storage"),
         ("software", "Software per instance group", "Review update"),
         ("features", "Advanced features", "Review changes"),
+        ("events", "Events", "Save policy"),
+        ("remediation", "Remediation policy", "Save policy"),
     ]:
         console.goto(f"/clusters/{TAG}?tab={tab}")
         expect(console.get_by_role("heading", name=re.compile(f"^{heading}"))).to_be_visible()

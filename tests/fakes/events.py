@@ -52,12 +52,26 @@ class InMemoryEventStore:
 class InMemoryEventWaits:
     def __init__(self) -> None:
         self.tokens: dict[str, list[str]] = {}
+        self.signals: dict[str, datetime] = {}
 
     def add(self, key: str, token: str, what: str) -> None:
         self.tokens.setdefault(key, []).append(token)
 
     def take(self, key: str) -> list[str]:
         return self.tokens.pop(key, [])
+
+    def remove(self, key: str, token: str) -> bool:
+        waiting = self.tokens.get(key, [])
+        if token not in waiting:
+            return False
+        waiting.remove(token)
+        return True
+
+    def signal(self, key: str, at: datetime) -> None:
+        self.signals[key] = max(at, self.signals.get(key, at))
+
+    def signalled(self, key: str) -> datetime | None:
+        return self.signals.get(key)
 
 
 class RecordingTaskSignal:

@@ -10,6 +10,7 @@ from typing import Any
 
 from controlplane.models.operations import OperationKind
 from infra.drift import RECONCILE_HANDLER
+from infra.events import EVENTS_HANDLER
 from infra.stack import API_HANDLER, MCP_HANDLER
 from infra.state_machines import WORKFLOW_FAMILIES
 from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
@@ -51,11 +52,18 @@ def test_every_workflow_is_in_exactly_one_family() -> None:
 
 
 def test_workflows_and_step_lambdas_live_in_nested_stacks(synth: Any) -> None:
-    """The root keeps what every face shares (tables, identities, API, MCP) and the scheduled drift reconcile; each
-    workflow family and the step Lambda functions have a template of their own."""
+    """The root keeps what every face shares (tables, identities, API, MCP, live logs, HyperPod events in) and the
+    scheduled drift reconcile; each workflow family and the step Lambda functions have a template of their own."""
     root, *nested = synth.template_paths
     assert len(nested) == len(WORKFLOW_FAMILIES) + 1
     resources = json.loads(root.read_text())["Resources"]
     assert not [key for key, r in resources.items() if r["Type"] == "AWS::StepFunctions::StateMachine"]
     handlers = {props["Properties"]["Handler"] for key, props in synth.functions().items() if key in resources}
-    assert handlers == {API_HANDLER, MCP_HANDLER, RECONCILE_HANDLER, WS_HANDLER, WS_AUTHORIZER_HANDLER}
+    assert handlers == {
+        API_HANDLER,
+        MCP_HANDLER,
+        RECONCILE_HANDLER,
+        WS_HANDLER,
+        WS_AUTHORIZER_HANDLER,
+        EVENTS_HANDLER,
+    }

@@ -86,8 +86,9 @@ def test_every_log_group_has_a_retention(synth: Any) -> None:
 
 def test_functions_are_traced_sized_and_log_to_their_own_group(synth: Any) -> None:
     functions = synth.functions()
-    # One per step group, the API, the MCP server, the reconcile, the WebSocket handler and its authorizer.
-    assert len(functions) == len(STEP_GROUPS) + 5
+    # One per step group, the API, the MCP server, the reconcile, the WebSocket handler and its authorizer, HyperPod
+    # events.
+    assert len(functions) == len(STEP_GROUPS) + 6
     log_groups = set()
     layers = set()
     for key, function in functions.items():

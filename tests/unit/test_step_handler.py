@@ -8,6 +8,7 @@ from controlplane import wiring
 from controlplane.models.workflow import PollState, WorkflowState
 from steps import registry
 from steps.handler import lambda_handler
+from tests.fakes.persistence import FakeClock
 
 STATE = {
     "operationId": "op-1",
@@ -51,9 +52,29 @@ def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations,
         "Check Thing",
         registry.work(WorkflowState, lambda ctx: PollState(done=True, attempts=1, waitSeconds=0)),
     )
-    expected = {"done": True, "attempts": 1, "waitSeconds": 0, "status": None, "startedAt": None}
+    monkeypatch.setattr(wiring, "clock", FakeClock)
+    expected = {
+        "done": True,
+        "attempts": 1,
+        "waitSeconds": 0,
+        "status": None,
+        "startedAt": None,
+        "checkedAt": "2026-12-02T12:00:00Z",
+    }
     assert invoke("Check Thing", STATE) == expected
     assert operations.calls == [("begin_step", "op-1", "Check Thing")]
+
+
+def test_a_check_is_stamped_with_when_it_began_before_it_observed_anything(operations, monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(wiring, "clock", lambda: clock)
+
+    def observe(ctx: WorkflowState) -> PollState:
+        clock.sleep(3)  # the check's reads take time; an event may be handled meanwhile
+        return PollState(done=False, attempts=1, waitSeconds=30)
+
+    monkeypatch.setitem(registry.STEPS, "Check Thing", registry.work(WorkflowState, observe))
+    assert invoke("Check Thing", STATE)["checkedAt"] == "2026-12-02T12:00:00Z"
 
 
 def test_a_step_that_starts_a_wait_persists_its_phase_from_its_output(operations, monkeypatch):

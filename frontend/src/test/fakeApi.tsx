@@ -44,7 +44,7 @@ export function fakeApi(answers: Answers): { api: ApiClient; calls: Call[] } {
       const response = new Response(null, { status });
       return status < 400 ? { data: body, response } : { error: body, response };
     };
-  const api = { GET: respond("GET"), POST: respond("POST"), PATCH: respond("PATCH"), DELETE: respond("DELETE") };
+  const api = { GET: respond("GET"), POST: respond("POST"), PUT: respond("PUT"), PATCH: respond("PATCH"), DELETE: respond("DELETE") };
   return { api: api as unknown as ApiClient, calls };
 }
 

@@ -34,6 +34,11 @@ class PollState(View):
     waitSeconds: int
     status: str | None = None
     startedAt: datetime | None = Field(default=None, description="When the loop's first check ran.")
+    checkedAt: datetime | None = Field(
+        default=None,
+        description="When this round's check began, before it observed anything (the step handler sets it): an "
+        "event handled from then on ends the round's wait for events at once.",
+    )
     byEvent: bool = Field(
         default=False,
         exclude=True,

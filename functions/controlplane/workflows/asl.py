@@ -45,7 +45,7 @@ POLL_RESULT = {
     "waitSeconds.$": "$.Payload.waitSeconds",
     "startedAt.$": "$.Payload.startedAt",
 }
-POLL_BY_EVENT_RESULT: dict[str, Any] = {**POLL_RESULT, "byEvent": True}
+POLL_BY_EVENT_RESULT: dict[str, Any] = {**POLL_RESULT, "checkedAt.$": "$.Payload.checkedAt", "byEvent": True}
 RECORD_SUCCESS = "Record Operation Success"
 RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"

@@ -39,7 +39,13 @@ class Setup:
             self.world.clock,
         )
         self.events = EventService(
-            self.world.clusters, self.world.registry, self.store, self.waits, self.signal, self.remediation
+            self.world.clusters,
+            self.world.registry,
+            self.store,
+            self.waits,
+            self.signal,
+            self.remediation,
+            self.world.clock,
         )
 
     def node(self, index: int = 0) -> str:

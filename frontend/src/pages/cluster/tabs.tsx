@@ -1,6 +1,6 @@
 /**
- * The cluster detail page's tabs after Overview (instance groups, nodes, storage, software, features, drift, cost),
- * each its own chunk. The active tab is the URL's `?tab=` so every tab is a permalink.
+ * The cluster detail page's tabs after Overview (instance groups, nodes, storage, software, features, events,
+ * remediation, drift, cost), each its own chunk. The active tab is the URL's `?tab=` so every tab is a permalink.
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from "react";
 import type { Schemas } from "../../api/client";
@@ -23,6 +23,8 @@ export const CLUSTER_TABS: ClusterTab[] = [
   { id: "storage", label: "Storage", component: lazy(() => import("./StorageTab")) },
   { id: "software", label: "Software", component: lazy(() => import("./SoftwareTab")) },
   { id: "features", label: "Features", component: lazy(() => import("./FeaturesTab")) },
+  { id: "events", label: "Events", component: lazy(() => import("./EventsTab")) },
+  { id: "remediation", label: "Remediation", component: lazy(() => import("./RemediationTab")) },
   { id: "drift", label: "Drift", component: lazy(() => import("./DriftTab")) },
   { id: "cost", label: "Cost", component: lazy(() => import("./CostTab")) },
 ];

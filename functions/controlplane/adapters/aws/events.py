@@ -3,7 +3,8 @@ task-token signal that ends a wait.
 
 `Events` items, under the cluster tag (`cluster`): `event#<time>#<id>` (an event or a remediation decision; `nodeKey`
 `<tag>#<nodeId>` puts a node's in the `byNode` index), `latest#<subject>` (the time of the subject's latest fact),
-`policy` (the remediation policy). `EventWaits` items: a wait key and a task token, expiring with the longest wait.
+`policy` (the remediation policy). `EventWaits` items: a wait key and a task token, expiring with the longest wait;
+under `<wait key>#signalled` (`taskToken` `signal`), when an event on the key was last handled (`at`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ NODE_INDEX = "byNode"
 EVENT_PREFIX = "event#"
 LATEST_PREFIX = "latest#"
 POLICY_KEY = "policy"
+SIGNALLED = "#signalled"
+SIGNAL_TOKEN = "signal"
 # What a token whose wait already ended says when signalled: nothing to do.
 ENDED_WAITS = {"TaskTimedOut", "TaskDoesNotExist", "InvalidToken"}
 
@@ -151,15 +154,45 @@ class DynamoEventWaits:
             if "LastEvaluatedKey" not in response:
                 break
             request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-        taken = []
-        for token in tokens:
-            # The delete that removes the item takes the token: two handlers never both wake one wait.
-            deleted = dynamodb.delete_item(
-                TableName=self._table, Key={"waitKey": {"S": key}, "taskToken": {"S": token}}, ReturnValues="ALL_OLD"
+        return [token for token in tokens if self.remove(key, token)]
+
+    def remove(self, key: str, token: str) -> bool:
+        # The delete that removes the item takes the token: two callers never both wake one wait.
+        deleted = client("dynamodb").delete_item(
+            TableName=self._table, Key={"waitKey": {"S": key}, "taskToken": {"S": token}}, ReturnValues="ALL_OLD"
+        )
+        return bool(deleted.get("Attributes"))
+
+    def signal(self, key: str, at: datetime) -> None:
+        expires = int(clock.time() + LONGEST_WAIT.total_seconds())
+        try:
+            client("dynamodb").put_item(
+                TableName=self._table,
+                Item={
+                    "waitKey": {"S": key + SIGNALLED},
+                    "taskToken": {"S": SIGNAL_TOKEN},
+                    "at": {"S": at.isoformat()},
+                    "ttl": {"N": str(expires)},
+                },
+                ConditionExpression="attribute_not_exists(#at) OR #at < :at",
+                ExpressionAttributeNames={"#at": "at"},
+                ExpressionAttributeValues={":at": {"S": at.isoformat()}},
             )
-            if deleted.get("Attributes"):
-                taken.append(token)
-        return taken
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise
+
+    def signalled(self, key: str) -> datetime | None:
+        item = (
+            client("dynamodb")
+            .get_item(
+                TableName=self._table,
+                Key={"waitKey": {"S": key + SIGNALLED}, "taskToken": {"S": SIGNAL_TOKEN}},
+                ConsistentRead=True,
+            )
+            .get("Item")
+        )
+        return datetime.fromisoformat(item["at"]["S"]) if item else None
 
 
 class StepFunctionsTaskSignal:

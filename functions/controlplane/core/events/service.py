@@ -15,7 +15,7 @@ from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.events.waits import WAKES, wait_key
 from controlplane.core.naming import hyperpod_cluster_name
 from controlplane.core.ports.events import EventStore, EventWaits, TaskSignal
-from controlplane.core.ports.persistence import ClusterRegistry
+from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.remediation.service import RemediationService
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -40,6 +40,7 @@ class EventService:
         waits: EventWaits,
         signal: TaskSignal,
         remediation: RemediationService,
+        clock: Clock,
     ) -> None:
         self._clusters = clusters
         self._registry = registry
@@ -47,6 +48,7 @@ class EventService:
         self._waits = waits
         self._signal = signal
         self._remediation = remediation
+        self._clock = clock
 
     def handle(self, event: HyperPodEvent) -> EventOutcome:
         record = self._cluster_of(event)
@@ -93,9 +95,12 @@ class EventService:
         )
 
     def _wake(self, event: HyperPodEvent) -> int:
+        """Note the event on each key before taking its tokens: a wait parking meanwhile sees the note."""
         woken = 0
         for topic in WAKES[event.kind]:
-            for token in self._waits.take(wait_key(event.region, event.clusterName, topic)):
+            key = wait_key(event.region, event.clusterName, topic)
+            self._waits.signal(key, self._clock.now())
+            for token in self._waits.take(key):
                 woken += self._signal.wake(token)
         return woken
 

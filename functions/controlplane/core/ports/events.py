@@ -34,12 +34,25 @@ class EventStore(Protocol):
 
 
 class EventWaits(Protocol):
-    """Workflows waiting for an event on `key` (a cluster and a topic), each by its task token."""
+    """Workflows waiting for an event on `key` (a cluster and a topic), each by its task token, and when an event on
+    `key` was last handled (a wait parked just after it sees that it missed it)."""
 
     def add(self, key: str, token: str, what: str) -> None: ...
 
     def take(self, key: str) -> list[str]:
         """Every token waiting on `key`, forgotten as they are returned (an event wakes a wait once)."""
+        ...
+
+    def remove(self, key: str, token: str) -> bool:
+        """Forget one token: True when it was still waiting (the caller now ends its wait), False when taken."""
+        ...
+
+    def signal(self, key: str, at: datetime) -> None:
+        """Note that an event on `key` was handled at `at` (unless a later one is noted)."""
+        ...
+
+    def signalled(self, key: str) -> datetime | None:
+        """When an event on `key` was last handled, read after every earlier `signal` (strongly consistent)."""
         ...
 
 

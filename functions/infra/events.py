@@ -1,0 +1,130 @@
+"""HyperPod events in: one EventBridge rule per pattern of `controlplane.adapters.aws.eventbridge.PATTERNS` on the
+default bus, each targeting the events function (`events.hyperpod`), with retries and an SQS dead-letter queue.
+
+The patterns are the runtime's own (the sandbox's router matches the same ones), so infra holds no copy of them.
+EKS emits no state-change events of its own (its changes reach EventBridge only as CloudTrail API calls, which say
+that a call was made, not that a cluster or add-on became ACTIVE), so EKS waits keep their bounded poll and no EKS
+rule is made. The function's role is `infra.permissions.EVENTS_ACCESS`; alarms on the queue are not made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aws_cdk import Duration, Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_sqs as sqs
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from controlplane.adapters.aws.eventbridge import PATTERNS
+from controlplane.models.operations import OperationKind
+from infra.grants import add_grants, add_table_grants
+from infra.lambdas import control_plane_code, lambda_function, lambda_role
+from infra.nag import Acknowledgements
+from infra.names import deployment_name, state_machine_name
+from infra.permissions import EVENTS_ACCESS
+
+EVENTS_HANDLER = "events.hyperpod.lambda_handler"
+EVENTS_TIMEOUT = Duration.seconds(60)
+RETRY_ATTEMPTS = 8
+"""EventBridge's retries of a failed delivery (with back-off) before the event goes to the dead-letter queue."""
+MAX_EVENT_AGE = Duration.hours(2)
+"""An event older than this is not retried: by then the waits' fallback poll has noticed the change."""
+DEAD_LETTER_RETENTION = Duration.days(14)
+
+
+class HyperPodEvents(Construct):
+    """The rules, the events function and its role, and the dead-letter queue of the rules' target."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        tables: Mapping[str, dynamodb.Table],
+        layer: lambda_.ILayerVersion,
+        state_machines: Mapping[OperationKind, sfn.StateMachine],
+        kubernetes_view_role_arn: str,
+        acks: Acknowledgements,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.function = self._function(tables, layer, state_machines, kubernetes_view_role_arn, acks)
+        self.dead_letters = sqs.Queue(
+            self,
+            "DeadLetters",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=DEAD_LETTER_RETENTION,
+        )
+        acks.add(
+            self.dead_letters,
+            "AwsSolutions-SQS3",
+            "This queue is itself the dead-letter queue of the HyperPod event rules' Lambda target",
+        )
+        target = targets.LambdaFunction(
+            self.function,
+            dead_letter_queue=self.dead_letters,
+            retry_attempts=RETRY_ATTEMPTS,
+            max_event_age=MAX_EVENT_AGE,
+        )
+        self.rules = {
+            kind: events.Rule(
+                self,
+                f"{kind}Rule",
+                description=f"HyperPod {kind} events to the InstantStart events function",
+                event_pattern=event_pattern(pattern),
+                targets=[target],
+            )
+            for kind, pattern in PATTERNS.items()
+        }
+
+    def _function(
+        self,
+        tables: Mapping[str, dynamodb.Table],
+        layer: lambda_.ILayerVersion,
+        state_machines: Mapping[OperationKind, sfn.StateMachine],
+        kubernetes_view_role_arn: str,
+        acks: Acknowledgements,
+    ) -> lambda_.Function:
+        role = lambda_role(self, "Role", "HyperPod events")
+        values = {
+            "state_machine_arn": [machine.state_machine_arn for machine in state_machines.values()],
+            "state_machine_name": [state_machine_name(deployment_name(self), kind) for kind in OperationKind],
+        }
+        add_grants(role, EVENTS_ACCESS.grants, values, acks)
+        add_table_grants(role, EVENTS_ACCESS, tables)
+        return lambda_function(
+            self,
+            "Events",
+            handler=EVENTS_HANDLER,
+            role=role,
+            timeout=EVENTS_TIMEOUT,
+            description="InstantStart HyperPod events: recorded, waits woken, remediation",
+            environment={
+                # settings() requires every table name, even of tables this function never touches.
+                **{env_var: table.table_name for env_var, table in tables.items()},
+                "IS_STATE_MACHINE_ARNS": state_machine_arns(self, state_machines),
+                # The cluster service is built with the view role's ARN; the event path reads no Kubernetes, and
+                # this role may not assume it.
+                "IS_KUBERNETES_VIEW_ROLE_ARN": kubernetes_view_role_arn,
+            },
+            code=control_plane_code(self),
+            layer=layer,
+            acks=acks,
+        )
+
+
+def event_pattern(pattern: Mapping[str, Any]) -> events.EventPattern:
+    """The CDK form of one of `PATTERNS` (its keys in snake case: `detail-type` is `detail_type`)."""
+    return events.EventPattern(**{key.replace("-", "_"): value for key, value in pattern.items()})
+
+
+def state_machine_arns(scope: Construct, state_machines: Mapping[OperationKind, sfn.StateMachine]) -> str:
+    """`IS_STATE_MACHINE_ARNS`: each workflow's state machine by operation kind."""
+    arns = {kind.value: machine.state_machine_arn for kind, machine in state_machines.items()}
+    return Stack.of(scope).to_json_string(arns)
