@@ -422,6 +422,7 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
         settings().autoscaling_role_boundary_arn,
         settings().service_role_boundary_arn,
         deployment(),
+        registry(),
     )
 
 

@@ -65,6 +65,7 @@ from controlplane.core.naming import (
     hyperpod_execution_role_name,
     inference_operator_role_name,
     inference_tls_bucket_name,
+    job_role_name,
     karpenter_role_name,
     observability_role_name,
     s3_csi_role_name,
@@ -515,6 +516,41 @@ def _act_on_nodes(action: str) -> Grant:
 
 _UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), _HYPERPOD_CLUSTERS, _MANAGED_RESOURCE, _HYPERPOD_CLUSTERS_REASON)
 _KUBERNETES = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
+_JOB_ROLES = (f"arn:{{partition}}:iam::{{account}}:role/{job_role_name(_DEPLOYMENT, '*')}",)
+_JOB_ROLES_REASON = (
+    "The training jobs' role is created per cluster tag at run time; the pattern admits only the control plane's "
+    "<deployment>-<tag>-training-jobs roles"
+)
+_READ_POD_IDENTITIES = (
+    Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
+    Grant(("eks:DescribePodIdentityAssociation",), _ANY_POD_IDENTITY, reason=_READ_ANY_CLUSTER_REASON),
+)
+# The trainingOperator feature's jobs identity: a role within the workload boundary whose one inline policy lets
+# jobs log to MLflow, its ServiceAccount (through the Kubernetes role) and their pod identity association.
+_ENSURE_JOB_IDENTITY = (
+    _read_roles(_JOB_ROLES, _JOB_ROLES_REASON),
+    Grant(("iam:GetRolePolicy",), _JOB_ROLES, reason=_JOB_ROLES_REASON),
+    Grant(("iam:CreateRole",), _JOB_ROLES, _BOUNDED_REQUEST, _JOB_ROLES_REASON),
+    Grant(("iam:TagRole",), _JOB_ROLES, _MANAGED_REQUEST, _JOB_ROLES_REASON),
+    Grant(("iam:PutRolePolicy",), _JOB_ROLES, _BOUNDED_RESOURCE, _JOB_ROLES_REASON),
+    Grant(
+        ("iam:PassRole",),
+        _JOB_ROLES,
+        {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
+        _JOB_ROLES_REASON,
+    ),
+    *_READ_POD_IDENTITIES,
+    Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
+    _also_adopted(("eks:CreatePodIdentityAssociation",)),
+    Grant(("eks:TagResource",), _ANY_POD_IDENTITY, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
+    _KUBERNETES,
+)
+_REMOVE_JOB_IDENTITY = (
+    *_delete_roles(_JOB_ROLES, _JOB_ROLES_REASON),
+    *_READ_POD_IDENTITIES,
+    Grant(("eks:DeletePodIdentityAssociation",), _ANY_POD_IDENTITY, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON),
+    _KUBERNETES,
+)
 
 STEP_ACCESS: dict[str, FunctionAccess] = {
     # --- create_eks_cluster workflow ---------------------------------------------------------
@@ -1005,20 +1041,18 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             *_delete_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
             *_EMPTY_TLS_BUCKETS,
             *_delete_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+            *_delete_roles(_JOB_ROLES, _JOB_ROLES_REASON),
         )
     ),
     # --- update_cluster_features workflow ------------------------------------------------------
     "ensure_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_CREATE_ADDON)),
     "remove_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
     "ensure_training_operator": FunctionAccess(
-        (
-            *_FEATURE_FACTS,
-            *_CREATE_ADDON,
-            Grant(("eks:ListPodIdentityAssociations",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON),
-            Grant(("eks:DescribePodIdentityAssociation",), _ANY_POD_IDENTITY, reason=_READ_ANY_CLUSTER_REASON),
-        )
+        (*_FEATURE_FACTS, *_CREATE_ADDON, *_ENSURE_JOB_IDENTITY), kubernetes_role=ASSUME
     ),
-    "remove_training_operator": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
+    "remove_training_operator": FunctionAccess(
+        (*_FEATURE_FACTS, *_DELETE_ADDON, *_REMOVE_JOB_IDENTITY), kubernetes_role=ASSUME
+    ),
     "ensure_tiered_storage": FunctionAccess(
         (
             *_FEATURE_FACTS,
@@ -1247,6 +1281,8 @@ API_ACCESS = FunctionAccess(
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
+        _read_roles(_JOB_ROLES, _JOB_ROLES_REASON),
+        *_READ_POD_IDENTITIES,
         *_READ_TLS_BUCKETS,
         # GET /clusters/{clusterTag}/storage/contents lists the S3 claim's keys.
         *_buckets(

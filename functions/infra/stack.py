@@ -126,6 +126,8 @@ IDENTITY_CHANGES = (
     "iam:UpdateAssumeRolePolicy",
     "iam:UpdateLoginProfile",
 )
+# What the training jobs' role may do at most: the SageMaker managed MLflow tracking API.
+MLFLOW_ACTIONS = "sagemaker-mlflow:*"
 BINDABLE_ROLES = frozenset(role.name.lower() for role in Role)
 
 
@@ -277,12 +279,13 @@ class InstantStartStack(Stack):
 
     def _workload_boundary(self) -> iam.ManagedPolicy:
         """The ceiling of every role the control plane creates for workloads with its own policies (the S3 CSI
-        driver's and tiered checkpointing's IRSA roles): whatever policy a step writes, the role can never do
-        more than this."""
+        driver's and tiered checkpointing's IRSA roles, the training jobs' pod identity role): whatever policy a step
+        writes, the role can never do more than this."""
+        mlflow_servers = f"arn:{Aws.PARTITION}:sagemaker:*:{Aws.ACCOUNT_ID}:mlflow-tracking-server/*"
         boundary = iam.ManagedPolicy(
             self,
             "WorkloadRoleBoundary",
-            description="InstantStart: permissions boundary of IRSA roles created for cluster workloads",
+            description="InstantStart: permissions boundary of the roles created for cluster workloads",
             statements=[
                 iam.PolicyStatement(
                     actions=[
@@ -304,8 +307,17 @@ class InstantStartStack(Stack):
                     ],
                     resources=["*"],
                 ),
+                iam.PolicyStatement(actions=[MLFLOW_ACTIONS], resources=[mlflow_servers]),
             ],
         )
+        mlflow_reason = (
+            "A permissions boundary is a ceiling, not a grant: the training jobs' role (trainingOperator feature) "
+            "logs runs, metrics and artifacts to SageMaker managed MLflow, whose API is the sagemaker-mlflow service "
+            "alone; the ceiling admits it only on this account's tracking servers, and the role's own policy names "
+            "its cluster's Region"
+        )
+        self.acks.add(boundary, f"AwsSolutions-IAM5[Action::{MLFLOW_ACTIONS}]", mlflow_reason)
+        self.acks.wildcard_resources(boundary, [MLFLOW_ACTIONS], [mlflow_servers], mlflow_reason)
         self.acks.add(
             boundary,
             "AwsSolutions-IAM5[Resource::*]",

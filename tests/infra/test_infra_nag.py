@@ -20,7 +20,7 @@ from aws_cdk import aws_sqs as sqs
 from cdk_nag import AwsSolutionsChecks
 
 from infra.nag import MIN_REASON_LENGTH, flatten
-from infra.stack import MCP_HANDLER
+from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 
 # A ratchet: acknowledging one more finding is a reviewed decision, so it changes this number too.
 # 218: eight instance-group and software-update steps (their X-Ray, runtime-pin and ARN-pattern findings) and
@@ -85,7 +85,11 @@ from infra.stack import MCP_HANDLER
 # 282: +4 for HyperPod events in (infra/events.py): the events function (runtime L1, X-Ray IAM5), its
 # sagemaker:DescribeClusterNode on any HyperPod cluster of the account (remediation reads the node's state first;
 # cluster ARNs end in an ID SageMaker assigns), and the rules' dead-letter queue, which is itself a DLQ (SQS3).
-EXPECTED_ACKNOWLEDGEMENTS = 282
+# 288: +6 for the training jobs' role (trainingOperator feature): the workload boundary's MLflow ceiling
+# (sagemaker-mlflow:*, the MLflow API alone, on this account's mlflow-tracking-server/*: 2), the
+# <deployment>-*-training-jobs role pattern on the training operator's steps, the identities removal and the API's
+# feature reads (3), and the API's read of pod identity associations (podidentityassociation/*/*: EKS assigns IDs).
+EXPECTED_ACKNOWLEDGEMENTS = 288
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
@@ -126,6 +130,9 @@ def test_acknowledgements_are_finding_specific_and_still_needed(synth: Any) -> N
         if rule == "AwsSolutions-IAM5" and finding == "AwsSolutions-IAM5[Action::*]":
             # Only the service roles' boundary: a ceiling over AWS managed policies, whose denials are the point.
             assert construct.node.id == "ServiceRoleBoundary", construct.node.path
+        elif rule == "AwsSolutions-IAM5" and finding == f"AwsSolutions-IAM5[Action::{MLFLOW_ACTIONS}]":
+            # Only the workload roles' boundary: the ceiling of the training jobs' role is the MLflow API, one service.
+            assert construct.node.id == "WorkloadRoleBoundary", construct.node.path
         elif rule == "AwsSolutions-IAM5":
             assert finding.startswith("AwsSolutions-IAM5[Resource::"), finding  # never a bulk IAM5
             resource = finding[len("AwsSolutions-IAM5[Resource::") : -1]

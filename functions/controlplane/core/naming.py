@@ -169,6 +169,11 @@ KARPENTER_OBJECT_NAME = "instantstart"
 KARPENTER_POLICY_NAME = "hyperpod-autoscaling"
 TIERED_STORAGE_NAMESPACE = "default"
 TIERED_STORAGE_SERVICE_ACCOUNT = "tiered-storage-sa"
+# The ServiceAccount training jobs' pods run as (in the job namespace), and the inline policy of its role.
+JOB_SERVICE_ACCOUNT = "instantstart-jobs"
+JOB_ROLE_POLICY_NAME = "mlflow-tracking"
+# Where jobs run when the cluster has no storage claim yet: the storage stage's default namespace.
+DEFAULT_JOB_NAMESPACE = "default"
 
 
 def feature_tags(deployment: Deployment, cluster_tag: str, feature: Feature) -> dict[str, str]:
@@ -207,3 +212,14 @@ def tiered_storage_role_name(deployment: Deployment, cluster_tag: str) -> str:
 
 def tiered_storage_policy_name(deployment: Deployment, cluster_tag: str) -> str:
     return f"{deployment.name}-{cluster_tag}-tiered-ckpt"
+
+
+def job_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    """The AWS role of training jobs' pods (the trainingOperator feature's), trusted for one ServiceAccount."""
+    return f"{deployment.name}-{cluster_tag}-training-jobs"
+
+
+def job_namespace(storage_claim: str | None) -> str:
+    """Jobs run in the namespace of the cluster's storage claim (`<namespace>/<claim>`)."""
+    namespace, _, _ = str(storage_claim or "").rpartition("/")
+    return namespace or DEFAULT_JOB_NAMESPACE

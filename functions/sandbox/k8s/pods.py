@@ -1,6 +1,6 @@
 """What the simulated workload controllers share (the training operator in `training.py`, the KubeRay controller in
-`kuberay.py`): pods placed on the simulated nodes that fit them, their logs written line by line, their phases,
-their deletion, and the events of the objects that own them.
+`kuberay.py`): pods placed on the simulated nodes that fit them (as the template's ServiceAccount), their logs
+written line by line, their phases, their deletion, and the events of the objects that own them.
 
 Not here: when a controller creates, restarts or finishes its pods (each controller's own rules).
 """
@@ -140,7 +140,12 @@ def _pod(owner: JsonObject, request: PodRequest, node: str) -> JsonObject:
             "labels": {**(template_metadata.get("labels") or {}), **request.labels},
             "ownerReferences": [reference],
         },
-        "spec": {"nodeName": node, "containers": containers},
+        # Kubernetes runs a pod as its namespace's `default` ServiceAccount unless the template names another.
+        "spec": {
+            "nodeName": node,
+            "serviceAccountName": spec.get("serviceAccountName", "default"),
+            "containers": containers,
+        },
         "status": {
             "phase": "Running",
             "startTime": now(),

@@ -131,6 +131,7 @@ class FeatureWorld:
             AUTOSCALING_BOUNDARY,
             SERVICE_BOUNDARY,
             DEPLOYMENT,
+            self.registry,
         )
         self.operations = OperationService(
             InMemoryOperationRepository(),

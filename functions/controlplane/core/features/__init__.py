@@ -8,7 +8,9 @@
   `training_operator`, `observability`, `inference_operator`, `karpenter`): its live state (probe), how it is
   ensured and how it is removed;
 - shared building blocks: `facts` (what every feature reads first, and the shape of a feature), `addon`
-  (a feature that is an EKS add-on with its IAM role and bucket), `manifest` (a bundle of Kubernetes objects).
+  (a feature that is an EKS add-on with its IAM role and bucket), `manifest` (a bundle of Kubernetes objects),
+  `job_identity` (the training jobs' role, ServiceAccount and pod identity association, which the training
+  operator builds beside its add-on).
 Deterministic names (roles, policies, buckets, tags, labels) are in `core.naming`.
 """
 
@@ -64,7 +66,9 @@ CATALOG: dict[Feature, FeatureSpec] = {
         ),
         FeatureSpec(
             Feature.TRAINING_OPERATOR,
-            "EKS add-on amazon-sagemaker-hyperpod-training-operator (pod identity from the HyperPod stage)",
+            "EKS add-on amazon-sagemaker-hyperpod-training-operator (pod identity from the HyperPod stage); the "
+            "training jobs' IAM role (pod identity, MLflow logging only), ServiceAccount instantstart-jobs in the job "
+            "namespace and their association",
             requires=(Feature.CERT_MANAGER,),
             needs_hyperpod=True,
         ),

@@ -30,6 +30,8 @@ class ClusterFacts:
     eks_name: str
     eks: EksCluster | None
     hyperpod: HyperPodCluster | None
+    # Where training jobs run: the namespace of the cluster's storage claim (`core.naming.job_namespace`).
+    job_namespace: str
 
     @property
     def kubernetes(self) -> EksCluster | None:

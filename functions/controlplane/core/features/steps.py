@@ -14,17 +14,19 @@ from controlplane.core.features.cert_manager import cert_manager_feature
 from controlplane.core.features.facts import ClusterFacts, FeatureHandler
 from controlplane.core.features.fsx_csi_driver import fsx_csi_driver_feature
 from controlplane.core.features.inference_operator import inference_operator_feature
+from controlplane.core.features.job_identity import JobIdentity
 from controlplane.core.features.karpenter import Karpenter
 from controlplane.core.features.kuberay_operator import kuberay_operator_feature
 from controlplane.core.features.observability import observability_feature
 from controlplane.core.features.tiered_storage import TieredStorage
-from controlplane.core.features.training_operator import training_operator_feature
-from controlplane.core.naming import Deployment
+from controlplane.core.features.training_operator import TrainingOperator
+from controlplane.core.naming import DEFAULT_JOB_NAMESPACE, Deployment, job_namespace
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.core.ports.storage import BucketGateway
 from controlplane.models.features import Feature, FeatureState
 from controlplane.models.workflow import (
@@ -53,8 +55,10 @@ class FeatureSteps:
         autoscaling_boundary_arn: str,
         service_boundary_arn: str,
         deployment: Deployment,
+        registry: ClusterRegistry,
     ) -> None:
         self._deployment = deployment
+        self._registry = registry
         self._eks = eks
         self._hyperpod = hyperpod
         self._poll = poll
@@ -63,14 +67,18 @@ class FeatureSteps:
             Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, service_boundary_arn),
             Feature.KUBERAY_OPERATOR: kuberay_operator_feature(kubernetes, render, pins),
             Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, workload_boundary_arn),
-            Feature.TRAINING_OPERATOR: training_operator_feature(eks, pins),
+            Feature.TRAINING_OPERATOR: TrainingOperator(
+                eks, pins, JobIdentity(iam, eks, kubernetes, workload_boundary_arn)
+            ),
             Feature.OBSERVABILITY: observability_feature(iam, eks, pins, service_boundary_arn),
             Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, service_boundary_arn),
             Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
         }
 
     def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:
-        """Names come from the registry: an imported cluster keeps its own."""
+        """Names come from the registry: an imported cluster keeps its own. Jobs run in the namespace of the
+        cluster's storage claim, which the registry records."""
+        record = self._registry.find(cluster_tag)
         return ClusterFacts(
             cluster_tag=cluster_tag,
             deployment=self._deployment,
@@ -79,6 +87,7 @@ class FeatureSteps:
             eks_name=eks_name,
             eks=self._eks.find_cluster(eks_name),
             hyperpod=self._hyperpod.find_cluster(hyperpod_name),
+            job_namespace=job_namespace(record.storageClaim if record is not None else None),
         )
 
     def live(self, facts: ClusterFacts) -> dict[Feature, FeatureState]:
@@ -106,6 +115,8 @@ class FeatureSteps:
             eks_name=ctx.eksClusterName,
             eks=None,
             hyperpod=None,
+            # Without a cluster, no Kubernetes object is touched: only the features' IAM and buckets go.
+            job_namespace=DEFAULT_JOB_NAMESPACE,
         )
         for feature in order:
             self._features[feature].remove(facts)

@@ -50,6 +50,8 @@ class JobPlacement:
     claim: str
     fsx_claim: str | None
     efa_interfaces: int
+    # The jobs' ServiceAccount (the trainingOperator feature's, with the jobs' AWS role) when the namespace has it.
+    service_account: str | None = None
 
 
 def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]:
@@ -89,8 +91,8 @@ def _pytorch_template(request: SubmitJobRequest, placement: JobPlacement) -> dic
 
 
 def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_name: str) -> dict[str, Any]:
-    """The pod template of one of the job's nodes: placement, GPUs and EFA, the mounts, environment and image (the
-    container's command is the kind's to add)."""
+    """The pod template of one of the job's nodes: placement, GPUs and EFA, the mounts, environment, image and the
+    ServiceAccount whose AWS role the pods use (the container's command is the kind's to add)."""
     selector = (
         {INSTANCE_TYPE_LABEL: request.instanceType}
         if request.instanceType
@@ -117,6 +119,8 @@ def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_n
         "volumeMounts": mounts,
     }
     spec: dict[str, Any] = {"nodeSelector": selector, "containers": [container], "volumes": volumes}
+    if placement.service_account:
+        spec["serviceAccountName"] = placement.service_account
     if request.deepHealthCheckedOnly:
         requirement = {"key": DEEP_HEALTH_LABEL, "operator": "In", "values": [DEEP_HEALTH_PASSED]}
         terms = [{"matchExpressions": [requirement]}]

@@ -16,6 +16,7 @@ from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
@@ -173,7 +174,14 @@ class TrainingJobService:
             )
         facts = instance_type(chosen[0].labels.get(INSTANCE_TYPE_LABEL, ""))
         _, fsx_claim = _claim(record, fsx=True) if record.fsxClaim else (None, None)
-        return JobPlacement(namespace, claim, fsx_claim, facts.efa_interfaces if facts else 0)
+        efa = facts.efa_interfaces if facts else 0
+        return JobPlacement(namespace, claim, fsx_claim, efa, self._service_account(record, cluster, namespace))
+
+    def _service_account(self, record: ClusterRecord, cluster: EksCluster, namespace: str) -> str | None:
+        """The trainingOperator feature's ServiceAccount for jobs (with the jobs' AWS role), when the job namespace
+        has it: a pod naming a ServiceAccount that does not exist is never created, so it is read, not assumed."""
+        found = self._nodes.get(cluster, record.region, "v1", "ServiceAccount", JOB_SERVICE_ACCOUNT, namespace)
+        return JOB_SERVICE_ACCOUNT if found is not None else None
 
     # --- reads -------------------------------------------------------------------------------
 

@@ -106,3 +106,18 @@ def test_the_restart_budget_reads_the_policy_with_fields_the_operator_adds() -> 
 
     assert (budget.restarts, budget.restartsBeforeFullJobRestart, budget.fullJobRestarts) == (2, 3, 1)
     assert (budget.maxFullJobRestarts, budget.jobMaxRetryCount) == (1, 5)
+
+
+def test_pods_run_as_the_jobs_service_account_when_the_placement_has_one() -> None:
+    placement = JobPlacement("default", "s3-claim", None, 0, service_account="instantstart-jobs")
+    job = render(SubmitJobRequest.model_validate(REQUESTS["everything"]), placement)
+
+    assert job["spec"]["replicaSpecs"][0]["template"]["spec"]["serviceAccountName"] == "instantstart-jobs"
+    assert schema_problems(job) == []
+    jsonschema.validate(job, crd_schema("HyperPodPyTorchJob"))
+
+
+def test_pods_run_as_the_namespaces_default_service_account_without_one() -> None:
+    job = render(SubmitJobRequest.model_validate(REQUESTS["minimal"]), PLACEMENT)
+
+    assert "serviceAccountName" not in job["spec"]["replicaSpecs"][0]["template"]["spec"]

@@ -112,6 +112,30 @@ def test_submit_mounts_fsx_at_fsx_when_the_cluster_has_it(
     assert {"name": "fsx", "mountPath": "/fsx"} in spec["containers"][0]["volumeMounts"]
 
 
+def service_account(namespace: str) -> dict[str, Any]:
+    """The trainingOperator feature's ServiceAccount for jobs, in `namespace`."""
+    metadata = {"name": "instantstart-jobs", "namespace": namespace}
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
+
+
+def test_submitted_pods_run_as_the_jobs_service_account_of_the_claims_namespace(world: World) -> None:
+    world.kubernetes.apply(world.cluster, "us-west-2", [service_account("ml")])
+
+    world.service.submit("demo", request())
+
+    spec = world.job("llama")["spec"]["replicaSpecs"][0]["template"]["spec"]  # type: ignore[index]
+    assert spec["serviceAccountName"] == "instantstart-jobs"
+
+
+def test_submitted_pods_keep_the_default_service_account_without_the_jobs_one(world: World) -> None:
+    world.kubernetes.apply(world.cluster, "us-west-2", [service_account("elsewhere")])
+
+    world.service.submit("demo", request())
+
+    spec = world.job("llama")["spec"]["replicaSpecs"][0]["template"]["spec"]  # type: ignore[index]
+    assert "serviceAccountName" not in spec
+
+
 def test_submit_refuses_without_the_training_operator_and_names_the_feature(world: World) -> None:
     world.eks.addons.clear()
 

@@ -171,3 +171,15 @@ def test_a_ray_cluster_made_for_a_ray_job_is_part_of_that_job() -> None:
     made = {"metadata": {"name": "verl-x7k2p", "ownerReferences": [{"kind": "RayJob", "name": "verl"}]}}
 
     assert owned_by_a_ray_job(made) and not owned_by_a_ray_job({"metadata": {"name": "ray"}})
+
+
+@pytest.mark.parametrize("kind", ["RayJob", "RayCluster"])
+def test_ray_head_and_workers_run_as_the_jobs_service_account_when_the_placement_has_one(kind: str) -> None:
+    placement = JobPlacement("ml", "s3-claim", None, 0, service_account="instantstart-jobs")
+    job = render(SubmitJobRequest.model_validate(REQUESTS["minimal job" if kind == "RayJob" else "cluster"]), placement)
+
+    cluster = job["spec"]["rayClusterSpec"] if kind == "RayJob" else job["spec"]
+    templates = [cluster["headGroupSpec"]["template"], cluster["workerGroupSpecs"][0]["template"]]
+    assert [template["spec"]["serviceAccountName"] for template in templates] == ["instantstart-jobs"] * 2
+    assert schema_problems(job) == []
+    validator(kind).validate(job)
