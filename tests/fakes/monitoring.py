@@ -1,5 +1,6 @@
 """Whole-cluster reads of each cluster from lists held in memory, handed out in pages of `page_size` (so a test sees
-the core fold several pages); pod pages filter like the API server and page by position."""
+the core fold several pages; pods counted per page as the adapter counts them); pod pages filter like the API server
+and page by position."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, field
 
 from controlplane.core.paging import Page, page_of
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
+from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodCounts, PodFacts
 
 
 @dataclass
@@ -34,8 +35,15 @@ class InMemoryClusterReads:
     def node_pages(self, cluster: EksCluster, region: str) -> Iterator[list[KubernetesNode]]:
         return _pages(self.contents(cluster.name).nodes, self.page_size)
 
-    def pod_pages(self, cluster: EksCluster, region: str) -> Iterator[list[PodFacts]]:
-        return _pages(self.contents(cluster.name).pods, self.page_size)
+    def pod_counts(self, cluster: EksCluster, region: str) -> Iterator[PodCounts]:
+        for page in _pages(self.contents(cluster.name).pods, self.page_size):
+            by_phase: dict[str, int] = {}
+            gpus: dict[tuple[str, str], int] = {}
+            for pod in page:
+                by_phase[pod.phase] = by_phase.get(pod.phase, 0) + 1
+                if pod.node and pod.gpus:
+                    gpus[(pod.node, pod.phase)] = gpus.get((pod.node, pod.phase), 0) + pod.gpus
+            yield PodCounts(by_phase, gpus, [pod for pod in page if pod.phase == "Pending"])
 
     def warning_event_pages(self, cluster: EksCluster, region: str) -> Iterator[list[ClusterEvent]]:
         return _pages(self.contents(cluster.name).events, self.page_size)

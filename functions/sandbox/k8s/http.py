@@ -228,14 +228,17 @@ class _HttpApi:
         if more:
             last = items[-1]["metadata"]
             metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
-        # JSONResponse renders the body here, under the cluster's lock, so the stored items need no copies.
-        served = {"apiVersion": kind.api_version, "kind": kind.kind}
+        # JSONResponse renders the body here, under the cluster's lock, so the stored items need no copies; an item
+        # stored at another version than the one served is copied with the served apiVersion.
         return JSONResponse(
             {
                 "kind": f"{kind.kind}List",
                 "apiVersion": kind.api_version,
                 "metadata": metadata,
-                "items": [{**item, **served} for item in items],
+                "items": [
+                    item if item["apiVersion"] == kind.api_version else {**item, "apiVersion": kind.api_version}
+                    for item in items
+                ],
             },
         )
 

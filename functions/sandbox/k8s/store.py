@@ -133,8 +133,13 @@ class ObjectStore:
         # Namespace requirements are answered from the key, before the object is looked at.
         in_namespace = [requirement for requirement in fields if requirement.path == NAMESPACE]
         fields = [requirement for requirement in fields if requirement.path != NAMESPACE]
+        start = bisect.bisect_right(keys, after) if after else 0
+        if namespace is None and not in_namespace and not labels and not fields:
+            # Nothing to match: the page is a slice of the ordered keys.
+            page = keys[start : start + limit] if limit is not None else keys[start:]
+            return [bucket[key] for key in page], limit is not None and start + limit < len(keys)
         found: list[JsonObject] = []
-        for key in keys[bisect.bisect_right(keys, after) if after else 0 :]:
+        for key in keys[start:]:
             if (namespace is not None and key[0] != namespace) or not all(
                 (key[0] == requirement.value) == requirement.equal for requirement in in_namespace
             ):

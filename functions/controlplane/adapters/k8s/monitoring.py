@@ -1,5 +1,6 @@
-"""Whole-cluster reads for monitoring through the official client: nodes, pods and Warning events streamed as raw
-JSON pages and translated item by item (no typed client objects, no whole list held), and one page of pods with
+"""Whole-cluster reads for monitoring through the official client: nodes and Warning events streamed as raw JSON pages
+and translated item by item, pods streamed and counted page by page in one tight loop (`pod_counts_of`: no record per
+pod, only the pending ones kept), never typed client objects nor a whole list held; and one page of pods with
 Kubernetes' own continue token."""
 
 from __future__ import annotations
@@ -11,20 +12,42 @@ from typing import Any
 from controlplane.adapters.k8s.client import KubernetesClientFactory, kubernetes_node, raw_list_pages
 from controlplane.core.paging import Page, invalid_token
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
+from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodCounts, PodFacts
 from controlplane.models.status import GPU_RESOURCE
 
 # Items per page of a streamed read: few round trips, while a page's JSON stays a few megabytes.
 STREAM_PAGE_SIZE = 2000
+PENDING = "Pending"
 
 
 def _gpus(container: dict[str, Any]) -> int:
-    resources = container.get("resources") or {}
+    resources = container.get("resources")
+    if not resources:
+        return 0
     asked = (resources.get("requests") or {}).get(GPU_RESOURCE) or (resources.get("limits") or {}).get(GPU_RESOURCE)
     try:
         return int(asked or 0)
     except ValueError:
         return 0
+
+
+def pod_counts_of(items: list[dict[str, Any]]) -> PodCounts:
+    """A page of raw pods counted in one pass over the few fields the overview needs: the phase, the node and the
+    GPUs the containers ask for; only a pending pod becomes a record."""
+    by_phase: dict[str, int] = {}
+    gpus: dict[tuple[str, str], int] = {}
+    pending = []
+    for raw in items:
+        phase = (raw.get("status") or {}).get("phase") or PENDING
+        by_phase[phase] = by_phase.get(phase, 0) + 1
+        spec = raw.get("spec") or {}
+        asked = sum(_gpus(container) for container in spec.get("containers") or ())
+        node = spec.get("nodeName")
+        if asked and node:
+            gpus[(node, phase)] = gpus.get((node, phase), 0) + asked
+        if phase == PENDING:
+            pending.append(pod_facts(raw))
+    return PodCounts(by_phase, gpus, pending)
 
 
 def _waiting(status: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -41,7 +64,7 @@ def _waiting(status: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def pod_facts(raw: dict[str, Any]) -> PodFacts:
     metadata, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
-    phase = status.get("phase") or "Pending"
+    phase = status.get("phase") or PENDING
     reason, message = _waiting(status) if phase != "Running" else (None, None)
     return PodFacts(
         namespace=metadata.get("namespace") or "",
@@ -80,12 +103,12 @@ class KubernetesClusterReads:
             for items, _ in raw_list_pages(k8s.CoreV1Api(api).list_node, STREAM_PAGE_SIZE):
                 yield [kubernetes_node(raw) for raw in items]
 
-    def pod_pages(self, cluster: EksCluster, region: str) -> Iterator[list[PodFacts]]:
+    def pod_counts(self, cluster: EksCluster, region: str) -> Iterator[PodCounts]:
         from kubernetes import client as k8s
 
         with self._factory.api_client(cluster, region) as api:
             for items, _ in raw_list_pages(k8s.CoreV1Api(api).list_pod_for_all_namespaces, STREAM_PAGE_SIZE):
-                yield [pod_facts(raw) for raw in items]
+                yield pod_counts_of(items)
 
     def warning_event_pages(self, cluster: EksCluster, region: str) -> Iterator[list[ClusterEvent]]:
         from kubernetes import client as k8s

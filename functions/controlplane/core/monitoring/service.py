@@ -49,7 +49,7 @@ class MonitoringService:
             addon = pool.submit(self._eks(region).find_addon, cluster.name, OBSERVABILITY_ADDON)
             streams = [
                 pool.submit(_fold, self._reads.node_pages(cluster, region), nodes.add),
-                pool.submit(_fold, self._reads.pod_pages(cluster, region), pods.add),
+                pool.submit(_fold, self._reads.pod_counts(cluster, region), pods.add),
                 pool.submit(_fold, self._reads.warning_event_pages(cluster, region), events.add),
             ]
             for stream in streams:
@@ -83,7 +83,7 @@ class MonitoringService:
         return record, cluster
 
 
-def _fold(pages: Iterator[list[T]], add: Callable[[list[T]], None]) -> None:
+def _fold(pages: Iterator[T], add: Callable[[T], None]) -> None:
     for page in pages:
         add(page)
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from controlplane.core.ports.hyperpod import HyperPodCluster
-from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
+from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodCounts, PodFacts
 from controlplane.models.monitoring import (
     HEALTHY,
     NO_HEALTH_LABEL,
@@ -31,7 +31,6 @@ from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, HEALTH_LABEL, 
 
 # Pods in these phases hold no GPU any more.
 FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
-PENDING = "Pending"
 # A pending pod that says nothing about why.
 NO_REASON = "Pending"
 
@@ -86,7 +85,8 @@ class Capped(Generic[T]):
 
 
 class PodTally:
-    """Counts by phase, GPUs requested per node by pods that have not finished, and the oldest pending pods."""
+    """Counts by phase, GPUs requested per node by pods that have not finished, and the oldest pending pods, summed
+    over pages already counted by the reader."""
 
     def __init__(self, cap: int = OVERVIEW_PENDING_PODS) -> None:
         self.total = 0
@@ -98,15 +98,15 @@ class PodTally:
             cap, lambda pod: (pod.created_at is None, pod.created_at or "", pod.namespace, pod.name)
         )
 
-    def add(self, page: Iterable[PodFacts]) -> None:
-        for pod in page:
-            self.total += 1
-            self.by_phase[pod.phase] += 1
-            if pod.node and pod.gpus and pod.phase not in FINISHED_PHASES:
-                self.gpus_used[pod.node] += pod.gpus
-            if pod.phase == PENDING:
-                self.pending_by_reason[pod.waiting_reason or NO_REASON] += 1
-                self._pending.add(pod)
+    def add(self, page: PodCounts) -> None:
+        self.total += sum(page.by_phase.values())
+        self.by_phase.update(page.by_phase)
+        for (node, phase), gpus in page.gpus.items():
+            if phase not in FINISHED_PHASES:
+                self.gpus_used[node] += gpus
+        for pod in page.pending:
+            self.pending_by_reason[pod.waiting_reason or NO_REASON] += 1
+            self._pending.add(pod)
 
     def pending(self) -> list[PendingPod]:
         return [

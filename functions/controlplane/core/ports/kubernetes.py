@@ -144,6 +144,17 @@ class PodFacts:
 
 
 @dataclass(frozen=True)
+class PodCounts:
+    """One page of pods folded where it was parsed, with no record per pod: how many in each phase, the GPUs
+    requested per (node, phase) by pods bound to a node, and the pending pods whole (the overview says why they
+    wait)."""
+
+    by_phase: dict[str, int]
+    gpus: dict[tuple[str, str], int]
+    pending: list[PodFacts]
+
+
+@dataclass(frozen=True)
 class ClusterEvent:
     namespace: str | None
     object: str  # Kind/name
@@ -160,8 +171,8 @@ class ClusterReadGateway(Protocol):
     def node_pages(self, cluster: EksCluster, region: str) -> Iterator[list[KubernetesNode]]:
         """Every node, a page at a time."""
 
-    def pod_pages(self, cluster: EksCluster, region: str) -> Iterator[list[PodFacts]]:
-        """Every pod of every namespace, a page at a time."""
+    def pod_counts(self, cluster: EksCluster, region: str) -> Iterator[PodCounts]:
+        """Every pod of every namespace, counted a page at a time."""
 
     def warning_event_pages(self, cluster: EksCluster, region: str) -> Iterator[list[ClusterEvent]]:
         """Every event of type Warning, a page at a time."""
