@@ -56,3 +56,12 @@ def test_every_reference_resolves():
     referenced = set(re.findall(r'"#/components/schemas/([^"]+)"', text))
     assert referenced, "the document references no schema"
     assert referenced <= set(schemas), f"dangling references: {sorted(referenced - set(schemas))}"
+
+
+def test_a_model_service_and_a_managed_endpoint_are_called_with_the_same_chat_contract():
+    paths = document()["paths"]
+    chats = [paths[f"/clusters/{{clusterTag}}/{kind}/{{name}}/chat"]["post"] for kind in ("services", "endpoints")]
+    requests = [chat["requestBody"]["content"]["application/json"]["schema"] for chat in chats]
+    answers = [chat["responses"]["200"]["content"]["application/json"]["schema"] for chat in chats]
+    assert requests == [{"$ref": "#/components/schemas/ChatCompletionRequest"}] * 2
+    assert answers == [{"$ref": "#/components/schemas/ChatCompletion"}] * 2

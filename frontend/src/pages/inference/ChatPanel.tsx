@@ -25,9 +25,9 @@ type Message = Schemas["ChatMessage"];
 
 /** One completion from the target, given the conversation. */
 async function complete(api: ApiClient, clusterTag: string, target: ChatTarget, messages: Message[]): Promise<string> {
-  const body = { messages, maxTokens: 512, temperature: 0.7 };
+  const body = { messages, max_tokens: 512, temperature: 0.7 };
   const answer = await unwrap(api.POST("/clusters/{clusterTag}/services/{name}/chat", { params: { path: { clusterTag, name: target.name } }, body }));
-  return answer.content;
+  return answer.choices[0]?.message.content ?? "";
 }
 
 export function ChatPanel({ clusterTag, target }: { clusterTag: string; target: ChatTarget }) {

@@ -92,14 +92,14 @@ describe("InferencePage", { timeout: 30_000 }, () => {
 
   it("chats with the chosen service and shows its answer", async () => {
     const { calls } = show("operator", "/clusters/demo/inference?tab=chat&service=qwen", {
-      "POST /clusters/{clusterTag}/services/{name}/chat": { service: "qwen", content: "I am a sandbox echo model.", completion: {} },
+      "POST /clusters/{clusterTag}/services/{name}/chat": { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "I am a sandbox echo model." } }] },
     });
     await userEvent.type(await screen.findByLabelText("Prompt"), "hello");
     await userEvent.click(screen.getByRole("button", { name: "Send" }));
     expect(await screen.findByTestId("answer")).toHaveTextContent("I am a sandbox echo model.");
     const chat = calls.find((call) => call.method === "POST");
     expect(chat?.pathParams).toEqual({ clusterTag: "demo", name: "qwen" });
-    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], maxTokens: 512, temperature: 0.7 });
+    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], max_tokens: 512, temperature: 0.7 });
   });
 
   it("binds a pool worker to a service", async () => {

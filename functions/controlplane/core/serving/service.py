@@ -8,9 +8,10 @@ RBAC (`core.serving.access`) allows exactly the model servers' objects and the s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
@@ -24,13 +25,12 @@ from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
 from controlplane.core.serving.target import ServingTarget, resolve
 from controlplane.core.training import manifest as jobs
+from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ConflictError, DependencyFailedError, InvalidRequestError, NotFoundError
 from controlplane.models.instance_types import instance_type
 from controlplane.models.serving import (
-    ChatCompletion,
-    ChatRequest,
     DeploymentDetail,
     DeploymentList,
     DeploymentUpdate,
@@ -304,7 +304,7 @@ class ModelServerService:
 
     # --- calling a model ----------------------------------------------------------------------
 
-    def chat(self, cluster_tag: str, name: str, request: ChatRequest) -> ChatCompletion:
+    def chat(self, cluster_tag: str, name: str, request: ChatCompletionRequest) -> ChatCompletion:
         """An OpenAI-compatible chat completion from one of the cluster's model services: through the API server's
         service proxy for an internal Service, through its load balancer for an external one."""
         target = resolve(self._clusters, self._eks, cluster_tag)
@@ -320,18 +320,7 @@ class ModelServerService:
                 f"GET /clusters/{cluster_tag}/services shows it ready, then call it again.",
             )
         server = self._deployment(target, view.model)
-        model = manifest.settings(server or {}).get("model")
-        messages = (
-            [message.model_dump() for message in request.messages]
-            if request.messages is not None
-            else [{"role": "user", "content": request.prompt}]
-        )
-        body = {
-            **({"model": model} if model else {}),
-            "messages": messages,
-            "max_tokens": request.maxTokens,
-            "temperature": request.temperature,
-        }
+        body = request.openai_body(manifest.settings(server or {}).get("model"))
         if view.type == "external":
             if view.externalUrl is None:
                 raise ModelNotReadyError(
@@ -371,17 +360,15 @@ class ModelServerService:
 
 def _completion(service: str, answer: HttpAnswer) -> ChatCompletion:
     try:
-        body = json.loads(answer.body)
-    except ValueError:
-        body = None
-    if answer.status != 200 or not isinstance(body, dict):
-        raise ModelServerError(
-            f"Model service '{service}' answered {answer.status}: {answer.body[:300]}",
-            {"status": answer.status},
-        )
-    choices = body.get("choices") or [{}]
-    content = ((choices[0] or {}).get("message") or {}).get("content") or ""
-    return ChatCompletion(service=service, model=body.get("model"), content=str(content), completion=body)
+        if answer.status == 200:
+            return ChatCompletion.model_validate_json(answer.body)
+    except ValidationError:
+        pass
+    raise ModelServerError(
+        f"Model service '{service}' did not answer with an OpenAI chat completion ({answer.status}: "
+        f"{answer.body[:300]}); check that its server serves {CHAT_PATH}.",
+        {"status": answer.status},
+    )
 
 
 def _action(action: Literal["create", "delete"], obj: dict[str, Any]) -> PlannedAction:

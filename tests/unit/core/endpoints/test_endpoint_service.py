@@ -24,8 +24,9 @@ from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
+from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.endpoints import ChatCompletionRequest, CreateEndpointRequest, EndpointKind, EndpointState
+from controlplane.models.endpoints import CreateEndpointRequest, EndpointKind, EndpointState
 from controlplane.models.errors import ConfirmationRequiredError, DependencyFailedError, InvalidRequestError
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
@@ -313,10 +314,24 @@ def test_chat_goes_through_the_sagemaker_endpoint_once_deployed(world: World) ->
     world.runtime.in_service.add("is-demo-qwen")
     answer = world.service.chat("demo", "qwen", chat)
 
-    assert answer.choices[0].message["content"] == "echo: hello"
+    assert answer.choices[0].message.content == "echo: hello"
     assert world.runtime.calls[-1] == (
         "is-demo-qwen",
         {"messages": [{"role": "user", "content": "hello"}], "max_tokens": 8},
+    )
+
+
+def test_a_prompt_reaches_the_endpoint_as_one_user_message(world: World) -> None:
+    world.service.create("demo", request())
+    world.set_state("qwen", "DeploymentComplete")
+    world.runtime.in_service.add("is-demo-qwen")
+
+    answer = world.service.chat("demo", "qwen", ChatCompletionRequest(prompt="hello", temperature=0.2))
+
+    assert answer.choices[0].message.content == "echo: hello"
+    assert world.runtime.calls[-1] == (
+        "is-demo-qwen",
+        {"messages": [{"role": "user", "content": "hello"}], "temperature": 0.2},
     )
 
 
