@@ -86,7 +86,7 @@ class HuggingFaceSource(Contract):
     )
 
 
-class ModelSource(Contract):
+class EndpointModelSource(Contract):
     """Exactly one of: an S3 prefix, an FSx directory, a Hugging Face model, or a finished training job's output."""
 
     s3: S3Source | None = None
@@ -97,7 +97,7 @@ class ModelSource(Contract):
     )
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> ModelSource:
+    def _exactly_one(self) -> EndpointModelSource:
         given = [name for name in ("s3", "fsx", "huggingFace", "job") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one model source of s3, fsx, huggingFace or job (got {given or 'none'})")
@@ -144,7 +144,7 @@ class Autoscaling(Contract):
 class ModelSpec(Contract):
     """A model the caller describes: where it is and the serving container that loads it."""
 
-    source: ModelSource
+    source: EndpointModelSource
     image: str = Field(min_length=1, max_length=512, description="The worker (serving) image.")
     invocationPort: int = Field(default=8080, ge=1, le=65535, description="The port the worker serves on.")
     gpus: int = Field(default=1, ge=0, le=64, description="GPUs per worker (nvidia.com/gpu).")

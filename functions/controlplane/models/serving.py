@@ -37,7 +37,7 @@ class ServiceType(StrEnum):
     POOL = "pool"
 
 
-class ModelSource(Contract):
+class JobModelSource(Contract):
     """Where the model comes from when it is not named in the command: a finished training job's output."""
 
     job: JobName = Field(description="A Succeeded training job of the cluster; its output directory is served.")
@@ -63,7 +63,7 @@ class DeployModelRequest(Contract):
     replicas: int = Field(default=1, ge=1, le=64)
     instanceType: str | None = Field(default=None, description="Place the pods on nodes of this instance type (ml.*).")
     serviceType: ServiceType = ServiceType.INTERNAL
-    modelSource: ModelSource | None = Field(
+    modelSource: JobModelSource | None = Field(
         default=None, description="Serve a finished training job's output instead of the command's model."
     )
     huggingFaceToken: SecretStr | None = Field(

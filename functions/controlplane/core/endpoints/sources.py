@@ -10,11 +10,11 @@ from typing import Any
 from controlplane.core.endpoints.manifest import ResolvedSource
 from controlplane.core.training.outputs import JobReader, job_output
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.endpoints import ModelSource
+from controlplane.models.endpoints import EndpointModelSource
 from controlplane.models.errors import InvalidRequestError
 
 
-def resolve(record: ClusterRecord, source: ModelSource, read_job: JobReader) -> ResolvedSource:
+def resolve(record: ClusterRecord, source: EndpointModelSource, read_job: JobReader) -> ResolvedSource:
     if source.s3 is not None:
         bucket = source.s3.bucket or record.storageBucket
         if not bucket:
