@@ -115,6 +115,8 @@ describe("EndpointsPanel", { timeout: 30_000 }, () => {
       instanceType: "ml.g5.12xlarge",
       jumpStart: { modelId: "deepseek-llm-r1-distill-qwen-1-5b", acceptEula: true },
     });
+    // The form closes and the created endpoint is the one shown.
+    await waitFor(() => expect(screen.getByTestId("location")).toHaveTextContent(/^\?endpoint=qwen$/));
   });
 
   it("sends a training job as the model source", async () => {

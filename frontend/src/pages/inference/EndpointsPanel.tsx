@@ -14,7 +14,7 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useEffect, useState } from "react";
-import { useNavigate } from "react-router-dom";
+import { useNavigate, useSearchParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -57,9 +57,18 @@ export function EndpointsPanel({ clusterTag }: { clusterTag: string }) {
   const [selected, setSelected] = useQueryParam("endpoint");
   const endpoints = useEndpoints(clusterTag);
   const mayCreate = identity.mayCall("POST /clusters/{clusterTag}/endpoints");
+  const [, setParams] = useSearchParams();
   const created = (name: string) => {
-    setAction(null);
-    setSelected(name);
+    // One URL update: two setters in a row would each start from the same URL, the second undoing the first.
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete("endpointAction");
+        next.set("endpoint", name);
+        return next;
+      },
+      { replace: true },
+    );
     endpoints.reload();
   };
   if (mayCreate && action === "create") return <CreateEndpoint clusterTag={clusterTag} onCreated={created} onCancel={() => setAction(null)} />;
