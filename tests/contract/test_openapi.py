@@ -61,3 +61,12 @@ def test_every_reference_resolves():
 def test_no_two_models_share_a_schema_name():
     """Two models of one name get module-qualified names (`controlplane__models__…`), which clients then read."""
     assert [name for name in document()["components"]["schemas"] if "__" in name] == []
+
+
+def test_a_model_service_and_a_managed_endpoint_are_called_with_the_same_chat_contract():
+    paths = document()["paths"]
+    chats = [paths[f"/clusters/{{clusterTag}}/{kind}/{{name}}/chat"]["post"] for kind in ("services", "endpoints")]
+    requests = [chat["requestBody"]["content"]["application/json"]["schema"] for chat in chats]
+    answers = [chat["responses"]["200"]["content"]["application/json"]["schema"] for chat in chats]
+    assert requests == [{"$ref": "#/components/schemas/ChatCompletionRequest"}] * 2
+    assert answers == [{"$ref": "#/components/schemas/ChatCompletion"}] * 2

@@ -88,9 +88,10 @@ def test_through_the_tools_alone_a_model_is_deployed_waited_for_and_called(runni
     assert (deployed["gpus"], deployed["port"], deployed["serviceType"]) == (1, 8000, "internal")
     service = next(s for s in services["services"] if s["name"] == "qwen")
     assert service["url"] == "http://qwen.default.svc.cluster.local:8000" and service["type"] == "internal"
-    assert answer["completion"]["object"] == "chat.completion"
+    assert answer["object"] == "chat.completion"
     assert answer["model"] == "Qwen/Qwen3-0.6B"
-    assert "sandbox" in answer["content"] and "What is HyperPod?" in answer["content"]
+    content = answer["choices"][0]["message"]["content"]
+    assert "sandbox" in content and "What is HyperPod?" in content
 
 
 def test_without_a_gpu_count_or_with_fewer_gpus_than_tensor_parallel_the_deploy_is_refused_and_asks_for_it(
@@ -134,7 +135,7 @@ def test_rebinding_a_pool_worker_changes_its_label_and_keeps_its_pod(running_san
     assert bound.status_code == 200 and rebound.status_code == 200, (bound.text, rebound.text)
     assert (bound.json()["worker"]["service"], rebound.json()["worker"]["service"]) == ("chat-a", "chat-b")
     assert bound.json()["worker"]["uid"] == rebound.json()["worker"]["uid"] == worker["uid"]
-    assert answer.status_code == 200 and "sandbox" in answer.json()["content"]
+    assert answer.status_code == 200 and "sandbox" in answer.json()["choices"][0]["message"]["content"]
     assert shrink.status_code == 400 and worker["pod"] in shrink.json()["message"]
     assert scale_in.status_code == 200 and scale_in.json()["changes"] == {"replicas": "updated"}
     assert [(pod["name"], pod["uid"], pod["service"]) for pod in after["pods"]] == [

@@ -14,13 +14,12 @@ from api.idempotency import run_once
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.responses import json_response, recorded, response_doc
 from controlplane import wiring
+from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
 from controlplane.models.endpoints import (
     ENDPOINT_NAME_PATTERN,
     ENDPOINT_NAME_RULE,
-    ChatCompletion,
-    ChatCompletionRequest,
     CreateEndpointRequest,
     EndpointDetail,
     EndpointList,
@@ -103,9 +102,10 @@ def get_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath) -> Endpoint
     "/clusters/<clusterTag>/endpoints/<name>/chat",
     operation_id="inference_endpoint_call",
     summary="Call a managed inference endpoint with an OpenAI chat completion",
-    description="Sends an OpenAI-compatible chat completion request (`messages`, optional `max_tokens`, "
-    "`temperature`, `top_p`) to the endpoint's SageMaker endpoint and returns the model's chat completion. The "
-    "endpoint must be DeploymentComplete.",
+    description="Sends an OpenAI chat completion request (`messages`, or `prompt` for one user message; optional "
+    "`max_tokens`, `temperature`, `top_p`) to the endpoint's SageMaker endpoint and returns the model's OpenAI chat "
+    "completion (the answer is `choices[0].message.content`). The endpoint must be DeploymentComplete. Same "
+    "contract as inference_call_model, which calls a self-managed model service.",
     tags=["endpoints"],
 )
 def call_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath, request: ChatCompletionRequest) -> ChatCompletion:

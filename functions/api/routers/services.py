@@ -10,8 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from controlplane import wiring
+from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
-from controlplane.models.serving import DEPLOYMENT_NAME_PATTERN, ChatCompletion, ChatRequest, ServiceList
+from controlplane.models.serving import DEPLOYMENT_NAME_PATTERN, ServiceList
 
 router = Router()
 
@@ -54,10 +55,12 @@ def list_public_services(
     "/clusters/<clusterTag>/services/<name>/chat",
     operation_id="inference_call_model",
     summary="Call a model: an OpenAI-compatible chat completion",
-    description="Sends `prompt` (or `messages`) to one of the cluster's model services (inference_list_services "
-    "names them) and returns the completion: through the Kubernetes API's service proxy for an internal service, "
-    "its load balancer for an external one. 409 while the service is not ready yet.",
+    description="Sends an OpenAI chat completion request (`prompt` for one user message, or `messages`; optional "
+    "`max_tokens`, `temperature`, `top_p`) to one of the cluster's model services (inference_list_services names "
+    "them) and returns the server's OpenAI chat completion (the answer is `choices[0].message.content`): through "
+    "the Kubernetes API's service proxy for an internal service, its load balancer for an external one. 409 while "
+    "the service is not ready yet. Same contract as inference_endpoint_call, which calls a managed endpoint.",
     tags=["inference"],
 )
-def call_model(clusterTag: ClusterTagPath, name: ServicePath, request: ChatRequest) -> ChatCompletion:
+def call_model(clusterTag: ClusterTagPath, name: ServicePath, request: ChatCompletionRequest) -> ChatCompletion:
     return wiring.model_servers().chat(clusterTag, name, request)

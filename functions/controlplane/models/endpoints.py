@@ -1,5 +1,5 @@
 """Managed inference endpoints: the create request (one contract for REST, MCP and the console), the endpoint
-views, and the OpenAI-compatible chat completion that calls one.
+views. Calling one takes `controlplane.models.chat`'s contract, as a self-managed model service does.
 
 A `CreateEndpointRequest` deploys either a model the caller describes (`model`: source, worker image, port,
 resources → an `InferenceEndpointConfig`) or a SageMaker JumpStart catalog model (`jumpStart` → a
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -86,7 +86,7 @@ class HuggingFaceSource(Contract):
     )
 
 
-class ModelSource(Contract):
+class EndpointModelSource(Contract):
     """Exactly one of: an S3 prefix, an FSx directory, a Hugging Face model, or a finished training job's output."""
 
     s3: S3Source | None = None
@@ -97,7 +97,7 @@ class ModelSource(Contract):
     )
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> ModelSource:
+    def _exactly_one(self) -> EndpointModelSource:
         given = [name for name in ("s3", "fsx", "huggingFace", "job") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one model source of s3, fsx, huggingFace or job (got {given or 'none'})")
@@ -144,7 +144,7 @@ class Autoscaling(Contract):
 class ModelSpec(Contract):
     """A model the caller describes: where it is and the serving container that loads it."""
 
-    source: ModelSource
+    source: EndpointModelSource
     image: str = Field(min_length=1, max_length=512, description="The worker (serving) image.")
     invocationPort: int = Field(default=8080, ge=1, le=65535, description="The port the worker serves on.")
     gpus: int = Field(default=1, ge=0, le=64, description="GPUs per worker (nvidia.com/gpu).")
@@ -241,38 +241,3 @@ class EndpointManifest(View):
     dryRun: bool = True
     kind: EndpointKind
     manifest: dict[str, Any]
-
-
-# --- chat (OpenAI-compatible, so its field names are OpenAI's) -----------------------------------
-
-
-class ChatMessage(Contract):
-    role: Literal["system", "user", "assistant"]
-    content: str = Field(max_length=100_000)
-
-
-class ChatCompletionRequest(Contract):
-    """An OpenAI chat completion request (the fields the control plane forwards)."""
-
-    messages: list[ChatMessage] = Field(min_length=1, max_length=100)
-    model: Annotated[str, StringConstraints(max_length=256)] | None = None
-    max_tokens: int | None = Field(default=None, ge=1, le=32768)
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, gt=0, le=1)
-
-
-class ChatChoice(View):
-    index: int
-    message: dict[str, Any]
-    finish_reason: str | None = None
-
-
-class ChatCompletion(View):
-    """An OpenAI chat completion as the model answered it."""
-
-    id: str | None = None
-    object: str = "chat.completion"
-    created: int | None = None
-    model: str | None = None
-    choices: list[ChatChoice]
-    usage: dict[str, Any] | None = None

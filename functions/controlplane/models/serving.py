@@ -1,5 +1,5 @@
 """Self-managed model servers: the deploy request (one contract for REST, MCP and the console), updates, the model
-pool, the cluster's model services, and a chat completion through one of them.
+pool and the cluster's model services. Calling one takes `controlplane.models.chat`'s contract.
 
 A `DeployModelRequest` carries a serving command (`vllm serve …`, `python -m sglang.launch_server …`, or an image
 and its command) and an explicit GPU count; how the command is read is `controlplane.core.serving.command`'s job.
@@ -37,7 +37,7 @@ class ServiceType(StrEnum):
     POOL = "pool"
 
 
-class JobOutputSource(Contract):
+class JobModelSource(Contract):
     """Where the model comes from when it is not named in the command: a finished training job's output."""
 
     job: JobName = Field(description="A Succeeded training job of the cluster; its output directory is served.")
@@ -63,7 +63,7 @@ class DeployModelRequest(Contract):
     replicas: int = Field(default=1, ge=1, le=64)
     instanceType: str | None = Field(default=None, description="Place the pods on nodes of this instance type (ml.*).")
     serviceType: ServiceType = ServiceType.INTERNAL
-    modelSource: JobOutputSource | None = Field(
+    modelSource: JobModelSource | None = Field(
         default=None, description="Serve a finished training job's output instead of the command's model."
     )
     huggingFaceToken: SecretStr | None = Field(
@@ -201,30 +201,3 @@ class PoolActionRequest(Contract):
 class PoolActionResult(View):
     worker: PoolWorker
     message: str
-
-
-class ChatMessage(Contract):
-    role: Literal["system", "user", "assistant"]
-    content: str = Field(max_length=32768)
-
-
-class ChatRequest(Contract):
-    """An OpenAI-compatible chat completion: `prompt` for one user message, or the whole `messages`."""
-
-    prompt: str | None = Field(default=None, min_length=1, max_length=32768)
-    messages: list[ChatMessage] | None = Field(default=None, min_length=1, max_length=64)
-    maxTokens: int = Field(default=512, ge=1, le=32768)
-    temperature: float = Field(default=0.7, ge=0, le=2)
-
-    @model_validator(mode="after")
-    def _one_input(self) -> ChatRequest:
-        if (self.prompt is None) == (self.messages is None):
-            raise ValueError("Give `prompt` or `messages` (one of them).")
-        return self
-
-
-class ChatCompletion(View):
-    service: str
-    model: str | None = None
-    content: str = Field(description="The first choice's message.")
-    completion: dict[str, Any] = Field(description="The server's OpenAI-compatible response.")

@@ -1,7 +1,7 @@
 /**
- * A chat box for one target: the person's prompts and the model's answers, one OpenAI-compatible chat completion
- * per turn with the conversation so far. A target says what answers: a model service of the cluster (through the
- * API's `…/services/{name}/chat`); managed endpoints add their own kind of target.
+ * A chat box for one target: the person's prompts and the model's answers, one OpenAI chat completion per turn with
+ * the conversation so far. A target says what answers: a model service of the cluster (`…/services/{name}/chat`) or
+ * a managed endpoint (`…/endpoints/{name}/chat`); both routes take and return the same chat contract.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -17,17 +17,22 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 
 export interface ChatTarget {
-  kind: "service";
+  kind: "service" | "endpoint";
   name: string;
 }
 
 type Message = Schemas["ChatMessage"];
 
+const ROUTES = {
+  service: "/clusters/{clusterTag}/services/{name}/chat",
+  endpoint: "/clusters/{clusterTag}/endpoints/{name}/chat",
+} as const;
+
 /** One completion from the target, given the conversation. */
 async function complete(api: ApiClient, clusterTag: string, target: ChatTarget, messages: Message[]): Promise<string> {
-  const body = { messages, maxTokens: 512, temperature: 0.7 };
-  const answer = await unwrap(api.POST("/clusters/{clusterTag}/services/{name}/chat", { params: { path: { clusterTag, name: target.name } }, body }));
-  return answer.content;
+  const request = { params: { path: { clusterTag, name: target.name } }, body: { messages, max_tokens: 512, temperature: 0.7 } };
+  const answer = await unwrap(api.POST(ROUTES[target.kind], request));
+  return answer.choices[0]?.message.content ?? "";
 }
 
 export function ChatPanel({ clusterTag, target }: { clusterTag: string; target: ChatTarget }) {
@@ -36,7 +41,7 @@ export function ChatPanel({ clusterTag, target }: { clusterTag: string; target: 
   const [prompt, setPrompt] = useState("");
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<unknown>();
-  const mayCall = identity.mayCall("POST /clusters/{clusterTag}/services/{name}/chat");
+  const mayCall = identity.mayCall(`POST ${ROUTES[target.kind]}`);
   const send = async () => {
     const asked: Message[] = [...messages, { role: "user", content: prompt }];
     setMessages(asked);

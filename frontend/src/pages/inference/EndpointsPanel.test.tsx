@@ -1,6 +1,6 @@
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { fakeApi, renderPage, type Answers, type Call } from "../../test/fakeApi";
+import { fakeApi, LocationSearch, renderPage, type Answers, type Call } from "../../test/fakeApi";
 import { EndpointsPanel } from "./EndpointsPanel";
 
 const QWEN = {
@@ -34,9 +34,18 @@ const ANSWERS: Answers = {
   "GET /clusters/{clusterTag}/instance-groups": GROUPS,
 };
 
+function Panel() {
+  return (
+    <>
+      <EndpointsPanel clusterTag="demo" />
+      <LocationSearch />
+    </>
+  );
+}
+
 function show(role: "viewer" | "operator", url: string, answers: Answers = ANSWERS) {
   const fake = fakeApi(answers);
-  render(renderPage({ api: fake.api, role, route: "/clusters/:clusterTag/inference", url, element: <EndpointsPanel clusterTag="demo" /> }));
+  render(renderPage({ api: fake.api, role, route: "/clusters/:clusterTag/inference", url, element: <Panel /> }));
   return fake;
 }
 
@@ -57,6 +66,12 @@ describe("EndpointsPanel", { timeout: 30_000 }, () => {
     expect(screen.getByText("qwen-worker-0")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Create endpoint" })).toBeNull();
     expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
+  });
+
+  it("opens the page's chat on a deployed endpoint", async () => {
+    show("operator", "/clusters/demo/inference?tab=endpoints&endpoint=qwen");
+    await userEvent.click(await screen.findByRole("button", { name: "Chat with qwen" }));
+    await waitFor(() => expect(screen.getByTestId("location")).toHaveTextContent("?tab=chat&endpoint=qwen"));
   });
 
   it("creates your model from Hugging Face with the cache and routing choices, sending only what was set", async () => {
@@ -100,6 +115,8 @@ describe("EndpointsPanel", { timeout: 30_000 }, () => {
       instanceType: "ml.g5.12xlarge",
       jumpStart: { modelId: "deepseek-llm-r1-distill-qwen-1-5b", acceptEula: true },
     });
+    // The form closes and the created endpoint is the one shown.
+    await waitFor(() => expect(screen.getByTestId("location")).toHaveTextContent(/^\?endpoint=qwen$/));
   });
 
   it("sends a training job as the model source", async () => {

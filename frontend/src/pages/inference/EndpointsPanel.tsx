@@ -2,8 +2,8 @@
  * Managed endpoints (`/clusters/{tag}/endpoints`), a panel of the Inference page: the cluster's
  * InferenceEndpointConfigs and JumpStartModels with their state (re-read every 2 s while one is changing);
  * **Create endpoint** (`?endpointAction=create`, operator) opens the form for either kind; choosing an endpoint
- * (`?endpoint=<name>`) shows its detail — state, conditions, workers, SageMaker endpoint — and **Delete** shows the
- * API's plan before it deletes.
+ * (`?endpoint=<name>`) shows its detail — state, conditions, workers, SageMaker endpoint —, **Chat** (once
+ * DeploymentComplete) opens the page's chat on it, and **Delete** shows the API's plan before it deletes.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -14,19 +14,19 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useEffect, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { allPages, useResource } from "../../hooks/useResource";
+import { useResource } from "../../hooks/useResource";
 import { usePlannedAction } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
 import { EndpointForm } from "./EndpointsPanelForm";
+import { inferencePath } from "./paths";
+import { POLL_MS, SETTLED_ENDPOINT_STATES, useEndpoints } from "./useModelServing";
 
-type Endpoint = Schemas["EndpointSummary"];
 type State = Schemas["EndpointState"];
 
-const POLL_MS = 2000;
-const SETTLED: ReadonlySet<State> = new Set<State>(["DeploymentComplete", "DeploymentFailed", "DeletionFailed"]);
 const STATE_TYPES: Record<State, StatusIndicatorProps.Type> = {
   DeploymentPending: "pending",
   DeploymentInProgress: "in-progress",
@@ -52,24 +52,23 @@ function usePolling(changing: boolean, reload: () => void, data: unknown) {
 }
 
 export function EndpointsPanel({ clusterTag }: { clusterTag: string }) {
-  const { api, identity } = useApp();
+  const { identity } = useApp();
   const [action, setAction] = useQueryParam("endpointAction");
   const [selected, setSelected] = useQueryParam("endpoint");
-  const endpoints = useResource(
-    (signal) =>
-      allPages<Endpoint>(async (next) => {
-        const page = await unwrap(
-          api.GET("/clusters/{clusterTag}/endpoints", { params: { path: { clusterTag }, query: { limit: 100, continue: next } }, signal }),
-        );
-        return { items: page.endpoints, next: page.continue };
-      }),
-    [api, clusterTag],
-  );
-  usePolling((endpoints.data ?? []).some((endpoint) => !SETTLED.has(endpoint.state)), endpoints.reload, endpoints.data);
+  const endpoints = useEndpoints(clusterTag);
   const mayCreate = identity.mayCall("POST /clusters/{clusterTag}/endpoints");
+  const [, setParams] = useSearchParams();
   const created = (name: string) => {
-    setAction(null);
-    setSelected(name);
+    // One URL update: two setters in a row would each start from the same URL, the second undoing the first.
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete("endpointAction");
+        next.set("endpoint", name);
+        return next;
+      },
+      { replace: true },
+    );
     endpoints.reload();
   };
   if (mayCreate && action === "create") return <CreateEndpoint clusterTag={clusterTag} onCreated={created} onCancel={() => setAction(null)} />;
@@ -158,12 +157,13 @@ function CreateEndpoint({ clusterTag, onCreated, onCancel }: { clusterTag: strin
 
 function EndpointDetail({ clusterTag, name, onDeleted }: { clusterTag: string; name: string; onDeleted: () => void }) {
   const { api, identity } = useApp();
+  const navigate = useNavigate();
   const path = { clusterTag, name };
   const endpoint = useResource(
     (signal) => unwrap(api.GET("/clusters/{clusterTag}/endpoints/{name}", { params: { path }, signal })),
     [api, clusterTag, name],
   );
-  usePolling(endpoint.data !== undefined && !SETTLED.has(endpoint.data.state), endpoint.reload, endpoint.data);
+  usePolling(endpoint.data !== undefined && !SETTLED_ENDPOINT_STATES.has(endpoint.data.state), endpoint.reload, endpoint.data);
   const planned = usePlannedAction(onDeleted);
   const remove = () =>
     planned.start({
@@ -184,6 +184,11 @@ function EndpointDetail({ clusterTag, name, onDeleted }: { clusterTag: string; n
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh endpoint" onClick={endpoint.reload} />
+                {data.state === "DeploymentComplete" && (
+                  <Button ariaLabel={`Chat with ${name}`} onClick={() => navigate(inferencePath(clusterTag, "chat", { kind: "endpoint", name }))}>
+                    Chat
+                  </Button>
+                )}
                 {identity.mayCall("DELETE /clusters/{clusterTag}/endpoints/{name}") && <Button onClick={remove}>Delete</Button>}
               </SpaceBetween>
             }

@@ -75,16 +75,16 @@ const SOURCES: { value: SourceKind; label: string; location: string }[] = [
 ];
 const ROUTINGS: RoutingChoice[] = ["prefixaware", "kvaware", "session", "roundrobin"];
 
-function source(values: EndpointFormValues): Schemas["ModelSource"] {
+function source(values: EndpointFormValues): Schemas["EndpointModelSource"] {
   switch (values.source) {
     case "s3":
-      return sent<Schemas["ModelSource"]>({ s3: sent<Schemas["S3Source"]>({ path: values.location }) });
+      return sent<Schemas["EndpointModelSource"]>({ s3: sent<Schemas["S3Source"]>({ path: values.location }) });
     case "job":
-      return sent<Schemas["ModelSource"]>({ job: values.location });
+      return sent<Schemas["EndpointModelSource"]>({ job: values.location });
     case "fsx":
-      return sent<Schemas["ModelSource"]>({ fsx: sent<Schemas["FsxSource"]>({ fileSystemId: values.fileSystemId, path: values.location }) });
+      return sent<Schemas["EndpointModelSource"]>({ fsx: sent<Schemas["FsxSource"]>({ fileSystemId: values.fileSystemId, path: values.location }) });
     default:
-      return sent<Schemas["ModelSource"]>({
+      return sent<Schemas["EndpointModelSource"]>({
         huggingFace: sent<Schemas["HuggingFaceSource"]>({ modelId: values.location, ...(values.tokenSecret ? { tokenSecret: values.tokenSecret } : {}) }),
       });
   }

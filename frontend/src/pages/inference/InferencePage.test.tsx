@@ -26,6 +26,9 @@ const SERVICE = {
   url: "http://qwen.default.svc.cluster.local:8000",
 };
 const WORKER = { pod: "pool-abc", uid: "u-1", model: "pool", ready: true };
+const ENDPOINT = { name: "managed", kind: "InferenceEndpointConfig", state: "DeploymentComplete", model: "Qwen/Qwen3-0.6B", replicas: 1 };
+const DEPLOYING = { ...ENDPOINT, name: "later", state: "DeploymentInProgress" };
+const ANSWER = { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "I am a sandbox echo model." } }] };
 const GROUPS = {
   clusterTag: "demo",
   hyperPodClusterName: "hp",
@@ -38,6 +41,7 @@ const ANSWERS: Answers = {
   "GET /clusters/{clusterTag}/deployments": { clusterTag: "demo", deployments: [SERVER] },
   "GET /clusters/{clusterTag}/services": { clusterTag: "demo", services: [SERVICE] },
   "GET /clusters/{clusterTag}/model-pool": { clusterTag: "demo", workers: [WORKER] },
+  "GET /clusters/{clusterTag}/endpoints": { clusterTag: "demo", endpoints: [ENDPOINT] },
   "GET /clusters/{clusterTag}/instance-groups": GROUPS,
 };
 
@@ -92,14 +96,46 @@ describe("InferencePage", { timeout: 30_000 }, () => {
 
   it("chats with the chosen service and shows its answer", async () => {
     const { calls } = show("operator", "/clusters/demo/inference?tab=chat&service=qwen", {
-      "POST /clusters/{clusterTag}/services/{name}/chat": { service: "qwen", content: "I am a sandbox echo model.", completion: {} },
+      "POST /clusters/{clusterTag}/services/{name}/chat": ANSWER,
     });
     await userEvent.type(await screen.findByLabelText("Prompt"), "hello");
     await userEvent.click(screen.getByRole("button", { name: "Send" }));
     expect(await screen.findByTestId("answer")).toHaveTextContent("I am a sandbox echo model.");
     const chat = calls.find((call) => call.method === "POST");
     expect(chat?.pathParams).toEqual({ clusterTag: "demo", name: "qwen" });
-    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], maxTokens: 512, temperature: 0.7 });
+    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], max_tokens: 512, temperature: 0.7 });
+  });
+
+  it("shows the managed endpoints in their tab", async () => {
+    show("viewer", "/clusters/demo/inference?tab=endpoints");
+    const table = await screen.findByRole("table", { name: "Managed endpoints" });
+    expect(await within(table).findByText("managed")).toBeInTheDocument();
+    expect(within(table).getByText("DeploymentComplete")).toBeInTheDocument();
+  });
+
+  it("offers model services and deployed managed endpoints as chat targets", async () => {
+    show("operator", "/clusters/demo/inference?tab=chat", {
+      "GET /clusters/{clusterTag}/endpoints": { clusterTag: "demo", endpoints: [ENDPOINT, DEPLOYING] },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: /Chat target/ }));
+    expect(await screen.findByRole("option", { name: /qwen/ })).toBeInTheDocument();
+    expect(screen.getByRole("option", { name: /managed/ })).toBeInTheDocument();
+    expect(screen.queryByRole("option", { name: /later/ })).toBeNull();
+  });
+
+  it("chats with a chosen managed endpoint through its own route, with the same contract", async () => {
+    const { calls } = show("operator", "/clusters/demo/inference?tab=chat", {
+      "POST /clusters/{clusterTag}/endpoints/{name}/chat": ANSWER,
+    });
+    await userEvent.click(await screen.findByRole("button", { name: /Chat target/ }));
+    await userEvent.click(await screen.findByRole("option", { name: /managed/ }));
+    await userEvent.type(await screen.findByLabelText("Prompt"), "hello");
+    await userEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(await screen.findByTestId("answer")).toHaveTextContent("I am a sandbox echo model.");
+    const chat = calls.find((call) => call.method === "POST");
+    expect(chat?.path).toBe("/clusters/{clusterTag}/endpoints/{name}/chat");
+    expect(chat?.pathParams).toEqual({ clusterTag: "demo", name: "managed" });
+    expect(chat?.body).toEqual({ messages: [{ role: "user", content: "hello" }], max_tokens: 512, temperature: 0.7 });
   });
 
   it("binds a pool worker to a service", async () => {

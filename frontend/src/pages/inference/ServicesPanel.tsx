@@ -45,7 +45,7 @@ export function ServicesPanel({ clusterTag }: { clusterTag: string }) {
             id: "chat",
             header: "",
             cell: (item) => (
-              <Button variant="inline-link" ariaLabel={`Chat with ${item.name}`} onClick={() => navigate(inferencePath(clusterTag, "chat", item.name))}>
+              <Button variant="inline-link" ariaLabel={`Chat with ${item.name}`} onClick={() => navigate(inferencePath(clusterTag, "chat", { kind: "service", name: item.name }))}>
                 Chat
               </Button>
             ),

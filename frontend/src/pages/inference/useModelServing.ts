@@ -1,5 +1,6 @@
-/** The Inference page's reads: deployments, model services and pool workers (every page of `continue`), each
- * re-read every `POLL_MS` while something is still loading, so a deploy is followed until it is ready. */
+/** The Inference page's reads: deployments, model services, pool workers and managed endpoints (every page of
+ * `continue`), each re-read every `POLL_MS` while something is still loading or changing, so a deploy is followed
+ * until it is ready. */
 import { useEffect } from "react";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
@@ -62,4 +63,26 @@ export function usePool(clusterTag: string): Resource<Schemas["PoolWorker"][]> {
     [api, clusterTag],
   );
   return usePolling(workers, (items) => items.some((item) => !item.ready));
+}
+
+/** Endpoint states that stay until someone acts: polling stops once every endpoint is in one. */
+export const SETTLED_ENDPOINT_STATES: ReadonlySet<Schemas["EndpointState"]> = new Set<Schemas["EndpointState"]>([
+  "DeploymentComplete",
+  "DeploymentFailed",
+  "DeletionFailed",
+]);
+
+export function useEndpoints(clusterTag: string): Resource<Schemas["EndpointSummary"][]> {
+  const { api } = useApp();
+  const endpoints = useResource(
+    (signal) =>
+      allPages<Schemas["EndpointSummary"]>(async (next) => {
+        const page = await unwrap(
+          api.GET("/clusters/{clusterTag}/endpoints", { params: { path: { clusterTag }, query: { limit: 100, continue: next } }, signal }),
+        );
+        return { items: page.endpoints, next: page.continue };
+      }),
+    [api, clusterTag],
+  );
+  return usePolling(endpoints, (items) => items.some((item) => !SETTLED_ENDPOINT_STATES.has(item.state)));
 }

@@ -34,11 +34,10 @@ from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
+from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.endpoints import (
-    ChatCompletion,
-    ChatCompletionRequest,
     CreateEndpointRequest,
     EndpointDetail,
     EndpointKind,
@@ -243,8 +242,7 @@ class EndpointService:
                 {"state": detail.state.value},
             )
         record = self._clusters.get(cluster_tag)
-        body = request.model_dump(exclude_none=True)
-        answer = self._runtime(record.region).invoke(detail.sageMakerEndpointName, body)
+        answer = self._runtime(record.region).invoke(detail.sageMakerEndpointName, request.openai_body())
         try:
             return ChatCompletion.model_validate(answer)
         except ValidationError:

@@ -8,9 +8,10 @@ RBAC (`core.serving.access`) allows exactly the model servers' objects and the s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
@@ -24,13 +25,13 @@ from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
 from controlplane.core.serving.target import ServingTarget, resolve
 from controlplane.core.training import manifest as jobs
+from controlplane.core.training.outputs import job_output
+from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ConflictError, DependencyFailedError, InvalidRequestError, NotFoundError
 from controlplane.models.instance_types import instance_type
 from controlplane.models.serving import (
-    ChatCompletion,
-    ChatRequest,
     DeploymentDetail,
     DeploymentList,
     DeploymentUpdate,
@@ -40,12 +41,9 @@ from controlplane.models.serving import (
     UpdateDeploymentRequest,
 )
 from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
-from controlplane.models.training import JobPhase
 
 DELETE_DEPLOYMENT_ACTION = "delete-deployment"
 CHAT_PATH = "/v1/chat/completions"
-# Where a training job says its output goes: `--output_dir=/s3/…` (recipes) or `--output=s3://…`.
-_OUTPUT_FLAGS = ("--output_dir", "--output-dir", "--output")
 
 
 class DeploymentNotFoundError(NotFoundError):
@@ -158,34 +156,20 @@ class ModelServerService:
             )
 
     def _job_output(self, target: ServingTarget, job_name: str) -> tuple[str, str]:
-        """(the path the server reads the job's output at, its S3 URI) for a Succeeded job."""
-        job = self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, job_name, target.namespace)
-        if job is None:
-            raise InvalidRequestError(
-                f"No training job named '{job_name}'; GET /clusters/{target.record.clusterTag}/jobs lists the jobs."
-            )
-        phase = jobs.phase(job)
-        if phase != JobPhase.SUCCEEDED:
-            raise InvalidRequestError(
-                f"Training job '{job_name}' is {phase.value}; deploy its output once it has Succeeded."
-            )
-        output = _output_of(job)
+        """(the path the server reads the job's output at, its S3 URI): the output must be in the claim's bucket."""
+
+        def read_job(name: str) -> dict[str, Any] | None:
+            return self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, name, target.namespace)
+
+        output = job_output(target.record, job_name, read_job)
         bucket = target.record.storageBucket
-        if output is None or not target.claim or not bucket:
+        if not target.claim or output.bucket != bucket:
             raise InvalidRequestError(
-                f"Training job '{job_name}' names no output under the S3 claim (--output_dir=/s3/… or "
-                f"--output=s3://{bucket or '<bucket>'}/…); give the model path in the command instead."
+                f"modelSource.job: training job '{job_name}' wrote its output to {output.uri}, which the cluster's S3 "
+                f"claim ({f'bucket {bucket}' if target.claim else 'none yet'}) does not hold; give the model path in "
+                "the command instead."
             )
-        key = output.removeprefix(f"{manifest.S3_MOUNT}/") if output.startswith("/s3/") else None
-        if output.startswith(f"s3://{bucket}/"):
-            key = output.removeprefix(f"s3://{bucket}/")
-        if key is None:
-            raise InvalidRequestError(
-                f"Training job '{job_name}' wrote to {output}, which the cluster's S3 claim (bucket {bucket}) does not "
-                "hold; give the model path in the command instead."
-            )
-        key = key.strip("/")
-        return f"{manifest.S3_MOUNT}/{key}", f"s3://{bucket}/{key}"
+        return f"{manifest.S3_MOUNT}/{output.prefix}", output.uri
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -304,7 +288,7 @@ class ModelServerService:
 
     # --- calling a model ----------------------------------------------------------------------
 
-    def chat(self, cluster_tag: str, name: str, request: ChatRequest) -> ChatCompletion:
+    def chat(self, cluster_tag: str, name: str, request: ChatCompletionRequest) -> ChatCompletion:
         """An OpenAI-compatible chat completion from one of the cluster's model services: through the API server's
         service proxy for an internal Service, through its load balancer for an external one."""
         target = resolve(self._clusters, self._eks, cluster_tag)
@@ -320,18 +304,7 @@ class ModelServerService:
                 f"GET /clusters/{cluster_tag}/services shows it ready, then call it again.",
             )
         server = self._deployment(target, view.model)
-        model = manifest.settings(server or {}).get("model")
-        messages = (
-            [message.model_dump() for message in request.messages]
-            if request.messages is not None
-            else [{"role": "user", "content": request.prompt}]
-        )
-        body = {
-            **({"model": model} if model else {}),
-            "messages": messages,
-            "max_tokens": request.maxTokens,
-            "temperature": request.temperature,
-        }
+        body = request.openai_body(manifest.settings(server or {}).get("model"))
         if view.type == "external":
             if view.externalUrl is None:
                 raise ModelNotReadyError(
@@ -371,17 +344,15 @@ class ModelServerService:
 
 def _completion(service: str, answer: HttpAnswer) -> ChatCompletion:
     try:
-        body = json.loads(answer.body)
-    except ValueError:
-        body = None
-    if answer.status != 200 or not isinstance(body, dict):
-        raise ModelServerError(
-            f"Model service '{service}' answered {answer.status}: {answer.body[:300]}",
-            {"status": answer.status},
-        )
-    choices = body.get("choices") or [{}]
-    content = ((choices[0] or {}).get("message") or {}).get("content") or ""
-    return ChatCompletion(service=service, model=body.get("model"), content=str(content), completion=body)
+        if answer.status == 200:
+            return ChatCompletion.model_validate_json(answer.body)
+    except ValidationError:
+        pass
+    raise ModelServerError(
+        f"Model service '{service}' did not answer with an OpenAI chat completion ({answer.status}: "
+        f"{answer.body[:300]}); check that its server serves {CHAT_PATH}.",
+        {"status": answer.status},
+    )
 
 
 def _action(action: Literal["create", "delete"], obj: dict[str, Any]) -> PlannedAction:
@@ -392,18 +363,6 @@ def _action(action: Literal["create", "delete"], obj: dict[str, Any]) -> Planned
 def _gpus(labels: dict[str, str], allocatable: dict[str, str]) -> int:
     facts = instance_type(labels.get(INSTANCE_TYPE_LABEL, ""))
     return facts.gpus if facts else int(allocatable.get(GPU_RESOURCE, "0"))
-
-
-def _output_of(job: dict[str, Any]) -> str | None:
-    """The output directory a job's container arguments name, if any."""
-    replica = ((job.get("spec") or {}).get("replicaSpecs") or [{}])[0]
-    containers = ((replica.get("template") or {}).get("spec") or {}).get("containers") or [{}]
-    argv = [*(containers[0].get("command") or []), *(containers[0].get("args") or [])]
-    for index, arg in enumerate(argv):
-        name, equals, value = str(arg).partition("=")
-        if name in _OUTPUT_FLAGS:
-            return value if equals else (str(argv[index + 1]) if index + 1 < len(argv) else None)
-    return None
 
 
 def _name_in_use(name: str, namespace: str) -> DeploymentNameInUseError:

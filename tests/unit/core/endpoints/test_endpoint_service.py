@@ -24,8 +24,9 @@ from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
+from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.endpoints import ChatCompletionRequest, CreateEndpointRequest, EndpointKind, EndpointState
+from controlplane.models.endpoints import CreateEndpointRequest, EndpointKind, EndpointState
 from controlplane.models.errors import ConfirmationRequiredError, DependencyFailedError, InvalidRequestError
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
@@ -228,36 +229,6 @@ def test_a_finished_job_deploys_from_its_s3_output(world: World) -> None:
     assert obj["spec"]["modelSourceConfig"]["modelLocation"] == "outputs/sft"
 
 
-def test_a_job_output_given_as_an_s3_uri_keeps_its_bucket(world: World) -> None:
-    world.job("sft", ["--output", "s3://other-bucket/run-7/model"])
-
-    world.service.create("demo", request(model={**request().model_dump()["model"], "source": {"job": "sft"}}))
-
-    obj = world.endpoint("qwen")
-    assert obj is not None
-    assert obj["spec"]["modelSourceConfig"]["s3Storage"]["bucketName"] == "other-bucket"
-    assert obj["spec"]["modelSourceConfig"]["modelLocation"] == "run-7/model"
-
-
-@pytest.mark.parametrize(
-    ("args", "condition", "says"),
-    [
-        (["--output_dir=/s3/out"], "Running", "not Succeeded"),
-        (["--epochs=1"], "Completed", "names no output path"),
-        (["--output_dir=/tmp/out"], "Completed", "not in S3"),
-    ],
-)
-def test_a_job_that_cannot_be_deployed_is_refused(world: World, args: list[str], condition: str, says: str) -> None:
-    world.job("sft", args, condition)
-    with pytest.raises(InvalidRequestError, match=says):
-        world.service.create("demo", request(model={**request().model_dump()["model"], "source": {"job": "sft"}}))
-
-
-def test_an_unknown_job_is_refused(world: World) -> None:
-    with pytest.raises(InvalidRequestError, match="no training job named 'nope'"):
-        world.service.create("demo", request(model={**request().model_dump()["model"], "source": {"job": "nope"}}))
-
-
 def test_a_hugging_face_model_references_its_token_secret(world: World) -> None:
     source = {"huggingFace": {"modelId": "Qwen/Qwen3-0.6B", "tokenSecret": "hf-token"}}
     world.service.create("demo", request(model={**request().model_dump()["model"], "source": source}))
@@ -313,10 +284,24 @@ def test_chat_goes_through_the_sagemaker_endpoint_once_deployed(world: World) ->
     world.runtime.in_service.add("is-demo-qwen")
     answer = world.service.chat("demo", "qwen", chat)
 
-    assert answer.choices[0].message["content"] == "echo: hello"
+    assert answer.choices[0].message.content == "echo: hello"
     assert world.runtime.calls[-1] == (
         "is-demo-qwen",
         {"messages": [{"role": "user", "content": "hello"}], "max_tokens": 8},
+    )
+
+
+def test_a_prompt_reaches_the_endpoint_as_one_user_message(world: World) -> None:
+    world.service.create("demo", request())
+    world.set_state("qwen", "DeploymentComplete")
+    world.runtime.in_service.add("is-demo-qwen")
+
+    answer = world.service.chat("demo", "qwen", ChatCompletionRequest(prompt="hello", temperature=0.2))
+
+    assert answer.choices[0].message.content == "echo: hello"
+    assert world.runtime.calls[-1] == (
+        "is-demo-qwen",
+        {"messages": [{"role": "user", "content": "hello"}], "temperature": 0.2},
     )
 
 
