@@ -31,7 +31,7 @@ from sandbox.k8s.apply import APPLY_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
 from sandbox.k8s.kinds import NAMESPACES, POD_KIND, PODS, Kind
-from sandbox.k8s.objects import present
+from sandbox.k8s.objects import encode_json, present
 from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_field_selector, parse_label_selector
 from sandbox.k8s.store import Event, ObjectStore
@@ -228,19 +228,10 @@ class _HttpApi:
         if more:
             last = items[-1]["metadata"]
             metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
-        # JSONResponse renders the body here, under the cluster's lock, so the stored items need no copies; an item
-        # stored at another version than the one served is copied with the served apiVersion.
-        return JSONResponse(
-            {
-                "kind": f"{kind.kind}List",
-                "apiVersion": kind.api_version,
-                "metadata": metadata,
-                "items": [
-                    item if item["apiVersion"] == kind.api_version else {**item, "apiVersion": kind.api_version}
-                    for item in items
-                ],
-            },
-        )
+        # The body is rendered here, under the cluster's lock, from each item's stored encoding (`store.encoded`).
+        head = encode_json({"kind": f"{kind.kind}List", "apiVersion": kind.api_version, "metadata": metadata})
+        body = head[:-1] + b',"items":[' + b",".join(store.encoded(kind, item) for item in items) + b"]}"
+        return Response(body, media_type="application/json")
 
     @staticmethod
     def _item(target: _Target, name: str, status_only: bool) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +23,11 @@ def now() -> str:
 
 def object_key(obj: JsonObject) -> ObjectKey:
     return (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+
+
+def encode_json(value: JsonObject) -> bytes:
+    """JSON as the emulator answers it (the encoding of Starlette's JSONResponse)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode("utf-8")
 
 
 def present(kind: Kind, obj: JsonObject) -> JsonObject:

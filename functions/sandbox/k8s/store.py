@@ -41,7 +41,7 @@ from sandbox.k8s.kinds import (
     crd_problems,
     crd_storage,
 )
-from sandbox.k8s.objects import ObjectKey, body_fields, now, object_body, object_key
+from sandbox.k8s.objects import ObjectKey, body_fields, encode_json, now, object_body, object_key
 from sandbox.k8s.selectors import FieldRequirement, LabelRequirement
 
 JsonObject = dict[str, Any]
@@ -63,6 +63,9 @@ class ObjectStore:
         self._ordered: dict[StorageKey, list[ObjectKey]] = {}
         # Pods by spec.nodeName, as the API server's own index answers `spec.nodeName=` without a scan.
         self._pods_by_node: dict[str, set[ObjectKey]] = {}
+        # Each stored object's JSON by served version, encoded on its first read after a write (the API server's
+        # watch cache keeps serializations the same way), so a list of many objects costs a join, not an encoding.
+        self._encoded: dict[tuple[StorageKey, ObjectKey], dict[str, tuple[JsonObject, bytes]]] = {}
         self.revision = 0
         self.logs: dict[ObjectKey, str] = {}
         for name in INITIAL_NAMESPACES:
@@ -107,6 +110,17 @@ class ObjectStore:
         if obj is None:
             raise not_found(kind, name)
         return obj
+
+    def encoded(self, kind: Kind, obj: JsonObject) -> bytes:
+        """A stored object as JSON served at ``kind``'s version; encoded again only once a write replaced it."""
+        by_version = self._encoded.setdefault((kind.storage, object_key(obj)), {})
+        cached = by_version.get(kind.api_version)
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        served = obj if obj["apiVersion"] == kind.api_version else {**obj, "apiVersion": kind.api_version}
+        body = encode_json(served)
+        by_version[kind.api_version] = (obj, body)
+        return body
 
     def select(
         self,
@@ -229,6 +243,7 @@ class ObjectStore:
             for child in list(self._objects.get(served, {})):
                 self.remove(served, child, events)
         del self._objects[storage][key]
+        self._encoded.pop((storage, key), None)
         self._ordered.pop(storage, None)
         self._index(storage, key, obj, None)
         events.append(("DELETED", copy.deepcopy(obj)))
