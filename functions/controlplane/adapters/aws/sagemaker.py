@@ -56,11 +56,12 @@ class AwsHyperPodGateway:
         sagemaker = client("sagemaker", self._region)
         try:
             cluster = sagemaker.describe_cluster(ClusterName=name)
+            # A cluster whose deletion ends between the two reads is gone as well.
+            tags = tag_dict(sagemaker.list_tags(ResourceArn=cluster["ClusterArn"]).get("Tags"))
         except ClientError as error:
             if error_code(error) == "ResourceNotFound":
                 return None
             raise
-        tags = tag_dict(sagemaker.list_tags(ResourceArn=cluster["ClusterArn"]).get("Tags"))
         return HyperPodCluster(
             name=name,
             arn=cluster["ClusterArn"],
