@@ -25,6 +25,7 @@ class FakePod:
 class ClusterWorkloads:
     pods: list[FakePod] = field(default_factory=list)
     events: dict[tuple[str, str], list[KubernetesEvent]] = field(default_factory=dict)
+    gone_pods: set[str] = field(default_factory=set)  # listed, but deleted before their log is read
 
 
 class InMemoryWorkloadGateway:
@@ -88,8 +89,10 @@ class InMemoryWorkloadGateway:
         pod: str,
         tail_lines: int | None,
         since_seconds: int | None,
-    ) -> str:
+    ) -> str | None:
         self.log_requests.append((pod, tail_lines, since_seconds))
-        text = next(fake.log for fake in self.of(cluster.name).pods if fake.pod.name == pod)
+        text = next((fake.log for fake in self.of(cluster.name).pods if fake.pod.name == pod), None)
+        if text is None or pod in self.of(cluster.name).gone_pods:
+            return None
         lines = text.splitlines(keepends=True)
         return "".join(lines[-tail_lines:] if tail_lines else lines)

@@ -118,13 +118,19 @@ class KubernetesWorkloadGateway:
         pod: str,
         tail_lines: int | None,
         since_seconds: int | None,
-    ) -> str:
+    ) -> str | None:
         from kubernetes import client as k8s
+        from kubernetes.client.exceptions import ApiException
 
         options = {
             **({"tail_lines": tail_lines} if tail_lines is not None else {}),
             **({"since_seconds": since_seconds} if since_seconds is not None else {}),
         }
         with self._factory.api_client(cluster, region) as api:
-            response = k8s.CoreV1Api(api).read_namespaced_pod_log(pod, namespace, _preload_content=False, **options)
+            try:
+                response = k8s.CoreV1Api(api).read_namespaced_pod_log(pod, namespace, _preload_content=False, **options)
+            except ApiException as error:
+                if error.status == 404:
+                    return None
+                raise
             return bytes(response.data).decode(errors="replace")

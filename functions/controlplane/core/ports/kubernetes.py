@@ -124,8 +124,9 @@ class WorkloadGateway(Protocol):
         pod: str,
         tail_lines: int | None,
         since_seconds: int | None,
-    ) -> str:
-        """The pod's log (its last `tail_lines` lines, those of the last `since_seconds` seconds)."""
+    ) -> str | None:
+        """The pod's log (its last `tail_lines` lines, those of the last `since_seconds` seconds); None once the pod
+        is gone."""
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,8 @@ class TrainingJobService:
         if chosen is None:
             return JobLogs(jobName=name, pod="", pods=[], lines=[])
         text = self._reads.pod_log(cluster, record.region, namespace, chosen, tail_lines, since_seconds)
+        if text is None:  # the pod ended between the listing and the read (cleanPodPolicy: All): its log went with it
+            return JobLogs(jobName=name, pod=chosen, pods=[p for p in pods if p != chosen], lines=[])
         return JobLogs(jobName=name, pod=chosen, pods=pods, lines=text.splitlines())
 
     # --- delete (destructive: plan, then confirm) ---------------------------------------------

@@ -245,6 +245,19 @@ def test_logs_read_the_first_pod_unless_another_is_named(world: World) -> None:
         world.service.logs("demo", "llama", pod="other")
 
 
+def test_a_pod_gone_before_its_log_is_read_has_no_lines_and_leaves_the_list(world: World) -> None:
+    """A job's pods go when it ends (cleanPodPolicy All): a read racing that was a 500 (seen in CI)."""
+    world.service.submit("demo", request())
+    for index in range(2):
+        pod = KubernetesPod(f"llama-pods-{index}", None, "Running", 0)
+        world.workloads.of(EKS_NAME).pods.append(FakePod("ml", {JOB_LABEL: "llama"}, pod, "line\n"))
+    world.workloads.of(EKS_NAME).gone_pods.add("llama-pods-0")
+
+    logs = world.service.logs("demo", "llama")
+
+    assert (logs.pod, logs.lines, logs.pods) == ("llama-pods-0", [], ["llama-pods-1"])
+
+
 def test_list_pages_the_jobs(world: World) -> None:
     for name in ("a-job", "b-job", "c-job"):
         world.service.submit("demo", request(name=name))
