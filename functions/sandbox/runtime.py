@@ -5,7 +5,6 @@ from the same descriptions the CDK stack uses, and Lambda tasks dispatched to th
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import logging
 import os
@@ -15,7 +14,6 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import boto3
-from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.sts.models import sts_backends
@@ -365,11 +363,15 @@ class Sandbox:
             event = json.loads(body or "{}")
             key = step_key(str(event.get("step", "")))
             if faults.take(key):
-                return _failed(event, response_headers, "SandboxFaultInjected", f"Fault injected into step {key}")
+                return _function_error(
+                    response_headers,
+                    "SandboxFaultInjected",
+                    f"Fault injected into step {key} through /sandbox/faults",
+                )
             try:
                 result = step_handler(event, LambdaContext(function_name))
             except Exception as error:  # noqa: BLE001 - a Lambda runtime reports every unhandled error
-                return _failed(event, response_headers, type(error).__name__, str(error))
+                return _function_error(response_headers, type(error).__name__, str(error))
             return json.dumps(result).encode()
 
         LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign]
@@ -412,23 +414,6 @@ def _invoke_async(function_name: str, event: dict[str, Any]) -> bytes:
 
 def _function_arn(module: str) -> str:
     return f"arn:aws:lambda:{HOME_REGION}:{ACCOUNT_ID}:function:{FUNCTION_PREFIX}{module}"
-
-
-def _failed(event: dict[str, Any], response_headers: dict[str, str], error_type: str, message: str) -> bytes:
-    """A step's unhandled error, as Lambda reports it. A task-token Task fails with it in AWS; moto's interpreter
-    may instead keep waiting for the token, so the token is failed here too (a second outcome is ignored)."""
-    token, execution = event.get("taskToken"), str(event.get("executionArn", ""))
-    if token and execution.count(":") >= 3:
-        region = execution.split(":")[3]
-
-        def fail_task() -> None:
-            with contextlib.suppress(ClientError):
-                boto3.client("stepfunctions", region_name=region).send_task_failure(
-                    taskToken=token, error=error_type, cause=message
-                )
-
-        threading.Thread(target=fail_task, name="sandbox-task-failure", daemon=True).start()
-    return _function_error(response_headers, error_type, message)
 
 
 def _function_error(response_headers: dict[str, str], error_type: str, message: str) -> bytes:

@@ -13,8 +13,8 @@ from tests.workflows.confirm import confirmed
 STEPS = sorted(
     step_key(p)
     for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
-    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait:
-    # a fault there is tested where the wait is reached (tests/workflows/test_event_waits.py).
+    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait;
+    # that a failing event wait fails the operation is the ASL's own rule (tests/contract/test_workflow_definitions.py).
     if not p.startswith("RecordOperation") and p != placeholder(AWAIT_EVENT)
 )
 FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
