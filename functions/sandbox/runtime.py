@@ -30,6 +30,7 @@ from sandbox.aws.fsx import FsxExtension
 from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
+from sandbox.aws.iam import IamExtension
 from sandbox.aws.mlflow import MlflowExtension
 from sandbox.aws.pricing import PricingExtension
 from sandbox.aws.s3 import S3Extension
@@ -147,6 +148,7 @@ class Sandbox:
         )
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
+            IamExtension(),
             self.eks,
             self._access,
             AddonRoutes(ACCOUNT_ID, seconds),

@@ -59,3 +59,8 @@ def test_a_pending_pod_is_kept_whole_with_why_it_waits_and_no_phase_means_pendin
 
 def test_a_gpu_count_that_is_not_a_number_counts_as_none():
     assert pod_counts_of([raw_pod("odd", "Running", "n-1", asks("lots"))]).gpus == {}
+
+
+def test_a_gpu_limit_counts_beside_requests_that_name_no_gpu():
+    cpu_only_request = {"name": "main", "resources": {"requests": {"cpu": "1"}, "limits": {GPU_RESOURCE: "2"}}}
+    assert pod_counts_of([raw_pod("limited", "Running", "n-1", cpu_only_request)]).gpus == {("n-1", "Running"): 2}
