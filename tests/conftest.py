@@ -6,7 +6,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -57,6 +57,12 @@ class RunningSandbox:
     def client(self, token: str | None = "sandbox-admin") -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=f"{self.base_url}/api", headers=headers, timeout=60, verify=PLAIN_HTTP)
+
+    def succeed_each(self, api: httpx.Client, steps: Sequence[tuple[str, str, dict | None]]) -> None:
+        """Make each `(method, path, body)` request in turn, waiting for its operation to succeed before the next."""
+        for method, path, body in steps:
+            accepted = api.request(method, path, json=body).json()
+            assert self.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
 
     def wait_terminal(self, operation_id: str, limit_seconds: float = 90) -> dict:
         deadline = time.monotonic() + limit_seconds

@@ -19,13 +19,14 @@ GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "ins
 @pytest.fixture(scope="module")
 def cluster(running_sandbox: RunningSandbox) -> Iterator[RunningSandbox]:
     with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+        running_sandbox.succeed_each(
+            api,
+            (
+                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
+                ("POST", f"/clusters/{TAG}/dependencies", None),
+                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
+            ),
+        )
         group = api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"][0]["instanceGroupName"]
     resize = {"action": "resize-group", "clusterName": f"hp-cluster-{TAG}", "instanceGroup": group, "instanceCount": 3}
     assert httpx.post(f"{running_sandbox.base_url}/sandbox/out-of-band", json=resize).status_code == 204

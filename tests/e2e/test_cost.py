@@ -17,14 +17,15 @@ SPOT = {**GROUP, "instanceGroupName": "spotty", "capacityType": "spot"}
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
     with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-            ("POST", f"/clusters/{TAG}/instance-groups", SPOT),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+        running_sandbox.succeed_each(
+            api,
+            (
+                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
+                ("POST", f"/clusters/{TAG}/dependencies", None),
+                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
+                ("POST", f"/clusters/{TAG}/instance-groups", SPOT),
+            ),
+        )
     return TAG
 
 

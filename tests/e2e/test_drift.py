@@ -22,14 +22,15 @@ GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "ins
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
     with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-            ("PATCH", f"/clusters/{TAG}/features", {"observability": {"enabled": True}}),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+        running_sandbox.succeed_each(
+            api,
+            (
+                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
+                ("POST", f"/clusters/{TAG}/dependencies", None),
+                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
+                ("PATCH", f"/clusters/{TAG}/features", {"observability": {"enabled": True}}),
+            ),
+        )
     return TAG
 
 

@@ -35,15 +35,16 @@ RAY_CLUSTER = {"kind": "RayCluster", "image": "rayproject/ray:2.46.0", "nodes": 
 def cluster(running_sandbox) -> str:
     group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 2}
     with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", group),
-            ("POST", f"/clusters/{TAG}/storage", {}),
-            ("PATCH", f"/clusters/{TAG}/features", {"kuberayOperator": {"enabled": True}}),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+        running_sandbox.succeed_each(
+            api,
+            (
+                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
+                ("POST", f"/clusters/{TAG}/dependencies", None),
+                ("POST", f"/clusters/{TAG}/hyperpod", group),
+                ("POST", f"/clusters/{TAG}/storage", {}),
+                ("PATCH", f"/clusters/{TAG}/features", {"kuberayOperator": {"enabled": True}}),
+            ),
+        )
     return TAG
 
 

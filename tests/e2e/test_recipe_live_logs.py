@@ -39,15 +39,16 @@ def cluster(running_sandbox) -> str:
     group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 2}
     features = {"trainingOperator": {"enabled": True}, "kuberayOperator": {"enabled": True}}
     with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", group),
-            ("POST", f"/clusters/{TAG}/storage", {}),
-            ("PATCH", f"/clusters/{TAG}/features", features),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+        running_sandbox.succeed_each(
+            api,
+            (
+                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
+                ("POST", f"/clusters/{TAG}/dependencies", None),
+                ("POST", f"/clusters/{TAG}/hyperpod", group),
+                ("POST", f"/clusters/{TAG}/storage", {}),
+                ("PATCH", f"/clusters/{TAG}/features", features),
+            ),
+        )
     return TAG
 
 
