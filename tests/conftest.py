@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import ssl
 import threading
@@ -10,11 +11,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import boto3
 import httpx
 import pytest
 import uvicorn
 
-from sandbox.runtime import Sandbox, SandboxOptions
+from sandbox.runtime import HOME_REGION, Sandbox, SandboxOptions
 from sandbox.server import build_app
 
 
@@ -69,8 +71,32 @@ class RunningSandbox:
         with self.client("sandbox-viewer") as api:
             while True:
                 operation = api.get(f"/operations/{operation_id}/wait", params={"timeoutSeconds": 20}).json()
-                if operation["status"] in ("SUCCEEDED", "FAILED", "CANCELLED") or time.monotonic() > deadline:
+                if operation["status"] in ("SUCCEEDED", "FAILED", "CANCELLED"):
                     return operation
+                if time.monotonic() > deadline:
+                    print_execution_tail(operation)
+                    return operation
+
+
+def print_execution_tail(operation: dict, events: int = 12) -> None:
+    """Print where an operation that outlived its test's limit is parked: the last events of its latest execution
+    (pytest shows a failing test's output)."""
+    stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
+    runs = [
+        execution
+        for machine in stepfunctions.list_state_machines()["stateMachines"]
+        for execution in stepfunctions.list_executions(stateMachineArn=machine["stateMachineArn"])["executions"]
+        if execution["name"].startswith(operation["operationId"])
+    ]
+    print(f"{operation['operationId']} still {operation['status']} at {operation.get('currentStep')}")
+    if not runs:
+        return
+    latest = max(runs, key=lambda execution: execution["startDate"])
+    history = stepfunctions.get_execution_history(executionArn=latest["executionArn"])["events"]
+    print(f"{latest['name']} is {latest['status']}; its last events:")
+    for event in history[-events:]:
+        details = next((value for key, value in event.items() if key.endswith("EventDetails")), {})
+        print(f"  {event['id']} {event['timestamp']:%H:%M:%S.%f} {event['type']} {json.dumps(details)[:300]}")
 
 
 @contextmanager

@@ -61,7 +61,9 @@ def test_every_event_wait_parks_its_token_and_times_out_into_its_check(kind):
         assert payload["step"] == AWAIT_EVENT and payload["taskToken.$"] == "$$.Task.Token", name
         assert payload["topic"] in ("cluster", "nodes"), name
         assert state["Parameters"]["FunctionName"] == "${" + placeholder(AWAIT_EVENT) + "}", name
-        assert state["TimeoutSecondsPath"] == "$.poll.waitSeconds", name
+        assert state["TimeoutSecondsPath"] == "$.poll.timeoutSeconds", name
+        check = states(kind)[state["Next"]]
+        assert check["ResultSelector"]["timeoutSeconds.$"] == "$.Payload.timeoutSeconds", name
         timeout, failure = state["Catch"]
         assert timeout == {"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": state["Next"]}, name
         assert failure["ErrorEquals"] == ["States.ALL"] and failure["Next"] == "Record Operation Failure", name

@@ -65,7 +65,7 @@ def loop_events(states: dict[str, dict], poll: Poll) -> int:
     check, choice, wait = states[poll.step], states[poll.choice], states[poll.wait]
     assert (check["Next"], choice["Default"], wait["Next"]) == (poll.choice, poll.wait, poll.step)
     if poll.topic:
-        assert wait["TimeoutSecondsPath"] == "$.poll.waitSeconds" and check["ResultSelector"]["byEvent"] is True
+        assert wait["TimeoutSecondsPath"] == "$.poll.timeoutSeconds" and check["ResultSelector"]["byEvent"] is True
         assert wait["Catch"][0] == {"ErrorEquals": ["States.Timeout"], "ResultPath": None, "Next": poll.step}
     else:
         assert wait["SecondsPath"] == "$.poll.waitSeconds"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter, computed_field
 
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
@@ -44,6 +44,13 @@ class PollState(View):
         exclude=True,
         description="An event ends the loop's waits early (set by its ASL, never by a step).",
     )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def timeoutSeconds(self) -> int:  # noqa: N802 - a wire name, as the fields are
+        """The wait as the timeout of the task-token Task an event-ended loop waits in: Step Functions requires a
+        positive integer there, where a Wait state takes zero (the sandbox's waits)."""
+        return max(1, self.waitSeconds)
 
 
 class WorkflowState(View):

@@ -5,8 +5,9 @@ partition the machine runs in, `${Partition}`) with the same payload — the Tas
 whole state and the execution's ARN, plus the Task's constants — retries Lambda service errors and
 `ResourceNotReadyError` (a dependency still being created), and catches everything into `Record Operation
 Failure`. A poll loop with a topic waits in a task-token Task (`lambda:invoke.waitForTaskToken`, the step
-`Await HyperPod Event` storing its token) that an event ends early and `$.poll.waitSeconds` times out into the same
-check. The output is deterministic: states in declaration order, keys in a fixed order, `indent=2`.
+`Await HyperPod Event` storing its token) that an event ends early and `$.poll.timeoutSeconds` (the wait, at least
+1 s: a Task's timeout must be positive) times out into the same check. The output is deterministic: states in
+declaration order, keys in a fixed order, `indent=2`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ LAMBDA_INVOKE = "arn:${" + PARTITION + "}:states:::lambda:invoke"
 LAMBDA_INVOKE_WITH_TOKEN = LAMBDA_INVOKE + ".waitForTaskToken"
 AWAIT_EVENT = "Await HyperPod Event"
 AWAIT_COMMENT = (
-    "Parks until a HyperPod event of the cluster wakes it, or $.poll.waitSeconds pass (the fallback poll); either way "
-    "the check runs next."
+    "Parks until a HyperPod event of the cluster wakes it, or $.poll.timeoutSeconds pass (the fallback poll); either "
+    "way the check runs next."
 )
 TIMEOUT_SECONDS = 90
 RETRY = (
@@ -45,7 +46,12 @@ POLL_RESULT = {
     "waitSeconds.$": "$.Payload.waitSeconds",
     "startedAt.$": "$.Payload.startedAt",
 }
-POLL_BY_EVENT_RESULT: dict[str, Any] = {**POLL_RESULT, "checkedAt.$": "$.Payload.checkedAt", "byEvent": True}
+POLL_BY_EVENT_RESULT: dict[str, Any] = {
+    **POLL_RESULT,
+    "timeoutSeconds.$": "$.Payload.timeoutSeconds",
+    "checkedAt.$": "$.Payload.checkedAt",
+    "byEvent": True,
+}
 RECORD_SUCCESS = "Record Operation Success"
 RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"
@@ -112,7 +118,7 @@ def _await_event(poll: Poll) -> dict[str, Any]:
         "Type": "Task",
         "Comment": AWAIT_COMMENT,
         **{key: value for key, value in state.items() if key != "Type"},
-        "TimeoutSecondsPath": "$.poll.waitSeconds",
+        "TimeoutSecondsPath": "$.poll.timeoutSeconds",
         "Catch": [timeout, *state["Catch"]],
     }
 

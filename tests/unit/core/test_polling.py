@@ -40,6 +40,15 @@ def test_the_sandbox_waits_near_zero_whatever_the_time_waited():
     assert sandbox.wait_seconds(timedelta(hours=5)) == 0
 
 
+def test_a_wait_as_a_task_timeout_is_at_least_a_second():
+    """An event-ended loop waits in a task-token Task whose `TimeoutSecondsPath` must select a positive integer; a
+    zero there (the sandbox's waits) timed the task out under moto before it was scheduled, leaving a history that
+    could not be read, so the pipeline's failure went unrecorded."""
+    waits = [PollState(done=False, attempts=1, waitSeconds=seconds) for seconds in (0, 1, 3600)]
+    assert [wait.timeoutSeconds for wait in waits] == [1, 1, 3600]
+    assert waits[0].model_dump(mode="json")["timeoutSeconds"] == 1
+
+
 def test_hyperpod_deadlines_grow_with_instances_and_deep_health_checks():
     assert deadlines.instances_in_service([group(0)]) == timedelta(hours=1)
     assert deadlines.instances_in_service([group(500)]) == timedelta(hours=1, minutes=50)
