@@ -60,6 +60,7 @@ def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations,
         "status": None,
         "startedAt": None,
         "checkedAt": "2026-12-02T12:00:00Z",
+        "timeoutSeconds": 1,
     }
     assert invoke("Check Thing", STATE) == expected
     assert operations.calls == [("begin_step", "op-1", "Check Thing")]
