@@ -8,8 +8,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
 
-# Each suite is its own timed pytest run; every suite runs, and `make test` fails if any of them failed.
-SUITES := unit contract integration workflows infra e2e browser
+# The suites `make test` runs in one pytest session: each worker's start and each suite's last, lone module are paid
+# once, not once per suite (tests/conftest.py prints each suite's summed test time). The browser suite is a session
+# of its own: Playwright's sync API keeps an event loop running in its worker, where the MCP tests start their own.
+SUITES := unit contract integration workflows infra e2e
 # Two workers per suite (pytest-xdist), one per core. `loadfile` keeps a module's tests in one worker, so a
 # module-scoped fixture (the running sandbox) is built once; each worker is its own process (own moto, own port).
 PARALLEL := -n 2 --dist loadfile
@@ -87,9 +89,12 @@ test: lint console $(CHROMIUM)
 	start=$$(date +%s); \
 	(cd frontend && npx vitest run) || failed="$$failed console"; \
 	times="$$times  frontend (vitest): $$(( $$(date +%s) - start )) s\n"; \
-	$(foreach suite,$(SUITES),start=$$(date +%s); \
-		$(BIN)/pytest tests/$(suite) -q $(PARALLEL) --durations=5 || failed="$$failed $(suite)"; \
-		times="$$times  tests/$(suite): $$(( $$(date +%s) - start )) s\n";) \
+	start=$$(date +%s); \
+	$(BIN)/pytest $(addprefix tests/,$(SUITES)) -q $(PARALLEL) --durations=10 || failed="$$failed unit-to-e2e (its summary names them)"; \
+	times="$$times  $(SUITES) (one session): $$(( $$(date +%s) - start )) s\n"; \
+	start=$$(date +%s); \
+	$(BIN)/pytest tests/browser -q $(PARALLEL) --durations=5 || failed="$$failed browser"; \
+	times="$$times  tests/browser: $$(( $$(date +%s) - start )) s\n"; \
 	wait $$long_pid || failed="$$failed long"; \
 	times="$$times  tests/long: $$(tail -n 1 $$long_log | sed 's/took //') (in the background)\n"; \
 	echo "tests/long:"; cat $$long_log; rm -f $$long_log; \

@@ -145,3 +145,32 @@ def running_sandbox() -> Iterator[RunningSandbox]:
     with serve_sandbox(**SANDBOX_TIMINGS) as running:
         raise_network_quotas(running.sandbox)
         yield running
+
+
+# --- `make test` runs several suites in one session: each suite's summed test time, and the suites that failed ---
+
+_suite_seconds: dict[str, float] = {}
+_failed_suites: set[str] = set()
+
+
+def suite_of(nodeid: str) -> str:
+    """`tests/e2e/test_paging.py::test_x` → `e2e`."""
+    parts = nodeid.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" else parts[0]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    suite = suite_of(report.nodeid)
+    _suite_seconds[suite] = _suite_seconds.get(suite, 0.0) + report.duration
+    if report.failed:
+        _failed_suites.add(suite)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if len(_suite_seconds) < 2:
+        return
+    terminalreporter.write_line("Test time per suite (setup, call and teardown, summed over the workers):")
+    for suite, seconds in sorted(_suite_seconds.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"  tests/{suite}: {seconds:.0f} s")
+    if _failed_suites:
+        terminalreporter.write_line(f"Failed suites: {' '.join(sorted(_failed_suites))}")
