@@ -1,5 +1,6 @@
 /// <reference types="vitest/config" />
 import react from "@vitejs/plugin-react";
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vite";
 
 // The console is served by the sandbox (`make run`) or CloudFront on the same origin as `/api`, so the dev
@@ -14,6 +15,8 @@ export default defineConfig({
     environment: "jsdom",
     // Worker threads start faster than forked processes; each test file still gets its own environment.
     pool: "threads",
+    // One worker per core: vitest's default leaves a core free (for its watch mode, which `make test` does not use).
+    maxWorkers: availableParallelism(),
     globals: true,
     setupFiles: ["src/test/setup.ts"],
     css: false,
