@@ -10,6 +10,8 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 import boto3
 import httpx
@@ -34,6 +36,13 @@ def bound_socket() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     return sock
+
+
+@cache
+def aws_client(service: str, region_name: str | None = None) -> Any:
+    """A boto3 client of the sandbox's account (moto), built once per process: building one costs more than the
+    calls the tests make with it."""
+    return boto3.client(service, region_name=region_name)  # type: ignore[call-overload]
 
 
 # The sandbox serves plain HTTP, yet httpx builds a TLS context (loading the CA bundle) for every client unless it is

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import boto3
 import pytest
 
+from tests.conftest import aws_client
 from tests.inventory import stage1_inventory
 
 
 def vpc_count() -> int:
-    return len(boto3.client("ec2", region_name="us-west-2").describe_vpcs()["Vpcs"])
+    return len(aws_client("ec2", region_name="us-west-2").describe_vpcs()["Vpcs"])
 
 
 def execution_count() -> int:
-    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    sfn = aws_client("stepfunctions", region_name="us-east-1")
     return sum(
         len(sfn.list_executions(stateMachineArn=machine["stateMachineArn"])["executions"])
         for machine in sfn.list_state_machines()["stateMachines"]
@@ -88,7 +88,7 @@ def test_unknown_region_gets_400_and_creates_nothing(running_sandbox):
 
 
 def test_an_overlapping_cidr_gets_400_naming_the_vpc(running_sandbox):
-    existing = boto3.client("ec2", region_name="us-west-2").create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
+    existing = aws_client("ec2", region_name="us-west-2").create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
     before = vpc_count()
     with running_sandbox.client() as api:
         body = assert_error_body(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import boto3
 import pytest
 from kubernetes.client.exceptions import ApiException
 from mcp import Client
@@ -17,6 +16,7 @@ from controlplane.core.ports.eks import EksCluster
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
+from tests.conftest import aws_client
 from tests.workflows.test_configure_storage import ready_for_storage
 
 TAG = "fetch"
@@ -78,7 +78,7 @@ def test_a_cluster_without_a_claim_is_refused_with_the_stage_to_run(running_sand
 
 
 def test_the_jobs_role_may_write_a_secret_but_never_read_one(running_sandbox, cluster):
-    eks = boto3.client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
+    eks = aws_client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
     target = EksCluster(eks["name"], eks["arn"], "ACTIVE", "1.34", eks["endpoint"], None, None, None)
     writer = KubernetesWorkloadGateway(wiring.kubernetes_job_writers())
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "probe", "namespace": "default"}}

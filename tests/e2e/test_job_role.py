@@ -9,10 +9,10 @@ import time
 from typing import Any
 from urllib.parse import unquote
 
-import boto3
 import pytest
 
 from controlplane import wiring
+from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 
 TAG = "jobrole"
@@ -41,7 +41,7 @@ def cluster(running_sandbox) -> str:
 
 
 def associations() -> list[str]:
-    eks = boto3.client("eks", region_name=REGION)
+    eks = aws_client("eks", region_name=REGION)
     found = eks.list_pod_identity_associations(clusterName=f"eks-cluster-{TAG}")["associations"]
     return sorted(f"{a['namespace']}/{a['serviceAccount']}" for a in found)
 
@@ -68,7 +68,7 @@ def document(value: Any) -> dict[str, Any]:
 
 
 def test_enabling_the_training_operator_creates_the_jobs_role_within_the_workload_boundary(running_sandbox, cluster):
-    iam = boto3.client("iam")
+    iam = aws_client("iam")
     role = iam.get_role(RoleName=ROLE)["Role"]
     assert role["PermissionsBoundary"]["PermissionsBoundaryArn"] == wiring.settings().workload_role_boundary_arn
     (statement,) = document(role["AssumeRolePolicyDocument"])["Statement"]
@@ -109,7 +109,7 @@ def test_disabling_the_training_operator_removes_exactly_the_jobs_chain(running_
     with running_sandbox.client() as api:
         response = confirmed(api, "PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": False}})
         assert running_sandbox.wait_terminal(response.json()["operationId"])["status"] == "SUCCEEDED"
-    roles = [r["RoleName"] for r in boto3.client("iam").list_roles()["Roles"]]
+    roles = [r["RoleName"] for r in aws_client("iam").list_roles()["Roles"]]
     assert ROLE not in roles
     assert f"instantstart-{TAG}-training-operator" in roles, "the HyperPod stage's operator role stays"
     assert associations() == others

@@ -13,13 +13,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from starlette.testclient import TestClient, WebSocketDisconnect
 from starlette.websockets import WebSocketDisconnect as ServerDisconnect
 
 from controlplane.settings import settings
 from sandbox.server import build_app
+from tests.conftest import aws_client
 
 TAG = "wslogs"
 REGION = "us-west-2"
@@ -87,7 +87,7 @@ def read_lines(socket: Any, wanted: int, limit: float = 30) -> list[str]:
 
 
 def followers(topic: str) -> list[str]:
-    items = boto3.client("dynamodb", region_name="us-east-1").query(
+    items = aws_client("dynamodb", region_name="us-east-1").query(
         TableName=settings().connections_table,
         IndexName="byTopic",
         KeyConditionExpression="topic = :t",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import statistics
 import time
 
-import boto3
 import httpx
 
 from controlplane import wiring
 from controlplane.core.preflight.service import Growth
 from controlplane.models.clusters import NetworkPlan, SubnetPlan
+from tests.conftest import aws_client
 
 REGION = "us-west-2"
 # The seed's cluster: one ml.g6.4xlarge in us-west-2c with S3 storage.
@@ -59,7 +59,7 @@ def test_a_request_beyond_the_cluster_usage_quota_is_refused_before_anything_exi
     created = [call for call in running_sandbox.sandbox.aws_calls.since(mark) if ".Create" in call]
     assert created == []
     assert (
-        boto3.client("ec2", region_name=REGION).describe_vpcs(
+        aws_client("ec2", region_name=REGION).describe_vpcs(
             Filters=[{"Name": "tag:instantstart:cluster", "Values": ["overquota"]}]
         )["Vpcs"]
         == []
@@ -96,7 +96,7 @@ def test_a_plan_reads_each_quota_once_and_each_cluster_once_never_per_instance(r
         plan = api.post("/clusters", params={"dryRun": "true"}, json=request_of("onceread", 8))
     assert plan.status_code == 200, plan.text
     calls = running_sandbox.sandbox.aws_calls.since(mark)
-    clusters = boto3.client("sagemaker", region_name=REGION).list_clusters()["ClusterSummaries"]
+    clusters = aws_client("sagemaker", region_name=REGION).list_clusters()["ClusterSummaries"]
     assert calls.count("service-quotas.GetServiceQuota") == len([c for c in plan.json()["checks"] if "quotaCode" in c])
     assert calls.count("service-quotas.ListServiceQuotas") == 0
     assert calls.count("sagemaker.DescribeCluster") == len(clusters)
@@ -141,7 +141,7 @@ def test_the_quotas_route_refuses_an_unknown_region_with_400(running_sandbox):
 
 
 def test_stage_one_is_refused_when_the_region_has_no_vpc_left_and_its_dry_run_says_so(running_sandbox):
-    used = len(boto3.client("ec2", region_name="eu-west-1").describe_vpcs()["Vpcs"])
+    used = len(aws_client("ec2", region_name="eu-west-1").describe_vpcs()["Vpcs"])
     response = httpx.put(
         f"{running_sandbox.base_url}/sandbox/quotas",
         json={"region": "eu-west-1", "serviceCode": "vpc", "quotaName": "VPCs per Region", "value": used},

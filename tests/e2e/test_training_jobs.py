@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import httpx
 import pytest
 from kubernetes.client.exceptions import ApiException
@@ -21,6 +20,7 @@ from controlplane.core.ports.eks import EksCluster
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
+from tests.conftest import aws_client
 
 TAG = "train"
 REGION = "us-west-2"
@@ -149,7 +149,7 @@ def test_refusals_say_what_to_change(running_sandbox, cluster, operator) -> None
 def test_the_jobs_role_writes_job_objects_and_nothing_else(running_sandbox, cluster) -> None:
     """The API's job writes are signed as the jobs role, whose access entry names only the job writers' group:
     RBAC lets it create and delete jobs, and refuses any other write."""
-    eks = boto3.client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
+    eks = aws_client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
     target = EksCluster(eks["name"], eks["arn"], "ACTIVE", "1.34", eks["endpoint"], None, None, None)
     writer = KubernetesApiGateway(wiring.kubernetes_job_writers())
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "sneaky", "namespace": "default"}}

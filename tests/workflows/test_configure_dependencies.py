@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import boto3
 import pytest
 
 from controlplane.config import cluster_dependencies
 from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.confirm import confirmed
 
@@ -36,12 +36,12 @@ def configure(running_sandbox, tag: str):
 
 
 def dependency_inventory(running_sandbox, tag: str) -> dict[str, object]:
-    eks = boto3.client("eks", region_name="us-west-2")
+    eks = aws_client("eks", region_name="us-west-2")
     name = f"eks-cluster-{tag}"
     issuer = eks.describe_cluster(name=name)["cluster"]["identity"]["oidc"]["issuer"].removeprefix("https://")
     providers = [
         p["Arn"]
-        for p in boto3.client("iam").list_open_id_connect_providers()["OpenIDConnectProviderList"]
+        for p in aws_client("iam").list_open_id_connect_providers()["OpenIDConnectProviderList"]
         if p["Arn"].endswith(issuer)
     ]
     store = running_sandbox.sandbox.emulator.store(name)
@@ -49,7 +49,7 @@ def dependency_inventory(running_sandbox, tag: str) -> dict[str, object]:
     return {
         "oidc_providers": len(providers),
         "addons": sorted(eks.list_addons(clusterName=name)["addons"]),
-        "s3_csi_role": boto3.client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, tag))["Role"]["RoleName"],
+        "s3_csi_role": aws_client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, tag))["Role"]["RoleName"],
         "daemonsets": daemonsets,
     }
 
@@ -85,13 +85,13 @@ def test_dependencies_are_installed_and_recorded_as_a_finished_stage(running_san
     operation = running_sandbox.wait_terminal(response.json()["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
     assert dependency_inventory(running_sandbox, "deps") == expected("deps")
-    addon = boto3.client("eks", region_name="us-west-2").describe_addon(
+    addon = aws_client("eks", region_name="us-west-2").describe_addon(
         clusterName="eks-cluster-deps", addonName="aws-mountpoint-s3-csi-driver"
     )["addon"]
     assert addon["serviceAccountRoleArn"].endswith(f"role/{s3_csi_role_name(DEPLOYMENT, 'deps')}")
     assert addon["addonVersion"] == cluster_dependencies().addons["aws-mountpoint-s3-csi-driver"]
     # The role's inline policy is capped by the stack's workload boundary (IAM only lets the step create it so).
-    role = boto3.client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, "deps"))["Role"]
+    role = aws_client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, "deps"))["Role"]
     assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
     with running_sandbox.client("sandbox-viewer") as api:
         assert api.get("/clusters/deps").json()["stagesDone"] == ["eks", "dependencies"]
@@ -121,7 +121,7 @@ def test_deleting_the_cluster_removes_the_identities_stage_3_created(running_san
     with running_sandbox.client() as api:
         accepted = confirmed(api, "DELETE", "/clusters/depgone").json()
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-    iam = boto3.client("iam")
+    iam = aws_client("iam")
     roles = [r["RoleName"] for r in iam.list_roles()["Roles"]]
     assert s3_csi_role_name(DEPLOYMENT, "depgone") not in roles
     tagged = [

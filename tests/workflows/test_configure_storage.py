@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import boto3
 import pytest
 
 from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.confirm import confirmed
 
@@ -31,7 +31,7 @@ def storage_inventory(running_sandbox, tag: str) -> dict[str, object]:
     claims = [c["metadata"]["name"] for c in store.list("", "v1", "persistentvolumeclaims", "default")]
     volumes = [v["spec"]["csi"]["volumeAttributes"]["bucketName"] for v in store.list("", "v1", "persistentvolumes")]
     buckets = [
-        b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"] if b["Name"].startswith(f"instantstart-{tag}-")
+        b["Name"] for b in aws_client("s3").list_buckets()["Buckets"] if b["Name"].startswith(f"instantstart-{tag}-")
     ]
     return {"claims": claims, "volume_buckets": volumes, "data_buckets": buckets}
 
@@ -52,7 +52,7 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
     }
     assert cluster["stagesDone"] == ["eks", "dependencies", "storage"]
     assert (cluster["storageBucket"], cluster["storageClaim"]) == (bucket, "default/s3-claim")
-    policy = boto3.client("iam").get_role_policy(
+    policy = aws_client("iam").get_role_policy(
         RoleName=s3_csi_role_name(DEPLOYMENT, "stor"), PolicyName=S3_CSI_POLICY_NAME
     )
     assert f"arn:aws:s3:::{bucket}" in str(policy["PolicyDocument"])
@@ -60,7 +60,7 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
 
 def test_the_callers_bucket_is_mounted_and_never_created(running_sandbox):
     ready_for_storage(running_sandbox, "storown")
-    boto3.client("s3", region_name="us-west-2").create_bucket(
+    aws_client("s3", region_name="us-west-2").create_bucket(
         Bucket="team-datasets", CreateBucketConfiguration={"LocationConstraint": "us-west-2"}
     )
     with running_sandbox.client() as api:
@@ -116,7 +116,7 @@ def fsx_inventory(running_sandbox, tag: str) -> dict[str, object]:
     """The cluster's Lustre file systems (with where they are) and the FSx volumes and claims in Kubernetes."""
     file_systems = [
         fs
-        for fs in boto3.client("fsx", region_name="us-west-2").describe_file_systems()["FileSystems"]
+        for fs in aws_client("fsx", region_name="us-west-2").describe_file_systems()["FileSystems"]
         if {"Key": "instantstart:cluster", "Value": tag} in fs.get("Tags", [])
     ]
     store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}")
@@ -141,7 +141,7 @@ def test_fsx_creates_a_lustre_file_system_in_the_compute_subnet_and_a_static_cla
     assert (file_system["Lifecycle"], file_system["StorageCapacity"]) == ("AVAILABLE", 2400)
     lustre = file_system["LustreConfiguration"]
     assert (lustre["DeploymentType"], lustre["PerUnitStorageThroughput"]) == ("PERSISTENT_2", 250)
-    ec2 = boto3.client("ec2", region_name="us-west-2")
+    ec2 = aws_client("ec2", region_name="us-west-2")
     (subnet,) = ec2.describe_subnets(SubnetIds=file_system["SubnetIds"])["Subnets"]
     assert {"Key": "instantstart:role", "Value": "compute-us-west-2c"} in subnet["Tags"]
     (volume,) = inventory["volumes"]
@@ -152,7 +152,7 @@ def test_fsx_creates_a_lustre_file_system_in_the_compute_subnet_and_a_static_cla
     }
     assert volume["spec"]["capacity"]["storage"] == "2400Gi"
     assert inventory["claims"] == ["fsx-claim", "s3-claim"]
-    addon = boto3.client("eks", region_name="us-west-2").describe_addon(
+    addon = aws_client("eks", region_name="us-west-2").describe_addon(
         clusterName="eks-cluster-fsxone", addonName="aws-fsx-csi-driver"
     )["addon"]
     assert addon["status"] == "ACTIVE"

@@ -6,6 +6,7 @@ import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.conftest import aws_client
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
 
 CREATE_STEPS = sorted(
@@ -38,11 +39,10 @@ def test_create_reaches_succeeded_with_stages_in_order_and_timestamps(running_sa
 
 
 def test_the_eks_cluster_is_created_with_the_authentication_mode_hyperpod_needs(running_sandbox):
-    import boto3
 
     accepted = create(running_sandbox, "authmode")
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-    cluster = boto3.client("eks", region_name="us-west-2").describe_cluster(name="eks-cluster-authmode")["cluster"]
+    cluster = aws_client("eks", region_name="us-west-2").describe_cluster(name="eks-cluster-authmode")["cluster"]
     assert cluster["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
     assert cluster["tags"]["instantstart:managed-by"] == "instantstart"
     # The cluster lives in us-west-2; the deployment that owns it runs in the sandbox's home Region.

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import boto3
 import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholder, placeholders, step_key
 from controlplane.workflows.asl import AWAIT_EVENT
+from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 
 STEPS = sorted(
@@ -29,21 +29,21 @@ def ready_for_hyperpod(running_sandbox, tag: str) -> None:
 
 
 def hyperpod_inventory(running_sandbox, tag: str) -> dict[str, object]:
-    sagemaker = boto3.client("sagemaker", region_name="us-west-2")
+    sagemaker = aws_client("sagemaker", region_name="us-west-2")
     clusters = [
         c["ClusterName"]
         for c in sagemaker.list_clusters()["ClusterSummaries"]
         if c["ClusterName"] == f"hp-cluster-{tag}"
     ]
     nodes = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}").list("", "v1", "nodes")
-    ec2 = boto3.client("ec2", region_name="us-west-2")
+    ec2 = aws_client("ec2", region_name="us-west-2")
     compute = ec2.describe_subnets(
         Filters=[
             {"Name": "tag:instantstart:cluster", "Values": [tag]},
             {"Name": "tag:instantstart:role", "Values": ["compute-us-west-2c"]},
         ]
     )
-    associations = boto3.client("eks", region_name="us-west-2").list_pod_identity_associations(
+    associations = aws_client("eks", region_name="us-west-2").list_pod_identity_associations(
         clusterName=f"eks-cluster-{tag}", namespace="aws-hyperpod"
     )["associations"]
     return {
@@ -65,7 +65,7 @@ def test_the_seed_conversation_ends_with_one_ready_gpu_node(running_sandbox):
         operation = running_sandbox.wait_terminal(response.json()["operationId"])
         assert operation["status"] == "SUCCEEDED", operation.get("error")
         assert api.get("/clusters/hpdemo").json()["stagesDone"] == ["eks", "dependencies", "hyperpod"]
-    cluster = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpdemo")
+    cluster = aws_client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpdemo")
     assert cluster["NodeRecovery"] == "Automatic"
     assert cluster["NodeProvisioningMode"] == "Continuous"
     (group,) = cluster["InstanceGroups"]
@@ -102,7 +102,7 @@ def test_a_training_plan_brings_its_own_availability_zone(running_sandbox):
         response = api.post("/clusters/hpplan/hyperpod", json=body)
         assert response.status_code == 202, response.text
         assert running_sandbox.wait_terminal(response.json()["operationId"])["status"] == "SUCCEEDED"
-    (group,) = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpplan")[
+    (group,) = aws_client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName="hp-cluster-hpplan")[
         "InstanceGroups"
     ]
     assert group["TrainingPlanArn"] == arn
@@ -205,9 +205,9 @@ def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
         "network",
     ]
     assert stage1_inventory("hpgone") == NOTHING
-    sagemaker = boto3.client("sagemaker", region_name="us-west-2")
+    sagemaker = aws_client("sagemaker", region_name="us-west-2")
     assert "hp-cluster-hpgone" not in [c["ClusterName"] for c in sagemaker.list_clusters()["ClusterSummaries"]]
-    roles = [r["RoleName"] for r in boto3.client("iam").list_roles()["Roles"]]
+    roles = [r["RoleName"] for r in aws_client("iam").list_roles()["Roles"]]
     assert not [r for r in roles if r.startswith("instantstart-hpgone-")]
-    buckets = [b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]]
+    buckets = [b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]]
     assert not [b for b in buckets if "-hpgone-" in b]

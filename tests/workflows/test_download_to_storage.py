@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import logging
 
-import boto3
 import pytest
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.conftest import aws_client
 from tests.workflows.test_configure_storage import ready_for_storage
 
 TAG = "downloads"
@@ -65,10 +65,10 @@ def test_the_token_is_in_the_secret_only(cluster, caplog):
         for path in (f"/operations/{operation['operationId']}", f"/operations?clusterTag={TAG}", "/audit"):
             response = api.get(path)
             assert response.status_code == 200 and TOKEN not in response.text, path
-    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    dynamodb = aws_client("dynamodb", region_name="us-east-1")
     for table in dynamodb.list_tables()["TableNames"]:
         assert TOKEN not in str(dynamodb.scan(TableName=table)["Items"]), table
-    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    sfn = aws_client("stepfunctions", region_name="us-east-1")
     for machine in sfn.list_state_machines()["stateMachines"]:
         for execution in sfn.list_executions(stateMachineArn=machine["stateMachineArn"])["executions"]:
             assert TOKEN not in str(sfn.describe_execution(executionArn=execution["executionArn"]))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import time
 
-import boto3
 import pytest
 from moto.eks.models import eks_backends
 
@@ -20,6 +19,7 @@ from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
 from sandbox.runtime import ACCOUNT_ID
+from tests.conftest import aws_client
 from tests.inventory import account_inventory, inventory_diff
 from tests.workflows.confirm import confirmed
 
@@ -43,7 +43,7 @@ ACCESS_ENTRY_ONLY = {"access_entries": 3}
 
 def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: bool = True) -> dict[str, str]:
     """A team's own VPC (private subnets behind a NAT gateway unless `egress` is false) and EKS cluster."""
-    ec2 = boto3.client("ec2", region_name=REGION)
+    ec2 = aws_client("ec2", region_name=REGION)
     vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
     private = [
         ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.60.{i}.0/24", AvailabilityZone=f"{REGION}{zone}")["Subnet"][
@@ -62,8 +62,8 @@ def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: boo
     for subnet in private:
         ec2.associate_route_table(RouteTableId=table, SubnetId=subnet)
     group = ec2.create_security_group(GroupName=f"{name}-sg", Description="team cluster", VpcId=vpc)["GroupId"]
-    role = boto3.client("iam").create_role(RoleName=f"{name}-eks", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
-    eks = boto3.client("eks", region_name=REGION)
+    role = aws_client("iam").create_role(RoleName=f"{name}-eks", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    eks = aws_client("eks", region_name=REGION)
     cluster = eks.create_cluster(
         name=name,
         roleArn=role,
@@ -77,8 +77,8 @@ def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: boo
 
 def existing_hyperpod(name: str, cluster: dict[str, str]) -> None:
     """A HyperPod cluster the team created on its EKS cluster, InService."""
-    sagemaker = boto3.client("sagemaker", region_name=REGION)
-    role = boto3.client("iam").create_role(RoleName=f"{name}-exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    sagemaker = aws_client("sagemaker", region_name=REGION)
+    role = aws_client("iam").create_role(RoleName=f"{name}-exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
     sagemaker.create_cluster(
         ClusterName=name,
         InstanceGroups=[
@@ -100,9 +100,9 @@ def existing_hyperpod(name: str, cluster: dict[str, str]) -> None:
 
 def existing_dependencies(running_sandbox, name: str) -> None:
     """What stage 3 would install, installed by the team: OIDC provider, add-ons, device plugins; and a claim."""
-    eks = boto3.client("eks", region_name=REGION)
+    eks = aws_client("eks", region_name=REGION)
     issuer = eks.describe_cluster(name=name)["cluster"]["identity"]["oidc"]["issuer"]
-    boto3.client("iam").create_open_id_connect_provider(Url=issuer, ClientIDList=["sts.amazonaws.com"])
+    aws_client("iam").create_open_id_connect_provider(Url=issuer, ClientIDList=["sts.amazonaws.com"])
     for addon, version in cluster_dependencies().addons.items():
         eks.create_addon(clusterName=name, addonName=addon, addonVersion=version)
     for addon in cluster_dependencies().addons:
@@ -147,11 +147,11 @@ def eventually(read, expected, seconds: float = 10):
 
 
 def eks_tags(name: str) -> dict[str, str]:
-    return boto3.client("eks", region_name=REGION).describe_cluster(name=name)["cluster"].get("tags") or {}
+    return aws_client("eks", region_name=REGION).describe_cluster(name=name)["cluster"].get("tags") or {}
 
 
 def vpc_tags(vpc: str) -> dict[str, str]:
-    tags = boto3.client("ec2", region_name=REGION).describe_vpcs(VpcIds=[vpc])["Vpcs"][0].get("Tags") or []
+    tags = aws_client("ec2", region_name=REGION).describe_vpcs(VpcIds=[vpc])["Vpcs"][0].get("Tags") or []
     return {tag["Key"]: tag["Value"] for tag in tags}
 
 
@@ -244,7 +244,7 @@ def test_the_stages_build_on_an_imported_cluster_and_delete_removes_only_their_w
             assert operation["status"] == "SUCCEEDED", (path, operation.get("error"))
         status = api.get("/clusters/imgrow/status").json()
     assert status["ready"] is True, status["missing"]
-    ec2 = boto3.client("ec2", region_name=REGION)
+    ec2 = aws_client("ec2", region_name=REGION)
     (compute,) = ec2.describe_subnets(Filters=[{"Name": "tag:instantstart:cluster", "Values": ["imgrow"]}])["Subnets"]
     assert compute["VpcId"] == cluster["vpc"]
     (table,) = ec2.describe_route_tables(Filters=[{"Name": "association.subnet-id", "Values": [compute["SubnetId"]]}])[
@@ -260,7 +260,7 @@ def test_the_stages_build_on_an_imported_cluster_and_delete_removes_only_their_w
     # The data bucket is the one thing kept by design: the control plane never deletes data buckets.
     assert eventually(lambda: inventory_diff(before, account_inventory()), {"buckets": 1}) == {"buckets": 1}
     assert running_sandbox.sandbox.emulator.store("team-grow").count() == objects_before
-    eks = boto3.client("eks", region_name=REGION).describe_cluster(name="team-grow")["cluster"]
+    eks = aws_client("eks", region_name=REGION).describe_cluster(name="team-grow")["cluster"]
     assert eks["status"] == "ACTIVE"
     assert CLUSTER_TAG_KEY not in (eks.get("tags") or {})
 
@@ -276,7 +276,7 @@ def test_features_on_an_imported_cluster_act_on_its_own_hyperpod_cluster(running
         "hyperPodClusterName": "team-feat-hp",
     }
     assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"
-    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    sagemaker = aws_client("sagemaker", region_name=REGION)
     with running_sandbox.client() as api:
         # Features build on the dependencies stage, which this cluster did not bring.
         accepted = api.post("/clusters/imfeat/dependencies")

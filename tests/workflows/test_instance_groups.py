@@ -3,9 +3,9 @@ nothing lost on scale, refusals before side effects, and a fault in every step f
 
 from __future__ import annotations
 
-import boto3
 import pytest
 
+from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
@@ -32,7 +32,7 @@ MOVING = {"CurrentCount", "TargetCount", "TargetStateCount", "ActiveOperations",
 
 
 def sagemaker():
-    return boto3.client("sagemaker", region_name="us-west-2")
+    return aws_client("sagemaker", region_name="us-west-2")
 
 
 def groups() -> dict[str, dict]:
@@ -256,7 +256,7 @@ def test_deleting_a_group_that_runs_jobs_is_refused_then_allowed_once_they_stop(
         assert wrong.status_code == 400 and "reserved" in groups()
         run(cluster, confirmed(api, "DELETE", f"/clusters/{TAG}/instance-groups/p5-efa"))
     assert "p5-efa" not in groups()
-    dedicated = boto3.client("ec2", region_name="us-west-2").describe_subnets(
+    dedicated = aws_client("ec2", region_name="us-west-2").describe_subnets(
         Filters=[{"Name": "tag:instantstart:role", "Values": ["compute-us-west-2a-p5-efa"]}]
     )["Subnets"]
     assert dedicated == []
@@ -318,7 +318,7 @@ def test_a_fault_in_any_step_then_resume_converges(cluster, step, kind):
         done = cluster.wait_terminal(operation_id)
         assert done["status"] == "SUCCEEDED", done.get("error")
     live = groups()
-    subnets = boto3.client("ec2", region_name="us-west-2").describe_subnets(
+    subnets = aws_client("ec2", region_name="us-west-2").describe_subnets(
         Filters=[{"Name": "tag:instantstart:role", "Values": [f"compute-us-west-2d-{name}"]}]
     )["Subnets"]
     if kind == "add":

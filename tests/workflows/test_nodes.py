@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 
-import boto3
 import httpx
 import pytest
 
+from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
@@ -144,7 +144,7 @@ def test_delete_shrinks_the_group_by_one(cluster):
         assert target not in nodes(api)
         after = settle(api, 2)
     assert target not in after
-    (group,) = boto3.client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName=f"hp-cluster-{TAG}")[
+    (group,) = aws_client("sagemaker", region_name="us-west-2").describe_cluster(ClusterName=f"hp-cluster-{TAG}")[
         "InstanceGroups"
     ]
     assert group["TargetCount"] == 2

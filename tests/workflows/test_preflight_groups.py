@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ipaddress
 
-import boto3
 import pytest
 
 from controlplane.core.naming import ROLE_TAG_KEY, ownership_tags
+from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
@@ -33,13 +33,13 @@ def cluster(running_sandbox):
 
 
 def group_names() -> list[str]:
-    cluster = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    cluster = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
     return [group["InstanceGroupName"] for group in cluster["InstanceGroups"]]
 
 
 def small_compute_subnet(zone: str) -> str:
     """A /24 shared compute subnet in `zone` (as an older control plane laid them out), the last /24 of the VPC."""
-    ec2 = boto3.client("ec2", region_name=REGION)
+    ec2 = aws_client("ec2", region_name=REGION)
     (vpc,) = ec2.describe_vpcs(Filters=[{"Name": "tag:instantstart:cluster", "Values": [TAG]}])["Vpcs"]
     cidr = str(list(ipaddress.IPv4Network(vpc["CidrBlock"]).subnets(new_prefix=24))[-1])
     tags = [
@@ -93,7 +93,7 @@ def test_a_scale_up_beyond_the_cluster_usage_quota_is_refused_and_its_dry_run_li
 
 
 def test_hyperpod_nodes_hold_addresses_in_their_subnet(cluster):
-    ec2 = boto3.client("ec2", region_name=REGION)
+    ec2 = aws_client("ec2", region_name=REGION)
     (subnet,) = ec2.describe_subnets(
         Filters=[
             {"Name": "tag:instantstart:cluster", "Values": [TAG]},

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-import boto3
 import pytest
 
 from controlplane.core.features import CATALOG
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key
+from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 
 TAG = "feat"
@@ -59,12 +59,12 @@ def cluster(running_sandbox) -> str:
 
 def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
     """Everything a feature may create, in the account and in the cluster."""
-    iam = boto3.client("iam")
-    eks = boto3.client("eks", region_name=REGION)
+    iam = aws_client("iam")
+    eks = aws_client("eks", region_name=REGION)
     name = f"eks-cluster-{tag}"
     store = running_sandbox.sandbox.emulator.store(name)
     prefix = f"instantstart-{tag}-"
-    cluster = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{tag}")
+    cluster = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{tag}")
     associations = eks.list_pod_identity_associations(clusterName=name)["associations"]
     return {
         "roles": sorted(r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"].startswith(prefix)),
@@ -80,7 +80,7 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
         "custom_resource_definitions": sorted(
             c["metadata"]["name"] for c in store.list("apiextensions.k8s.io", "v1", "customresourcedefinitions")
         ),
-        "buckets": sorted(b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]),
+        "buckets": sorted(b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]),
         "tiered_storage_mode": (cluster.get("TieredStorageConfig") or {}).get("Mode", "Disable"),
         "autoscaling_mode": (cluster.get("AutoScaling") or {}).get("Mode", "Disable"),
     }
@@ -143,7 +143,7 @@ def test_enabling_tiered_storage_enables_only_that_and_a_repeat_changes_nothing(
         "", "v1", "serviceaccounts", "default", "tiered-storage-sa"
     )
     assert account["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].endswith(f"/instantstart-{TAG}-tiered-ckpt")
-    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-tiered-ckpt")["Role"]
+    role = aws_client("iam").get_role(RoleName=f"instantstart-{TAG}-tiered-ckpt")["Role"]
     assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
 
     writes: list[str] = []
@@ -171,7 +171,7 @@ def test_a_custom_percentage_is_an_update_and_omitting_it_keeps_it(running_sandb
     assert updated["features"]["tieredStorage"]["outcome"] == "updated"
     kept = patch(running_sandbox, {"tieredStorage": {"enabled": True}}, expect=200)
     assert kept["features"]["tieredStorage"]["outcome"] == "unchanged"
-    config = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    config = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
     assert config["TieredStorageConfig"] == {"Mode": "Enable", "InstanceMemoryAllocationPercentage": 60}
     change(running_sandbox, {"tieredStorage": {"enabled": False}})
     assert inventory(running_sandbox) == before
@@ -238,15 +238,15 @@ def test_enable_then_disable_leaves_the_account_and_the_cluster_as_before(runnin
 
 def test_the_inference_operator_is_one_closed_loop_of_role_tls_bucket_and_configured_addon(running_sandbox, cluster):
     before = inventory(running_sandbox)
-    account = boto3.client("sts").get_caller_identity()["Account"]
+    account = aws_client("sts").get_caller_identity()["Account"]
     bucket = f"hyperpod-tls-{TAG}-{account}-{REGION}"
     result = change(running_sandbox, {"fsxCsiDriver": {"enabled": True}, "inferenceOperator": {"enabled": True}})
     assert result["stages"] == ["fsxCsiDriver", "inferenceOperator"]
 
-    eks = boto3.client("eks", region_name=REGION)
+    eks = aws_client("eks", region_name=REGION)
     addon = eks.describe_addon(clusterName=f"eks-cluster-{TAG}", addonName=INFERENCE_ADDON)["addon"]
-    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-inference")["Role"]
-    hyperpod = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    role = aws_client("iam").get_role(RoleName=f"instantstart-{TAG}-inference")["Role"]
+    hyperpod = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
     assert json.loads(addon["configurationValues"]) == {
         "executionRoleArn": role["Arn"],
         "tlsCertificateS3Bucket": bucket,
@@ -259,9 +259,9 @@ def test_the_inference_operator_is_one_closed_loop_of_role_tls_bucket_and_config
     )
     assert service["Principal"] == {"Service": "sagemaker.amazonaws.com"}
     assert service["Condition"] == {"ArnLike": {"aws:SourceArn": f"arn:aws:sagemaker:{REGION}:{account}:*"}}
-    attached = boto3.client("iam").list_attached_role_policies(RoleName=role["RoleName"])["AttachedPolicies"]
+    attached = aws_client("iam").list_attached_role_policies(RoleName=role["RoleName"])["AttachedPolicies"]
     assert [policy["PolicyName"] for policy in attached] == ["AmazonSageMakerHyperPodInferenceAccess"]
-    s3 = boto3.client("s3", region_name=REGION)
+    s3 = aws_client("s3", region_name=REGION)
     tags = {tag["Key"]: tag["Value"] for tag in s3.get_bucket_tagging(Bucket=bucket)["TagSet"]}
     assert tags["instantstart:feature"] == "inferenceOperator" and tags["instantstart:cluster"] == TAG
     assert all(s3.get_public_access_block(Bucket=bucket)["PublicAccessBlockConfiguration"].values())
@@ -298,8 +298,8 @@ def test_karpenter_scales_the_chosen_groups_through_a_role_autoscaling_and_a_nod
     assert result["features"] == {"karpenter": {"outcome": "enabled", "stage": "karpenter"}}
     assert result["actions"][0]["detail"] == f"instance groups {SCALABLE}"
 
-    hyperpod = boto3.client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
-    role = boto3.client("iam").get_role(RoleName=f"instantstart-{TAG}-karpenter")["Role"]
+    hyperpod = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{TAG}")
+    role = aws_client("iam").get_role(RoleName=f"instantstart-{TAG}-karpenter")["Role"]
     assert hyperpod["AutoScaling"] == {"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}
     assert hyperpod["ClusterRole"] == role["Arn"]
     boundary = role["PermissionsBoundary"]["PermissionsBoundaryArn"]
@@ -307,7 +307,7 @@ def test_karpenter_scales_the_chosen_groups_through_a_role_autoscaling_and_a_nod
     assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
         "Service": "hyperpod.sagemaker.amazonaws.com"
     }
-    policy = boto3.client("iam").get_role_policy(RoleName=role["RoleName"], PolicyName="hyperpod-autoscaling")
+    policy = aws_client("iam").get_role_policy(RoleName=role["RoleName"], PolicyName="hyperpod-autoscaling")
     (statement,) = policy["PolicyDocument"]["Statement"]
     assert statement["Action"] == ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
     assert statement["Resource"] == [hyperpod["ClusterArn"]]
@@ -358,7 +358,7 @@ def test_karpenter_groups_are_checked_against_the_live_cluster_before_anything_c
 
 
 def test_karpenter_is_refused_while_the_cluster_does_not_recover_nodes_automatically(running_sandbox, cluster):
-    sagemaker = boto3.client("sagemaker", region_name=REGION)
+    sagemaker = aws_client("sagemaker", region_name=REGION)
     sagemaker.update_cluster(ClusterName=f"hp-cluster-{TAG}", NodeRecovery="None")
     try:
         refused = patch(running_sandbox, ENABLE, expect=409)
@@ -500,7 +500,7 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
     change(running_sandbox, {"observability": {"enabled": True}})
     change(running_sandbox, enable("inferenceOperator", "karpenter"))
     prefix = f"instantstart-{TAG}-"
-    iam = boto3.client("iam")
+    iam = aws_client("iam")
     built = inventory(running_sandbox)
     assert {f"{prefix}{name}" for name in ("fsx-csi", "tiered-ckpt", "observability", "inference", "karpenter")} <= (
         set(built["roles"])
@@ -515,4 +515,4 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
     assert [
         p["PolicyName"] for p in iam.list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(prefix)
     ] == []
-    assert not set(tls_buckets) & {b["Name"] for b in boto3.client("s3").list_buckets()["Buckets"]}
+    assert not set(tls_buckets) & {b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]}
