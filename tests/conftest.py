@@ -69,11 +69,31 @@ class RunningSandbox:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=f"{self.base_url}/api", headers=headers, timeout=60, verify=PLAIN_HTTP)
 
-    def succeed_each(self, api: httpx.Client, steps: Sequence[tuple[str, str, dict | None]]) -> None:
-        """Make each `(method, path, body)` request in turn, waiting for its operation to succeed before the next."""
-        for method, path, body in steps:
-            accepted = api.request(method, path, json=body).json()
-            assert self.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    def build_cluster(
+        self,
+        tag: str,
+        *,
+        instances: int = 1,
+        storage: bool = False,
+        features: dict | None = None,
+        then: Sequence[tuple[str, str, dict | None]] = (),
+    ) -> None:
+        """Build a cluster stage by stage through the API, each operation succeeding before the next: EKS in
+        us-west-2, its dependencies, one HyperPod group of `instances` ml.g6.4xlarge in us-west-2c, then storage,
+        `features` and the `then` requests (`(method, path, body)`) if asked."""
+        group = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": instances}
+        steps = [
+            ("POST", "/clusters/eks", {"clusterTag": tag, "region": "us-west-2"}),
+            ("POST", f"/clusters/{tag}/dependencies", None),
+            ("POST", f"/clusters/{tag}/hyperpod", group),
+            *([("POST", f"/clusters/{tag}/storage", {})] if storage else []),
+            *([("PATCH", f"/clusters/{tag}/features", features)] if features else []),
+            *then,
+        ]
+        with self.client() as api:
+            for method, path, body in steps:
+                accepted = api.request(method, path, json=body).json()
+                assert self.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
 
     def wait_terminal(self, operation_id: str, limit_seconds: float = 90) -> dict:
         deadline = time.monotonic() + limit_seconds

@@ -13,20 +13,12 @@ from tests.browser.pages import sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "drifted"
-GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox: RunningSandbox) -> Iterator[RunningSandbox]:
+    running_sandbox.build_cluster(TAG)
     with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-            ),
-        )
         group = api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"][0]["instanceGroupName"]
     resize = {"action": "resize-group", "clusterName": f"hp-cluster-{TAG}", "instanceGroup": group, "instanceCount": 3}
     assert httpx.post(f"{running_sandbox.base_url}/sandbox/out-of-band", json=resize).status_code == 204

@@ -8,7 +8,6 @@ import pytest
 from sandbox.aws.pricing import HOURLY_PRICES
 
 TAG = "costly"
-REGION = "us-west-2"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 GROUP = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
 SPOT = {**GROUP, "instanceGroupName": "spotty", "capacityType": "spot"}
@@ -16,16 +15,7 @@ SPOT = {**GROUP, "instanceGroupName": "spotty", "capacityType": "spot"}
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-                ("POST", f"/clusters/{TAG}/instance-groups", SPOT),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, then=[("POST", f"/clusters/{TAG}/instance-groups", SPOT)])
     return TAG
 
 

@@ -15,22 +15,11 @@ from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 
 TAG = "drifty"
-REGION = "us-west-2"
-GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 2}
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", GROUP),
-                ("PATCH", f"/clusters/{TAG}/features", {"observability": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, instances=2, features={"observability": {"enabled": True}})
     return TAG
 
 

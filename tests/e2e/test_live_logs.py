@@ -22,25 +22,13 @@ from sandbox.server import build_app
 from tests.conftest import aws_client
 
 TAG = "wslogs"
-REGION = "us-west-2"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 JOB = {"image": "train:1", "nodes": 1, "gpusPerNode": 1, "instanceType": INSTANCE_TYPE}
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
 
 

@@ -19,25 +19,13 @@ from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 
 TAG = "serve"
-REGION = "us-west-2"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 SEED_COMMAND = "vllm serve Qwen/Qwen3-0.6B --max-model-len 1280 --tensor-parallel-size 1"
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 2}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, instances=2, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
 
 

@@ -14,7 +14,6 @@ import pytest
 from sandbox.k8s.emulator import ClusterStore
 
 TAG = "ray"
-REGION = "us-west-2"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 JOB_LABEL = "instantstart.aws/job"
 VERL = {
@@ -33,18 +32,7 @@ RAY_CLUSTER = {"kind": "RayCluster", "image": "rayproject/ray:2.46.0", "nodes": 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 2}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", {"kuberayOperator": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, instances=2, storage=True, features={"kuberayOperator": {"enabled": True}})
     return TAG
 
 

@@ -18,7 +18,6 @@ from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 
 TAG = "recipes"
-REGION = "us-west-2"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 VALUES: dict[str, dict[str, Any]] = {
     "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/o"},
@@ -29,18 +28,7 @@ VALUES: dict[str, dict[str, Any]] = {
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
 
 

@@ -36,19 +36,8 @@ LOGGING_POD = {"verl": "{name}-submit"}
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 2}
     features = {"trainingOperator": {"enabled": True}, "kuberayOperator": {"enabled": True}}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": "us-west-2"}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", features),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, instances=2, storage=True, features=features)
     return TAG
 
 

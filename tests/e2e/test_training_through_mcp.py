@@ -26,18 +26,7 @@ LLAMA_FACTORY = {"dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"}
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
-    with running_sandbox.client() as api:
-        running_sandbox.succeed_each(
-            api,
-            (
-                ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-                ("POST", f"/clusters/{TAG}/dependencies", None),
-                ("POST", f"/clusters/{TAG}/hyperpod", group),
-                ("POST", f"/clusters/{TAG}/storage", {}),
-                ("PATCH", f"/clusters/{TAG}/features", {"trainingOperator": {"enabled": True}}),
-            ),
-        )
+    running_sandbox.build_cluster(TAG, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
 
 
