@@ -53,7 +53,6 @@ PLAIN_HTTP = ssl.create_default_context()
 SANDBOX_TIMINGS = {
     "seconds_to_active": 0.05,
     "poll_seconds": 0,
-    "operation_wait_poll_seconds": 0.02,
     "seconds_per_log_line": 0.02,
     "seconds_per_download": 0.05,
     "seconds_to_load_model": 0.05,

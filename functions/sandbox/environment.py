@@ -5,6 +5,10 @@ middlewares append to one context dict), so one process serves one API request a
 (`GET /operations/{id}/wait`) holds one environment while the others serve the console; here, a request that
 sleeps lends the environment to others meanwhile and gets its request state back when it wakes. The API's clock
 is the only thing that sleeps in a request, so the sandbox gives the API a clock whose sleep does that.
+
+A request sleeps to read again what the workflows record in DynamoDB (an operation's status), so its sleep also
+ends at the next write to a table, or at once if one came since its last sleep: a long poll answers as soon as the
+operation ends, without re-reading it every few milliseconds meanwhile.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
 
 from api import app
 from controlplane import wiring
+from sandbox.aws.stubber import TableChanges
 
 
 class ApiEnvironment:
-    def __init__(self) -> None:
+    def __init__(self, table_changes: TableChanges) -> None:
+        self._table_changes = table_changes
         self._lock = threading.Lock()
         self._inside = threading.local()
         self._original_clock = wiring.clock
@@ -37,7 +43,8 @@ class ApiEnvironment:
                 self._inside.active = False
 
     def sleep(self, seconds: float) -> None:
-        """Sleep; inside an invocation, let other requests run meanwhile and restore this one's state after."""
+        """Sleep; inside an invocation, until a table changes at the latest, letting other requests run meanwhile
+        and restoring this one's state after."""
         if not getattr(self._inside, "active", False):
             time.sleep(seconds)
             return
@@ -45,7 +52,7 @@ class ApiEnvironment:
         saved = (BaseRouter.current_event, BaseRouter.lambda_context, dict(context))
         self._lock.release()
         try:
-            time.sleep(seconds)
+            self._inside.tables_seen = self._table_changes.wait(getattr(self._inside, "tables_seen", -1), seconds)
         finally:
             self._lock.acquire()
             BaseRouter.current_event, BaseRouter.lambda_context = saved[0], saved[1]

@@ -136,7 +136,7 @@ class Sandbox:
         self.events = EventRouter(self.hyperpod)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
-        self.api = ApiEnvironment()
+        self.api = ApiEnvironment(SerializedStubber.table_changes)
         self.websockets = WebSocketConnections()
         self._access = AccessEntries(ACCOUNT_ID)
         self.s3 = S3Extension(ACCOUNT_ID)

@@ -26,20 +26,23 @@ def store(monkeypatch) -> Iterator[DynamoRecipeValuesStore]:
     assert spec.sort_key is not None
     with mock_aws():
         SerializedStubber.install()
-        session._client.cache_clear()
-        boto3.client("dynamodb").create_table(
-            TableName=TABLE,
-            BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": n, "AttributeType": "S"} for n in (spec.partition_key, spec.sort_key)
-            ],
-            KeySchema=[
-                {"AttributeName": spec.partition_key, "KeyType": "HASH"},
-                {"AttributeName": spec.sort_key, "KeyType": "RANGE"},
-            ],
-        )
-        yield DynamoRecipeValuesStore(TABLE)
-        session._client.cache_clear()
+        try:
+            session._client.cache_clear()
+            boto3.client("dynamodb").create_table(
+                TableName=TABLE,
+                BillingMode="PAY_PER_REQUEST",
+                AttributeDefinitions=[
+                    {"AttributeName": n, "AttributeType": "S"} for n in (spec.partition_key, spec.sort_key)
+                ],
+                KeySchema=[
+                    {"AttributeName": spec.partition_key, "KeyType": "HASH"},
+                    {"AttributeName": spec.sort_key, "KeyType": "RANGE"},
+                ],
+            )
+            yield DynamoRecipeValuesStore(TABLE)
+            session._client.cache_clear()
+        finally:
+            SerializedStubber.uninstall()
 
 
 def test_values_are_kept_per_caller_and_recipe_with_their_json_types(store: DynamoRecipeValuesStore) -> None:

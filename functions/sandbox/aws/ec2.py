@@ -1,7 +1,10 @@
 """What moto lacks for EC2: ``tag:`` filters on DescribeNatGateways (real EC2 supports them), and subnets whose
 ``AvailableIpAddressCount`` counts the addresses simulated HyperPod nodes hold (moto counts its own ENIs only).
 
-Patches moto's NAT gateway backend and subnet model.
+moto finds one resource's tags by matching a pattern against every tagged resource of the account, for every
+resource a filtered Describe call looks at; they are read by the resource's ID instead.
+
+Patches moto's NAT gateway backend, subnet model and tagged resources.
 """
 
 from __future__ import annotations
@@ -9,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from moto.ec2.models.core import TaggedEC2Resource
 from moto.ec2.models.nat_gateways import NatGatewayBackend
 from moto.ec2.models.subnets import Subnet
+from moto.ec2.utils import EC2_PREFIX_TO_RESOURCE, get_prefix
 
 from sandbox.aws.patches import Patches
 
@@ -35,7 +40,13 @@ class Ec2Extension:
                     gateways = [g for g in gateways if {t["key"]: t["value"] for t in g.get_tags()}.get(key) in values]
             return gateways
 
+        def get_tags(resource: Any) -> list[dict[str, str]]:
+            tags = resource.ec2_backend.tags.get(resource.id, {}) if resource.id else {}
+            kind = EC2_PREFIX_TO_RESOURCE.get(get_prefix(resource.id), "") if tags else ""
+            return [{"resource_id": resource.id, "key": k, "value": v, "resource_type": kind} for k, v in tags.items()]
+
         self._patches.replace(NatGatewayBackend, "describe_nat_gateways", describe_nat_gateways)
+        self._patches.replace(TaggedEC2Resource, "get_tags", get_tags)
         self._patches.replace(
             Subnet, "available_ip_address_count", property(lambda subnet: free.fget(subnet) - held(subnet.id))
         )

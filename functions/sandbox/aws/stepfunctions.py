@@ -13,12 +13,16 @@
   uses writes to itself while it evaluates, except for the heap key under which the environment keeps the
   component's retry counters, drawn lazily: it is drawn for every component before the tree is shared, so
   concurrent executions agree on it.
+- moto builds a new boto3 client (loading the service's model from disk) for every Lambda task it runs: a twentieth
+  of a workflow suite's CPU. The client is built once per Region while the extension is installed (clients are
+  safe to share between threads; moto's are all the same: fixed keys and settings).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from moto.stepfunctions.parser.api import ExecutionFailedEventDetails, HistoryEventType
@@ -30,6 +34,7 @@ from moto.stepfunctions.parser.asl.component.common.error_name.states_error_name
 from moto.stepfunctions.parser.asl.component.common.error_name.states_error_name_type import StatesErrorNameType
 from moto.stepfunctions.parser.asl.component.common.timeouts.timeout import TimeoutSecondsPath
 from moto.stepfunctions.parser.asl.component.eval_component import EvalComponent
+from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 from moto.stepfunctions.parser.asl.eval.environment import Environment
 from moto.stepfunctions.parser.asl.eval.event.event_detail import EventDetails
 from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
@@ -95,6 +100,20 @@ def invalid_timeout(env: Environment, path: str, seconds: Any) -> FailureEventEx
     )
 
 
+def lambda_client_for(build: Callable[..., Any]) -> Callable[..., Any]:
+    """moto's ``boto_client_for`` for its Lambda tasks, building one client per Region and service."""
+    clients: dict[tuple[str, str], Any] = {}
+    lock = threading.Lock()
+
+    def client_for(region: str, service: str, state_credentials: Any = None) -> Any:
+        with lock:
+            if (region, service) not in clients:
+                clients[region, service] = build(region=region, service=service, state_credentials=state_credentials)
+            return clients[region, service]
+
+    return client_for
+
+
 class StepFunctionsExtension:
     def __init__(self) -> None:
         self._patches = Patches()
@@ -118,6 +137,8 @@ class StepFunctionsExtension:
         self._patches.replace(ExecutionWorker, "stop", stop)
         self._patches.replace(TimeoutSecondsPath, "_eval_seconds", timeout_from_path)
         self._patches.replace(AmazonStateLanguageParser, "parse", staticmethod(parse))
+        shared_clients = lambda_client_for(lambda_eval_utils.boto_client_for)
+        self._patches.replace(lambda_eval_utils, "boto_client_for", shared_clients)
 
     def uninstall(self) -> None:
         self._patches.restore()
