@@ -81,23 +81,27 @@ e2e: install
 browser: install console $(CHROMIUM)
 	$(BIN)/pytest tests/browser -q $(PARALLEL)
 
-# tests/long (a six-minute operation waited through MCP; it mostly sleeps) runs in the background beside the suites.
+# The console's tests run first, on both cores. Then the unit-to-e2e session runs in front while two sessions run
+# beside it, their output held until it ends: browser (one worker: it mostly waits on the pages' own timers, and
+# fills the cores the session's workers leave idle while they wait) and tests/long (a six-minute operation; it
+# mostly sleeps).
 test: lint console $(CHROMIUM)
-	@failed=""; times=""; long_log=$$(mktemp); \
-	(long_start=$$(date +%s); $(BIN)/pytest tests/long -q -s; status=$$?; \
-		echo "took $$(( $$(date +%s) - long_start )) s"; exit $$status) > $$long_log 2>&1 & long_pid=$$!; \
+	@failed=""; times=""; long_log=$$(mktemp); browser_log=$$(mktemp); \
+	(start=$$(date +%s); $(BIN)/pytest tests/long -q -s; status=$$?; \
+		echo "took $$(( $$(date +%s) - start )) s"; exit $$status) > $$long_log 2>&1 & long_pid=$$!; \
 	start=$$(date +%s); \
 	(cd frontend && npx vitest run) || failed="$$failed console"; \
 	times="$$times  frontend (vitest): $$(( $$(date +%s) - start )) s\n"; \
+	(start=$$(date +%s); $(BIN)/pytest tests/browser -q --durations=5; status=$$?; \
+		echo "took $$(( $$(date +%s) - start )) s"; exit $$status) > $$browser_log 2>&1 & browser_pid=$$!; \
 	start=$$(date +%s); \
 	$(BIN)/pytest $(addprefix tests/,$(SUITES)) -q $(PARALLEL) --durations=10 || failed="$$failed unit-to-e2e (its summary names them)"; \
 	times="$$times  $(SUITES) (one session): $$(( $$(date +%s) - start )) s\n"; \
-	start=$$(date +%s); \
-	$(BIN)/pytest tests/browser -q $(PARALLEL) --durations=5 || failed="$$failed browser"; \
-	times="$$times  tests/browser: $$(( $$(date +%s) - start )) s\n"; \
+	wait $$browser_pid || failed="$$failed browser"; \
+	times="$$times  tests/browser: $$(tail -n 1 $$browser_log | sed 's/took //') (beside the session)\n"; \
 	wait $$long_pid || failed="$$failed long"; \
-	times="$$times  tests/long: $$(tail -n 1 $$long_log | sed 's/took //') (in the background)\n"; \
-	echo "tests/long:"; cat $$long_log; rm -f $$long_log; \
+	times="$$times  tests/long: $$(tail -n 1 $$long_log | sed 's/took //') (beside the session)\n"; \
+	echo "tests/browser:"; cat $$browser_log; echo "tests/long:"; cat $$long_log; rm -f $$browser_log $$long_log; \
 	printf "Wall time per suite:\n$$times"; \
 	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi
 

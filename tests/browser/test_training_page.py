@@ -24,8 +24,8 @@ CLUSTER = {
     "hyperpod": {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1},
     "storage": {},
 }
-# 30 lines: the job runs for about 12 s, long enough to see several 2 s log reads while it runs.
-SECONDS_PER_LINE = 0.4
+# 30 lines: the job runs for about 6 s, long enough to see a few 2 s log reads while it runs.
+SECONDS_PER_LINE = 0.2
 
 
 @pytest.fixture(scope="module")
