@@ -14,6 +14,8 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlparse
 
 import boto3
+import botocore.loaders
+import botocore.session
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.sts.models import sts_backends
@@ -87,6 +89,19 @@ class SandboxOptions:
     seconds_per_log_line: float = 0.5
     seconds_per_download: float = 2.0
     seconds_to_load_model: float = 5.0
+
+
+# AWS's service models and endpoint table as botocore loads them: the same for every session of the process.
+_SERVICE_MODELS = botocore.loaders.create_loader()
+
+
+def _botocore_session() -> botocore.session.Session:
+    """A session for the sandbox's account. moto starts every mock with no default boto3 session, so each sandbox
+    would load every service model it uses from disk again (a fiftieth of the e2e suite's CPU); this session's
+    loader is shared by the process."""
+    session = botocore.session.get_session()
+    session.register_component("data_loader", _SERVICE_MODELS)
+    return session
 
 
 class LambdaContext:
@@ -194,6 +209,7 @@ class Sandbox:
         # moto's interpreter logs every failed execution at ERROR; the operation record already says why.
         logging.getLogger("moto.stepfunctions").setLevel(logging.CRITICAL)
         self._mock.start()
+        boto3.setup_default_session(botocore_session=_botocore_session())
         SerializedStubber.install()
         for extension in self._extensions:
             extension.install()

@@ -14,7 +14,7 @@
   component's retry counters, drawn lazily: it is drawn for every component before the tree is shared, so
   concurrent executions agree on it.
 - moto builds a new boto3 client (loading the service's model from disk) for every Lambda task it runs: a twentieth
-  of a workflow suite's CPU. The client is built once per Region while the extension is installed (clients are
+  of a workflow suite's CPU. One client per Region and service is built while the extension is installed (clients are
   safe to share between threads; moto's are all the same: fixed keys and settings).
 """
 

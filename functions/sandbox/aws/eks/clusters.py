@@ -2,18 +2,26 @@
 points at the sandbox's Kubernetes API server, a CA, ``resourcesVpcConfig.vpcId`` and ``accessConfig`` (moto
 drops it; EKS defaults to CONFIG_MAP, which HyperPod refuses).
 
-Patches moto's EKS backend and response. Status changes are lazy: DescribeCluster and ListClusters advance a
-cluster once ``seconds`` have passed, and then call ``on_active(name)`` or ``on_deleted(region, name)``.
+moto checks a role ARN's partition against boto3's by loading boto3's endpoint table anew for every cluster and
+node group (a fortieth of the e2e suite's CPU); the sandbox reads the partitions once.
+
+Patches moto's EKS backend, response and role ARN check. Status changes are lazy: DescribeCluster and ListClusters
+advance a cluster once ``seconds`` have passed, and then call ``on_active(name)`` or ``on_deleted(region, name)``.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 import time
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
+import boto3
+import moto.eks.models
 from moto.ec2.models import ec2_backends
+from moto.eks.exceptions import InvalidParameterException
 from moto.eks.models import EKSBackend
 from moto.eks.responses import EKSResponse
 
@@ -23,6 +31,20 @@ from sandbox.aws.patches import Patches
 SANDBOX_CA = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nSU5TVEFOVFNUQVJULVNBTkRCT1gtQ0E=\n-----END CERTIFICATE-----\n"
 ).decode()
+
+ROLE_ARN = re.compile(r"arn:(?P<partition>.+):iam::[0-9]{12}:role/.+")
+
+
+@cache
+def partitions() -> frozenset[str]:
+    return frozenset(boto3.Session().get_available_partitions())
+
+
+def validate_role_arn(arn: str) -> None:
+    """moto's check of a cluster's or node group's role ARN, with boto3's partitions read once."""
+    match = ROLE_ARN.match(arn or "")
+    if match is None or match.group("partition") not in partitions():
+        raise InvalidParameterException(message=f"Invalid Role Arn: '{arn}'")
 
 
 class EksClusters:
@@ -86,6 +108,7 @@ class EksClusters:
         self._patches.replace(EKSBackend, "describe_cluster", describe_cluster)
         self._patches.replace(EKSBackend, "delete_cluster", delete_cluster)
         self._patches.replace(EKSResponse, "create_cluster", respond_create_cluster)
+        self._patches.replace(moto.eks.models, "validate_role_arn", validate_role_arn)
 
     def uninstall(self) -> None:
         self._patches.restore()

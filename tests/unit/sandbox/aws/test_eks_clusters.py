@@ -123,3 +123,18 @@ def test_a_deleted_cluster_s_access_entries_are_forgotten(eks: Eks) -> None:
     with pytest.raises(ClientError) as error:
         eks.client.list_access_entries(clusterName="demo")
     assert error.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+@pytest.mark.parametrize(
+    "role_arn",
+    ["arn:aws:iam::123:role/eks", "arn:nowhere:iam::123456789012:role/eks", "arn:aws:iam::123456789012:user/eks"],
+)
+def test_a_role_arn_off_format_or_partition_is_refused_as_moto_refuses_it(eks: Eks, role_arn: str) -> None:
+    vpc = {"subnetIds": [], "securityGroupIds": ["sg-1"]}
+    with pytest.raises(ClientError) as refused:
+        eks.client.create_cluster(name="demo", roleArn=role_arn, resourcesVpcConfig=vpc)
+    assert refused.value.response["Error"]["Code"] == "InvalidParameterException"
+    assert role_arn in refused.value.response["Error"]["Message"]
+    assert eks.client.create_cluster(
+        name="demo", roleArn=f"arn:aws-cn:iam::{ACCOUNT}:role/eks", resourcesVpcConfig=vpc
+    )["cluster"]["roleArn"].startswith("arn:aws-cn:")
