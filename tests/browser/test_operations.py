@@ -42,7 +42,11 @@ def test_an_admin_sees_a_failed_operation_with_its_step_and_resumes_it_to_the_en
     expect(console).to_have_url(f"{running_sandbox.base_url}/operations/{operation_id}")
     expect(console.get_by_text('in step "Ensure Cluster Role"')).to_be_visible()
     shoot(console, "operation-failed")
-    console.get_by_role("button", name="Resume").click()
+    # The page's resume request is answered before the wait starts: the operation is still FAILED until then.
+    resume_path = f"/api/operations/{operation_id}/resume"
+    with console.expect_response(lambda response: response.url.endswith(resume_path)) as resumed:
+        console.get_by_role("button", name="Resume").click()
+    assert resumed.value.status == 202
     assert running_sandbox.wait_terminal(operation_id)["status"] == "SUCCEEDED"
     # Long polls carry the page to the end without a reload.
     for status in ("FAILED", "RUNNING", "PENDING"):
