@@ -8,7 +8,7 @@ import re
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import pick, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 STAGES = ("eks", "dependencies", "hyperpod", "storage")
@@ -24,7 +24,7 @@ def select(page: Page, field: str) -> Locator:
 def choose(page: Page, field: str, option: str) -> None:
     """Pick `option` in the Cloudscape select labelled `field`."""
     select(page, field).click()
-    page.get_by_role("option", name=option).first.click()
+    pick(page, option)
 
 
 def mark_document(page: Page) -> None:
@@ -67,7 +67,7 @@ def test_the_wizard_creates_a_cluster_and_the_page_follows_it_to_ready(console: 
     # Only the types offered in us-west-2d: the g5 family is not offered there.
     expect(console.get_by_role("option", name="ml.g6.8xlarge")).to_be_visible()
     expect(console.get_by_role("option", name="ml.g5.8xlarge")).to_have_count(0)
-    console.get_by_role("option", name="ml.g6.8xlarge").click()
+    pick(console, "ml.g6.8xlarge")
     expect(console).to_have_url(re.compile(r"step=1.*instanceType=ml\.g6\.8xlarge"))
     shoot(console, "create-instance-group")
     console.get_by_role("button", name="Next").click()

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import pick, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "managed"
@@ -47,7 +47,7 @@ def cluster(running_sandbox: RunningSandbox) -> Iterator[RunningSandbox]:
 def choose(page: Page, field: str, option: str) -> None:
     """Pick `option` in the Cloudscape select labelled `field`."""
     page.get_by_role("button", name=re.compile(f"^{re.escape(field)}( |$)")).click()
-    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
+    pick(page, re.compile(re.escape(option)))
 
 
 def test_an_endpoint_created_from_the_tab_answers_in_the_chat_box(console: Page, cluster: RunningSandbox):

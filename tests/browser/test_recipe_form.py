@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import pick, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "recipeui"
@@ -59,18 +59,18 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     expect(console.get_by_text("No training job yet.")).to_be_visible()
     console.get_by_role("button", name="Submit from a recipe").click()
     console.get_by_role("button", name=re.compile("^Recipe")).click()
-    console.get_by_role("option", name=re.compile("PyTorch script")).click()
+    pick(console, re.compile("PyTorch script"))
 
     console.get_by_label("Job name", exact=True).fill("recipe-hello")
     console.get_by_role("button", name=re.compile("The instance type")).click()
-    console.get_by_role("option", name=INSTANCE_TYPE).click()
+    pick(console, INSTANCE_TYPE)
     console.get_by_label("Script", exact=True).fill("/s3/code/train.py")
     console.get_by_label("Dataset", exact=True).fill("s3://data-bkt/ds")
     console.get_by_label("Output path", exact=True).fill("s3://data-bkt/out")
     expect(console.get_by_label("Learning rate", exact=True)).to_have_value("0.0001")
     console.get_by_role("checkbox", name="Track with MLflow").check()
     console.get_by_role("button", name=re.compile("Tracking server")).click()
-    console.get_by_role("option", name=re.compile("sandbox-tracking")).click()
+    pick(console, re.compile("sandbox-tracking"))
     console.get_by_label("Experiment", exact=True).fill("recipe-ui")
     console.get_by_role("button", name="Review").click()
     expect(console.get_by_text(re.compile(r"hyperpodrun --nnodes=1 .*--data=s3://data-bkt/ds"))).to_be_visible()

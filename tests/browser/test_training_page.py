@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import pick, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "training"
@@ -62,11 +62,11 @@ def test_a_job_submitted_from_the_page_streams_its_log_and_succeeds(console: Pag
     console.get_by_label("Name", exact=True).fill("hello")
     console.get_by_label("Image", exact=True).fill("train:1")
     console.get_by_role("button", name=re.compile("The instance type")).click()
-    console.get_by_role("option", name=INSTANCE_TYPE).click()
+    pick(console, INSTANCE_TYPE)
     expect(console.get_by_label("In-place restarts before a full job restart")).to_have_value("3")
     # Finished pods stay, so the page reads the log's last lines after the job ends.
     console.get_by_role("button", name=re.compile("Pods deleted when the job ends")).click()
-    console.get_by_role("option", name="None").click()
+    pick(console, "None")
     shoot(console, "training-submit")
     console.get_by_role("button", name="Submit job").click()
 
