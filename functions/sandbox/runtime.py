@@ -197,6 +197,9 @@ class Sandbox:
                 # The sandbox has no CloudWatch to read embedded metrics from stdout.
                 "POWERTOOLS_METRICS_DISABLED": os.environ.get("POWERTOOLS_METRICS_DISABLED", "true"),
                 "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+                # moto would load its catalogue of public AMIs into each Region's EC2 backend (a few thousand
+                # images parsed per Region, per start); nothing here reads an image it did not create.
+                "MOTO_EC2_LOAD_DEFAULT_AMIS": "false",
             }
         )
         self._mock = mock_aws(

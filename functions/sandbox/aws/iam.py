@@ -2,6 +2,10 @@
 sandbox has moto load them, and moto parses their 9,000-entry data file again for every IAM backend it creates
 (a dozen per sandbox, one per partition and account seen): 1.4 s of every sandbox's start. The data is parsed and
 each policy's fields prepared once; every backend still gets policies of its own, since attachments count on them.
+
+Only the `aws` partition's backends get them. The sandbox's account is in that partition (the API accepts its Regions
+only), yet moto creates a backend for every partition at an account's first request, looking the caller's access key
+up in each: building 1,300 policies into each of those was a thirtieth of the workflow suites' CPU.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from moto.iam.models import AWSManagedPolicy, IAMBackend, ManagedPolicy
 from moto.settings import load_iam_aws_managed_policies
 
 from sandbox.aws.patches import Patches
+
+# moto keys IAM backends by partition (IAM is global within one).
+SANDBOX_PARTITION = "aws"
 
 
 @cache
@@ -37,7 +44,7 @@ def managed_policy_fields() -> tuple[tuple[str, dict[str, Any]], ...]:
 
 
 def _init_aws_policies(backend: IAMBackend) -> list[ManagedPolicy]:
-    if not load_iam_aws_managed_policies():
+    if not load_iam_aws_managed_policies() or backend.region_name != SANDBOX_PARTITION:
         return []
     account, region = backend.account_id, backend.region_name
     return [

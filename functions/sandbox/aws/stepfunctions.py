@@ -16,10 +16,14 @@
 - moto builds a new boto3 client (loading the service's model from disk) for every Lambda task it runs: a twentieth
   of a workflow suite's CPU. One client per Region and service is built while the extension is installed (clients are
   safe to share between threads; moto's are all the same: fixed keys and settings).
+- moto parses each JSONPath of a state (``$.cluster.name``) at every evaluation, and jsonpath-ng builds a new
+  parser (its grammar tables) for every parse. Parsed paths are kept per path for the process: a parsed path is
+  only read when it selects.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +42,7 @@ from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda
 from moto.stepfunctions.parser.asl.eval.environment import Environment
 from moto.stepfunctions.parser.asl.eval.event.event_detail import EventDetails
 from moto.stepfunctions.parser.asl.parse.asl_parser import AmazonStateLanguageParser
+from moto.stepfunctions.parser.asl.utils import json_path
 from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
 from sandbox.aws.patches import Patches
@@ -47,6 +52,7 @@ PARSED_DEFINITIONS = 256
 _parse_unpatched = AmazonStateLanguageParser.parse
 _parsed: dict[str, Any] = {}
 _parsed_lock = threading.Lock()
+_parse_json_path_unpatched = json_path.parse
 
 
 def parse(definition: str) -> Any:
@@ -60,6 +66,12 @@ def parse(definition: str) -> Any:
                 _parsed.pop(next(iter(_parsed)))
             _parsed[definition] = parsed
         return parsed
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_json_path(path: str) -> Any:
+    """jsonpath-ng's parse of one path (as moto calls it), once per process."""
+    return _parse_json_path_unpatched(path)
 
 
 def draw_heap_keys(root: Any) -> int:
@@ -137,6 +149,7 @@ class StepFunctionsExtension:
         self._patches.replace(ExecutionWorker, "stop", stop)
         self._patches.replace(TimeoutSecondsPath, "_eval_seconds", timeout_from_path)
         self._patches.replace(AmazonStateLanguageParser, "parse", staticmethod(parse))
+        self._patches.replace(json_path, "parse", parse_json_path)
         shared_clients = lambda_client_for(lambda_eval_utils.boto_client_for)
         self._patches.replace(lambda_eval_utils, "boto_client_for", shared_clients)
 

@@ -44,3 +44,23 @@ def test_a_definition_is_parsed_once_and_every_heap_key_is_drawn_before_it_is_sh
 def test_a_different_definition_is_parsed_on_its_own():
     other = json.dumps({**json.loads(DEFINITION), "Comment": "another machine"})
     assert parse(other)[0] is not parse(DEFINITION)[0]
+
+
+def test_a_json_path_is_parsed_once_while_installed_and_selects_as_moto_does():
+    from moto.stepfunctions.parser.asl.utils import json_path
+
+    from sandbox.aws.stepfunctions import StepFunctionsExtension
+
+    data = {"cluster": {"name": "demo", "groups": [{"name": "gpu"}, {"name": "cpu"}]}}
+    paths = ["$.cluster.name", "$.cluster.groups[1].name", "$.cluster.groups[*].name", "$"]
+    unpatched = json_path.parse
+    expected = [json_path.extract_json(path, data) for path in paths]
+    extension = StepFunctionsExtension()
+    extension.install()
+    try:
+        assert [json_path.extract_json(path, data) for path in paths] == expected
+        assert json_path.parse("$.cluster.name") is json_path.parse("$.cluster.name")
+    finally:
+        extension.uninstall()
+    assert json_path.parse is unpatched
+    assert json_path.parse("$.cluster.name") is not json_path.parse("$.cluster.name")
