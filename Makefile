@@ -14,6 +14,7 @@ export PYTHONPATH := functions:.
 SUITES := unit contract integration workflows infra e2e
 # Two workers per suite (pytest-xdist), one per core. `loadfile` keeps a module's tests in one worker, so a
 # module-scoped fixture (the running sandbox) is built once; each worker is its own process (own moto, own port).
+# tests/infra runs whole in one worker, so the app is synthesized once (tests/conftest.py: ONE_WORKER_SUITES).
 PARALLEL := -n 2 --dist loadfile
 
 CONSOLE_SOURCES := $(shell find frontend/src -type f -not -name schema.d.ts) frontend/index.html \

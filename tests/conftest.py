@@ -17,6 +17,7 @@ import boto3
 import httpx
 import pytest
 import uvicorn
+from xdist.scheduler import LoadFileScheduling
 
 from sandbox.runtime import HOME_REGION, Sandbox, SandboxOptions
 from sandbox.server import build_app
@@ -185,6 +186,23 @@ def suite_of(nodeid: str) -> str:
     """`tests/e2e/test_paging.py::test_x` → `e2e`."""
     parts = nodeid.split("/")
     return parts[1] if len(parts) > 2 and parts[0] == "tests" else parts[0]
+
+
+# Suites whose tests all run in one worker: their modules share a session fixture too costly to build in each (infra:
+# one CDK synthesis through jsii, ~15 s of CPU, instead of one per worker).
+ONE_WORKER_SUITES = ("infra",)
+
+
+class SuiteOrFileScheduling(LoadFileScheduling):
+    """xdist's `loadfile`, with each suite of `ONE_WORKER_SUITES` one unit of work instead of one per module."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        suite = suite_of(nodeid)
+        return f"tests/{suite}" if suite in ONE_WORKER_SUITES else super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadFileScheduling | None:
+    return SuiteOrFileScheduling(config, log) if config.getvalue("dist") == "loadfile" else None
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
