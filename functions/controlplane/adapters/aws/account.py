@@ -6,13 +6,14 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from controlplane.adapters.aws.session import client, error_code, session
+from controlplane.adapters.aws.session import client, error_code, partition, session
 from controlplane.core.ports.account import AvailabilityZone, TrainingPlan
 
 
 class AwsAccountGateway:
     def known_regions(self) -> frozenset[str]:
-        return frozenset(session().get_available_regions("eks"))
+        # Those of this control plane's partition: boto3 lists the `aws` partition's unless told another.
+        return frozenset(session().get_available_regions("eks", partition_name=partition()))
 
     def availability_zones(self, region: str) -> list[AvailabilityZone]:
         response = client("ec2", region).describe_availability_zones(
