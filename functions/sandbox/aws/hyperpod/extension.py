@@ -27,6 +27,9 @@ from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
 from sandbox.aws.hyperpod.wire import OPERATIONS
 from sandbox.aws.patches import Patches
 
+# A HyperPod cluster's ARN (`arn:aws:sagemaker:us-west-2:123456789012:cluster/abc123`): the simulation's, live or gone.
+CLUSTER_ARN = re.compile(r"^arn:[^:]+:sagemaker:[^:]*:[^:]*:cluster/")
+
 
 class HyperPodExtension:
     """Installs the wire operations of one :class:`HyperPodSimulation` on moto's SageMaker responses."""
@@ -44,12 +47,11 @@ class HyperPodExtension:
         self._patches.restore()
 
     def _responder(self, action: str, original: Any) -> Callable[[SageMakerResponse], Any]:
-        simulation = self._simulation
-
         def respond(response: SageMakerResponse) -> Any:
             request = _body(response)
-            # ListTags reaches the simulation only for its clusters' ARNs; every other ARN stays with moto.
-            if action == "ListTags" and not simulation.owns(str(request.get("ResourceArn", ""))):
+            # ListTags reaches the simulation for any HyperPod cluster ARN, so a deleted cluster's is ResourceNotFound
+            # (moto fails on it); every other ARN stays with moto.
+            if action == "ListTags" and not CLUSTER_ARN.match(str(request.get("ResourceArn", ""))):
                 return original(response)
             return self.handle(action, (response.current_account, response.region), request)
 

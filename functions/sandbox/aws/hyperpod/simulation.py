@@ -94,10 +94,6 @@ class HyperPodSimulation:
             self.advance()
             return sorted(self._clusters.get(where, {}).values(), key=lambda cluster: cluster.created)
 
-    def owns(self, arn: str) -> bool:
-        with self.lock:
-            return any(cluster.arn == arn for clusters in self._clusters.values() for cluster in clusters.values())
-
     def training_plans(self, where: Where) -> list[TrainingPlan]:
         with self.lock:
             return sorted(self._plans.get(where, {}).values(), key=lambda plan: plan.start)

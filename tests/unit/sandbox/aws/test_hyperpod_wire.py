@@ -426,7 +426,7 @@ def test_an_unhealthy_node_is_relabelled_and_replaced_under_automatic_recovery(w
 
 
 def test_deleting_a_cluster_removes_its_nodes_then_it_is_not_found(world: World) -> None:
-    world.create()
+    arn = world.create()
     world.wait_for("hp")
     assert len(world.kubernetes_nodes()) == 2
 
@@ -447,6 +447,10 @@ def test_deleting_a_cluster_removes_its_nodes_then_it_is_not_found(world: World)
         world.sagemaker.list_cluster_nodes(ClusterName="hp")
     assert error_code(error) == "ResourceNotFound"
     assert "hp" in error.value.response["Error"]["Message"]
+    # The tags of a cluster deleted since it was described: moto itself failed on the ARN (an AttributeError).
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.list_tags(ResourceArn=arn)
+    assert error_code(error) == "ResourceNotFound"
 
 
 def test_clusters_are_listed_oldest_first_in_pages_and_found_by_name_or_arn(world: World) -> None:
