@@ -133,7 +133,8 @@ def openapi_document() -> dict[str, Any]:
     """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema) and the
     weakest role that may call each operation (`x-required-role`, from `api.authorization`); paths in alphabetical
     order, whichever order requests loaded the routers in. A copy of its own for each caller."""
-    return dict(json.loads(_openapi_json()))
+    document: dict[str, Any] = json.loads(_openapi_json())
+    return document
 
 
 @cache
