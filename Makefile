@@ -64,7 +64,8 @@ lint: install
 unit: install
 	$(BIN)/pytest tests/unit -q $(PARALLEL)
 
-contract: install
+# tests/contract validates the state machines with the console's pinned asl-validator (npm).
+contract: install frontend/node_modules/.installed
 	$(BIN)/pytest tests/contract -q $(PARALLEL)
 
 integration: install

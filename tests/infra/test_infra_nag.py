@@ -89,7 +89,10 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # (sagemaker-mlflow:*, the MLflow API alone, on this account's mlflow-tracking-server/*: 2), the
 # <deployment>-*-training-jobs role pattern on the training operator's steps, the identities removal and the API's
 # feature reads (3), and the API's read of pod identity associations (podidentityassociation/*/*: EKS assigns IDs).
-EXPECTED_ACKNOWLEDGEMENTS = 288
+# 289: +1 for HyperPod's access entries through an AWS service (aws:ViaAWSService): the create step's grant on its
+# own clusters' access entries (access-entry/eks-cluster-*/*: EKS assigns the entries' IDs). SendTaskSuccess moved to
+# Resource "*" (it has no resource-level permissions) with no change in count.
+EXPECTED_ACKNOWLEDGEMENTS = 289
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -89,6 +89,64 @@ def test_the_seed_conversation_ends_with_one_ready_gpu_node(running_sandbox):
     assert status["hyperPodStatus"] == "InService"
 
 
+def node_ready(running_sandbox, tag: str) -> list[str]:
+    nodes = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}").list("", "v1", "nodes")
+    return [c["status"] for node in nodes for c in node["status"]["conditions"] if c["type"] == "Ready"]
+
+
+def test_an_execution_role_made_with_only_the_instance_policy_gets_what_its_nodes_need(running_sandbox):
+    """A role an older control plane made (HyperPod's instance policy only) is brought up to date: its nodes' VPC CNI
+    initialises, so they are Ready and the cluster is ready for work."""
+    ready_for_hyperpod(running_sandbox, "hpold")
+    iam = aws_client("iam")
+    boundary = next(p["Arn"] for p in iam.list_policies(Scope="Local")["Policies"] if "service-role" in p["PolicyName"])
+    tags = [
+        {"Key": "instantstart:cluster", "Value": "hpold"},
+        {"Key": "instantstart:managed-by", "Value": "instantstart"},
+        {"Key": "instantstart:deployment-region", "Value": "us-east-1"},
+    ]
+    name = "instantstart-hpold-hyperpod-exec"
+    iam.create_role(RoleName=name, AssumeRolePolicyDocument="{}", Tags=tags, PermissionsBoundary=boundary)
+    iam.attach_role_policy(RoleName=name, PolicyArn="arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy")
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/hpold/hyperpod", json=FIRST_GROUP).json()
+        operation = running_sandbox.wait_terminal(accepted["operationId"])
+        assert operation["status"] == "SUCCEEDED", operation.get("error")
+        status = api.get("/clusters/hpold/status").json()
+
+    attached = {p["PolicyName"] for p in iam.list_attached_role_policies(RoleName=name)["AttachedPolicies"]}
+    assert {
+        "AmazonEKS_CNI_Policy",
+        "AmazonEC2ContainerRegistryPullOnly",
+        "AmazonEKSWorkerNodeMinimalPolicy",
+    } <= attached
+    assert node_ready(running_sandbox, "hpold") == ["True"]
+    assert status["missing"] == ["stage 'storage'"]
+
+
+def test_nodes_launched_after_the_cni_policy_was_detached_are_not_ready_and_the_status_names_it(running_sandbox):
+    ready_for_hyperpod(running_sandbox, "hpcni")
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/hpcni/hyperpod", json=FIRST_GROUP).json()
+        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+        aws_client("iam").detach_role_policy(
+            RoleName="instantstart-hpcni-hyperpod-exec", PolicyArn="arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+        )
+        group = {"instanceGroupName": "extra", **FIRST_GROUP}
+        accepted = api.post("/clusters/hpcni/instance-groups", json=group).json()
+        operation = running_sandbox.wait_terminal(accepted["operationId"])
+        assert operation["status"] == "SUCCEEDED", operation.get("error")
+        status = api.get("/clusters/hpcni/status").json()
+
+    assert sorted(node_ready(running_sandbox, "hpcni")) == ["False", "True"]
+    assert status["ready"] is False
+    (not_ready,) = [entry for entry in status["missing"] if entry.startswith("nodes Ready")]
+    assert "KubeletNotReady" in not_ready and "cni plugin not initialized" in not_ready
+    assert any(
+        "AmazonEKS_CNI_Policy" in entry and "ec2:AssignPrivateIpAddresses" in entry for entry in status["missing"]
+    )
+
+
 def test_a_training_plan_brings_its_own_availability_zone(running_sandbox):
     ready_for_hyperpod(running_sandbox, "hpplan")
     arn = running_sandbox.sandbox.hyperpod.add_training_plan("us-west-2", "plan-b", "ml.g6.4xlarge", 2, "us-west-2b")

@@ -14,6 +14,7 @@ from moto.eks.models import eks_backends
 
 from controlplane.adapters.k8s import manifests
 from controlplane.config import cluster_dependencies
+from controlplane.core.hyperpod.stage import EXECUTION_ROLE_POLICIES
 from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
@@ -78,7 +79,10 @@ def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: boo
 def existing_hyperpod(name: str, cluster: dict[str, str]) -> None:
     """A HyperPod cluster the team created on its EKS cluster, InService."""
     sagemaker = aws_client("sagemaker", region_name=REGION)
-    role = aws_client("iam").create_role(RoleName=f"{name}-exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    iam = aws_client("iam")
+    role = iam.create_role(RoleName=f"{name}-exec", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    for policy in EXECUTION_ROLE_POLICIES:  # what an EKS-orchestrated HyperPod node's role needs
+        iam.attach_role_policy(RoleName=f"{name}-exec", PolicyArn=f"arn:aws:iam::aws:policy/{policy}")
     sagemaker.create_cluster(
         ClusterName=name,
         InstanceGroups=[

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
+from sandbox.k8s.pods import node_ready
 
 JsonObject = dict[str, Any]
 
@@ -117,7 +118,8 @@ class InferenceOperatorSimulation:
         nodes = [
             node
             for node in store.list("", "v1", "nodes")
-            if (node["metadata"].get("labels") or {}).get(INSTANCE_TYPE_LABEL) == instance_type
+            if node_ready(node)
+            and (node["metadata"].get("labels") or {}).get(INSTANCE_TYPE_LABEL) == instance_type
             and int(((node.get("status") or {}).get("allocatable") or {}).get(GPU, 0)) >= gpus
         ]
         if not nodes:

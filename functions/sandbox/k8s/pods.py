@@ -157,7 +157,16 @@ def _pod(owner: JsonObject, request: PodRequest, node: str) -> JsonObject:
     }
 
 
+def node_ready(node: JsonObject) -> bool:
+    """The kubelet reports the node Ready. Kubernetes taints any other node `node.kubernetes.io/not-ready` (NoSchedule),
+    so the scheduler places no pod there (Kubernetes documentation, "Taint Nodes by Condition")."""
+    conditions = (node.get("status") or {}).get("conditions") or []
+    return any(condition.get("type") == "Ready" and condition.get("status") == "True" for condition in conditions)
+
+
 def _fits(node: JsonObject, spec: JsonObject, gpus: int) -> bool:
+    if not node_ready(node):
+        return False
     labels = node["metadata"].get("labels") or {}
     if any(labels.get(key) != value for key, value in (spec.get("nodeSelector") or {}).items()):
         return False

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
+from sandbox.k8s.pods import node_ready
 
 JsonObject = dict[str, Any]
 
@@ -214,6 +215,8 @@ def _ready(pod: JsonObject) -> bool:
 
 
 def _fits(node: JsonObject, spec: JsonObject, gpus: int) -> bool:
+    if not node_ready(node):
+        return False
     labels = node["metadata"].get("labels") or {}
     if any(labels.get(key) != value for key, value in (spec.get("nodeSelector") or {}).items()):
         return False

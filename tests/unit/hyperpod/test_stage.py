@@ -82,16 +82,34 @@ def world() -> World:
     return world
 
 
-def test_execution_role_is_created_with_its_policy_once(world):
+EXECUTION_POLICIES = frozenset(
+    f"arn:aws:iam::aws:policy/{name}"
+    for name in (
+        "AmazonSageMakerClusterInstanceRolePolicy",
+        "AmazonEKS_CNI_Policy",
+        "AmazonEC2ContainerRegistryPullOnly",
+        "AmazonEKSWorkerNodeMinimalPolicy",
+    )
+)
+
+
+def test_execution_role_is_created_with_its_policies_once(world):
     stage = world.stage()
     arn = stage.ensure_execution_role(ctx())["roleArn"]
     role = world.iam.find_role(hyperpod_execution_role_name(DEPLOYMENT, "demo"))
-    assert (role.arn, role.attached_policy_arns) == (
-        arn,
-        frozenset({"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"}),
-    )
+    assert (role.arn, role.attached_policy_arns) == (arn, EXECUTION_POLICIES)
     assert world.iam.roles[hyperpod_execution_role_name(DEPLOYMENT, "demo")].boundary_arn == SERVICE_BOUNDARY
     assert stage.ensure_execution_role(ctx())["roleArn"] == arn
+
+
+def test_an_execution_role_made_with_only_the_instance_policy_gets_the_eks_node_policies(world):
+    name = hyperpod_execution_role_name(DEPLOYMENT, "demo")
+    world.iam.create_role(name, {}, ownership_tags(DEPLOYMENT, "demo"), SERVICE_BOUNDARY)
+    world.iam.attach_policy(name, "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy")
+
+    world.stage().ensure_execution_role(ctx())
+
+    assert world.iam.find_role(name).attached_policy_arns == EXECUTION_POLICIES
 
 
 def test_a_role_of_the_same_name_that_is_not_ours_is_refused(world):

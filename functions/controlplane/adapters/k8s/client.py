@@ -172,15 +172,19 @@ def raw_pages(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[
 def kubernetes_node(raw: dict[str, Any]) -> KubernetesNode:
     """A node of a raw JSON list or read, as the core sees it."""
     metadata, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
-    conditions = {condition["type"]: condition["status"] for condition in status.get("conditions") or []}
+    conditions = {condition["type"]: condition for condition in status.get("conditions") or []}
+    ready = conditions.get("Ready") or {}
     return KubernetesNode(
         name=metadata["name"],
-        ready=conditions.get("Ready") == "True",
+        ready=ready.get("status") == "True",
         schedulable=not spec.get("unschedulable")
         and not any(taint.get("effect") == "NoSchedule" for taint in spec.get("taints") or []),
         labels=dict(metadata.get("labels") or {}),
         capacity=dict(status.get("capacity") or {}),
         allocatable=dict(status.get("allocatable") or {}),
+        not_ready_reason=None
+        if ready.get("status") == "True"
+        else ": ".join(part for part in (ready.get("reason"), ready.get("message")) if part) or None,
     )
 
 

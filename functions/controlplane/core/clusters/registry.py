@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controlplane.core.concurrency import together
+from controlplane.core.hyperpod.stage import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster, EksGateway
@@ -31,6 +32,15 @@ from controlplane.models.workflow import ConfigureStorageInput, CreateClusterInp
 
 # Nodes a status names (those not ready first); the counts cover every node, GET .../nodes pages through them.
 STATUS_NODES = 20
+# What a node whose VPC CNI did not initialise lacks: its execution role's permissions (the policies stage 4 attaches).
+NETWORK_NOT_READY = (
+    "the nodes' network plugin (VPC CNI) has not initialised, so their pods get no IP address or image: the instance "
+    "group's execution role needs "
+    + "; ".join(
+        f"{policy} for {purpose}" for policy, purpose in EXECUTION_ROLE_POLICIES.items() if policy != INSTANCE_POLICY
+    )
+    + ". Attach them to the role (stage 4 attaches them to the role it creates when it runs again)."
+)
 # The pipeline stage a successful operation of each kind completes.
 STAGE_OF_KIND = {
     OperationKind.CREATE_EKS_CLUSTER: StageName.EKS,
@@ -111,9 +121,11 @@ class ClusterService:
         if hyperpod is not None and hyperpod.status != "InService":
             missing.append(f"HyperPod cluster InService (now {hyperpod.status})")
         if not_ready:
-            names = ", ".join(node.name for node in not_ready[:STATUS_NODES])
+            names = ", ".join(_named(node) for node in not_ready[:STATUS_NODES])
             more = len(not_ready) - STATUS_NODES
             missing.append(f"nodes Ready and schedulable: {names}" + (f" and {more} more" if more > 0 else ""))
+        if any(_network_not_ready(node) for node in not_ready):
+            missing.append(NETWORK_NOT_READY)
         if StageName.HYPERPOD.value in record.stagesDone and not nodes:
             missing.append("at least one node")
         return ClusterStatusView(
@@ -183,6 +195,16 @@ class ClusterService:
             update.update(storage_facts(ConfigureStorageInput.model_validate(operation.input).storage))
         self._registry.save(record.model_copy(update=update))
         self._registry.release(operation.target, operation.operationId, operation.attempt)
+
+
+def _named(node: KubernetesNode) -> str:
+    return f"{node.name} ({node.not_ready_reason})" if node.not_ready_reason else node.name
+
+
+def _network_not_ready(node: KubernetesNode) -> bool:
+    """The kubelet says the node's network plugin (the VPC CNI) has not initialised."""
+    reason = (node.not_ready_reason or "").lower()
+    return "networkpluginnotready" in reason or "cni plugin not initialized" in reason
 
 
 def _node_status(node: KubernetesNode) -> NodeStatus:

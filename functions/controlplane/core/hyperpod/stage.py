@@ -40,8 +40,20 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.workflow import DeleteEksClusterInput, GroupPlanInput, PollState, WorkflowState
 
-# AWS managed policies of the execution and training-operator roles (ARNs: `Deployment.managed_policy_arn`).
-EXECUTION_ROLE_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+# AWS managed policies of the execution and training-operator roles (ARNs: `Deployment.managed_policy_arn`). On EKS a
+# HyperPod node runs with its execution role: beyond HyperPod's instance policy, the VPC CNI's network-interface
+# actions, ECR image pulls and EKS Pod Identity's token exchange (EKS User Guide, "Amazon EKS node IAM role"; the
+# HyperPod Developer Guide lists the same actions for an EKS cluster's execution role). Without them pods get no IP
+# and no image.
+INSTANCE_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+EXECUTION_ROLE_POLICIES = {
+    INSTANCE_POLICY: "HyperPod's logs, metrics and lifecycle scripts",
+    "AmazonEKS_CNI_Policy": "the VPC CNI's network-interface actions (ec2:AssignPrivateIpAddresses, "
+    "ec2:CreateNetworkInterface, …)",
+    "AmazonEC2ContainerRegistryPullOnly": "ECR image pulls (ecr:GetAuthorizationToken, ecr:BatchGetImage, "
+    "ecr:GetDownloadUrlForLayer)",
+    "AmazonEKSWorkerNodeMinimalPolicy": "EKS Pod Identity (eks-auth:AssumeRoleForPodIdentity)",
+}
 TRAINING_OPERATOR_POLICY = "AmazonSageMakerHyperPodTrainingOperatorAccess"
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
 POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
@@ -84,7 +96,7 @@ class HyperPodStageService:
                 ctx,
                 hyperpod_execution_role_name(self._deployment, ctx.clusterTag),
                 service_trust(SAGEMAKER_PRINCIPAL),
-                self._deployment.managed_policy_arn(EXECUTION_ROLE_POLICY),
+                tuple(self._deployment.managed_policy_arn(policy) for policy in EXECUTION_ROLE_POLICIES),
             )
         }
 
@@ -168,7 +180,7 @@ class HyperPodStageService:
             ctx,
             training_operator_role_name(self._deployment, ctx.clusterTag),
             service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession")),
-            self._deployment.managed_policy_arn(TRAINING_OPERATOR_POLICY),
+            (self._deployment.managed_policy_arn(TRAINING_OPERATOR_POLICY),),
         )
         cluster = ctx.eksClusterName
         current = self._eks.pod_identity_role(cluster, TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT)
@@ -245,7 +257,8 @@ class HyperPodStageService:
             self._network.add_default_route(table.route_table_id, imported.natGatewayId)
         return vpc, table
 
-    def _ensure_role(self, ctx: WorkflowState, name: str, trust: dict[str, Any], policy_arn: str) -> str:
+    def _ensure_role(self, ctx: WorkflowState, name: str, trust: dict[str, Any], policy_arns: tuple[str, ...]) -> str:
+        """The role with each of its policies attached: a role made before a policy joined the list gets it now."""
         role = self._iam.find_role(name)
         if role is None:
             role = self._iam.create_role(
@@ -255,8 +268,9 @@ class HyperPodStageService:
             raise ForeignResourceError(
                 f"IAM role {name} exists but was not created by InstantStart for this cluster. {owner(role.tags)}"
             )
-        if policy_arn not in role.attached_policy_arns:
-            self._iam.attach_policy(name, policy_arn)
+        for policy_arn in policy_arns:
+            if policy_arn not in role.attached_policy_arns:
+                self._iam.attach_policy(name, policy_arn)
         return role.arn
 
     @staticmethod

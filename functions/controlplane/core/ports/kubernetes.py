@@ -23,6 +23,8 @@ class KubernetesNode:
     labels: dict[str, str]
     capacity: dict[str, str]
     allocatable: dict[str, str]
+    # The kubelet's reason and message while the node is not Ready (`KubeletNotReady: container runtime network …`).
+    not_ready_reason: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ dispatches a JSON-protocol action (``X-Amz-Target: SageMaker.CreateCluster``) to
 snake_case name on ``SageMakerResponse``; :class:`HyperPodExtension` replaces those methods with the
 :mod:`~sandbox.aws.hyperpod.wire` operations (every cluster action moto would answer from its own model, so none
 contradicts the simulation's clusters). :class:`MotoAccount` lets the simulation read subnets, zones and EKS
-clusters from moto's backends. Every other SageMaker feature stays moto's.
+clusters, the IAM roles' policies and the calling function (:mod:`sandbox.aws.lambda_roles`) from moto's backends.
+Every other SageMaker feature stays moto's.
 """
 
 from __future__ import annotations
@@ -20,11 +21,15 @@ from moto.ec2.exceptions import InvalidSubnetIdError
 from moto.ec2.models import ec2_backends
 from moto.eks.exceptions import ResourceNotFoundException as EksResourceNotFound
 from moto.eks.models import eks_backends
+from moto.iam.exceptions import NoSuchEntity, NotFoundException
+from moto.iam.models import iam_backends
 from moto.sagemaker.responses import SageMakerResponse
 
+from sandbox.aws.hyperpod.access import Caller, RolePolicies
 from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
 from sandbox.aws.hyperpod.wire import OPERATIONS
+from sandbox.aws.lambda_roles import step_caller
 from sandbox.aws.patches import Patches
 
 # A HyperPod cluster's ARN (`arn:aws:sagemaker:us-west-2:123456789012:cluster/abc123`): the simulation's, live or gone.
@@ -70,7 +75,7 @@ class HyperPodExtension:
 
 
 class MotoAccount:
-    """Subnets, zones and EKS clusters as moto's EC2 and EKS backends hold them."""
+    """Subnets, zones, EKS clusters and IAM roles as moto's EC2, EKS and IAM backends hold them."""
 
     def subnet_zone(self, where: Where, subnet_id: str) -> tuple[str, str]:
         account, region = where
@@ -98,6 +103,36 @@ class MotoAccount:
             return None
         mode = (getattr(cluster, "access_config", None) or {}).get("authenticationMode", "CONFIG_MAP")
         return str(cluster.status), str(mode)
+
+    def eks_cluster_tags(self, where: Where, name: str) -> dict[str, str]:
+        account, region = where
+        try:
+            return dict(eks_backends[account][region].describe_cluster(name).tags or {})
+        except EksResourceNotFound:
+            return {}
+
+    def role_policies(self, where: Where, role_arn: str) -> RolePolicies | None:
+        partition, account, name = role_arn.split(":")[1], role_arn.split(":")[4], role_arn.rsplit("/", 1)[-1]
+        backend = iam_backends[account][partition]
+        try:
+            role = backend.get_role(name)
+            attached = [_default_document(policy) for policy in role.managed_policies.values()]
+            boundary_arn = (role.permissions_boundary or {}).get("PermissionsBoundaryArn")
+            boundary = _default_document(backend.get_policy(boundary_arn)) if boundary_arn else None
+        except (NoSuchEntity, NotFoundException):
+            return None
+        inline = [json.loads(document) for document in role.policies.values()]
+        return RolePolicies(attached + inline, boundary)
+
+    def caller(self, where: Where) -> Caller | None:
+        return step_caller(where[0])
+
+
+def _default_document(policy: Any) -> JsonObject:
+    """The document of a managed policy's default version."""
+    version = next(version for version in policy.versions if version.is_default)
+    document = version.document
+    return json.loads(document) if isinstance(document, str) else dict(document)
 
 
 def _method(action: str) -> str:

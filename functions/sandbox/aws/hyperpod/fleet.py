@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from sandbox.aws.hyperpod import access
+from sandbox.aws.hyperpod.access import Caller, RolePolicies
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.model import (
     Cluster,
@@ -35,6 +37,19 @@ class Account(Protocol):
 
     def eks_cluster(self, where: Where, name: str) -> tuple[str, str] | None:
         """(status, authentication mode) of an EKS cluster, None when there is none."""
+        ...
+
+    def eks_cluster_tags(self, where: Where, name: str) -> dict[str, str]:
+        """The tags of an EKS cluster (none when there is no such cluster)."""
+        ...
+
+    def role_policies(self, where: Where, role_arn: str) -> RolePolicies | None:
+        """An IAM role's identity policies and permissions boundary, None when there is no such role."""
+        ...
+
+    def caller(self, where: Where) -> Caller | None:
+        """Who sent the request being served, when it is one of the control plane's functions (whose policies are
+        known); None for anyone else."""
         ...
 
 
@@ -94,9 +109,32 @@ class Fleet:
             launch_time=time.time(),
             image_version=group.image_version,
         )
+        node.missing_permissions = self._missing_permissions(cluster, group.spec.execution_role)
         cluster.nodes.append(node)
         self._kubernetes.put_node(cluster, group, node)
         return node
+
+    def recheck_permissions(self, cluster: Cluster) -> None:
+        """A node whose role lacked what it needs becomes Ready once the role allows it (the CNI retries)."""
+        for node in cluster.nodes:
+            if not node.missing_permissions:
+                continue
+            group = cluster.groups.get(node.group)
+            node.missing_permissions = self._missing_permissions(cluster, group.spec.execution_role if group else None)
+            if not node.missing_permissions:
+                self._kubernetes.set_network_ready(cluster, node)
+
+    def _missing_permissions(self, cluster: Cluster, role_arn: str | None) -> tuple[str, ...]:
+        """What the execution role does not allow a node of an EKS-orchestrated cluster (a group sent without a
+        role is only possible outside botocore, which requires one: nothing is checked then)."""
+        eks = cluster.settings.eks_cluster_name
+        if role_arn is None or eks is None:
+            return ()
+        partition = cluster.arn.split(":")[1]
+        requests = access.node_requests(partition, cluster.account, cluster.region, eks)
+        return access.missing_permissions(
+            self._account.role_policies((cluster.account, cluster.region), role_arn), requests
+        )
 
     def terminate(self, cluster: Cluster, node: Node) -> None:
         if node in cluster.nodes:

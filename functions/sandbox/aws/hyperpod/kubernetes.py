@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controlplane.models.instance_types import instance_type as lookup_instance_type
+from sandbox.aws.hyperpod.access import NOT_READY_MESSAGE, NOT_READY_REASON, NOT_READY_TAINT
 from sandbox.aws.hyperpod.model import Cluster, InstanceGroup, Node, Taint
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 
@@ -82,6 +83,16 @@ class HyperPodKubernetes:
                 if condition["type"] == "Ready":
                     condition["status"] = ready
                     condition["lastTransitionTime"] = _rfc3339(time.time())
+        store.put(obj)
+
+    def set_network_ready(self, cluster: Cluster, node: Node) -> None:
+        """The node's CNI has initialised: the kubelet reports it Ready and the not-ready taint goes."""
+        store = self._store(cluster)
+        obj = None if store is None else store.get("", "v1", "nodes", None, node.kubernetes_name)
+        if store is None or obj is None:
+            return
+        obj["spec"]["taints"] = [t for t in obj["spec"].get("taints") or [] if t["key"] != NOT_READY_TAINT["key"]]
+        obj["status"]["conditions"] = [_ready_condition(node, _rfc3339(time.time()))]
         store.put(obj)
 
     def remove_node(self, cluster: Cluster, node: Node) -> None:
@@ -156,22 +167,17 @@ def _node_object(cluster: Cluster, group: InstanceGroup, node: Node) -> JsonObje
         "sagemaker.amazonaws.com/node-logical-id": node.logical_id,
         **group.spec.labels,
     }
-    now = _rfc3339(time.time())
-    ready = {
-        "type": "Ready",
-        "status": "True",
-        "reason": "KubeletReady",
-        "message": "kubelet is posting ready status",
-        "lastHeartbeatTime": now,
-        "lastTransitionTime": now,
-    }
+    ready = _ready_condition(node, _rfc3339(time.time()))
+    taints = [kubernetes_taint(taint) for taint in group.spec.taints]
+    if node.missing_permissions:
+        taints.append(dict(NOT_READY_TAINT))
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": node.kubernetes_name, "labels": labels},
         "spec": {
             "providerID": f"aws:///{node.zone}/{node.instance_id}",
-            "taints": [kubernetes_taint(taint) for taint in group.spec.taints],
+            "taints": taints,
         },
         "status": {
             "capacity": capacity,
@@ -192,6 +198,22 @@ def _node_object(cluster: Cluster, group: InstanceGroup, node: Node) -> JsonObje
                 "systemUUID": str(uuid.uuid5(uuid.NAMESPACE_DNS, node.instance_id)),
             },
         },
+    }
+
+
+def _ready_condition(node: Node, now: str) -> JsonObject:
+    """The kubelet's Ready condition: not Ready while the execution role keeps the CNI from initialising."""
+    if node.missing_permissions:
+        status, reason, message = "False", NOT_READY_REASON, NOT_READY_MESSAGE
+    else:
+        status, reason, message = "True", "KubeletReady", "kubelet is posting ready status"
+    return {
+        "type": "Ready",
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "lastHeartbeatTime": now,
+        "lastTransitionTime": now,
     }
 
 

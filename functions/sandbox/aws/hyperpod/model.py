@@ -59,6 +59,7 @@ class GroupSpec:
     taints: tuple[Taint, ...] = ()
     training_plan_arn: str | None = None
     subnets: tuple[str, ...] = ()  # overrides the cluster's subnets when given
+    execution_role: str | None = None  # the role its instances run with (the wire always sends one)
     echo: JsonObject = field(default_factory=dict)
 
     @property
@@ -107,6 +108,8 @@ class Node:
     message: str = ""
     health: str = SCHEDULABLE
     last_software_update: float | None = None
+    # What the execution role does not allow the node (sandbox.aws.hyperpod.access): its kubelet is not Ready.
+    missing_permissions: tuple[str, ...] = ()
 
     @property
     def kubernetes_name(self) -> str:
@@ -152,11 +155,14 @@ class Cluster:
     updating: int = 0
     system_updating: int = 0
     autoscaling_ready: bool = False
+    failure_message: str | None = None
 
     @property
     def status(self) -> str:
         if self.deleting:
             return "Deleting"
+        if self.failure_message:
+            return "Failed"
         if self.creating:
             return "Creating"
         if self.system_updating:
@@ -178,6 +184,8 @@ class Cluster:
     def group_status(self, group: InstanceGroup) -> str:
         if group.deleting:
             return "Deleting"
+        if self.failure_message:
+            return "Failed"
         if group.creating:
             return "Creating"
         if group.software_pending:

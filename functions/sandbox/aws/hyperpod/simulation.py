@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from sandbox.aws.hyperpod import events, rules
+from sandbox.aws.hyperpod import access, events, rules
 from sandbox.aws.hyperpod.clock import Scheduler
 from sandbox.aws.hyperpod.fleet import Account, Fleet, Where
 from sandbox.aws.hyperpod.kubernetes import HEALTH_LABEL, HyperPodKubernetes
@@ -77,9 +77,13 @@ class HyperPodSimulation:
         self._listeners.append(listener)
 
     def advance(self) -> None:
-        """Run every transition that has come due (every operation does this first)."""
+        """Run every transition that has come due (every operation does this first), and let nodes whose execution
+        role now allows what they need become Ready."""
         with self.lock:
             self._scheduler.run_due()
+            for clusters in self._clusters.values():
+                for cluster in clusters.values():
+                    self._fleet.recheck_permissions(cluster)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -155,6 +159,7 @@ class HyperPodSimulation:
             )
             clusters[name] = cluster
             self._changed(cluster)
+            denial = self._access_entries(where, cluster)
 
             def in_service() -> None:
                 for group in cluster.groups.values():
@@ -163,7 +168,11 @@ class HyperPodSimulation:
                 cluster.creating = False
                 cluster.autoscaling_ready = True
 
-            self._scheduler.later(cluster, in_service)
+            def failed() -> None:
+                cluster.creating = False
+                cluster.failure_message = denial
+
+            self._scheduler.later(cluster, failed if denial else in_service)
             return cluster
 
     def delete_cluster(self, where: Where, name: str) -> Cluster:
@@ -301,7 +310,7 @@ class HyperPodSimulation:
             def done() -> None:
                 if node in cluster.nodes and node.status == "Pending":
                     node.status, node.message = "Running", ""
-                    self._kubernetes.patch_node(cluster, node, ready="True")
+                    self._kubernetes.patch_node(cluster, node, ready="False" if node.missing_permissions else "True")
 
             self._scheduler.later(cluster, done)
 
@@ -391,6 +400,22 @@ class HyperPodSimulation:
         if found is None:
             raise HyperPodError("ResourceNotFound", f"Cluster with name or arn {name_or_arn} not found")
         return found
+
+    def _access_entries(self, where: Where, cluster: Cluster) -> str | None:
+        """HyperPod creates each execution role's access entry in the EKS cluster with the caller's credentials
+        (sandbox.aws.hyperpod.access): why it could not, or None. Only a control plane function's policies are
+        known; anyone else's call is not judged."""
+        caller = self._account.caller(where)
+        eks_arn, eks_name = cluster.settings.eks_cluster_arn, cluster.settings.eks_cluster_name
+        if caller is None or eks_arn is None or eks_name is None:
+            return None
+        tags = self._account.eks_cluster_tags(where, eks_name)
+        roles = sorted({group.spec.execution_role for group in cluster.groups.values() if group.spec.execution_role})
+        for role in roles:
+            denial = access.forward_access_denial(caller, role, access.access_entry_requests(eks_arn, role, tags))
+            if denial:
+                return denial
+        return None
 
     def _plan(self, where: Where, arn: str | None) -> TrainingPlan | None:
         return next((plan for plan in self._plans.get(where, {}).values() if plan.arn == arn), None)

@@ -77,6 +77,7 @@ def group_spec(request: JsonObject) -> GroupSpec:
         taints=tuple(Taint(t["Key"], t["Effect"], t.get("Value")) for t in kubernetes.get("Taints") or []),
         training_plan_arn=request.get("TrainingPlanArn"),
         subnets=tuple((request.get("OverrideVpcConfig") or {}).get("Subnets") or ()),
+        execution_role=request.get("ExecutionRole"),
         echo={key: request[key] for key in _ECHOED_GROUP_FIELDS if request.get(key) is not None},
     )
 
@@ -232,6 +233,8 @@ def describe(cluster: Cluster) -> JsonObject:
         "InstanceGroups": [_group_details(cluster, group) for group in cluster.groups.values()],
         "NodeRecovery": echo.get("NodeRecovery", "Automatic"),
     }
+    if cluster.failure_message:
+        result["FailureMessage"] = cluster.failure_message
     for key in (
         "VpcConfig",
         "Orchestrator",

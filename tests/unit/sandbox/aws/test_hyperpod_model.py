@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sandbox.aws.hyperpod import rules
+from sandbox.aws.hyperpod.access import Caller, RolePolicies
 from sandbox.aws.hyperpod.kubernetes import HEALTH_LABEL, HyperPodKubernetes
 from sandbox.aws.hyperpod.model import (
     LATEST_IMAGE_VERSION,
@@ -30,6 +31,8 @@ SECONDS = 10.0
 class FakeAccount:
     subnets: dict[str, str] = field(default_factory=lambda: {"subnet-a": "us-west-2a", "subnet-b": "us-west-2b"})
     eks: dict[str, tuple[str, str]] = field(default_factory=lambda: {"ml-eks": ("ACTIVE", "API_AND_CONFIG_MAP")})
+    roles: dict[str, RolePolicies] = field(default_factory=dict)
+    calling: Caller | None = None
 
     def subnet_zone(self, where: tuple[str, str], subnet_id: str) -> tuple[str, str]:
         zone = self.subnets[subnet_id]  # KeyError is a LookupError
@@ -40,6 +43,15 @@ class FakeAccount:
 
     def eks_cluster(self, where: tuple[str, str], name: str) -> tuple[str, str] | None:
         return self.eks.get(name)
+
+    def eks_cluster_tags(self, where: tuple[str, str], name: str) -> dict[str, str]:
+        return {}
+
+    def role_policies(self, where: tuple[str, str], role_arn: str) -> RolePolicies | None:
+        return self.roles.get(role_arn)
+
+    def caller(self, where: tuple[str, str]) -> Caller | None:
+        return self.calling
 
 
 class Clock:
@@ -462,3 +474,30 @@ def test_a_group_cannot_change_instance_type_or_be_updated_and_deleted_at_once(s
     assert "cannot be changed" in changed.message
     assert "both updated and deleted" in both.message
     assert "does not exist" in missing.message
+
+
+# --- IAM: the caller's access entries, the nodes' execution role ------------------------------------------
+
+
+def test_a_cluster_fails_with_the_access_entry_when_the_callers_policy_denies_it(sim: Sim) -> None:
+    sim.account.calling = Caller("arn:aws:sts::123456789012:assumed-role/steps/s", [{"Statement": []}])
+    sim.create(group(execution_role="arn:aws:iam::123456789012:role/exec"))
+    sim.later()
+
+    cluster = sim.simulation.cluster(WHERE, "hp")
+    assert cluster.status == "Failed"
+    assert cluster.failure_message is not None
+    assert "not authorized to perform: eks:CreateAccessEntry" in cluster.failure_message
+    assert cluster.nodes == []
+
+
+def test_a_node_whose_role_lacks_the_cni_actions_is_not_ready_in_kubernetes_while_hyperpod_runs_it(sim: Sim) -> None:
+    role = "arn:aws:iam::123456789012:role/exec"
+    sim.account.roles[role] = RolePolicies([{"Statement": [{"Effect": "Allow", "Action": "ecr:*", "Resource": "*"}]}])
+    sim.ready(group(count=1, execution_role=role))
+
+    (node,) = sim.simulation.cluster(WHERE, "hp").nodes
+    (kubernetes,) = sim.kubernetes_nodes().values()
+    assert node.status == "Running"
+    assert "ec2:AssignPrivateIpAddresses" in node.missing_permissions
+    assert kubernetes["status"]["conditions"][0]["status"] == "False"

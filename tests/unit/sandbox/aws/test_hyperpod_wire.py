@@ -21,6 +21,23 @@ from sandbox.k8s.emulator import KubernetesEmulator
 REGION = "us-west-2"
 DELAY = 0.05
 LIFECYCLE = {"SourceS3Uri": "s3://sagemaker-lifecycle/scripts/", "OnCreate": "on_create.sh"}
+# What an EKS node's role needs (the VPC CNI, ECR pulls, EKS Pod Identity), as one inline policy.
+NODE_ACTIONS = [
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:AttachNetworkInterface",
+    "ec2:CreateNetworkInterface",
+    "ec2:DescribeNetworkInterfaces",
+    "ecr:GetAuthorizationToken",
+    "ecr:BatchGetImage",
+    "ecr:GetDownloadUrlForLayer",
+    "eks-auth:AssumeRoleForPodIdentity",
+]
+
+
+def policy(*actions: str) -> str:
+    return json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": list(actions), "Resource": "*"}]}
+    )
 
 
 @dataclass
@@ -144,6 +161,7 @@ def account() -> Iterator[Account]:
         try:
             iam = boto3.client("iam", region_name=REGION)
             role_arn = iam.create_role(RoleName="hyperpod-exec", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+            iam.put_role_policy(RoleName="hyperpod-exec", PolicyName="eks-node", PolicyDocument=policy(*NODE_ACTIONS))
             ec2 = boto3.client("ec2", region_name=REGION)
             vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
             subnets = [
@@ -241,6 +259,33 @@ def test_a_g6_cluster_is_creating_then_in_service_with_gpu_nodes_in_kubernetes(w
     assert node["status"]["capacity"]["nvidia.com/gpu"] == "1"
     assert "vpc.amazonaws.com/efa" not in node["status"]["capacity"]
     assert {"type": "Ready", "status": "True"}.items() <= node["status"]["conditions"][0].items()
+
+
+def test_nodes_whose_execution_role_lacks_the_cni_actions_stay_not_ready_until_the_role_allows_them(
+    world: World,
+) -> None:
+    iam = boto3.client("iam", region_name=REGION)
+    role = iam.create_role(RoleName="instance-policy-only", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    lacking_cni = [action for action in NODE_ACTIONS if not action.startswith("ec2:")]
+    iam.put_role_policy(RoleName="instance-policy-only", PolicyName="eks-node", PolicyDocument=policy(*lacking_cni))
+    world.create(groups=[world.group(count=1, ExecutionRole=role)])
+
+    world.wait_for("hp")
+    (instance,) = world.nodes()
+    (node,) = world.kubernetes_nodes().values()
+    (ready,) = node["status"]["conditions"]
+
+    assert instance["InstanceStatus"]["Status"] == "Running"  # what HyperPod shows
+    assert (ready["status"], ready["reason"]) == ("False", "KubeletNotReady")
+    assert "cni plugin not initialized" in ready["message"]
+    assert {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"} in node["spec"]["taints"]
+
+    iam.put_role_policy(RoleName="instance-policy-only", PolicyName="eks-node", PolicyDocument=policy(*NODE_ACTIONS))
+    world.describe()  # any HyperPod call lets time pass
+    (node,) = world.kubernetes_nodes().values()
+
+    assert node["status"]["conditions"][0]["status"] == "True"
+    assert not [taint for taint in node["spec"]["taints"] if taint["key"] == "node.kubernetes.io/not-ready"]
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ JOB_LABEL = "instantstart.aws/job"
 def node(name: str, gpus: int) -> dict[str, Any]:
     labels = {"node.kubernetes.io/instance-type": "ml.g5.12xlarge"}
     capacity = {"nvidia.com/gpu": str(gpus)}
-    status = {"capacity": capacity, "allocatable": capacity}
+    status = {"capacity": capacity, "allocatable": capacity, "conditions": [{"type": "Ready", "status": "True"}]}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "status": status}
 
 

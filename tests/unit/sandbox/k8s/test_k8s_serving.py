@@ -27,7 +27,7 @@ SELECTOR = "instantstart.aws/model-server=qwen"
 def node(name: str, gpus: int) -> dict[str, Any]:
     capacity = {"nvidia.com/gpu": str(gpus)}
     labels = {"node.kubernetes.io/instance-type": "ml.g5.12xlarge"}
-    status = {"capacity": capacity, "allocatable": capacity}
+    status = {"capacity": capacity, "allocatable": capacity, "conditions": [{"type": "Ready", "status": "True"}]}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "status": status}
 
 

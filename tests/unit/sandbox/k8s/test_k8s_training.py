@@ -22,7 +22,7 @@ CLUSTER = "eks-cluster-sim"
 def node(name: str, gpus: int) -> dict[str, Any]:
     labels = {"node.kubernetes.io/instance-type": "ml.g5.12xlarge"}
     capacity = {"nvidia.com/gpu": str(gpus)}
-    status = {"capacity": capacity, "allocatable": capacity}
+    status = {"capacity": capacity, "allocatable": capacity, "conditions": [{"type": "Ready", "status": "True"}]}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "status": status}
 
 
@@ -82,6 +82,19 @@ def test_a_job_that_fits_no_node_stays_created(world) -> None:
 
     assert condition(job) == "Created"
     assert store.list("", "v1", "pods", "default", "instantstart.aws/job=big") == []
+
+
+def test_a_job_gets_no_pod_on_a_node_that_is_not_ready(world) -> None:
+    _, _, store = world
+    not_ready = store.get("", "v1", "nodes", None, "hyperpod-i-1")
+    not_ready["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]
+    store.put(not_ready)
+    submit(store, "half")
+
+    job = until(store, "half", lambda job: condition(job) is not None)
+
+    assert condition(job) == "Created"
+    assert store.list("", "v1", "pods", "default", "instantstart.aws/job=half") == []
 
 
 def test_kills_past_the_in_place_budget_restart_the_whole_job_then_fail_it(world) -> None:

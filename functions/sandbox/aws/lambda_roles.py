@@ -1,0 +1,85 @@
+"""Which of the control plane's Lambda functions sent a request, and what its role may do, for the simulations of
+services that act with the caller's credentials (HyperPod's forward access sessions).
+
+The sandbox serves every step from one process; its Lambda dispatch (`sandbox.runtime`) marks the step it runs
+(`running_step`), so a request that reaches moto from that step knows its function: the step's group
+(`infra.step_groups`), whose role has exactly the group's grants (`infra.permissions`), rendered here with the sandbox
+account's values as the stack renders them with its own. The same table the stack deploys is the one judged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+from infra.rendering import render_conditions, render_resources
+from infra.step_groups import STEP_GROUPS, group_access
+from sandbox.aws.hyperpod.access import Caller
+
+_STEP: ContextVar[str | None] = ContextVar("sandbox_step", default=None)
+
+
+@contextmanager
+def running_step(step: str) -> Iterator[None]:
+    """Requests sent inside come from the function that serves `step` (a step key, e.g. `create_hyperpod_cluster`)."""
+    token = _STEP.set(step)
+    try:
+        yield
+    finally:
+        _STEP.reset(token)
+
+
+def step_caller(account: str) -> Caller | None:
+    """The function running the current step, with its role's policy; None outside a step (a test's or a person's
+    own request)."""
+    step = _STEP.get()
+    if step is None:
+        return None
+    (group,) = [name for name, steps in STEP_GROUPS.items() if step in steps]
+    deployment = os.environ.get("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME)
+    return Caller(
+        f"arn:aws:sts::{account}:assumed-role/{deployment}-steps-{group}/{deployment}-steps-{group}",
+        [function_policy(group, account)],
+    )
+
+
+def function_policy(group: str, account: str) -> dict[str, Any]:
+    """The IAM policy of the function serving a step group, its placeholders filled with the sandbox's values."""
+    values = _values(account)
+    statements = []
+    for grant in group_access(group).grants:
+        statement: dict[str, Any] = {
+            "Effect": "Allow",
+            "Action": list(grant.actions),
+            "Resource": render_resources(grant, values),
+        }
+        if grant.conditions:
+            statement["Condition"] = render_conditions(grant, values)
+        statements.append(statement)
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
+def _values(account: str) -> dict[str, Any]:
+    """The permission table's placeholders (see `infra.permissions`) as the sandbox provisions them."""
+    machines = list(json.loads(os.environ.get("IS_STATE_MACHINE_ARNS", "{}")).values())
+    return {
+        "partition": "aws",
+        "account": account,
+        "region": os.environ.get("AWS_REGION", "us-east-1"),
+        "deployment": os.environ.get("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME),
+        "kubernetes_role_arn": os.environ.get("IS_KUBERNETES_ROLE_ARN", ""),
+        "kubernetes_view_role_arn": os.environ.get("IS_KUBERNETES_VIEW_ROLE_ARN", ""),
+        "kubernetes_jobs_role_arn": os.environ.get("IS_KUBERNETES_JOBS_ROLE_ARN", ""),
+        "workload_boundary_arn": os.environ.get("IS_WORKLOAD_ROLE_BOUNDARY_ARN", ""),
+        "service_boundary_arn": os.environ.get("IS_SERVICE_ROLE_BOUNDARY_ARN", ""),
+        "autoscaling_boundary_arn": os.environ.get("IS_AUTOSCALING_ROLE_BOUNDARY_ARN", ""),
+        "state_machine_arn": machines,
+        "state_machine_name": [arn.rsplit(":", 1)[-1] for arn in machines],
+        "rest_api_id": "sandbox",
+        "stage": "sandbox",
+    }
