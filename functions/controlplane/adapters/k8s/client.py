@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
-from controlplane.adapters.aws.session import client
+from controlplane.adapters.aws.session import client, dns_suffix
 from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
@@ -40,13 +40,14 @@ class _CachedCredentials:
 
 
 def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> str:
-    """An EKS token: a presigned STS GetCallerIdentity URL bound to the cluster by `x-k8s-aws-id`."""
+    """An EKS token: a presigned STS GetCallerIdentity URL bound to the cluster by `x-k8s-aws-id`, on the regional
+    STS host of the cluster's partition (`sts.cn-north-1.amazonaws.com.cn` in China), as EKS's authenticator expects."""
     sts = client("sts", region)
     signer = RequestSigner(sts.meta.service_model.service_id, region, "sts", "v4", credentials, sts.meta.events)
     url = signer.generate_presigned_url(
         {
             "method": "GET",
-            "url": f"https://sts.{region}.amazonaws.com/?Action=GetCallerIdentity&Version=2011-06-15",
+            "url": f"https://sts.{region}.{dns_suffix(region)}/?Action=GetCallerIdentity&Version=2011-06-15",
             "body": {},
             "headers": {"x-k8s-aws-id": cluster_name},
             "context": {},
