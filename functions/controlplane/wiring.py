@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
     from controlplane.core.cost.service import CostService
+    from controlplane.core.dependencies.node_agents import NodeAgentCheck
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
@@ -284,6 +285,20 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         poller(),
         settings().workload_role_boundary_arn,
         deployment(),
+    )
+
+
+@cache
+def node_agents(region: str) -> NodeAgentCheck:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.dependencies.node_agents import NodeAgentCheck
+
+    return NodeAgentCheck(
+        AwsEksGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        cluster_dependencies_service(region).hyperpod_dependency_objects,
+        poller(),
     )
 
 
@@ -713,6 +728,7 @@ def reset() -> None:
         eks_stack,
         poller,
         cluster_dependencies_service,
+        node_agents,
         hyperpod_stage,
         instance_groups,
         nodes,

@@ -794,6 +794,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     "check_hyperpod_cluster": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    # Reads the dependency DaemonSets' pods and the nodes through the Kubernetes access role.
+    "check_node_agents": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
     "ensure_training_operator_identity": FunctionAccess(
         (
             *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, (TRAINING_OPERATOR_POLICY,), _STAGE4_ROLES_REASON),

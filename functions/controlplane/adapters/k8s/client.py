@@ -23,7 +23,7 @@ from botocore.signers import RequestSigner
 from controlplane.adapters.aws.session import client, dns_suffix
 from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
+from controlplane.core.ports.kubernetes import DaemonPod, KubernetesNode, NodeTaint, WorkloadPods
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -182,6 +182,31 @@ def kubernetes_node(raw: dict[str, Any]) -> KubernetesNode:
         labels=dict(metadata.get("labels") or {}),
         capacity=dict(status.get("capacity") or {}),
         allocatable=dict(status.get("allocatable") or {}),
+        taints=tuple(
+            NodeTaint(taint["key"], taint.get("value") or "", taint["effect"]) for taint in spec.get("taints") or []
+        ),
+    )
+
+
+def daemon_pod(raw: dict[str, Any]) -> DaemonPod:
+    """A pod of a raw JSON list, as the readiness check of DaemonSets sees it."""
+    status = raw.get("status") or {}
+    conditions = {condition["type"]: condition["status"] for condition in status.get("conditions") or []}
+    waiting = next(
+        (
+            (container.get("image"), container["state"]["waiting"])
+            for container in status.get("containerStatuses") or []
+            if (container.get("state") or {}).get("waiting")
+        ),
+        None,
+    )
+    return DaemonPod(
+        name=raw["metadata"]["name"],
+        node=(raw.get("spec") or {}).get("nodeName"),
+        ready=conditions.get("Ready") == "True",
+        image=waiting[0] if waiting else None,
+        waiting_reason=waiting[1].get("reason") if waiting else None,
+        waiting_message=waiting[1].get("message") if waiting else None,
     )
 
 
@@ -275,6 +300,16 @@ class KubernetesApiGateway:
                     continue
                 deleted.append(_describe(obj))
         return deleted
+
+    def daemon_pods(
+        self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]
+    ) -> list[DaemonPod]:
+        from kubernetes import client as k8s
+
+        selector = ",".join(f"{key}={value}" for key, value in labels.items())
+        with self._factory.api_client(cluster, region) as api:
+            list_pods = k8s.CoreV1Api(api).list_namespaced_pod
+            return [daemon_pod(raw) for raw in raw_pages(list_pods, namespace=namespace, label_selector=selector)]
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         """Each node's pods by a `spec.nodeName=` field selector (the API server indexes pods by node), a batch of
