@@ -142,6 +142,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.config import cluster_dependencies
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
 
     return ClusterLifecycleService(
@@ -155,6 +156,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
+        cluster_dependencies(),
         deployment(),
     )
 
@@ -666,9 +668,10 @@ def cost() -> CostService:
 @cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.config import cluster_dependencies
     from controlplane.core.catalog import CatalogService
 
-    return CatalogService(AwsAccountGateway())
+    return CatalogService(AwsAccountGateway(), cluster_dependencies())
 
 
 @cache

@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.conftest import RunningSandbox
 
+EAST_GROUP = {"availabilityZone": "us-east-1a", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 WEST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 AGENT = ("aws-hyperpod", "health-monitoring-agent")
 
@@ -29,6 +30,27 @@ def agent_pods(running_sandbox: RunningSandbox, tag: str) -> list[dict[str, Any]
         for pod in store.list("", "v1", "pods", AGENT[0])
         if pod["metadata"]["ownerReferences"][0]["name"] == AGENT[1]
     ]
+
+
+def test_a_cluster_in_us_east_1_runs_the_health_agent_from_us_east_1_s_registry_on_its_nodes(running_sandbox):
+    succeed(
+        running_sandbox,
+        ("/clusters/eks", {"clusterTag": "east", "region": "us-east-1"}),
+        ("/clusters/east/dependencies", None),
+        ("/clusters/east/hyperpod", EAST_GROUP),
+    )
+
+    (pod,) = agent_pods(running_sandbox, "east")
+    assert pod["status"]["phase"] == "Running"
+    assert pod["spec"]["containers"][0]["image"].startswith("767398015722.dkr.ecr.us-east-1.amazonaws.com/")
+    with running_sandbox.client("sandbox-viewer") as api:
+        operations = api.get("/operations", params={"clusterTag": "east"}).json()["operations"]
+    (hyperpod,) = [op for op in operations if op["kind"] == "create_hyperpod_cluster"]
+    (stage,) = [stage for stage in hyperpod["stages"] if stage["name"] == "node-agents"]
+    assert (stage["status"], stage["message"]) == (
+        "SUCCEEDED",
+        "hp-cluster-east: agents and device plugins Ready on 1 HyperPod node(s)",
+    )
 
 
 def test_an_agent_image_its_region_cannot_pull_fails_stage_4_at_once_and_resume_passes_once_it_is_fixed(

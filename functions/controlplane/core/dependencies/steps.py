@@ -8,10 +8,9 @@ Every method observes first and changes only what differs.
 
 from __future__ import annotations
 
-import string
-
 from controlplane.config import DependencyPins
 from controlplane.core import deadlines
+from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
@@ -132,10 +131,11 @@ class ClusterDependencyService:
         return {"applied": ", ".join(applied)}
 
     def hyperpod_dependency_objects(self, region: str) -> list[dict[str, object]]:
+        """The dependency manifests' objects, each image from the registry that serves `region`."""
+        images = dependency_images(self._pins, region)
         objects = []
-        for pin in self._pins.manifests.values():
-            image = string.Template(pin.image).substitute(region=region)
-            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": image}))
+        for name, pin in self._pins.manifests.items():
+            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": images[name]}))
         return objects
 
     def delete_dependency_identities(self, ctx: DeleteEksClusterInput) -> dict[str, str]:
