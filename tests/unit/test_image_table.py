@@ -29,11 +29,12 @@ CHART_REGIONS = {
 def test_every_manifest_names_its_image_through_the_table_and_hard_codes_none() -> None:
     table = image_table()
     pins = [*cluster_dependencies().manifests.values(), *feature_pins().manifests.values()]
-    assert {pin.image for pin in pins} <= set(table.images)
+    assert {pin.image for pin in pins if pin.image} <= set(table.images)
     assert {image.registry for image in table.images.values()} <= set(table.registries)
+    runs = {pin.file: pin.image is not None for pin in pins}
     for path in MANIFESTS_DIR.glob("*/*.yaml"):
         images = re.findall(r"^\s*(?:- )?image:\s*(\S+)", path.read_text(), flags=re.MULTILINE)
-        assert images and set(images) == {"${image}"}, (path.name, images)
+        assert set(images) == ({"${image}"} if runs[path.name] else set()), (path.name, images)
 
 
 @pytest.mark.parametrize("registry", sorted(name for name, r in image_table().registries.items() if r.hosts))

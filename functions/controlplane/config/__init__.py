@@ -14,10 +14,10 @@ CONFIG_DIR = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class ManifestPin:
-    """A manifest file and the image it runs: the image's name in the image table (`images.json`)."""
+    """A manifest file and the image it runs, if any: the image's name in the image table (`images.json`)."""
 
     file: str
-    image: str
+    image: str | None = None
 
 
 @dataclass(frozen=True)

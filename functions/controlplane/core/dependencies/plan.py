@@ -14,18 +14,22 @@ from controlplane.models.errors import UnsupportedRegionError
 
 def supported_regions(pins: DependencyPins, regions: Iterable[str]) -> list[str]:
     """Those of `regions` where every dependency image has a registry, sorted."""
-    served = [pins.images.regions(pin.image) for pin in pins.manifests.values()]
+    served = [pins.images.regions(pin.image) for pin in pins.manifests.values() if pin.image]
     return sorted(region for region in regions if all(found is None or region in found for found in served))
 
 
 def dependency_images(pins: DependencyPins, region: str) -> dict[str, str]:
-    """Each dependency manifest's image as nodes in `region` pull it; `UnsupportedRegionError` naming the images
-    that no registry serves there."""
-    images = {name: pins.images.uri(pin.image, region) for name, pin in pins.manifests.items()}
+    """The image of each dependency manifest that runs one, as nodes in `region` pull it; `UnsupportedRegionError`
+    naming the images that no registry serves there."""
+    images = {name: pins.images.uri(pin.image, region) for name, pin in pins.manifests.items() if pin.image}
     missing = sorted(name for name, uri in images.items() if uri is None)
     if missing:
         regions = set.intersection(
-            *(set(found) for pin in pins.manifests.values() if (found := pins.images.regions(pin.image)) is not None)
+            *(
+                set(found)
+                for pin in pins.manifests.values()
+                if pin.image and (found := pins.images.regions(pin.image)) is not None
+            )
         )
         raise UnsupportedRegionError(
             f"Region '{region}' has no registry for {', '.join(missing)}, which every HyperPod cluster runs; "
@@ -50,7 +54,7 @@ def dependency_actions(deployment: Deployment, record: ClusterRecord, pins: Depe
             for addon, version in pins.addons.items()
         ],
         *[
-            PlannedAction(action="create", resource="Kubernetes manifest", name=name, detail=image)
-            for name, image in images.items()
+            PlannedAction(action="create", resource="Kubernetes manifest", name=name, detail=images.get(name))
+            for name in pins.manifests
         ],
     ]

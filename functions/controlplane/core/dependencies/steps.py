@@ -2,7 +2,8 @@
 
 The IAM OIDC provider of the cluster, the EKS add-ons (pod identity agent, Mountpoint for S3 CSI
 driver with its own IRSA role, cert-manager, metrics-server) at the pinned versions, and the HyperPod
-dependencies (NVIDIA and EFA device plugins, health-monitoring agent) applied with server-side apply.
+dependencies applied with server-side apply: what the HyperPod Helm chart installs for resiliency (deep health
+checks, health-monitoring agent, job auto-restart, patching RBAC) and the NVIDIA, Neuron and EFA device plugins.
 Every method observes first and changes only what differs.
 """
 
@@ -135,7 +136,8 @@ class ClusterDependencyService:
         images = dependency_images(self._pins, region)
         objects = []
         for name, pin in self._pins.manifests.items():
-            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": images[name]}))
+            values = {"image": images[name]} if name in images else {}
+            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, values))
         return objects
 
     def delete_dependency_identities(self, ctx: DeleteEksClusterInput) -> dict[str, str]:

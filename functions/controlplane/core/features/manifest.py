@@ -36,15 +36,18 @@ class ManifestFeature:
         self._rendered: dict[str, list[dict[str, Any]]] = {}
 
     def _objects(self, region: str) -> list[dict[str, Any]]:
-        """The bundle's objects with its image as nodes in `region` pull it (rendered once per Region)."""
+        """The bundle's objects, its image (if it runs one) as nodes in `region` pull it; rendered once per Region."""
         if region not in self._rendered:
-            image = self._images.uri(self._pin.image, region)
-            if image is None:
-                raise UnsupportedRegionError(
-                    f"Region '{region}' has no registry for {self._pin.image}, which {self._feature.value} runs.",
-                    {"region": region, "images": [self._pin.image]},
-                )
-            self._rendered[region] = self._render(self._bundle, self._pin.file, {"image": image})
+            values = {}
+            if self._pin.image is not None:
+                image = self._images.uri(self._pin.image, region)
+                if image is None:
+                    raise UnsupportedRegionError(
+                        f"Region '{region}' has no registry for {self._pin.image}, which {self._feature.value} runs.",
+                        {"region": region, "images": [self._pin.image]},
+                    )
+                values["image"] = image
+            self._rendered[region] = self._render(self._bundle, self._pin.file, values)
         return self._rendered[region]
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
