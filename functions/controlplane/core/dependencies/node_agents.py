@@ -5,7 +5,8 @@ A pod that cannot pull its image fails the check at once, naming the pod, the im
 agent that never starts leaves node faults unreported (no automatic recovery) and a device plugin that never starts
 leaves GPUs, Neuron devices or EFA interfaces unadvertised, and waiting would only delay that news. Which nodes a
 DaemonSet selects is read from the applied manifests (their node selector, required node affinity and tolerations),
-as the DaemonSet controller decides it; a node that is not Ready is not waited for here.
+as the DaemonSet controller decides it; a node that is not Ready is not waited for here, nor a DaemonSet the cluster
+does not have (an imported cluster whose dependencies were adopted runs the chart's own, under other names).
 """
 
 from __future__ import annotations
@@ -55,8 +56,11 @@ class NodeAgentCheck:
         nodes = [node for node in self._kubernetes.nodes(cluster, ctx.region, HYPERPOD_NODES) if node.ready]
         missing: list[str] = []
         daemon_sets = [obj for obj in self._dependency_objects(ctx.region) if obj["kind"] == "DaemonSet"]
+        present = set(self._kubernetes.present(cluster, ctx.region, daemon_sets))
         for daemon_set in daemon_sets:
             namespace, name = daemon_set["metadata"]["namespace"], daemon_set["metadata"]["name"]
+            if f"DaemonSet/{namespace}/{name}" not in present:
+                continue
             labels = daemon_set["spec"]["selector"]["matchLabels"]
             pods = self._kubernetes.daemon_pods(cluster, ctx.region, namespace, labels)
             _refuse_pull_failures(ctx, namespace, pods)

@@ -66,8 +66,9 @@ def pod(owner: str, name: str, node_name: str, ready: bool = True, **waiting: st
 @pytest.fixture
 def world(clock) -> tuple[NodeAgentCheck, InMemoryKubernetesGateway]:
     eks = InMemoryEksGateway()
-    eks.add_cluster(EKS)
+    cluster = eks.add_cluster(EKS)
     kubernetes = InMemoryKubernetesGateway()
+    kubernetes.apply(cluster, "us-west-2", MANIFESTS)
     poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
     return NodeAgentCheck(eks, kubernetes, lambda region: MANIFESTS, poller), kubernetes
 
@@ -166,3 +167,13 @@ def test_a_daemon_set_pod_tolerates_the_taints_the_controller_tolerates_for_it()
     assert runs_on({}, cordoned) is True
     assert runs_on({}, unhealthy) is False
     assert runs_on(tolerant, unhealthy) is True
+
+
+def test_a_daemon_set_the_cluster_does_not_have_is_not_waited_for(world, ctx) -> None:
+    """An imported cluster whose dependencies were adopted runs the chart's own DaemonSets, under other names."""
+    check, kubernetes = world
+    api = kubernetes.api(EKS)
+    del api.objects["DaemonSet/aws-hyperpod/neuron-plugin"]
+    api.nodes.append(node("trn-1", "ml.trn1.32xlarge"))
+
+    assert check.check_node_agents(ctx).done is True
