@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
     from controlplane.core.cost.service import CostService
+    from controlplane.core.dependencies.node_agents import NodeAgentCheck
     from controlplane.core.dependencies.steps import ClusterDependencyService
     from controlplane.core.downloads.service import DownloadService
     from controlplane.core.downloads.steps import DownloadSteps
@@ -141,6 +142,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
     from controlplane.adapters.aws.account import AwsAccountGateway
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.config import cluster_dependencies
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
 
     return ClusterLifecycleService(
@@ -154,6 +156,7 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         clock(),
         AwsEksGateway,
         AwsHyperPodGateway,
+        cluster_dependencies(),
         deployment(),
     )
 
@@ -284,6 +287,20 @@ def cluster_dependencies_service(region: str) -> ClusterDependencyService:
         poller(),
         settings().workload_role_boundary_arn,
         deployment(),
+    )
+
+
+@cache
+def node_agents(region: str) -> NodeAgentCheck:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.dependencies.node_agents import NodeAgentCheck
+
+    return NodeAgentCheck(
+        AwsEksGateway(region),
+        KubernetesApiGateway(kubernetes_clients()),
+        cluster_dependencies_service(region).hyperpod_dependency_objects,
+        poller(),
     )
 
 
@@ -651,9 +668,10 @@ def cost() -> CostService:
 @cache
 def catalog() -> CatalogService:
     from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.config import cluster_dependencies
     from controlplane.core.catalog import CatalogService
 
-    return CatalogService(AwsAccountGateway())
+    return CatalogService(AwsAccountGateway(), cluster_dependencies())
 
 
 @cache
@@ -713,6 +731,7 @@ def reset() -> None:
         eks_stack,
         poller,
         cluster_dependencies_service,
+        node_agents,
         hyperpod_stage,
         instance_groups,
         nodes,

@@ -25,7 +25,7 @@ def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, A
     Grants on Resource "*" (actions without resource-level permissions) go to the role's own `<role>Unscoped`
     policy, a sibling of the role acknowledged for AwsSolutions-IAM5[Resource::*] alone: the role itself carries
     no such acknowledgement, so a new statement on "*" in its default policy is a cdk-nag finding."""
-    pseudo = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION}
+    pseudo = {"partition": Aws.PARTITION, "account": Aws.ACCOUNT_ID, "region": Aws.REGION, "url_suffix": Aws.URL_SUFFIX}
     values = {**pseudo, "deployment": deployment_name(role), **values}
     for grant in grants:
         resources = render_resources(grant, values)

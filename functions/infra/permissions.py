@@ -9,6 +9,7 @@ wildcard lives next to the statement that needs it.
 
 Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {partition} {account} {region}   the deployment's pseudo parameters
+  {url_suffix}                     its partition's DNS suffix (AWS::URLSuffix: amazonaws.com, amazonaws.com.cn)
   {deployment}                     the deployment name (context `deploymentName`): it starts the IAM names the
                                    steps create and is the value of their ownership tag
   {kubernetes_role_arn}            the role whose identity signs the steps' EKS bearer tokens (cluster admin)
@@ -287,7 +288,7 @@ _S3_CSI_ROLES_REASON = (
     "The Mountpoint for S3 CSI driver role is created per cluster tag at run time; the pattern admits only "
     "the control plane's <deployment>-<tag>-s3-csi roles"
 )
-_OIDC_PROVIDERS = ("arn:{partition}:iam::{account}:oidc-provider/oidc.eks.*.amazonaws.com/id/*",)
+_OIDC_PROVIDERS = ("arn:{partition}:iam::{account}:oidc-provider/oidc.eks.*.{url_suffix}/id/*",)
 _OIDC_PROVIDERS_REASON = (
     "EKS assigns each cluster's OIDC issuer ID at creation; the pattern admits only EKS issuers of this account"
 )
@@ -802,6 +803,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     "check_hyperpod_cluster": FunctionAccess((_DESCRIBE_HYPERPOD,)),
+    # Reads the dependency DaemonSets' pods and the nodes through the Kubernetes access role.
+    "check_node_agents": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
     "ensure_training_operator_identity": FunctionAccess(
         (
             *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, (TRAINING_OPERATOR_POLICY,), _STAGE4_ROLES_REASON),

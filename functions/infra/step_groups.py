@@ -34,6 +34,7 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
         "verify_kubernetes_api",
         "discover_cluster_stages",
         "apply_hyperpod_dependencies",
+        "check_node_agents",
         "apply_storage_claim",
         "apply_fsx_claim",
     ),

@@ -45,6 +45,7 @@ from sandbox.aws.websocket import MANAGEMENT_URL, WebSocketConnections
 from sandbox.environment import ApiEnvironment
 from sandbox.events import EventRouter
 from sandbox.faults import FaultBook
+from sandbox.k8s.daemonsets import DaemonSetController
 from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.inference import InferenceOperatorSimulation
@@ -144,6 +145,7 @@ class Sandbox:
         self.kuberay = KubeRaySimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
+        self.daemon_sets = DaemonSetController(self.emulator)
         self.sagemaker_runtime = SageMakerRuntimeExtension()
         self.inference = InferenceOperatorSimulation(
             self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
@@ -223,6 +225,7 @@ class Sandbox:
         self.kuberay.install()
         self.downloads.install()
         self.serving.install()
+        self.daemon_sets.install()
         self.inference.install()
         self._provision()
         self.events.install()

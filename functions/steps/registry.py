@@ -227,6 +227,11 @@ STEPS: dict[str, Step] = {
         lambda ctx: wiring.hyperpod_stage(ctx.region).check_hyperpod_cluster(ctx),
         settled="{hyperPodClusterName} and its instance group are InService",
     ),
+    "Check Node Agents": work(
+        WorkflowState,
+        lambda ctx: wiring.node_agents(ctx.region).check_node_agents(ctx),
+        settled="{hyperPodClusterName}: agents and device plugins {status}",
+    ),
     "Ensure Training Operator Identity": work(
         WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)
     ),

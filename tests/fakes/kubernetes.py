@@ -1,5 +1,5 @@
 """The Kubernetes API of each cluster: objects by kind, namespace and name (server-side apply replaces), nodes,
-and the running pods on them; plus a manifest renderer that returns fixed objects."""
+the running pods on them and the labelled pods of DaemonSets; plus a manifest renderer that returns fixed objects."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
+from controlplane.core.ports.kubernetes import DaemonPod, KubernetesNode, WorkloadPods
 
 SERVER_VERSION = "v1.34.1-eks"
 
@@ -23,10 +23,18 @@ class Pod:
 
 
 @dataclass
+class LabelledPod:
+    namespace: str
+    labels: dict[str, str]
+    pod: DaemonPod
+
+
+@dataclass
 class ClusterApi:
     objects: dict[str, dict[str, Any]] = field(default_factory=dict)
     nodes: list[KubernetesNode] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
+    daemon_pods: list[LabelledPod] = field(default_factory=list)
 
 
 def describe(obj: dict[str, Any]) -> str:
@@ -71,6 +79,15 @@ class InMemoryKubernetesGateway:
             if store.pop(describe(obj), None) is not None:
                 deleted.append(describe(obj))
         return deleted
+
+    def daemon_pods(
+        self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]
+    ) -> list[DaemonPod]:
+        return [
+            entry.pod
+            for entry in self.api(cluster.name).daemon_pods
+            if entry.namespace == namespace and labels.items() <= entry.labels.items()
+        ]
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         found = [

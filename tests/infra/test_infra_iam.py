@@ -476,6 +476,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         "partition": "<AWS::Partition>",
         "account": "<AWS::AccountId>",
         "region": "<AWS::Region>",
+        "url_suffix": "<AWS::URLSuffix>",
         "deployment": DEFAULT_DEPLOYMENT_NAME,
         "kubernetes_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[kubernetes_role]["Properties"]["RoleName"]),

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from controlplane.adapters.k8s.manifests import MANIFESTS_DIR
 from controlplane.config import cluster_dependencies
 from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
@@ -17,10 +20,17 @@ STEPS = sorted(
     for p in placeholders(definition_text(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES))
     if not p.startswith("RecordOperation")
 )
-DAEMONSETS = {
-    ("kube-system", "nvidia-device-plugin"),
-    ("kube-system", "aws-efa-k8s-device-plugin"),
-    ("aws-hyperpod", "health-monitoring-agent"),
+# The HyperPod Helm chart's objects stage 3 applies (the reviewed table), as (kind, namespace, name).
+CHART_OBJECTS = {
+    (entry["kind"], entry["namespace"], entry["name"])
+    for entry in json.loads((MANIFESTS_DIR / "hyperpod-dependencies" / "chart-objects.json").read_text())["applied"]
+}
+KINDS = {
+    "Namespace": ("", "v1", "namespaces"),
+    "ServiceAccount": ("", "v1", "serviceaccounts"),
+    "ClusterRole": ("rbac.authorization.k8s.io", "v1", "clusterroles"),
+    "ClusterRoleBinding": ("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
+    "DaemonSet": ("apps", "v1", "daemonsets"),
 }
 
 
@@ -45,12 +55,16 @@ def dependency_inventory(running_sandbox, tag: str) -> dict[str, object]:
         if p["Arn"].endswith(issuer)
     ]
     store = running_sandbox.sandbox.emulator.store(name)
-    daemonsets = {(d["metadata"]["namespace"], d["metadata"]["name"]) for d in store.list("apps", "v1", "daemonsets")}
+    chart_objects = {
+        (kind, namespace, object_name)
+        for kind, namespace, object_name in CHART_OBJECTS
+        if store.get(*KINDS[kind], namespace, object_name) is not None
+    }
     return {
         "oidc_providers": len(providers),
         "addons": sorted(eks.list_addons(clusterName=name)["addons"]),
         "s3_csi_role": aws_client("iam").get_role(RoleName=s3_csi_role_name(DEPLOYMENT, tag))["Role"]["RoleName"],
-        "daemonsets": daemonsets,
+        "chart_objects": chart_objects,
     }
 
 
@@ -59,7 +73,7 @@ def expected(tag: str) -> dict[str, object]:
         "oidc_providers": 1,
         "addons": sorted(cluster_dependencies().addons),
         "s3_csi_role": s3_csi_role_name(DEPLOYMENT, tag),
-        "daemonsets": DAEMONSETS,
+        "chart_objects": CHART_OBJECTS,
     }
 
 

@@ -70,7 +70,10 @@ def test_finished_operations_of_the_stage_workflows_the_pipeline_and_a_delete_ca
     }
     assert not {where: message for where, message in messages.items() if "Waiting" in (message or "")}, messages
     assert messages[(OperationKind.CREATE_EKS_CLUSTER, "eks-control-plane")] == f"eks-cluster-{STAGED} is ACTIVE"
+    assert messages[(OperationKind.CREATE_HYPERPOD_CLUSTER, "hyperpod-cluster")] == (
+        f"hp-cluster-{STAGED} and its instance group are InService"
+    )
     assert messages[(OperationKind.CREATE_CLUSTER, "hyperpod")] == (
-        f"hp-cluster-{PIPELINE} and its instance group are InService"
+        f"hp-cluster-{PIPELINE}: agents and device plugins Ready on 1 HyperPod node(s)"
     )
     assert messages[(OperationKind.DELETE_EKS_CLUSTER, "eks-control-plane")] == f"eks-cluster-{PIPELINE} is DELETED"

@@ -1,4 +1,4 @@
-"""Reviewed, versioned configuration shipped with the code (pins of add-ons and manifests)."""
+"""Reviewed, versioned configuration shipped with the code (pins of add-ons and manifests, the image table)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,24 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from controlplane.config.images import ImageTable, image_table
+
 CONFIG_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
 class ManifestPin:
+    """A manifest file and the image it runs, if any: the image's name in the image table (`images.json`)."""
+
     file: str
-    image: str
+    image: str | None = None
 
 
 @dataclass(frozen=True)
 class DependencyPins:
     addons: dict[str, str]
     manifests: dict[str, ManifestPin]
+    images: ImageTable
 
 
 @cache
@@ -28,6 +33,7 @@ def cluster_dependencies() -> DependencyPins:
     return DependencyPins(
         addons=dict(data["addons"]),
         manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
+        images=image_table(),
     )
 
 
@@ -35,6 +41,7 @@ def cluster_dependencies() -> DependencyPins:
 class FeaturePins:
     addons: dict[str, str]
     manifests: dict[str, ManifestPin]
+    images: ImageTable
 
 
 @cache
@@ -43,4 +50,5 @@ def feature_pins() -> FeaturePins:
     return FeaturePins(
         addons={**cluster_dependencies().addons, **data["addons"]},
         manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
+        images=image_table(),
     )

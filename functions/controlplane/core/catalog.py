@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from controlplane.config import DependencyPins
+from controlplane.core.dependencies.plan import supported_regions
 from controlplane.core.ports.account import AccountGateway
 from controlplane.models.catalog import (
     AvailabilityZoneList,
@@ -17,11 +19,13 @@ from controlplane.models.instance_types import INSTANCE_TYPES, ec2_type
 
 
 class CatalogService:
-    def __init__(self, account: AccountGateway) -> None:
+    def __init__(self, account: AccountGateway, pins: DependencyPins) -> None:
         self._account = account
+        self._pins = pins
 
     def regions(self) -> RegionList:
-        return RegionList(regions=sorted(self._account.known_regions()))
+        """The Regions a cluster can be built in: offered to this account, with a registry for every image."""
+        return RegionList(regions=supported_regions(self._pins, self._account.known_regions()))
 
     def availability_zones(self, region: str) -> AvailabilityZoneList:
         self._known(region)

@@ -16,9 +16,6 @@ TRUSTED_SERVICES = frozenset(
     {"eks.amazonaws.com", "sagemaker.amazonaws.com", "pods.eks.amazonaws.com", "hyperpod.sagemaker.amazonaws.com"}
 )
 TRUST_ACTIONS = frozenset({"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"})
-_EKS_OIDC_PROVIDER = re.compile(
-    r"^arn:aws[a-z-]*:iam::(?P<account>\d{12}):oidc-provider/oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/[A-Za-z0-9]+$"
-)
 
 
 def service_trust(service_principal: str, actions: tuple[str, ...] = ("sts:AssumeRole",)) -> dict[str, Any]:
@@ -78,9 +75,19 @@ def s3_bucket_access(deployment: Deployment, bucket_patterns: list[str]) -> dict
     }
 
 
-def check_trust_policy(trust_policy: dict[str, Any], account: str) -> None:
+def eks_oidc_provider(partition: str, dns_suffix: str, account: str) -> re.Pattern[str]:
+    """The ARNs of the account's EKS OIDC providers in a partition, whose DNS suffix (`amazonaws.com.cn` in aws-cn)
+    ends the issuer host: `arn:aws-cn:iam::<account>:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/<ID>`."""
+    return re.compile(
+        rf"^arn:{re.escape(partition)}:iam::{re.escape(account)}:oidc-provider/"
+        rf"oidc\.eks\.[a-z0-9-]+\.{re.escape(dns_suffix)}/id/[A-Za-z0-9]+$"
+    )
+
+
+def check_trust_policy(trust_policy: dict[str, Any], account: str, partition: str, dns_suffix: str) -> None:
     """Refuse a trust policy that lets anyone but the expected AWS services, or an EKS OIDC provider of this
-    account scoped to one service account, assume the role."""
+    account and partition (`dns_suffix`: the partition's) scoped to one service account, assume the role."""
+    providers = eks_oidc_provider(partition, dns_suffix, account)
     for statement in trust_policy.get("Statement", []):
         actions = statement.get("Action")
         actions = [actions] if isinstance(actions, str) else list(actions or [])
@@ -96,10 +103,9 @@ def check_trust_policy(trust_policy: dict[str, Any], account: str) -> None:
             if untrusted:
                 raise ForeignResourceError(f"Trust policy names services the control plane never trusts: {untrusted}.")
             continue
-        provider = _EKS_OIDC_PROVIDER.match(str(principal.get("Federated", "")))
-        if provider is None or provider["account"] != account:
+        if providers.match(str(principal.get("Federated", ""))) is None:
             raise ForeignResourceError(
-                f"Trust policy names {principal}, not an EKS OIDC provider of account {account}."
+                f"Trust policy names {principal}, not an EKS OIDC provider of account {account} in {partition}."
             )
         subjects = [key for key in statement.get("Condition", {}).get("StringEquals", {}) if key.endswith(":sub")]
         if not subjects:

@@ -31,6 +31,13 @@ class UnknownRegionError(InvalidRequestError):
     code = "UnknownRegion"
 
 
+class UnsupportedRegionError(InvalidRequestError):
+    """A Region AWS offers but where an image every HyperPod cluster needs has no registry (details: the images and
+    the Regions that have them)."""
+
+    code = "UnsupportedRegion"
+
+
 class CidrConflictError(InvalidRequestError):
     code = "CidrConflict"
 

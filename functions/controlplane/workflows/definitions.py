@@ -89,6 +89,7 @@ CREATE_HYPERPOD_CLUSTER = Workflow(
         Task("Create HyperPod Cluster"),
         Poll("Check HyperPod Cluster", "Is HyperPod Cluster In Service", "Wait For HyperPod Cluster", topic="cluster"),
     ),
+    Stage("node-agents", Poll("Check Node Agents", "Are Node Agents Ready", "Wait For Node Agents")),
     Stage("training-operator-identity", Task("Ensure Training Operator Identity")),
 )
 

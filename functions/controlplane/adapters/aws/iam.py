@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 from botocore.exceptions import ClientError
 
-from controlplane.adapters.aws.session import client, error_code, tag_dict, tag_list
+from controlplane.adapters.aws.session import client, error_code, partition_dns_suffix, tag_dict, tag_list
 from controlplane.core.identity import check_trust_policy
 from controlplane.core.ports.iam import IamRole, ManagedPolicy
 
@@ -31,8 +31,9 @@ class AwsIamGateway:
         )
 
     def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
-        # The boundary is one of the stack's own policies: its account is the control plane's.
-        check_trust_policy(trust_policy, account=boundary_arn.split(":")[4])
+        # The boundary is one of the stack's own policies: its partition and account are the control plane's.
+        partition, account = boundary_arn.split(":")[1], boundary_arn.split(":")[4]
+        check_trust_policy(trust_policy, account, partition, partition_dns_suffix(partition))
         role = client("iam").create_role(
             RoleName=name,
             AssumeRolePolicyDocument=json.dumps(trust_policy),

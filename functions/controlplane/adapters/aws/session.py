@@ -8,6 +8,8 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
+from botocore.loaders import create_loader
+from botocore.regions import EndpointResolver
 
 _RETRIES = Config(retries={"mode": "standard", "max_attempts": 5})
 _lock = threading.Lock()
@@ -36,6 +38,26 @@ def session() -> boto3.session.Session:
 def partition(region: str | None = None) -> str:
     """The ARN partition of a Region (`aws`, `aws-cn`, `aws-us-gov`); without one, of the Region the code runs in."""
     return str(_session().get_partition_for_region(region or _session().region_name or "us-east-1"))
+
+
+@cache
+def _endpoints() -> EndpointResolver:
+    """botocore's partition and endpoint data (the `endpoints` file it ships), read once per process."""
+    return EndpointResolver(create_loader().load_data("endpoints"))
+
+
+def dns_suffix(region: str) -> str:
+    """The DNS suffix of a Region's partition in botocore's partition data: `amazonaws.com` (aws, aws-us-gov),
+    `amazonaws.com.cn` (aws-cn), …; a Region botocore does not list falls in the partition its name matches."""
+    return partition_dns_suffix(_endpoints().get_partition_for_region(region))
+
+
+def partition_dns_suffix(partition_name: str) -> str:
+    """The DNS suffix of a partition (`aws-cn` → `amazonaws.com.cn`), from botocore's partition data."""
+    suffix = _endpoints().get_partition_dns_suffix(partition_name)
+    if suffix is None:
+        raise ValueError(f"botocore knows no partition {partition_name!r}")
+    return str(suffix)
 
 
 def tag_list(tags: dict[str, str]) -> list[dict[str, str]]:

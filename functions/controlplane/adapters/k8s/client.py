@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
-from controlplane.adapters.aws.session import client
+from controlplane.adapters.aws.session import client, dns_suffix
 from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesNode, WorkloadPods
+from controlplane.core.ports.kubernetes import DaemonPod, KubernetesNode, NodeTaint, WorkloadPods
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
@@ -40,13 +40,14 @@ class _CachedCredentials:
 
 
 def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> str:
-    """An EKS token: a presigned STS GetCallerIdentity URL bound to the cluster by `x-k8s-aws-id`."""
+    """An EKS token: a presigned STS GetCallerIdentity URL bound to the cluster by `x-k8s-aws-id`, on the regional
+    STS host of the cluster's partition (`sts.cn-north-1.amazonaws.com.cn` in China), as EKS's authenticator expects."""
     sts = client("sts", region)
     signer = RequestSigner(sts.meta.service_model.service_id, region, "sts", "v4", credentials, sts.meta.events)
     url = signer.generate_presigned_url(
         {
             "method": "GET",
-            "url": f"https://sts.{region}.amazonaws.com/?Action=GetCallerIdentity&Version=2011-06-15",
+            "url": f"https://sts.{region}.{dns_suffix(region)}/?Action=GetCallerIdentity&Version=2011-06-15",
             "body": {},
             "headers": {"x-k8s-aws-id": cluster_name},
             "context": {},
@@ -185,6 +186,31 @@ def kubernetes_node(raw: dict[str, Any]) -> KubernetesNode:
         not_ready_reason=None
         if ready.get("status") == "True"
         else ": ".join(part for part in (ready.get("reason"), ready.get("message")) if part) or None,
+        taints=tuple(
+            NodeTaint(taint["key"], taint.get("value") or "", taint["effect"]) for taint in spec.get("taints") or []
+        ),
+    )
+
+
+def daemon_pod(raw: dict[str, Any]) -> DaemonPod:
+    """A pod of a raw JSON list, as the readiness check of DaemonSets sees it."""
+    status = raw.get("status") or {}
+    conditions = {condition["type"]: condition["status"] for condition in status.get("conditions") or []}
+    waiting = next(
+        (
+            (container.get("image"), container["state"]["waiting"])
+            for container in status.get("containerStatuses") or []
+            if (container.get("state") or {}).get("waiting")
+        ),
+        None,
+    )
+    return DaemonPod(
+        name=raw["metadata"]["name"],
+        node=(raw.get("spec") or {}).get("nodeName"),
+        ready=conditions.get("Ready") == "True",
+        image=waiting[0] if waiting else None,
+        waiting_reason=waiting[1].get("reason") if waiting else None,
+        waiting_message=waiting[1].get("message") if waiting else None,
     )
 
 
@@ -278,6 +304,16 @@ class KubernetesApiGateway:
                     continue
                 deleted.append(_describe(obj))
         return deleted
+
+    def daemon_pods(
+        self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]
+    ) -> list[DaemonPod]:
+        from kubernetes import client as k8s
+
+        selector = ",".join(f"{key}={value}" for key, value in labels.items())
+        with self._factory.api_client(cluster, region) as api:
+            list_pods = k8s.CoreV1Api(api).list_namespaced_pod
+            return [daemon_pod(raw) for raw in raw_pages(list_pods, namespace=namespace, label_selector=selector)]
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         """Each node's pods by a `spec.nodeName=` field selector (the API server indexes pods by node), a batch of

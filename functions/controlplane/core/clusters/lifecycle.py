@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.deletion_plan import delete_actions
 from controlplane.core.clusters.import_plan import (
@@ -23,6 +24,7 @@ from controlplane.core.clusters.import_plan import (
 )
 from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations, fingerprint
+from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import CLUSTER_TAG_KEY, Deployment, eks_cluster_name, hyperpod_cluster_name
 from controlplane.core.network.plan import plan_network, stage_one_actions
@@ -69,6 +71,7 @@ class ClusterLifecycleService:
         clock: Clock,
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
+        pins: DependencyPins,
         deployment: Deployment,
     ) -> None:
         self._clusters = clusters
@@ -81,6 +84,7 @@ class ClusterLifecycleService:
         self._clock = clock
         self._eks = eks
         self._hyperpod = hyperpod
+        self._pins = pins
         self._deployment = deployment
 
     # --- stage 1 -----------------------------------------------------------------------------
@@ -202,7 +206,7 @@ class ClusterLifecycleService:
     # --- internals ---------------------------------------------------------------------------
 
     def _network(self, request: CreateEksClusterRequest) -> NetworkPlan:
-        """A known Region, a free tag, and the network plan against the Region's VPCs."""
+        """A supported Region, a free tag, and the network plan against the Region's VPCs."""
         self._require_new(
             request.clusterTag,
             request.region,
@@ -274,8 +278,10 @@ class ClusterLifecycleService:
         return cluster, check_hyperpod_importable(request, cluster, found)
 
     def _require_new(self, cluster_tag: str, region: str, region_hint: str, tag_hint: str) -> None:
+        """A Region AWS offers whose registries serve every image a HyperPod cluster runs, and a free tag."""
         if region not in self._account.known_regions():
             raise UnknownRegionError(f"Unknown or unsupported region '{region}'. {region_hint}", {"region": region})
+        dependency_images(self._pins, region)
         if self._registry.find(cluster_tag) is not None:
             raise ClusterExistsError(
                 f"Cluster '{cluster_tag}' already exists; {tag_hint}.", {"clusterTag": cluster_tag}

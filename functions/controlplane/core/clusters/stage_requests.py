@@ -10,7 +10,7 @@ from __future__ import annotations
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
 from controlplane.core.clusters.registry import ClusterService
-from controlplane.core.dependencies.plan import dependency_actions
+from controlplane.core.dependencies.plan import dependency_actions, dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import Deployment, hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
@@ -58,6 +58,7 @@ class StageRequestService:
 
     def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
         record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        dependency_images(self._pins, record.region)  # a Region without a registry for them is refused here
         return self._operations.start(record, actor, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES)
 
     # --- stage 4 -----------------------------------------------------------------------------

@@ -2,16 +2,16 @@
 
 The IAM OIDC provider of the cluster, the EKS add-ons (pod identity agent, Mountpoint for S3 CSI
 driver with its own IRSA role, cert-manager, metrics-server) at the pinned versions, and the HyperPod
-dependencies (NVIDIA and EFA device plugins, health-monitoring agent) applied with server-side apply.
+dependencies applied with server-side apply: what the HyperPod Helm chart installs for resiliency (deep health
+checks, health-monitoring agent, job auto-restart, patching RBAC) and the NVIDIA, Neuron and EFA device plugins.
 Every method observes first and changes only what differs.
 """
 
 from __future__ import annotations
 
-import string
-
 from controlplane.config import DependencyPins
 from controlplane.core import deadlines
+from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import (
     S3_CSI_POLICY_NAME,
@@ -132,10 +132,12 @@ class ClusterDependencyService:
         return {"applied": ", ".join(applied)}
 
     def hyperpod_dependency_objects(self, region: str) -> list[dict[str, object]]:
+        """The dependency manifests' objects, each image from the registry that serves `region`."""
+        images = dependency_images(self._pins, region)
         objects = []
-        for pin in self._pins.manifests.values():
-            image = string.Template(pin.image).substitute(region=region)
-            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, {"image": image}))
+        for name, pin in self._pins.manifests.items():
+            values = {"image": images[name]} if name in images else {}
+            objects.extend(self._render(HYPERPOD_DEPENDENCIES, pin.file, values))
         return objects
 
     def delete_dependency_identities(self, ctx: DeleteEksClusterInput) -> dict[str, str]:

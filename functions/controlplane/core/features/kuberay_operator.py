@@ -13,4 +13,5 @@ KUBERAY_BUNDLE = "kuberay-operator"
 def kuberay_operator_feature(
     kubernetes: KubernetesGateway, render: ManifestRenderer, pins: FeaturePins
 ) -> ManifestFeature:
-    return ManifestFeature(kubernetes, render, Feature.KUBERAY_OPERATOR, KUBERAY_BUNDLE, pins.manifests[KUBERAY_BUNDLE])
+    pin = pins.manifests[KUBERAY_BUNDLE]
+    return ManifestFeature(kubernetes, render, Feature.KUBERAY_OPERATOR, KUBERAY_BUNDLE, pin, pins.images)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from controlplane.config import ManifestPin
+from controlplane.config.images import ImageTable
 from controlplane.core.features.facts import ClusterFacts, labelled
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
-from controlplane.models.errors import ForeignResourceError
+from controlplane.models.errors import ForeignResourceError, UnsupportedRegionError
 from controlplane.models.features import Feature, FeatureChange, FeatureState
 
 
@@ -24,15 +25,35 @@ class ManifestFeature:
         feature: Feature,
         bundle: str,
         pin: ManifestPin,
+        images: ImageTable,
     ) -> None:
         self._kubernetes = kubernetes
+        self._render = render
         self._feature = feature
-        self._objects = render(bundle, pin.file, {"image": pin.image})
+        self._bundle = bundle
+        self._pin = pin
+        self._images = images
+        self._rendered: dict[str, list[dict[str, Any]]] = {}
+
+    def _objects(self, region: str) -> list[dict[str, Any]]:
+        """The bundle's objects, its image (if it runs one) as nodes in `region` pull it; rendered once per Region."""
+        if region not in self._rendered:
+            values = {}
+            if self._pin.image is not None:
+                image = self._images.uri(self._pin.image, region)
+                if image is None:
+                    raise UnsupportedRegionError(
+                        f"Region '{region}' has no registry for {self._pin.image}, which {self._feature.value} runs.",
+                        {"region": region, "images": [self._pin.image]},
+                    )
+                values["image"] = image
+            self._rendered[region] = self._render(self._bundle, self._pin.file, values)
+        return self._rendered[region]
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
         present = self._present(facts)
         ours = [name for name, obj in present.items() if labelled(obj, self._feature)]
-        complete = len(ours) == len(self._objects)
+        complete = len(ours) == len(self._objects(facts.region))
         return FeatureState(
             enabled=complete,
             state="enabled" if complete else "partial" if ours else "disabled",
@@ -47,14 +68,14 @@ class ManifestFeature:
             raise ForeignResourceError(
                 f"{', '.join(foreign)} already exist without InstantStart's labels; remove them, then resume."
             )
-        self._kubernetes.apply(cluster, facts.region, self._objects)
+        self._kubernetes.apply(cluster, facts.region, self._objects(facts.region))
         return True
 
     def remove(self, facts: ClusterFacts) -> bool:
         if facts.kubernetes is None:
             return True
         present = self._present(facts)
-        owned = [obj for obj in self._objects if labelled(present.get(_describe(obj)), self._feature)]
+        owned = [obj for obj in self._objects(facts.region) if labelled(present.get(_describe(obj)), self._feature)]
         self._kubernetes.delete(facts.kubernetes, facts.region, owned)
         return True
 
@@ -63,7 +84,7 @@ class ManifestFeature:
         if facts.kubernetes is None:
             return {}
         found = {}
-        for obj in self._objects:
+        for obj in self._objects(facts.region):
             metadata = obj["metadata"]
             live = self._kubernetes.get(
                 facts.kubernetes,

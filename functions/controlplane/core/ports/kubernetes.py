@@ -16,6 +16,13 @@ class ManifestRenderer(Protocol):
 
 
 @dataclass(frozen=True)
+class NodeTaint:
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
 class KubernetesNode:
     name: str
     ready: bool
@@ -25,6 +32,20 @@ class KubernetesNode:
     allocatable: dict[str, str]
     # The kubelet's reason and message while the node is not Ready (`KubeletNotReady: container runtime network …`).
     not_ready_reason: str | None = None
+    taints: tuple[NodeTaint, ...] = ()
+
+
+@dataclass(frozen=True)
+class DaemonPod:
+    """A pod of a DaemonSet: its node, whether it is Ready, and the first container that waits, with its image and
+    why it waits (`ImagePullBackOff`, …)."""
+
+    name: str
+    node: str | None
+    ready: bool
+    image: str | None = None
+    waiting_reason: str | None = None
+    waiting_message: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +75,11 @@ class KubernetesGateway(Protocol):
 
     def delete(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
         """Delete each object that exists (absent ones are skipped); returns what was deleted."""
+
+    def daemon_pods(
+        self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]
+    ) -> list[DaemonPod]:
+        """The namespace's pods carrying every one of `labels` (a DaemonSet's selector)."""
 
     def workload_pods(self, cluster: EksCluster, region: str, node_names: set[str]) -> WorkloadPods:
         """`namespace/name` of running pods on these nodes that belong to workloads (not DaemonSets or system

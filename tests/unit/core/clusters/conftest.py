@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from controlplane.config import DependencyPins, ManifestPin
+from controlplane.config.images import Image, ImageTable, Registry
 from controlplane.core.clusters.lifecycle import ClusterLifecycleService
 from controlplane.core.clusters.stage_requests import StageRequestService
 from controlplane.core.confirmations import Confirmations
@@ -16,9 +17,21 @@ from tests.fakes.network import InMemoryNetworkGateway
 from tests.fakes.persistence import InMemoryConfirmationStore
 from tests.fakes.quotas import InMemoryQuotaGateway
 
+# One image from a public registry (every Region) and one from a registry with a host in two Regions only.
+IMAGES = ImageTable(
+    registries={
+        "public": Registry(hosts={}, host="registry.example"),
+        "regional": Registry(hosts={"us-west-2": "111.ecr.us-west-2", "eu-west-1": "222.ecr.eu-west-1"}),
+    },
+    images={"nvidia": Image("public", "nvidia", "1"), "agent": Image("regional", "agent", "1")},
+)
 PINS = DependencyPins(
     addons={"eks-pod-identity-agent": "v1.3.0"},
-    manifests={"nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="nvidia:1")},
+    manifests={
+        "nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="nvidia"),
+        "health-monitoring-agent": ManifestPin(file="agent.yaml", image="agent"),
+    },
+    images=IMAGES,
 )
 
 
@@ -57,6 +70,7 @@ def lifecycle(
         clock,
         lambda region: eks,
         lambda region: hyperpod,
+        PINS,
         DEPLOYMENT,
     )
 

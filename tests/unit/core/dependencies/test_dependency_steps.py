@@ -3,13 +3,19 @@
 import pytest
 
 from controlplane.config import DependencyPins, ManifestPin
+from controlplane.config.images import Image, ImageTable, Registry
 from controlplane.core.dependencies.plan import dependency_actions
 from controlplane.core.dependencies.steps import S3_CSI_ADDON, ClusterDependencyService
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import S3_CSI_POLICY_NAME, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
-from controlplane.models.errors import DependencyFailedError, ForeignResourceError, ResourceNotReadyError
+from controlplane.models.errors import (
+    DependencyFailedError,
+    ForeignResourceError,
+    ResourceNotReadyError,
+    UnsupportedRegionError,
+)
 from controlplane.models.operations import OperationKind
 from tests.fakes.account import ACCOUNT_ID
 from tests.fakes.deployment import DEPLOYMENT
@@ -18,9 +24,15 @@ from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests
 
 BOUNDARY = "arn:aws:iam::123456789012:policy/workload-boundary"
+# A registry with an account per Region, serving two of them.
+IMAGES = ImageTable(
+    registries={"ecr": Registry(hosts={"us-west-2": "111.ecr.us-west-2", "eu-west-1": "222.ecr.eu-west-1"})},
+    images={"nvidia": Image(registry="ecr", repository="nvidia", tag="1")},
+)
 PINS = DependencyPins(
     addons={"eks-pod-identity-agent": "v1.3.0", S3_CSI_ADDON: "v1.9.0"},
-    manifests={"nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="ecr/${region}/nvidia:1")},
+    manifests={"nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="nvidia")},
+    images=IMAGES,
 )
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 
@@ -113,8 +125,20 @@ def test_addons_are_polled_until_active_and_a_degraded_one_fails_with_its_issues
 
 def test_hyperpod_dependencies_are_rendered_for_the_clusters_region_and_applied(steps, ctx, render, kubernetes):
     assert steps.apply_hyperpod_dependencies(ctx) == {"applied": "DaemonSet/kube-system/nvidia"}
-    assert render.rendered == [("hyperpod-dependencies", "nvidia.yaml", {"image": "ecr/us-west-2/nvidia:1"})]
+    assert render.rendered == [("hyperpod-dependencies", "nvidia.yaml", {"image": "111.ecr.us-west-2/nvidia:1"})]
     assert "DaemonSet/kube-system/nvidia" in kubernetes.api("eks-cluster-demo").objects
+
+
+def test_each_region_gets_the_image_of_its_own_registry_and_one_without_a_registry_is_refused(steps) -> None:
+    (daemon_set,) = steps.hyperpod_dependency_objects("eu-west-1")
+    assert daemon_set["metadata"]["annotations"]["image"] == "222.ecr.eu-west-1/nvidia:1"
+    with pytest.raises(UnsupportedRegionError) as refused:
+        steps.hyperpod_dependency_objects("us-east-1")
+    assert refused.value.details == {
+        "region": "us-east-1",
+        "images": ["nvidia-device-plugin"],
+        "supportedRegions": ["eu-west-1", "us-west-2"],
+    }
 
 
 def test_deleting_identities_removes_only_what_the_stage_created(steps, ctx, iam, make_record):
