@@ -56,7 +56,7 @@ MANIFESTS = [
 
 def node(name: str, instance_type: str, ready: bool = True, taints: tuple[NodeTaint, ...] = ()) -> KubernetesNode:
     labels = {"node.kubernetes.io/instance-type": instance_type, "sagemaker.amazonaws.com/compute-type": "hyperpod"}
-    return KubernetesNode(name, ready, True, labels, {}, {}, taints)
+    return KubernetesNode(name, ready, True, labels, {}, {}, taints=taints)
 
 
 def pod(owner: str, name: str, node_name: str, ready: bool = True, **waiting: str) -> LabelledPod:
@@ -156,10 +156,10 @@ def test_required_node_affinity_selects_nodes_as_kubernetes_does(expressions, se
 
 def test_a_daemon_set_pod_tolerates_the_taints_the_controller_tolerates_for_it() -> None:
     cordoned = KubernetesNode(
-        "n", True, False, {}, {}, {}, (NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule"),)
+        "n", True, False, {}, {}, {}, taints=(NodeTaint("node.kubernetes.io/unschedulable", "", "NoSchedule"),)
     )
     health = NodeTaint("sagemaker.amazonaws.com/node-health-status", "Unschedulable", "NoSchedule")
-    unhealthy = KubernetesNode("n", True, False, {}, {}, {}, (health,))
+    unhealthy = KubernetesNode("n", True, False, {}, {}, {}, taints=(health,))
     tolerant = {
         "tolerations": [{"key": health.key, "operator": "Equal", "value": "Unschedulable", "effect": "NoSchedule"}]
     }
