@@ -219,7 +219,7 @@ class _HttpApi:
         all_namespaces = kind.namespaced and target.namespace is None
         if call.method == "POST" and not all_namespaces:
             body = _decode(call)
-            warnings = validation.decoded(store, kind, body, validation.directive_of(call.query), patch=False)
+            warnings = validation.created(store, kind, body, validation.directive_of(call.query))
             return target.respond(store.create(kind, target.namespace, body, target.events), 201, warnings)
         if call.method != "GET":
             raise method_not_allowed()
@@ -264,7 +264,7 @@ def _patch(target: _Target, name: str, status_only: bool) -> Response:
     body = _decode(call)
     directive = validation.directive_of(call.query)
     if call.content_type != APPLY_PATCH:
-        warnings = validation.decoded(store, kind, body, directive, patch=True)
+        warnings = validation.patched(store, kind, (namespace, name), call.content_type, body, directive)
         patched = store.patch(kind, namespace, name, call.content_type, body, status_only, target.events)
         return target.respond(patched, warnings=warnings)
     manager = call.query.get("fieldManager")

@@ -1,16 +1,20 @@
-"""Field validation of writes: what the API server does with a field the written kind's schema does not declare.
+"""Validation of writes against the written kind's schema, as the API server validates them.
 
-A create or a merge patch follows its `fieldValidation` parameter (:mod:`sandbox.k8s.fields` says where the rules come
-from): `Strict` refuses the write with 400 BadRequest naming every unknown field, `Ignore` drops them, and `Warn` (the
-default) drops them and names each in a `Warning` response header. Server-side apply refuses them whatever the
-parameter says, with the 500 the real server answers (kubernetes/kubernetes#122480, #139253). A kind with no schema
-(a CRD that declares none, a built-in kind `kubernetes-validate` does not know) keeps everything.
+Unknown fields (:mod:`sandbox.k8s.fields` says where the rules come from): a create or a merge patch follows its
+`fieldValidation` parameter, `Strict` refusing the write with 400 BadRequest naming every unknown field, `Ignore`
+dropping them, and `Warn` (the default) dropping them and naming each in a `Warning` response header; server-side
+apply refuses them whatever the parameter says, with the 500 the real server answers (kubernetes/kubernetes#122480,
+#139253). Values: a custom resource as it would be stored is checked against its CRD's schema
+(:mod:`sandbox.k8s.crd_values`, 422 Invalid). A kind with no schema (a CRD that declares none, a built-in kind
+`kubernetes-validate` does not know) keeps everything.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sandbox.k8s import crd_values
+from sandbox.k8s.apply import MERGE_PATCH, drop_nulls, merge_patch, strategic_merge_patch
 from sandbox.k8s.errors import ApiError, bad_request
 from sandbox.k8s.fields import Schema, UnknownField, builtin_schema, crd_schema, unknown_fields
 from sandbox.k8s.kinds import BUILTIN_KINDS, Kind
@@ -21,36 +25,39 @@ DIRECTIVES = ("Strict", "Warn", "Ignore")
 _CRD_KIND = BUILTIN_KINDS[("apiextensions.k8s.io", "v1", "customresourcedefinitions")]
 
 
-def decoded(store: ObjectStore, kind: Kind, body: Any, directive: str | None, patch: bool) -> list[str]:
-    """Check a create's object or a merge patch's body (pruning it unless Strict refuses it); the warnings to send."""
-    unknown = _unknown(store, kind, body, prune=directive != "Strict")
-    if not unknown:
-        return []
-    if directive == "Strict":
-        listed = ", ".join(f'unknown field "{field.decoded()}"' for field in unknown)
-        problem = f"strict decoding error: {listed}"
-        # A create's decoder names the kind it could not decode into; a patch's error is the decoder's alone.
-        raise bad_request(
-            problem
-            if patch
-            else f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: {problem}'
-        )
-    return [] if directive == "Ignore" else [f'unknown field "{field.decoded()}"' for field in unknown]
+def created(store: ObjectStore, kind: Kind, body: Any, directive: str | None) -> list[str]:
+    """Check a create's object (pruning unknown fields unless Strict refuses them); the warnings to send."""
+    schema = _schema(store, kind)
+    warnings = _decoded(kind, schema, body, directive, patch=False)
+    _check_values(kind, schema, body)
+    return warnings
+
+
+def patched(
+    store: ObjectStore, kind: Kind, target: tuple[str | None, str], content_type: str, body: Any, directive: str | None
+) -> list[str]:
+    """Check a merge patch of the object `target` names ((namespace, name)): its fields, and the patched values."""
+    schema = _schema(store, kind)
+    warnings = _decoded(kind, schema, body, directive, patch=True)
+    live = store.get(kind, *target)
+    if live is not None and isinstance(body, dict):
+        merge = merge_patch if content_type == MERGE_PATCH else strategic_merge_patch
+        _check_values(kind, schema, merge(live, body))
+    return warnings
 
 
 def applied(store: ObjectStore, kind: Kind, namespace: str | None, name: str, body: Any) -> None:
-    """Refuse a server-side apply whose configuration names a field the kind's schema does not declare."""
-    unknown = _unknown(store, kind, body, prune=False)
-    if not unknown:
-        return
-    texts = [f"{field.applied()}: field not declared in schema" for field in unknown]
-    detail = texts[0] if len(texts) == 1 else "errors:\n  " + "\n  ".join(texts)
-    group_version = f"{kind.group}/{kind.version}"
-    raise ApiError(
-        500,
-        "",
-        f"failed to create typed patch object ({namespace or ''}/{name}; {group_version}, Kind={kind.kind}): {detail}",
-    )
+    """Refuse a server-side apply that names a field the kind's schema does not declare, or a value it refuses."""
+    schema = _schema(store, kind)
+    unknown = _unknown(schema, body, prune=False)
+    if unknown:
+        texts = [f"{field.applied()}: field not declared in schema" for field in unknown]
+        detail = texts[0] if len(texts) == 1 else "errors:\n  " + "\n  ".join(texts)
+        gvk = f"{kind.group}/{kind.version}, Kind={kind.kind}"
+        raise ApiError(500, "", f"failed to create typed patch object ({namespace or ''}/{name}; {gvk}): {detail}")
+    live = store.get(kind, namespace, name)
+    if isinstance(body, dict):
+        _check_values(kind, schema, drop_nulls(body) if live is None else strategic_merge_patch(live, drop_nulls(body)))
 
 
 def directive_of(query: Any) -> str | None:
@@ -67,8 +74,28 @@ def warning_headers(warnings: list[str]) -> list[tuple[str, str]]:
     return [("warning", '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"') for text in warnings]
 
 
-def _unknown(store: ObjectStore, kind: Kind, body: Any, prune: bool) -> list[UnknownField]:
-    schema = _schema(store, kind)
+def _decoded(kind: Kind, schema: Schema | None, body: Any, directive: str | None, patch: bool) -> list[str]:
+    unknown = _unknown(schema, body, prune=directive != "Strict")
+    if not unknown:
+        return []
+    if directive == "Strict":
+        listed = ", ".join(f'unknown field "{field.decoded()}"' for field in unknown)
+        problem = f"strict decoding error: {listed}"
+        # A create's decoder names the kind it could not decode into; a patch's error is the decoder's alone.
+        raise bad_request(
+            problem
+            if patch
+            else f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: {problem}'
+        )
+    return [] if directive == "Ignore" else [f'unknown field "{field.decoded()}"' for field in unknown]
+
+
+def _check_values(kind: Kind, schema: Schema | None, obj: Any) -> None:
+    if kind.custom and schema is not None and isinstance(obj, dict):
+        crd_values.check(kind, obj, schema.node)
+
+
+def _unknown(schema: Schema | None, body: Any, prune: bool) -> list[UnknownField]:
     if schema is None or not isinstance(body, dict):
         return []
     return unknown_fields(body, schema, prune)

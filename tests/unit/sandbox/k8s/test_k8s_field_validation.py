@@ -236,3 +236,63 @@ def test_the_simulated_inference_operator_serves_the_published_endpoint_schemas(
 
     assert response.status_code == 400
     assert response.json()["message"].endswith('unknown field "spec.model.eula"')
+
+
+def test_a_custom_resource_whose_value_its_crd_refuses_is_invalid(api: TestClient) -> None:
+    api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=widget_crd())
+
+    response = api.post(WIDGETS, json=widget({"size": 1.0}))
+
+    assert response.status_code == 422
+    assert response.json()["reason"] == "Invalid"
+    assert response.json()["message"] == (
+        'Widget.example.com "w" is invalid: spec.size: Invalid value: "number": spec.size in body must be of type '
+        'integer: "number"'
+    )
+    assert response.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": 'Invalid value: "number": spec.size in body must be of type integer: "number"',
+            "field": "spec.size",
+        }
+    ]
+
+
+def test_a_merge_patch_that_makes_a_custom_resource_invalid_is_refused(api: TestClient) -> None:
+    api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=widget_crd())
+    api.post(WIDGETS, json=widget({"size": 1}))
+
+    response = api.patch(f"{WIDGETS}/w", headers={"Content-Type": MERGE}, json={"spec": {"size": "big"}})
+
+    assert response.status_code == 422
+    assert api.get(f"{WIDGETS}/w").json()["spec"] == {"size": 1}
+
+
+def test_a_short_hugging_face_commit_is_refused_by_the_published_inference_crd(
+    emulator: KubernetesEmulator, api: TestClient
+) -> None:
+    InferenceOperatorSimulation(emulator, NoEndpoints(), seconds_to_load=0).serve(CLUSTER)
+    source = {
+        "modelSourceType": "huggingface",
+        "huggingFaceModel": {"modelId": "Qwen/Qwen3-0.6B", "commitSHA": "0123abc"},
+    }
+    worker = {
+        "image": "vllm",
+        "resources": {"limits": {"nvidia.com/gpu": 1}},
+        "modelInvocationPort": {"containerPort": 8080},
+        "modelVolumeMount": {"name": "model-weights"},
+    }
+    endpoint = {
+        "apiVersion": "inference.sagemaker.aws.amazon.com/v1",
+        "kind": "InferenceEndpointConfig",
+        "metadata": {"name": "chat"},
+        "spec": {"modelName": "chat", "instanceType": "ml.g5.xlarge", "modelSourceConfig": source, "worker": worker},
+    }
+
+    response = api.post(
+        "/apis/inference.sagemaker.aws.amazon.com/v1/namespaces/default/inferenceendpointconfigs", json=endpoint
+    )
+
+    assert response.status_code == 422
+    assert response.json()["details"]["causes"][0]["field"] == "spec.modelSourceConfig.huggingFaceModel.commitSHA"
+    assert "should match '^[0-9a-f]{40}$'" in response.json()["message"]
