@@ -40,10 +40,13 @@ class UnknownField:
 
     def decoded(self) -> str:
         """As the decoder names it: `spec.template.spec.containers[0].foo`."""
-        text = ""
+        parts: list[str] = []
         for step in self.path:
-            text += (f".{step.field}" if text else step.field) if step.field is not None else f"[{step.index}]"
-        return text
+            if step.field is None:
+                parts.append(f"[{step.index}]")
+            else:
+                parts.append(f".{step.field}" if parts else step.field)
+        return "".join(parts)
 
     def applied(self) -> str:
         """As server-side apply names it: `.spec.template.spec.containers[name="main"].foo`."""
@@ -100,7 +103,8 @@ def _walk(
 ) -> None:
     node = _resolved(node, schema)
     if isinstance(value, dict) and isinstance(node, dict):
-        _walk_object(value, node, schema, path, found, prune, resource or node.get("x-kubernetes-embedded-resource"))
+        embedded = resource or node.get("x-kubernetes-embedded-resource") is True
+        _walk_object(value, node, schema, path, found, prune, embedded)
     elif isinstance(value, list) and isinstance(node, dict):
         items = node.get("items")
         keys = node.get("x-kubernetes-list-map-keys") or []

@@ -122,7 +122,7 @@ def _structural(node: JsonObject, definitions: JsonObject) -> JsonObject:
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) and extra:
             result["additionalProperties"] = _structural(extra, definitions)
-        elif extra is True or (extra is None and not node.get("properties") and node.get("title") != "Metadata"):
+        elif extra is True or (extra is None and not node.get("properties")):  # a dict of anything
             result["x-kubernetes-preserve-unknown-fields"] = True
         return result
     if kind in ("string", "integer", "number", "boolean"):
