@@ -56,6 +56,15 @@ DOCUMENTED_NODE_CLASS = {
         }
     },
 }
+# Each bound of the published schema, and when the product's is at least as tight.
+_BOUNDS = {
+    "minimum": lambda mine, theirs: mine >= theirs,
+    "minLength": lambda mine, theirs: mine >= theirs,
+    "minItems": lambda mine, theirs: mine >= theirs,
+    "maximum": lambda mine, theirs: mine <= theirs,
+    "maxLength": lambda mine, theirs: mine <= theirs,
+    "maxItems": lambda mine, theirs: mine <= theirs,
+}
 # The kinds whose jobs and endpoints the product checks with schemas of its own before it submits them.
 PRODUCT_CHECKED = ("HyperPodPyTorchJob", "InferenceEndpointConfig", "JumpStartModel", "RayJob", "RayCluster")
 
@@ -194,6 +203,7 @@ def _disagreements(value: Any, mine: JsonObject, published: Schema, theirs: Any,
 
 
 def _node_disagreements(mine: JsonObject, theirs: JsonObject) -> list[str]:
+    """The type, pattern and enum must be the published ones (an enum may be narrower), each bound as tight."""
     problems = []
     if "type" in theirs and "type" in mine and mine["type"] != theirs["type"]:
         problems.append(f"type {mine['type']} where the published schema says {theirs['type']}")
@@ -201,6 +211,9 @@ def _node_disagreements(mine: JsonObject, theirs: JsonObject) -> list[str]:
         problems.append(f"pattern {mine.get('pattern')!r} where the published schema says {theirs['pattern']!r}")
     if "enum" in theirs and "enum" in mine and not set(mine["enum"]) <= set(theirs["enum"]):
         problems.append(f"enum {mine['enum']} allows more than the published {theirs['enum']}")
+    for bound, tighter in _BOUNDS.items():
+        if bound in theirs and not (bound in mine and tighter(mine[bound], theirs[bound])):
+            problems.append(f"{bound} {mine.get(bound)} where the published schema says {theirs[bound]}")
     return problems
 
 
@@ -225,3 +238,41 @@ def _published_node(published: Schema, node: Any) -> JsonObject:
 
     resolved = _resolved(node, published)
     return resolved if isinstance(resolved, dict) else {}
+
+
+MUTATIONS = {
+    "a JumpStart version that is not major.minor.patch": (
+        "endpoint jumpstart",
+        ("spec", "model", "modelVersion"),
+        "1.0",
+    ),
+    "an invocation port above 65535": (
+        "endpoint s3",
+        ("spec", "worker", "modelInvocationPort", "containerPort"),
+        70000,
+    ),
+    "a model name longer than 63 characters": ("endpoint s3", ("spec", "modelName"), "m" * 64),
+    "an L2 cache on another backend": (
+        "endpoint fsx",
+        ("spec", "kvCacheSpec", "l2CacheSpec", "l2CacheBackend"),
+        "disk",
+    ),
+    "a Hugging Face model without its organization": (
+        "endpoint hugging face",
+        ("spec", "modelSourceConfig", "huggingFaceModel", "modelId"),
+        "gpt2",
+    ),
+}
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_the_product_check_refuses_what_the_published_schema_refuses(mutation: str) -> None:
+    name, path, value = MUTATIONS[mutation]
+    obj = copy.deepcopy(OBJECTS[name])
+    parent = obj
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+
+    assert published_problems(obj) != []
+    assert schema_problems(obj) != []
