@@ -1,16 +1,16 @@
 """Every Kubernetes object the control plane writes validates against its kind's published schema, and the schemas the
 product checks jobs and endpoints with agree with the published ones on every field the product renders.
 
-Published schemas: Kubernetes' own for the built-in kinds (`kubernetes-validate`, strict, at the release clusters are
-created with); the derived CRDs of `sandbox.k8s.crds` for HyperPodPyTorchJob (the HyperPod SDK's models), the inference
-kinds (the inference operator's CRDs), RayJob and RayCluster (KubeRay's, at the pinned operator version) and NodePool
-(Karpenter's). HyperpodNodeClass has no published schema: it is checked against the shape AWS documents.
+Published schemas: Kubernetes' own for the built-in kinds (`kubernetes-validate`, strict, at every release a cluster
+may be created at); the derived CRDs of `sandbox.k8s.crds` for HyperPodPyTorchJob (the HyperPod SDK's models), the
+inference kinds (the inference operator's CRDs), RayJob and RayCluster (KubeRay's, at the pinned operator version) and
+NodePool (Karpenter's). HyperpodNodeClass has no published schema: it is checked against the shape AWS documents.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import kubernetes_validate
@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from controlplane.core.training.schema import crd_schema as product_schema
 from controlplane.core.training.schema import schema_problems
-from controlplane.models.clusters import DEFAULT_KUBERNETES_VERSION
+from controlplane.models.clusters import KubernetesVersion
 from controlplane.models.endpoints import HuggingFaceSource
 from controlplane.models.training import LogMonitoringRule
 from sandbox.k8s.crds import published_crd
@@ -80,11 +80,13 @@ def published_problems(obj: JsonObject) -> list[str]:
         return unknown + _schema_errors(obj, schema.node)
     if (group, obj["kind"]) == ("karpenter.sagemaker.amazonaws.com", "HyperpodNodeClass"):
         return _schema_errors(obj, DOCUMENTED_NODE_CLASS)
-    try:
-        kubernetes_validate.validate(obj, DEFAULT_KUBERNETES_VERSION, strict=True)
-    except kubernetes_validate.ValidationError as error:
-        return [str(error)]
-    return []
+    problems = []
+    for release in get_args(KubernetesVersion):  # every release a cluster may be created at
+        try:
+            kubernetes_validate.validate(obj, release, strict=True)
+        except kubernetes_validate.ValidationError as error:
+            problems.append(f"Kubernetes {release}: {error}")
+    return problems
 
 
 # The API server decodes `1.0` as a float, which a field of type integer refuses; JSON Schema would take it.
