@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View
-from controlplane.models.downloads import RepoId, SecretName
+from controlplane.models.downloads import SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # An endpoint's name is a DNS label, short enough that `is-<clusterTag>-<name>` is a SageMaker endpoint name (≤ 63).
@@ -23,6 +23,8 @@ ENDPOINT_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,36}[a-z0-9])?$"
 ENDPOINT_NAME_RULE = "1-38 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
 EndpointName = Annotated[str, StringConstraints(pattern=ENDPOINT_NAME_PATTERN)]
 INSTANCE_TYPE_PATTERN = r"^ml\.[a-z0-9]+\.[a-z0-9]+$"
+# The inference operator's CRD takes a Hugging Face model as `<organization>/<model>` only.
+HF_MODEL_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$"
 S3_BUCKET_PATTERN = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 # A location inside a bucket or file system: path segments of safe characters, no `..`.
 MODEL_PATH_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._=-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9._=-]{0,127}){0,15}/?$"
@@ -77,8 +79,14 @@ class FsxSource(Contract):
 
 
 class HuggingFaceSource(Contract):
-    modelId: RepoId = Field(description="The Hugging Face model, e.g. `Qwen/Qwen3-0.6B`.")
-    commitSha: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{7,40}$")] | None = None
+    modelId: Annotated[str, StringConstraints(pattern=HF_MODEL_ID_PATTERN)] = Field(
+        description="The Hugging Face model as `<organization>/<model>`, e.g. `Qwen/Qwen3-0.6B`."
+    )
+    commitSha: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
+        default=None,
+        description="The model's revision as a full 40-character lowercase hex commit SHA (the inference operator "
+        "accepts no short SHA, branch or tag); absent: the main branch.",
+    )
     tokenSecret: SecretName | None = Field(
         default=None,
         description="A Secret in the endpoint's namespace holding a Hugging Face token under `token` (gated or "
@@ -161,10 +169,12 @@ class ModelSpec(Contract):
 class JumpStartSpec(Contract):
     """A SageMaker JumpStart catalog model (SageMakerPublicHub)."""
 
-    modelId: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")] = Field(
+    modelId: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")] = Field(
         description="The JumpStart model id, e.g. `deepseek-llm-r1-distill-qwen-1-5b`."
     )
-    modelVersion: Annotated[str, StringConstraints(pattern=r"^[0-9][0-9.*]{0,31}$")] | None = None
+    modelVersion: Annotated[str, StringConstraints(pattern=r"^\d{1,4}\.\d{1,4}\.\d{1,4}$")] | None = Field(
+        default=None, description="The model's version, `major.minor.patch`; absent: the newest."
+    )
     acceptEula: bool = Field(default=False, description="Accept the model's end-user licence (gated models).")
 
 

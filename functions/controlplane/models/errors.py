@@ -53,6 +53,12 @@ class PreflightFailedError(InvalidRequestError):
     code = "PreflightFailed"
 
 
+class KubernetesObjectRejectedError(InvalidRequestError):
+    """A cluster's Kubernetes API refused an object the control plane wrote (a field or value its schema refuses)."""
+
+    code = "KubernetesObjectRejected"
+
+
 class UnsupportedMediaTypeError(DomainError):
     """A body in a media type the API does not read (it reads JSON)."""
 

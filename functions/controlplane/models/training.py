@@ -83,7 +83,9 @@ class LogMonitoringRule(Contract):
     logPattern: str = Field(min_length=1, max_length=1024, description="Regex; a metric is its first group.")
     expectedStartCutOffInSeconds: int | None = Field(default=None, ge=0)
     expectedRecurringFrequencyInSeconds: int | None = Field(default=None, ge=0, description="Hang detection.")
-    metricThreshold: float | None = Field(default=None, description="Outlier detection, with operator.")
+    metricThreshold: int | None = Field(
+        default=None, description="Outlier detection, with operator: an integer, as the job's CRD takes it."
+    )
     operator: Literal["gt", "lt", "eq", "gteq", "lteq"] | None = None
     metricEvaluationDataPoints: int | None = Field(default=None, ge=1)
 

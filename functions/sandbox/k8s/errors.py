@@ -26,7 +26,7 @@ class ApiError(Exception):
             "apiVersion": "v1",
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
+            **({"reason": self.reason} if self.reason else {}),  # an unclassified failure (a 500) names none
             **({"details": self.details} if self.details else {}),
             "code": self.code,
         }

@@ -5,7 +5,8 @@ namespace, name and subresource, decodes the body, and runs the call as one tran
 :class:`~sandbox.k8s.emulator.KubernetesEmulator`; the semantics live in :mod:`sandbox.k8s.store`.
 Served: discovery and version, create, get, list (label and field selectors; pages by limit and continue),
 delete, merge and strategic merge patches, server-side apply, the status subresource, pod logs and the service
-proxy (answered by whoever the emulator names). Watches are refused.
+proxy (answered by whoever the emulator names). Writes are checked against their kind's schema
+(:mod:`sandbox.k8s.validation`). Watches are refused.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from sandbox.k8s import validation
 from sandbox.k8s.apply import APPLY_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
@@ -107,8 +109,11 @@ class _Target:
     kind: Kind
     namespace: str | None
 
-    def respond(self, obj: JsonObject, status_code: int = 200) -> JSONResponse:
-        return JSONResponse(present(self.kind, obj), status_code=status_code)
+    def respond(self, obj: JsonObject, status_code: int = 200, warnings: list[str] | None = None) -> JSONResponse:
+        response = JSONResponse(present(self.kind, obj), status_code=status_code)
+        for header, value in validation.warning_headers(warnings or []):
+            response.headers.append(header, value)
+        return response
 
 
 class _YamlLoader(yaml.SafeLoader):
@@ -213,7 +218,9 @@ class _HttpApi:
         call, store, kind = target.call, target.store, target.kind
         all_namespaces = kind.namespaced and target.namespace is None
         if call.method == "POST" and not all_namespaces:
-            return target.respond(store.create(kind, target.namespace, _decode(call), target.events), 201)
+            body = _decode(call)
+            warnings = validation.created(store, kind, body, validation.directive_of(call.query))
+            return target.respond(store.create(kind, target.namespace, body, target.events), 201, warnings)
         if call.method != "GET":
             raise method_not_allowed()
         try:
@@ -255,11 +262,15 @@ def _patch(target: _Target, name: str, status_only: bool) -> Response:
     if call.content_type not in accepted:
         raise unsupported_media(accepted)
     body = _decode(call)
+    directive = validation.directive_of(call.query)
     if call.content_type != APPLY_PATCH:
-        return target.respond(store.patch(kind, namespace, name, call.content_type, body, status_only, target.events))
+        warnings = validation.patched(store, kind, (namespace, name), call.content_type, body, directive)
+        patched = store.patch(kind, namespace, name, call.content_type, body, status_only, target.events)
+        return target.respond(patched, warnings=warnings)
     manager = call.query.get("fieldManager")
     if not manager:
         raise bad_request("fieldManager: Required value: is required for apply patch")
+    validation.applied(store, kind, namespace, name, body)
     obj, created = store.apply(kind, namespace, name, body, manager, status_only, target.events)
     return target.respond(obj, 201 if created else 200)
 

@@ -20,6 +20,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.pods import node_ready
 
@@ -57,24 +58,10 @@ class InferenceOperatorSimulation:
         self._emulator.add_listener(self._on_event)
 
     def serve(self, cluster: str) -> None:
-        """Serve both inference kinds in the cluster."""
+        """Serve both inference kinds in the cluster, with the inference operator's published CRDs."""
         store = self._emulator.store(cluster)
-        for kind, plural in KINDS.items():
-            names = {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": f"{kind}List"}
-            version = {
-                "name": VERSION,
-                "served": True,
-                "storage": True,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-                "subresources": {"status": {}},
-            }
-            crd = {
-                "apiVersion": "apiextensions.k8s.io/v1",
-                "kind": "CustomResourceDefinition",
-                "metadata": {"name": f"{plural}.{GROUP}"},
-                "spec": {"group": GROUP, "names": names, "scope": "Namespaced", "versions": [version]},
-            }
-            store.put(crd)
+        for plural in KINDS.values():
+            store.put(published_crd(f"{plural}.{GROUP}"))
 
     # --- events -----------------------------------------------------------------------------
 

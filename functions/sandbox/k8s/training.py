@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.pods import JsonObject, PodRequest, SimulatedPods, now
 
@@ -48,22 +49,8 @@ class TrainingOperatorSimulation:
         self._emulator.add_listener(self._on_event)
 
     def serve(self, cluster: str) -> None:
-        """Serve the HyperPodPyTorchJob kind in the cluster."""
-        names = {"plural": PLURAL, "singular": KIND.lower(), "kind": KIND, "listKind": f"{KIND}List"}
-        version = {
-            "name": VERSION,
-            "served": True,
-            "storage": True,
-            "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-            "subresources": {"status": {}},
-        }
-        crd = {
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"{PLURAL}.{GROUP}"},
-            "spec": {"group": GROUP, "names": names, "scope": "Namespaced", "versions": [version]},
-        }
-        self._emulator.store(cluster).put(crd)
+        """Serve the HyperPodPyTorchJob kind in the cluster, with the schema the HyperPod SDK publishes for it."""
+        self._emulator.store(cluster).put(published_crd(f"{PLURAL}.{GROUP}"))
 
     def kill(self, cluster: str, namespace: str, job: str, after_lines: int = 0) -> None:
         """Kill the job's process once it has written `after_lines` lines (now, if it already has)."""

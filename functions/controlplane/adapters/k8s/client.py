@@ -21,6 +21,7 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client, dns_suffix
+from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import DaemonPod, KubernetesNode, NodeTaint, WorkloadPods
@@ -225,20 +226,25 @@ class KubernetesApiGateway:
         self._factory = factory
 
     def apply(self, cluster: EksCluster, region: str, objects: list[dict[str, Any]]) -> list[str]:
+        from kubernetes.client.exceptions import ApiException
         from kubernetes.dynamic import DynamicClient
 
         with self._factory.api_client(cluster, region) as api:
             dynamic = DynamicClient(api)
             for obj in objects:
                 resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
-                dynamic.server_side_apply(
-                    resource,
-                    body=obj,
-                    name=obj["metadata"]["name"],
-                    namespace=obj["metadata"].get("namespace"),
-                    field_manager=FIELD_MANAGER,
-                    force_conflicts=True,
-                )
+                try:
+                    dynamic.server_side_apply(
+                        resource,
+                        body=obj,
+                        name=obj["metadata"]["name"],
+                        namespace=obj["metadata"].get("namespace"),
+                        field_manager=FIELD_MANAGER,
+                        force_conflicts=True,
+                        query_params=strict_query(),
+                    )
+                except ApiException as error:
+                    raise rejection(error, obj) or error from None
         return [_describe(obj) for obj in objects]
 
     def nodes(self, cluster: EksCluster, region: str, labels: Mapping[str, str] | None = None) -> list[KubernetesNode]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory
+from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import ObjectPage
 from controlplane.core.ports.serving import HttpAnswer
@@ -76,11 +77,13 @@ class KubernetesServingGateway:
                     namespace=namespace,
                     content_type="application/merge-patch+json",
                     serialize=False,
+                    query_params=strict_query(),
                 )
             except ApiException as error:
                 if error.status == 404:
                     return None
-                raise
+                target = {"apiVersion": api_version, "kind": kind, "metadata": {"namespace": namespace, "name": name}}
+                raise rejection(error, target) or error from None
             found: dict[str, Any] = json.loads(response.data)
             return found
 

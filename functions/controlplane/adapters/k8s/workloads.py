@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory, raw_pages
+from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesPod, ObjectPage
 
@@ -41,11 +42,11 @@ class KubernetesWorkloadGateway:
             dynamic = DynamicClient(api)
             resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
             try:
-                dynamic.create(resource, body=obj, namespace=obj["metadata"]["namespace"])
+                dynamic.create(resource, body=obj, namespace=obj["metadata"]["namespace"], query_params=strict_query())
             except ApiException as error:
                 if error.status == 409:
                     return False
-                raise
+                raise rejection(error, obj) or error from None
         return True
 
     def list_objects(

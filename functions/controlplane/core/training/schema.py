@@ -2,7 +2,7 @@
 
 The schemas are data files in `crd_schemas/` (one per kind: the training jobs' and the inference endpoints';
 `{"$ref": "<file>#/<pointer>"}` reuses a part of another, as a RayJob's `rayClusterSpec` is a RayCluster's `spec`).
-The check covers what a structural schema says: types, required fields, enums, minimums, patterns, minItems,
+The check covers what a structural schema says: types, required fields, enums, bounds, lengths, patterns, item counts,
 `additionalProperties`, and unknown fields (refused, since the API server would prune them silently) except under
 `x-kubernetes-preserve-unknown-fields`.
 """
@@ -67,11 +67,18 @@ def _check(value: Any, schema: dict[str, Any], path: str, problems: list[str]) -
         problems.append(f"{where}: {value!r} is not one of {schema['enum']}")
     if "minimum" in schema and value < schema["minimum"]:
         problems.append(f"{where}: {value} is below the minimum {schema['minimum']}")
+    if "maximum" in schema and value > schema["maximum"]:
+        problems.append(f"{where}: {value} is above the maximum {schema['maximum']}")
     if "pattern" in schema and not re.search(schema["pattern"], value):
         problems.append(f"{where}: {value!r} does not match {schema['pattern']}")
+    if isinstance(value, str) and not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value)):
+        limits = f"{schema.get('minLength', 0)} to {schema.get('maxLength', 'any number of')}"
+        problems.append(f"{where}: {value!r} is not {limits} characters long")
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             problems.append(f"{where}: needs at least {schema['minItems']} item(s)")
+        if len(value) > schema.get("maxItems", len(value)):
+            problems.append(f"{where}: takes at most {schema['maxItems']} item(s)")
         for index, item in enumerate(value):
             _check(item, schema.get("items", {}), f"{path}[{index}]", problems)
     if isinstance(value, dict):

@@ -14,6 +14,7 @@ from typing import Any
 from controlplane.models.instance_types import instance_type as lookup_instance_type
 from sandbox.aws.hyperpod.access import NOT_READY_MESSAGE, NOT_READY_REASON, NOT_READY_TAINT
 from sandbox.aws.hyperpod.model import Cluster, InstanceGroup, Node, Taint
+from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 
 JsonObject = dict[str, Any]
@@ -22,6 +23,8 @@ HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
 GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
 # The Karpenter kinds HyperPod's managed autoscaling serves in the EKS cluster while AutoScaling is enabled
 # (group, plural, kind). Installing them with AutoScaling and removing them with it is [inferred].
+# Karpenter's NodePool is served with its published schema; HyperPod publishes none for its HyperpodNodeClass.
+PUBLISHED_NODE_POOLS = "nodepools.karpenter.sh"
 KARPENTER_KINDS = (
     ("karpenter.sagemaker.amazonaws.com", "hyperpodnodeclasses", "HyperpodNodeClass"),
     ("karpenter.sh", "nodepools", "NodePool"),
@@ -120,6 +123,9 @@ class HyperPodKubernetes:
         for group, plural, kind in KARPENTER_KINDS:
             if not enabled:
                 store.delete("apiextensions.k8s.io", "v1", "customresourcedefinitions", None, f"{plural}.{group}")
+                continue
+            if f"{plural}.{group}" == PUBLISHED_NODE_POOLS:
+                store.put(published_crd(PUBLISHED_NODE_POOLS))
                 continue
             version = {
                 "name": "v1",
