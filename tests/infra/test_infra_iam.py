@@ -149,6 +149,7 @@ VALUES = {
     "partition": "aws",
     "account": "123456789012",
     "region": "us-west-2",
+    "url_suffix": "amazonaws.com",
     "deployment": DEFAULT_DEPLOYMENT_NAME,
     "kubernetes_role_arn": "arn:aws:iam::123456789012:role/instantstart-kubernetes-access-us-west-2",
     "kubernetes_view_role_arn": "arn:aws:iam::123456789012:role/instantstart-kubernetes-view-us-west-2",

@@ -71,6 +71,7 @@ def _values(account: str) -> dict[str, Any]:
         "partition": "aws",
         "account": account,
         "region": os.environ.get("AWS_REGION", "us-east-1"),
+        "url_suffix": "amazonaws.com",
         "deployment": os.environ.get("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME),
         "kubernetes_role_arn": os.environ.get("IS_KUBERNETES_ROLE_ARN", ""),
         "kubernetes_view_role_arn": os.environ.get("IS_KUBERNETES_VIEW_ROLE_ARN", ""),
