@@ -106,7 +106,9 @@ def test_an_event_ended_wait_costs_13_events_a_round_and_backs_off_further(monke
     poll = aws_poll_settings(monkeypatch)
     states = json.loads(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))["States"]
     (loop,) = [
-        block for _, block in WORKFLOWS[OperationKind.CREATE_HYPERPOD_CLUSTER].tasks() if isinstance(block, Poll)
+        block
+        for _, block in WORKFLOWS[OperationKind.CREATE_HYPERPOD_CLUSTER].tasks()
+        if isinstance(block, Poll) and block.topic
     ]
     rounds = checks_within(LONGEST_WAIT, poll, by_event=True)
     print(f"event-ended wait: {loop_events(states, loop)} events a round, {rounds} fallback rounds in 72 h")

@@ -22,6 +22,8 @@ EKS_CLUSTER_ACTIVE = timedelta(minutes=30)
 EKS_CLUSTER_DELETED = timedelta(minutes=30)
 NAT_GATEWAY_RELEASED = timedelta(minutes=20)
 ADDONS_ACTIVE = timedelta(minutes=30)
+# Add-ons that waited for nodes, once nodes joined: their pods scheduled and started, then EKS's next health check.
+ADDONS_HEALTHY = timedelta(minutes=20)
 FEATURE_SETTLED = timedelta(minutes=30)
 FSX_FILE_SYSTEMS_DELETED = timedelta(hours=1)
 # HyperPod terminates a group's instances together; a count read while they go would shrink the deadline.

@@ -89,6 +89,8 @@ CREATE_HYPERPOD_CLUSTER = Workflow(
         Task("Create HyperPod Cluster"),
         Poll("Check HyperPod Cluster", "Is HyperPod Cluster In Service", "Wait For HyperPod Cluster", topic="cluster"),
     ),
+    # The add-ons stage 3 left waiting for nodes, ACTIVE now that the nodes have joined.
+    Stage("addon-health", Poll("Check Addons Healthy", "Are Addons Healthy", "Wait For Healthy Addons")),
     Stage("training-operator-identity", Task("Ensure Training Operator Identity")),
 )
 
