@@ -118,6 +118,19 @@ def test_on_a_new_cluster_without_nodes_the_addons_that_need_nodes_are_installed
     }
     (addons,) = [stage for stage in operation["stages"] if stage["name"] == "addons"]
     assert "installed, waiting for nodes: cert-manager, metrics-server" in addons["message"]
+    with running_sandbox.client("sandbox-viewer") as api:
+        missing = api.get("/clusters/nonodes/status").json()["missing"]
+    waiting = "ACTIVE (now installed, waiting for a schedulable node to run its pods)"
+    addons_missing = [item for item in missing if item.startswith("add-on")]
+    assert addons_missing == [f"add-on {name} {waiting}" for name in NEED_NODES]
+
+    # A feature add-on that runs a Deployment, enabled before any node exists, settles waiting for nodes too.
+    with running_sandbox.client() as api:
+        accepted = api.patch("/clusters/nonodes/features", json={"fsxCsiDriver": {"enabled": True}})
+        assert accepted.status_code == 202, accepted.text
+        assert running_sandbox.wait_terminal(accepted.json()["operationId"])["status"] == "SUCCEEDED"
+        fsx = api.get("/clusters/nonodes/features").json()["features"]["fsxCsiDriver"]
+    assert (fsx["enabled"], fsx["status"]) == (True, "DEGRADED")
 
 
 def test_on_a_kubernetes_version_a_pin_does_not_support_the_lowest_newer_version_eks_offers_is_installed(
