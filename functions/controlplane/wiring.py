@@ -130,10 +130,16 @@ def clusters() -> ClusterService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.config import cluster_dependencies
     from controlplane.core.clusters.registry import ClusterService
 
     return ClusterService(
-        registry(), AwsEksGateway, AwsHyperPodGateway, KubernetesApiGateway(kubernetes_readers()), clock()
+        registry(),
+        AwsEksGateway,
+        AwsHyperPodGateway,
+        KubernetesApiGateway(kubernetes_readers()),
+        clock(),
+        stage_addons=cluster_dependencies().addons,
     )
 
 

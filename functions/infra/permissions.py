@@ -94,6 +94,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
         "eks:CreateCluster",
+        "eks:DescribeAddonVersions",
         "eks:ListClusters",
         "fsx:DescribeFileSystems",
         "iam:ListOpenIDConnectProviders",
@@ -431,6 +432,8 @@ _READ_S3_CSI_ROLE = Grant(
 )
 _DESCRIBE_EKS_CLUSTER = Grant(("eks:DescribeCluster",), _ANY_EKS_CLUSTER, reason=_READ_ANY_CLUSTER_REASON)
 _DESCRIBE_ADDONS = Grant(("eks:DescribeAddon",), _ANY_ADDON, reason=_READ_ANY_CLUSTER_REASON)
+# Which add-on versions a Kubernetes version allows: the version an add-on is created at.
+_DESCRIBE_ADDON_VERSIONS = Grant(("eks:DescribeAddonVersions",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON)
 _ASSUME_KUBERNETES_ROLE = Grant(("sts:AssumeRole",), ("{kubernetes_role_arn}",))
 
 
@@ -514,8 +517,12 @@ _READ_KARPENTER_ROLES = Grant(
 )
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
 _FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
+# Creating an add-on, then judging it: one that waits for replicas is read against the cluster's nodes, through the
+# Kubernetes access role (so every step that creates an add-on assumes it).
 _CREATE_ADDON = (
     _DESCRIBE_ADDONS,
+    _DESCRIBE_ADDON_VERSIONS,
+    _ASSUME_KUBERNETES_ROLE,
     Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
     _also_adopted(("eks:CreateAddon",), _MANAGED_REQUEST),
     Grant(("eks:TagResource",), _ANY_ADDON, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
@@ -724,8 +731,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     ),
     "ensure_addons": FunctionAccess(
         (
+            _DESCRIBE_EKS_CLUSTER,
             _READ_S3_CSI_ROLE,
             _DESCRIBE_ADDONS,
+            _DESCRIBE_ADDON_VERSIONS,
             Grant(("eks:CreateAddon",), _EKS_CLUSTERS, _MANAGED_REQUEST, _EKS_CLUSTERS_REASON),
             _also_adopted(("eks:CreateAddon",), _MANAGED_REQUEST),
             Grant(("eks:TagResource",), _ANY_ADDON, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
@@ -737,7 +746,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
-    "check_addons": FunctionAccess((_DESCRIBE_ADDONS,)),
+    # Reads the nodes (through the Kubernetes access role) when an add-on waits for replicas.
+    "check_addons": FunctionAccess(
+        (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_ADDONS, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME
+    ),
     "apply_hyperpod_dependencies": FunctionAccess(
         (_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE),
         kubernetes_role=ASSUME,
@@ -805,6 +817,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "check_hyperpod_cluster": FunctionAccess((_DESCRIBE_HYPERPOD,)),
     # Reads the dependency DaemonSets' pods and the nodes through the Kubernetes access role.
     "check_node_agents": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _ASSUME_KUBERNETES_ROLE), kubernetes_role=ASSUME),
+    "check_addons_healthy": FunctionAccess((_DESCRIBE_EKS_CLUSTER, _DESCRIBE_ADDONS)),
     "ensure_training_operator_identity": FunctionAccess(
         (
             *_create_role_with_policy(_TRAINING_OPERATOR_ROLES, (TRAINING_OPERATOR_POLICY,), _STAGE4_ROLES_REASON),
@@ -1057,7 +1070,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     # --- update_cluster_features workflow ------------------------------------------------------
-    "ensure_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_CREATE_ADDON)),
+    "ensure_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_CREATE_ADDON), kubernetes_role=ASSUME),
     "remove_cert_manager": FunctionAccess((*_FEATURE_FACTS, *_DELETE_ADDON)),
     "ensure_training_operator": FunctionAccess(
         (*_FEATURE_FACTS, *_CREATE_ADDON, *_ENSURE_JOB_IDENTITY), kubernetes_role=ASSUME
@@ -1122,7 +1135,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
                 _FEATURE_ROLES_REASON,
             ),
-        )
+        ),
+        kubernetes_role=ASSUME,
     ),
     "remove_fsx_csi_driver": FunctionAccess(
         (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_FSX_CSI_ROLES, _FEATURE_ROLES_REASON))
@@ -1142,7 +1156,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             Grant(("eks:CreatePodIdentityAssociation",), _EKS_CLUSTERS, reason=_EKS_CLUSTERS_REASON),
             _also_adopted(("eks:CreatePodIdentityAssociation",)),
             Grant(("eks:TagResource",), _ANY_POD_IDENTITY, _MANAGED_REQUEST, _OWNED_SUB_RESOURCE_REASON),
-        )
+        ),
+        kubernetes_role=ASSUME,
     ),
     "remove_observability": FunctionAccess(
         (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
@@ -1167,7 +1182,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 _TLS_BUCKETS,
                 _TLS_BUCKETS_REASON,
             ),
-        )
+        ),
+        kubernetes_role=ASSUME,
     ),
     "remove_inference_operator": FunctionAccess(
         (
@@ -1287,8 +1303,10 @@ API_ACCESS = FunctionAccess(
             reason="A job may log to any MLflow tracking server of the account (the person chooses it by name); "
             "the API only reads its ARN",
         ),
-        # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it).
+        # GET /clusters/{clusterTag}/features reads every feature live (the PATCH diffs against it); POST …/drift
+        # reads the add-on versions EKS offers when an add-on is not at its pin.
         _DESCRIBE_ADDONS,
+        _DESCRIBE_ADDON_VERSIONS,
         *_READ_TIERED,
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
@@ -1327,6 +1345,8 @@ DRIFT_ACCESS = FunctionAccess(
         _DESCRIBE_EKS_CLUSTER,
         _DESCRIBE_HYPERPOD,
         _DESCRIBE_ADDONS,
+        # An add-on at another version than its pin: is it the one the stages install on the cluster's Kubernetes?
+        _DESCRIBE_ADDON_VERSIONS,
         _read_roles(_TIERED_ROLES, _TIERED_REASON),
         Grant(("iam:GetPolicy", "iam:ListPolicyTags"), _TIERED_POLICIES, reason=_TIERED_REASON),
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),

@@ -33,6 +33,7 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
     "kubernetes": (
         "verify_kubernetes_api",
         "discover_cluster_stages",
+        "check_addons",
         "apply_hyperpod_dependencies",
         "check_node_agents",
         "apply_storage_claim",
@@ -41,8 +42,8 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
     # Downloads into the S3 claim: the downloader Job through the Kubernetes access role (apart from the stages'
     # Kubernetes steps: it writes nothing but the Job).
     "downloads": ("start_download_job", "check_download_job"),
-    # Stage 3 in AWS: the OIDC provider, the S3 CSI driver's bounded role, the add-ons.
-    "dependencies": ("ensure_oidc_provider", "ensure_s3_csi_driver_role", "ensure_addons", "check_addons"),
+    # Stage 3 in AWS: the OIDC provider, the S3 CSI driver's bounded role, the add-ons (and stage 4's check of them).
+    "dependencies": ("ensure_oidc_provider", "ensure_s3_csi_driver_role", "ensure_addons", "check_addons_healthy"),
     # Stage 4: the HyperPod cluster and what it is created with (its roles, lifecycle bucket, operator identity).
     "hyperpod_cluster": (
         "ensure_execution_role",

@@ -169,7 +169,7 @@ class Sandbox:
             IamExtension(),
             self.eks,
             self._access,
-            AddonRoutes(ACCOUNT_ID, seconds),
+            AddonRoutes(ACCOUNT_ID, seconds, nodes=self._eks_cluster_nodes),
             HyperPodExtension(self.hyperpod),
             Ec2Extension(self.hyperpod.addresses_in),
             FsxExtension(seconds_to_available=seconds),
@@ -250,6 +250,12 @@ class Sandbox:
         self.emulator.add_cluster(name)
         self.training.serve(name)
         self.inference.serve(name)
+
+    def _eks_cluster_nodes(self, name: str) -> list[dict[str, Any]]:
+        """The Node objects of an EKS cluster (none before its Kubernetes API exists)."""
+        if name not in self.emulator.clusters():
+            return []
+        return self.emulator.store(name).list("", "v1", "nodes")
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)

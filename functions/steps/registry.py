@@ -203,7 +203,11 @@ STEPS: dict[str, Step] = {
     "Ensure Addons": work(
         WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).ensure_addons(ctx)
     ),
-    "Check Addons": work(WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons(ctx)),
+    "Check Addons": work(
+        WorkflowState,
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons(ctx),
+        settled="Add-ons {status}",
+    ),
     "Apply HyperPod Dependencies": work(
         WorkflowState, lambda ctx: wiring.cluster_dependencies_service(ctx.region).apply_hyperpod_dependencies(ctx)
     ),
@@ -231,6 +235,11 @@ STEPS: dict[str, Step] = {
         WorkflowState,
         lambda ctx: wiring.node_agents(ctx.region).check_node_agents(ctx),
         settled="{hyperPodClusterName}: agents and device plugins {status}",
+    ),
+    "Check Addons Healthy": work(
+        WorkflowState,
+        lambda ctx: wiring.cluster_dependencies_service(ctx.region).check_addons_healthy(ctx),
+        settled="Add-ons {status}",
     ),
     "Ensure Training Operator Identity": work(
         WorkflowState, lambda ctx: wiring.hyperpod_stage(ctx.region).ensure_training_operator_identity(ctx)

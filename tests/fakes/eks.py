@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from controlplane.core.ports.eks import Addon, EksCluster
+from controlplane.config import feature_pins
+from controlplane.core.ports.eks import Addon, AddonIssue, EksCluster
 
 ACCOUNT = "123456789012"
 
@@ -28,7 +29,8 @@ class AddonRequest:
 class InMemoryEksGateway:
     """New clusters start CREATING and new add-ons in `addon_status` (AWS: CREATING); deleted add-ons are DELETING.
     `activate` settles a cluster the way EKS does (ACTIVE, with an OIDC issuer); `settle` lets EKS finish everything
-    it was asked. `addon_requests` keeps what each CreateAddon that created an add-on was asked."""
+    it was asked. `addon_requests` keeps what each CreateAddon that created an add-on was asked. EKS offers each
+    reviewed pin (`controlplane.config`) for every Kubernetes version, and what `offer` adds."""
 
     def __init__(self, region: str = "us-west-2", addon_status: str = "CREATING") -> None:
         self.region = region
@@ -38,6 +40,10 @@ class InMemoryEksGateway:
         self.addons: dict[tuple[str, str], Addon] = {}
         self.addon_requests: dict[tuple[str, str], AddonRequest] = {}
         self.pod_identities: dict[tuple[str, str, str], str] = {}
+        # (add-on, Kubernetes version or None for every version) → the add-on versions EKS offers
+        self.offered: dict[tuple[str, str | None], tuple[str, ...]] = {
+            (addon, None): (version,) for addon, version in feature_pins().addons.items()
+        }
 
     # --- helpers for tests -------------------------------------------------------------------
 
@@ -77,6 +83,10 @@ class InMemoryEksGateway:
         addon = Addon(name=addon_name, status=status, version="v1.0.0-eksbuild.1", tags=dict(tags or {}))
         self.addons[(cluster_name, addon_name)] = addon
         return addon
+
+    def offer(self, addon_name: str, *versions: str, kubernetes: str | None = None) -> None:
+        """EKS offers these versions of the add-on (for this Kubernetes version only, when given), and no other."""
+        self.offered[(addon_name, kubernetes)] = versions
 
     def settle(self) -> None:
         """EKS finishes: creating clusters and add-ons turn ACTIVE, deleting ones are gone."""
@@ -162,6 +172,10 @@ class InMemoryEksGateway:
     def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None:
         return self.addons.get((cluster_name, addon_name))
 
+    def addon_versions(self, addon_name: str, kubernetes_version: str) -> list[str]:
+        found = self.offered.get((addon_name, kubernetes_version), self.offered.get((addon_name, None), ()))
+        return list(found)
+
     def create_addon(
         self,
         cluster_name: str,
@@ -184,7 +198,7 @@ class InMemoryEksGateway:
         )
         return addon
 
-    def set_addon_status(self, cluster_name: str, addon_name: str, status: str, *issues: str) -> None:
+    def set_addon_status(self, cluster_name: str, addon_name: str, status: str, *issues: AddonIssue) -> None:
         addon = self.addons[(cluster_name, addon_name)]
         self.addons[(cluster_name, addon_name)] = replace(addon, status=status, issues=issues)
 

@@ -34,9 +34,12 @@ KINDS = {
 }
 
 
-def create_eks(running_sandbox, tag: str) -> None:
+NEED_NODES = ["cert-manager", "metrics-server"]
+
+
+def create_eks(running_sandbox, tag: str, **request: str) -> None:
     with running_sandbox.client() as api:
-        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
+        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2", **request}).json()
     assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
 
 
@@ -109,6 +112,60 @@ def test_dependencies_are_installed_and_recorded_as_a_finished_stage(running_san
     assert role["PermissionsBoundary"]["PermissionsBoundaryArn"].endswith(":policy/instantstart-workload-role-boundary")
     with running_sandbox.client("sandbox-viewer") as api:
         assert api.get("/clusters/deps").json()["stagesDone"] == ["eks", "dependencies"]
+
+
+def test_on_a_new_cluster_without_nodes_the_addons_that_need_nodes_are_installed_and_wait_for_them(running_sandbox):
+    """Regression: EKS reports an add-on that runs a Deployment DEGRADED (InsufficientNumberOfReplicas) while no node
+    can run its pods, and a new cluster has none before stage 4; stage 3 failed on it, so no cluster got further."""
+    create_eks(running_sandbox, "nonodes")
+    operation = running_sandbox.wait_terminal(configure(running_sandbox, "nonodes").json()["operationId"])
+
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    eks = aws_client("eks", region_name="us-west-2")
+    health = {
+        addon: eks.describe_addon(clusterName="eks-cluster-nonodes", addonName=addon)["addon"]
+        for addon in cluster_dependencies().addons
+    }
+    assert sorted(name for name, addon in health.items() if addon["status"] == "DEGRADED") == NEED_NODES
+    assert {issue["code"] for name in NEED_NODES for issue in health[name]["health"]["issues"]} == {
+        "InsufficientNumberOfReplicas"
+    }
+    (addons,) = [stage for stage in operation["stages"] if stage["name"] == "addons"]
+    assert "installed, waiting for nodes: cert-manager, metrics-server" in addons["message"]
+    with running_sandbox.client("sandbox-viewer") as api:
+        missing = api.get("/clusters/nonodes/status").json()["missing"]
+    waiting = "ACTIVE (now installed, waiting for a schedulable node to run its pods)"
+    addons_missing = [item for item in missing if item.startswith("add-on")]
+    assert addons_missing == [f"add-on {name} {waiting}" for name in NEED_NODES]
+
+    # A feature add-on that runs a Deployment, enabled before any node exists, settles waiting for nodes too.
+    with running_sandbox.client() as api:
+        accepted = api.patch("/clusters/nonodes/features", json={"fsxCsiDriver": {"enabled": True}})
+        assert accepted.status_code == 202, accepted.text
+        assert running_sandbox.wait_terminal(accepted.json()["operationId"])["status"] == "SUCCEEDED"
+        fsx = api.get("/clusters/nonodes/features").json()["features"]["fsxCsiDriver"]
+    assert (fsx["enabled"], fsx["status"]) == (True, "DEGRADED")
+
+
+def test_on_a_kubernetes_version_a_pin_does_not_support_the_lowest_newer_version_eks_offers_is_installed(
+    running_sandbox,
+):
+    """Regression: EKS offers Kubernetes 1.35 only newer builds of the cert-manager and metrics-server pins, and
+    CreateAddon refused the pins, so stage 3 failed on every new 1.35 cluster."""
+    create_eks(running_sandbox, "newest", kubernetesVersion="1.35")
+    operation = running_sandbox.wait_terminal(configure(running_sandbox, "newest").json()["operationId"])
+
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+    eks = aws_client("eks", region_name="us-west-2")
+    versions = {
+        addon: eks.describe_addon(clusterName="eks-cluster-newest", addonName=addon)["addon"]["addonVersion"]
+        for addon in cluster_dependencies().addons
+    }
+    assert versions == {
+        **cluster_dependencies().addons,
+        "cert-manager": "v1.18.2-eksbuild.2",
+        "metrics-server": "v0.7.2-eksbuild.4",
+    }
 
 
 @pytest.mark.parametrize("step", STEPS)

@@ -73,7 +73,15 @@ def test_finished_operations_of_the_stage_workflows_the_pipeline_and_a_delete_ca
     assert messages[(OperationKind.CREATE_HYPERPOD_CLUSTER, "hyperpod-cluster")] == (
         f"hp-cluster-{STAGED} and its instance group are InService"
     )
-    assert messages[(OperationKind.CREATE_CLUSTER, "hyperpod")] == (
-        f"hp-cluster-{PIPELINE}: agents and device plugins Ready on 1 HyperPod node(s)"
+    assert messages[(OperationKind.CREATE_HYPERPOD_CLUSTER, "node-agents")] == (
+        f"hp-cluster-{STAGED}: agents and device plugins Ready on 1 HyperPod node(s)"
     )
+    # Stage 3 leaves the add-ons that run Deployments waiting for nodes; stage 4 ends once they are ACTIVE on them.
+    assert messages[(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES, "addons")] == (
+        "Add-ons ACTIVE: eks-pod-identity-agent, aws-mountpoint-s3-csi-driver; "
+        "installed, waiting for nodes: cert-manager, metrics-server"
+    )
+    healthy = "Add-ons ACTIVE: eks-pod-identity-agent, aws-mountpoint-s3-csi-driver, cert-manager, metrics-server"
+    assert messages[(OperationKind.CREATE_HYPERPOD_CLUSTER, "addon-health")] == healthy
+    assert messages[(OperationKind.CREATE_CLUSTER, "hyperpod")] == healthy
     assert messages[(OperationKind.DELETE_EKS_CLUSTER, "eks-control-plane")] == f"eks-cluster-{PIPELINE} is DELETED"

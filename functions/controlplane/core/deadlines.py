@@ -24,6 +24,8 @@ NAT_GATEWAY_RELEASED = timedelta(minutes=20)
 ADDONS_ACTIVE = timedelta(minutes=30)
 # DaemonSet pods on nodes that just joined: the scheduler, an image pull of up to a few GB, the container's start.
 NODE_AGENTS_READY = timedelta(minutes=20)
+# Add-ons that waited for nodes, once nodes joined: their pods scheduled and started, then EKS's next health check.
+ADDONS_HEALTHY = timedelta(minutes=20)
 FEATURE_SETTLED = timedelta(minutes=30)
 FSX_FILE_SYSTEMS_DELETED = timedelta(hours=1)
 # HyperPod terminates a group's instances together; a count read while they go would shrink the deadline.

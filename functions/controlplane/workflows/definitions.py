@@ -90,6 +90,8 @@ CREATE_HYPERPOD_CLUSTER = Workflow(
         Poll("Check HyperPod Cluster", "Is HyperPod Cluster In Service", "Wait For HyperPod Cluster", topic="cluster"),
     ),
     Stage("node-agents", Poll("Check Node Agents", "Are Node Agents Ready", "Wait For Node Agents")),
+    # The add-ons stage 3 left waiting for nodes, ACTIVE now that the nodes have joined.
+    Stage("addon-health", Poll("Check Addons Healthy", "Are Addons Healthy", "Wait For Healthy Addons")),
     Stage("training-operator-identity", Task("Ensure Training Operator Identity")),
 )
 

@@ -9,6 +9,8 @@ import pytest
 
 from controlplane.config import feature_pins
 from controlplane.core.naming import feature_tags
+from controlplane.core.ports.eks import AddonIssue
+from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
@@ -19,6 +21,7 @@ FSX_ROLE = "instantstart-demo-fsx-csi"
 OBSERVABILITY_ROLE = "instantstart-demo-observability"
 INFERENCE_ROLE = "instantstart-demo-inference"
 TLS_BUCKET = f"hyperpod-tls-demo-{ACCOUNT}-{REGION}"
+REPLICAS = AddonIssue("InsufficientNumberOfReplicas", "The add-on is unhealthy because it doesn't have the desired ...")
 
 
 @pytest.fixture
@@ -64,6 +67,37 @@ def test_an_addon_that_fails_again_in_the_same_run_is_reported(world):
     world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
     with pytest.raises(DependencyFailedError, match="Add-on cert-manager is DEGRADED"):
         ensure(world, Feature.CERT_MANAGER, first_attempt=False)
+
+
+def test_an_addon_needing_nodes_enabled_before_any_node_exists_is_enabled_and_waits_for_them(world):
+    """A cluster without nodes (the world has none): cert-manager, DEGRADED for want of replicas, is not failed."""
+    world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
+    world.eks.set_addon_status(EKS_NAME, "cert-manager", "DEGRADED", REPLICAS)
+
+    assert ensure(world, Feature.CERT_MANAGER, first_attempt=True) is True
+    assert world.eks.find_addon(EKS_NAME, "cert-manager").status == "DEGRADED", "not replaced"
+    state = world.state(Feature.CERT_MANAGER)
+    assert (state.state, state.status) == ("enabled", "DEGRADED")
+    assert state.message == "Installed, waiting for a node its pods can run on."
+
+
+def test_an_addon_short_of_replicas_while_a_node_could_run_its_pods_is_still_settling(world):
+    world.kubernetes.api(EKS_NAME).nodes = [KubernetesNode("node-1", True, True, {}, {}, {})]
+    world.install_addon("cert-manager", status="DEGRADED", tags=feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER))
+    world.eks.set_addon_status(EKS_NAME, "cert-manager", "DEGRADED", REPLICAS)
+
+    assert ensure(world, Feature.CERT_MANAGER, first_attempt=False) is False
+    assert world.state(Feature.CERT_MANAGER).message is None
+
+
+def test_a_feature_addon_gets_the_lowest_version_above_its_pin_when_eks_no_longer_offers_the_pin(world):
+    pin = feature_pins().addons["aws-fsx-csi-driver"]
+    world.eks.offer("aws-fsx-csi-driver", "v1.8.0-eksbuild.1", "v1.7.1-eksbuild.2", kubernetes="1.32")
+
+    assert world.enable(Feature.FSX_CSI_DRIVER).done
+
+    assert pin == "v1.7.0-eksbuild.1"
+    assert world.eks.find_addon(EKS_NAME, "aws-fsx-csi-driver").version == "v1.7.1-eksbuild.2"
 
 
 def test_an_addon_installed_by_hand_is_never_removed(world):

@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, partition
-from controlplane.core.ports.eks import Addon, EksCluster
+from controlplane.core.ports.eks import Addon, AddonIssue, EksCluster
 
 # HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
@@ -143,7 +143,8 @@ class AwsEksGateway:
                 return None
             raise
         issues = tuple(
-            f"{issue.get('code')}: {issue.get('message')}" for issue in addon.get("health", {}).get("issues", [])
+            AddonIssue(str(issue.get("code")), str(issue.get("message")))
+            for issue in addon.get("health", {}).get("issues", [])
         )
         return Addon(
             name=addon_name,
@@ -152,6 +153,17 @@ class AwsEksGateway:
             issues=issues,
             tags=dict(addon.get("tags") or {}),
         )
+
+    def addon_versions(self, addon_name: str, kubernetes_version: str) -> list[str]:
+        pages = client("eks", self._region).get_paginator("describe_addon_versions")
+        return [
+            version["addonVersion"]
+            for page in pages.paginate(addonName=addon_name, kubernetesVersion=kubernetes_version)
+            for info in page["addons"]
+            if info["addonName"] == addon_name
+            for version in info["addonVersions"]
+            if any(c.get("clusterVersion") == kubernetes_version for c in version.get("compatibilities") or [])
+        ]
 
     def create_addon(
         self,

@@ -11,8 +11,10 @@ objects, add-ons, pod identity, access entry) and the adoption tags; the cluster
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any
 
+from controlplane.core.dependencies.addons import Health, addon_health, schedulable
 from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.naming import (
     CLUSTER_TAG_KEY,
@@ -189,9 +191,11 @@ class ClusterImportSteps:
         missing = []
         if not cluster.oidc_issuer or self._iam.find_oidc_provider(cluster.oidc_issuer) is None:
             missing.append("IAM OIDC provider")
+        # An add-on that runs Deployments on a cluster without nodes counts as installed: stage 4 proves it ACTIVE.
+        nodes = cache(lambda: schedulable(self._kubernetes.nodes(cluster, ctx.region)))
         for addon in self._addons:
             found = self._eks.find_addon(cluster.name, addon)
-            if found is None or found.status != "ACTIVE":
+            if found is None or addon_health(found, nodes).health not in (Health.ACTIVE, Health.WAITING_FOR_NODES):
                 missing.append(f"add-on {addon}")
         wanted = [obj for obj in self._dependency_objects(ctx.region) if obj["kind"] == "DaemonSet"]
         present = set(self._kubernetes.present(cluster, ctx.region, wanted))

@@ -4,9 +4,10 @@ registry following operations (a finished stage, a finished operation, which als
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from controlplane.core.concurrency import together
+from controlplane.core.concurrency import each, together
+from controlplane.core.dependencies.addons import Health, addon_health, schedulable
 from controlplane.core.hyperpod.stage import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import Page
@@ -58,7 +59,11 @@ class ClusterService:
         hyperpod: Callable[[str], HyperPodGateway],
         kubernetes: KubernetesGateway,
         clock: Clock,
+        *,
+        stage_addons: Iterable[str] = (),
     ) -> None:
+        """`stage_addons`: the EKS add-ons the dependencies stage installs, whose health the status reports."""
+        self._stage_addons = tuple(stage_addons)
         self._registry = registry
         self._eks = eks
         self._hyperpod = hyperpod
@@ -128,6 +133,8 @@ class ClusterService:
             missing.append(NETWORK_NOT_READY)
         if StageName.HYPERPOD.value in record.stagesDone and not nodes:
             missing.append("at least one node")
+        if eks is not None and eks.status == "ACTIVE" and StageName.DEPENDENCIES.value in record.stagesDone:
+            missing += self._addon_findings(record, eks, nodes)
         return ClusterStatusView(
             clusterTag=cluster_tag,
             ready=not missing,
@@ -142,6 +149,24 @@ class ClusterService:
             gpusAllocatable=sum(_gpus(node.allocatable) for node in ready),
             nodes=[_node_status(node) for node in (not_ready + ready)[:STATUS_NODES]],
         )
+
+    def _addon_findings(self, record: ClusterRecord, eks: EksCluster, nodes: list[KubernetesNode]) -> list[str]:
+        """What keeps each add-on of the dependencies stage from being ACTIVE, the add-ons read together."""
+        gateway = self._eks(record.region)
+
+        def finding(addon: str) -> str | None:
+            found = gateway.find_addon(eks.name, addon)
+            if found is None:
+                return f"add-on {addon} (not installed: run the dependencies stage again)"
+            health = addon_health(found, lambda: schedulable(nodes))
+            if health.health == Health.ACTIVE:
+                return None
+            if health.health == Health.WAITING_FOR_NODES:
+                return f"add-on {addon} ACTIVE (now installed, waiting for a schedulable node to run its pods)"
+            issues = "; ".join(str(issue) for issue in found.issues)
+            return f"add-on {addon} ACTIVE (now {found.status}" + (f": {issues})" if issues else ")")
+
+        return [found for found in each(finding, self._stage_addons) if found is not None]
 
     def _nodes(self, record: ClusterRecord) -> tuple[EksCluster | None, list[KubernetesNode]]:
         eks = self._eks(record.region).find_cluster(record.eksClusterName)

@@ -1,16 +1,32 @@
 """Stage 3 steps: what HyperPod needs inside an EKS cluster before CreateCluster.
 
 The IAM OIDC provider of the cluster, the EKS add-ons (pod identity agent, Mountpoint for S3 CSI
-driver with its own IRSA role, cert-manager, metrics-server) at the pinned versions, and the HyperPod
-dependencies applied with server-side apply: what the HyperPod Helm chart installs for resiliency (deep health
-checks, health-monitoring agent, job auto-restart, patching RBAC) and the NVIDIA, Neuron and EFA device plugins.
-Every method observes first and changes only what differs.
+driver with its own IRSA role, cert-manager, metrics-server) at the pinned versions or the lowest newer ones the
+cluster's Kubernetes version allows, and the HyperPod dependencies applied with server-side apply: what the HyperPod
+Helm chart installs for resiliency (deep health checks, health-monitoring agent, job auto-restart, patching RBAC) and
+the NVIDIA, Neuron and EFA device plugins. Every method observes first and changes only what differs.
+
+A new cluster has no node before stage 4, so the add-ons that run Deployments (`core.dependencies.addons`) cannot
+be ACTIVE in stage 3: stage 3 accepts them installed and waiting for nodes, and stage 4 proves every add-on ACTIVE
+once its nodes have joined (`check_addons_healthy`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+
 from controlplane.config import DependencyPins
 from controlplane.core import deadlines
+from controlplane.core.dependencies.addons import (
+    AddonHealth,
+    Health,
+    addon_health,
+    failed,
+    node_free_first,
+    resolve_version,
+    schedulable,
+)
 from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.identity import s3_bucket_access, web_identity_trust
 from controlplane.core.naming import (
@@ -27,7 +43,6 @@ from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.models.errors import (
-    DependencyFailedError,
     ForeignResourceError,
     ResourceNotReadyError,
 )
@@ -37,7 +52,7 @@ S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
 S3_CSI_NAMESPACE = "kube-system"
 S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"
 HYPERPOD_DEPENDENCIES = "hyperpod-dependencies"
-FAILED_ADDON_STATES = {"CREATE_FAILED", "DEGRADED", "UPDATE_FAILED", "DELETE_FAILED"}
+ADDON_REMEDY = "Fix the cause (see the add-on in the EKS console), then resume the operation."
 
 
 class ClusterDependencyService:
@@ -95,36 +110,62 @@ class ClusterDependencyService:
         return {"roleArn": role.arn}
 
     def ensure_addons(self, ctx: WorkflowState) -> dict[str, str]:
-        name = ctx.eksClusterName
+        """Create the missing add-ons, those that need no node first, each at its version for the cluster's
+        Kubernetes version (`resolve_version`: the pin, or the lowest newer version EKS offers)."""
+        cluster = self._active_cluster(ctx)
         role = self._iam.find_role(s3_csi_role_name(self._deployment, ctx.clusterTag))
         result = {}
-        for addon, version in self._pins.addons.items():
-            found = self._eks.find_addon(name, addon)
+        for addon, pin in node_free_first(self._pins.addons.items()):
+            found = self._eks.find_addon(cluster.name, addon)
             if found is None:
+                version = resolve_version(self._eks, addon, pin, cluster.version)
                 role_arn = role.arn if addon == S3_CSI_ADDON and role else None
                 found = self._eks.create_addon(
-                    name, addon, version, role_arn, ownership_tags(self._deployment, ctx.clusterTag)
+                    cluster.name, addon, version, role_arn, ownership_tags(self._deployment, ctx.clusterTag)
                 )
             result[addon] = found.status
         return result
 
     def check_addons(self, ctx: WorkflowState) -> PollState:
-        name = ctx.eksClusterName
-        statuses = {}
-        for addon in self._pins.addons:
-            found = self._eks.find_addon(name, addon)
-            if found is None:
-                raise ResourceNotReadyError(f"Add-on {addon} is missing; 'Ensure Addons' must run first.")
-            if found.status in FAILED_ADDON_STATES:
-                raise DependencyFailedError(
-                    f"Add-on {addon} is {found.status}: {'; '.join(found.issues) or 'no health details'}. "
-                    "Fix the cause (see the add-on in the EKS console), then resume the operation."
-                )
-            statuses[addon] = found.status
-        waiting = sorted(addon for addon, status in statuses.items() if status != "ACTIVE")
-        wait = Wait(f"the add-ons of {name} to be ACTIVE", deadlines.ADDONS_ACTIVE)
-        status = "ACTIVE" if not waiting else f"waiting for {', '.join(waiting)}"
+        """Stage 3: poll until every add-on is ACTIVE, or installed and waiting for nodes (it runs a Deployment and the
+        cluster has no node its pods could run on, as every new cluster before stage 4). A failed add-on fails."""
+        cluster = self._active_cluster(ctx)
+        healths = self._addon_healths(cluster, cache(lambda: schedulable(self._kubernetes.nodes(cluster, ctx.region))))
+        ready = {Health.ACTIVE, Health.WAITING_FOR_NODES}
+        settling = [health.addon.name for health in healths if health.health not in ready]
+        status = f"waiting for {', '.join(settling)}" if settling else _summary(healths)
+        wait = Wait(f"the add-ons of {cluster.name} to be ACTIVE (or to wait only for nodes)", deadlines.ADDONS_ACTIVE)
+        return self._poll.poll(ctx, wait, done=not settling, status=status)
+
+    def check_addons_healthy(self, ctx: WorkflowState) -> PollState:
+        """Stage 4, once the HyperPod nodes have joined: poll until every stage-3 add-on is ACTIVE, those that waited
+        for nodes included (their pods now start on the nodes). A failed add-on fails; one still short of replicas
+        keeps the wait going until its deadline."""
+        healths = self._addon_healths(self._active_cluster(ctx), None)
+        waiting = [health.describe() for health in healths if health.health != Health.ACTIVE]
+        status = f"waiting for {'; '.join(waiting)}" if waiting else _summary(healths)
+        wait = Wait(
+            f"the add-ons of {ctx.eksClusterName} to be ACTIVE on the new nodes (an add-on's pods need a Ready node "
+            "without a NoSchedule taint they do not tolerate, and room on it)",
+            deadlines.ADDONS_HEALTHY,
+        )
         return self._poll.poll(ctx, wait, done=not waiting, status=status)
+
+    def _addon_healths(self, cluster: EksCluster, schedulable_node: Callable[[], bool] | None) -> list[AddonHealth]:
+        """The health of every stage-3 add-on, those that need no node first; a failed or missing one fails."""
+        healths = []
+        for addon, _ in node_free_first(self._pins.addons.items()):
+            found = self._eks.find_addon(cluster.name, addon)
+            if found is None:
+                raise ResourceNotReadyError(
+                    f"Add-on {addon} is missing from {cluster.name}; the dependencies stage ('Ensure Addons') "
+                    "installs it."
+                )
+            health = addon_health(found, schedulable_node)
+            if health.health == Health.FAILED:
+                raise failed(health, ADDON_REMEDY)
+            healths.append(health)
+        return healths
 
     def apply_hyperpod_dependencies(self, ctx: WorkflowState) -> dict[str, str]:
         cluster = self._active_cluster(ctx)
@@ -159,6 +200,15 @@ class ClusterDependencyService:
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError(f"EKS cluster {ctx.eksClusterName} is not ACTIVE.")
         return cluster
+
+
+def _summary(healths: list[AddonHealth]) -> str:
+    """`ACTIVE: a, b; installed, waiting for nodes: c, d`."""
+    groups = {
+        state: [h.addon.name for h in healths if h.health == state]
+        for state in (Health.ACTIVE, Health.WAITING_FOR_NODES)
+    }
+    return "; ".join(f"{state.value}: {', '.join(names)}" for state, names in groups.items() if names)
 
 
 def _issuer(cluster: EksCluster) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 
 from controlplane.core.concurrency import each, together
+from controlplane.core.dependencies.addons import installed_for_pin
 from controlplane.core.drift.compare import Check, findings, group_findings
 from controlplane.core.drift.recorded import RecordedState, recorded_state
 from controlplane.core.drift.stuck import stuck
@@ -269,13 +270,17 @@ def _tag_checks(path: str, wanted: dict[str, str], live: dict[str, str]) -> list
 def _addon_check(
     path: str, eks_gateway: EksGateway, eks: EksCluster, addon: str, pins: Mapping[str, str], remedy: str
 ) -> Check:
-    """The add-on's version against its pin (the add-on missing reads as no version)."""
+    """The add-on's version against its pin (the add-on missing reads as no version). On a Kubernetes version EKS
+    no longer offers the pin for, the stages install the lowest newer version: that one reads as the pin."""
+    pin = pins.get(addon)
 
     def live() -> DriftValue:
         found = eks_gateway.find_addon(eks.name, addon)
-        return found.version if found is not None else None
+        if found is None or found.version is None or pin is None:
+            return found.version if found is not None else None
+        return pin if installed_for_pin(eks_gateway, addon, pin, eks.version, found.version) else found.version
 
-    return Check(f"{path}.version", pins.get(addon), live, remedy)
+    return Check(f"{path}.version", pin, live, remedy)
 
 
 def _present(obj: object) -> str | None:

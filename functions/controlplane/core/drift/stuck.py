@@ -20,11 +20,12 @@ from controlplane.models.operations import Operation, OperationKind, OperationSt
 FIXED_WAITS: dict[OperationKind, timedelta] = {
     OperationKind.CREATE_CLUSTER: deadlines.EKS_CLUSTER_ACTIVE
     + deadlines.ADDONS_ACTIVE
+    + deadlines.ADDONS_HEALTHY
     + deadlines.FEATURE_SETTLED
     + deadlines.FSX_CREATION,
     OperationKind.CREATE_EKS_CLUSTER: deadlines.EKS_CLUSTER_ACTIVE,
     OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES: deadlines.ADDONS_ACTIVE,
-    OperationKind.CREATE_HYPERPOD_CLUSTER: timedelta(0),
+    OperationKind.CREATE_HYPERPOD_CLUSTER: deadlines.ADDONS_HEALTHY,
     OperationKind.CONFIGURE_STORAGE: deadlines.FSX_CREATION + deadlines.FEATURE_SETTLED,
     OperationKind.DELETE_EKS_CLUSTER: deadlines.HYPERPOD_DELETED
     + deadlines.FSX_FILE_SYSTEMS_DELETED

@@ -1,5 +1,7 @@
 """A feature that is one EKS add-on at a pinned version (`AddonFeature`), with the IAM role (`AddonRole`) and
-the S3 bucket (`AddonBucket`) it may need, and the pod identity precondition HyperPod add-ons share.
+the S3 bucket (`AddonBucket`) it may need, and the pod identity precondition HyperPod add-ons share. The version is
+the pin, or the lowest newer one the cluster's Kubernetes version allows; an add-on that runs Deployments on a
+cluster without a schedulable node is installed and waits for nodes, as in stage 3 (`core.dependencies.addons`).
 
 Everything created carries the feature's tags; removal deletes only what they say is this cluster's, the
 add-on first and its role and bucket after it. Not here: which add-ons are features (one module each).
@@ -12,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controlplane.config import FeaturePins
-from controlplane.core.dependencies.steps import FAILED_ADDON_STATES
+from controlplane.core.dependencies.addons import Health, addon_health, failed, resolve_version
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
 from controlplane.core.identity import service_statement, service_trust, web_identity_trust
@@ -20,7 +22,7 @@ from controlplane.core.naming import Deployment, feature_tags, is_owned, owner
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.storage import BucketGateway
-from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, ForeignResourceError
+from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange, FeatureState, LiveState
 
 POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
@@ -169,19 +171,21 @@ class AddonFeature:
         if found is None:
             state: LiveState = "partial" if role or bucket else "disabled"
             return FeatureState(enabled=False, state=state, settings=settings, resources=resources)
+        health = addon_health(found, facts.schedulable_node).health
         complete = (
-            found.status not in FAILED_ADDON_STATES
+            health != Health.FAILED
             and (self._role is None or role is not None)
             and (self._bucket is None or bucket is not None)
         )
         owned = is_owned(facts.deployment, found.tags, facts.cluster_tag)
+        waits = "Installed, waiting for a node its pods can run on." if health == Health.WAITING_FOR_NODES else None
         return FeatureState(
             enabled=complete,
             state="enabled" if complete else "partial",
             status=found.status,
             settings={"version": found.version, **settings},
             resources=resources,
-            message=None if owned else "Installed outside InstantStart: the control plane will not remove it.",
+            message=waits if owned else "Installed outside InstantStart: the control plane will not remove it.",
         )
 
     def ensure(self, facts: ClusterFacts, change: FeatureChange, first_attempt: bool) -> bool:
@@ -190,15 +194,6 @@ class AddonFeature:
         role_arn = self._role.ensure(facts, self._feature) if self._role is not None else None
         bucket = self._bucket.ensure(facts, self._feature) if self._bucket is not None else None
         found = self._eks.find_addon(facts.eks_name, self._addon)
-        if found is not None and found.status in FAILED_ADDON_STATES:
-            if first_attempt and is_owned(facts.deployment, found.tags, facts.cluster_tag):
-                # A failed install from an earlier run: replace it rather than leave it half-built.
-                self._eks.delete_addon(facts.eks_name, self._addon)
-                return False
-            raise DependencyFailedError(
-                f"Add-on {self._addon} is {found.status}: {'; '.join(found.issues) or 'no health details'}. "
-                "Fix the cause, then resume the operation (the failed add-on is replaced), or disable the feature."
-            )
         if found is None:
             pod_identity = self._role.pod_identity if self._role is not None else None
             configuration = self._configure(facts, role_arn, bucket) if self._configure is not None else None
@@ -206,14 +201,24 @@ class AddonFeature:
             self._eks.create_addon(
                 facts.eks_name,
                 self._addon,
-                self._version,
+                resolve_version(self._eks, self._addon, self._version, facts.require_kubernetes().version),
                 role_arn if irsa else None,
                 feature_tags(facts.deployment, facts.cluster_tag, self._feature),
                 configuration=json.dumps(configuration, sort_keys=True) if configuration is not None else None,
                 pod_identities={pod_identity: role_arn} if pod_identity and role_arn else None,
             )
             return False
-        return found.status == "ACTIVE"
+        health = addon_health(found, facts.schedulable_node)
+        if health.health == Health.FAILED:
+            if first_attempt and is_owned(facts.deployment, found.tags, facts.cluster_tag):
+                # A failed install from an earlier run: replace it rather than leave it half-built.
+                self._eks.delete_addon(facts.eks_name, self._addon)
+                return False
+            raise failed(
+                health,
+                "Fix the cause, then resume the operation (the failed add-on is replaced), or disable the feature.",
+            )
+        return health.health in (Health.ACTIVE, Health.WAITING_FOR_NODES)
 
     def remove(self, facts: ClusterFacts) -> bool:
         found = self._eks.find_addon(facts.eks_name, self._addon) if facts.eks is not None else None

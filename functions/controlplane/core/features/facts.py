@@ -6,6 +6,7 @@ whether the feature has settled; the workflow calls them again until it has. Not
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,6 +33,8 @@ class ClusterFacts:
     hyperpod: HyperPodCluster | None
     # Where training jobs run: the namespace of the cluster's storage claim (`core.naming.job_namespace`).
     job_namespace: str
+    # Whether a node of the cluster is Ready and schedulable (the Kubernetes API is read on the first call only).
+    schedulable_node: Callable[[], bool]
 
     @property
     def kubernetes(self) -> EksCluster | None:

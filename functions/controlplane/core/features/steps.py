@@ -8,8 +8,11 @@ and the dependency rules (`core.features.panel`).
 
 from __future__ import annotations
 
+from functools import cache, partial
+
 from controlplane.config import FeaturePins
 from controlplane.core import deadlines
+from controlplane.core.dependencies.addons import schedulable
 from controlplane.core.features.cert_manager import cert_manager_feature
 from controlplane.core.features.facts import ClusterFacts, FeatureHandler
 from controlplane.core.features.fsx_csi_driver import fsx_csi_driver_feature
@@ -22,7 +25,7 @@ from controlplane.core.features.tiered_storage import TieredStorage
 from controlplane.core.features.training_operator import TrainingOperator
 from controlplane.core.naming import DEFAULT_JOB_NAMESPACE, Deployment, job_namespace
 from controlplane.core.polling import Poller, Wait
-from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
@@ -62,6 +65,7 @@ class FeatureSteps:
         self._eks = eks
         self._hyperpod = hyperpod
         self._poll = poll
+        self._kubernetes = kubernetes
         self._features: dict[Feature, FeatureHandler] = {
             Feature.CERT_MANAGER: cert_manager_feature(eks, pins),
             Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, service_boundary_arn),
@@ -79,15 +83,17 @@ class FeatureSteps:
         """Names come from the registry: an imported cluster keeps its own. Jobs run in the namespace of the
         cluster's storage claim, which the registry records."""
         record = self._registry.find(cluster_tag)
+        eks = self._eks.find_cluster(eks_name)
         return ClusterFacts(
             cluster_tag=cluster_tag,
             deployment=self._deployment,
             region=region,
             account=account,
             eks_name=eks_name,
-            eks=self._eks.find_cluster(eks_name),
+            eks=eks,
             hyperpod=self._hyperpod.find_cluster(hyperpod_name),
             job_namespace=job_namespace(record.storageClaim if record is not None else None),
+            schedulable_node=cache(partial(self._schedulable_node, eks, region)),
         )
 
     def live(self, facts: ClusterFacts) -> dict[Feature, FeatureState]:
@@ -117,10 +123,14 @@ class FeatureSteps:
             hyperpod=None,
             # Without a cluster, no Kubernetes object is touched: only the features' IAM and buckets go.
             job_namespace=DEFAULT_JOB_NAMESPACE,
+            schedulable_node=lambda: False,
         )
         for feature in order:
             self._features[feature].remove(facts)
         return {"released": ", ".join(feature.value for feature in order)}
+
+    def _schedulable_node(self, eks: EksCluster | None, region: str) -> bool:
+        return eks is not None and eks.status == "ACTIVE" and schedulable(self._kubernetes.nodes(eks, region))
 
     def _facts(self, ctx: WorkflowState) -> ClusterFacts:
         return self.facts(ctx.clusterTag, ctx.region, ctx.accountId, ctx.eksClusterName, ctx.hyperPodClusterName)

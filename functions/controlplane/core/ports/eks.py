@@ -101,6 +101,9 @@ class EksGateway(Protocol):
 
     def find_addon(self, cluster_name: str, addon_name: str) -> Addon | None: ...
 
+    def addon_versions(self, addon_name: str, kubernetes_version: str) -> list[str]:
+        """The versions of the add-on EKS offers for clusters on this Kubernetes version (DescribeAddonVersions)."""
+
     def create_addon(
         self,
         cluster_name: str,
@@ -128,9 +131,20 @@ class EksGateway(Protocol):
 
 
 @dataclass(frozen=True)
+class AddonIssue:
+    """One of the health issues EKS reports on an add-on (`code` as EKS names it, e.g. InsufficientNumberOfReplicas)."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+@dataclass(frozen=True)
 class Addon:
     name: str
     status: str
     version: str | None
-    issues: tuple[str, ...] = ()
+    issues: tuple[AddonIssue, ...] = ()
     tags: dict[str, str] = field(default_factory=dict)

@@ -1,27 +1,32 @@
 """The EKS add-on and Pod Identity REST routes, served from :class:`~sandbox.aws.eks.addons.ClusterAddons`.
 
-Served: CreateAddon, DescribeAddon, ListAddons, DeleteAddon, CreatePodIdentityAssociation,
-DescribePodIdentityAssociation, ListPodIdentityAssociations and DeletePodIdentityAssociation. Each EKS cluster
-gets its own add-on state, dropped when moto no longer has the cluster (or has a new one of the same name).
+Served: CreateAddon, DescribeAddon, ListAddons, DeleteAddon, DescribeAddonVersions (from the catalog),
+CreatePodIdentityAssociation, DescribePodIdentityAssociation, ListPodIdentityAssociations and
+DeletePodIdentityAssociation. Each EKS cluster gets its own add-on state, dropped when moto no longer has the cluster
+(or has a new one of the same name); ``nodes(cluster name)`` reads the Node objects its add-ons' health depends on.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from moto.eks.models import eks_backends
 
-from sandbox.aws.eks.addons import ClusterAddons
+from sandbox.aws.eks.addons import ClusterAddons, JsonObject
+from sandbox.aws.eks.catalog import CATALOG, addon_info
 from sandbox.aws.eks.errors import EksError
 from sandbox.aws.eks.rest import CLUSTER, Response, RestCall, ok, route
 from sandbox.aws.patches import Patches
 
 
 class AddonRoutes:
-    def __init__(self, account: str, seconds: float) -> None:
+    def __init__(self, account: str, seconds: float, nodes: Callable[[str], list[JsonObject]]) -> None:
         self._account = account
         self._seconds = seconds
+        self._nodes = nodes
         self._lock = threading.Lock()
         self._clusters: dict[tuple[str, str], tuple[Any, ClusterAddons]] = {}  # → (moto's createdAt, state)
         self._patches = Patches()
@@ -34,6 +39,7 @@ class AddonRoutes:
             CLUSTER + "/pod-identity-associations/(?P<associationId>[^/]+)$",
         ]
         route(patterns, self._handle, self._patches)
+        route(["{0}/addons/supported-versions$"], _addon_versions, self._patches)
 
     def uninstall(self) -> None:
         self._patches.restore()
@@ -57,9 +63,21 @@ class AddonRoutes:
         if known is None or known[0] != cluster.created_at:
             known = self._clusters[key] = (
                 cluster.created_at,
-                ClusterAddons(cluster.arn, str(cluster.version), self._seconds),
+                ClusterAddons(cluster.arn, str(cluster.version), self._seconds, partial(self._nodes, name)),
             )
         return known[1]
+
+
+def _addon_versions(call: RestCall) -> Response:
+    """DescribeAddonVersions: the catalog's add-ons (or the one named), paged by `maxResults` and `nextToken`."""
+    name, kubernetes = call.param("addonName"), call.param("kubernetesVersion")
+    entries = [CATALOG[name]] if name in CATALOG else [] if name else list(CATALOG.values())
+    start = int(call.param("nextToken") or 0)
+    end = start + int(call.param("maxResults") or 100)
+    page: dict[str, Any] = {"addons": [addon_info(entry, kubernetes) for entry in entries[start:end]]}
+    if end < len(entries):
+        page["nextToken"] = str(end)
+    return ok(page)
 
 
 def _addon_call(addons: ClusterAddons, call: RestCall, addon_name: str | None) -> Response:

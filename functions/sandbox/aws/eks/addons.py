@@ -2,9 +2,12 @@
 
 An add-on is ``CREATING`` and, after ``seconds``, ``ACTIVE`` — or ``CREATE_FAILED`` with a
 ``ConfigurationConflict`` health issue when an add-on it depends on (see the catalog) is not installed and ACTIVE
-at a recent enough version. ``DELETING`` ends with the add-on gone, and the associations it created with it.
-Transitions happen lazily, when :meth:`ClusterAddons.advance` runs (every request does). Objects are kept in the
-shapes EKS returns (``addon``, ``association``); :mod:`sandbox.aws.eks.addon_routes` serves them.
+at a recent enough version. An add-on that runs a Deployment is ``DEGRADED`` (``InsufficientNumberOfReplicas``)
+instead of ``ACTIVE`` while no node of the cluster can run its pods, ``ACTIVE`` ``seconds`` after one can, and
+``DEGRADED`` again when the last such node goes (`sandbox.aws.eks.health`). ``DELETING`` ends with the add-on gone,
+and the associations it created with it. Transitions happen lazily, when :meth:`ClusterAddons.advance` runs (every
+request does). Objects are kept in the shapes EKS returns (``addon``, ``association``);
+:mod:`sandbox.aws.eks.addon_routes` serves them.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from typing import Any
 
 from sandbox.aws.eks.catalog import CATALOG, AddonEntry, version_key
 from sandbox.aws.eks.errors import EksError
+from sandbox.aws.eks.health import REPLICAS_ISSUE, can_run_pods
 
 JsonObject = dict[str, Any]
 
-_SETTLED = ("ACTIVE", "CREATE_FAILED", "DELETE_FAILED")
+_FAILED = ("CREATE_FAILED", "DELETE_FAILED")
+_HEALTHY_OR_NOT = ("ACTIVE", "DEGRADED")
 _RESOLVE_CONFLICTS = ("OVERWRITE", "NONE", "PRESERVE")
 _ID_ALPHABET = string.ascii_lowercase + string.digits
 
@@ -35,6 +40,7 @@ class _Addon:
     token: str | None
     owned: list[str] = field(default_factory=list)  # ids of the associations it created
     missing: list[str] = field(default_factory=list)  # dependencies missing when it was created
+    placed: float | None = None  # when a node that can run its Deployments' pods was first seen
 
 
 @dataclass
@@ -44,10 +50,16 @@ class _Association:
 
 
 class ClusterAddons:
-    """The add-ons and pod identity associations of one EKS cluster (its ARN and Kubernetes version given)."""
+    """The add-ons and pod identity associations of one EKS cluster (its ARN and Kubernetes version given);
+    ``nodes`` reads the cluster's Node objects."""
 
     def __init__(
-        self, arn: str, kubernetes_version: str, seconds: float, clock: Callable[[], float] = time.monotonic
+        self,
+        arn: str,
+        kubernetes_version: str,
+        seconds: float,
+        nodes: Callable[[], list[JsonObject]],
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.arn = arn
         self.name = arn.rsplit("/", 1)[-1]
@@ -55,6 +67,7 @@ class ClusterAddons:
         self._kubernetes_version = kubernetes_version
         self._seconds = seconds
         self._clock = clock
+        self._nodes = nodes
         self._addons: dict[str, _Addon] = {}
         self._associations: dict[str, _Association] = {}
 
@@ -129,22 +142,39 @@ class ClusterAddons:
         return addon.shape
 
     def advance(self) -> None:
-        """Settle every add-on whose delay has passed, oldest first (a dependency created first settles first)."""
+        """Settle every add-on whose delay has passed, oldest first (a dependency created first settles first), and
+        bring the health of the settled ones in line with the cluster's nodes."""
         now = self._clock()
+        nodes: list[JsonObject] | None = None
         for name, addon in sorted(self._addons.items(), key=lambda item: item[1].started):
             shape = addon.shape
-            if shape["status"] in _SETTLED or now - addon.started < self._seconds:
+            due = now - addon.started >= self._seconds
+            if shape["status"] in _FAILED or (shape["status"] not in _HEALTHY_OR_NOT and not due):
                 continue
             if shape["status"] == "DELETING":
                 del self._addons[name]
                 for association_id in addon.owned:
                     self._associations.pop(association_id, None)
                 continue
-            missing = sorted(set(addon.missing) | set(self._missing(name)))
-            shape["status"] = "CREATE_FAILED" if missing else "ACTIVE"
-            shape["health"] = {"issues": [_dependency_issue(name, missing)] if missing else []}
-            shape["modifiedAt"] = time.time()
-            addon.missing = []
+            if shape["status"] == "CREATING":
+                missing = sorted(set(addon.missing) | set(self._missing(name)))
+                addon.missing = []
+                if missing:
+                    self._set(shape, "CREATE_FAILED", [_dependency_issue(name, missing)])
+                    continue
+            entry = CATALOG[name]
+            if not entry.needs_nodes(shape["addonVersion"]):
+                self._set(shape, "ACTIVE", [])
+                continue
+            nodes = self._nodes() if nodes is None else nodes
+            if not any(can_run_pods(node, entry.tolerates) for node in nodes):
+                addon.placed = None
+                self._set(shape, "DEGRADED", [dict(REPLICAS_ISSUE)])
+                continue
+            # Pods just placed take a moment to start; an add-on created with nodes there starts with them.
+            addon.placed = now - self._seconds if shape["status"] == "CREATING" else addon.placed or now
+            ready = now - addon.placed >= self._seconds
+            self._set(shape, "ACTIVE" if ready else "DEGRADED", [] if ready else [dict(REPLICAS_ISSUE)])
 
     # --- pod identity associations -------------------------------------------------------------
 
@@ -219,6 +249,11 @@ class ClusterAddons:
             message = f"No addon: {addon_name} found in cluster: {self.name}"
             raise self._addon_error(404, "ResourceNotFoundException", message, addon_name)
         return addon
+
+    @staticmethod
+    def _set(shape: JsonObject, status: str, issues: list[JsonObject]) -> None:
+        if (shape["status"], shape["health"]["issues"]) != (status, issues):
+            shape.update(status=status, health={"issues": issues}, modifiedAt=time.time())
 
     def _addon_error(self, status: int, code: str, message: str, addon_name: str) -> EksError:
         return EksError(status, code, message, clusterName=self.name, addonName=addon_name)

@@ -3,7 +3,9 @@
 import pytest
 
 from controlplane.core.auth import Actor, Role
+from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.operations.inputs import workflow_input
+from controlplane.core.ports.eks import AddonIssue
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.storage.plan import storage_features, storage_plan
@@ -16,6 +18,8 @@ from controlplane.models.storage import ConfigureStorageRequest
 from tests.fakes.account import ACCOUNT_ID
 
 ADMIN = Actor("alice", Role.ADMIN)
+REPLICAS = AddonIssue("InsufficientNumberOfReplicas", "The add-on is unhealthy because it doesn't have the desired ...")
+CONFLICT = AddonIssue("ConfigurationConflict", "Conflicts found when trying to apply.")
 STORAGE = storage_plan("demo", "us-west-2", ACCOUNT_ID, ConfigureStorageRequest(claimName="data"))
 
 
@@ -210,3 +214,33 @@ def test_status_counts_every_node_and_lists_at_most_twenty_not_ready_first(
     assert len(status.nodes) == 20
     assert all(not node.ready for node in status.nodes)
     assert status.missing[-1].endswith("hyperpod-i-24 and 5 more")
+
+
+def test_status_names_the_dependency_addons_that_are_not_active_and_those_waiting_for_nodes(
+    registry, eks, hyperpod, kubernetes, clock, make_record
+):
+    clusters = ClusterService(
+        registry,
+        lambda region: eks,
+        lambda region: hyperpod,
+        kubernetes,
+        clock,
+        stage_addons=("eks-pod-identity-agent", "cert-manager", "metrics-server", "aws-mountpoint-s3-csi-driver"),
+    )
+    registry.create(make_record("eks", "dependencies"))
+    eks.add_cluster("eks-cluster-demo")
+    eks.add_addon("eks-cluster-demo", "eks-pod-identity-agent")
+    for addon in ("cert-manager", "metrics-server"):
+        eks.add_addon("eks-cluster-demo", addon, "DEGRADED")
+        eks.set_addon_status("eks-cluster-demo", addon, "DEGRADED", REPLICAS)
+    eks.set_addon_status("eks-cluster-demo", "metrics-server", "DEGRADED", CONFLICT)
+
+    missing = clusters.status("demo").missing
+
+    assert missing[2:] == [
+        "add-on cert-manager ACTIVE (now installed, waiting for a schedulable node to run its pods)",
+        f"add-on metrics-server ACTIVE (now DEGRADED: {CONFLICT})",
+        "add-on aws-mountpoint-s3-csi-driver (not installed: run the dependencies stage again)",
+    ]
+    kubernetes.api("eks-cluster-demo").nodes.append(KubernetesNode("hyperpod-i-1", True, True, {}, {}, {}))
+    assert "add-on cert-manager ACTIVE (now DEGRADED: " + str(REPLICAS) + ")" in clusters.status("demo").missing

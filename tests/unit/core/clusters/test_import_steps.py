@@ -5,8 +5,9 @@ import pytest
 from controlplane.core.clusters.import_steps import ClusterImportSteps
 from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
-from controlplane.core.ports.eks import ControlPlaneAccess
+from controlplane.core.ports.eks import AddonIssue, ControlPlaneAccess
 from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.training.access import JOB_WRITERS_GROUP
 from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
@@ -139,6 +140,34 @@ def test_every_stage_the_cluster_has_is_recorded_done_and_adopted(
     )
     assert steps.discover_cluster_stages(ctx) == {"stagesDone": "eks, dependencies, hyperpod, storage"}
     assert registry.find("team").storageClaim == "default/s3-claim"
+
+
+@pytest.mark.parametrize(("nodes", "adopted"), [([], True), ([KubernetesNode("n-1", True, True, {}, {}, {})], False)])
+def test_an_addon_short_of_replicas_counts_as_installed_only_on_a_cluster_without_schedulable_nodes(
+    team, iam, eks, kubernetes, registry, hyperpod, clock, ctx, nodes, adopted
+):
+    steps = ClusterImportSteps(
+        registry,
+        InMemoryNetworkGateway(),
+        eks,
+        iam,
+        hyperpod,
+        kubernetes,
+        lambda region: [DAEMONSET],
+        ("eks-pod-identity-agent", "cert-manager"),
+        ACCESS,
+        clock,
+        DEPLOYMENT,
+    )
+    cluster = eks.find_cluster("ml-platform")
+    iam.create_oidc_provider(cluster.oidc_issuer, {})
+    eks.add_addon("ml-platform", "eks-pod-identity-agent")
+    eks.add_addon("ml-platform", "cert-manager", "DEGRADED")
+    eks.set_addon_status("ml-platform", "cert-manager", "DEGRADED", AddonIssue("InsufficientNumberOfReplicas", "0/1"))
+    kubernetes.apply(cluster, "us-west-2", [DAEMONSET])
+    kubernetes.api("ml-platform").nodes = nodes
+
+    assert steps.discover_cluster_stages(ctx) == {"stagesDone": "eks, dependencies" if adopted else "eks"}
 
 
 def test_a_hyperpod_cluster_named_like_ours_is_not_adopted_when_import_named_none(steps, ctx, team, hyperpod, registry):

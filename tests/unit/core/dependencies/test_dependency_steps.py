@@ -4,17 +4,21 @@ import pytest
 
 from controlplane.config import DependencyPins, ManifestPin
 from controlplane.config.images import Image, ImageTable, Registry
+from controlplane.core import deadlines
 from controlplane.core.dependencies.plan import dependency_actions
 from controlplane.core.dependencies.steps import S3_CSI_ADDON, ClusterDependencyService
 from controlplane.core.identity import s3_bucket_access
 from controlplane.core.naming import S3_CSI_POLICY_NAME, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
+from controlplane.core.ports.eks import AddonIssue
+from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.models.errors import (
     DependencyFailedError,
     ForeignResourceError,
     ResourceNotReadyError,
     UnsupportedRegionError,
+    WaitTimeoutError,
 )
 from controlplane.models.operations import OperationKind
 from tests.fakes.account import ACCOUNT_ID
@@ -34,6 +38,11 @@ PINS = DependencyPins(
     manifests={"nvidia-device-plugin": ManifestPin(file="nvidia.yaml", image="nvidia")},
     images=IMAGES,
 )
+# cert-manager runs Deployments: listed first, it is still created after the add-ons that need no node.
+NODE_PINS = DependencyPins(
+    addons={"cert-manager": "v1.18.2-eksbuild.1", "eks-pod-identity-agent": "v1.3.0"}, manifests={}, images=IMAGES
+)
+REPLICAS = AddonIssue("InsufficientNumberOfReplicas", "The add-on is unhealthy because it doesn't have the desired ...")
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 
 
@@ -46,6 +55,8 @@ def iam():
 def eks():
     gateway = InMemoryEksGateway()
     gateway.add_cluster("eks-cluster-demo")
+    for addon, version in (*PINS.addons.items(), *NODE_PINS.addons.items()):
+        gateway.offer(addon, version)
     return gateway
 
 
@@ -58,6 +69,16 @@ def render():
 def steps(iam, eks, kubernetes, render, clock):
     poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
     return ClusterDependencyService(iam, eks, kubernetes, render, PINS, poller, BOUNDARY, DEPLOYMENT)
+
+
+@pytest.fixture
+def node_steps(iam, eks, kubernetes, render, clock):
+    poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
+    return ClusterDependencyService(iam, eks, kubernetes, render, NODE_PINS, poller, BOUNDARY, DEPLOYMENT)
+
+
+def ready_node(name: str = "node-1", *, ready: bool = True, schedulable: bool = True) -> KubernetesNode:
+    return KubernetesNode(name, ready, schedulable, labels={}, capacity={}, allocatable={})
 
 
 @pytest.fixture
@@ -111,16 +132,104 @@ def test_missing_addons_are_created_at_their_pins_with_the_s3_driver_using_its_r
     assert eks.addon_requests[("eks-cluster-demo", S3_CSI_ADDON)].role_arn.endswith(":role/instantstart-demo-s3-csi")
 
 
-def test_addons_are_polled_until_active_and_a_degraded_one_fails_with_its_issues(steps, ctx, eks):
+def test_addons_are_polled_until_active_and_a_degraded_one_needing_no_node_fails_with_its_issues(steps, ctx, eks):
     steps.ensure_addons(ctx)
     eks.set_addon_status("eks-cluster-demo", "eks-pod-identity-agent", "ACTIVE")
     waiting = steps.check_addons(ctx)
     assert (waiting.done, waiting.status) == (False, f"waiting for {S3_CSI_ADDON}")
-    eks.set_addon_status("eks-cluster-demo", S3_CSI_ADDON, "DEGRADED", "InsufficientNumberOfReplicas: 0/2")
-    with pytest.raises(DependencyFailedError, match="InsufficientNumberOfReplicas"):
+    # The S3 driver (v1) runs no Deployment: short of replicas, it has failed, nodes or not.
+    eks.set_addon_status("eks-cluster-demo", S3_CSI_ADDON, "DEGRADED", REPLICAS)
+    with pytest.raises(DependencyFailedError, match=f"{S3_CSI_ADDON} is DEGRADED: InsufficientNumberOfReplicas"):
         steps.check_addons(ctx)
     eks.set_addon_status("eks-cluster-demo", S3_CSI_ADDON, "ACTIVE")
     assert steps.check_addons(ctx).done
+
+
+def test_addons_that_need_no_node_are_created_first(node_steps, ctx, eks):
+    assert list(node_steps.ensure_addons(ctx)) == ["eks-pod-identity-agent", "cert-manager"]
+
+
+def test_without_a_schedulable_node_an_addon_needing_nodes_short_of_replicas_is_installed_and_waits_for_them(
+    node_steps, ctx, eks, kubernetes
+):
+    node_steps.ensure_addons(ctx)
+    eks.set_addon_status("eks-cluster-demo", "eks-pod-identity-agent", "ACTIVE")
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "DEGRADED", REPLICAS)
+    kubernetes.api("eks-cluster-demo").nodes = [ready_node("cordoned", schedulable=False), ready_node(ready=False)]
+
+    checked = node_steps.check_addons(ctx)
+
+    assert checked.done
+    assert checked.status == "ACTIVE: eks-pod-identity-agent; installed, waiting for nodes: cert-manager"
+
+
+def test_with_a_schedulable_node_an_addon_short_of_replicas_is_polled_until_active(node_steps, ctx, eks, kubernetes):
+    node_steps.ensure_addons(ctx)
+    eks.set_addon_status("eks-cluster-demo", "eks-pod-identity-agent", "ACTIVE")
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "DEGRADED", REPLICAS)
+    kubernetes.api("eks-cluster-demo").nodes = [ready_node()]
+
+    assert (node_steps.check_addons(ctx).done, node_steps.check_addons(ctx).status) == (
+        False,
+        "waiting for cert-manager",
+    )
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "ACTIVE")
+    assert node_steps.check_addons(ctx).status == "ACTIVE: eks-pod-identity-agent, cert-manager"
+
+
+def test_an_addon_needing_nodes_degraded_for_another_reason_fails(node_steps, ctx, eks):
+    node_steps.ensure_addons(ctx)
+    conflict = AddonIssue("ConfigurationConflict", "Conflicts found when trying to apply. Will not continue.")
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "DEGRADED", REPLICAS, conflict)
+
+    with pytest.raises(DependencyFailedError, match=r"cert-manager is DEGRADED: .*ConfigurationConflict"):
+        node_steps.check_addons(ctx)
+
+
+def test_after_the_nodes_join_every_addon_must_become_active_and_a_failed_one_fails(node_steps, ctx, eks, clock):
+    node_steps.ensure_addons(ctx)
+    eks.set_addon_status("eks-cluster-demo", "eks-pod-identity-agent", "ACTIVE")
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "DEGRADED", REPLICAS)
+
+    waiting = node_steps.check_addons_healthy(ctx)
+    assert not waiting.done and "cert-manager DEGRADED (InsufficientNumberOfReplicas" in waiting.status
+    clock.current += deadlines.ADDONS_HEALTHY
+    polled = ctx.model_copy(update={"poll": waiting})
+    with pytest.raises(WaitTimeoutError, match="to be ACTIVE on the new nodes"):
+        node_steps.check_addons_healthy(polled)
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "ACTIVE")
+    assert node_steps.check_addons_healthy(polled).status == "ACTIVE: eks-pod-identity-agent, cert-manager"
+    eks.set_addon_status("eks-cluster-demo", "cert-manager", "CREATE_FAILED")
+    with pytest.raises(DependencyFailedError, match="cert-manager is CREATE_FAILED: no health details"):
+        node_steps.check_addons_healthy(ctx)
+
+
+def test_an_addon_is_created_at_its_pin_when_eks_offers_it_for_the_clusters_kubernetes_version(node_steps, ctx, eks):
+    eks.offer("cert-manager", "v1.18.2-eksbuild.2", "v1.18.2-eksbuild.1", "v1.17.2-eksbuild.1", kubernetes="1.34")
+
+    node_steps.ensure_addons(ctx)
+
+    assert eks.addons[("eks-cluster-demo", "cert-manager")].version == "v1.18.2-eksbuild.1"
+
+
+def test_on_a_kubernetes_version_the_pin_misses_the_lowest_newer_version_is_created(node_steps, ctx, eks):
+    eks.offer("cert-manager", "v1.19.0-eksbuild.1", "v1.17.2-eksbuild.1", "v1.18.2-eksbuild.3", kubernetes="1.34")
+
+    node_steps.ensure_addons(ctx)
+
+    assert eks.addons[("eks-cluster-demo", "cert-manager")].version == "v1.18.2-eksbuild.3"
+
+
+def test_no_offered_version_at_or_above_the_pin_fails_naming_the_addon_and_the_kubernetes_version(node_steps, ctx, eks):
+    eks.offer("cert-manager", "v1.17.2-eksbuild.1", kubernetes="1.34")
+
+    with pytest.raises(DependencyFailedError) as refused:
+        node_steps.ensure_addons(ctx)
+
+    message = str(refused.value)
+    assert "cert-manager" in message and "v1.18.2-eksbuild.1" in message and "Kubernetes 1.34" in message
+    assert "offered: v1.17.2-eksbuild.1" in message
+    assert ("eks-cluster-demo", "cert-manager") not in eks.addons
 
 
 def test_hyperpod_dependencies_are_rendered_for_the_clusters_region_and_applied(steps, ctx, render, kubernetes):

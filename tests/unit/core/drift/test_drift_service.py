@@ -198,6 +198,16 @@ def test_addon_version_and_ownership_tag_changes_are_drift(world: World) -> None
     assert found["tags.eksCluster[instantstart:managed-by]"] == ("instantstart", None)
 
 
+def test_an_addon_at_the_version_installed_in_place_of_a_pin_eks_no_longer_offers_is_not_drift(world: World) -> None:
+    key = ("eks-cluster-demo", "cert-manager")
+    world.eks.offer("cert-manager", "v1.19.0-eksbuild.1", "v1.18.2-eksbuild.9", kubernetes="1.34")
+    world.eks.addons[key] = replace(world.eks.addons[key], version="v1.18.2-eksbuild.9")
+    assert "addons[cert-manager].version" not in paths(world)
+
+    world.eks.addons[key] = replace(world.eks.addons[key], version="v1.19.0-eksbuild.1")
+    assert paths(world)["addons[cert-manager].version"] == (PINS["cert-manager"], "v1.19.0-eksbuild.1")
+
+
 def test_a_deleted_group_and_a_changed_type_are_drift(world: World) -> None:
     world.operation(OperationKind.ADD_INSTANCE_GROUP, hyperpod={**GROUP, "instanceGroupName": "extra"})
     cluster = world.hyperpod.clusters[HP]

@@ -11,7 +11,7 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, WaiterError
 from moto import mock_aws
 from moto.eks import urls as eks_urls
 
@@ -40,9 +40,18 @@ class Account:
     role_arn: str
 
 
+def ready_node(name: str = "node-1", taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {"taints": taints or []},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
 @dataclass
 class Env(Account):
     routes: AddonRoutes
+    nodes: dict[str, list[dict[str, Any]]]  # each cluster's Node objects (a cluster not listed has none)
 
     def wait_addon(self, name: str, *statuses: str, cluster: str = CLUSTER) -> dict[str, Any]:
         deadline = time.monotonic() + 3
@@ -76,10 +85,11 @@ def account() -> Iterator[Account]:
 
 @pytest.fixture
 def env(account: Account) -> Iterator[Env]:
-    """Fresh routes and a fresh Kubernetes 1.34 cluster with no add-ons or associations."""
+    """Fresh routes and a fresh Kubernetes 1.34 cluster with one Ready node and no add-ons or associations."""
     for name in account.eks.list_clusters()["clusters"]:
         account.eks.delete_cluster(name=name)
-    routes = AddonRoutes(ACCOUNT, seconds=DELAY)
+    nodes = {CLUSTER: [ready_node()]}
+    routes = AddonRoutes(ACCOUNT, seconds=DELAY, nodes=lambda name: nodes.get(name, []))
     routes.install()
     account.eks.create_cluster(
         name=CLUSTER,
@@ -87,7 +97,7 @@ def env(account: Account) -> Iterator[Env]:
         roleArn=account.role_arn,
         resourcesVpcConfig={"subnetIds": ["subnet-1", "subnet-2"], "securityGroupIds": ["sg-1"]},
     )
-    yield Env(**vars(account), routes=routes)
+    yield Env(**vars(account), routes=routes, nodes=nodes)
     routes.uninstall()
 
 
@@ -181,6 +191,111 @@ def test_the_addon_deleted_waiter_passes_once_the_addon_is_gone(env: Env) -> Non
     env.eks.get_waiter("addon_deleted").wait(
         clusterName=CLUSTER, addonName="metrics-server", WaiterConfig={"Delay": DELAY, "MaxAttempts": 20}
     )
+
+
+# --- health: add-ons whose Deployments need nodes --------------------------------------------------
+
+
+def test_an_addon_running_a_deployment_is_degraded_for_want_of_replicas_on_a_cluster_without_nodes(env: Env) -> None:
+    env.nodes[CLUSTER] = []
+    env.eks.create_addon(clusterName=CLUSTER, addonName="cert-manager")
+
+    degraded = env.wait_addon("cert-manager", "DEGRADED")
+
+    assert degraded["status"] == "DEGRADED"
+    assert degraded["health"]["issues"] == [
+        {
+            "code": "InsufficientNumberOfReplicas",
+            "message": "The add-on is unhealthy because it doesn't have the desired number of replicas.",
+        }
+    ]
+    with pytest.raises(WaiterError):
+        env.eks.get_waiter("addon_active").wait(
+            clusterName=CLUSTER, addonName="cert-manager", WaiterConfig={"Delay": DELAY, "MaxAttempts": 2}
+        )
+
+
+def test_a_daemonset_only_addon_is_active_on_a_cluster_without_nodes(env: Env) -> None:
+    env.nodes[CLUSTER] = []
+    env.eks.create_addon(clusterName=CLUSTER, addonName="eks-pod-identity-agent")
+
+    assert env.wait_addon("eks-pod-identity-agent", "ACTIVE")["status"] == "ACTIVE"
+
+
+def test_a_degraded_addon_becomes_active_once_a_node_joins_and_degraded_again_when_it_goes(env: Env) -> None:
+    env.nodes[CLUSTER] = []
+    env.eks.create_addon(clusterName=CLUSTER, addonName="metrics-server")
+    assert env.wait_addon("metrics-server", "DEGRADED")["status"] == "DEGRADED"
+
+    env.nodes[CLUSTER] = [ready_node()]
+    active = env.wait_addon("metrics-server", "ACTIVE")
+    assert (active["status"], active["health"]["issues"]) == ("ACTIVE", [])
+
+    env.nodes[CLUSTER] = []
+    assert env.wait_addon("metrics-server", "DEGRADED")["status"] == "DEGRADED"
+
+
+@pytest.mark.parametrize(
+    ("node", "runs"),
+    [
+        (ready_node(), True),
+        ({**ready_node(), "status": {"conditions": [{"type": "Ready", "status": "False"}]}}, False),
+        ({**ready_node(), "spec": {"unschedulable": True}}, False),
+        (ready_node(taints=[{"key": "sagemaker.amazonaws.com/node-health-status", "effect": "NoSchedule"}]), False),
+        (ready_node(taints=[{"key": "dedicated", "effect": "NoExecute"}]), False),
+        (ready_node(taints=[{"key": "dedicated", "effect": "PreferNoSchedule"}]), True),
+    ],
+    ids=["ready", "not-ready", "cordoned", "tainted-no-schedule", "tainted-no-execute", "preferred-only"],
+)
+def test_only_a_ready_uncordoned_node_without_an_untolerated_taint_runs_the_addons_pods(
+    env: Env, node: dict[str, Any], runs: bool
+) -> None:
+    env.nodes[CLUSTER] = [node]
+    env.eks.create_addon(clusterName=CLUSTER, addonName="cert-manager")
+
+    settled = env.wait_addon("cert-manager", "ACTIVE", "DEGRADED")
+
+    assert settled["status"] == ("ACTIVE" if runs else "DEGRADED")
+
+
+def test_coredns_tolerates_the_critical_addons_only_taint_that_cert_manager_does_not(env: Env) -> None:
+    env.nodes[CLUSTER] = [ready_node(taints=[{"key": "CriticalAddonsOnly", "effect": "NoSchedule"}])]
+    for name in ("coredns", "cert-manager"):
+        env.eks.create_addon(clusterName=CLUSTER, addonName=name)
+
+    assert env.wait_addon("coredns", "ACTIVE")["status"] == "ACTIVE"
+    assert env.wait_addon("cert-manager", "DEGRADED")["status"] == "DEGRADED"
+
+
+# --- versions ----------------------------------------------------------------------------------
+
+
+def test_addon_versions_list_what_a_kubernetes_version_supports_newest_first(env: Env) -> None:
+    pages = env.eks.get_paginator("describe_addon_versions").paginate(
+        addonName="cert-manager", kubernetesVersion="1.35"
+    )
+    (info,) = [addon for page in pages for addon in page["addons"]]
+
+    versions = [version["addonVersion"] for version in info["addonVersions"]]
+    assert versions == ["v1.18.2-eksbuild.2"]
+    (compatibility,) = [c for c in info["addonVersions"][0]["compatibilities"] if c["clusterVersion"] == "1.35"]
+    assert compatibility["defaultVersion"] is True
+    older = env.eks.describe_addon_versions(addonName="cert-manager", kubernetesVersion="1.34")["addons"][0]
+    assert [version["addonVersion"] for version in older["addonVersions"]] == [
+        "v1.18.2-eksbuild.2",
+        "v1.18.2-eksbuild.1",
+        "v1.17.2-eksbuild.1",
+    ]
+
+
+def test_addon_versions_page_through_every_addon_and_know_no_unknown_addon(env: Env) -> None:
+    first = env.eks.describe_addon_versions(maxResults=2)
+    rest = env.eks.describe_addon_versions(maxResults=100, nextToken=first["nextToken"])
+
+    names = [addon["addonName"] for addon in first["addons"] + rest["addons"]]
+    assert len(first["addons"]) == 2 and "nextToken" not in rest
+    assert {"cert-manager", "metrics-server", "eks-pod-identity-agent", TRAINING_OPERATOR} <= set(names)
+    assert env.eks.describe_addon_versions(addonName="not-an-addon")["addons"] == []
 
 
 # --- validation --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 from controlplane.config import feature_pins
 from controlplane.models.clusters import KubernetesVersion
 from sandbox.aws.eks.addons import ClusterAddons
-from sandbox.aws.eks.catalog import CATALOG, INFERENCE_OPERATOR, TRAINING_OPERATOR
+from sandbox.aws.eks.catalog import CATALOG, INFERENCE_OPERATOR, TRAINING_OPERATOR, version_key
 from sandbox.aws.eks.errors import EksError
 
 ARN = "arn:aws:eks:us-west-2:123456789012:cluster/ml-eks"
@@ -28,9 +28,18 @@ def clock() -> Clock:
     return Clock()
 
 
+NODE = {"metadata": {"name": "node-1"}, "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+
+
 @pytest.fixture
-def addons(clock: Clock) -> ClusterAddons:
-    return ClusterAddons(ARN, "1.34", SECONDS, clock)
+def nodes() -> list[dict[str, Any]]:
+    """The cluster's Node objects: one Ready node unless a test takes it away."""
+    return [NODE]
+
+
+@pytest.fixture
+def addons(clock: Clock, nodes: list[dict[str, Any]]) -> ClusterAddons:
+    return ClusterAddons(ARN, "1.34", SECONDS, lambda: nodes, clock)
 
 
 def later(addons: ClusterAddons, clock: Clock) -> None:
@@ -45,9 +54,17 @@ def refused(call: Any) -> EksError:
 
 
 @pytest.mark.parametrize("kubernetes", get_args(KubernetesVersion))
-def test_the_catalog_offers_every_add_on_version_the_control_plane_pins(kubernetes: str) -> None:
-    for name, version in feature_pins().addons.items():
-        assert version in CATALOG[name].compatible(kubernetes), (name, version, kubernetes)
+def test_the_catalog_offers_every_pinned_add_on_at_or_above_its_pin(kubernetes: str) -> None:
+    for name, pin in feature_pins().addons.items():
+        offered = CATALOG[name].compatible(kubernetes)
+        assert any(version_key(version) >= version_key(pin) for version in offered), (name, pin, kubernetes)
+
+
+def test_a_newer_kubernetes_version_is_served_only_by_newer_builds_of_some_pins() -> None:
+    """What the control plane's version resolution is for: EKS refuses such a pin on the newest clusters."""
+    refused = [name for name, pin in feature_pins().addons.items() if pin not in CATALOG[name].compatible("1.35")]
+
+    assert refused == ["cert-manager", "metrics-server"]
 
 
 def test_an_add_on_settles_active_after_the_delay_and_then_deletes(addons: ClusterAddons, clock: Clock) -> None:
@@ -65,8 +82,8 @@ def test_an_add_on_settles_active_after_the_delay_and_then_deletes(addons: Clust
 
 
 def test_without_a_version_an_add_on_gets_the_newest_for_the_kubernetes_version(clock: Clock) -> None:
-    newest = ClusterAddons(ARN, "1.35", SECONDS, clock).create_addon("cert-manager")
-    unknown = ClusterAddons(ARN, "1.19", SECONDS, clock).create_addon("cert-manager", "v1.17.2-eksbuild.1")
+    newest = ClusterAddons(ARN, "1.35", SECONDS, list, clock).create_addon("cert-manager")
+    unknown = ClusterAddons(ARN, "1.19", SECONDS, list, clock).create_addon("cert-manager", "v1.17.2-eksbuild.1")
 
     assert newest["addonVersion"] == "v1.18.2-eksbuild.2"
     assert unknown["addonVersion"] == "v1.17.2-eksbuild.1"  # a version the catalog does not cover takes any
@@ -141,3 +158,28 @@ def test_associations_are_unique_per_service_account_and_idempotent_by_token(add
     assert addons.associations(service_account="trainer") == addons.associations(namespace="team")
     assert addons.delete_association(first["associationId"]) is first
     assert refused(lambda: addons.association(first["associationId"])).status == 404
+
+
+def test_an_add_on_needing_nodes_is_active_only_once_its_pods_have_had_time_to_start_on_a_new_node(
+    addons: ClusterAddons, clock: Clock, nodes: list[dict[str, Any]]
+) -> None:
+    nodes.clear()
+    addons.create_addon("metrics-server")
+    later(addons, clock)
+    assert addons.addon("metrics-server")["status"] == "DEGRADED"
+
+    nodes.append(NODE)
+    addons.advance()
+    assert addons.addon("metrics-server")["status"] == "DEGRADED"
+    later(addons, clock)
+    assert addons.addon("metrics-server")["status"] == "ACTIVE"
+
+
+def test_the_s3_csi_driver_needs_nodes_from_version_2_only(addons: ClusterAddons, clock: Clock, nodes: list) -> None:
+    nodes.clear()
+    addons.create_addon("aws-mountpoint-s3-csi-driver", "v1.15.0-eksbuild.1")
+    later(addons, clock)
+    assert addons.addon("aws-mountpoint-s3-csi-driver")["status"] == "ACTIVE"
+
+    assert not CATALOG["aws-mountpoint-s3-csi-driver"].needs_nodes("v1.15.0-eksbuild.1")
+    assert CATALOG["aws-mountpoint-s3-csi-driver"].needs_nodes("v2.1.0-eksbuild.1")
