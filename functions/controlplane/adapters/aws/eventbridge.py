@@ -32,8 +32,15 @@ PATTERNS: dict[str, dict[str, Any]] = {
         "detail-type": [CLUSTER_EVENT],
         "detail": {"EventDetails": {"EventLevel": ["Error"]}},
     },
+    # A node's reboot, replacement or deletion is done: HyperPod says so in an Info (or Warn) Cluster Event about the
+    # instance, and sends no state change (the cluster stays InService), so the node waits need these.
+    "InstanceEvent": {
+        "source": [SOURCE],
+        "detail-type": [CLUSTER_EVENT],
+        "detail": {"EventDetails": {"ResourceType": ["Instance"], "EventLevel": ["Info", "Warn"]}},
+    },
 }
-"""One EventBridge rule per pattern, on the default bus (Cluster Event: Error level only)."""
+"""One EventBridge rule per pattern, on the default bus (Cluster Events: every Error, and an instance's others)."""
 
 
 class NotAHyperPodEventError(ValueError):

@@ -152,6 +152,7 @@ class Cluster:
     updating: int = 0
     system_updating: int = 0
     autoscaling_ready: bool = False
+    reported_status: str | None = None  # the status its last Cluster State Change event carried
 
     @property
     def status(self) -> str:
