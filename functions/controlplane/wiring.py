@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from controlplane.core.downloads.steps import DownloadSteps
     from controlplane.core.drift.service import DriftService
     from controlplane.core.endpoints.service import EndpointService
+    from controlplane.core.events.forwarding import EventForwardingSteps
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
     from controlplane.core.features.panel import FeaturePanelService
@@ -692,6 +693,14 @@ def event_wait_steps() -> EventWaitSteps:
     return EventWaitSteps(DynamoEventWaits(settings().event_waits_table), StepFunctionsTaskSignal())
 
 
+@cache
+def event_forwarding_steps() -> EventForwardingSteps:
+    from controlplane.adapters.aws.event_forwarding import AwsEventForwarding
+    from controlplane.core.events.forwarding import EventForwardingSteps
+
+    return EventForwardingSteps(AwsEventForwarding, registry(), deployment(), settings().event_forwarding_role_arn)
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -738,6 +747,7 @@ def reset() -> None:
         events,
         remediation,
         event_wait_steps,
+        event_forwarding_steps,
     ):
         factory.cache_clear()
     settings.cache_clear()

@@ -19,6 +19,7 @@ Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
   {state_machine_arn}              every workflow's state machine ARN (one resource per workflow)
   {state_machine_name}             every workflow's state machine name (one resource per workflow)
+  {event_forwarding_role_arn}      the role EventBridge assumes to put other Regions' HyperPod events on the home bus
   {rest_api_id} {stage}            the REST API and its stage
 Regions are `*` for the resources the steps create: each cluster lives in the Region its request names.
 
@@ -61,6 +62,7 @@ from controlplane.core.naming import (
     Deployment,
     eks_cluster_name,
     eks_cluster_role_name,
+    event_forwarding_rule_name,
     fsx_csi_role_name,
     hyperpod_execution_role_name,
     inference_operator_role_name,
@@ -552,6 +554,19 @@ _REMOVE_JOB_IDENTITY = (
     _KUBERNETES,
 )
 
+# Another Region's rule forwarding HyperPod's events to this deployment's default bus (one per Region).
+_FORWARDING_RULES = (f"arn:{{partition}}:events:*:{{account}}:rule/{event_forwarding_rule_name(_DEPLOYMENT)}",)
+_FORWARDING_RULES_REASON = (
+    "The forwarding rule lives in each Region a cluster is created in, chosen per request; the pattern admits only "
+    "this deployment's rule name (<deployment>-hyperpod-events-to-<its Region>)"
+)
+_HOME_BUS = "arn:{partition}:events:{region}:{account}:event-bus/default"
+_READ_FORWARDING_RULES = Grant(
+    ("events:DescribeRule", "events:ListTargetsByRule", "events:ListTagsForResource"),
+    _FORWARDING_RULES,
+    reason=_FORWARDING_RULES_REASON,
+)
+
 STEP_ACCESS: dict[str, FunctionAccess] = {
     # --- create_eks_cluster workflow ---------------------------------------------------------
     "ensure_vpc": FunctionAccess(
@@ -917,6 +932,38 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
                 reason=_EXECUTIONS_REASON,
             ),
         )
+    ),
+    # --- HyperPod events of another Region (create_eks_cluster, import_cluster; delete_eks_cluster) ----
+    "ensure_event_forwarding": FunctionAccess(
+        (
+            _READ_FORWARDING_RULES,
+            Grant(
+                ("events:PutRule", "events:TagResource"), _FORWARDING_RULES, _MANAGED_REQUEST, _FORWARDING_RULES_REASON
+            ),
+            # Its one target: the home Region's default bus, reached as the stack's forwarding role.
+            Grant(
+                ("events:PutTargets",),
+                _FORWARDING_RULES,
+                {**_MANAGED_RESOURCE, "ArnEquals": {"events:TargetArn": _HOME_BUS}},
+                _FORWARDING_RULES_REASON,
+            ),
+            Grant(
+                ("iam:PassRole",),
+                ("{event_forwarding_role_arn}",),
+                {"StringEquals": {"iam:PassedToService": "events.amazonaws.com"}},
+            ),
+        ),
+    ),
+    "remove_event_forwarding": FunctionAccess(
+        (
+            _READ_FORWARDING_RULES,
+            Grant(
+                ("events:RemoveTargets", "events:DeleteRule"),
+                _FORWARDING_RULES,
+                _MANAGED_RESOURCE,
+                _FORWARDING_RULES_REASON,
+            ),
+        ),
     ),
     # --- import_cluster workflow (plus ensure_access_entry and verify_kubernetes_api) ----------
     "tag_imported_cluster": FunctionAccess(
@@ -1350,6 +1397,10 @@ MCP_ACCESS = FunctionAccess(
     ),
     tables=(),
 )
+
+# The role EventBridge assumes in other Regions to deliver their HyperPod events here (`infra.events`): one action,
+# on this Region's default bus.
+EVENT_FORWARDING_GRANTS = (Grant(("events:PutEvents",), (_HOME_BUS,)),)
 
 # What the Kubernetes access and view roles themselves may do (they are signing identities; cluster access comes
 # from the EKS access entries that ensure_access_entry creates for them).

@@ -148,7 +148,7 @@ class Sandbox:
             self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
         )
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
-        self.events = EventRouter(self.hyperpod)
+        self.events = EventRouter(self.hyperpod, ACCOUNT_ID, HOME_REGION)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
         self.api = ApiEnvironment(SerializedStubber.table_changes)
@@ -278,18 +278,7 @@ class Sandbox:
             dynamodb.create_table(**request)
             env[spec.env_var] = name
         iam = boto3.client("iam", region_name=HOME_REGION)
-        trust = json.dumps(
-            {
-                "Version": "2012-10-17",
-                "Statement": [
-                    {
-                        "Effect": "Allow",
-                        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"},
-                        "Action": "sts:AssumeRole",
-                    }
-                ],
-            }
-        )
+        trust = _trust({"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"})
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
         k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
         k8s_jobs_role = iam.create_role(RoleName="instantstart-kubernetes-jobs", AssumeRolePolicyDocument=trust)
@@ -326,6 +315,8 @@ class Sandbox:
                 }
             ),
         )
+        forwarding = _trust({"Service": "events.amazonaws.com"})
+        forwarding_role = iam.create_role(RoleName="instantstart-event-forwarding", AssumeRolePolicyDocument=forwarding)
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
         machines = {}
@@ -348,6 +339,7 @@ class Sandbox:
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
+                "IS_EVENT_FORWARDING_ROLE_ARN": forwarding_role["Role"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",
@@ -440,6 +432,11 @@ def _function_arn(module: str) -> str:
 def _function_error(response_headers: dict[str, str], error_type: str, message: str) -> bytes:
     response_headers["x-amz-function-error"] = "Unhandled"
     return json.dumps({"errorType": error_type, "errorMessage": message}).encode()
+
+
+def _trust(principal: dict[str, str]) -> str:
+    statement = {"Effect": "Allow", "Principal": principal, "Action": "sts:AssumeRole"}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
 
 
 def _key_schema(partition: str, sort: str | None) -> list[dict[str, str]]:

@@ -89,7 +89,9 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # (sagemaker-mlflow:*, the MLflow API alone, on this account's mlflow-tracking-server/*: 2), the
 # <deployment>-*-training-jobs role pattern on the training operator's steps, the identities removal and the API's
 # feature reads (3), and the API's read of pod identity associations (podidentityassociation/*/*: EKS assigns IDs).
-EXPECTED_ACKNOWLEDGEMENTS = 288
+# 294: +6 for the two event-forwarding step groups (the rule in other Regions): per group the function's runtime L1,
+# its X-Ray IAM5 (Resource::*) and the forwarding rule's ARN with any Region (the Region is the cluster's).
+EXPECTED_ACKNOWLEDGEMENTS = 294
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

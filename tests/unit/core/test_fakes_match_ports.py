@@ -6,6 +6,7 @@ import pytest
 
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.events import EventForwarding
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import (
     ClusterReadGateway,
@@ -33,6 +34,7 @@ from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.events import InMemoryEventForwarding
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
 from tests.fakes.logstream import (
@@ -64,6 +66,7 @@ from tests.fakes.workloads import InMemoryWorkloadGateway
 PAIRS = [
     (AccountGateway, InMemoryAccountGateway),
     (EksGateway, InMemoryEksGateway),
+    (EventForwarding, InMemoryEventForwarding),
     (IamGateway, InMemoryIamGateway),
     (KubernetesGateway, InMemoryKubernetesGateway),
     (ManifestRenderer, FixedManifests),
