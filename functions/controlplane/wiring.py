@@ -403,6 +403,7 @@ def feature_reads(region: str) -> FeatureSteps:
 def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.prometheus import AwsPrometheusGateway
     from controlplane.adapters.aws.s3 import AwsBucketGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s import manifests
@@ -424,6 +425,7 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
         settings().service_role_boundary_arn,
         deployment(),
         registry(),
+        AwsPrometheusGateway(region),
     )
 
 

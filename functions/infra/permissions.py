@@ -94,6 +94,8 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeSubnets",
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
+        "aps:CreateWorkspace",
+        "aps:ListWorkspaces",
         "eks:CreateCluster",
         "eks:ListClusters",
         "fsx:DescribeFileSystems",
@@ -494,6 +496,23 @@ _READ_KARPENTER_ROLES = Grant(
     _KARPENTER_ROLES,
     reason=_KARPENTER_ROLES_REASON,
 )
+# The observability feature's Prometheus workspace: found by alias (ListWorkspaces has no resource-level permission)
+# and read; created tagged as the feature's, deleted only while it carries the ownership tags.
+_WORKSPACES = ("arn:{partition}:aps:*:{account}:workspace/*",)
+_WORKSPACES_REASON = (
+    "Prometheus workspace IDs are assigned by AMP at creation, in the cluster's Region; reads name any workspace of "
+    "the account (found by the control plane's alias), changes require the InstantStart ownership tags"
+)
+_READ_WORKSPACES = (
+    Grant(("aps:ListWorkspaces",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
+    Grant(("aps:DescribeWorkspace",), _WORKSPACES, reason=_WORKSPACES_REASON),
+)
+_CREATE_WORKSPACE = (
+    # CreateWorkspace has no resource type: the ownership tags in the request are its only scope.
+    Grant(("aps:CreateWorkspace",), ("*",), _MANAGED_REQUEST, _NO_RESOURCE_LEVEL_REASON),
+    Grant(("aps:TagResource",), _WORKSPACES, _MANAGED_REQUEST, _WORKSPACES_REASON),
+)
+_DELETE_WORKSPACE = Grant(("aps:DeleteWorkspace",), _WORKSPACES, _MANAGED_RESOURCE, _WORKSPACES_REASON)
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
 _FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
 _CREATE_ADDON = (
@@ -1077,6 +1096,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "delete_feature_identities": FunctionAccess(
         (
             *_delete_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            *_READ_WORKSPACES,
+            _DELETE_WORKSPACE,
             *_READ_TIERED,
             *_delete_roles(_TIERED_ROLES, _TIERED_REASON),
             Grant(
@@ -1165,6 +1186,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "ensure_observability": FunctionAccess(
         (
             *_FEATURE_FACTS,
+            *_READ_WORKSPACES,
+            *_CREATE_WORKSPACE,
+            # A workspace that failed to create is deleted and made again.
+            _DELETE_WORKSPACE,
             *_CREATE_ADDON,
             *_create_role_with_policy(_OBSERVABILITY_ROLES, OBSERVABILITY_POLICIES, _FEATURE_ROLES_REASON),
             Grant(
@@ -1180,7 +1205,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         )
     ),
     "remove_observability": FunctionAccess(
-        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
+        (
+            *_FEATURE_FACTS,
+            *_DELETE_ADDON,
+            *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            *_READ_WORKSPACES,
+            _DELETE_WORKSPACE,
+        )
     ),
     "ensure_inference_operator": FunctionAccess(
         (
@@ -1326,6 +1357,7 @@ API_ACCESS = FunctionAccess(
         _DESCRIBE_ADDONS,
         *_READ_TIERED,
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+        *_READ_WORKSPACES,
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
         _read_roles(_JOB_ROLES, _JOB_ROLES_REASON),

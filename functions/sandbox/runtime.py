@@ -24,6 +24,7 @@ from controlplane import wiring
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key, step_keys, substitute
+from sandbox.aws.amp import AmpWorkspaces
 from sandbox.aws.ec2 import Ec2Extension
 from sandbox.aws.eks.access import AccessEntries
 from sandbox.aws.eks.addon_routes import AddonRoutes
@@ -170,6 +171,7 @@ class Sandbox:
             HyperPodExtension(self.hyperpod),
             Ec2Extension(self.hyperpod.addresses_in),
             FsxExtension(seconds_to_available=seconds),
+            AmpWorkspaces(seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
             MlflowExtension(),

@@ -91,7 +91,10 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # feature reads (3), and the API's read of pod identity associations (podidentityassociation/*/*: EKS assigns IDs).
 # 294: +6 for the two event-forwarding step groups (the rule in other Regions): per group the function's runtime L1,
 # its X-Ray IAM5 (Resource::*) and the forwarding rule's ARN with any Region (the Region is the cluster's).
-EXPECTED_ACKNOWLEDGEMENTS = 294
+# 297: +3 for the observability feature's Prometheus workspace (AMP assigns its ID, in the cluster's Region): the
+# workspace/* pattern on the observability steps (create tagged, delete by tag), the identities removal and the API's
+# feature reads.
+EXPECTED_ACKNOWLEDGEMENTS = 297
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -203,6 +203,11 @@ def observability_role_name(deployment: Deployment, cluster_tag: str) -> str:
     return f"{deployment.name}-{cluster_tag}-observability"
 
 
+def observability_workspace_alias(deployment: Deployment, cluster_tag: str) -> str:
+    """The Amazon Managed Service for Prometheus workspace the observability feature creates for a cluster."""
+    return f"{deployment.name}-{cluster_tag}-observability"
+
+
 def inference_operator_role_name(deployment: Deployment, cluster_tag: str) -> str:
     return f"{deployment.name}-{cluster_tag}-inference"
 

@@ -29,6 +29,7 @@ from controlplane.core.ports.persistence import (
     WorkflowLauncher,
 )
 from controlplane.core.ports.pricing import PriceGateway
+from controlplane.core.ports.prometheus import PrometheusGateway
 from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
@@ -58,6 +59,7 @@ from tests.fakes.persistence import (
     RecordingLauncher,
 )
 from tests.fakes.pricing import InMemoryPriceGateway
+from tests.fakes.prometheus import InMemoryPrometheusGateway
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
@@ -79,6 +81,7 @@ PAIRS = [
     (ClusterRegistry, InMemoryClusterRegistry),
     (DriftReportStore, InMemoryDriftReportStore),
     (PriceGateway, InMemoryPriceGateway),
+    (PrometheusGateway, InMemoryPrometheusGateway),
     (AuditLog, InMemoryAuditLog),
     (ConfirmationStore, InMemoryConfirmationStore),
     (RecipeValuesStore, InMemoryRecipeValuesStore),

@@ -153,6 +153,7 @@ class AwsEksGateway:
             version=addon.get("addonVersion"),
             issues=issues,
             tags=dict(addon.get("tags") or {}),
+            configuration=addon.get("configurationValues"),
         )
 
     def create_addon(

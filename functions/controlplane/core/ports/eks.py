@@ -137,3 +137,4 @@ class Addon:
     version: str | None
     issues: tuple[str, ...] = ()
     tags: dict[str, str] = field(default_factory=dict)
+    configuration: str | None = None  # configurationValues (JSON), as installed
