@@ -134,6 +134,11 @@ class Settings:
         return _env("IS_SERVICE_ROLE_BOUNDARY_ARN")
 
     @cached_property
+    def event_forwarding_role_arn(self) -> str:
+        """The role EventBridge assumes to put another Region's HyperPod events on this Region's default bus."""
+        return _env("IS_EVENT_FORWARDING_ROLE_ARN")
+
+    @cached_property
     def iam_role_bindings(self) -> dict[str, str]:
         return _json("IS_IAM_ROLE_BINDINGS")
 

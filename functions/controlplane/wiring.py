@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from controlplane.core.downloads.steps import DownloadSteps
     from controlplane.core.drift.service import DriftService
     from controlplane.core.endpoints.service import EndpointService
+    from controlplane.core.events.forwarding import EventForwardingSteps
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
     from controlplane.core.features.panel import FeaturePanelService
@@ -425,6 +426,7 @@ def feature_reads(region: str) -> FeatureSteps:
 def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.aws.prometheus import AwsPrometheusGateway
     from controlplane.adapters.aws.s3 import AwsBucketGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s import manifests
@@ -446,6 +448,7 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
         settings().service_role_boundary_arn,
         deployment(),
         registry(),
+        AwsPrometheusGateway(region),
     )
 
 
@@ -716,6 +719,14 @@ def event_wait_steps() -> EventWaitSteps:
     return EventWaitSteps(DynamoEventWaits(settings().event_waits_table), StepFunctionsTaskSignal())
 
 
+@cache
+def event_forwarding_steps() -> EventForwardingSteps:
+    from controlplane.adapters.aws.event_forwarding import AwsEventForwarding
+    from controlplane.core.events.forwarding import EventForwardingSteps
+
+    return EventForwardingSteps(AwsEventForwarding, registry(), deployment(), settings().event_forwarding_role_arn)
+
+
 def reset() -> None:
     """Forget every cached object (the sandbox calls this after changing the environment)."""
     for factory in (
@@ -763,6 +774,7 @@ def reset() -> None:
         events,
         remediation,
         event_wait_steps,
+        event_forwarding_steps,
     ):
         factory.cache_clear()
     settings.cache_clear()

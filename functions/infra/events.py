@@ -2,6 +2,9 @@
 default bus, each targeting the events function (`events.hyperpod`), with retries and an SQS dead-letter queue.
 
 The patterns are the runtime's own (the sandbox's router matches the same ones), so infra holds no copy of them.
+Other Regions' HyperPod events reach these rules through a rule in each of those Regions that the steps create
+(`controlplane.core.events.forwarding`), whose target is this Region's default bus, reached as the forwarding role
+made here: EventBridge may assume it only for this account's forwarding rules, and it may only put events on that bus.
 EKS emits no state-change events of its own (its changes reach EventBridge only as CloudTrail API calls, which say
 that a call was made, not that a cluster or add-on became ACTIVE), so EKS waits keep their bounded poll and no EKS
 rule is made. The function's role is `infra.permissions.EVENTS_ACCESS`; alarms on the queue are not made here.
@@ -12,22 +15,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Aws, Duration, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from controlplane.adapters.aws.eventbridge import PATTERNS
+from controlplane.core.naming import Deployment, event_forwarding_rule_name
 from controlplane.models.operations import OperationKind
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
-from infra.names import deployment_name, state_machine_name
-from infra.permissions import EVENTS_ACCESS
+from infra.names import deployment_name, event_forwarding_role_name, state_machine_name
+from infra.permissions import EVENT_FORWARDING_GRANTS, EVENTS_ACCESS
 
 EVENTS_HANDLER = "events.hyperpod.lambda_handler"
 EVENTS_TIMEOUT = Duration.seconds(60)
@@ -117,6 +122,24 @@ class HyperPodEvents(Construct):
             layer=layer,
             acks=acks,
         )
+
+
+def event_forwarding_role(scope: Construct, acks: Acknowledgements) -> iam.Role:
+    """The role other Regions' forwarding rules deliver HyperPod's events here as (the steps pass it to EventBridge)."""
+    home = Deployment(deployment_name(scope), Aws.REGION, Aws.PARTITION)
+    rules = f"arn:{Aws.PARTITION}:events:*:{Aws.ACCOUNT_ID}:rule/{event_forwarding_rule_name(home)}"
+    role = iam.Role(
+        scope,
+        "EventForwardingRole",
+        role_name=event_forwarding_role_name(home.name),
+        assumed_by=iam.ServicePrincipal(
+            "events.amazonaws.com",
+            conditions={"StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID}, "ArnLike": {"aws:SourceArn": rules}},
+        ),
+        description="InstantStart: EventBridge puts other Regions' HyperPod events on this Region's default bus",
+    )
+    add_grants(role, EVENT_FORWARDING_GRANTS, {}, acks)
+    return role
 
 
 def event_pattern(pattern: Mapping[str, Any]) -> events.EventPattern:

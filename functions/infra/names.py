@@ -1,8 +1,8 @@
 """Deterministic names of the stack's own resources, and the construct IDs derived from table keys.
 
-The state machines and the Kubernetes access and view roles have fixed names, so that IAM policies and nested stacks
-can name them without referencing them. Each starts with the deployment name (context `deploymentName`, default
-`instantstart`): two deployments fit one account and Region.
+The state machines, the Kubernetes access and view roles and the event forwarding role have fixed names, so that
+IAM policies and nested stacks can name them without referencing them. Each starts with the deployment name (context
+`deploymentName`, default `instantstart`): two deployments fit one account and Region.
 """
 
 from __future__ import annotations
@@ -67,3 +67,13 @@ def kubernetes_jobs_role_name(deployment: str) -> str:
 def kubernetes_jobs_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that create its access entries name it without a reference."""
     return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_jobs_role_name(deployment)}"
+
+
+def event_forwarding_role_name(deployment: str) -> str:
+    """The role EventBridge assumes in other Regions to put their HyperPod events on this Region's default bus."""
+    return f"{deployment}-event-forwarding-{Aws.REGION}"
+
+
+def event_forwarding_role_arn(deployment: str) -> str:
+    """Named like the access role: the steps that pass it to EventBridge name it without a reference."""
+    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{event_forwarding_role_name(deployment)}"

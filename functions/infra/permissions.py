@@ -20,6 +20,7 @@ Resource templates are ARNs with `{placeholders}`, filled in by the stack:
   {autoscaling_boundary_arn}       the permissions boundary of HyperPod autoscaling roles
   {state_machine_arn}              every workflow's state machine ARN (one resource per workflow)
   {state_machine_name}             every workflow's state machine name (one resource per workflow)
+  {event_forwarding_role_arn}      the role EventBridge assumes to put other Regions' HyperPod events on the home bus
   {rest_api_id} {stage}            the REST API and its stage
 Regions are `*` for the resources the steps create: each cluster lives in the Region its request names.
 
@@ -62,6 +63,7 @@ from controlplane.core.naming import (
     Deployment,
     eks_cluster_name,
     eks_cluster_role_name,
+    event_forwarding_rule_name,
     fsx_csi_role_name,
     hyperpod_execution_role_name,
     inference_operator_role_name,
@@ -93,6 +95,8 @@ NO_RESOURCE_LEVEL = frozenset(
         "ec2:DescribeSubnets",
         "ec2:DescribeVpcEndpoints",
         "ec2:DescribeVpcs",
+        "aps:CreateWorkspace",
+        "aps:ListWorkspaces",
         "eks:CreateCluster",
         "eks:DescribeAddonVersions",
         "eks:ListClusters",
@@ -515,6 +519,23 @@ _READ_KARPENTER_ROLES = Grant(
     _KARPENTER_ROLES,
     reason=_KARPENTER_ROLES_REASON,
 )
+# The observability feature's Prometheus workspace: found by alias (ListWorkspaces has no resource-level permission)
+# and read; created tagged as the feature's, deleted only while it carries the ownership tags.
+_WORKSPACES = ("arn:{partition}:aps:*:{account}:workspace/*",)
+_WORKSPACES_REASON = (
+    "Prometheus workspace IDs are assigned by AMP at creation, in the cluster's Region; reads name any workspace of "
+    "the account (found by the control plane's alias), changes require the InstantStart ownership tags"
+)
+_READ_WORKSPACES = (
+    Grant(("aps:ListWorkspaces",), ("*",), reason=_NO_RESOURCE_LEVEL_REASON),
+    Grant(("aps:DescribeWorkspace",), _WORKSPACES, reason=_WORKSPACES_REASON),
+)
+_CREATE_WORKSPACE = (
+    # CreateWorkspace has no resource type: the ownership tags in the request are its only scope.
+    Grant(("aps:CreateWorkspace",), ("*",), _MANAGED_REQUEST, _NO_RESOURCE_LEVEL_REASON),
+    Grant(("aps:TagResource",), _WORKSPACES, _MANAGED_REQUEST, _WORKSPACES_REASON),
+)
+_DELETE_WORKSPACE = Grant(("aps:DeleteWorkspace",), _WORKSPACES, _MANAGED_RESOURCE, _WORKSPACES_REASON)
 # Every feature step first reads the cluster's EKS control plane and HyperPod cluster.
 _FEATURE_FACTS = (_DESCRIBE_EKS_CLUSTER, _DESCRIBE_HYPERPOD)
 # Creating an add-on, then judging it: one that waits for replicas is read against the cluster's nodes, through the
@@ -577,6 +598,19 @@ _REMOVE_JOB_IDENTITY = (
     *_READ_POD_IDENTITIES,
     Grant(("eks:DeletePodIdentityAssociation",), _ANY_POD_IDENTITY, _MANAGED_RESOURCE, _OWNED_SUB_RESOURCE_REASON),
     _KUBERNETES,
+)
+
+# Another Region's rule forwarding HyperPod's events to this deployment's default bus (one per Region).
+_FORWARDING_RULES = (f"arn:{{partition}}:events:*:{{account}}:rule/{event_forwarding_rule_name(_DEPLOYMENT)}",)
+_FORWARDING_RULES_REASON = (
+    "The forwarding rule lives in each Region a cluster is created in, chosen per request; the pattern admits only "
+    "this deployment's rule name (<deployment>-hyperpod-events-to-<its Region>)"
+)
+_HOME_BUS = "arn:{partition}:events:{region}:{account}:event-bus/default"
+_READ_FORWARDING_RULES = Grant(
+    ("events:DescribeRule", "events:ListTargetsByRule", "events:ListTagsForResource"),
+    _FORWARDING_RULES,
+    reason=_FORWARDING_RULES_REASON,
 )
 
 STEP_ACCESS: dict[str, FunctionAccess] = {
@@ -943,6 +977,38 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
             ),
         )
     ),
+    # --- HyperPod events of another Region (create_eks_cluster, import_cluster; delete_eks_cluster) ----
+    "ensure_event_forwarding": FunctionAccess(
+        (
+            _READ_FORWARDING_RULES,
+            Grant(
+                ("events:PutRule", "events:TagResource"), _FORWARDING_RULES, _MANAGED_REQUEST, _FORWARDING_RULES_REASON
+            ),
+            # Its one target: the home Region's default bus, reached as the stack's forwarding role.
+            Grant(
+                ("events:PutTargets",),
+                _FORWARDING_RULES,
+                {**_MANAGED_RESOURCE, "ArnEquals": {"events:TargetArn": _HOME_BUS}},
+                _FORWARDING_RULES_REASON,
+            ),
+            Grant(
+                ("iam:PassRole",),
+                ("{event_forwarding_role_arn}",),
+                {"StringEquals": {"iam:PassedToService": "events.amazonaws.com"}},
+            ),
+        ),
+    ),
+    "remove_event_forwarding": FunctionAccess(
+        (
+            _READ_FORWARDING_RULES,
+            Grant(
+                ("events:RemoveTargets", "events:DeleteRule"),
+                _FORWARDING_RULES,
+                _MANAGED_RESOURCE,
+                _FORWARDING_RULES_REASON,
+            ),
+        ),
+    ),
     # --- import_cluster workflow (plus ensure_access_entry and verify_kubernetes_api) ----------
     "tag_imported_cluster": FunctionAccess(
         (
@@ -1055,6 +1121,8 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "delete_feature_identities": FunctionAccess(
         (
             *_delete_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            *_READ_WORKSPACES,
+            _DELETE_WORKSPACE,
             *_READ_TIERED,
             *_delete_roles(_TIERED_ROLES, _TIERED_REASON),
             Grant(
@@ -1144,6 +1212,10 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
     "ensure_observability": FunctionAccess(
         (
             *_FEATURE_FACTS,
+            *_READ_WORKSPACES,
+            *_CREATE_WORKSPACE,
+            # A workspace that failed to create is deleted and made again.
+            _DELETE_WORKSPACE,
             *_CREATE_ADDON,
             *_create_role_with_policy(_OBSERVABILITY_ROLES, OBSERVABILITY_POLICIES, _FEATURE_ROLES_REASON),
             Grant(
@@ -1160,7 +1232,13 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         kubernetes_role=ASSUME,
     ),
     "remove_observability": FunctionAccess(
-        (*_FEATURE_FACTS, *_DELETE_ADDON, *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON))
+        (
+            *_FEATURE_FACTS,
+            *_DELETE_ADDON,
+            *_delete_roles(_OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+            *_READ_WORKSPACES,
+            _DELETE_WORKSPACE,
+        )
     ),
     "ensure_inference_operator": FunctionAccess(
         (
@@ -1309,6 +1387,7 @@ API_ACCESS = FunctionAccess(
         _DESCRIBE_ADDON_VERSIONS,
         *_READ_TIERED,
         _read_roles(_FSX_CSI_ROLES + _OBSERVABILITY_ROLES, _FEATURE_ROLES_REASON),
+        *_READ_WORKSPACES,
         _read_roles(_INFERENCE_ROLES, _INFERENCE_ROLES_REASON),
         _read_roles(_KARPENTER_ROLES, _KARPENTER_ROLES_REASON),
         _read_roles(_JOB_ROLES, _JOB_ROLES_REASON),
@@ -1382,6 +1461,10 @@ MCP_ACCESS = FunctionAccess(
     ),
     tables=(),
 )
+
+# The role EventBridge assumes in other Regions to deliver their HyperPod events here (`infra.events`): one action,
+# on this Region's default bus.
+EVENT_FORWARDING_GRANTS = (Grant(("events:PutEvents",), (_HOME_BUS,)),)
 
 # What the Kubernetes access and view roles themselves may do (they are signing identities; cluster access comes
 # from the EKS access entries that ensure_access_entry creates for them).

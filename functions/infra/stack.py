@@ -48,7 +48,7 @@ from controlplane.core.auth import Role
 from controlplane.models.operations import OperationKind
 from infra.console import Console
 from infra.drift import DriftReconcile
-from infra.events import HyperPodEvents
+from infra.events import HyperPodEvents, event_forwarding_role
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role, mcp_server_code
 from infra.layer import MCP_LAYER_SOURCE, dependencies_layer
@@ -56,6 +56,7 @@ from infra.monitoring import Monitoring
 from infra.nag import Acknowledgements
 from infra.names import (
     deployment_name,
+    event_forwarding_role_arn,
     kubernetes_jobs_role_arn,
     kubernetes_jobs_role_name,
     kubernetes_role_arn,
@@ -171,6 +172,7 @@ class InstantStartStack(Stack):
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
         self.service_boundary = self._service_boundary()
+        self.event_forwarding_role = event_forwarding_role(self, self.acks)
         self.step_lambdas = StepLambdasStack(
             self,
             "StepLambdas",
@@ -183,6 +185,7 @@ class InstantStartStack(Stack):
                 "workload_boundary_arn": self.workload_boundary.managed_policy_arn,
                 "autoscaling_boundary_arn": self.autoscaling_boundary.managed_policy_arn,
                 "service_boundary_arn": self.service_boundary.managed_policy_arn,
+                "event_forwarding_role_arn": event_forwarding_role_arn(self.deployment_name),
                 "state_machine_name": [state_machine_name(self.deployment_name, kind) for kind in OperationKind],
             },
             acks=self.acks,

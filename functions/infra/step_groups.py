@@ -81,6 +81,10 @@ STEP_GROUPS: dict[str, tuple[str, ...]] = {
     "storage_removal": ("delete_fsx_file_systems", "check_fsx_file_systems_deleted"),
     # IAM: the workload identities stage 3 and the features created, deleted after the clusters are gone.
     "identities_removal": ("delete_dependency_identities", "delete_feature_identities"),
+    # EventBridge: the rule forwarding another Region's HyperPod events to the home bus, created (passing the
+    # forwarding role) and removed under the deployment's ownership tags.
+    "event_forwarding": ("ensure_event_forwarding",),
+    "event_forwarding_removal": ("remove_event_forwarding",),
     # Import: the adoption tag on the cluster and its VPC, and the reads that find its network.
     "import": ("tag_imported_cluster", "discover_cluster_network"),
     # Giving an imported cluster back: what the stages added inside it, and the adoption tags.

@@ -32,6 +32,7 @@ ENVIRONMENT_OF_VALUE = {
     "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
     "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
     "service_boundary_arn": "IS_SERVICE_ROLE_BOUNDARY_ARN",
+    "event_forwarding_role_arn": "IS_EVENT_FORWARDING_ROLE_ARN",
 }
 
 

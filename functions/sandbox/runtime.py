@@ -24,6 +24,7 @@ from controlplane import wiring
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key, step_keys, substitute
+from sandbox.aws.amp import AmpWorkspaces
 from sandbox.aws.ec2 import Ec2Extension
 from sandbox.aws.eks.access import AccessEntries
 from sandbox.aws.eks.addon_routes import AddonRoutes
@@ -151,7 +152,7 @@ class Sandbox:
             self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
         )
         self.hyperpod = HyperPodSimulation(HyperPodKubernetes(self.emulator), MotoAccount(), seconds=seconds)
-        self.events = EventRouter(self.hyperpod)
+        self.events = EventRouter(self.hyperpod, ACCOUNT_ID, HOME_REGION)
         self.aws_calls = SerializedStubber.log
         self.quotas = QuotaTable()
         self.api = ApiEnvironment(SerializedStubber.table_changes)
@@ -173,6 +174,7 @@ class Sandbox:
             HyperPodExtension(self.hyperpod),
             Ec2Extension(self.hyperpod.addresses_in),
             FsxExtension(seconds_to_available=seconds),
+            AmpWorkspaces(seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),
             MlflowExtension(),
@@ -288,18 +290,7 @@ class Sandbox:
             dynamodb.create_table(**request)
             env[spec.env_var] = name
         iam = boto3.client("iam", region_name=HOME_REGION)
-        trust = json.dumps(
-            {
-                "Version": "2012-10-17",
-                "Statement": [
-                    {
-                        "Effect": "Allow",
-                        "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"},
-                        "Action": "sts:AssumeRole",
-                    }
-                ],
-            }
-        )
+        trust = _trust({"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"})
         k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
         k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
         k8s_jobs_role = iam.create_role(RoleName="instantstart-kubernetes-jobs", AssumeRolePolicyDocument=trust)
@@ -336,6 +327,8 @@ class Sandbox:
                 }
             ),
         )
+        forwarding = _trust({"Service": "events.amazonaws.com"})
+        forwarding_role = iam.create_role(RoleName="instantstart-event-forwarding", AssumeRolePolicyDocument=forwarding)
         sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
         stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
         machines = {}
@@ -358,6 +351,7 @@ class Sandbox:
                 "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
                 "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
                 "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
+                "IS_EVENT_FORWARDING_ROLE_ARN": forwarding_role["Role"]["Arn"],
                 "IS_IAM_ROLE_BINDINGS": "{}",
                 "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
                 "IS_MCP_MAX_ROLE": "admin",
@@ -451,6 +445,11 @@ def _function_arn(module: str) -> str:
 def _function_error(response_headers: dict[str, str], error_type: str, message: str) -> bytes:
     response_headers["x-amz-function-error"] = "Unhandled"
     return json.dumps({"errorType": error_type, "errorMessage": message}).encode()
+
+
+def _trust(principal: dict[str, str]) -> str:
+    statement = {"Effect": "Allow", "Principal": principal, "Action": "sts:AssumeRole"}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
 
 
 def _key_schema(partition: str, sort: str | None) -> list[dict[str, str]]:

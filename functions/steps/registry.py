@@ -346,6 +346,13 @@ STEPS: dict[str, Step] = {
     "Check Nodes Deleted": work(
         NodeActionInput, lambda ctx: wiring.node_steps(ctx.region).check(ctx), waiting="{status}"
     ),
+    # HyperPod events of the cluster's Region to the deployment's (stage 1 and import; delete)
+    "Ensure Event Forwarding": work(
+        WorkflowState, lambda ctx: wiring.event_forwarding_steps().ensure_event_forwarding(ctx)
+    ),
+    "Remove Event Forwarding": work(
+        DeleteEksClusterInput, lambda ctx: wiring.event_forwarding_steps().remove_event_forwarding(ctx)
+    ),
     # import
     "Tag Imported Cluster": work(
         ImportClusterInput, lambda ctx: wiring.cluster_import(ctx.region).tag_imported_cluster(ctx)

@@ -45,6 +45,7 @@ def test_the_sandbox_process_serves_the_readme_walkthrough():
             "eks-control-plane",
             "cluster-access",
             "kubernetes-api",
+            "events",
         ]
         assert all(stage["startedAt"] and stage["endedAt"] for stage in operation["stages"])
     finally:

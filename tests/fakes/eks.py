@@ -191,7 +191,9 @@ class InMemoryEksGateway:
         key = (cluster_name, addon_name)
         if key in self.addons:
             return self.addons[key]
-        addon = Addon(name=addon_name, status=self.addon_status, version=version, tags=dict(tags))
+        addon = Addon(
+            name=addon_name, status=self.addon_status, version=version, tags=dict(tags), configuration=configuration
+        )
         self.addons[key] = addon
         self.addon_requests[key] = AddonRequest(
             role_arn, configuration, dict(pod_identities) if pod_identities else None

@@ -1,10 +1,12 @@
-"""In-memory fakes of the day-two event ports (`core.ports.events`): the store, the waits and the task signal."""
+"""In-memory fakes of the day-two event ports (`core.ports.events`): the store, the waits, the task signal and a
+Region's forwarding rules."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from controlplane.core.paging import Page, page_of
+from controlplane.core.ports.events import ForwardingRule
 from controlplane.models.events import EventRecord, RemediationPolicyView
 
 
@@ -81,3 +83,23 @@ class RecordingTaskSignal:
     def wake(self, token: str) -> bool:
         self.woken.append(token)
         return True
+
+
+class InMemoryEventForwarding:
+    """Like a Region's default bus: rules by name, each with its targets (and the role of each) and tags."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, ForwardingRule] = {}
+        self.roles: dict[str, str] = {}
+
+    def find(self, name: str) -> ForwardingRule | None:
+        return self.rules.get(name)
+
+    def put(self, name: str, bus_arn: str, role_arn: str, tags: dict[str, str]) -> None:
+        existing = self.rules.get(name)
+        self.rules[name] = ForwardingRule(name, (bus_arn,), existing.tags if existing else dict(tags))
+        self.roles[name] = role_arn
+
+    def delete(self, name: str) -> None:
+        self.rules.pop(name, None)
+        self.roles.pop(name, None)

@@ -331,7 +331,9 @@ def test_pass_role_is_scoped_and_bound_to_a_service(synth: Any) -> None:
     for key, statement in pass_role:
         assert "*" not in as_list(statement["Resource"]), key
         assert statement["Condition"]["StringEquals"]["iam:PassedToService"], key
-        assert "role/instantstart-*-" in json.dumps(statement["Resource"]), key
+        # A role the steps create (instantstart-<tag>-…), or the stack's one role EventBridge forwards events as.
+        resource = json.dumps(statement["Resource"])
+        assert "role/instantstart-*-" in resource or "role/instantstart-event-forwarding-" in resource, key
 
 
 def test_access_policy_associations_pair_each_control_plane_role_with_its_one_policy(synth: Any) -> None:
@@ -469,6 +471,7 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
     (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     (view_role,) = [k for k in roles if k.startswith("KubernetesViewRole")]
     (jobs_role,) = [k for k in roles if k.startswith("KubernetesJobsRole")]
+    (forwarding_role,) = [k for k in roles if k.startswith("EventForwardingRole")]
     policies = synth.of_type("AWS::IAM::ManagedPolicy")
     (workload,) = [k for k in policies if k.startswith("WorkloadRoleBoundary")]
     (autoscaling,) = [k for k in policies if k.startswith("AutoscalingRoleBoundary")]
@@ -485,6 +488,8 @@ def placeholder_values(synth: Any) -> dict[str, Any]:
         + flatten(roles[view_role]["Properties"]["RoleName"]),
         "kubernetes_jobs_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
         + flatten(roles[jobs_role]["Properties"]["RoleName"]),
+        "event_forwarding_role_arn": "arn:<AWS::Partition>:iam::<AWS::AccountId>:role/"
+        + flatten(roles[forwarding_role]["Properties"]["RoleName"]),
         "workload_boundary_arn": f"<{workload}>",
         "autoscaling_boundary_arn": f"<{autoscaling}>",
         "service_boundary_arn": f"<{service}>",

@@ -92,7 +92,12 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # 289: +1 for HyperPod's access entries through an AWS service (aws:ViaAWSService): the create step's grant on its
 # own clusters' access entries (access-entry/eks-cluster-*/*: EKS assigns the entries' IDs). SendTaskSuccess moved to
 # Resource "*" (it has no resource-level permissions) with no change in count.
-EXPECTED_ACKNOWLEDGEMENTS = 289
+# 295: +6 for the two event-forwarding step groups (the rule in other Regions): per group the function's runtime L1,
+# its X-Ray IAM5 (Resource::*) and the forwarding rule's ARN with any Region (the Region is the cluster's).
+# 298: +3 for the observability feature's Prometheus workspace (AMP assigns its ID, in the cluster's Region): the
+# workspace/* pattern on the observability steps (create tagged, delete by tag), the identities removal and the API's
+# feature reads.
+EXPECTED_ACKNOWLEDGEMENTS = 298
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -25,7 +25,7 @@ def create(running_sandbox, tag: str) -> dict:
 
 def test_create_reaches_succeeded_with_stages_in_order_and_timestamps(running_sandbox):
     accepted = create(running_sandbox, "golden")
-    assert accepted["stages"] == ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+    assert accepted["stages"] == ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api", "events"]
     operation = running_sandbox.wait_terminal(accepted["operationId"])
     assert operation["status"] == "SUCCEEDED", operation.get("error")
     started = [stage["startedAt"] for stage in operation["stages"]]

@@ -261,6 +261,7 @@ def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
         "eks-control-plane",
         "iam",
         "network",
+        "events",
     ]
     assert stage1_inventory("hpgone") == NOTHING
     sagemaker = aws_client("sagemaker", region_name="us-west-2")

@@ -42,8 +42,11 @@ TRUST = json.dumps(
 ACCESS_ENTRY_ONLY = {"access_entries": 3}
 
 
-def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: bool = True) -> dict[str, str]:
-    """A team's own VPC (private subnets behind a NAT gateway unless `egress` is false) and EKS cluster."""
+def existing_cluster(
+    name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: bool = True, endpoint: dict | None = None
+) -> dict[str, str]:
+    """A team's own VPC (private subnets behind a NAT gateway unless `egress` is false) and EKS cluster, its endpoint
+    access EKS's defaults unless `endpoint` says otherwise."""
     ec2 = aws_client("ec2", region_name=REGION)
     vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
     private = [
@@ -68,7 +71,7 @@ def existing_cluster(name: str, *, mode: str = "API_AND_CONFIG_MAP", egress: boo
     cluster = eks.create_cluster(
         name=name,
         roleArn=role,
-        resourcesVpcConfig={"subnetIds": private, "securityGroupIds": [group]},
+        resourcesVpcConfig={"subnetIds": private, "securityGroupIds": [group], **(endpoint or {})},
         accessConfig={"authenticationMode": mode},
     )["cluster"]
     while eks.describe_cluster(name=name)["cluster"]["status"] != "ACTIVE":
@@ -387,3 +390,42 @@ def test_bad_imports_are_refused_before_any_side_effect(running_sandbox):
     assert account_inventory() == before
     assert CLUSTER_TAG_KEY not in eks_tags("team-cm")
     assert CLUSTER_TAG_KEY not in eks_tags("team-free")
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "setting"),
+    [
+        ({"endpointPublicAccess": False, "endpointPrivateAccess": True}, "endpointPublicAccess false"),
+        ({"publicAccessCidrs": ["203.0.113.0/24"]}, "publicAccessCidrs 203.0.113.0/24"),
+    ],
+    ids=["private-only", "public-to-other-cidrs"],
+)
+def test_a_cluster_whose_endpoint_the_control_plane_cannot_reach_is_refused_at_pre_flight(
+    running_sandbox, endpoint, setting
+):
+    """The control plane's functions run outside any VPC with no fixed address: such an import would start and then
+    time out at its first Kubernetes call. Pre-flight names the setting and how to change it; once changed, the
+    same request imports the cluster."""
+    name = f"team-{endpoint.get('endpointPublicAccess', 'cidrs')}".lower()
+    tag = f"im{name.removeprefix('team-')}"
+    existing_cluster(name, endpoint=endpoint)
+    body = {"clusterTag": tag, "region": REGION, "eksClusterName": name}
+    before = account_inventory()
+    with running_sandbox.client() as api:
+        plan = api.post("/clusters/import", params={"dryRun": "true"}, json=body)
+        assert plan.status_code == 200, plan.text
+        (check,) = plan.json()["checks"]
+        assert (check["status"], setting in check["fix"]) == ("fail", True), check
+        refused = api.post("/clusters/import", json=body)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["code"] == "PreflightFailed"
+        message = refused.json()["message"]
+        assert setting in message and "publicAccessCidrs=0.0.0.0/0" in message and "update-cluster-config" in message
+        assert api.get(f"/clusters/{tag}").status_code == 404
+    assert account_inventory() == before
+    assert CLUSTER_TAG_KEY not in eks_tags(name)
+
+    aws_client("eks", region_name=REGION).update_cluster_config(
+        name=name, resourcesVpcConfig={"endpointPublicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}
+    )
+    assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"

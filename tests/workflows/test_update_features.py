@@ -34,6 +34,7 @@ def enable(*features: str) -> dict[str, dict]:
 
 
 INFERENCE_ADDON = "amazon-sagemaker-hyperpod-inference"
+OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 READ_PREFIXES = ("Describe", "List", "Get", "Head")
 # The control plane's own bookkeeping (operation records, audit, idempotency) is not a change to the cluster.
 BOOKKEEPING_SERVICES = ("dynamodb.", "sts.")
@@ -81,6 +82,10 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
             c["metadata"]["name"] for c in store.list("apiextensions.k8s.io", "v1", "customresourcedefinitions")
         ),
         "buckets": sorted(b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]),
+        "prometheus_workspaces": sorted(
+            f"{w['alias']} {w['status']['statusCode']}"
+            for w in aws_client("amp", region_name=REGION).list_workspaces()["workspaces"]
+        ),
         "tiered_storage_mode": (cluster.get("TieredStorageConfig") or {}).get("Mode", "Disable"),
         "autoscaling_mode": (cluster.get("AutoScaling") or {}).get("Mode", "Disable"),
     }
@@ -281,6 +286,39 @@ def test_the_inference_operator_is_one_closed_loop_of_role_tls_bucket_and_config
     # The operator has written a certificate: disabling empties the bucket it owns, then deletes it.
     s3.put_object(Bucket=bucket, Key="certs/endpoint.pem", Body=b"certificate")
     change(running_sandbox, {"fsxCsiDriver": {"enabled": False}, "inferenceOperator": {"enabled": False}})
+    assert inventory(running_sandbox) == before
+
+
+def test_observability_writes_to_a_prometheus_workspace_of_its_own_and_says_grafana_is_the_person_s(
+    running_sandbox, cluster
+):
+    before = inventory(running_sandbox)
+    change(running_sandbox, {"observability": {"enabled": True}})
+
+    amp = aws_client("amp", region_name=REGION)
+    (summary,) = amp.list_workspaces(alias=f"instantstart-{TAG}-observability")["workspaces"]
+    workspace = amp.describe_workspace(workspaceId=summary["workspaceId"])["workspace"]
+    assert workspace["status"]["statusCode"] == "ACTIVE"
+    assert (workspace["tags"]["instantstart:cluster"], workspace["tags"]["instantstart:feature"]) == (
+        TAG,
+        "observability",
+    )
+    addon = aws_client("eks", region_name=REGION).describe_addon(
+        clusterName=f"eks-cluster-{TAG}", addonName=OBSERVABILITY_ADDON
+    )["addon"]
+    endpoint = workspace["prometheusEndpoint"].rstrip("/")
+    assert json.loads(addon["configurationValues"]) == {
+        "ampWorkspace": {"prometheusEndpoint": endpoint, "arn": workspace["arn"]}
+    }
+    state = live(running_sandbox)["observability"]
+    assert state["enabled"] is True and state["settings"]["prometheusWorkspace"] == workspace["workspaceId"]
+    assert state["settings"]["grafana"] == "bring your own" and "Grafana is yours to bring" in state["message"]
+    with running_sandbox.client("sandbox-viewer") as api:
+        links = api.get(f"/clusters/{TAG}/overview").json()["observability"]
+    assert (links["prometheusWorkspace"], links["prometheusEndpoint"]) == (workspace["workspaceId"], endpoint)
+    assert endpoint in links["bringYourOwn"]
+
+    change(running_sandbox, {"observability": {"enabled": False}})
     assert inventory(running_sandbox) == before
 
 
@@ -516,3 +554,5 @@ def test_deleting_the_cluster_removes_what_its_features_created(running_sandbox,
         p["PolicyName"] for p in iam.list_policies(Scope="Local")["Policies"] if p["PolicyName"].startswith(prefix)
     ] == []
     assert not set(tls_buckets) & {b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]}
+    workspaces = aws_client("amp", region_name=REGION).list_workspaces(alias=f"{prefix}observability")["workspaces"]
+    assert {w["status"]["statusCode"] for w in workspaces} <= {"DELETING"}

@@ -100,7 +100,9 @@ def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) ->
     description=(
         "Registers an EKS cluster the control plane did not create under clusterTag. Checked before anything "
         "changes: the cluster exists and is ACTIVE, its authenticationMode allows access entries, it is not "
-        "registered yet, and hyperPodClusterName (optional) is InService on this EKS cluster. The workflow tags "
+        "registered yet, hyperPodClusterName (optional) is InService on this EKS cluster, and (pre-flight, listed in "
+        "the plan's checks) its API endpoint is public to 0.0.0.0/0: the control plane runs outside any VPC, so a "
+        "private-only endpoint is refused with 400 PreflightFailed naming the setting to change. The workflow tags "
         "the cluster, gives the control plane an access entry if it has none, and discovers the VPC's NAT egress "
         "and which stages are already done (OIDC, add-ons and HyperPod dependencies; HyperPod; the s3-claim "
         "claim); continue with the stage routes for the rest. Deleting an imported cluster later keeps the EKS "

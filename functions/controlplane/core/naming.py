@@ -85,6 +85,16 @@ def owner(tags: dict[str, str]) -> str:
     )
 
 
+def event_forwarding_rule_name(deployment: Deployment) -> str:
+    """The rule on another Region's default bus that sends HyperPod's events there to this deployment's Region."""
+    return f"{deployment.name}-hyperpod-events-to-{deployment.region}"
+
+
+def is_deployment_owned(deployment: Deployment, tags: dict[str, str]) -> bool:
+    """Created by this deployment for all its clusters (a resource shared by clusters carries no cluster tag)."""
+    return all(tags.get(key) == value for key, value in deployment.owner_tags().items())
+
+
 def execution_name(operation_id: str, attempt: int) -> str:
     """Step Functions execution name of an operation's n-th run (resume starts a new run)."""
     return operation_id if attempt == 1 else f"{operation_id}-r{attempt}"
@@ -190,6 +200,11 @@ def fsx_csi_role_name(deployment: Deployment, cluster_tag: str) -> str:
 
 
 def observability_role_name(deployment: Deployment, cluster_tag: str) -> str:
+    return f"{deployment.name}-{cluster_tag}-observability"
+
+
+def observability_workspace_alias(deployment: Deployment, cluster_tag: str) -> str:
+    """The Amazon Managed Service for Prometheus workspace the observability feature creates for a cluster."""
     return f"{deployment.name}-{cluster_tag}-observability"
 
 

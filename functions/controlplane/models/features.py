@@ -110,7 +110,9 @@ class UpdateFeaturesRequest(Contract):
     )
     observability: ToggleFeature | None = Field(
         default=None,
-        description="HyperPod observability add-on with its pod identity role (needs the HyperPod cluster).",
+        description="HyperPod observability: an Amazon Managed Service for Prometheus workspace for the cluster and "
+        "the observability add-on writing to it, with its pod identity role (needs the HyperPod cluster). Grafana is "
+        "yours to bring: the feature's settings give the workspace endpoint to add as a Prometheus data source.",
     )
     inferenceOperator: ToggleFeature | None = Field(
         default=None,

@@ -66,13 +66,22 @@ class WarningEvent(View):
 
 
 class ObservabilityLinks(View):
-    """Where the HyperPod observability add-on's dashboards are (its metrics go to Amazon Managed Service for
-    Prometheus, shown in Amazon Managed Grafana); present only while the add-on is installed."""
+    """Where the HyperPod observability add-on's metrics are: the cluster's Amazon Managed Service for Prometheus
+    workspace, which the observability feature creates. Grafana is the person's to bring (none is created): a
+    Prometheus data source on `prometheusEndpoint`. Present only while the add-on is installed."""
 
     addonStatus: str
-    grafana: str = Field(description="Amazon Managed Grafana workspaces of the Region.")
-    prometheus: str = Field(description="Amazon Managed Service for Prometheus workspaces of the Region.")
+    prometheusWorkspace: str | None = Field(default=None, description="The workspace the add-on writes to.")
+    prometheusEndpoint: str | None = Field(
+        default=None, description="The workspace's endpoint: a Grafana Prometheus data source URL (SigV4, service aps)."
+    )
+    grafana: str = Field(description="Amazon Managed Grafana in the Region's console, if you bring Grafana there.")
+    prometheus: str = Field(
+        description="The workspace in the Amazon Managed Service for Prometheus console (the Region's list when the "
+        "add-on names none)."
+    )
     hyperPodConsole: str = Field(description="The HyperPod cluster's page in the SageMaker console.")
+    bringYourOwn: str = Field(description="What you add yourself: Grafana, with the workspace as its data source.")
 
 
 class ClusterOverview(View):

@@ -63,6 +63,7 @@ CREATE_EKS_CLUSTER = Workflow(
     ),
     Stage("cluster-access", Task("Ensure Access Entry")),
     Stage("kubernetes-api", Task("Verify Kubernetes API")),
+    Stage("events", Task("Ensure Event Forwarding")),
 )
 
 CONFIGURE_CLUSTER_DEPENDENCIES = Workflow(
@@ -168,6 +169,7 @@ DELETE_EKS_CLUSTER = Workflow(
         Poll("Release NAT Gateway", "Is NAT Gateway Released", "Wait For NAT Gateway Deletion"),
         Task("Delete Network"),
     ),
+    Stage("events", Task("Remove Event Forwarding")),
 )
 
 CHECK_INSTANCE_GROUP = Poll(
@@ -281,6 +283,7 @@ IMPORT_CLUSTER = Workflow(
     Stage("cluster-access", Task("Ensure Access Entry")),
     Stage("kubernetes-api", Task("Verify Kubernetes API")),
     Stage("discovery", Task("Discover Cluster Network"), Task("Discover Cluster Stages")),
+    Stage("events", Task("Ensure Event Forwarding")),
 )
 DOWNLOAD_TO_STORAGE = Workflow(
     OperationKind.DOWNLOAD_TO_STORAGE,

@@ -6,6 +6,7 @@ import pytest
 
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.events import EventForwarding
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import (
     ClusterReadGateway,
@@ -28,11 +29,13 @@ from controlplane.core.ports.persistence import (
     WorkflowLauncher,
 )
 from controlplane.core.ports.pricing import PriceGateway
+from controlplane.core.ports.prometheus import PrometheusGateway
 from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.events import InMemoryEventForwarding
 from tests.fakes.iam import InMemoryIamGateway
 from tests.fakes.kubernetes import FixedManifests, InMemoryKubernetesGateway
 from tests.fakes.logstream import (
@@ -56,6 +59,7 @@ from tests.fakes.persistence import (
     RecordingLauncher,
 )
 from tests.fakes.pricing import InMemoryPriceGateway
+from tests.fakes.prometheus import InMemoryPrometheusGateway
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
@@ -64,6 +68,7 @@ from tests.fakes.workloads import InMemoryWorkloadGateway
 PAIRS = [
     (AccountGateway, InMemoryAccountGateway),
     (EksGateway, InMemoryEksGateway),
+    (EventForwarding, InMemoryEventForwarding),
     (IamGateway, InMemoryIamGateway),
     (KubernetesGateway, InMemoryKubernetesGateway),
     (ManifestRenderer, FixedManifests),
@@ -76,6 +81,7 @@ PAIRS = [
     (ClusterRegistry, InMemoryClusterRegistry),
     (DriftReportStore, InMemoryDriftReportStore),
     (PriceGateway, InMemoryPriceGateway),
+    (PrometheusGateway, InMemoryPrometheusGateway),
     (AuditLog, InMemoryAuditLog),
     (ConfirmationStore, InMemoryConfirmationStore),
     (RecipeValuesStore, InMemoryRecipeValuesStore),

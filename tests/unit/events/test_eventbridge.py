@@ -59,6 +59,34 @@ def test_a_cluster_event_is_keyed_by_its_event_id_and_timed_by_its_event_time():
     assert not matches("ClusterEvent", info)
 
 
+def test_an_instance_s_info_or_warn_cluster_event_has_its_own_rule_and_a_group_s_has_none():
+    event = {
+        "source": "aws.sagemaker",
+        "detail-type": "SageMaker HyperPod Cluster Event",
+        "region": "us-west-2",
+        "detail": {
+            "EventDetails": {
+                "EventId": "e-2",
+                "ClusterName": "hp-cluster-demo",
+                "EventTime": 1796277600000,
+                "EventLevel": "Info",
+                "ResourceType": "Instance",
+                "InstanceId": "i-0123456789abcdef0",
+                "Description": "Instance i-0123456789abcdef0 rebooted.",
+            }
+        },
+    }
+    assert (parse(event).kind, parse(event).level) == ("ClusterEvent", "Info")
+    details = event["detail"]["EventDetails"]
+    warn = {**event, "detail": {"EventDetails": {**details, "EventLevel": "Warn"}}}
+    error = {**event, "detail": {"EventDetails": {**details, "EventLevel": "Error"}}}
+    group = {**event, "detail": {"EventDetails": {**details, "ResourceType": "InstanceGroup"}}}
+    assert [name for name in PATTERNS if matches(name, event)] == ["InstanceEvent"]
+    assert [name for name in PATTERNS if matches(name, warn)] == ["InstanceEvent"]
+    assert [name for name in PATTERNS if matches(name, error)] == ["ClusterEvent"]
+    assert [name for name in PATTERNS if matches(name, group)] == []
+
+
 def test_the_state_change_rule_matches_state_changes_only():
     assert matches("ClusterStateChange", state_change("x"))
     assert not matches("NodeHealth", state_change("x"))

@@ -42,6 +42,7 @@ from tests.fakes.persistence import (
     InMemoryOperationRepository,
     RecordingLauncher,
 )
+from tests.fakes.prometheus import InMemoryPrometheusGateway
 from tests.fakes.storage import InMemoryBucketGateway
 from tests.unit.records import cluster_record
 
@@ -97,6 +98,7 @@ class FeatureWorld:
     hyperpod: InMemoryHyperPodGateway = field(default_factory=InMemoryHyperPodGateway)
     kubernetes: InMemoryKubernetesGateway = field(default_factory=InMemoryKubernetesGateway)
     buckets: InMemoryBucketGateway = field(default_factory=InMemoryBucketGateway)
+    prometheus: InMemoryPrometheusGateway = field(default_factory=InMemoryPrometheusGateway)
     registry: InMemoryClusterRegistry = field(default_factory=InMemoryClusterRegistry)
     launcher: RecordingLauncher = field(default_factory=RecordingLauncher)
     account: InMemoryAccountGateway = field(default_factory=InMemoryAccountGateway)
@@ -132,6 +134,7 @@ class FeatureWorld:
             SERVICE_BOUNDARY,
             DEPLOYMENT,
             self.registry,
+            self.prometheus,
         )
         self.operations = OperationService(
             InMemoryOperationRepository(),
@@ -179,6 +182,7 @@ class FeatureWorld:
     def settle(self) -> None:
         self.eks.settle()
         self.hyperpod.settle()
+        self.prometheus.settle()
 
     def facts(self, hyperpod_name: str = HYPERPOD_NAME) -> ClusterFacts:
         return self.steps.facts(TAG, REGION, ACCOUNT, EKS_NAME, hyperpod_name)

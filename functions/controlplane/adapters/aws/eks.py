@@ -30,6 +30,8 @@ def _cluster(data: dict[str, Any]) -> EksCluster:
         subnet_ids=tuple(vpc.get("subnetIds") or ()),
         security_group_ids=tuple(vpc.get("securityGroupIds") or ()),
         cluster_security_group_id=vpc.get("clusterSecurityGroupId"),
+        endpoint_public_access=bool(vpc.get("endpointPublicAccess", True)),
+        public_access_cidrs=tuple(vpc.get("publicAccessCidrs", ["0.0.0.0/0"])),
     )
 
 
@@ -152,6 +154,7 @@ class AwsEksGateway:
             version=addon.get("addonVersion"),
             issues=issues,
             tags=dict(addon.get("tags") or {}),
+            configuration=addon.get("configurationValues"),
         )
 
     def addon_versions(self, addon_name: str, kubernetes_version: str) -> list[str]:

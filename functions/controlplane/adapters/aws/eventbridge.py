@@ -1,5 +1,5 @@
-"""HyperPod's EventBridge events: the rule patterns (the CDK rules and the sandbox's router both use these) and the
-translation of one event's wire shape into the core's `HyperPodEvent`.
+"""HyperPod's EventBridge events: the rule patterns (the CDK rules, the other Regions' forwarding rules and the
+sandbox's router all use these) and the translation of one event's wire shape into the core's `HyperPodEvent`.
 
 The detail fields are documented as unstructured where they are text (`HealthStatusReason`, `Recommendation`);
 only the fields the control plane acts on are read. An event without HyperPod's own EventId is keyed by its own
@@ -32,8 +32,17 @@ PATTERNS: dict[str, dict[str, Any]] = {
         "detail-type": [CLUSTER_EVENT],
         "detail": {"EventDetails": {"EventLevel": ["Error"]}},
     },
+    # A node's reboot, replacement or deletion is done: HyperPod says so in an Info (or Warn) Cluster Event about the
+    # instance, and sends no state change (the cluster stays InService), so the node waits need these.
+    "InstanceEvent": {
+        "source": [SOURCE],
+        "detail-type": [CLUSTER_EVENT],
+        "detail": {"EventDetails": {"ResourceType": ["Instance"], "EventLevel": ["Info", "Warn"]}},
+    },
 }
-"""One EventBridge rule per pattern, on the default bus (Cluster Event: Error level only)."""
+"""One EventBridge rule per pattern, on the default bus (Cluster Events: every Error, and an instance's others)."""
+FORWARDED_PATTERN: dict[str, Any] = {"$or": list(PATTERNS.values())}
+"""What another Region's forwarding rule sends to the home bus: whatever one of the home rules matches."""
 
 
 class NotAHyperPodEventError(ValueError):

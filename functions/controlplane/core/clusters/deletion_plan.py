@@ -15,6 +15,7 @@ from controlplane.core.naming import (
     karpenter_role_name,
     lifecycle_bucket_name,
     observability_role_name,
+    observability_workspace_alias,
     resource_name,
     s3_csi_role_name,
     tiered_storage_role_name,
@@ -79,6 +80,11 @@ def _created_delete_actions(deployment: Deployment, record: ClusterRecord) -> li
                 "those of the advanced features that were enabled, with their policies and the inference TLS "
                 f"bucket {inference_tls_bucket_name(tag, record.accountId or '<account>', record.region)}",
             ),
+            delete(
+                "AWS::APS::Workspace",
+                observability_workspace_alias(deployment, tag),
+                "the observability feature's Prometheus workspace and its metrics, if that feature was enabled",
+            ),
         ]
     actions.append(
         delete(
@@ -120,7 +126,7 @@ def _imported_delete_actions(deployment: Deployment, record: ClusterRecord) -> l
             action="delete",
             resource="AWS::IAM::Role",
             name=resource_name(tag, "*"),
-            detail="roles and OIDC provider the pipeline created",
+            detail="roles and OIDC provider the pipeline created, and the observability feature's Prometheus workspace",
         ),
         PlannedAction(
             action="delete",

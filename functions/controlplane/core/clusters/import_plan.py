@@ -1,5 +1,10 @@
 """Whether an existing cluster can be adopted, and what import does to it. Pure functions of what the caller
-asked and what EKS, SageMaker and the registry report; each refusal says what to change."""
+asked and what EKS, SageMaker and the registry report; each refusal says what to change.
+
+The control plane's functions run outside any VPC, with no fixed egress address: they reach a cluster's Kubernetes
+API only through a public endpoint open to every address. A private-only endpoint, or public CIDRs that leave any
+address out, would let the import start and then time out at its first Kubernetes call; pre-flight refuses it.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,15 @@ from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.models.clusters import ImportClusterRequest, PlannedAction
 from controlplane.models.errors import ClusterExistsError, ClusterNotReadyError, InvalidRequestError
+from controlplane.models.preflight import PreflightCheck
 
 ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
+ANY_ADDRESS = "0.0.0.0/0"
+ENDPOINT_CHECK = "network: the EKS API endpoint is reachable from the control plane (outside any VPC)"
+OPEN_ENDPOINT = (
+    "aws eks update-cluster-config --name {name} --region {region} --resources-vpc-config "
+    "endpointPublicAccess=true,endpointPrivateAccess=true,publicAccessCidrs=0.0.0.0/0"
+)
 
 
 def check_eks_importable(request: ImportClusterRequest, cluster: EksCluster | None) -> EksCluster:
@@ -33,6 +45,31 @@ def check_eks_importable(request: ImportClusterRequest, cluster: EksCluster | No
             {"authenticationMode": cluster.authentication_mode},
         )
     return cluster
+
+
+def endpoint_check(request: ImportClusterRequest, cluster: EksCluster) -> PreflightCheck:
+    """The endpoint is public and admits every address: the control plane has no fixed address to admit."""
+    update = OPEN_ENDPOINT.format(name=cluster.name, region=request.region)
+    alternative = (
+        "The control plane cannot run its functions inside your VPC, so a cluster that must stay private cannot be "
+        "imported."
+    )
+    if not cluster.endpoint_public_access:
+        fix = (
+            f"EKS cluster {cluster.name} has endpointPublicAccess false (a private endpoint only): enable public "
+            f"endpoint access for 0.0.0.0/0, keeping private access for the nodes ({update}; requests to the API "
+            f"still need an access entry), wait until the cluster is ACTIVE again, then import it. {alternative}"
+        )
+    elif ANY_ADDRESS not in cluster.public_access_cidrs:
+        fix = (
+            f"EKS cluster {cluster.name} admits only publicAccessCidrs {', '.join(cluster.public_access_cidrs)} to its "
+            "public endpoint, and the control plane's functions have no fixed egress address to add: set "
+            f"publicAccessCidrs to 0.0.0.0/0 ({update}), wait until the cluster is ACTIVE again, then import it. "
+            f"{alternative}"
+        )
+    else:
+        return PreflightCheck(check=ENDPOINT_CHECK, status="pass")
+    return PreflightCheck(check=ENDPOINT_CHECK, status="fail", fix=fix)
 
 
 def check_unregistered(cluster: EksCluster, owner: str | None) -> None:

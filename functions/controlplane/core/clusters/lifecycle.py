@@ -20,6 +20,7 @@ from controlplane.core.clusters.import_plan import (
     check_eks_importable,
     check_hyperpod_importable,
     check_unregistered,
+    endpoint_check,
     import_actions,
 )
 from controlplane.core.clusters.registry import ClusterService
@@ -141,12 +142,16 @@ class ClusterLifecycleService:
     # --- import ------------------------------------------------------------------------------
 
     def plan_import(self, request: ImportClusterRequest) -> Plan:
-        """Check that the cluster can be adopted (nothing is changed) and say what import would do."""
+        """Check that the cluster can be adopted (nothing is changed) and say what import would do, with the
+        pre-flight check of its endpoint."""
         cluster, hyperpod = self._importable(request)
-        return Plan(actions=import_actions(request.clusterTag, cluster, hyperpod))
+        return Plan(
+            actions=import_actions(request.clusterTag, cluster, hyperpod), checks=[endpoint_check(request, cluster)]
+        )
 
     def import_cluster(self, request: ImportClusterRequest, actor: Actor) -> Operation:
         cluster, _ = self._importable(request)
+        refuse_failures([endpoint_check(request, cluster)])
         now = self._clock.now()
         record = ClusterRecord(
             clusterTag=request.clusterTag,

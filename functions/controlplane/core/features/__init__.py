@@ -74,7 +74,9 @@ CATALOG: dict[Feature, FeatureSpec] = {
         ),
         FeatureSpec(
             Feature.OBSERVABILITY,
-            "IAM role (pod identity) and EKS add-on amazon-sagemaker-hyperpod-observability with its association",
+            "Amazon Managed Service for Prometheus workspace <deployment>-<tag>-observability, IAM role (pod "
+            "identity) and EKS add-on amazon-sagemaker-hyperpod-observability writing to the workspace; Grafana is "
+            "yours to bring (the workspace endpoint as its Prometheus data source)",
             needs_hyperpod=True,
         ),
         FeatureSpec(

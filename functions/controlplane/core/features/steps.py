@@ -20,7 +20,7 @@ from controlplane.core.features.inference_operator import inference_operator_fea
 from controlplane.core.features.job_identity import JobIdentity
 from controlplane.core.features.karpenter import Karpenter
 from controlplane.core.features.kuberay_operator import kuberay_operator_feature
-from controlplane.core.features.observability import observability_feature
+from controlplane.core.features.observability import ObservabilityFeature
 from controlplane.core.features.tiered_storage import TieredStorage
 from controlplane.core.features.training_operator import TrainingOperator
 from controlplane.core.naming import DEFAULT_JOB_NAMESPACE, Deployment, job_namespace
@@ -30,6 +30,7 @@ from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.core.ports.persistence import ClusterRegistry
+from controlplane.core.ports.prometheus import PrometheusGateway
 from controlplane.core.ports.storage import BucketGateway
 from controlplane.models.features import Feature, FeatureState
 from controlplane.models.workflow import (
@@ -59,6 +60,7 @@ class FeatureSteps:
         service_boundary_arn: str,
         deployment: Deployment,
         registry: ClusterRegistry,
+        prometheus: PrometheusGateway,
     ) -> None:
         self._deployment = deployment
         self._registry = registry
@@ -74,7 +76,7 @@ class FeatureSteps:
             Feature.TRAINING_OPERATOR: TrainingOperator(
                 eks, pins, JobIdentity(iam, eks, kubernetes, workload_boundary_arn)
             ),
-            Feature.OBSERVABILITY: observability_feature(iam, eks, pins, service_boundary_arn),
+            Feature.OBSERVABILITY: ObservabilityFeature(iam, eks, prometheus, pins, service_boundary_arn),
             Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, service_boundary_arn),
             Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
         }

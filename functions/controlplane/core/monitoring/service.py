@@ -3,15 +3,16 @@ Kubernetes list streamed in pages into a tally) and one page of its pods."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from controlplane.core.clusters.registry import ClusterService
-from controlplane.core.features.observability import OBSERVABILITY_ADDON
+from controlplane.core.features.observability import OBSERVABILITY_ADDON, bring_your_own_grafana
 from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, overview
 from controlplane.core.naming import hyperpod_cluster_of
-from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.ports.eks import Addon, EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import ClusterReadGateway, PodFacts
 from controlplane.models.clusters import ClusterRecord
@@ -55,7 +56,7 @@ class MonitoringService:
             for stream in streams:
                 stream.result()
             found, installed = hyperpod.result(), addon.result()
-        links = _observability_links(region, hyperpod_name, installed.status) if installed else None
+        links = _observability_links(region, hyperpod_name, installed) if installed else None
         return overview(cluster_tag, found, nodes, pods, events, links)
 
     def pods(
@@ -88,15 +89,32 @@ def _fold(pages: Iterator[T], add: Callable[[T], None]) -> None:
         add(page)
 
 
-def _observability_links(region: str, hyperpod_name: str, status: str) -> ObservabilityLinks:
-    """The consoles where the add-on's dashboards are: the add-on records no workspace, so the Region's lists."""
+def _observability_links(region: str, hyperpod_name: str, addon: Addon) -> ObservabilityLinks:
+    """The consoles, and the workspace the add-on writes to as its configuration names it."""
     console = f"https://{region}.console.aws.amazon.com"
+    workspace = _configured_workspace(addon.configuration)
+    endpoint = workspace.get("prometheusEndpoint")
+    workspace_id = str(workspace.get("arn", "")).rpartition("/")[2] or None
     return ObservabilityLinks(
-        addonStatus=status,
+        addonStatus=addon.status,
+        prometheusWorkspace=workspace_id,
+        prometheusEndpoint=endpoint,
         grafana=f"{console}/grafana/home?region={region}#/workspaces",
-        prometheus=f"{console}/prometheus/home?region={region}#/workspaces",
+        prometheus=f"{console}/prometheus/home?region={region}#/workspaces"
+        + (f"/workspace/{workspace_id}" if workspace_id else ""),
         hyperPodConsole=f"{console}/sagemaker/home?region={region}#/cluster-management/{hyperpod_name}",
+        bringYourOwn=bring_your_own_grafana(region, endpoint),
     )
+
+
+def _configured_workspace(configuration: str | None) -> dict[str, str]:
+    """`ampWorkspace` of the add-on's configurationValues ({} when it names none, e.g. installed by hand)."""
+    try:
+        parsed = json.loads(configuration or "{}")
+    except ValueError:
+        return {}
+    workspace = parsed.get("ampWorkspace") if isinstance(parsed, dict) else None
+    return workspace if isinstance(workspace, dict) else {}
 
 
 def _pod_view(pod: PodFacts) -> PodView:

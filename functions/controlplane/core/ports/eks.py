@@ -21,6 +21,9 @@ class EksCluster:
     subnet_ids: tuple[str, ...] = ()
     security_group_ids: tuple[str, ...] = ()
     cluster_security_group_id: str | None = None
+    # Who may reach the API endpoint from outside the VPC (EKS's defaults: public, to every address).
+    endpoint_public_access: bool = True
+    public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
 
 
 # EKS access policies (cluster scope) of the control plane's access entries, by name.
@@ -148,3 +151,4 @@ class Addon:
     version: str | None
     issues: tuple[AddonIssue, ...] = ()
     tags: dict[str, str] = field(default_factory=dict)
+    configuration: str | None = None  # configurationValues (JSON), as installed

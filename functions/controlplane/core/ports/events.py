@@ -1,8 +1,10 @@
 """What the day-two event handling stores and signals: recorded events, the latest fact per subject, remediation
-policies, and the workflows waiting for an event (Step Functions task tokens)."""
+policies, the workflows waiting for an event (Step Functions task tokens), and the rules that bring another Region's
+HyperPod events to this deployment's Region."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -59,4 +61,27 @@ class EventWaits(Protocol):
 class TaskSignal(Protocol):
     def wake(self, token: str) -> bool:
         """End the token's wait (the workflow checks again); False when it had already ended (timed out)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ForwardingRule:
+    """An EventBridge rule on a Region's default bus and the ARNs of its targets."""
+
+    name: str
+    targets: tuple[str, ...]
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+class EventForwarding(Protocol):
+    """One Region's default bus: the rule that sends HyperPod's events (the home rules' patterns) to another bus."""
+
+    def find(self, name: str) -> ForwardingRule | None: ...
+
+    def put(self, name: str, bus_arn: str, role_arn: str, tags: dict[str, str]) -> None:
+        """Create or update the rule and its one target, `bus_arn`, which EventBridge reaches as `role_arn`."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Remove the rule's targets, then the rule; a rule already gone is done."""
         ...

@@ -167,8 +167,10 @@ def refuse_failures(checks: list[PreflightCheck]) -> None:
     if not failed:
         return
     reasons = "; ".join(
-        f"{check.check}" + (f" [{check.quotaCode}]" if check.quotaCode else "") + f": need {check.need}, have "
-        f"{check.have}. {check.fix}"
+        f"{check.check}"
+        + (f" [{check.quotaCode}]" if check.quotaCode else "")
+        + (f": need {check.need}, have {check.have}." if check.need is not None else ":")
+        + f" {check.fix}"
         for check in failed
     )
     raise PreflightFailedError(

@@ -1,6 +1,8 @@
 """EKS clusters as the sandbox needs them: a CREATING → ACTIVE → DELETING → gone lifecycle, an endpoint that
-points at the sandbox's Kubernetes API server, a CA, ``resourcesVpcConfig.vpcId`` and ``accessConfig`` (moto
-drops it; EKS defaults to CONFIG_MAP, which HyperPod refuses).
+points at the sandbox's Kubernetes API server (one the control plane cannot reach when the cluster's endpoint access
+keeps it out: `sandbox.aws.eks.endpoints`), a CA, ``resourcesVpcConfig`` with ``vpcId`` and EKS's endpoint-access
+defaults (UpdateClusterConfig changes only the fields it names, as in EKS; moto replaces the whole structure), and
+``accessConfig`` (moto drops it; EKS defaults to CONFIG_MAP, which HyperPod refuses).
 
 moto checks a role ARN's partition against boto3's by loading boto3's endpoint table anew for every cluster and
 node group (a fortieth of the e2e suite's CPU); the sandbox reads the partitions once.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import re
+import secrets
 import time
 from collections.abc import Callable
 from functools import cache
@@ -25,6 +28,7 @@ from moto.eks.exceptions import InvalidParameterException
 from moto.eks.models import EKSBackend
 from moto.eks.responses import EKSResponse
 
+from sandbox.aws.eks.endpoints import UnreachableEndpoints, reachable_from_outside, with_defaults
 from sandbox.aws.patches import Patches
 
 # A PEM-shaped CA so the production client path (decode, write to a file) runs unchanged.
@@ -61,11 +65,13 @@ class EksClusters:
         self._on_active = on_active
         self._on_deleted = on_deleted
         self._since: dict[tuple[str, str], float] = {}  # (region, cluster) → when its current transition began
+        self._unreachable = UnreachableEndpoints()
         self._patches = Patches()
 
     def install(self) -> None:
         clusters = self
         create, describe, listing = EKSBackend.create_cluster, EKSBackend.describe_cluster, EKSBackend.list_clusters
+        update = EKSBackend.update_cluster_config
         respond_create = EKSResponse.create_cluster
 
         def respond_create_cluster(response: EKSResponse) -> Any:
@@ -77,8 +83,9 @@ class EksClusters:
         def create_cluster(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
             cluster = create(backend, *args, **kwargs)
             cluster.status = "CREATING"
-            cluster.endpoint = clusters._endpoint_for(cluster.name)
             cluster.certificate_authority = {"data": SANDBOX_CA}
+            cluster.resources_vpc_config = with_defaults(cluster.resources_vpc_config)
+            cluster.endpoint = clusters._endpoint(backend.region_name, cluster)
             # EKS reports the VPC of the cluster's subnets; moto echoes the request only.
             subnets = cluster.resources_vpc_config.get("subnetIds") or []
             if subnets:
@@ -98,6 +105,16 @@ class EksClusters:
                 clusters._since[(backend.region_name, name)] = time.monotonic()
             return cluster
 
+        def update_cluster_config(
+            backend: EKSBackend, name: str, resources_vpc_config: Any = None, **kwargs: Any
+        ) -> Any:
+            cluster = update(backend, name, resources_vpc_config=None, **kwargs)
+            if resources_vpc_config:
+                changed = {**cluster.resources_vpc_config, **resources_vpc_config}
+                cluster.resources_vpc_config = with_defaults(changed)
+                cluster.endpoint = clusters._endpoint(backend.region_name, cluster)
+            return cluster
+
         def list_clusters(backend: EKSBackend, *args: Any, **kwargs: Any) -> Any:
             for name in list(backend.clusters):
                 clusters._advance(backend, name)
@@ -107,11 +124,24 @@ class EksClusters:
         self._patches.replace(EKSBackend, "list_clusters", list_clusters)
         self._patches.replace(EKSBackend, "describe_cluster", describe_cluster)
         self._patches.replace(EKSBackend, "delete_cluster", delete_cluster)
+        self._patches.replace(EKSBackend, "update_cluster_config", update_cluster_config)
         self._patches.replace(EKSResponse, "create_cluster", respond_create_cluster)
         self._patches.replace(moto.eks.models, "validate_role_arn", validate_role_arn)
 
+        self._unreachable.install()
+
     def uninstall(self) -> None:
+        self._unreachable.uninstall()
         self._patches.restore()
+
+    def _endpoint(self, region: str, cluster: Any) -> str:
+        """The sandbox's API server when the control plane may reach the cluster, else a host of its own that it
+        cannot connect to (EKS's endpoint names look so)."""
+        if reachable_from_outside(cluster.resources_vpc_config):
+            return self._endpoint_for(cluster.name)
+        host = f"{secrets.token_hex(16).upper()}.gr7.{region}.eks.amazonaws.com"
+        self._unreachable.add(host)
+        return f"https://{host}"
 
     def _advance(self, backend: EKSBackend, name: str) -> None:
         key = (backend.region_name, name)

@@ -1,5 +1,9 @@
 """The EventBridge events the simulated HyperPod emits, in the documented shapes (source `aws.sagemaker`): a
-Cluster State Change after every transition of a cluster, a Node Health Event when a node is marked unhealthy.
+Cluster State Change when a cluster's status changes (only then: HyperPod's "cluster status transitions"; a node
+rebooted or replaced, or a group scaled under continuous provisioning, leaves the cluster InService and sends none),
+a Node Health Event when a node is marked unhealthy, and, for clusters that provision continuously (the only ones
+with cluster events, per the HyperPod cluster events reference), an Info-level Cluster Event about an instance when
+its reboot, replacement or deletion is done.
 
 Times carry milliseconds (EventBridge's own have seconds), so that two changes in one simulated second keep their
 order.
@@ -8,10 +12,37 @@ order.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 
-from controlplane.adapters.aws.eventbridge import NODE_HEALTH, SOURCE, STATE_CHANGE
+from controlplane.adapters.aws.eventbridge import CLUSTER_EVENT, NODE_HEALTH, SOURCE, STATE_CHANGE
 from sandbox.aws.hyperpod.model import Cluster, JsonObject, Node
+
+
+class Emitter:
+    """Hands each event to the listeners (called under the simulation's lock: they queue, they do not act)."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[JsonObject], None]] = []
+
+    def listen(self, listener: Callable[[JsonObject], None]) -> None:
+        self._listeners.append(listener)
+
+    def emit(self, event: JsonObject) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    def status(self, cluster: Cluster) -> None:
+        """The cluster's state change event, when its status is not the one its last event carried."""
+        if cluster.status != cluster.reported_status:
+            cluster.reported_status = cluster.status
+            self.emit(state_change(cluster))
+
+    def instance_done(self, cluster: Cluster, node: Node, done: str) -> None:
+        """The Cluster Event saying an instance's reboot, replacement or deletion is `done` (continuous only)."""
+        if cluster.settings.continuous:
+            what = f"Instance {node.instance_id} in cluster {cluster.name} and instance group {node.group} {done}"
+            self.emit(instance_event(cluster, node, what))
 
 
 def state_change(cluster: Cluster) -> JsonObject:
@@ -49,6 +80,24 @@ def node_health(cluster: Cluster, node: Node, health: str, repair_action: str) -
         },
     }
     return _envelope(cluster, NODE_HEALTH, detail)
+
+
+def instance_event(cluster: Cluster, node: Node, description: str) -> JsonObject:
+    """An Info-level Cluster Event about one instance (ResourceType Instance)."""
+    detail = {
+        "EventDetails": {
+            "EventId": str(uuid.uuid4()),
+            "ClusterArn": cluster.arn,
+            "ClusterName": cluster.name,
+            "InstanceGroupName": node.group,
+            "InstanceId": node.instance_id,
+            "ResourceType": "Instance",
+            "EventTime": int(datetime.now(UTC).timestamp() * 1000),
+            "EventLevel": "Info",
+            "Description": f"{description} (simulated)",
+        }
+    }
+    return _envelope(cluster, CLUSTER_EVENT, detail)
 
 
 def _envelope(cluster: Cluster, detail_type: str, detail: JsonObject) -> JsonObject:

@@ -141,10 +141,10 @@ class Fleet:
             cluster.nodes.remove(node)
         self._kubernetes.remove_node(cluster, node)
 
-    def replace(self, cluster: Cluster, node: Node) -> None:
-        """A new instance in the node's place (nothing when the node or its group is already gone)."""
+    def replace(self, cluster: Cluster, node: Node) -> Node | None:
+        """A new instance in the node's place (None when the node or its group is already gone)."""
         group = cluster.groups.get(node.group)
         if node not in cluster.nodes or group is None:
-            return
+            return None
         self.terminate(cluster, node)
-        self.launch(cluster, group)
+        return self.launch(cluster, group)

@@ -156,6 +156,7 @@ class Cluster:
     system_updating: int = 0
     autoscaling_ready: bool = False
     failure_message: str | None = None
+    reported_status: str | None = None  # the status its last Cluster State Change event carried
 
     @property
     def status(self) -> str:

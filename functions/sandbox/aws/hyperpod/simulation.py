@@ -60,7 +60,7 @@ class HyperPodSimulation:
         self._kubernetes = kubernetes
         self._account = account
         self._scheduler = Scheduler(seconds, clock, after=self._changed)
-        self._listeners: list[Callable[[JsonObject], None]] = []
+        self._events = events.Emitter()
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
@@ -74,7 +74,7 @@ class HyperPodSimulation:
 
     def on_event(self, listener: Callable[[JsonObject], None]) -> None:
         """`listener` receives each EventBridge event HyperPod emits (called under the lock: queue, do not act)."""
-        self._listeners.append(listener)
+        self._events.listen(listener)
 
     def advance(self) -> None:
         """Run every transition that has come due (every operation does this first), and let nodes whose execution
@@ -311,6 +311,7 @@ class HyperPodSimulation:
                 if node in cluster.nodes and node.status == "Pending":
                     node.status, node.message = "Running", ""
                     self._kubernetes.patch_node(cluster, node, ready="False" if node.missing_permissions else "True")
+                    self._events.instance_done(cluster, node, "rebooted")
 
             self._scheduler.later(cluster, done)
 
@@ -319,7 +320,7 @@ class HyperPodSimulation:
     def replace_nodes(self, where: Where, name: str, node_ids: list[str]) -> BatchOutcome:
         def replace(cluster: Cluster, node: Node) -> None:
             node.status, node.message = "ShuttingDown", "Replacing"
-            self._scheduler.later(cluster, lambda: self._fleet.replace(cluster, node))
+            self._scheduler.later(cluster, lambda: self._replace(cluster, node))
 
         return self._batch(where, name, node_ids, "InstanceIdNotFound", "InvalidInstanceStatus", replace)
 
@@ -329,7 +330,12 @@ class HyperPodSimulation:
             if group is not None:
                 group.target = max(0, group.target - 1)
             node.status, node.message = "ShuttingDown", "Deleting"
-            self._scheduler.later(cluster, lambda: self._fleet.terminate(cluster, node))
+
+            def gone() -> None:
+                self._fleet.terminate(cluster, node)
+                self._events.instance_done(cluster, node, "deleted")
+
+            self._scheduler.later(cluster, gone)
 
         return self._batch(where, name, node_ids, "NodeIdNotFound", "InvalidNodeStatus", delete, ("Running", "Pending"))
 
@@ -348,9 +354,9 @@ class HyperPodSimulation:
             taint = {"key": HEALTH_LABEL, "value": "Unschedulable", "effect": "NoSchedule"}
             self._kubernetes.patch_node(cluster, node, labels={HEALTH_LABEL: node.health}, taints=([], [taint]))
             repairing = cluster.settings.automatic_recovery if repairs is None else repairs
-            self._emit(events.node_health(cluster, node, "Unhealthy", "Replace" if repairing else "None"))
+            self._events.emit(events.node_health(cluster, node, "Unhealthy", "Replace" if repairing else "None"))
             if repairing:
-                self._scheduler.later(cluster, lambda: self._fleet.replace(cluster, node))
+                self._scheduler.later(cluster, lambda: self._replace(cluster, node))
 
     def resize_group_out_of_band(self, cluster_name: str, group_name: str, count: int) -> None:
         """Someone's own UpdateCluster, behind the control plane's back: the group's target becomes ``count``."""
@@ -386,13 +392,14 @@ class HyperPodSimulation:
     # --- helpers -------------------------------------------------------------------------------
 
     def _changed(self, cluster: Cluster) -> None:
-        """A transition ran: the cluster's state change event, while the cluster exists."""
+        """A transition ran: the cluster's state change event, while the cluster exists (if its status changed)."""
         if cluster.name in self._clusters.get((cluster.account, cluster.region), {}):
-            self._emit(events.state_change(cluster))
+            self._events.status(cluster)
 
-    def _emit(self, event: JsonObject) -> None:
-        for listener in self._listeners:
-            listener(event)
+    def _replace(self, cluster: Cluster, node: Node) -> None:
+        replacement = self._fleet.replace(cluster, node)
+        if replacement is not None:
+            self._events.instance_done(cluster, node, f"replaced by {replacement.instance_id}")
 
     def _find(self, where: Where, name_or_arn: str) -> Cluster:
         clusters = self._clusters.get(where, {})

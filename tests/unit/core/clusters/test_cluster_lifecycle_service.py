@@ -13,6 +13,7 @@ from controlplane.models.errors import (
     ClusterNotReadyError,
     ConfirmationRequiredError,
     InvalidRequestError,
+    PreflightFailedError,
     UnknownRegionError,
 )
 from controlplane.models.hyperpod import CreateHyperPodRequest
@@ -166,6 +167,35 @@ def test_a_cluster_that_cannot_be_adopted_is_refused_before_anything_changes(
     with pytest.raises(error, match=fragment):
         lifecycle.import_cluster(IMPORT, ADMIN)
     assert nothing_happened(registry, launcher)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "fragment"),
+    [
+        ({"endpoint_public_access": False, "public_access_cidrs": ()}, "endpointPublicAccess false"),
+        ({"public_access_cidrs": ("203.0.113.0/24", "198.51.100.7/32")}, "203.0.113.0/24, 198.51.100.7/32"),
+    ],
+    ids=["private-only", "other-cidrs"],
+)
+def test_an_endpoint_the_control_plane_cannot_reach_fails_pre_flight_and_the_plan_lists_it(
+    lifecycle, registry, launcher, eks, endpoint, fragment
+):
+    eks.add_cluster("ml-platform", **endpoint)
+
+    (check,) = lifecycle.plan_import(IMPORT).checks
+    with pytest.raises(PreflightFailedError) as refused:
+        lifecycle.import_cluster(IMPORT, ADMIN)
+
+    assert (check.status, fragment in (check.fix or "")) == ("fail", True)
+    assert fragment in refused.value.message and "publicAccessCidrs=0.0.0.0/0" in refused.value.message
+    assert "need None" not in refused.value.message
+    assert nothing_happened(registry, launcher)
+
+
+def test_a_public_endpoint_open_to_every_address_passes_pre_flight(lifecycle, eks):
+    eks.add_cluster("ml-platform")
+
+    assert [(check.status, check.fix) for check in lifecycle.plan_import(IMPORT).checks] == [("pass", None)]
 
 
 def test_a_cluster_registered_under_another_tag_is_refused(lifecycle, registry, eks, make_record):

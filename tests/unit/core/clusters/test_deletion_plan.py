@@ -18,6 +18,7 @@ def test_a_cluster_the_control_plane_created_is_deleted_whole(make_record):
             "instantstart-demo-fsx-csi, instantstart-demo-observability, instantstart-demo-inference, "
             "instantstart-demo-karpenter, instantstart-demo-tiered-ckpt",
         ),
+        ("AWS::APS::Workspace", "instantstart-demo-observability"),
         ("AWS::EC2::VPC", "instantstart-demo-vpc"),
     ]
 

@@ -3,6 +3,8 @@ wait, the observability links, and the pods' pages."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from controlplane.core.clusters.registry import ClusterService
@@ -174,6 +176,22 @@ def test_overview_links_the_observability_dashboards_only_when_the_add_on_is_ins
     assert links is not None and links.addonStatus == "ACTIVE"
     assert links.grafana.startswith("https://us-west-2.console.aws.amazon.com/grafana/")
     assert links.hyperPodConsole.endswith("#/cluster-management/hp-cluster-demo")
+    assert (links.prometheusWorkspace, links.prometheusEndpoint) == (None, None), "installed without a workspace"
+    assert "Grafana is yours to bring" in links.bringYourOwn
+
+
+def test_overview_names_the_workspace_the_add_on_writes_to_and_what_the_person_brings(monitoring, eks):
+    endpoint = "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1234"
+    workspace = {"prometheusEndpoint": endpoint, "arn": "arn:aws:aps:us-west-2:1:workspace/ws-1234"}
+    configuration = json.dumps({"ampWorkspace": workspace})
+    eks.create_addon(EKS_NAME, OBSERVABILITY_ADDON, "v1.1.0-eksbuild.1", None, {}, configuration=configuration)
+
+    links = monitoring.overview("demo").observability
+
+    assert links is not None
+    assert (links.prometheusWorkspace, links.prometheusEndpoint) == ("ws-1234", endpoint)
+    assert links.prometheus.endswith("#/workspaces/workspace/ws-1234")
+    assert f"Prometheus data source at {endpoint} with SigV4 authentication" in links.bringYourOwn
 
 
 def test_overview_of_a_cluster_without_an_active_eks_control_plane_is_refused(monitoring, eks):

@@ -7,7 +7,7 @@ from controlplane.models.clusters import ClusterStatus, NetworkPlan
 from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleVersionError
 from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
 
-STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api"]
+STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api", "events"]
 ADMIN = Actor("alice", Role.ADMIN)
 NETWORK = NetworkPlan(vpcCidr="10.90.0.0/16", cidrSource="automatic", subnets=[])
 
@@ -72,6 +72,7 @@ def test_beginning_a_later_stage_finishes_the_earlier_ones(service, registry, cl
         ("eks-control-plane", StageStatus.RUNNING),
         ("cluster-access", StageStatus.PENDING),
         ("kubernetes-api", StageStatus.PENDING),
+        ("events", StageStatus.PENDING),
     ]
     assert advanced.currentStep == "Create EKS Cluster"
     assert advanced.stages[0].endedAt == clock.now()
@@ -102,7 +103,7 @@ def test_failure_names_the_failed_state_and_keeps_finished_stages(service, regis
     assert failed.status == OperationStatus.FAILED
     assert failed.error.step == "Ensure Cluster Role"
     assert failed.error.message == "Step 'Ensure Cluster Role' failed: no"
-    assert [s.status for s in failed.stages] == [StageStatus.SUCCEEDED, StageStatus.FAILED, *[StageStatus.PENDING] * 3]
+    assert [s.status for s in failed.stages] == [StageStatus.SUCCEEDED, StageStatus.FAILED, *[StageStatus.PENDING] * 4]
 
 
 def test_a_step_that_fails_before_it_runs_fails_its_own_stage_not_the_previous_one(service, registry):
@@ -123,7 +124,7 @@ def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(serv
     assert resumed.error is None
     assert launcher.started[-1][1] == f"{operation.operationId}-r2"
     assert launcher.started[-1][2] == operation.input
-    assert [s.status for s in resumed.stages] == [StageStatus.SUCCEEDED, *[StageStatus.PENDING] * 4]
+    assert [s.status for s in resumed.stages] == [StageStatus.SUCCEEDED, *[StageStatus.PENDING] * 5]
     assert registry.find("demo").activeOperationId == operation.operationId
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import boto3
 import pytest
+import urllib3
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
@@ -25,8 +26,8 @@ class Eks:
     access: AccessEntries
     events: list[tuple[str, str]] = field(default_factory=list)
 
-    def create(self, name: str = "demo", **extra: Any) -> dict[str, Any]:
-        vpc = {"subnetIds": [], "securityGroupIds": ["sg-1"]}
+    def create(self, name: str = "demo", endpoint: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+        vpc = {"subnetIds": [], "securityGroupIds": ["sg-1"], **(endpoint or {})}
         return self.client.create_cluster(
             name=name, roleArn=f"arn:aws:iam::{ACCOUNT}:role/eks", resourcesVpcConfig=vpc, **extra
         )["cluster"]
@@ -62,6 +63,49 @@ def test_a_cluster_is_creating_then_active_with_an_endpoint_ca_and_its_access_co
     assert described["certificateAuthority"]["data"] == SANDBOX_CA
     assert described["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
     assert eks.events == [("active", "demo")]
+
+
+def test_a_cluster_s_endpoint_access_is_reported_with_eks_defaults(eks: Eks) -> None:
+    eks.create("open")
+    eks.create("private", {"endpointPublicAccess": False, "endpointPrivateAccess": True})
+
+    opened = eks.client.describe_cluster(name="open")["cluster"]["resourcesVpcConfig"]
+    private = eks.client.describe_cluster(name="private")["cluster"]["resourcesVpcConfig"]
+
+    assert (opened["endpointPublicAccess"], opened["endpointPrivateAccess"], opened["publicAccessCidrs"]) == (
+        True,
+        False,
+        ["0.0.0.0/0"],
+    )
+    assert (private["endpointPublicAccess"], private["publicAccessCidrs"]) == (False, [])
+    assert private["securityGroupIds"] == ["sg-1"]
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [{"endpointPublicAccess": False, "endpointPrivateAccess": True}, {"publicAccessCidrs": ["203.0.113.0/24"]}],
+    ids=["private-only", "public-to-other-cidrs"],
+)
+def test_an_endpoint_outside_the_control_plane_s_reach_times_out_until_it_is_public_to_any_address(
+    eks: Eks, endpoint: dict[str, Any]
+) -> None:
+    from kubernetes import client as k8s
+
+    eks.create("kept", endpoint)
+    kept = eks.client.describe_cluster(name="kept")["cluster"]["endpoint"]
+
+    with pytest.raises(urllib3.exceptions.MaxRetryError) as raised:
+        k8s.VersionApi(k8s.ApiClient(k8s.Configuration(host=kept))).get_code()
+
+    assert isinstance(raised.value.reason, urllib3.exceptions.ConnectTimeoutError)
+    assert "not reachable from outside its VPC" in str(raised.value.reason.__cause__)  # not a DNS lookup
+    assert kept.endswith(f".gr7.{REGION}.eks.amazonaws.com")
+    eks.client.update_cluster_config(
+        name="kept", resourcesVpcConfig={"endpointPublicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}
+    )
+    opened = eks.client.describe_cluster(name="kept")["cluster"]
+    assert opened["endpoint"] == "http://127.0.0.1:9/k8s/kept"
+    assert opened["resourcesVpcConfig"]["securityGroupIds"] == ["sg-1"]
 
 
 def test_a_cluster_without_access_config_gets_eks_default_mode(eks: Eks) -> None:

@@ -286,6 +286,36 @@ def test_a_replaced_node_gives_way_to_a_new_instance(sim: Sim) -> None:
     assert f"hyperpod-{old}" not in sim.kubernetes_nodes()
 
 
+def test_node_actions_send_an_instance_cluster_event_under_continuous_provisioning_and_no_state_change(
+    sim: Sim,
+) -> None:
+    """HyperPod's events reference: Cluster State Change on cluster status transitions only; Cluster Events (for
+    instances among others) only for clusters that provision continuously."""
+    sent: list[dict[str, Any]] = []
+    sim.simulation.on_event(sent.append)
+    sim.ready(group(count=3), continuous=True)
+    sim.ready(group(count=1), name="classic")
+    assert [(e["detail"]["ClusterName"], e["detail"]["ClusterStatus"]) for e in sent] == [
+        ("hp", "Creating"),
+        ("hp", "InService"),
+        ("classic", "Creating"),
+        ("classic", "InService"),
+    ]
+    sent.clear()
+    rebooted, replaced, deleted = sim.node_ids()
+    sim.simulation.reboot_nodes(WHERE, "hp", [rebooted])
+    sim.simulation.replace_nodes(WHERE, "hp", [replaced])
+    sim.simulation.delete_nodes(WHERE, "hp", [deleted])
+    sim.simulation.reboot_nodes(WHERE, "classic", sim.node_ids("classic"))
+    sim.later()
+
+    assert {e["detail-type"] for e in sent} == {"SageMaker HyperPod Cluster Event"}
+    details = [e["detail"]["EventDetails"] for e in sent]
+    assert {(d["ClusterName"], d["InstanceId"], d["ResourceType"], d["EventLevel"]) for d in details} == {
+        ("hp", node, "Instance", "Info") for node in (rebooted, replaced, deleted)
+    }
+
+
 def test_deleting_nodes_lowers_the_target_and_accepts_a_rebooting_node(sim: Sim) -> None:
     sim.ready(group(count=3))
     first, second, _ = sim.node_ids()
