@@ -157,6 +157,7 @@ VALUES = {
     "workload_boundary_arn": "arn:aws:iam::123456789012:policy/workload-boundary",
     "service_boundary_arn": "arn:aws:iam::123456789012:policy/service-boundary",
     "autoscaling_boundary_arn": "arn:aws:iam::123456789012:policy/autoscaling-boundary",
+    "event_forwarding_role_arn": "arn:aws:iam::123456789012:role/instantstart-event-forwarding-us-west-2",
     "state_machine_arn": ["arn:aws:states:us-west-2:123456789012:stateMachine:instantstart-create-eks-cluster"],
     "state_machine_name": ["instantstart-create-eks-cluster"],
     "rest_api_id": "a1b2c3",

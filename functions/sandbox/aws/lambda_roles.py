@@ -79,6 +79,7 @@ def _values(account: str) -> dict[str, Any]:
         "workload_boundary_arn": os.environ.get("IS_WORKLOAD_ROLE_BOUNDARY_ARN", ""),
         "service_boundary_arn": os.environ.get("IS_SERVICE_ROLE_BOUNDARY_ARN", ""),
         "autoscaling_boundary_arn": os.environ.get("IS_AUTOSCALING_ROLE_BOUNDARY_ARN", ""),
+        "event_forwarding_role_arn": os.environ.get("IS_EVENT_FORWARDING_ROLE_ARN", ""),
         "state_machine_arn": machines,
         "state_machine_name": [arn.rsplit(":", 1)[-1] for arn in machines],
         "rest_api_id": "sandbox",
