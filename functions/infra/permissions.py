@@ -123,10 +123,10 @@ DYNAMODB_ACTIONS = (
     "dynamodb:DeleteItem",
 )
 
-STEP_TABLES = ("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE")
+STEP_TABLES = ("operations_table", "clusters_table")
 
 # How a function relates to the Kubernetes access role (FunctionAccess.kubernetes_role).
-PRINCIPAL = "principal"  # reads IS_KUBERNETES_ROLE_ARN: grants cluster access to that role
+PRINCIPAL = "principal"  # reads `kubernetes_role_arn`: grants cluster access to that role
 ASSUME = "assume"  # also assumes the role to sign EKS bearer tokens, and is trusted by it
 
 # The deployment as the stack renders this table: its name, Region and partition are placeholders, so the names
@@ -198,7 +198,7 @@ class FunctionAccess:
     """Everything one function's role is allowed, besides writing its own logs and traces."""
 
     grants: tuple[Grant, ...]
-    tables: tuple[str, ...] = STEP_TABLES  # TableSpec.env_var of the tables it reads and writes
+    tables: tuple[str, ...] = STEP_TABLES  # TableSpec.setting of the tables it reads and writes
     # None, PRINCIPAL or ASSUME.
     kubernetes_role: str | None = None
 
@@ -965,7 +965,7 @@ STEP_ACCESS: dict[str, FunctionAccess] = {
         kubernetes_role=ASSUME,
     ),
     # Stores the wait's task token, and ends its own wait when an event came between its check and the store.
-    "await_hyperpod_event": FunctionAccess((_SEND_TASK_SUCCESS,), tables=("IS_EVENT_WAITS_TABLE",)),
+    "await_hyperpod_event": FunctionAccess((_SEND_TASK_SUCCESS,), tables=("event_waits_table",)),
     "record_operation_success": FunctionAccess(()),
     "record_stage_completed": FunctionAccess(()),
     "record_operation_failure": FunctionAccess(
@@ -1407,13 +1407,13 @@ API_ACCESS = FunctionAccess(
         ),
     ),
     tables=(
-        "IS_OPERATIONS_TABLE",
-        "IS_CLUSTERS_TABLE",
-        "IS_AUDIT_TABLE",
-        "IS_CONFIRMATIONS_TABLE",
-        "IS_IDEMPOTENCY_TABLE",
-        "IS_RECIPE_VALUES_TABLE",
-        "IS_DRIFT_TABLE",
+        "operations_table",
+        "clusters_table",
+        "audit_table",
+        "confirmations_table",
+        "idempotency_table",
+        "recipe_values_table",
+        "drift_table",
     ),
 )
 
@@ -1434,7 +1434,7 @@ DRIFT_ACCESS = FunctionAccess(
         # Service accounts and claims, read through the view role (AmazonEKSViewPolicy on every cluster).
         Grant(("sts:AssumeRole",), ("{kubernetes_view_role_arn}",)),
     ),
-    tables=("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE", "IS_DRIFT_TABLE"),
+    tables=("operations_table", "clusters_table", "drift_table"),
 )
 
 # The HyperPod events function (`infra.events`): records each event, ends the waits it wakes, and starts the node
@@ -1445,7 +1445,7 @@ EVENTS_ACCESS = FunctionAccess(
         _START_EXECUTION,
         _SEND_TASK_SUCCESS,
     ),
-    tables=("IS_EVENTS_TABLE", "IS_EVENT_WAITS_TABLE", "IS_CLUSTERS_TABLE", "IS_OPERATIONS_TABLE", "IS_AUDIT_TABLE"),
+    tables=("events_table", "event_waits_table", "clusters_table", "operations_table", "audit_table"),
 )
 
 # The remote MCP server calls the API as itself, over the SigV4 routes only; it touches no table and no

@@ -31,13 +31,13 @@ from controlplane.core.naming import (
     DEPLOYMENT_REGION_KEY,
     MANAGED_BY_KEY,
     Deployment,
+    state_machine_name,
 )
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_keys
 from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
-from infra.names import state_machine_name
 from infra.permissions import (
     API_ACCESS,
     ASSUME,
