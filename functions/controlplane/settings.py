@@ -37,7 +37,10 @@ def _variable(name: str, default: Any = _UNSET, *fallbacks: str, **constraints: 
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore", validate_by_name=True, validate_by_alias=True)
+    # Built on first use, not at import (cold start).
+    model_config = ConfigDict(
+        frozen=True, extra="ignore", validate_by_name=True, validate_by_alias=True, defer_build=True
+    )
 
     deployment_name: str = _variable(
         "IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME, pattern=f"^{DEPLOYMENT_NAME_PATTERN}$"
