@@ -90,3 +90,9 @@ def test_the_mcp_server_reads_variables_of_the_model() -> None:
     handler = (ROOT / "mcp_server/lambda_handler.py").read_text()
     read = set(re.findall(r'os\.environ\["(IS_[A-Z_]+)"\]', handler))
     assert read == {Settings.variable(field) for field in ("api_url", "cognito_issuer", "mcp_client_id")}
+
+
+def test_the_readme_describes_every_variable_of_the_model() -> None:
+    configuration = (ROOT / "README.md").read_text().split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    described = set(VARIABLE.findall(configuration))
+    assert {Settings.variable(field) for field in Settings.model_fields} <= described
