@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from controlplane.core.catalog import CatalogService
     from controlplane.core.clusters.import_steps import ClusterImportSteps
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
-    from controlplane.core.clusters.registry import ClusterService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
     from controlplane.core.cost.service import CostService
@@ -49,6 +48,7 @@ if TYPE_CHECKING:
     from controlplane.core.polling import Poller
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
+    from controlplane.core.registry import ClusterService
     from controlplane.core.remediation.service import RemediationService
     from controlplane.core.serving.pool import ModelPoolService
     from controlplane.core.serving.service import ModelServerService
@@ -132,7 +132,7 @@ def clusters() -> ClusterService:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.config import cluster_dependencies
-    from controlplane.core.clusters.registry import ClusterService
+    from controlplane.core.registry import ClusterService
 
     return ClusterService(
         registry(),
@@ -239,7 +239,7 @@ def kubernetes_job_writers() -> KubernetesClientFactory:
 
 def control_plane_access() -> ControlPlaneAccess:
     from controlplane.core.ports.eks import ControlPlaneAccess
-    from controlplane.core.training.access import JOB_WRITERS_GROUP
+    from controlplane.core.workload_access import JOB_WRITERS_GROUP
 
     config = settings()
     return ControlPlaneAccess(
