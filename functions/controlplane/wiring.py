@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from controlplane.settings import settings
 
 if TYPE_CHECKING:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog, DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
     from controlplane.adapters.k8s.client import KubernetesClientFactory
     from controlplane.core.catalog import CatalogService
     from controlplane.core.clusters.import_steps import ClusterImportSteps
@@ -86,7 +87,7 @@ def deployment() -> Deployment:
 @cache
 def operations() -> OperationService:
     from controlplane.adapters.aws.account import AwsAccountGateway
-    from controlplane.adapters.aws.dynamo import DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
     from controlplane.core.operations.service import OperationService
     from controlplane.observability import PowertoolsOperationMetrics
@@ -107,14 +108,14 @@ def operations() -> OperationService:
 
 @cache
 def registry() -> DynamoClusterRegistry:
-    from controlplane.adapters.aws.dynamo import DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 
     return DynamoClusterRegistry(settings().clusters_table)
 
 
 @cache
 def audit_log() -> DynamoAuditLog:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
 
     return DynamoAuditLog(settings().audit_table)
 
@@ -207,7 +208,7 @@ def preflight() -> PreflightService:
 
 @cache
 def confirmations() -> Confirmations:
-    from controlplane.adapters.aws.dynamo import DynamoConfirmationStore
+    from controlplane.adapters.aws.dynamo.confirmations import DynamoConfirmationStore
     from controlplane.core.confirmations import Confirmations
 
     return Confirmations(DynamoConfirmationStore(settings().confirmations_table), clock())
@@ -600,7 +601,7 @@ def live_logs() -> LiveLogService:
 
 @cache
 def recipes() -> RecipeService:
-    from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+    from controlplane.adapters.aws.dynamo.recipe_values import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
 
     return RecipeService(
@@ -641,7 +642,8 @@ def download_steps(region: str) -> DownloadSteps:
 @cache
 def drift() -> DriftService:
     """Reconciles as the API reads: Kubernetes through the view role."""
-    from controlplane.adapters.aws.dynamo import DynamoDriftReportStore, DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.drift_reports import DynamoDriftReportStore
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
