@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from controlplane.settings import settings
 
 if TYPE_CHECKING:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog, DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
     from controlplane.adapters.k8s.client import KubernetesClientFactory
     from controlplane.core.catalog import CatalogService
     from controlplane.core.clusters.import_steps import ClusterImportSteps
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
-    from controlplane.core.clusters.registry import ClusterService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.confirmations import Confirmations
     from controlplane.core.cost.service import CostService
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from controlplane.core.polling import Poller
     from controlplane.core.ports.eks import ControlPlaneAccess
     from controlplane.core.preflight.service import PreflightService
+    from controlplane.core.registry import ClusterService
     from controlplane.core.remediation.service import RemediationService
     from controlplane.core.serving.pool import ModelPoolService
     from controlplane.core.serving.service import ModelServerService
@@ -86,7 +87,7 @@ def deployment() -> Deployment:
 @cache
 def operations() -> OperationService:
     from controlplane.adapters.aws.account import AwsAccountGateway
-    from controlplane.adapters.aws.dynamo import DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
     from controlplane.core.operations.service import OperationService
     from controlplane.observability import PowertoolsOperationMetrics
@@ -107,14 +108,14 @@ def operations() -> OperationService:
 
 @cache
 def registry() -> DynamoClusterRegistry:
-    from controlplane.adapters.aws.dynamo import DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 
     return DynamoClusterRegistry(settings().clusters_table)
 
 
 @cache
 def audit_log() -> DynamoAuditLog:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
 
     return DynamoAuditLog(settings().audit_table)
 
@@ -132,7 +133,7 @@ def clusters() -> ClusterService:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.config import cluster_dependencies
-    from controlplane.core.clusters.registry import ClusterService
+    from controlplane.core.registry import ClusterService
 
     return ClusterService(
         registry(),
@@ -207,7 +208,7 @@ def preflight() -> PreflightService:
 
 @cache
 def confirmations() -> Confirmations:
-    from controlplane.adapters.aws.dynamo import DynamoConfirmationStore
+    from controlplane.adapters.aws.dynamo.confirmations import DynamoConfirmationStore
     from controlplane.core.confirmations import Confirmations
 
     return Confirmations(DynamoConfirmationStore(settings().confirmations_table), clock())
@@ -239,7 +240,7 @@ def kubernetes_job_writers() -> KubernetesClientFactory:
 
 def control_plane_access() -> ControlPlaneAccess:
     from controlplane.core.ports.eks import ControlPlaneAccess
-    from controlplane.core.training.access import JOB_WRITERS_GROUP
+    from controlplane.core.workload_access import JOB_WRITERS_GROUP
 
     config = settings()
     return ControlPlaneAccess(
@@ -600,7 +601,7 @@ def live_logs() -> LiveLogService:
 
 @cache
 def recipes() -> RecipeService:
-    from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+    from controlplane.adapters.aws.dynamo.recipe_values import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
 
     return RecipeService(
@@ -641,7 +642,8 @@ def download_steps(region: str) -> DownloadSteps:
 @cache
 def drift() -> DriftService:
     """Reconciles as the API reads: Kubernetes through the view role."""
-    from controlplane.adapters.aws.dynamo import DynamoDriftReportStore, DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.drift_reports import DynamoDriftReportStore
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway

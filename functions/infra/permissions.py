@@ -78,7 +78,7 @@ from controlplane.core.naming import (
 )
 from controlplane.core.network.eks_stack import EKS_CLUSTER_POLICY, EKS_SERVICE_PRINCIPAL
 from controlplane.core.ports.eks import ADMIN_ACCESS_POLICY, VIEW_ACCESS_POLICY
-from controlplane.core.training.access import JOB_WRITERS_GROUP
+from controlplane.core.workload_access import JOB_WRITERS_GROUP
 
 # Actions that the Service Authorization Reference lists without any resource type: IAM evaluates
 # them against "*" only. A grant may use Resource "*" only for these (checked below and in tests

@@ -10,10 +10,13 @@ from controlplane.core.naming import Deployment
 from controlplane.models.errors import ForeignResourceError
 
 VERSION = "2012-10-17"
+# The principals of SageMaker (HyperPod's execution role, the inference operator) and EKS Pod Identity (operators).
+SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
+POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
 # The AWS services that assume the roles the control plane creates: EKS (cluster role), SageMaker (HyperPod
 # execution role, inference operator), EKS Pod Identity (operators' roles), HyperPod autoscaling.
 TRUSTED_SERVICES = frozenset(
-    {"eks.amazonaws.com", "sagemaker.amazonaws.com", "pods.eks.amazonaws.com", "hyperpod.sagemaker.amazonaws.com"}
+    {"eks.amazonaws.com", SAGEMAKER_PRINCIPAL, POD_IDENTITY_PRINCIPAL, "hyperpod.sagemaker.amazonaws.com"}
 )
 TRUST_ACTIONS = frozenset({"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"})
 

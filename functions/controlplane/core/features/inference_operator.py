@@ -11,7 +11,7 @@ from controlplane.config import FeaturePins
 from controlplane.core.dependencies.steps import S3_CSI_ADDON
 from controlplane.core.features.addon import AddonBucket, AddonFeature, AddonRole
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.hyperpod.stage import SAGEMAKER_PRINCIPAL
+from controlplane.core.identity import SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import inference_operator_role_name, inference_tls_bucket_name
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway

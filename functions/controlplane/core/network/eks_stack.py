@@ -15,8 +15,7 @@ from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGatew
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
-from controlplane.core.serving.access import serving_writer_rbac
-from controlplane.core.training.access import job_writer_rbac
+from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,

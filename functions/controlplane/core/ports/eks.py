@@ -50,7 +50,7 @@ class AccessEntrySpec:
 class ControlPlaneAccess:
     """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
     the internet-facing API's role, which only reads (view), and the API's jobs role, in `jobs_group`, which
-    RBAC lets create and delete job objects and nothing else (`controlplane.core.training.access`)."""
+    RBAC lets create and delete job objects and nothing else (`controlplane.core.workload_access`)."""
 
     admin_role_arn: str
     view_role_arn: str
