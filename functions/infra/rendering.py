@@ -1,4 +1,4 @@
-"""A grant's resource and condition templates filled with a deployment's values (`infra.permissions` names the
+"""A grant's resource and condition templates filled with a deployment's values (`controlplane.access` names the
 placeholders). No CDK here: the stack renders with CloudFormation tokens, the sandbox with its own account's values
 (to evaluate the grants a step's function would have)."""
 
@@ -8,7 +8,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from infra.permissions import Grant
+from controlplane.access.grant import Grant
 
 
 def render_resources(grant: Grant, values: Mapping[str, Any]) -> list[str]:

@@ -1,6 +1,6 @@
 """The workflow steps' Lambda functions: a nested stack with one function, one role and one log group per step
-group of `infra.step_groups.STEP_GROUPS`. Every function runs the one step handler, which dispatches on the Task
-name; its role has the union of its steps' grants and nothing else."""
+group (`infra.access.steps`, collected from the steps' declarations). Every function runs the one step handler, which
+dispatches on the Task name; its role has the union of its steps' grants and nothing else."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.access.steps import STEP_GROUPS, group_access, group_of
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import pascal
-from infra.permissions import ASSUME
-from infra.step_groups import STEP_GROUPS, group_access, group_of
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
@@ -47,7 +46,7 @@ class StepLambdasStack(NestedStack):
         grant_values: Mapping[str, Any],
         acks: Acknowledgements,
     ) -> None:
-        """`grant_values` fills the permission table's placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
+        """`grant_values` fills the grants' placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
         super().__init__(scope, construct_id, description="InstantStart workflow steps: one Lambda function per group")
         self._tables = tables
         self._layer = layer
@@ -62,7 +61,7 @@ class StepLambdasStack(NestedStack):
 
     def kubernetes_roles(self) -> list[iam.Role]:
         """The roles the Kubernetes access role trusts: those of groups with a step that assumes it."""
-        return [self.roles[group] for group in STEP_GROUPS if group_access(group).kubernetes_role == ASSUME]
+        return [self.roles[group] for group in STEP_GROUPS if group_access(group).assumes_kubernetes_role]
 
     def _function(self, group: str) -> lambda_.Function:
         access = group_access(group)
@@ -75,7 +74,7 @@ class StepLambdasStack(NestedStack):
             "IS_POLL_SECONDS": POLL_SECONDS,
             "IS_POLL_MAX_SECONDS": POLL_MAX_SECONDS,
         }
-        if access.kubernetes_role:
+        if access.assumes_kubernetes_role:
             environment["IS_KUBERNETES_ROLE_ARN"] = self._grant_values["kubernetes_role_arn"]
         for value, env_var in ENVIRONMENT_OF_VALUE.items():
             environment[env_var] = self._grant_values[value]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from controlplane.core.concurrency import each, together
 from controlplane.core.dependencies.addons import Health, addon_health, schedulable
-from controlplane.core.hyperpod_roles import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
+from controlplane.core.identity import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster, EksGateway

@@ -14,10 +14,9 @@ from typing import Any
 
 from controlplane.core.endpoints.manifest import API_GROUP as ENDPOINTS_API_GROUP
 from controlplane.core.endpoints.manifest import PLURALS as ENDPOINT_PLURALS
-from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.core.naming import JOB_WRITERS_GROUP, MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.core.training import manifest, ray
 
-JOB_WRITERS_GROUP = "instantstart:job-writers"
 JOB_WRITER_ROLE = "instantstart-job-writer"
 # The kinds the job and endpoint routes write, by API group: HyperPodPyTorchJob, KubeRay's RayJob and RayCluster, and
 # the inference operator's endpoint kinds.

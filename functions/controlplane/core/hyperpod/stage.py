@@ -13,13 +13,14 @@ from typing import Any
 
 from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec
-from controlplane.core.hyperpod_roles import (
+from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.identity import (
     EXECUTION_ROLE_POLICIES,
-    TRAINING_OPERATOR_NAMESPACE,
+    POD_IDENTITY_PRINCIPAL,
+    SAGEMAKER_PRINCIPAL,
     TRAINING_OPERATOR_POLICY,
-    TRAINING_OPERATOR_SERVICE_ACCOUNT,
+    service_trust,
 )
-from controlplane.core.identity import POD_IDENTITY_PRINCIPAL, SAGEMAKER_PRINCIPAL, service_trust
 from controlplane.core.naming import (
     Deployment,
     compute_subnet_key,

@@ -8,7 +8,7 @@ of what they found or changed, which becomes the step's output.
 from __future__ import annotations
 
 from controlplane.core import deadlines
-from controlplane.core.identity import service_trust
+from controlplane.core.identity import EKS_CLUSTER_POLICY, EKS_SERVICE_PRINCIPAL, service_trust
 from controlplane.core.naming import Deployment, eks_cluster_role_name, is_owned, owner, ownership_tags, subnet_key
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
@@ -23,9 +23,6 @@ from controlplane.models.errors import (
 )
 from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, PollState, WorkflowState
 
-EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
-# The AWS managed policy of the cluster role (its ARN: `Deployment.managed_policy_arn`).
-EKS_CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 

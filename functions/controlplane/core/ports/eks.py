@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from controlplane.core.identity import ADMIN_ACCESS_POLICY, VIEW_ACCESS_POLICY
+
 
 @dataclass(frozen=True)
 class EksCluster:
@@ -24,11 +26,6 @@ class EksCluster:
     # Who may reach the API endpoint from outside the VPC (EKS's defaults: public, to every address).
     endpoint_public_access: bool = True
     public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
-
-
-# EKS access policies (cluster scope) of the control plane's access entries, by name.
-ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
-VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
 
 
 @dataclass(frozen=True)
