@@ -20,7 +20,7 @@ import uvicorn
 from xdist.scheduler import LoadFileScheduling
 
 from sandbox.runtime import HOME_REGION, Sandbox, SandboxOptions
-from sandbox.server import build_app
+from sandbox.server.app import build_app
 
 
 def free_port() -> int:

@@ -1,5 +1,5 @@
 """The scheduled drift reconcile: an EventBridge Scheduler schedule invoking `events.reconcile` every six hours
-(its role may invoke that function only), the function, and the function's role (`infra.permissions.DRIFT_ACCESS`:
+(its role may invoke that function only), the function, and the function's role (`infra.access.drift.DRIFT_ACCESS`:
 reads only, plus its three tables). The function signs its Kubernetes reads as the view role, which therefore
 trusts it as well as the API."""
 
@@ -15,10 +15,10 @@ from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
 from controlplane.settings import Settings
+from infra.access.drift import DRIFT_ACCESS
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
-from infra.permissions import DRIFT_ACCESS
 
 RECONCILE_HANDLER = "events.reconcile.lambda_handler"
 RECONCILE_EVERY_HOURS = 6

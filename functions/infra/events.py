@@ -7,7 +7,7 @@ Other Regions' HyperPod events reach these rules through a rule in each of those
 made here: EventBridge may assume it only for this account's forwarding rules, and it may only put events on that bus.
 EKS emits no state-change events of its own (its changes reach EventBridge only as CloudTrail API calls, which say
 that a call was made, not that a cluster or add-on became ACTIVE), so EKS waits keep their bounded poll and no EKS
-rule is made. The function's role is `infra.permissions.EVENTS_ACCESS`; alarms on the queue are not made here.
+rule is made. The function's role is `infra.access.events.EVENTS_ACCESS`; alarms on the queue are not made here.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from controlplane.adapters.aws.eventbridge import PATTERNS
 from controlplane.core.naming import Deployment, event_forwarding_rule_name, state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.settings import Settings
+from infra.access.events import EVENT_FORWARDING_GRANTS, EVENTS_ACCESS
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import deployment_name, event_forwarding_role_name
-from infra.permissions import EVENT_FORWARDING_GRANTS, EVENTS_ACCESS
 
 EVENTS_HANDLER = "events.hyperpod.lambda_handler"
 EVENTS_TIMEOUT = Duration.seconds(60)

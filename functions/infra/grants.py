@@ -1,4 +1,4 @@
-"""IAM policy statements from the permission table (`infra.permissions`): one statement per `Grant`, each
+"""IAM policy statements from the declared grants (`controlplane.access`): one statement per `Grant`, each
 wildcard resource acknowledged for cdk-nag with the grant's own reason (prefixed by its actions), DynamoDB access
 per named table."""
 
@@ -11,10 +11,10 @@ from aws_cdk import Aws
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 
+from controlplane.access.grant import DYNAMODB_ACTIONS, FunctionAccess, Grant
 from controlplane.adapters.aws.tables import TABLES
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
-from infra.permissions import DYNAMODB_ACTIONS, FunctionAccess, Grant
 from infra.rendering import render_conditions, render_resources
 
 

@@ -5,7 +5,8 @@ API and steps; the workflow steps' functions and the workflows themselves in nes
 
 Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
-`controlplane.workflows`, permissions from `infra.permissions` and the step functions from `infra.step_groups`.
+`controlplane.workflows`, the functions' roles from `infra.access` (the step groups' collected from the steps'
+declarations).
 
 Context keys (all optional):
   deploymentName           3-12 lowercase letters and digits (default instantstart): starts the names of the state
@@ -43,11 +44,15 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
+from controlplane.access.grant import Grant
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
 from controlplane.core.naming import state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.settings import Settings
+from infra.access.api import API_ACCESS
+from infra.access.kubernetes import KUBERNETES_ROLE_GRANTS
+from infra.access.mcp import MCP_ACCESS
 from infra.console import Console
 from infra.drift import DriftReconcile
 from infra.events import HyperPodEvents, event_forwarding_role
@@ -67,7 +72,6 @@ from infra.names import (
     kubernetes_view_role_name,
     pascal,
 )
-from infra.permissions import API_ACCESS, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
 from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
 from infra.step_lambdas import StepLambdasStack
 from infra.websocket import LiveLogsWebSocket

@@ -1,6 +1,6 @@
 """The workflow steps' Lambda functions: a nested stack with one function, one role and one log group per step
-group of `infra.step_groups.STEP_GROUPS`. Every function runs the one step handler, which dispatches on the Task
-name; its role has the union of its steps' grants and nothing else."""
+group (`infra.access.steps`, collected from the steps' declarations). Every function runs the one step handler, which
+dispatches on the Task name; its role has the union of its steps' grants and nothing else."""
 
 from __future__ import annotations
 
@@ -14,13 +14,12 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from controlplane.settings import Settings
+from infra.access.steps import STEP_GROUPS, group_access, group_of
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import pascal
-from infra.permissions import ASSUME
 from infra.rendering import SETTING_OF_PLACEHOLDER
-from infra.step_groups import STEP_GROUPS, group_access, group_of
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
@@ -39,7 +38,7 @@ class StepLambdasStack(NestedStack):
         grant_values: Mapping[str, Any],
         acks: Acknowledgements,
     ) -> None:
-        """`grant_values` fills the permission table's placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
+        """`grant_values` fills the grants' placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
         super().__init__(scope, construct_id, description="InstantStart workflow steps: one Lambda function per group")
         self._tables = tables
         self._layer = layer
@@ -54,7 +53,7 @@ class StepLambdasStack(NestedStack):
 
     def kubernetes_roles(self) -> list[iam.Role]:
         """The roles the Kubernetes access role trusts: those of groups with a step that assumes it."""
-        return [self.roles[group] for group in STEP_GROUPS if group_access(group).kubernetes_role == ASSUME]
+        return [self.roles[group] for group in STEP_GROUPS if group_access(group).assumes_kubernetes_role]
 
     def _function(self, group: str) -> lambda_.Function:
         access = group_access(group)
@@ -69,7 +68,7 @@ class StepLambdasStack(NestedStack):
             "poll_seconds": POLL_SECONDS,
             "poll_max_seconds": POLL_MAX_SECONDS,
         }
-        if not access.kubernetes_role:
+        if not access.assumes_kubernetes_role:
             del settings["kubernetes_role_arn"]  # only the groups that reach the Kubernetes API may assume it
         return lambda_function(
             self,

@@ -29,12 +29,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from controlplane.access.grant import FunctionAccess, Grant
 from controlplane.settings import Settings
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
-from infra.permissions import FunctionAccess, Grant
 
 HANDLER = "ws.handler.lambda_handler"
 AUTHORIZER_HANDLER = "ws.authorizer.lambda_handler"

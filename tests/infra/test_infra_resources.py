@@ -14,9 +14,9 @@ from controlplane.core.auth import Role
 from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.settings import Settings
+from infra.access.steps import STEP_GROUPS, group_access
 from infra.drift import RECONCILE_HANDLER
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
-from infra.step_groups import STEP_GROUPS, group_access
 from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 
 
@@ -184,7 +184,7 @@ def test_step_environment(synth: Any) -> None:
         assert set(table_env_names(synth)) <= set(variables), group
         assert variables["IS_POLL_SECONDS"] == "30" and variables["IS_POLL_MAX_SECONDS"] == "1800"
         assert "IS_STATE_MACHINE_ARNS" not in variables and "IS_IAM_ROLE_BINDINGS" not in variables
-        if group_access(group).kubernetes_role:
+        if group_access(group).assumes_kubernetes_role:
             assert render(variables["IS_KUBERNETES_ROLE_ARN"]) == kubernetes_role_arn, group
         else:
             assert "IS_KUBERNETES_ROLE_ARN" not in variables, group

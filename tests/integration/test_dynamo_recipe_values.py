@@ -10,7 +10,7 @@ import pytest
 from moto import mock_aws
 
 from controlplane.adapters.aws import session
-from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+from controlplane.adapters.aws.dynamo.recipe_values import DynamoRecipeValuesStore
 from controlplane.adapters.aws.tables import TABLES
 from sandbox.aws.stubber import SerializedStubber
 

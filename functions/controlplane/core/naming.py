@@ -26,6 +26,8 @@ CLUSTER_TAG_KEY = "instantstart:cluster"
 MANAGED_BY_KEY = "instantstart:managed-by"
 DEPLOYMENT_REGION_KEY = "instantstart:deployment-region"
 ROLE_TAG_KEY = "instantstart:role"
+# The Kubernetes group of the API's jobs role in every cluster (its access entry; RBAC in `core.workload_access`).
+JOB_WRITERS_GROUP = "instantstart:job-writers"
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ if TYPE_CHECKING:
     from controlplane.core.catalog import CatalogService
     from controlplane.core.clusters.import_steps import ClusterImportSteps
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
-    from controlplane.core.clusters.registry import ClusterService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
     from controlplane.core.preflight.service import PreflightService
+    from controlplane.core.registry import ClusterService
 
 
 @provider
@@ -24,7 +24,7 @@ def clusters() -> ClusterService:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.config import cluster_dependencies
-    from controlplane.core.clusters.registry import ClusterService
+    from controlplane.core.registry import ClusterService
 
     return ClusterService(
         registry=wiring.registry(),

@@ -10,7 +10,8 @@ from controlplane.settings import settings
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog, DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
     from controlplane.core.operations.audit import AuditTrail
     from controlplane.core.operations.service import OperationService
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 @provider
 def operations() -> OperationService:
     from controlplane.adapters.aws.account import AwsAccountGateway
-    from controlplane.adapters.aws.dynamo import DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
     from controlplane.core.operations.service import OperationService
     from controlplane.observability import PowertoolsOperationMetrics
@@ -39,14 +40,14 @@ def operations() -> OperationService:
 
 @provider
 def registry() -> DynamoClusterRegistry:
-    from controlplane.adapters.aws.dynamo import DynamoClusterRegistry
+    from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 
     return DynamoClusterRegistry(table=settings().clusters_table)
 
 
 @provider
 def audit_log() -> DynamoAuditLog:
-    from controlplane.adapters.aws.dynamo import DynamoAuditLog
+    from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
 
     return DynamoAuditLog(table=settings().audit_table)
 

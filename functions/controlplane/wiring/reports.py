@@ -32,7 +32,8 @@ def monitoring() -> MonitoringService:
 @provider
 def drift() -> DriftService:
     """Reconciles as the API reads: Kubernetes through the view role."""
-    from controlplane.adapters.aws.dynamo import DynamoDriftReportStore, DynamoOperationRepository
+    from controlplane.adapters.aws.dynamo.drift_reports import DynamoDriftReportStore
+    from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway

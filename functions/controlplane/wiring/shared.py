@@ -57,7 +57,7 @@ def poller() -> Poller:
 
 @provider
 def confirmations() -> Confirmations:
-    from controlplane.adapters.aws.dynamo import DynamoConfirmationStore
+    from controlplane.adapters.aws.dynamo.confirmations import DynamoConfirmationStore
     from controlplane.core.confirmations import Confirmations
 
     return Confirmations(store=DynamoConfirmationStore(table=settings().confirmations_table), clock=wiring.clock())
@@ -90,7 +90,7 @@ def kubernetes_job_writers() -> KubernetesClientFactory:
 def control_plane_access() -> ControlPlaneAccess:
     """The three identities' access entries, which the steps that create or import a cluster keep on it."""
     from controlplane.core.ports.eks import ControlPlaneAccess
-    from controlplane.core.training.access import JOB_WRITERS_GROUP
+    from controlplane.core.workload_access import JOB_WRITERS_GROUP
 
     config = settings()
     return ControlPlaneAccess(

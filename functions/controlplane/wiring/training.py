@@ -58,7 +58,7 @@ def live_logs() -> LiveLogService:
 
 @provider
 def recipes() -> RecipeService:
-    from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+    from controlplane.adapters.aws.dynamo.recipe_values import DynamoRecipeValuesStore
     from controlplane.core.training.recipes import RecipeService, shipped_recipes
 
     return RecipeService(

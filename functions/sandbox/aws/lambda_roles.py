@@ -2,9 +2,10 @@
 services that act with the caller's credentials (HyperPod's forward access sessions).
 
 The sandbox serves every step from one process; its Lambda dispatch (`sandbox.runtime`) marks the step it runs
-(`running_step`), so a request that reaches moto from that step knows its function: the step's group
-(`infra.step_groups`), whose role has exactly the group's grants (`infra.permissions`), rendered here with the sandbox
-account's values as the stack renders them with its own. The same table the stack deploys is the one judged.
+(`running_step`), so a request that reaches moto from that step knows its function: the step's group, whose role has
+exactly the group's grants (`infra.access.steps`, collected from the steps' declarations), rendered here with the
+sandbox account's values as the stack renders them with its own. The same grants the stack deploys are the ones
+judged.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from controlplane.settings import SettingNotSetError, Settings, settings
+from infra.access.steps import group_access, group_of
 from infra.rendering import SETTING_OF_PLACEHOLDER, render_conditions, render_resources
-from infra.step_groups import STEP_GROUPS, group_access
 from sandbox.aws.hyperpod.access import Caller
 
 _STEP: ContextVar[str | None] = ContextVar("sandbox_step", default=None)
@@ -39,7 +40,7 @@ def step_caller(account: str) -> Caller | None:
     step = _STEP.get()
     if step is None:
         return None
-    (group,) = [name for name, steps in STEP_GROUPS.items() if step in steps]
+    group = group_of(step)
     deployment = settings().deployment_name
     return Caller(
         f"arn:aws:sts::{account}:assumed-role/{deployment}-steps-{group}/{deployment}-steps-{group}",
@@ -64,8 +65,8 @@ def function_policy(group: str, account: str) -> dict[str, Any]:
 
 
 def _values(account: str) -> dict[str, Any]:
-    """The permission table's placeholders (see `infra.permissions`) as the sandbox provisions them (its settings);
-    a value not provisioned (outside a running sandbox) is empty."""
+    """The grants' placeholders (see `controlplane.access`) as the sandbox provisions them (its settings); a value
+    not provisioned (outside a running sandbox) is empty."""
     config = settings()
     machines = list(config.state_machine_arns.values())
     return {

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 from controlplane.core import deadlines
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.downloads.manifest import job_name, token_secret
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import WorkloadGateway
 from controlplane.core.ports.storage import BucketGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE

@@ -14,7 +14,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.endpoints import manifest, sources
 from controlplane.core.endpoints.errors import (
@@ -31,6 +30,7 @@ from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.features.observability import OBSERVABILITY_ADDON, bring_your_own_grafana
 from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, overview
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import Addon, EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import ClusterReadGateway, PodFacts
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError

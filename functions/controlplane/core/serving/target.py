@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterNotReadyError
 

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.kinds import JOB_KINDS, rules_of
 from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
 from controlplane.core.training.schema import schema_problems
