@@ -4,7 +4,7 @@
  * on the review step shows its refusals and pre-flight checks.
  */
 import { unwrap, type ApiClient, type Schemas } from "../../api/client";
-import type { RouteKey } from "../../api/roles.gen";
+import type { RouteKey } from "../../api/contract.gen";
 
 /** The whole pipeline (`POST /clusters`) or one stage (`POST /clusters/eks`, then the routes of an existing cluster). */
 export type Scope = "cluster" | "eks" | "dependencies" | "hyperpod" | "storage";
