@@ -14,6 +14,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
+from controlplane.settings import Settings
 from infra.access.drift import DRIFT_ACCESS
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
@@ -53,10 +54,10 @@ class DriftReconcile(Construct):
             role=role,
             timeout=RECONCILE_TIMEOUT,
             description="InstantStart scheduled drift reconcile of every registered cluster",
-            environment={
-                **{env_var: tables[env_var].table_name for env_var in DRIFT_ACCESS.tables},
-                "IS_KUBERNETES_VIEW_ROLE_ARN": kubernetes_view_role.role_arn,
-            },
+            environment=Settings.environment(
+                **{table: tables[table].table_name for table in DRIFT_ACCESS.tables},
+                kubernetes_view_role_arn=kubernetes_view_role.role_arn,
+            ),
             code=control_plane_code(self),
             layer=layer,
             acks=acks,

@@ -55,9 +55,9 @@ def unscoped_policy(role: iam.Role) -> iam.Policy:
 def add_table_grants(role: iam.Role, access: FunctionAccess, tables: Mapping[str, dynamodb.ITable]) -> None:
     """Item-level access to the tables the function names, and to their indexes."""
     resources: list[str] = []
-    specs = {spec.env_var: spec for spec in TABLES}
-    for env_var in access.tables:
-        table_arn = tables[env_var].table_arn
+    specs = {spec.setting: spec for spec in TABLES}
+    for setting in access.tables:
+        table_arn = tables[setting].table_arn
         resources.append(table_arn)
-        resources.extend(f"{table_arn}/index/{index.name}" for index in specs[env_var].indexes)
+        resources.extend(f"{table_arn}/index/{index.name}" for index in specs[setting].indexes)
     role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))

@@ -10,6 +10,19 @@ from typing import Any
 
 from controlplane.access.grant import Grant
 
+# The placeholders naming a resource of the deployment that the functions also read from their settings
+# (`controlplane.settings.Settings`), by the setting that carries it: the stack sets them from the same values it
+# renders the grants with, the sandbox renders the grants from the settings it provisioned.
+SETTING_OF_PLACEHOLDER = {
+    "kubernetes_role_arn": "kubernetes_role_arn",
+    "kubernetes_view_role_arn": "kubernetes_view_role_arn",
+    "kubernetes_jobs_role_arn": "kubernetes_jobs_role_arn",
+    "workload_boundary_arn": "workload_role_boundary_arn",
+    "autoscaling_boundary_arn": "autoscaling_role_boundary_arn",
+    "service_boundary_arn": "service_role_boundary_arn",
+    "event_forwarding_role_arn": "event_forwarding_role_arn",
+}
+
 
 def render_resources(grant: Grant, values: Mapping[str, Any]) -> list[str]:
     return [arn for template in grant.resources for arn in _render(template, values)]

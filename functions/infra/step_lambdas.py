@@ -13,26 +13,18 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from controlplane.settings import Settings
 from infra.access.steps import STEP_GROUPS, group_access, group_of
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import pascal
+from infra.rendering import SETTING_OF_PLACEHOLDER
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
-POLL_SECONDS = "30"
-POLL_MAX_SECONDS = "1800"
-# Grant placeholders whose value every step also reads from its environment (the services that create roles are
-# built with their boundaries, whichever step of theirs runs).
-ENVIRONMENT_OF_VALUE = {
-    "kubernetes_view_role_arn": "IS_KUBERNETES_VIEW_ROLE_ARN",
-    "kubernetes_jobs_role_arn": "IS_KUBERNETES_JOBS_ROLE_ARN",
-    "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
-    "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
-    "service_boundary_arn": "IS_SERVICE_ROLE_BOUNDARY_ARN",
-    "event_forwarding_role_arn": "IS_EVENT_FORWARDING_ROLE_ARN",
-}
+POLL_SECONDS = 30
+POLL_MAX_SECONDS = 1800
 
 
 class StepLambdasStack(NestedStack):
@@ -68,16 +60,16 @@ class StepLambdasStack(NestedStack):
         role = self.roles[group]
         add_grants(role, access.grants, self._grant_values, self._acks)
         add_table_grants(role, access, self._tables)
-        environment = {
-            # settings() requires every table name, even of tables these steps never touch.
-            **{env_var: table.table_name for env_var, table in self._tables.items()},
-            "IS_POLL_SECONDS": POLL_SECONDS,
-            "IS_POLL_MAX_SECONDS": POLL_MAX_SECONDS,
+        settings: dict[str, Any] = {
+            # The services the steps build name every table, even of tables these steps never touch, and are built
+            # with the boundaries of the roles they create, whichever step of theirs runs.
+            **{setting: table.table_name for setting, table in self._tables.items()},
+            **{setting: self._grant_values[value] for value, setting in SETTING_OF_PLACEHOLDER.items()},
+            "poll_seconds": POLL_SECONDS,
+            "poll_max_seconds": POLL_MAX_SECONDS,
         }
-        if access.assumes_kubernetes_role:
-            environment["IS_KUBERNETES_ROLE_ARN"] = self._grant_values["kubernetes_role_arn"]
-        for value, env_var in ENVIRONMENT_OF_VALUE.items():
-            environment[env_var] = self._grant_values[value]
+        if not access.assumes_kubernetes_role:
+            del settings["kubernetes_role_arn"]  # only the groups that reach the Kubernetes API may assume it
         return lambda_function(
             self,
             f"{pascal(group)}Steps",
@@ -85,7 +77,7 @@ class StepLambdasStack(NestedStack):
             role=role,
             timeout=STEP_TIMEOUT,
             description=f"InstantStart workflow steps: {group}",
-            environment=environment,
+            environment=Settings.environment(**settings),
             code=self._code,
             layer=self._layer,
             acks=self._acks,

@@ -46,7 +46,7 @@ def _await_event(call: StepCall) -> dict[str, Any]:
 
 STEPS = (
     # Stores the wait's task token, and ends its own wait when an event came between its check and the store.
-    Step(AWAIT_EVENT, EVENT_WAITS, _await_event, (SEND_TASK_SUCCESS,), begins=False, tables=("IS_EVENT_WAITS_TABLE",)),
+    Step(AWAIT_EVENT, EVENT_WAITS, _await_event, (SEND_TASK_SUCCESS,), begins=False, tables=("event_waits_table",)),
     work(
         "Ensure Event Forwarding",
         EVENT_FORWARDING,

@@ -32,6 +32,7 @@ from controlplane.core.naming import (
     DEPLOYMENT_REGION_KEY,
     MANAGED_BY_KEY,
     Deployment,
+    state_machine_name,
 )
 from controlplane.models.operations import OperationKind
 from infra.access.api import API_ACCESS
@@ -43,7 +44,6 @@ from infra.access.steps import STEP_GROUPS, group_access
 from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
-from infra.names import state_machine_name
 from infra.stack import API_HANDLER, IDENTITY_CHANGES, MLFLOW_ACTIONS
 from infra.websocket import HANDLER as WS_HANDLER
 from steps.registry import STEPS

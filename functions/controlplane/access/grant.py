@@ -56,7 +56,7 @@ DYNAMODB_ACTIONS = (
 )
 
 # The tables every step reads and writes: the operations and the cluster registry.
-STEP_TABLES = ("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE")
+STEP_TABLES = ("operations_table", "clusters_table")
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class FunctionAccess:
     """Everything one function's role is allowed, besides writing its own logs and traces."""
 
     grants: tuple[Grant, ...]
-    tables: tuple[str, ...] = STEP_TABLES  # TableSpec.env_var of the tables it reads and writes
+    tables: tuple[str, ...] = STEP_TABLES  # TableSpec.setting of the tables it reads and writes
 
     @property
     def assumes_kubernetes_role(self) -> bool:

@@ -36,5 +36,5 @@ DRIFT_ACCESS = FunctionAccess(
         # Service accounts and claims, read through the view role (AmazonEKSViewPolicy on every cluster).
         ASSUME_VIEW_ROLE,
     ),
-    tables=("IS_OPERATIONS_TABLE", "IS_CLUSTERS_TABLE", "IS_DRIFT_TABLE"),
+    tables=("operations_table", "clusters_table", "drift_table"),
 )

@@ -14,7 +14,7 @@ EVENTS_ACCESS = FunctionAccess(
         START_EXECUTION,
         SEND_TASK_SUCCESS,
     ),
-    tables=("IS_EVENTS_TABLE", "IS_EVENT_WAITS_TABLE", "IS_CLUSTERS_TABLE", "IS_OPERATIONS_TABLE", "IS_AUDIT_TABLE"),
+    tables=("events_table", "event_waits_table", "clusters_table", "operations_table", "audit_table"),
 )
 
 # The forwarding role: one action, on this Region's default bus.
