@@ -6,16 +6,14 @@ import pytest
 
 from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn, steps_of
 
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CONFIGURE_STORAGE))
-    if not p.startswith("RecordOperation")
-)
+# The FSx steps fail in turn in the pipeline (tests/workflows/test_create_cluster_pipeline.py): FSx needs the
+# HyperPod stage, which the pipeline builds in the same operation.
+FSX_STEPS = [step for step in steps_of(OperationKind.CONFIGURE_STORAGE) if "fsx" in step]
 
 
 def ready_for_storage(running_sandbox, tag: str) -> None:
@@ -88,24 +86,22 @@ def test_a_viewer_cannot_configure_storage(running_sandbox):
         assert api.post("/clusters/stor/storage", json={}).status_code == 403
 
 
-@pytest.mark.parametrize("step", [step for step in STEPS if "fsx" not in step])
-def test_a_fault_in_any_storage_step_then_resume_mounts_once(running_sandbox, step):
-    tag = "s-" + step.replace("_", "")[:18]
-    ready_for_storage(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{tag}/storage", json={}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "FAILED"
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-    inventory = storage_inventory(running_sandbox, tag)
+def test_every_storage_step_fails_once_in_turn_and_resume_mounts_once(running_sandbox):
+    ready_for_storage(running_sandbox, "storfaults")
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters/storfaults/storage", json={}).json()["operationId"]
+
+    steps = [step for step in steps_of(OperationKind.CONFIGURE_STORAGE) if step not in FSX_STEPS]
+    fail_each_step_in_turn(running_sandbox, OperationKind.CONFIGURE_STORAGE, start, steps)
+    inventory = storage_inventory(running_sandbox, "storfaults")
     assert inventory["claims"] == ["s3-claim"]
     assert len(inventory["data_buckets"]) == 1
 
 
 # --- FSx for Lustre ------------------------------------------------------------------------------
 
-FSX_STEPS = sorted(step for step in STEPS if "fsx" in step)
 PIPELINE = {
     "region": "us-west-2",
     "hyperpod": {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
@@ -193,20 +189,3 @@ def test_fsx_before_the_hyperpod_stage_is_refused_with_409(running_sandbox):
     assert refused.status_code == 409, refused.text
     assert "hyperpod" in refused.json()["message"]
     assert fsx_inventory(running_sandbox, "fsxearly")["file_systems"] == []
-
-
-@pytest.mark.parametrize("step", FSX_STEPS)
-def test_a_fault_in_any_fsx_step_then_resume_creates_one_file_system(running_sandbox, step):
-    tag = "f-" + step.replace("_", "")[:18]
-    running_sandbox.sandbox.add_fault(step, 1)
-    failed = create_pipeline(running_sandbox, tag, {})
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(failed["operationId"], limit_seconds=180)
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    inventory = fsx_inventory(running_sandbox, tag)
-    assert [fs["Lifecycle"] for fs in inventory["file_systems"]] == ["AVAILABLE"]
-    assert len(inventory["volumes"]) == 1
-    assert inventory["claims"] == ["fsx-claim", "s3-claim"]

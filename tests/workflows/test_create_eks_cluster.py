@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
-
-CREATE_STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
-    if not p.startswith("RecordOperation")
-)
+from tests.workflows.faults import fail_each_step_in_turn
 
 
 def create(running_sandbox, tag: str) -> dict:
@@ -49,26 +43,11 @@ def test_the_eks_cluster_is_created_with_the_authentication_mode_hyperpod_needs(
     assert cluster["tags"]["instantstart:deployment-region"] == "us-east-1"
 
 
-@pytest.mark.parametrize("step", CREATE_STEPS)
-def test_a_fault_in_any_step_fails_the_operation_naming_it_and_resume_completes_it(running_sandbox, step):
-    tag = "f-" + step.replace("_", "")[:18]
-    running_sandbox.sandbox.add_fault(step, 1)
-    accepted = create(running_sandbox, tag)
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["code"] == "SandboxFaultInjected"
-    state_name = failed["error"]["step"]
-    assert state_name.lower().replace(" ", "_") == step
-    assert f"Step '{state_name}' failed" in failed["error"]["message"]
-    assert any(stage["status"] == "FAILED" for stage in failed["stages"])
-
-    with running_sandbox.client() as api:
-        resumed = api.post(f"/operations/{accepted['operationId']}/resume")
-    assert resumed.status_code == 202, resumed.text
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert done["attempt"] == 2
-    assert stage1_inventory(tag) == COMPLETE_STAGE1
+def test_every_step_fails_once_in_turn_naming_itself_and_resume_completes_the_one_operation(running_sandbox):
+    fail_each_step_in_turn(
+        running_sandbox, OperationKind.CREATE_EKS_CLUSTER, lambda: create(running_sandbox, "faults")["operationId"]
+    )
+    assert stage1_inventory("faults") == COMPLETE_STAGE1
 
 
 class ResponseLostError(Exception):

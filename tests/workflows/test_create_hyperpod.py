@@ -5,18 +5,10 @@ from __future__ import annotations
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholder, placeholders, step_key
-from controlplane.workflows.asl import AWAIT_EVENT
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn
 
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
-    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait;
-    # that a failing event wait fails the operation is the ASL's own rule (tests/contract/test_workflow_definitions.py).
-    if not p.startswith("RecordOperation") and p != placeholder(AWAIT_EVENT)
-)
 FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 
 
@@ -228,21 +220,17 @@ def test_hyperpod_before_dependencies_is_refused_with_409(running_sandbox):
     assert "dependencies" in refused.json()["message"]
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_fault_in_any_hyperpod_step_then_resume_creates_everything_once(running_sandbox, step):
-    tag = "h-" + step.replace("_", "")[:18]
-    ready_for_hyperpod(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{tag}/hyperpod", json=FIRST_GROUP).json()
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert hyperpod_inventory(running_sandbox, tag) == ONE_NODE
+def test_every_hyperpod_step_fails_once_in_turn_and_resume_creates_everything_once(running_sandbox):
+    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait;
+    # that a failing event wait fails the operation is the ASL's own rule (tests/contract/test_workflow_definitions.py).
+    ready_for_hyperpod(running_sandbox, "hpfaults")
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters/hpfaults/hyperpod", json=FIRST_GROUP).json()["operationId"]
+
+    fail_each_step_in_turn(running_sandbox, OperationKind.CREATE_HYPERPOD_CLUSTER, start)
+    assert hyperpod_inventory(running_sandbox, "hpfaults") == ONE_NODE
 
 
 def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
