@@ -16,14 +16,6 @@ from tests.workflows.faults import fail_each_step_in_turn, steps_of
 FSX_STEPS = [step for step in steps_of(OperationKind.CONFIGURE_STORAGE) if "fsx" in step]
 
 
-def ready_for_storage(running_sandbox, tag: str) -> None:
-    with running_sandbox.client() as api:
-        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-        accepted = api.post(f"/clusters/{tag}/dependencies").json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-
-
 def storage_inventory(running_sandbox, tag: str) -> dict[str, object]:
     store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{tag}")
     claims = [c["metadata"]["name"] for c in store.list("", "v1", "persistentvolumeclaims", "default")]
@@ -35,7 +27,7 @@ def storage_inventory(running_sandbox, tag: str) -> dict[str, object]:
 
 
 def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
-    ready_for_storage(running_sandbox, "stor")
+    running_sandbox.build_cluster("stor", hyperpod=False)
     with running_sandbox.client("sandbox-operator") as api:
         response = api.post("/clusters/stor/storage", json={})
         assert response.status_code == 202, response.text
@@ -57,7 +49,7 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
 
 
 def test_the_callers_bucket_is_mounted_and_never_created(running_sandbox):
-    ready_for_storage(running_sandbox, "storown")
+    running_sandbox.build_cluster("storown", hyperpod=False)
     aws_client("s3", region_name="us-west-2").create_bucket(
         Bucket="team-datasets", CreateBucketConfiguration={"LocationConstraint": "us-west-2"}
     )
@@ -72,7 +64,7 @@ def test_the_callers_bucket_is_mounted_and_never_created(running_sandbox):
 
 
 def test_storage_with_a_missing_bucket_fails_and_names_it(running_sandbox):
-    ready_for_storage(running_sandbox, "stormiss")
+    running_sandbox.build_cluster("stormiss", hyperpod=False)
     with running_sandbox.client() as api:
         response = api.post("/clusters/stormiss/storage", json={"bucketName": "no-such-bucket-here"})
         operation = running_sandbox.wait_terminal(response.json()["operationId"])
@@ -87,7 +79,7 @@ def test_a_viewer_cannot_configure_storage(running_sandbox):
 
 
 def test_every_storage_step_fails_once_in_turn_and_resume_mounts_once(running_sandbox):
-    ready_for_storage(running_sandbox, "storfaults")
+    running_sandbox.build_cluster("storfaults", hyperpod=False)
 
     def start() -> str:
         with running_sandbox.client() as api:
@@ -183,7 +175,7 @@ def test_invalid_fsx_requests_are_refused_with_the_allowed_values(running_sandbo
 
 
 def test_fsx_before_the_hyperpod_stage_is_refused_with_409(running_sandbox):
-    ready_for_storage(running_sandbox, "fsxearly")
+    running_sandbox.build_cluster("fsxearly", hyperpod=False)
     with running_sandbox.client() as api:
         refused = api.post("/clusters/fsxearly/storage", json={"fsx": {}})
     assert refused.status_code == 409, refused.text

@@ -11,7 +11,6 @@ import pytest
 from controlplane.models.operations import OperationKind
 from tests.conftest import aws_client
 from tests.workflows.faults import fail_each_step_in_turn
-from tests.workflows.test_configure_storage import ready_for_storage
 
 TAG = "downloads"
 TOKEN = "hf_SandboxToken4f1e2d3c4b5a69788796a5b4"
@@ -19,10 +18,7 @@ TOKEN = "hf_SandboxToken4f1e2d3c4b5a69788796a5b4"
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_storage(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/storage", json={}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, hyperpod=False, storage=True)
     return running_sandbox
 
 

@@ -9,7 +9,6 @@ from controlplane.models.operations import OperationKind
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 from tests.workflows.faults import fail_each_step_in_turn
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "igroups"
 SPOT = {
@@ -44,10 +43,7 @@ def groups() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json=FIRST_GROUP).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG)
     return running_sandbox
 
 

@@ -13,7 +13,6 @@ from controlplane.models.operations import OperationKind
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
 from tests.workflows.faults import fail_each_step_in_turn
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "nodes"
 UNKNOWN = "i-0123456789abcdef0"
@@ -21,10 +20,7 @@ UNKNOWN = "i-0123456789abcdef0"
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": 3}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, instances=3)
     return running_sandbox
 
 

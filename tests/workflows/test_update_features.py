@@ -43,19 +43,13 @@ BOOKKEEPING_SERVICES = ("dynamodb.", "sts.")
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
-    with running_sandbox.client() as api:
-        for path, body in (
-            ("/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            (f"/clusters/{TAG}/dependencies", None),
-            (f"/clusters/{TAG}/hyperpod", group),
-            (
-                f"/clusters/{TAG}/instance-groups",
-                {**group, "instanceType": "ml.m5.xlarge", "instanceGroupName": SCALABLE},
-            ),
-        ):
-            accepted = api.post(path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    cpu_group = {
+        "availabilityZone": "us-west-2c",
+        "instanceType": "ml.m5.xlarge",
+        "instanceCount": 1,
+        "instanceGroupName": SCALABLE,
+    }
+    running_sandbox.build_cluster(TAG, region=REGION, then=[("POST", f"/clusters/{TAG}/instance-groups", cpu_group)])
     return TAG
 
 
