@@ -134,23 +134,32 @@ def print_execution_tail(operation: dict, events: int = 12) -> None:
 
 
 @contextmanager
+def serve_asgi(app: Any, sock: socket.socket) -> Iterator[None]:
+    """Serve an ASGI app on `sock` (from `bound_socket`) in a thread until the block ends."""
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@contextmanager
 def serve_sandbox(**timings: float) -> Iterator[RunningSandbox]:
     """A sandbox with these timings (`SandboxOptions`' fields), served on a free port until the block ends."""
     sock = bound_socket()
     base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **timings))
     sandbox.start()
-    server = uvicorn.Server(uvicorn.Config(build_app(sandbox), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
     try:
-        yield RunningSandbox(sandbox=sandbox, base_url=base_url)
+        with serve_asgi(build_app(sandbox), sock):
+            yield RunningSandbox(sandbox=sandbox, base_url=base_url)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
         sandbox.stop()
 
 
