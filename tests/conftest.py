@@ -19,8 +19,9 @@ import pytest
 import uvicorn
 from xdist.scheduler import LoadFileScheduling
 
+from controlplane.models.operations import TERMINAL_STATUSES
 from sandbox.runtime import HOME_REGION, Sandbox, SandboxOptions
-from sandbox.server import build_app
+from sandbox.server.app import build_app
 
 
 def free_port() -> int:
@@ -105,7 +106,7 @@ class RunningSandbox:
         with self.client("sandbox-viewer") as api:
             while True:
                 operation = api.get(f"/operations/{operation_id}/wait", params={"timeoutSeconds": 20}).json()
-                if operation["status"] in ("SUCCEEDED", "FAILED", "CANCELLED"):
+                if operation["status"] in TERMINAL_STATUSES:
                     return operation
                 if time.monotonic() > deadline:
                     print_execution_tail(operation)

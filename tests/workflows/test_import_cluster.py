@@ -14,7 +14,7 @@ from moto.eks.models import eks_backends
 
 from controlplane.adapters.k8s import manifests
 from controlplane.config import cluster_dependencies
-from controlplane.core.hyperpod.stage import EXECUTION_ROLE_POLICIES
+from controlplane.core.identity import EXECUTION_ROLE_POLICIES
 from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind

@@ -74,7 +74,7 @@ class DaemonSetController:
         spec = template.get("spec") or {}
         revision = _revision(template)
         nodes = {node["metadata"]["name"]: node for node in store.list("", "v1", "nodes")}
-        pods = {(pod.get("spec") or {}).get("nodeName"): pod for pod in _pods(store, daemon_set)}
+        pods = {str((pod.get("spec") or {}).get("nodeName") or ""): pod for pod in _pods(store, daemon_set)}
         for name in [only_node] if only_node else sorted(set(nodes) | set(pods)):
             node, pod = nodes.get(name), pods.get(name)
             current = pod is not None and (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision

@@ -1,5 +1,8 @@
 """The cluster registry as callers and workflows see it: reads, stage 6 status, readiness for a stage, and the
 registry following operations (a finished stage, a finished operation, which also releases the cluster's lock).
+
+Every context that looks a cluster up imports this module; it imports no context that does (registering and
+deleting a cluster is `core.clusters`').
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from controlplane.core.concurrency import each, together
 from controlplane.core.dependencies.addons import Health, addon_health, schedulable
-from controlplane.core.hyperpod.stage import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
+from controlplane.core.identity import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster, EksGateway

@@ -3,11 +3,11 @@
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.ports.eks import AddonIssue
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.registry import ClusterService
 from controlplane.core.storage.plan import storage_features, storage_plan
 from controlplane.models.clusters import ClusterStatus, NetworkPlan, StageName
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
