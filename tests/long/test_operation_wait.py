@@ -33,6 +33,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from controlplane.models.operations import TERMINAL_STATUSES
 from mcp_server.auth import VerifiedUser
 from mcp_server.http import bearer_api, build_asgi_app
 from mcp_server.tools import MAX_WAIT_SECONDS
@@ -87,7 +88,7 @@ async def create_and_wait(client: Client, cluster_tag: str) -> Waited:
         returned_at = time.time()
         durations.append(returned_at - called_at)
         assert not result.is_error, result.content
-        if result.structured_content["status"] not in ("PENDING", "RUNNING"):
+        if result.structured_content["status"] in TERMINAL_STATUSES:
             return Waited(dict(result.structured_content), durations, returned_at, progress)
 
 
