@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from controlplane.models.operations import OperationKind
@@ -54,23 +57,24 @@ class ResponseLostError(Exception):
     """The call succeeded in AWS, but the step never saw the answer (a crash after the side effect)."""
 
 
-@pytest.mark.parametrize(
-    "event",
-    [
-        "after-call.ec2.CreateVpc",
-        "after-call.ec2.CreateSubnet",
-        "after-call.ec2.CreateNatGateway",
-        "after-call.ec2.CreateRouteTable",
-        "after-call.iam.CreateRole",
-        "after-call.eks.CreateCluster",
-        "after-call.eks.CreateAccessEntry",
-    ],
-)
-def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_sandbox, event):
+# Each call's response lost once, in the order the workflow makes the calls.
+LOST_RESPONSES = [
+    "after-call.ec2.CreateVpc",
+    "after-call.ec2.CreateSubnet",
+    "after-call.ec2.CreateNatGateway",
+    "after-call.ec2.CreateRouteTable",
+    "after-call.iam.CreateRole",
+    "after-call.eks.CreateCluster",
+    "after-call.eks.CreateAccessEntry",
+]
+
+
+@contextmanager
+def response_lost_once(event: str) -> Iterator[list[str]]:
+    """The first response of the call `event` names is lost (the events it fired on are listed)."""
     from controlplane.adapters.aws import session
 
-    tag = "c-" + event.rsplit(".", 1)[1].lower()[:18]
-    fired = []
+    fired: list[str] = []
 
     def lose_response(**kwargs):
         if not fired:
@@ -81,19 +85,29 @@ def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_s
     events.register(event, lose_response, unique_id="lose-response")
     session._client.cache_clear()
     try:
-        accepted = create(running_sandbox, tag)
-        failed = running_sandbox.wait_terminal(accepted["operationId"])
+        yield fired
     finally:
         events.unregister(event, unique_id="lose-response")
         session._client.cache_clear()
-    assert fired == [event]
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["code"] == "ResponseLostError"
+
+
+def test_a_crash_after_each_side_effect_in_turn_then_resume_creates_no_duplicates(running_sandbox):
+    operation_id = ""
+    for event in LOST_RESPONSES:
+        with response_lost_once(event) as fired:
+            if operation_id:
+                with running_sandbox.client() as api:
+                    assert api.post(f"/operations/{operation_id}/resume").status_code == 202
+            else:
+                operation_id = create(running_sandbox, "crashes")["operationId"]
+            failed = running_sandbox.wait_terminal(operation_id)
+        assert fired == [event]
+        assert (failed["status"], failed["error"]["code"]) == ("FAILED", "ResponseLostError"), (event, failed)
     with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
+        assert api.post(f"/operations/{operation_id}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(operation_id)
     assert done["status"] == "SUCCEEDED", done.get("error")
-    assert stage1_inventory(tag) == COMPLETE_STAGE1
+    assert stage1_inventory("crashes") == COMPLETE_STAGE1
 
 
 MUTATING_PREFIXES = (
