@@ -405,7 +405,7 @@ class Console(Construct):
         (function,) = [
             child
             for child in stack.node.children
-            if isinstance(child, lambda_.Function) and stack.resolve(child.role.role_arn) == role_arn
+            if isinstance(child, lambda_.Function) and child.role and stack.resolve(child.role.role_arn) == role_arn
         ]
         self._acks.add(
             function,
