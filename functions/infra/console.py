@@ -151,6 +151,7 @@ class Console(Construct):
         self._deploy()
         CfnOutput(Stack.of(self), "ConsoleUrl", value=self.url, description="Web console (Cognito hosted UI sign-in)")
         CfnOutput(Stack.of(self), "CognitoDomain", value=self.hosted_ui.base_url(), description="Cognito hosted UI")
+        CfnOutput(Stack.of(self), "UserPoolClientId", value=self.client.user_pool_client_id)
 
     # --- storage ---------------------------------------------------------------------------------
 

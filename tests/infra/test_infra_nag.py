@@ -19,8 +19,9 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from cdk_nag import AwsSolutionsChecks
 
+from infra.boundaries import MLFLOW_ACTIONS
+from infra.mcp import MCP_HANDLER
 from infra.nag import MIN_REASON_LENGTH, flatten
-from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 
 # A ratchet: acknowledging one more finding is a reviewed decision, so it changes this number too.
 # 218: eight instance-group and software-update steps (their X-Ray, runtime-pin and ARN-pattern findings) and

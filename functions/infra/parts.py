@@ -1,0 +1,56 @@
+"""How the root stack is made of parts without renaming what it deploys.
+
+A `Part` groups the stack's resources by concern (identities, tables, the REST API, ...). CloudFormation knows a
+resource by its logical ID, which CDK derives from the construct path: a resource moved into a part would get a new
+one, and an update would replace it (a new table, a new user pool). `PartsStack` leaves its parts out of the path it
+derives logical IDs from, with CDK's own rule (`makeUniqueId`, repeated here), so a resource's logical ID is the
+same whichever part holds it. Names CDK derives from a construct's full path are not logical IDs and do change with
+a part (a nested stack's parameters, API Gateway's Lambda permissions): renamed or re-created in place, never data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from aws_cdk import CfnElement, Stack
+from constructs import Construct
+
+# CDK's makeUniqueId (aws-cdk-lib core/lib/private/uniqueid.ts).
+HIDDEN_ID = "Default"
+HIDDEN_FROM_HUMAN_ID = "Resource"
+HASH_LEN = 8
+MAX_HUMAN_LEN = 240
+MAX_ID_LEN = 255
+
+
+class Part(Construct):
+    """A group of the stack's resources whose id is left out of their logical IDs."""
+
+
+class PartsStack(Stack):
+    """A stack whose parts are transparent to the logical IDs of what they hold."""
+
+    def _allocate_logical_id(self, cfn_element: CfnElement) -> str:
+        below = cfn_element.node.scopes[len(self.node.scopes) :]
+        return make_unique_id([scope.node.id for scope in below if not isinstance(scope, Part)])
+
+
+def make_unique_id(components: list[str]) -> str:
+    """CDK's logical ID of a construct path below its stack: the path's ids, alphanumeric, and a hash of the path."""
+    components = [component for component in components if component != HIDDEN_ID]
+    if len(components) == 1:
+        candidate = _alphanumeric(components[0])
+        if len(candidate) <= MAX_ID_LEN:
+            return candidate
+    digest = hashlib.md5("/".join(components).encode(), usedforsecurity=False).hexdigest()[:HASH_LEN].upper()
+    deduplicated: list[str] = []
+    for component in components:
+        if not deduplicated or not deduplicated[-1].endswith(component):
+            deduplicated.append(component)
+    human = "".join(_alphanumeric(c) for c in deduplicated if c != HIDDEN_FROM_HUMAN_ID)
+    return human[:MAX_HUMAN_LEN] + digest
+
+
+def _alphanumeric(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "", text)
