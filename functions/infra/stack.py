@@ -34,7 +34,7 @@ from constructs import Construct
 
 from infra.api_function import ApiFunction
 from infra.boundaries import Boundaries
-from infra.console import Console
+from infra.console.site import Console
 from infra.drift import DriftReconcile
 from infra.events import HyperPodEvents, event_forwarding_role
 from infra.identities import Identities
