@@ -4,8 +4,10 @@ A `Part` groups the stack's resources by concern (identities, tables, the REST A
 resource by its logical ID, which CDK derives from the construct path: a resource moved into a part would get a new
 one, and an update would replace it (a new table, a new user pool). `PartsStack` leaves its parts out of the path it
 derives logical IDs from, with CDK's own rule (`makeUniqueId`, repeated here), so a resource's logical ID is the
-same whichever part holds it. Names CDK derives from a construct's full path are not logical IDs and do change with
-a part (a nested stack's parameters, API Gateway's Lambda permissions): renamed or re-created in place, never data.
+same whichever part holds it; two resources of one name in two parts are refused at synth ("section 'Resources'
+already contains ..."). Names CDK derives from a construct's full path rather than from logical IDs do change with
+a part (a nested stack's parameters, API Gateway's invoke permissions and authorizer name, the description of a
+role's overflow policy): renamed in place or re-created beside the old, never data.
 """
 
 from __future__ import annotations
