@@ -6,8 +6,8 @@ one, and an update would replace it (a new table, a new user pool). `PartsStack`
 derives logical IDs from, with CDK's own rule (`makeUniqueId`, repeated here), so a resource's logical ID is the
 same whichever part holds it; two resources of one name in two parts are refused at synth ("section 'Resources'
 already contains ..."). Names CDK derives from a construct's full path rather than from logical IDs do change with
-a part (a nested stack's parameters, API Gateway's invoke permissions and authorizer name, the description of a
-role's overflow policy): renamed in place or re-created beside the old, never data.
+a part (a nested stack's parameters, API Gateway's authorizer name, the description of a role's overflow policy):
+parameters and properties updated in place, no resource replaced.
 """
 
 from __future__ import annotations
@@ -34,8 +34,21 @@ class PartsStack(Stack):
     """A stack whose parts are transparent to the logical IDs of what they hold."""
 
     def _allocate_logical_id(self, cfn_element: CfnElement) -> str:
-        below = cfn_element.node.scopes[len(self.node.scopes) :]
-        return make_unique_id([scope.node.id for scope in below if not isinstance(scope, Part)])
+        stack_path = [scope.node.id for scope in self.node.scopes[1:]]
+        full_path, ids = list(stack_path), []
+        # An id may embed an ancestor's unique id (API Gateway's invoke permissions embed their REST API's): it
+        # names the ancestor as it would be named outside parts.
+        renames: dict[str, str] = {}
+        for scope in cfn_element.node.scopes[len(self.node.scopes) :]:
+            full_path.append(scope.node.id)
+            if isinstance(scope, Part):
+                continue
+            ids.append(scope.node.id)
+            if len(full_path) > len(stack_path) + len(ids):
+                renames[make_unique_id(full_path)] = make_unique_id(stack_path + ids)
+        for with_parts, without in renames.items():
+            ids = [construct_id.replace(with_parts, without) for construct_id in ids]
+        return make_unique_id(ids)
 
 
 def make_unique_id(components: list[str]) -> str:

@@ -7,8 +7,10 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
+from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
@@ -42,6 +44,29 @@ def test_a_resource_in_parts_has_the_logical_id_cdk_gives_it_outside_them(path: 
     assert logical_id(PartsStack(app, "Bare"), path) == expected
     assert logical_id(Part(PartsStack(app, "OnePart"), "Part"), path) == expected
     assert logical_id(Part(Part(PartsStack(app, "TwoParts"), "Outer"), "Inner"), path) == expected
+
+
+def invoke_permission_ids(stack: cdk.Stack, api_scope: Construct) -> set[str]:
+    function = lambda_.Function(
+        stack,
+        "Function",
+        runtime=lambda_.Runtime.PYTHON_3_12,
+        handler="index.handler",
+        code=lambda_.Code.from_inline("pass"),
+    )
+    api = apigw.RestApi(api_scope, "Api")
+    api.root.add_resource("{proxy+}").add_method("ANY", apigw.LambdaIntegration(function))
+    permissions = [c for c in api.node.find_all() if isinstance(c, lambda_.CfnPermission)]
+    return {str(stack.resolve(permission.logical_id)) for permission in permissions}
+
+
+def test_an_invoke_permission_naming_its_rest_api_keeps_its_logical_id_in_a_part() -> None:
+    """API Gateway's invoke permission embeds its REST API's unique id in its own: the id outside parts counts."""
+    plain = cdk.Stack(cdk.App(), "Stack")
+    parted = PartsStack(cdk.App(), "Stack")
+    expected = invoke_permission_ids(plain, plain)
+    assert len(expected) == 2  # the stage's and the console's test invocation
+    assert invoke_permission_ids(parted, Part(parted, "RestApi")) == expected
 
 
 def test_the_retained_resources_have_the_logical_ids_they_had_at_the_stacks_top(synth: Any) -> None:
