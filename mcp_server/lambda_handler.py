@@ -1,6 +1,6 @@
 """Lambda entry point of the remote MCP server: API Gateway REST proxy events served by `http`'s app.
 
-Routes (wired in infra.stack, same function):
+Routes (wired in infra.mcp, same function):
   /mcp                                       OAuth bearer from the Cognito pool, verified here
                                              (signature, issuer, token_use, expiry, the MCP app client)
   /mcp-iam                                   API Gateway AWS_IAM (SigV4, e.g. through mcp-proxy-for-aws);

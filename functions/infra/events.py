@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aws_cdk import Aws, Duration, Stack
+from aws_cdk import Aws, Duration
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_events as events
 from aws_cdk import aws_events_targets as targets
@@ -34,6 +34,7 @@ from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import deployment_name, event_forwarding_role_name
+from infra.state_machines import state_machine_arns
 
 EVENTS_HANDLER = "events.hyperpod.lambda_handler"
 EVENTS_TIMEOUT = Duration.seconds(60)
@@ -146,9 +147,3 @@ def event_forwarding_role(scope: Construct, acks: Acknowledgements) -> iam.Role:
 def event_pattern(pattern: Mapping[str, Any]) -> events.EventPattern:
     """The CDK form of one of `PATTERNS` (its keys in snake case: `detail-type` is `detail_type`)."""
     return events.EventPattern(**{key.replace("-", "_"): value for key, value in pattern.items()})
-
-
-def state_machine_arns(scope: Construct, state_machines: Mapping[OperationKind, sfn.StateMachine]) -> str:
-    """The `state_machine_arns` setting: each workflow's state machine by operation kind."""
-    arns = {kind.value: machine.state_machine_arn for kind, machine in state_machines.items()}
-    return Stack.of(scope).to_json_string(arns)

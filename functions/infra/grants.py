@@ -10,6 +10,7 @@ from typing import Any
 from aws_cdk import Aws
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
+from constructs import Construct
 
 from controlplane.access.grant import DYNAMODB_ACTIONS, FunctionAccess, Grant
 from controlplane.adapters.aws.tables import TABLES
@@ -44,7 +45,7 @@ def add_grants(role: iam.Role, grants: tuple[Grant, ...], values: Mapping[str, A
 def unscoped_policy(role: iam.Role) -> iam.Policy:
     """The policy holding a role's grants on Resource "*"; created on first use, beside the role."""
     scope = role.node.scope
-    assert scope is not None
+    assert isinstance(scope, Construct)
     construct_id = f"{role.node.id}Unscoped"
     existing = scope.node.try_find_child(construct_id)
     if isinstance(existing, iam.Policy):

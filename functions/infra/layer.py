@@ -131,7 +131,7 @@ def runtime_python(scope: Construct) -> str:
         if candidate
         else ""
     )
-    if version != PYTHON_VERSION:
+    if candidate is None or version != PYTHON_VERSION:
         raise RuntimeError(
             f"Bundling compiles bytecode for the Lambda runtime with CPython {PYTHON_VERSION}: put "
             f"python{PYTHON_VERSION} on PATH or pass `-c {RUNTIME_PYTHON_CONTEXT_KEY}=/path/to/python{PYTHON_VERSION}` "

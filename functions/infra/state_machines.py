@@ -5,9 +5,9 @@ by the stack's partition (AWS::Partition)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from aws_cdk import Aws, NestedStack, RemovalPolicy
+from aws_cdk import Aws, CfnOutput, NestedStack, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -100,3 +100,24 @@ class WorkflowFamilyStack(NestedStack):
         )
         self._acks.add(machine, "AwsSolutions-IAM5[Resource::*]", LOG_DELIVERY_REASON)
         return machine
+
+
+def workflows(
+    scope: Construct, function_for: Callable[[str], lambda_.IFunction], acks: Acknowledgements
+) -> dict[OperationKind, sfn.StateMachine]:
+    """Every family's nested stack in `scope`; each workflow's state machine by operation kind (an output each)."""
+    machines: dict[OperationKind, sfn.StateMachine] = {}
+    for family in WORKFLOW_FAMILIES:
+        stack = WorkflowFamilyStack(
+            scope, f"{pascal(family)}Workflows", family=family, function_for=function_for, acks=acks
+        )
+        machines.update(stack.state_machines)
+    for kind in OperationKind:
+        CfnOutput(scope, f"{pascal(kind.value)}StateMachineArn", value=machines[kind].state_machine_arn)
+    return {kind: machines[kind] for kind in OperationKind}
+
+
+def state_machine_arns(scope: Construct, state_machines: Mapping[OperationKind, sfn.StateMachine]) -> str:
+    """The `state_machine_arns` setting: each workflow's state machine by operation kind."""
+    arns = {kind.value: machine.state_machine_arn for kind, machine in state_machines.items()}
+    return Stack.of(scope).to_json_string(arns)

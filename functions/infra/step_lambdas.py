@@ -13,12 +13,22 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from controlplane.core.naming import state_machine_name
+from controlplane.models.operations import OperationKind
 from controlplane.settings import Settings
 from infra.access.steps import STEP_GROUPS, group_access, group_of
+from infra.boundaries import Boundaries
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
-from infra.names import pascal
+from infra.names import (
+    deployment_name,
+    event_forwarding_role_arn,
+    kubernetes_jobs_role_arn,
+    kubernetes_role_arn,
+    kubernetes_view_role_arn,
+    pascal,
+)
 from infra.rendering import SETTING_OF_PLACEHOLDER
 
 STEP_HANDLER = "steps.handler.lambda_handler"
@@ -35,14 +45,13 @@ class StepLambdasStack(NestedStack):
         *,
         tables: Mapping[str, dynamodb.ITable],
         layer: lambda_.ILayerVersion,
-        grant_values: Mapping[str, Any],
+        boundaries: Boundaries,
         acks: Acknowledgements,
     ) -> None:
-        """`grant_values` fills the grants' placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
         super().__init__(scope, construct_id, description="InstantStart workflow steps: one Lambda function per group")
         self._tables = tables
         self._layer = layer
-        self._grant_values = grant_values
+        self._grant_values = grant_values(deployment_name(self), boundaries)
         self._acks = acks
         self._code = control_plane_code(self)
         self.roles = {group: lambda_role(self, f"{pascal(group)}StepsRole", f"{group} steps") for group in STEP_GROUPS}
@@ -82,3 +91,18 @@ class StepLambdasStack(NestedStack):
             layer=self._layer,
             acks=self._acks,
         )
+
+
+def grant_values(deployment: str, boundaries: Boundaries) -> dict[str, Any]:
+    """What the steps' grants name of the stack: the roles by their fixed names (no reference, so that the
+    Kubernetes access role can trust the steps' roles), the boundaries, the state machines by name."""
+    return {
+        "kubernetes_role_arn": kubernetes_role_arn(deployment),
+        "kubernetes_view_role_arn": kubernetes_view_role_arn(deployment),
+        "kubernetes_jobs_role_arn": kubernetes_jobs_role_arn(deployment),
+        "workload_boundary_arn": boundaries.workload.managed_policy_arn,
+        "autoscaling_boundary_arn": boundaries.autoscaling.managed_policy_arn,
+        "service_boundary_arn": boundaries.service.managed_policy_arn,
+        "event_forwarding_role_arn": event_forwarding_role_arn(deployment),
+        "state_machine_name": [state_machine_name(deployment, kind) for kind in OperationKind],
+    }

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_apigatewayv2_authorizers as authorizers
 from aws_cdk import aws_apigatewayv2_integrations as integrations
@@ -115,6 +115,9 @@ class LiveLogsWebSocket(Construct):
         self.function = self._handler(tables, layer, kubernetes_view_role)
         self._routes()
         self.url = self.stage.url
+        CfnOutput(
+            Stack.of(self), "WebSocketUrl", value=self.url, description="Live logs (WebSocket, ?token=<ID token>)"
+        )
 
     def accept_tokens_of(self, client: cognito.UserPoolClient) -> None:
         """The app client whose ID tokens may connect (the console's)."""

@@ -16,7 +16,9 @@ from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cognito as cognito
 
-from infra.console import API_PREFIX, LOCAL_DEV_URL, SPA_ROUTES, STRIP_API_PREFIX, Console
+from infra.console.edge import API_PREFIX, SPA_ROUTES, STRIP_API_PREFIX
+from infra.console.sign_in import LOCAL_DEV_URL
+from infra.console.site import Console
 from infra.nag import Acknowledgements
 
 ALL_METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
-from infra.stack import API_HANDLER
+from infra.api_function import API_HANDLER
 
 
 def actions(statements: list[dict[str, Any]]) -> set[str]:

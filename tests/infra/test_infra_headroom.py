@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from controlplane.models.operations import OperationKind
+from infra.api_function import API_HANDLER
 from infra.drift import RECONCILE_HANDLER
 from infra.events import EVENTS_HANDLER
-from infra.stack import API_HANDLER, MCP_HANDLER
+from infra.mcp import MCP_HANDLER
 from infra.state_machines import WORKFLOW_FAMILIES
 from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 from infra.websocket import HANDLER as WS_HANDLER

@@ -41,10 +41,11 @@ from infra.access.events import EVENTS_ACCESS
 from infra.access.kubernetes import KUBERNETES_ROLE_GRANTS
 from infra.access.mcp import MCP_ACCESS
 from infra.access.steps import STEP_GROUPS, group_access
+from infra.api_function import API_HANDLER
+from infra.boundaries import IDENTITY_CHANGES, MLFLOW_ACTIONS
 from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
-from infra.stack import API_HANDLER, IDENTITY_CHANGES, MLFLOW_ACTIONS
 from infra.websocket import HANDLER as WS_HANDLER
 from steps.registry import STEPS
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from infra.stack import API_HANDLER, MCP_HANDLER
+from infra.api_function import API_HANDLER
+from infra.mcp import MCP_HANDLER
 
 
 def mcp_function(synth: Any) -> str:

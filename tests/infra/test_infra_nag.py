@@ -19,8 +19,9 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_sqs as sqs
 from cdk_nag import AwsSolutionsChecks
 
+from infra.boundaries import MLFLOW_ACTIONS
+from infra.mcp import MCP_HANDLER
 from infra.nag import MIN_REASON_LENGTH, flatten
-from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 
 # A ratchet: acknowledging one more finding is a reviewed decision, so it changes this number too.
 # 218: eight instance-group and software-update steps (their X-Ray, runtime-pin and ARN-pattern findings) and
@@ -59,7 +60,7 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # ARNs for the API's StopExecution and the failure recording's history read.
 # 238: +4 for pre-flight on the API role: servicequotas:GetServiceQuota on the quota ARNs of the four services it
 # reads (sagemaker/*, vpc/*, ec2/*, eks/*), whose codes are found by name at run time.
-# 245: +7 for the web console (infra/console.py): its distribution's geo restriction, WAF and default certificate
+# 245: +7 for the web console (infra/console/): its distribution's geo restriction, WAF and default certificate
 # (CFR1, CFR2, CFR4: a custom domain and a web ACL are context choices), its log bucket's own access logs (S1), and
 # CDK's bucket deployment: its handler's runtime (L1) and its role's object grants (IAM5) on the console bucket and
 # on the CDK assets bucket (the role has its own grants; CDK's grantReadWrite, with wildcard actions, is not used).

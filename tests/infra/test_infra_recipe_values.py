@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from infra.access.steps import STEP_GROUPS
-from infra.stack import API_HANDLER, MCP_HANDLER
+from infra.api_function import API_HANDLER
+from infra.mcp import MCP_HANDLER
 
 ENV_VAR = "IS_RECIPE_VALUES_TABLE"
 

@@ -15,8 +15,10 @@ from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.settings import Settings
 from infra.access.steps import STEP_GROUPS, group_access
+from infra.api_function import API_HANDLER, iam_role_bindings
 from infra.drift import RECONCILE_HANDLER
-from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
+from infra.mcp import MCP_HANDLER
+from infra.rest_api import ACCESS_LOG_FIELDS
 from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 
 
