@@ -18,7 +18,8 @@ from controlplane.adapters.k8s.manifests import render as render_manifest
 from controlplane.core.downloads.manifest import download_job, token_secret
 from controlplane.core.endpoints import manifest as endpoints
 from controlplane.core.endpoints.sources import resolve
-from controlplane.core.features import job_identity, karpenter, tiered_storage
+from controlplane.core.features import job_identity
+from controlplane.core.features.catalog import karpenter, tiered_storage
 from controlplane.core.ports.storage import LustreFileSystem
 from controlplane.core.serving import command as serving_commands
 from controlplane.core.serving import manifest as serving
