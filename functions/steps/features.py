@@ -1,10 +1,13 @@
-"""The advanced features' steps: each feature is a group of its own, an ensure and a remove step that run the
-feature's level-triggered handler (`core.features`), with the grants that feature's chain needs (its add-on, its
-roles, what it creates beside them); and, on cluster deletion, the identities features created outside the cluster.
-Every feature step first reads the cluster's EKS control plane and HyperPod cluster."""
+"""The advanced features' steps and grants: each feature declares its access once (`ACCESS`): its ensure and remove
+steps, a group of their own, run the feature's level-triggered handler (`core.features`) with the grants that
+feature's chain needs (its add-on, its roles, what it creates beside them); on cluster deletion, one step deletes the
+identities every feature created outside the cluster; the API's live reads and the drift reconcile's checks are
+collected here too. Every feature step first reads the cluster's EKS control plane and HyperPod cluster."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import partial
 
 from controlplane import wiring
@@ -39,6 +42,7 @@ from controlplane.access.features import (
     KARPENTER_ROLES_REASON,
     OBSERVABILITY_ROLES,
     READ_TIERED,
+    READ_TIERED_POLICY,
     READ_TLS_BUCKETS,
     READ_WORKSPACES,
     TIERED_POLICIES,
@@ -141,33 +145,36 @@ _EMPTY_TLS_BUCKETS = (
 )
 
 
-def _ensure(feature: Feature, ctx: FeatureChangesInput) -> Result:
-    return wiring.feature_steps(ctx.region).ensure(feature, ctx)
+@dataclass(frozen=True)
+class FeatureAccess:
+    """One feature's grants, beside the cluster reads every feature step makes. `ensure` and `remove`: its two
+    steps'. `identities`: deleting what it creates outside the cluster once the cluster is gone (the cluster deletion's
+    step). `checks`: reading what it creates outside the cluster (the drift reconcile's reads, and the API's).
+    `reads`: what else reading its live state needs (the API's features view)."""
+
+    ensure: tuple[Grant, ...]
+    remove: tuple[Grant, ...]
+    identities: tuple[Grant, ...] = ()
+    checks: tuple[Grant, ...] = ()
+    reads: tuple[Grant, ...] = ()
 
 
-def _remove(feature: Feature, ctx: UpdateClusterFeaturesInput) -> Result:
-    return wiring.feature_steps(ctx.region).remove(feature, ctx)
-
-
-def _feature(feature: Feature, ensure: tuple[Grant, ...], remove: tuple[Grant, ...]) -> tuple[Step, Step]:
-    """A feature's ensure and remove steps, named as the workflow declarations name them, in the feature's group."""
-    group = feature_group(feature)
-    facts = (DESCRIBE_EKS_CLUSTER, DESCRIBE_HYPERPOD)
-    return (
-        work(ensure_step(feature), group, FeatureChangesInput, partial(_ensure, feature), (*facts, *ensure)),
-        work(remove_step(feature), group, UpdateClusterFeaturesInput, partial(_remove, feature), (*facts, *remove)),
-    )
-
-
-STEPS = (
-    *_feature(Feature.CERT_MANAGER, ensure=_CREATE_ADDON, remove=DELETE_ADDON),
-    *_feature(
-        Feature.TRAINING_OPERATOR,
-        ensure=(*_CREATE_ADDON, *_ENSURE_JOB_IDENTITY),
-        remove=(*DELETE_ADDON, *_REMOVE_JOB_IDENTITY),
+# Every feature's access, in the features' order; a feature missing here fails on import.
+ACCESS: dict[Feature, FeatureAccess] = {
+    Feature.CERT_MANAGER: FeatureAccess(ensure=_CREATE_ADDON, remove=DELETE_ADDON),
+    Feature.FSX_CSI_DRIVER: FeatureAccess(
+        ensure=(
+            *_CREATE_ADDON,
+            LIST_OIDC_PROVIDERS,
+            *create_role_with_policy(FSX_CSI_ROLES, (FSX_CSI_POLICY,), FEATURE_ROLES_REASON),
+            _pass_role(FSX_CSI_ROLES, EKS_SERVICE_PRINCIPAL, FEATURE_ROLES_REASON),
+        ),
+        remove=(*DELETE_ADDON, *delete_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON)),
+        identities=delete_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON),
+        checks=(read_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON),),
     ),
-    *_feature(
-        Feature.TIERED_STORAGE,
+    Feature.KUBERAY_OPERATOR: FeatureAccess(ensure=(ASSUME_KUBERNETES_ROLE,), remove=(ASSUME_KUBERNETES_ROLE,)),
+    Feature.TIERED_STORAGE: FeatureAccess(
         ensure=(
             *READ_TIERED,
             CREATE_OIDC_PROVIDER,
@@ -185,20 +192,17 @@ STEPS = (
             ASSUME_KUBERNETES_ROLE,
         ),
         remove=(*READ_TIERED, *_DELETE_TIERED, *DELETE_OIDC_PROVIDER, UPDATE_HYPERPOD, ASSUME_KUBERNETES_ROLE),
+        identities=(*READ_TIERED, *_DELETE_TIERED),
+        checks=(read_roles(TIERED_ROLES, TIERED_REASON), READ_TIERED_POLICY),
+        reads=READ_TIERED,
     ),
-    *_feature(Feature.KUBERAY_OPERATOR, ensure=(ASSUME_KUBERNETES_ROLE,), remove=(ASSUME_KUBERNETES_ROLE,)),
-    *_feature(
-        Feature.FSX_CSI_DRIVER,
-        ensure=(
-            *_CREATE_ADDON,
-            LIST_OIDC_PROVIDERS,
-            *create_role_with_policy(FSX_CSI_ROLES, (FSX_CSI_POLICY,), FEATURE_ROLES_REASON),
-            _pass_role(FSX_CSI_ROLES, EKS_SERVICE_PRINCIPAL, FEATURE_ROLES_REASON),
-        ),
-        remove=(*DELETE_ADDON, *delete_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON)),
+    Feature.TRAINING_OPERATOR: FeatureAccess(
+        ensure=(*_CREATE_ADDON, *_ENSURE_JOB_IDENTITY),
+        remove=(*DELETE_ADDON, *_REMOVE_JOB_IDENTITY),
+        identities=delete_roles(JOB_ROLES, JOB_ROLES_REASON),
+        reads=(read_roles(JOB_ROLES, JOB_ROLES_REASON), *READ_POD_IDENTITIES),
     ),
-    *_feature(
-        Feature.OBSERVABILITY,
+    Feature.OBSERVABILITY: FeatureAccess(
         ensure=(
             *READ_WORKSPACES,
             *_CREATE_WORKSPACE,
@@ -216,9 +220,11 @@ STEPS = (
             *READ_WORKSPACES,
             _DELETE_WORKSPACE,
         ),
+        identities=(*delete_roles(OBSERVABILITY_ROLES, FEATURE_ROLES_REASON), *READ_WORKSPACES, _DELETE_WORKSPACE),
+        checks=(read_roles(OBSERVABILITY_ROLES, FEATURE_ROLES_REASON),),
+        reads=READ_WORKSPACES,
     ),
-    *_feature(
-        Feature.INFERENCE_OPERATOR,
+    Feature.INFERENCE_OPERATOR: FeatureAccess(
         ensure=(
             # Also reads the stage 3 add-ons it needs ACTIVE.
             *_CREATE_ADDON,
@@ -239,9 +245,11 @@ STEPS = (
             ),
         ),
         remove=(*DELETE_ADDON, *delete_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON), *_EMPTY_TLS_BUCKETS),
+        identities=(*delete_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON), *_EMPTY_TLS_BUCKETS),
+        checks=(read_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON),),
+        reads=READ_TLS_BUCKETS,
     ),
-    *_feature(
-        Feature.KARPENTER,
+    Feature.KARPENTER: FeatureAccess(
         ensure=(
             Grant(
                 (
@@ -273,7 +281,48 @@ STEPS = (
             ASSUME_KUBERNETES_ROLE,
         ),
         remove=(*delete_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON), UPDATE_HYPERPOD, ASSUME_KUBERNETES_ROLE),
+        identities=delete_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),
+        checks=(read_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),),
     ),
+}
+
+
+def _once(grants: Iterable[Grant]) -> tuple[Grant, ...]:
+    """Each grant once, in the order first named."""
+    kept: list[Grant] = []
+    kept.extend(grant for grant in grants if grant not in kept)
+    return tuple(kept)
+
+
+# What reading every feature's live state needs (the API's features view), and checking what the features create
+# outside the clusters (the drift reconcile).
+FEATURE_CHECKS = _once(grant for access in ACCESS.values() for grant in access.checks)
+FEATURE_READS = _once(grant for access in ACCESS.values() for grant in (*access.checks, *access.reads))
+
+
+def _ensure(feature: Feature, ctx: FeatureChangesInput) -> Result:
+    return wiring.feature_steps(ctx.region).ensure(feature, ctx)
+
+
+def _remove(feature: Feature, ctx: UpdateClusterFeaturesInput) -> Result:
+    return wiring.feature_steps(ctx.region).remove(feature, ctx)
+
+
+def _feature(feature: Feature) -> tuple[Step, Step]:
+    """A feature's ensure and remove steps, named as the workflow declarations name them, in the feature's group."""
+    group = feature_group(feature)
+    access = ACCESS[feature]
+    facts = (DESCRIBE_EKS_CLUSTER, DESCRIBE_HYPERPOD)
+    return (
+        work(ensure_step(feature), group, FeatureChangesInput, partial(_ensure, feature), (*facts, *access.ensure)),
+        work(
+            remove_step(feature), group, UpdateClusterFeaturesInput, partial(_remove, feature), (*facts, *access.remove)
+        ),
+    )
+
+
+STEPS = (
+    *(step for feature in Feature for step in _feature(feature)),
     # What features created outside the clusters (roles, policies, buckets, workspaces), removed after the clusters
     # are gone.
     work(
@@ -281,16 +330,6 @@ STEPS = (
         IDENTITIES_REMOVAL,
         DeleteEksClusterInput,
         lambda ctx: wiring.feature_steps(ctx.region).delete_identities(ctx, DISABLE_ORDER),
-        (
-            *delete_roles(FSX_CSI_ROLES + OBSERVABILITY_ROLES, FEATURE_ROLES_REASON),
-            *READ_WORKSPACES,
-            _DELETE_WORKSPACE,
-            *READ_TIERED,
-            *_DELETE_TIERED,
-            *delete_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON),
-            *_EMPTY_TLS_BUCKETS,
-            *delete_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),
-            *delete_roles(JOB_ROLES, JOB_ROLES_REASON),
-        ),
+        _once(grant for access in ACCESS.values() for grant in access.identities),
     ),
 )

@@ -11,8 +11,6 @@ grouped apart, so that the Kubernetes access role trusts only functions that nee
 from __future__ import annotations
 
 from controlplane.models.features import Feature
-from controlplane.workflows import step_key
-from controlplane.workflows.definitions import feature_title
 from steps.step import Group
 
 # EC2: the VPC and its children, created under the ownership tag (stage 1, and stage 4's compute subnet).
@@ -57,4 +55,4 @@ EVENT_WAITS = Group("event_waits")
 
 def feature_group(feature: Feature) -> Group:
     """An advanced feature's own group, named for it: `cert_manager`, `fsx_csi_driver`, …"""
-    return Group(step_key(feature_title(feature)))
+    return Group(feature.key)

@@ -18,7 +18,8 @@ from controlplane.adapters.k8s.manifests import render as render_manifest
 from controlplane.core.downloads.manifest import download_job, token_secret
 from controlplane.core.endpoints import manifest as endpoints
 from controlplane.core.endpoints.sources import resolve
-from controlplane.core.features import job_identity, karpenter, tiered_storage
+from controlplane.core.features import job_identity
+from controlplane.core.features.catalog import karpenter, tiered_storage
 from controlplane.core.ports.storage import LustreFileSystem
 from controlplane.core.serving import command as serving_commands
 from controlplane.core.serving import manifest as serving
@@ -41,18 +42,6 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 PLACEMENTS = {
     "efa+fsx": JobPlacement(namespace="ml", claim="s3-claim", fsx_claim="fsx-claim", efa_interfaces=4),
     "plain": JobPlacement("ml", "s3-claim", None, 0, service_account="instantstart-jobs"),
-}
-# The values of each shipped recipe's required parameters (a recipe file added without values here fails the test).
-RECIPE_VALUES: dict[str, JsonObject] = {
-    "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/out"},
-    "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
-    "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
-    "verl": {
-        "model": "Qwen/Qwen2.5-0.5B-Instruct",
-        "trainFiles": "/s3/datasets/gsm8k/train.parquet",
-        "valFiles": "/s3/datasets/gsm8k/test.parquet",
-        "outputDir": "/s3/out/verl",
-    },
 }
 JOB_REQUESTS: dict[str, JsonObject] = {
     "minimal": {"name": "a", "image": "img", "instanceType": "ml.g5.12xlarge"},
@@ -202,7 +191,7 @@ def _recipe_jobs() -> dict[str, JsonObject]:
     objects = {}
     for name, recipe in shipped_recipes().items():
         request = SubmitRecipeJobRequest(
-            recipe=name, name="recipe-job", instanceType="ml.g5.12xlarge", efa=True, values=RECIPE_VALUES[name]
+            recipe=name, name="recipe-job", instanceType="ml.g5.12xlarge", efa=True, values=recipe.example
         )
         tracking = {"MLFLOW_TRACKING_URI": "arn:aws:sagemaker:us-west-2:123456789012:mlflow-tracking-server/t"}
         job = render_recipe(recipe, request, tracking)

@@ -17,6 +17,7 @@ import kubernetes_validate
 import pytest
 from pydantic import ValidationError
 
+from controlplane.core.training.recipes import shipped_recipes
 from controlplane.core.training.schema import crd_schema as product_schema
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import KubernetesVersion
@@ -24,7 +25,7 @@ from controlplane.models.endpoints import HuggingFaceSource
 from controlplane.models.training import LogMonitoringRule
 from sandbox.k8s.crds import published_crd
 from sandbox.k8s.fields import Schema, builtin_schema, crd_schema, unknown_fields
-from tests.contract.rendered import RECIPE_VALUES, rendered_objects, rendered_patches
+from tests.contract.rendered import rendered_objects, rendered_patches
 
 JsonObject = dict[str, Any]
 OBJECTS = rendered_objects()
@@ -141,7 +142,7 @@ def test_the_rendered_objects_cover_every_kind_the_product_writes_and_every_reci
         ("karpenter.sagemaker.amazonaws.com/v1", "HyperpodNodeClass"),
         ("karpenter.sh/v1", "NodePool"),
     }
-    assert {name.removeprefix("recipe ") for name in OBJECTS if name.startswith("recipe ")} == set(RECIPE_VALUES)
+    assert {name.removeprefix("recipe ") for name in OBJECTS if name.startswith("recipe ")} == set(shipped_recipes())
 
 
 @pytest.mark.parametrize("name", [name for name, obj in OBJECTS.items() if obj["kind"] in PRODUCT_CHECKED])

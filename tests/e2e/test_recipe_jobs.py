@@ -13,16 +13,17 @@ import httpx
 import pytest
 from mcp import Client
 
+from controlplane.core.training.recipes import shipped_recipes
+from controlplane.models.training import RAY_KINDS
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 
 TAG = "recipes"
 INSTANCE_TYPE = "ml.g6.4xlarge"
+# Each recipe the training operator runs, with its own example (the Ray recipes need KubeRay: test_recipe_live_logs).
 VALUES: dict[str, dict[str, Any]] = {
-    "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/o"},
-    "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
-    "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
+    name: recipe.example for name, recipe in shipped_recipes().items() if recipe.kind not in RAY_KINDS
 }
 
 
@@ -121,6 +122,6 @@ def test_through_the_tools_alone_a_recipe_is_chosen_and_its_job_succeeds(running
 
     names, recipe, status = asyncio.run(conversation())
 
-    assert names == ["llama-factory", "ms-swift", "pytorch-script", "verl"]
+    assert names == sorted(shipped_recipes())
     assert "script" in [parameter["name"] for parameter in recipe["parameters"]]
     assert status["phase"] == "Succeeded"

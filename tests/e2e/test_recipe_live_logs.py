@@ -1,6 +1,6 @@
 """Issue 14's acceptance, recipe by recipe: every shipped recipe submitted through the API → its pods Running → at
 least 20 of its log lines received over the WebSocket (`/ws`, the real `ws` handlers) → Succeeded → delete (plan and
-confirmation) removes its pods. A recipe added as a data file without values here fails the test."""
+confirmation) removes its pods. Each recipe is submitted with its file's own example."""
 
 from __future__ import annotations
 
@@ -12,24 +12,15 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from controlplane.core.training.recipes import shipped_recipes
 from sandbox.server.app import build_app
 from tests.e2e.test_live_logs import read_lines, receive
 
 TAG = "reclogs"
 INSTANCE_TYPE = "ml.g6.4xlarge"
 JOB_LABEL = "instantstart.aws/job"
-VALUES: dict[str, dict[str, Any]] = {
-    "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/o"},
-    "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
-    "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
-    "verl": {
-        "model": "Qwen/Qwen2.5-0.5B-Instruct",
-        "trainFiles": "/s3/datasets/gsm8k/train.parquet",
-        "valFiles": "/s3/datasets/gsm8k/test.parquet",
-        "outputDir": "/s3/out/verl",
-        "nodes": 2,
-    },
-}
+# Each recipe with its own example: a recipe added as a data file is run here with no change to this test.
+VALUES: dict[str, dict[str, Any]] = {name: recipe.example for name, recipe in shipped_recipes().items()}
 # The pod whose log is the job's story: a Ray job's driver writes to its submitter pod.
 LOGGING_POD = {"verl": "{name}-submit"}
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from controlplane.config import feature_pins
+from controlplane.config import cluster_dependencies
+from controlplane.core.features.catalog import addon_pins
 from controlplane.core.ports.eks import Addon, AddonIssue, EksCluster
 
 ACCOUNT = "123456789012"
@@ -42,7 +43,7 @@ class InMemoryEksGateway:
         self.pod_identities: dict[tuple[str, str, str], str] = {}
         # (add-on, Kubernetes version or None for every version) → the add-on versions EKS offers
         self.offered: dict[tuple[str, str | None], tuple[str, ...]] = {
-            (addon, None): (version,) for addon, version in feature_pins().addons.items()
+            (addon, None): (version,) for addon, version in addon_pins(cluster_dependencies().addons).items()
         }
 
     # --- helpers for tests -------------------------------------------------------------------

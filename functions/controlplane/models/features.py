@@ -6,11 +6,14 @@ intent. Each change becomes one stage of a single `update_cluster_features` oper
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, RootModel, create_model, model_validator
+from pydantic_core import PydanticUndefined
 
 from controlplane.models.clusters import PlannedAction
 from controlplane.models.common import Contract, View
@@ -20,19 +23,6 @@ MIN_TIERED_PERCENTAGE = 20
 MAX_TIERED_PERCENTAGE = 100
 # A HyperpodNodeClass names at most ten instance groups.
 MAX_KARPENTER_GROUPS = 10
-
-
-class Feature(StrEnum):
-    """Feature names: the PATCH body fields, the GET keys and the operation's stage names."""
-
-    CERT_MANAGER = "certManager"
-    FSX_CSI_DRIVER = "fsxCsiDriver"
-    KUBERAY_OPERATOR = "kuberayOperator"
-    TIERED_STORAGE = "tieredStorage"
-    TRAINING_OPERATOR = "trainingOperator"
-    OBSERVABILITY = "observability"
-    INFERENCE_OPERATOR = "inferenceOperator"
-    KARPENTER = "karpenter"
 
 
 Outcome = Literal["unchanged", "enabled", "disabled", "updated"]
@@ -90,43 +80,84 @@ class KarpenterFeature(Contract):
         return self
 
 
-class UpdateFeaturesRequest(Contract):
-    """Only the features to change. Absent means unchanged; nothing here implies anything about the others."""
+FeatureRequest = ToggleFeature | TieredStorageFeature | KarpenterFeature
 
-    certManager: ToggleFeature | None = Field(
-        default=None, description="EKS add-on cert-manager (installed by the dependencies stage)."
+
+class Feature(StrEnum):
+    """Each feature's public contract, declared once: its name (the PATCH body's field, the GET key, the operation's
+    stage), its label (the field's title in the OpenAPI document, which the console shows), what it does (the
+    field's description, which the MCP tool repeats) and its request shape. The request, the workflow input and the
+    update workflow's stages are built from these; how a feature is built is its module in `core.features.catalog`,
+    found by its name. In dependency order: enabling runs in this order, disabling in reverse."""
+
+    label: str
+    description: str
+    request: type[FeatureRequest]
+
+    def __new__(
+        cls, value: str, label: str, description: str, request: type[FeatureRequest] = ToggleFeature
+    ) -> Feature:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label = label
+        member.description = description
+        member.request = request
+        return member
+
+    @property
+    def key(self) -> str:
+        """`fsx_csi_driver` for fsxCsiDriver: the feature's module in `core.features.catalog`, its steps' group."""
+        return re.sub(r"(?=[A-Z])", "_", self.value).lower()
+
+    CERT_MANAGER = ("certManager", "cert-manager", "EKS add-on cert-manager (installed by the dependencies stage).")
+    FSX_CSI_DRIVER = (
+        "fsxCsiDriver",
+        "FSx CSI driver",
+        "EKS add-on aws-fsx-csi-driver with its own IRSA role (FSx for Lustre volumes).",
     )
-    fsxCsiDriver: ToggleFeature | None = Field(
-        default=None, description="EKS add-on aws-fsx-csi-driver with its own IRSA role (FSx for Lustre volumes)."
+    KUBERAY_OPERATOR = (
+        "kuberayOperator",
+        "KubeRay operator",
+        "KubeRay operator (RayCluster, RayJob, RayService) in namespace kuberay-operator.",
     )
-    kuberayOperator: ToggleFeature | None = Field(
-        default=None, description="KubeRay operator (RayCluster, RayJob, RayService) in namespace kuberay-operator."
+    TIERED_STORAGE = (
+        "tieredStorage",
+        "Tiered checkpointing",
+        "Managed tiered checkpointing and its IRSA chain (needs the HyperPod cluster).",
+        TieredStorageFeature,
     )
-    tieredStorage: TieredStorageFeature | None = Field(
-        default=None, description="Managed tiered checkpointing and its IRSA chain (needs the HyperPod cluster)."
+    TRAINING_OPERATOR = (
+        "trainingOperator",
+        "Training operator",
+        "HyperPod training operator add-on (needs certManager and the HyperPod cluster).",
     )
-    trainingOperator: ToggleFeature | None = Field(
-        default=None, description="HyperPod training operator add-on (needs certManager and the HyperPod cluster)."
-    )
-    observability: ToggleFeature | None = Field(
-        default=None,
-        description="HyperPod observability: an Amazon Managed Service for Prometheus workspace for the cluster and "
-        "the observability add-on writing to it, with its pod identity role (needs the HyperPod cluster). Grafana is "
+    OBSERVABILITY = (
+        "observability",
+        "Observability",
+        "HyperPod observability: an Amazon Managed Service for Prometheus workspace for the cluster and the "
+        "observability add-on writing to it, with its pod identity role (needs the HyperPod cluster). Grafana is "
         "yours to bring: the feature's settings give the workspace endpoint to add as a Prometheus data source.",
     )
-    inferenceOperator: ToggleFeature | None = Field(
-        default=None,
-        description="HyperPod inference operator add-on with its execution role (IRSA) and TLS certificate bucket "
-        "(needs certManager, fsxCsiDriver and the HyperPod cluster).",
+    INFERENCE_OPERATOR = (
+        "inferenceOperator",
+        "Inference operator",
+        "HyperPod inference operator add-on with its execution role (IRSA) and TLS certificate bucket (needs "
+        "certManager, fsxCsiDriver and the HyperPod cluster).",
     )
-    karpenter: KarpenterFeature | None = Field(
-        default=None,
-        description="Managed Karpenter autoscaling (AutoScaling with a ClusterRole, HyperpodNodeClass and NodePool "
-        "over the chosen instance groups; needs the HyperPod cluster with NodeRecovery Automatic).",
+    KARPENTER = (
+        "karpenter",
+        "Karpenter autoscaling",
+        "Managed Karpenter autoscaling (AutoScaling with a ClusterRole, HyperpodNodeClass and NodePool over the "
+        "chosen instance groups; needs the HyperPod cluster with NodeRecovery Automatic).",
+        KarpenterFeature,
     )
 
+
+class FeatureRequests(Contract):
+    """Only the features to change. Absent means unchanged; nothing here implies anything about the others."""
+
     @model_validator(mode="after")
-    def _touches_something(self) -> UpdateFeaturesRequest:
+    def _touches_something(self) -> FeatureRequests:
         if not self.touched():
             raise ValueError(
                 'name at least one feature to change, e.g. {"tieredStorage": {"enabled": true}}; '
@@ -134,9 +165,32 @@ class UpdateFeaturesRequest(Contract):
             )
         return self
 
-    def touched(self) -> dict[Feature, ToggleFeature | TieredStorageFeature | KarpenterFeature]:
-        return {feature: value for feature in Feature if (value := getattr(self, feature.value)) is not None}
+    def touched(self) -> dict[Feature, FeatureRequest]:
+        return {feature: value for feature in Feature if (value := getattr(self, feature.value, None)) is not None}
 
+
+def _update_request() -> type[FeatureRequests]:
+    """The PATCH body: one optional field per feature, titled and described by its declaration."""
+    fields: dict[str, Any] = {
+        feature.value: (
+            feature.request | None,
+            Field(default=None, title=feature.label, description=feature.description),
+        )
+        for feature in Feature
+    }
+    return create_model(
+        "UpdateFeaturesRequest",
+        __base__=FeatureRequests,
+        __module__=__name__,
+        __doc__=FeatureRequests.__doc__,
+        **fields,
+    )
+
+
+if TYPE_CHECKING:
+    UpdateFeaturesRequest = FeatureRequests
+else:
+    UpdateFeaturesRequest = _update_request()
 
 # --- live state --------------------------------------------------------------------------------
 
@@ -194,18 +248,21 @@ class FeatureChange(View):
     instanceGroups: list[str] | None = None
 
 
-class FeatureChanges(View):
+class FeatureChanges(RootModel[dict[Feature, FeatureChange]]):
     """Every feature with its change ("none" for untouched), so each ASL Choice reads a present path."""
 
-    certManager: FeatureChange = Field(default_factory=FeatureChange)
-    fsxCsiDriver: FeatureChange = Field(default_factory=FeatureChange)
-    kuberayOperator: FeatureChange = Field(default_factory=FeatureChange)
-    tieredStorage: FeatureChange = Field(default_factory=FeatureChange)
-    trainingOperator: FeatureChange = Field(default_factory=FeatureChange)
-    observability: FeatureChange = Field(default_factory=FeatureChange)
-    inferenceOperator: FeatureChange = Field(default_factory=FeatureChange)
-    karpenter: FeatureChange = Field(default_factory=FeatureChange)
+    model_config = ConfigDict(defer_build=True)
+
+    root: dict[Feature, FeatureChange] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_feature(cls, data: Any) -> Any:
+        """The untouched features filled in; anything but a mapping (or nothing, `FeatureChanges()`) is refused."""
+        given = {} if data is PydanticUndefined else data
+        if not isinstance(given, Mapping):
+            return given
+        return {feature: given.get(feature, FeatureChange()) for feature in Feature}
 
     def of(self, feature: Feature) -> FeatureChange:
-        change: FeatureChange = getattr(self, feature.value)
-        return change
+        return self.root[feature]

@@ -85,7 +85,8 @@ class Recipe(Contract):
 
     `command` is an argv list (no shell reads it); each `{parameter}` in an element or an `environment` value is
     replaced by that parameter's value. The `nodes` and `gpusPerNode` parameters size the job. A recipe of a Ray
-    kind (RayJob) submits `command` as the Ray job's entrypoint and may set the job's `ray` options.
+    kind (RayJob) submits `command` as the Ray job's entrypoint and may set the job's `ray` options. `example` holds
+    the values the tests submit it with.
     """
 
     name: RecipeName = Field(description="The file's name without .json.")
@@ -97,6 +98,10 @@ class Recipe(Contract):
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(default_factory=dict)
     parameters: list[RecipeParameter] = Field(min_length=1)
     ray: RayOptions | None = Field(default=None, description="Ray kinds only: Ray version, runtime env, cleanup.")
+    example: dict[ParameterName, Value] = Field(
+        description="Values a job from this recipe runs with: every required parameter, and any other worth showing. "
+        "The tests submit each recipe with its example, so a new recipe is its file (and its docs) alone."
+    )
 
     @model_validator(mode="after")
     def _templates_name_parameters(self) -> Recipe:
@@ -112,6 +117,10 @@ class Recipe(Contract):
             for name in PLACEHOLDER.findall(template):
                 if name not in types:
                     raise ValueError(f"template {template!r} names no parameter '{name}'")
+        if unknown := sorted(set(self.example) - types.keys()):
+            raise ValueError(f"the example names no parameter {', '.join(unknown)}")
+        if missing := [p.name for p in self.parameters if p.required and p.name not in self.example]:
+            raise ValueError(f"the example gives no value for the required {', '.join(missing)}")
         return self
 
 

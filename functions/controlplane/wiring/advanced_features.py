@@ -48,20 +48,21 @@ def _features(region: str, clients: KubernetesClientFactory) -> FeatureSteps:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s import manifests
     from controlplane.adapters.k8s.client import KubernetesApiGateway
-    from controlplane.config import feature_pins
+    from controlplane.config import cluster_dependencies
+    from controlplane.config.images import image_table
+    from controlplane.core.features.declaration import FeaturePorts
     from controlplane.core.features.steps import FeatureSteps
 
-    return FeatureSteps(
+    ports = FeaturePorts(
         iam=AwsIamGateway(),
         eks=AwsEksGateway(region=region),
         hyperpod=AwsHyperPodGateway(region=region),
         kubernetes=KubernetesApiGateway(factory=clients),
         render=manifests.render,
-        pins=feature_pins(),
-        poll=wiring.poller(),
-        boundaries=settings().role_boundaries,
         buckets=AwsBucketGateway(region=region),
-        deployment=wiring.deployment(),
-        registry=wiring.registry(),
         prometheus=AwsPrometheusGateway(region=region),
+        boundaries=settings().role_boundaries,
+        images=image_table(),
+        dependency_addons=cluster_dependencies().addons,
     )
+    return FeatureSteps(ports=ports, poll=wiring.poller(), deployment=wiring.deployment(), registry=wiring.registry())

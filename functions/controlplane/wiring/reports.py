@@ -38,8 +38,9 @@ def drift() -> DriftService:
     from controlplane.adapters.aws.iam import AwsIamGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
-    from controlplane.config import cluster_dependencies, feature_pins
+    from controlplane.config import cluster_dependencies
     from controlplane.core.drift.service import DriftService
+    from controlplane.core.features.catalog import addon_pins
 
     config = settings()
     return DriftService(
@@ -50,7 +51,7 @@ def drift() -> DriftService:
         hyperpod=AwsHyperPodGateway,
         iam=AwsIamGateway(),
         kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
-        addon_pins=feature_pins().addons,
+        addon_pins=addon_pins(cluster_dependencies().addons),
         dependency_addons=cluster_dependencies().addons,
         clock=wiring.clock(),
         deployment=wiring.deployment(),

@@ -9,28 +9,13 @@ from controlplane.access.eks import (
     DESCRIBE_ADDON_VERSIONS,
     DESCRIBE_ADDONS,
     DESCRIBE_EKS_CLUSTER,
-    READ_POD_IDENTITIES,
-)
-from controlplane.access.features import (
-    FEATURE_ROLES_REASON,
-    FSX_CSI_ROLES,
-    INFERENCE_ROLES,
-    INFERENCE_ROLES_REASON,
-    JOB_ROLES,
-    JOB_ROLES_REASON,
-    KARPENTER_ROLES,
-    KARPENTER_ROLES_REASON,
-    OBSERVABILITY_ROLES,
-    READ_TIERED,
-    READ_TLS_BUCKETS,
-    READ_WORKSPACES,
 )
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, Grant
 from controlplane.access.hyperpod import DESCRIBE_HYPERPOD, READ_NODES, TRAINING_PLANS, TRAINING_PLANS_REASON
-from controlplane.access.iam import read_roles
 from controlplane.access.s3 import buckets
 from controlplane.access.workflows import EXECUTIONS, EXECUTIONS_REASON, START_EXECUTION
 from infra.access.kubernetes import ASSUME_JOBS_ROLE, ASSUME_VIEW_ROLE
+from steps.features import FEATURE_READS
 
 _PREFLIGHT_QUOTAS = tuple(
     f"arn:{{partition}}:servicequotas:*:{{account}}:{service}/*" for service in ("sagemaker", "vpc", "ec2", "eks")
@@ -87,14 +72,7 @@ API_ACCESS = FunctionAccess(
         # reads the add-on versions EKS offers when an add-on is not at its pin.
         DESCRIBE_ADDONS,
         DESCRIBE_ADDON_VERSIONS,
-        *READ_TIERED,
-        read_roles(FSX_CSI_ROLES + OBSERVABILITY_ROLES, FEATURE_ROLES_REASON),
-        *READ_WORKSPACES,
-        read_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON),
-        read_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),
-        read_roles(JOB_ROLES, JOB_ROLES_REASON),
-        *READ_POD_IDENTITIES,
-        *READ_TLS_BUCKETS,
+        *FEATURE_READS,
         # GET /clusters/{clusterTag}/storage/contents lists the S3 claim's keys.
         *buckets(
             ("s3:ListBucket",),

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from controlplane.config import feature_pins
+from controlplane.config import cluster_dependencies
+from controlplane.core.features.catalog import addon_pins
 from controlplane.core.naming import feature_tags
 from controlplane.core.ports.eks import AddonIssue
 from controlplane.core.ports.kubernetes import KubernetesNode
@@ -43,7 +44,7 @@ def remove(world: FeatureWorld, feature: Feature) -> bool:
 def test_cert_manager_installs_the_pinned_addon_with_the_features_tags_and_settles_when_active(world):
     assert ensure(world, Feature.CERT_MANAGER) is False
     addon = world.eks.find_addon(EKS_NAME, "cert-manager")
-    assert addon.version == feature_pins().addons["cert-manager"]
+    assert addon.version == cluster_dependencies().addons["cert-manager"]
     assert addon.tags == feature_tags(DEPLOYMENT, TAG, Feature.CERT_MANAGER)
     assert world.eks.addon_requests[(EKS_NAME, "cert-manager")].role_arn is None
     assert ensure(world, Feature.CERT_MANAGER) is False, "still CREATING"
@@ -91,7 +92,7 @@ def test_an_addon_short_of_replicas_while_a_node_could_run_its_pods_is_still_set
 
 
 def test_a_feature_addon_gets_the_lowest_version_above_its_pin_when_eks_no_longer_offers_the_pin(world):
-    pin = feature_pins().addons["aws-fsx-csi-driver"]
+    pin = addon_pins(cluster_dependencies().addons)["aws-fsx-csi-driver"]
     world.eks.offer("aws-fsx-csi-driver", "v1.8.0-eksbuild.1", "v1.7.1-eksbuild.2", kubernetes="1.32")
 
     assert world.enable(Feature.FSX_CSI_DRIVER).done

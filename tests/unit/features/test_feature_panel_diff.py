@@ -36,7 +36,7 @@ def test_enabling_a_disabled_feature_is_enabled_in_a_stage_of_its_own(world):
     assert plan.stages == ["certManager"]
     assert plan.outcomes[Feature.CERT_MANAGER].outcome == "enabled"
     assert plan.outcomes[Feature.CERT_MANAGER].stage == "certManager"
-    assert plan.changes.certManager.change == "enable"
+    assert plan.changes.of(Feature.CERT_MANAGER).change == "enable"
     assert [(a.action, a.resource) for a in plan.actions] == [("create", "certManager")]
 
 
@@ -61,7 +61,7 @@ def test_disabling_an_enabled_feature_is_disabled_and_plans_a_delete(world):
     install_cert_manager(world)
     plan = world.panel.plan(TAG, patch(certManager={"enabled": False}))
     assert plan.outcomes[Feature.CERT_MANAGER].outcome == "disabled"
-    assert plan.changes.certManager.change == "disable"
+    assert plan.changes.of(Feature.CERT_MANAGER).change == "disable"
     assert [(a.action, a.resource) for a in plan.actions] == [("delete", "certManager")]
 
 
@@ -82,8 +82,14 @@ def test_a_half_built_feature_is_finished_by_enable_and_removed_by_disable(world
         "arn:aws:iam::123456789012:policy/boundary",
     )
     assert world.state(Feature.FSX_CSI_DRIVER).state == "partial"
-    assert world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": True})).changes.fsxCsiDriver.change == "enable"
-    assert world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": False})).changes.fsxCsiDriver.change == "disable"
+    assert (
+        world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": True})).changes.of(Feature.FSX_CSI_DRIVER).change
+        == "enable"
+    )
+    assert (
+        world.panel.plan(TAG, patch(fsxCsiDriver={"enabled": False})).changes.of(Feature.FSX_CSI_DRIVER).change
+        == "disable"
+    )
 
 
 def test_absent_features_are_not_read_as_intent(world):
@@ -163,8 +169,8 @@ def enable_tiered(world: FeatureWorld, percentage: int | None) -> None:
 def test_tiered_storage_percentage_is_diffed_against_the_live_setting(world, request_fields, change, percentage):
     enable_tiered(world, 50)
     plan = world.panel.plan(TAG, patch(tieredStorage={"enabled": True, **request_fields}))
-    assert plan.changes.tieredStorage.change == change
-    assert plan.changes.tieredStorage.percentage == percentage
+    assert plan.changes.of(Feature.TIERED_STORAGE).change == change
+    assert plan.changes.of(Feature.TIERED_STORAGE).percentage == percentage
     expected = {"none": "unchanged", "update": "updated"}[change]
     assert plan.outcomes[Feature.TIERED_STORAGE].outcome == expected
 
@@ -182,9 +188,15 @@ def test_karpenter_groups_are_compared_as_a_set_and_kept_when_omitted(world):
     same = world.panel.plan(TAG, patch(karpenter={"enabled": True, "instanceGroups": ["spare", "workers"]}))
     kept = world.panel.plan(TAG, patch(karpenter={"enabled": True}))
     narrowed = world.panel.plan(TAG, patch(karpenter={"enabled": True, "instanceGroups": ["workers"]}))
-    assert same.changes.karpenter.change == "none"
-    assert (kept.changes.karpenter.change, kept.changes.karpenter.instanceGroups) == ("none", ["workers", "spare"])
-    assert (narrowed.changes.karpenter.change, narrowed.changes.karpenter.instanceGroups) == ("update", ["workers"])
+    assert same.changes.of(Feature.KARPENTER).change == "none"
+    assert (kept.changes.of(Feature.KARPENTER).change, kept.changes.of(Feature.KARPENTER).instanceGroups) == (
+        "none",
+        ["workers", "spare"],
+    )
+    assert (narrowed.changes.of(Feature.KARPENTER).change, narrowed.changes.of(Feature.KARPENTER).instanceGroups) == (
+        "update",
+        ["workers"],
+    )
     assert narrowed.actions[0].detail == "instance groups workers"
 
 

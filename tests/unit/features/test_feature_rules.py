@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.features import CATALOG, DISABLE_ORDER, ENABLE_ORDER
+from controlplane.core.features import DISABLE_ORDER, ENABLE_ORDER
+from controlplane.core.features.catalog import CATALOG
 from controlplane.core.features.rules import check_dependencies, require_hyperpod
 from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, FeatureDependencyError

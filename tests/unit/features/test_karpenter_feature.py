@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.features.karpenter import karpenter_access
+from controlplane.core.features.catalog.karpenter import karpenter_access
 from controlplane.core.naming import KARPENTER_POLICY_NAME, feature_tags
 from controlplane.models.errors import (
     ClusterNotReadyError,
@@ -79,7 +79,7 @@ def test_a_group_karpenter_cannot_scale_is_refused_with_the_reason(world, detail
 def test_an_on_demand_group_is_accepted():
     world = FeatureWorld()
     world.add_hyperpod(HYPERPOD_NAME, group("workers", capacity_type="on-demand"))
-    assert plan(world, instanceGroups=["workers"]).changes.karpenter.change == "enable"
+    assert plan(world, instanceGroups=["workers"]).changes.of(Feature.KARPENTER).change == "enable"
 
 
 def test_a_cluster_without_automatic_node_recovery_is_refused_naming_the_setting(world):

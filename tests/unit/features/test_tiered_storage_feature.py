@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controlplane.core.features.tiered_storage import tiered_storage_access
+from controlplane.core.features.catalog.tiered_storage import tiered_storage_access
 from controlplane.core.naming import feature_tags, ownership_tags
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from controlplane.config import feature_pins
+from controlplane.config import cluster_dependencies
+from controlplane.config.images import image_table
 from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
+from controlplane.core.features.declaration import FeaturePorts
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
 from controlplane.core.features.steps import FeatureSteps
@@ -121,20 +123,21 @@ class FeatureWorld:
         )
         self.add_hyperpod(HYPERPOD_NAME)
         self.register()
-        self.steps = FeatureSteps(
-            self.iam,
-            self.eks,
-            self.hyperpod,
-            self.kubernetes,
-            render_bundle,
-            feature_pins(),
-            Poller(POLL, self.clock),
-            RoleBoundaries(workload=WORKLOAD_BOUNDARY, autoscaling=AUTOSCALING_BOUNDARY, service=SERVICE_BOUNDARY),
-            self.buckets,
-            DEPLOYMENT,
-            self.registry,
-            self.prometheus,
+        ports = FeaturePorts(
+            iam=self.iam,
+            eks=self.eks,
+            hyperpod=self.hyperpod,
+            kubernetes=self.kubernetes,
+            render=render_bundle,
+            buckets=self.buckets,
+            prometheus=self.prometheus,
+            boundaries=RoleBoundaries(
+                workload=WORKLOAD_BOUNDARY, autoscaling=AUTOSCALING_BOUNDARY, service=SERVICE_BOUNDARY
+            ),
+            images=image_table(),
+            dependency_addons=cluster_dependencies().addons,
         )
+        self.steps = FeatureSteps(ports, Poller(POLL, self.clock), DEPLOYMENT, self.registry)
         self.operations = OperationService(
             InMemoryOperationRepository(),
             self.registry,
@@ -200,7 +203,7 @@ class FeatureWorld:
                 "eksClusterName": EKS_NAME,
                 "hyperPodClusterName": HYPERPOD_NAME,
                 "imported": False,
-                "features": FeatureChanges(**{feature.value: change}),
+                "features": FeatureChanges({feature: change}),
                 **fields,
             }
         )

@@ -16,6 +16,7 @@ import Table from "@cloudscape-design/components/table";
 import Toggle from "@cloudscape-design/components/toggle";
 import { useState } from "react";
 import { ApiError, unwrap, type Schemas } from "../../api/client";
+import { FEATURE_LABELS } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
@@ -63,16 +64,8 @@ export function withTouch(
   return next;
 }
 
-const LABELS: Record<FeatureName, string> = {
-  certManager: "cert-manager",
-  fsxCsiDriver: "FSx CSI driver",
-  inferenceOperator: "Inference operator",
-  karpenter: "Karpenter autoscaling",
-  kuberayOperator: "KubeRay operator",
-  observability: "Observability",
-  tieredStorage: "Tiered checkpointing",
-  trainingOperator: "Training operator",
-};
+/** A feature's label as it declares it (its field's title in the OpenAPI document); an unknown one by its name. */
+const label = (name: FeatureName) => FEATURE_LABELS[name] ?? name;
 
 const STATES: Record<FeatureState["state"], StatusIndicatorProps.Type> = { enabled: "success", disabled: "stopped", partial: "warning" };
 
@@ -222,7 +215,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
           </Header>
         }
         columnDefinitions={[
-          { id: "name", header: "Feature", cell: (name) => LABELS[name] ?? name },
+          { id: "name", header: "Feature", cell: label },
           {
             id: "enabled",
             header: "Enabled",
@@ -233,7 +226,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
                 <Toggle
                   checked={checked}
                   disabled={!admin || (!state.available && !state.enabled)}
-                  ariaLabel={`${LABELS[name] ?? name} enabled`}
+                  ariaLabel={`${label(name)} enabled`}
                   onChange={({ detail }) => touch(name, { enabled: detail.checked })}
                 >
                   {touched[name] ? "changed" : ""}

@@ -14,21 +14,13 @@ from controlplane.core.dependencies.addons import installed_for_pin
 from controlplane.core.drift.compare import Check, findings, group_findings
 from controlplane.core.drift.recorded import RecordedState, recorded_state
 from controlplane.core.drift.stuck import stuck
-from controlplane.core.features.cert_manager import CERT_MANAGER_ADDON
-from controlplane.core.features.fsx_csi_driver import FSX_CSI_ADDON
-from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_ADDON
-from controlplane.core.features.observability import OBSERVABILITY_ADDON
-from controlplane.core.features.tiered_storage import ROLE_ARN_ANNOTATION
-from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.features.catalog import CATALOG
+from controlplane.core.features.catalog.tiered_storage import ROLE_ARN_ANNOTATION
 from controlplane.core.naming import (
     TIERED_STORAGE_NAMESPACE,
     TIERED_STORAGE_SERVICE_ACCOUNT,
     Deployment,
-    fsx_csi_role_name,
     hyperpod_cluster_of,
-    inference_operator_role_name,
-    karpenter_role_name,
-    observability_role_name,
     ownership_tags,
     tiered_storage_policy_name,
     tiered_storage_role_name,
@@ -47,20 +39,6 @@ from controlplane.models.operations import Operation
 
 # Operations read per page while replaying a cluster's history.
 OPERATIONS_PAGE = 100
-FEATURE_ADDONS = {
-    Feature.CERT_MANAGER: CERT_MANAGER_ADDON,
-    Feature.FSX_CSI_DRIVER: FSX_CSI_ADDON,
-    Feature.TRAINING_OPERATOR: TRAINING_OPERATOR_ADDON,
-    Feature.OBSERVABILITY: OBSERVABILITY_ADDON,
-    Feature.INFERENCE_OPERATOR: INFERENCE_OPERATOR_ADDON,
-}
-FEATURE_ROLES: dict[Feature, Callable[[Deployment, str], str]] = {
-    Feature.FSX_CSI_DRIVER: fsx_csi_role_name,
-    Feature.OBSERVABILITY: observability_role_name,
-    Feature.INFERENCE_OPERATOR: inference_operator_role_name,
-    Feature.TIERED_STORAGE: tiered_storage_role_name,
-    Feature.KARPENTER: karpenter_role_name,
-}
 FEATURE_REMEDY = "Enable the feature again (PATCH …/features) to rebuild its chain, or disable it"
 ADDON_REMEDY = "Run the dependencies stage again (POST …/dependencies) to restore the pinned version"
 TAG_REMEDY = "Put the tag back: the control plane only touches what carries its ownership tags"
@@ -212,14 +190,14 @@ class DriftService:
     ) -> list[Check]:
         path = f"features.{feature.value}"
         checks: list[Check] = []
-        addon = FEATURE_ADDONS.get(feature)
-        if addon is not None:
+        spec = CATALOG[feature]
+        if spec.addon is not None:
+            addon = spec.addon.name
             checks.append(
                 _addon_check(f"{path}.addon[{addon}]", eks_gateway, eks, addon, self._addon_pins, FEATURE_REMEDY)
             )
-        role_name = FEATURE_ROLES.get(feature)
-        if role_name is not None:
-            role = role_name(self._deployment, record.clusterTag)
+        if spec.role is not None:
+            role = spec.role(self._deployment, record.clusterTag)
             checks.append(Check(f"{path}.role", role, lambda: self._role(role), FEATURE_REMEDY))
         if feature == Feature.TIERED_STORAGE:
             checks += self._tiered_storage_checks(record, path, eks, hyperpod)

@@ -24,7 +24,7 @@ from controlplane.core.endpoints.errors import (
     RoutingImmutableError,
 )
 from controlplane.core.endpoints.manifest import API_VERSION, ENDPOINT_LABEL, ResolvedSource
-from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_ADDON
+from controlplane.core.features.catalog.inference_operator import INFERENCE_OPERATOR_ADDON
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway

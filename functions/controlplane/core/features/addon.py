@@ -4,7 +4,8 @@ the pin, or the lowest newer one the cluster's Kubernetes version allows; an add
 cluster without a schedulable node is installed and waits for nodes, as in stage 3 (`core.dependencies.addons`).
 
 Everything created carries the feature's tags; removal deletes only what they say is this cluster's, the
-add-on first and its role and bucket after it. Not here: which add-ons are features (one module each).
+add-on first and its role and bucket after it. Not here: which add-ons are features, at which pins (one module
+each in `catalog`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from controlplane.config import FeaturePins
 from controlplane.core.dependencies.addons import Health, addon_health, failed, resolve_version
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.identity import POD_IDENTITY_PRINCIPAL, service_statement, service_trust, web_identity_trust
@@ -140,18 +140,18 @@ class AddonFeature:
         eks: EksGateway,
         feature: Feature,
         addon: str,
-        pins: FeaturePins,
+        version: str,
         precondition: Callable[[ClusterFacts], None] | None = None,
         role: AddonRole | None = None,
         bucket: AddonBucket | None = None,
         configure: Callable[[ClusterFacts, str | None, str | None], dict[str, Any]] | None = None,
     ) -> None:
-        """`configure` builds the add-on's configurationValues from the role and bucket ARN/name; a role then
-        reaches the add-on through them, not through serviceAccountRoleArn."""
+        """`version`: the add-on's pin. `configure` builds the add-on's configurationValues from the role and bucket
+        ARN/name; a role then reaches the add-on through them, not through serviceAccountRoleArn."""
         self._eks = eks
         self._feature = feature
         self._addon = addon
-        self._version = pins.addons[addon]
+        self._version = version
         self._precondition = precondition
         self._role = role
         self._bucket = bucket

@@ -11,14 +11,13 @@ from controlplane.core.features import DISABLE_ORDER, ENABLE_ORDER
 from controlplane.models.features import (
     Feature,
     FeatureChange,
+    FeatureRequest,
     FeatureState,
     KarpenterFeature,
     Outcome,
     TieredStorageFeature,
-    ToggleFeature,
 )
 
-FeatureRequest = ToggleFeature | TieredStorageFeature | KarpenterFeature
 NO_CHANGE = FeatureChange()
 OUTCOMES: dict[str, Outcome] = {"none": "unchanged", "enable": "enabled", "disable": "disabled", "update": "updated"}
 

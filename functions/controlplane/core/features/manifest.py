@@ -2,15 +2,15 @@
 
 The bundle's objects carry the feature's label (`core.naming.FEATURE_LABEL`); an object of the same name without
 it is someone else's and blocks enabling; removal deletes only labelled objects. Not here: which bundles are
-features (one module each).
+features (one module each in `catalog`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from controlplane.config import ManifestPin
 from controlplane.config.images import ImageTable
+from controlplane.core.features.declaration import Bundle
 from controlplane.core.features.facts import ClusterFacts, labelled
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.models.errors import ForeignResourceError, UnsupportedRegionError
@@ -23,15 +23,14 @@ class ManifestFeature:
         kubernetes: KubernetesGateway,
         render: ManifestRenderer,
         feature: Feature,
-        bundle: str,
-        pin: ManifestPin,
+        bundle: Bundle,
         images: ImageTable,
     ) -> None:
         self._kubernetes = kubernetes
         self._render = render
         self._feature = feature
-        self._bundle = bundle
-        self._pin = pin
+        self._bundle = bundle.name
+        self._pin = bundle.pin
         self._images = images
         self._rendered: dict[str, list[dict[str, Any]]] = {}
 

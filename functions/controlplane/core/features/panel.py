@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations, fingerprint
-from controlplane.core.features import CATALOG
+from controlplane.core.features.catalog import CATALOG
+from controlplane.core.features.catalog.karpenter import check_karpenter_request
 from controlplane.core.features.diff import change_of, detail_of, outcome_of, stages_of
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.features.karpenter import check_karpenter_request
 from controlplane.core.features.rules import check_dependencies, require_hyperpod
 from controlplane.core.features.steps import FeatureSteps
 from controlplane.core.naming import hyperpod_cluster_of
@@ -109,7 +109,7 @@ class FeaturePanelService:
         }
         actions = [action for feature in stages for action in _actions(feature, changes[feature])]
         return FeaturePlan(
-            changes=FeatureChanges(**{feature.value: change for feature, change in changes.items()}),
+            changes=FeatureChanges(changes),
             outcomes=outcomes,
             stages=[feature.value for feature in stages],
             actions=actions,

@@ -2,14 +2,14 @@
 features need of each other. Dependencies are never resolved by hidden intent: enabling a feature whose
 dependency is neither enabled nor enabled in the same request is refused, naming the dependency; disabling a
 feature that another feature still needs is refused, naming the dependent. Karpenter's own request checks are in
-`core.features.karpenter`.
+`core.features.catalog.karpenter`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controlplane.core.features import CATALOG
+from controlplane.core.features.catalog import CATALOG
 from controlplane.core.features.diff import NO_CHANGE
 from controlplane.models.errors import ClusterNotReadyError, FeatureDependencyError
 from controlplane.models.features import Feature, FeatureChange, FeatureState

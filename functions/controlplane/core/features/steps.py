@@ -2,36 +2,23 @@
 what the features created outside the clusters when a cluster is deleted.
 
 Each call reads the cluster's facts, runs the feature's own level-triggered ensure or remove (one module per
-feature) and turns its answer into the poll state the workflow's wait loop reads. Not here: the diff of a PATCH
-and the dependency rules (`core.features.panel`).
+feature in `catalog`, built as its declaration says) and turns its answer into the poll state the workflow's wait
+loop reads. Not here: the diff of a PATCH and the dependency rules (`core.features.panel`).
 """
 
 from __future__ import annotations
 
 from functools import cache, partial
 
-from controlplane.config import FeaturePins
 from controlplane.core import deadlines
 from controlplane.core.dependencies.addons import schedulable
-from controlplane.core.features.cert_manager import cert_manager_feature
+from controlplane.core.features.catalog import CATALOG
+from controlplane.core.features.declaration import FeaturePorts
 from controlplane.core.features.facts import ClusterFacts, FeatureHandler
-from controlplane.core.features.fsx_csi_driver import fsx_csi_driver_feature
-from controlplane.core.features.inference_operator import inference_operator_feature
-from controlplane.core.features.job_identity import JobIdentity
-from controlplane.core.features.karpenter import Karpenter
-from controlplane.core.features.kuberay_operator import kuberay_operator_feature
-from controlplane.core.features.observability import ObservabilityFeature
-from controlplane.core.features.tiered_storage import TieredStorage
-from controlplane.core.features.training_operator import TrainingOperator
 from controlplane.core.naming import DEFAULT_JOB_NAMESPACE, Deployment, job_namespace
 from controlplane.core.polling import Poller, Wait
-from controlplane.core.ports.eks import EksCluster, EksGateway
-from controlplane.core.ports.hyperpod import HyperPodGateway
-from controlplane.core.ports.iam import IamGateway, RoleBoundaries
-from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
+from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.persistence import ClusterRegistry
-from controlplane.core.ports.prometheus import PrometheusGateway
-from controlplane.core.ports.storage import BucketGateway
 from controlplane.models.features import Feature, FeatureState
 from controlplane.models.workflow import (
     DeleteEksClusterInput,
@@ -45,38 +32,15 @@ from controlplane.models.workflow import (
 class FeatureSteps:
     """The features of the clusters in one Region."""
 
-    def __init__(
-        self,
-        iam: IamGateway,
-        eks: EksGateway,
-        hyperpod: HyperPodGateway,
-        kubernetes: KubernetesGateway,
-        render: ManifestRenderer,
-        pins: FeaturePins,
-        poll: Poller,
-        boundaries: RoleBoundaries,
-        buckets: BucketGateway,
-        deployment: Deployment,
-        registry: ClusterRegistry,
-        prometheus: PrometheusGateway,
-    ) -> None:
+    def __init__(self, ports: FeaturePorts, poll: Poller, deployment: Deployment, registry: ClusterRegistry) -> None:
         self._deployment = deployment
         self._registry = registry
-        self._eks = eks
-        self._hyperpod = hyperpod
+        self._eks = ports.eks
+        self._hyperpod = ports.hyperpod
         self._poll = poll
-        self._kubernetes = kubernetes
+        self._kubernetes = ports.kubernetes
         self._features: dict[Feature, FeatureHandler] = {
-            Feature.CERT_MANAGER: cert_manager_feature(eks, pins),
-            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, boundaries.service),
-            Feature.KUBERAY_OPERATOR: kuberay_operator_feature(kubernetes, render, pins),
-            Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, boundaries.workload),
-            Feature.TRAINING_OPERATOR: TrainingOperator(
-                eks, pins, JobIdentity(iam, eks, kubernetes, boundaries.workload)
-            ),
-            Feature.OBSERVABILITY: ObservabilityFeature(iam, eks, prometheus, pins, boundaries.service),
-            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, boundaries.service),
-            Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, boundaries.autoscaling),
+            feature: spec.build(ports) for feature, spec in CATALOG.items()
         }
 
     def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from controlplane.core.control_plane import reachable_control_plane
-from controlplane.core.features.observability import OBSERVABILITY_ADDON, bring_your_own_grafana
+from controlplane.core.features.catalog.observability import OBSERVABILITY_ADDON, bring_your_own_grafana
 from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, overview
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import Addon, EksCluster, EksGateway

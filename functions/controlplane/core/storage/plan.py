@@ -7,7 +7,7 @@ from controlplane.core.naming import Deployment, data_bucket_name, s3_csi_role_n
 from controlplane.core.stages import stage_names
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
-from controlplane.models.features import FeatureChange, FeatureChanges
+from controlplane.models.features import Feature, FeatureChange, FeatureChanges
 from controlplane.models.operations import OperationKind
 from controlplane.models.storage import ConfigureStorageRequest, FsxPlan, StoragePlan
 
@@ -60,7 +60,7 @@ def storage_features(plan: StoragePlan) -> FeatureChanges:
     plain S3 storage changes no feature."""
     if plan.fsx is None:
         return FeatureChanges()
-    return FeatureChanges(fsxCsiDriver=FeatureChange(change="enable"))
+    return FeatureChanges({Feature.FSX_CSI_DRIVER: FeatureChange(change="enable")})
 
 
 def storage_stages(plan: StoragePlan) -> list[str]:

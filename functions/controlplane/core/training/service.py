@@ -15,7 +15,7 @@ from typing import Any
 from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.control_plane import reachable_control_plane
-from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway

@@ -1,9 +1,10 @@
 """The EKS add-ons the sandbox offers: versions per Kubernetes version, dependencies, required configuration, and
 what each runs in the cluster.
 
-Covers the add-ons the control plane installs (config/cluster-dependencies.json, config/feature-addons.json), their
-dependencies and EKS's default add-ons; versions are listed newest first. A pin is not offered for every Kubernetes
-version: a newer one is often served only by a newer build (as EKS publishes them).
+Covers the add-ons the control plane installs (config/cluster-dependencies.json, and the features' pins in
+controlplane/core/features/catalog), their dependencies and EKS's default add-ons; versions are listed newest
+first. A pin is not offered for every Kubernetes version: a newer one is often served only by a newer build (as EKS
+publishes them). This is what EKS offers (AWS's behaviour), not a list of the product's features.
 
 What an add-on runs decides its health (`sandbox.aws.eks.health`): a Deployment needs a node its pods can run on,
 so EKS reports such an add-on DEGRADED (InsufficientNumberOfReplicas) on a cluster without one; a DaemonSet wants

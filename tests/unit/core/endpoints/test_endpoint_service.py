@@ -18,7 +18,7 @@ from controlplane.core.endpoints.errors import (
 )
 from controlplane.core.endpoints.manifest import API_VERSION, ENDPOINT_LABEL
 from controlplane.core.endpoints.service import EndpointService
-from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_ADDON
+from controlplane.core.features.catalog.inference_operator import INFERENCE_OPERATOR_ADDON
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.registry import ClusterService

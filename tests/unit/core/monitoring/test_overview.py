@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from controlplane.core.features.observability import OBSERVABILITY_ADDON
+from controlplane.core.features.catalog.observability import OBSERVABILITY_ADDON
 from controlplane.core.monitoring.service import MonitoringService
 from controlplane.core.monitoring.tally import Capped
 from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup

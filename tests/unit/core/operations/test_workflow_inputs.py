@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan, StageName
 from controlplane.models.downloads import DownloadPlan
-from controlplane.models.features import FeatureChange, FeatureChanges
+from controlplane.models.features import Feature, FeatureChange, FeatureChanges
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.nodes import NodeTarget
@@ -48,7 +48,7 @@ GROUP = HyperPodPlan(
     threadsPerCore=1,
 )
 STORAGE = StoragePlan(bucketName="data", bucketSource="caller", claimName="s3-claim", namespace="default")
-FEATURES = FeatureChanges(tieredStorage=FeatureChange(change="enable"))
+FEATURES = FeatureChanges({Feature.TIERED_STORAGE: FeatureChange(change="enable")})
 CHANGE = InstanceGroupChange(instanceGroupName="workers", instanceCount=3)
 SOFTWARE = SoftwareUpdatePlan(instanceGroups=["workers"], rollingPolicy=RollingPolicy())
 NODES = {

@@ -9,7 +9,7 @@ import pytest
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
 from controlplane.core.registry import ClusterService
 from controlplane.core.training.manifest import JOB_LABEL

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
-from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
 from controlplane.core.training.kinds import JOB_KINDS
@@ -47,26 +47,15 @@ from tests.fakes.workloads import InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
 ALICE = Actor("alice", Role.OPERATOR)
-# The values each shipped recipe needs (its required parameters).
-REQUIRED_VALUES: dict[str, dict[str, Any]] = {
-    "pytorch-script": {"script": "/s3/code/train.py", "dataset": "s3://data-bkt/ds", "outputPath": "s3://data-bkt/out"},
-    "llama-factory": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "alpaca_en_demo", "outputDir": "/s3/out/lf"},
-    "ms-swift": {"model": "Qwen/Qwen2.5-0.5B", "dataset": "/s3/datasets/sft.jsonl", "outputDir": "/s3/out/swift"},
-    "verl": {
-        "model": "Qwen/Qwen2.5-0.5B-Instruct",
-        "trainFiles": "/s3/datasets/gsm8k/train.parquet",
-        "valFiles": "/s3/datasets/gsm8k/test.parquet",
-        "outputDir": "/s3/out/verl",
-    },
-}
 
 
 def job_request(recipe: str = "pytorch-script", **values: Any) -> SubmitRecipeJobRequest:
+    """A job from the recipe's own example, with `values` over it."""
     return SubmitRecipeJobRequest(
         recipe=recipe,
         name="recipe-job",
         instanceType="ml.g5.12xlarge",
-        values={**REQUIRED_VALUES[recipe], **values},
+        values={**shipped_recipes()[recipe].example, **values},
     )
 
 
@@ -119,10 +108,10 @@ def world(make_record: Callable[..., ClusterRecord], clock: FakeClock) -> World:
 def test_every_shipped_recipe_file_loads_as_a_recipe() -> None:
     files = sorted(path.stem for path in RECIPES_DIR.glob("*.json"))
 
-    assert sorted(shipped_recipes()) == files == sorted(REQUIRED_VALUES)
+    assert sorted(shipped_recipes()) == files
 
 
-@pytest.mark.parametrize("name", sorted(REQUIRED_VALUES))
+@pytest.mark.parametrize("name", sorted(shipped_recipes()))
 def test_every_shipped_recipe_renders_to_a_job_that_validates_against_the_crd_schema(name: str) -> None:
     job = render(shipped_recipes()[name], job_request(name))
 
@@ -144,6 +133,7 @@ def test_a_new_recipe_file_needs_no_code(tmp_path: Path) -> None:
             {"name": "nodes", "type": "integer", "default": 1, "description": "Nodes."},
             {"name": "gpusPerNode", "type": "integer", "default": 0, "description": "GPUs per node."},
         ],
+        "example": {"greeting": "hi"},
     }
     (tmp_path / "echo.json").write_text(json.dumps(recipe))
 
@@ -167,6 +157,8 @@ def test_a_new_recipe_file_needs_no_code(tmp_path: Path) -> None:
             "default or mark it required",
         ),
         ({"unexpected": 1}, "Extra inputs are not permitted"),
+        ({"example": {"script": "/s3/a.py", "dataset": "s3://b/d", "outputPath": "s3://b/o", "epoch": 2}}, "epoch"),
+        ({"example": {"dataset": "s3://b/d", "outputPath": "s3://b/o"}}, "no value for the required script"),
     ],
 )
 def test_a_recipe_file_that_does_not_hold_together_is_refused_at_load(change: dict[str, Any], problem: str) -> None:
@@ -255,14 +247,14 @@ def test_a_recipe_job_needs_a_placement_like_any_job() -> None:
 def test_list_and_get_show_each_recipe_with_its_parameters(world: World) -> None:
     listed = world.service.list_recipes()
 
-    assert [recipe.name for recipe in listed.recipes] == ["llama-factory", "ms-swift", "pytorch-script", "verl"]
+    assert [recipe.name for recipe in listed.recipes] == sorted(shipped_recipes())
     detail = world.service.get("pytorch-script", ALICE)
     assert "learningRate" in [parameter.name for parameter in detail.parameters]
     assert detail.lastValues == {}
 
 
 def test_an_unknown_recipe_is_not_found_and_the_recipes_are_listed(world: World) -> None:
-    with pytest.raises(RecipeNotFoundError, match="llama-factory, ms-swift, pytorch-script, verl"):
+    with pytest.raises(RecipeNotFoundError, match=", ".join(sorted(shipped_recipes()))):
         world.service.get("torchtitan", ALICE)
 
 

@@ -4,7 +4,8 @@ from typing import Any, get_args
 
 import pytest
 
-from controlplane.config import feature_pins
+from controlplane.config import cluster_dependencies
+from controlplane.core.features.catalog import addon_pins
 from controlplane.models.clusters import KubernetesVersion
 from sandbox.aws.eks.addons import ClusterAddons
 from sandbox.aws.eks.catalog import CATALOG, INFERENCE_OPERATOR, TRAINING_OPERATOR, version_key
@@ -55,14 +56,15 @@ def refused(call: Any) -> EksError:
 
 @pytest.mark.parametrize("kubernetes", get_args(KubernetesVersion))
 def test_the_catalog_offers_every_pinned_add_on_at_or_above_its_pin(kubernetes: str) -> None:
-    for name, pin in feature_pins().addons.items():
+    for name, pin in addon_pins(cluster_dependencies().addons).items():
         offered = CATALOG[name].compatible(kubernetes)
         assert any(version_key(version) >= version_key(pin) for version in offered), (name, pin, kubernetes)
 
 
 def test_a_newer_kubernetes_version_is_served_only_by_newer_builds_of_some_pins() -> None:
     """What the control plane's version resolution is for: EKS refuses such a pin on the newest clusters."""
-    refused = [name for name, pin in feature_pins().addons.items() if pin not in CATALOG[name].compatible("1.35")]
+    pins = addon_pins(cluster_dependencies().addons)
+    refused = [name for name, pin in pins.items() if pin not in CATALOG[name].compatible("1.35")]
 
     assert refused == ["cert-manager", "metrics-server"]
 

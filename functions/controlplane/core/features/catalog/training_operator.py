@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, require_pod_identity_agent
+from controlplane.core.features.declaration import AddonPin, FeatureDeclaration, FeaturePorts
 from controlplane.core.features.facts import HALF_BUILT, ClusterFacts
 from controlplane.core.features.job_identity import JobIdentity
 from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
@@ -17,18 +17,19 @@ from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.features import Feature, FeatureChange, FeatureState, LiveState
 
 TRAINING_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-training-operator"
+_PIN = AddonPin(TRAINING_OPERATOR_ADDON, "v1.2.0-eksbuild.1")
 
 
 class TrainingOperator:
     """The operator's add-on and the jobs' identity: enabled when both are in place. The identity is built once the
     add-on's precondition holds and removed once the add-on is gone."""
 
-    def __init__(self, eks: EksGateway, pins: FeaturePins, jobs: JobIdentity) -> None:
+    def __init__(self, eks: EksGateway, version: str, jobs: JobIdentity) -> None:
         self._addon = AddonFeature(
             eks,
             Feature.TRAINING_OPERATOR,
             TRAINING_OPERATOR_ADDON,
-            pins,
+            version,
             precondition=partial(_require_operator_identity, eks),
         )
         self._jobs = jobs
@@ -75,3 +76,20 @@ def _require_operator_identity(eks: EksGateway, facts: ClusterFacts) -> None:
             f"The training operator's pod identity association ({TRAINING_OPERATOR_NAMESPACE}/"
             f"{TRAINING_OPERATOR_SERVICE_ACCOUNT}) is missing; resume the HyperPod stage that creates it."
         )
+
+
+def _build(ports: FeaturePorts) -> TrainingOperator:
+    jobs = JobIdentity(ports.iam, ports.eks, ports.kubernetes, ports.boundaries.workload)
+    return TrainingOperator(ports.eks, ports.version(_PIN), jobs)
+
+
+FEATURE = FeatureDeclaration(
+    Feature.TRAINING_OPERATOR,
+    "EKS add-on amazon-sagemaker-hyperpod-training-operator (pod identity from the HyperPod stage); the training "
+    "jobs' IAM role (pod identity, MLflow logging only), ServiceAccount instantstart-jobs in the job namespace and "
+    "their association",
+    _build,
+    requires=(Feature.CERT_MANAGER,),
+    needs_hyperpod=True,
+    addon=_PIN,
+)

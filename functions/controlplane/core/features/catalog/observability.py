@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, AddonRole, require_pod_identity_agent
+from controlplane.core.features.declaration import AddonPin, FeatureDeclaration, FeaturePorts
 from controlplane.core.features.facts import HALF_BUILT, ClusterFacts
 from controlplane.core.identity import OBSERVABILITY_POLICIES
 from controlplane.core.naming import feature_tags, is_owned, observability_role_name, observability_workspace_alias
@@ -26,6 +26,7 @@ from controlplane.models.errors import DependencyFailedError
 from controlplane.models.features import Feature, FeatureChange, FeatureState
 
 OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
+_PIN = AddonPin(OBSERVABILITY_ADDON, "v1.1.0-eksbuild.1")
 OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
 WORKSPACE_ACTIVE = "ACTIVE"
 WORKSPACE_FAILED = "CREATION_FAILED"
@@ -44,7 +45,7 @@ def bring_your_own_grafana(region: str, endpoint: str | None) -> str:
 
 class ObservabilityFeature:
     def __init__(
-        self, iam: IamGateway, eks: EksGateway, prometheus: PrometheusGateway, pins: FeaturePins, boundary_arn: str
+        self, iam: IamGateway, eks: EksGateway, prometheus: PrometheusGateway, version: str, boundary_arn: str
     ) -> None:
         self._eks = eks
         self._prometheus = prometheus
@@ -56,7 +57,7 @@ class ObservabilityFeature:
             pod_identity=OBSERVABILITY_SERVICE_ACCOUNT,
         )
         self._addon = AddonFeature(
-            eks, Feature.OBSERVABILITY, OBSERVABILITY_ADDON, pins, role=role, configure=self._configuration
+            eks, Feature.OBSERVABILITY, OBSERVABILITY_ADDON, version, role=role, configure=self._configuration
         )
 
     def probe(self, facts: ClusterFacts) -> FeatureState:
@@ -124,3 +125,19 @@ class ObservabilityFeature:
         if workspace is None or workspace.endpoint is None:
             raise DependencyFailedError("The Prometheus workspace disappeared before the add-on was created.")
         return {"ampWorkspace": {"prometheusEndpoint": workspace.endpoint.rstrip("/"), "arn": workspace.arn}}
+
+
+def _build(ports: FeaturePorts) -> ObservabilityFeature:
+    return ObservabilityFeature(ports.iam, ports.eks, ports.prometheus, ports.version(_PIN), ports.boundaries.service)
+
+
+FEATURE = FeatureDeclaration(
+    Feature.OBSERVABILITY,
+    "Amazon Managed Service for Prometheus workspace <deployment>-<tag>-observability, IAM role (pod identity) and "
+    "EKS add-on amazon-sagemaker-hyperpod-observability writing to the workspace; Grafana is yours to bring (the "
+    "workspace endpoint as its Prometheus data source)",
+    _build,
+    needs_hyperpod=True,
+    addon=_PIN,
+    role=observability_role_name,
+)

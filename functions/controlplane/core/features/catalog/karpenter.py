@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controlplane.core.features.declaration import FeatureDeclaration, FeaturePorts
 from controlplane.core.features.facts import HALF_BUILT, SETTLED_CLUSTER_STATUS, ClusterFacts, labelled
 from controlplane.core.identity import VERSION, service_trust
 from controlplane.core.naming import (
@@ -283,3 +284,17 @@ def karpenter_unsupported(group: InstanceGroup) -> list[str]:
         "uses Spot capacity": group.capacity_type == "spot",
     }
     return [reason for reason, applies in reasons.items() if applies]
+
+
+def _build(ports: FeaturePorts) -> Karpenter:
+    return Karpenter(ports.iam, ports.hyperpod, ports.kubernetes, ports.boundaries.autoscaling)
+
+
+FEATURE = FeatureDeclaration(
+    Feature.KARPENTER,
+    "IAM role trusted by HyperPod (BatchAdd/BatchDeleteClusterNodes on the cluster), AutoScaling Karpenter with that "
+    "ClusterRole, HyperpodNodeClass and NodePool over the chosen instance groups",
+    _build,
+    needs_hyperpod=True,
+    role=karpenter_role_name,
+)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controlplane.core.features.declaration import FeatureDeclaration, FeaturePorts, Kept
 from controlplane.core.features.facts import (
     HALF_BUILT,
     SETTLED_CLUSTER_STATUS,
@@ -218,3 +219,24 @@ class TieredStorage:
         if role_arn:
             metadata["annotations"] = {ROLE_ARN_ANNOTATION: role_arn}
         return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
+
+
+def _build(ports: FeaturePorts) -> TieredStorage:
+    return TieredStorage(ports.iam, ports.hyperpod, ports.kubernetes, ports.boundaries.workload)
+
+
+FEATURE = FeatureDeclaration(
+    Feature.TIERED_STORAGE,
+    "TieredStorageConfig on the HyperPod cluster; IAM policy and role (web identity through the EKS cluster's OIDC "
+    "provider), ServiceAccount default/tiered-storage-sa annotated with the role",
+    _build,
+    needs_hyperpod=True,
+    kept=(
+        Kept(
+            "IAM OIDC provider of the EKS cluster",
+            "the dependencies stage created it and other IRSA roles (S3 and FSx CSI drivers, inference operator) "
+            "trust it; it is deleted only if this feature created it",
+        ),
+    ),
+    role=tiered_storage_role_name,
+)

@@ -7,19 +7,18 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from controlplane.config import FeaturePins
 from controlplane.core.dependencies.steps import S3_CSI_ADDON
 from controlplane.core.features.addon import AddonBucket, AddonFeature, AddonRole
+from controlplane.core.features.declaration import AddonPin, FeatureDeclaration, FeaturePorts
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.identity import INFERENCE_OPERATOR_POLICY, SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import inference_operator_role_name, inference_tls_bucket_name
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.iam import IamGateway
-from controlplane.core.ports.storage import BucketGateway
 from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.features import Feature
 
 INFERENCE_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-inference"
+_PIN = AddonPin(INFERENCE_OPERATOR_ADDON, "v2.0.0-eksbuild.2")
 INFERENCE_OPERATOR_NAMESPACE = "hyperpod-inference-system"
 INFERENCE_OPERATOR_SERVICE_ACCOUNT = "hyperpod-inference-controller-manager"
 METRICS_SERVER_ADDON = "metrics-server"
@@ -27,26 +26,24 @@ METRICS_SERVER_ADDON = "metrics-server"
 INFERENCE_STAGE3_ADDONS = (S3_CSI_ADDON, METRICS_SERVER_ADDON)
 
 
-def inference_operator_feature(
-    iam: IamGateway, eks: EksGateway, buckets: BucketGateway, pins: FeaturePins, boundary_arn: str
-) -> AddonFeature:
+def _build(ports: FeaturePorts) -> AddonFeature:
     role = AddonRole(
-        iam,
+        ports.iam,
         inference_operator_role_name,
         (INFERENCE_OPERATOR_POLICY,),
-        boundary_arn=boundary_arn,
+        boundary_arn=ports.boundaries.service,
         irsa=INFERENCE_OPERATOR_SERVICE_ACCOUNT,
         namespace=INFERENCE_OPERATOR_NAMESPACE,
         service=SAGEMAKER_PRINCIPAL,
     )
     return AddonFeature(
-        eks,
+        ports.eks,
         Feature.INFERENCE_OPERATOR,
         INFERENCE_OPERATOR_ADDON,
-        pins,
-        precondition=partial(_require_prerequisites, eks),
+        ports.version(_PIN),
+        precondition=partial(_require_prerequisites, ports.eks),
         role=role,
-        bucket=AddonBucket(buckets, inference_tls_bucket_name),
+        bucket=AddonBucket(ports.buckets, inference_tls_bucket_name),
         configure=_configuration,
     )
 
@@ -73,3 +70,15 @@ def _configuration(facts: ClusterFacts, role_arn: str | None, bucket: str | None
         "tlsCertificateS3Bucket": bucket,
         "hyperpodClusterArn": facts.require_hyperpod().arn,
     }
+
+
+FEATURE = FeatureDeclaration(
+    Feature.INFERENCE_OPERATOR,
+    "IAM role (web identity, hyperpod-inference-system/hyperpod-inference-controller-manager), TLS certificate bucket "
+    "hyperpod-tls-<tag>-…, EKS add-on amazon-sagemaker-hyperpod-inference configured with both",
+    _build,
+    requires=(Feature.CERT_MANAGER, Feature.FSX_CSI_DRIVER),
+    needs_hyperpod=True,
+    addon=_PIN,
+    role=inference_operator_role_name,
+)
