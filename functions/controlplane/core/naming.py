@@ -11,8 +11,10 @@ that uses them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from controlplane.models.features import Feature
+if TYPE_CHECKING:
+    from controlplane.models.features import Feature
 
 # A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, IS_DEPLOYMENT_NAME):
 # lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names cannot be read two ways.
