@@ -22,7 +22,8 @@ _MOUNT_ALPHABET = string.ascii_lowercase + string.digits
 
 class FsxExtension:
     def __init__(self, seconds_to_available: float) -> None:
-        self._seconds = seconds_to_available
+        # How long a file system takes to be created or deleted; a benchmark may set it.
+        self.seconds = seconds_to_available
         self._patches = Patches()
 
     def install(self) -> None:
@@ -74,7 +75,7 @@ class FsxExtension:
     def _advance(self, backend: FSxBackend) -> None:
         now = time.monotonic()
         for file_system_id, file_system in list(backend.file_systems.items()):
-            if now - getattr(file_system, "changed_at", now) < self._seconds:
+            if now - getattr(file_system, "changed_at", now) < self.seconds:
                 continue
             if file_system.lifecycle == "CREATING":
                 file_system.lifecycle = "AVAILABLE"
