@@ -155,12 +155,12 @@ class Settings:
     @cached_property
     def poll_seconds(self) -> int:
         """A wait loop's first wait; later waits grow with the time waited (core.polling)."""
-        return int(_env("IS_POLL_SECONDS", "30"))
+        return int(_env("IS_POLL_SECONDS", "5"))
 
     @cached_property
     def poll_max_seconds(self) -> int:
         """The longest wait between two checks of a wait loop."""
-        return int(_env("IS_POLL_MAX_SECONDS", "1800"))
+        return int(_env("IS_POLL_MAX_SECONDS", "7200"))
 
     @cached_property
     def operation_wait_poll_seconds(self) -> float:

@@ -22,8 +22,8 @@ from infra.step_groups import STEP_GROUPS, group_access, group_of
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
-POLL_SECONDS = "30"
-POLL_MAX_SECONDS = "1800"
+POLL_SECONDS = "5"
+POLL_MAX_SECONDS = "7200"
 # Grant placeholders whose value every step also reads from its environment (the services that create roles are
 # built with their boundaries, whichever step of theirs runs).
 ENVIRONMENT_OF_VALUE = {
