@@ -23,14 +23,14 @@ from mcp.server.context import ServerRequestContext
 
 from mcp_server.client import ApiClient, ApiResponse
 from mcp_server.leads import Vocabulary, error_lead, lead, operation_lead
-from mcp_server.tools import MAX_WAIT_SECONDS, TERMINAL_STATUSES, WAIT_TOOL, ToolSpec, wait_description
+from mcp_server.tools import MAX_WAIT_SECONDS, WAIT_TOOL, ToolSpec, wait_description
 
 SERVER_NAME = "hypd-inst"
 INSTRUCTIONS = (
     "Tools of the InstantStart control plane for SageMaker HyperPod on EKS. Every call names its clusterTag; "
     "there is no active cluster. Every result starts with one sentence saying what happened and what to call next. "
-    "Long-running tools return an operationId: call operation_wait until the status is SUCCEEDED, FAILED or "
-    "CANCELLED (one call waits up to {max_wait} seconds on this server). A FAILED operation is resumed with "
+    "Long-running tools return an operationId: call operation_wait until the operation has ended, as its "
+    "description says (one call waits up to {max_wait} seconds on this server). A FAILED operation is resumed with "
     "operation_resume once its cause is fixed. Destructive tools first return a plan and a confirmationToken: "
     "show the plan to the person and repeat the call with the token only after they confirm."
 )
@@ -97,7 +97,7 @@ def _for_this_server(spec: ToolSpec, max_wait_seconds: int, progress: bool) -> T
     """operation_wait describes this server's cap and whether progress arrives: it promises nothing more."""
     if spec.name != WAIT_TOOL:
         return spec
-    return replace(spec, description=wait_description(max_wait_seconds, progress))
+    return replace(spec, description=wait_description(max_wait_seconds, progress, spec.terminal_statuses))
 
 
 async def _wait(
@@ -122,7 +122,7 @@ async def _wait(
             return _result(spec, response, vocabulary)
         elapsed = time.monotonic() - started
         await ctx.session.report_progress(min(elapsed, budget), total=budget, message=_progress(response.body))
-        if response.body.get("status") in TERMINAL_STATUSES:
+        if response.body.get("status") in spec.terminal_statuses:
             return _result(spec, response, vocabulary)
         if elapsed >= budget:
             return _result(spec, response, vocabulary, operation_lead(response.body, still_running_after=budget))

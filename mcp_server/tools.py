@@ -2,13 +2,15 @@
 
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
 arguments into one closed object schema), writing descriptions for the model and deriving the
-annotations from the HTTP method, the output schema from the success responses, and the role each tool
-needs (the API's `x-required-role`). Not here: HTTP calls (`client`) or serving (`server`).
+annotations from the HTTP method, the output schema from the success responses, the role each tool
+needs (the API's `x-required-role`) and the statuses an operation ends in (`x-terminal` of the API's
+OperationStatus). Not here: HTTP calls (`client`) or serving (`server`).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,8 +22,6 @@ RESUME_TOOL = "operation_resume"
 MAX_WAIT_SECONDS = 240
 # Roles from weakest to strongest, as the API's `x-required-role` names them.
 ROLES = ("viewer", "operator", "admin")
-TERMINAL_STATUSES = ("SUCCEEDED", "FAILED", "CANCELLED")
-MUTATING_NOTE = "Returns operationId; call operation_wait until the status is SUCCEEDED, FAILED or CANCELLED."
 SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
 CONFIRMATION_NOTE = (
     "Call it first without confirmationToken: the result is a plan and a confirmationToken, and nothing changes. "
@@ -45,8 +45,9 @@ class ToolSpec:
     query_params: tuple[str, ...] = ()
     body_params: tuple[str, ...] = ()
     has_body: bool = False
-    # operation_wait only: the REST long-poll's own maximum per request.
+    # operation_wait only: the REST long-poll's own maximum per request, and the statuses that end its wait.
     round_seconds: int = 0
+    terminal_statuses: tuple[str, ...] = ()
     output_schema: dict[str, Any] | None = None
     # The weakest role that may call it (None: the document does not say).
     required_role: str | None = None
@@ -71,11 +72,26 @@ class ToolSpec:
         return ROLES.index(role) >= ROLES.index(str(self.required_role))
 
 
-def wait_description(max_wait_seconds: int, progress: bool) -> str:
+def terminal_statuses(document: dict[str, Any]) -> tuple[str, ...]:
+    """The statuses an operation ends in, as the API's document lists them."""
+    return tuple(document["components"]["schemas"]["OperationStatus"]["x-terminal"])
+
+
+def either(statuses: Sequence[str]) -> str:
+    """`A, B or C`."""
+    return f"{', '.join(statuses[:-1])} or {statuses[-1]}" if len(statuses) > 1 else "".join(statuses)
+
+
+def mutating_note(terminal: Sequence[str]) -> str:
+    """The closing sentence of a tool that starts an operation."""
+    return f"Returns operationId; call {WAIT_TOOL} until the status is {either(terminal)}."
+
+
+def wait_description(max_wait_seconds: int, progress: bool, terminal: Sequence[str]) -> str:
     """What operation_wait does on a server whose calls wait at most `max_wait_seconds`."""
     notes = " sending progress notifications naming the current stage," if progress else ""
     return (
-        f"Wait for an operation to finish. Blocks until the operation is SUCCEEDED, FAILED or CANCELLED, or until "
+        f"Wait for an operation to finish. Blocks until the operation is {either(terminal)}, or until "
         f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed,{notes} and returns as soon as the "
         f"operation is terminal. If the result is still PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, "
         f"read error and the failed stage, fix the cause and call {RESUME_TOOL}."
@@ -85,13 +101,14 @@ def wait_description(max_wait_seconds: int, progress: bool) -> str:
 def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
     """Every operation of the document as a tool spec, in document order."""
     components = document.get("components", {}).get("schemas", {})
+    terminal = terminal_statuses(document)
     specs: list[ToolSpec] = []
     for path, item in document.get("paths", {}).items():
         for method, operation in item.items():
             if method not in HTTP_METHODS:
                 continue
-            spec = _spec(path, method.upper(), operation, components)
-            specs.append(_as_wait_tool(spec) if spec.name == WAIT_TOOL else spec)
+            spec = _spec(path, method.upper(), operation, components, terminal)
+            specs.append(_as_wait_tool(spec, terminal) if spec.name == WAIT_TOOL else spec)
     names = [spec.name for spec in specs]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
@@ -99,7 +116,9 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
     return specs
 
 
-def _spec(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> ToolSpec:
+def _spec(
+    path: str, method: str, operation: dict[str, Any], components: dict[str, Any], terminal: Sequence[str]
+) -> ToolSpec:
     name = operation.get("operationId")
     if not name:
         raise ValueError(f"{method} {path} has no operationId; every API operation must name its tool")
@@ -124,7 +143,7 @@ def _spec(path: str, method: str, operation: dict[str, Any], components: dict[st
         name=name,
         method=method,
         path=path,
-        description=_description(method, operation, "confirmationToken" in properties),
+        description=_description(method, operation, "confirmationToken" in properties, terminal),
         input_schema={
             "type": "object",
             "properties": properties,
@@ -202,14 +221,14 @@ def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
     return {key: _resolve(value, components, depth) for key, value in schema.items()}
 
 
-def _description(method: str, operation: dict[str, Any], needs_confirmation: bool) -> str:
+def _description(method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str]) -> str:
     parts = [operation.get("summary", operation["operationId"]).rstrip(".") + "."]
     if operation.get("description"):
         parts.append(operation["description"])
     if needs_confirmation:
         parts.append(CONFIRMATION_NOTE)
     if method != "GET":
-        parts.append(MUTATING_NOTE if starts_operation(operation) else SYNCHRONOUS_NOTE)
+        parts.append(mutating_note(terminal) if starts_operation(operation) else SYNCHRONOUS_NOTE)
     return " ".join(parts)
 
 
@@ -230,7 +249,7 @@ def _annotations(method: str, operation: dict[str, Any], needs_confirmation: boo
     )
 
 
-def _as_wait_tool(spec: ToolSpec) -> ToolSpec:
+def _as_wait_tool(spec: ToolSpec, terminal: Sequence[str]) -> ToolSpec:
     """operation_wait at the MCP level: one call waits up to MAX_WAIT_SECONDS by repeating the API's long poll."""
     rest_timeout = spec.input_schema["properties"]["timeoutSeconds"]
     schema = copy.deepcopy(spec.input_schema)
@@ -244,8 +263,9 @@ def _as_wait_tool(spec: ToolSpec) -> ToolSpec:
     }
     return replace(
         spec,
-        description=wait_description(MAX_WAIT_SECONDS, progress=True),
+        description=wait_description(MAX_WAIT_SECONDS, progress=True, terminal=terminal),
         input_schema=schema,
         query_params=tuple(name for name in spec.query_params if name != "timeoutSeconds"),
         round_seconds=int(rest_timeout.get("maximum", 25)),
+        terminal_statuses=tuple(terminal),
     )

@@ -2,7 +2,7 @@
 import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import { ApiError, type ApiClient } from "./api/client";
-import { REQUIRED_ROLES, type RouteKey } from "./api/roles.gen";
+import { REQUIRED_ROLES, type RouteKey } from "./api/contract.gen";
 import type { ConsoleConfig, Role } from "./config";
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };

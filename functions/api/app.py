@@ -18,7 +18,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
 from api import audit, body, errors, idempotency
-from api.authorization import authorize, weakest_role
+from api.authorization import authenticate
 from api.errors import ErrorBody
 
 TITLE = "InstantStart control plane API"
@@ -109,7 +109,7 @@ def _load(names: list[str]) -> APIGatewayRestResolver:
 def _app() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX], json_body_deserializer=body.loads)
     errors.register(app)
-    app.use([authorize])
+    app.use([authenticate])
     return app
 
 
@@ -131,7 +131,7 @@ def _serve_documents(app: APIGatewayRestResolver) -> None:
 
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI document, with the error responses every route really gives (one ErrorBody schema) and the
-    weakest role that may call each operation (`x-required-role`, from `api.authorization`); paths in alphabetical
+    weakest role that may call each operation (`x-required-role`, as the route declares it); paths in alphabetical
     order, whichever order requests loaded the routers in. A copy of its own for each caller."""
     document: dict[str, Any] = json.loads(_openapi_json())
     return document
@@ -151,9 +151,8 @@ def _openapi_json() -> str:
         schemas.pop(unused, None)
     schemas["ErrorBody"] = ErrorBody.model_json_schema()
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
-    for route, path in document["paths"].items():
-        for method, operation in path.items():
-            operation["x-required-role"] = weakest_role(method.upper(), route).name.lower()
+    for path in document["paths"].values():
+        for operation in path.values():
             responses = operation["responses"]
             responses.pop("422", None)
             for status, meaning in ERROR_RESPONSES.items():

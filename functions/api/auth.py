@@ -7,7 +7,7 @@ refuses an event without an identity (401) and enforces the role of each route (
 The MCP server calls with its own IAM role and names its user in `X-InstantStart-On-Behalf-Of`
 (`{"principal", "source": "cognito"|"iam", "groups"}`). Only that role's header is read; the request
 then acts for the user with the weaker of the user's own role (Cognito groups, or the IAM binding of
-the user's role) and the server's ceiling `IS_MCP_MAX_ROLE`: a viewer stays a viewer, and no user
+the user's role) and the server's ceiling (setting `mcp_max_role`): a viewer stays a viewer, and no user
 gets more through the server than the deployment allows it. Anyone else's header is ignored.
 """
 

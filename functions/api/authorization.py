@@ -1,30 +1,31 @@
-"""Who may call what: the role each route needs, declared once here and enforced by one middleware.
+"""Who may call what: each route declares the permission it needs where it is declared, and it is checked there.
 
-`PERMISSIONS` maps every route (method and path as the OpenAPI document names them) to the role it needs and
-the action a refusal names. Two routes need more for some requests: storage that creates an FSx file system
-enables a feature (admin), and a node batch that replaces or deletes nodes is destructive (admin). Routes not
-in the table (the API description and documentation, unknown paths that answer 404) need an authenticated
-caller; a unit test keeps every documented route in the table.
-
-`authorize` runs before every route: no identity → 401, a weaker role → 403. Request validation runs before
-it, so a malformed request answers 400 whatever the caller's role; checks against live state (404, 409) run
-after it, in the route.
+A router module's `router` is a `Routes`: its decorators take `allow`, the permission the route needs (`READ`,
+`operator(...)`, `admin(...)`, or a rule that reads the request, for routes that need more for some requests).
+The permission is checked by the route's own middleware, after `authenticate` (every request, documents and
+unknown paths too: no identity → 401) and request validation (a malformed request answers 400 whatever the
+caller's role); a weaker role → 403; checks against live state (404, 409) run after it, in the route. The
+OpenAPI document names the weakest role that may call each route (`x-required-role`), which the MCP server, the
+console and the authorization tests read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
-from pydantic import ConfigDict, TypeAdapter
 
 from api.auth import actor_of
-from controlplane.core.auth import Role
+from controlplane.core.auth import Actor, Role
 
-DESTRUCTIVE_NODE_ACTIONS = {"replace", "delete"}
+REQUIRED_ROLE = "x-required-role"
+DYNAMIC_SEGMENT = re.compile(r"<(\w+)>")  # Powertools' `<clusterTag>`, the document's `{clusterTag}`
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -46,129 +47,73 @@ Rule = Permission | Callable[[RouteRequest], Permission]
 READ = Permission(Role.VIEWER, "read")
 
 
-def _storage(request: RouteRequest) -> Permission:
-    if request.body.get("fsx") is not None:
-        return Permission(Role.ADMIN, "create an FSx file system (it enables the fsxCsiDriver feature)")
-    return Permission(Role.OPERATOR, "configure storage")
+def operator(action: str) -> Permission:
+    return Permission(Role.OPERATOR, action)
 
 
-def _node_batch(request: RouteRequest) -> Permission:
-    action = str(request.body.get("action"))
-    return Permission(Role.ADMIN if action in DESTRUCTIVE_NODE_ACTIONS else Role.OPERATOR, f"{action} nodes")
+def admin(action: str) -> Permission:
+    return Permission(Role.ADMIN, action)
 
 
-PERMISSIONS: dict[str, Rule] = {
-    # clusters
-    "GET /clusters": READ,
-    "POST /clusters": Permission(Role.ADMIN, "create a cluster"),
-    "POST /clusters/eks": Permission(Role.ADMIN, "create an EKS cluster"),
-    "POST /clusters/import": Permission(Role.ADMIN, "import a cluster"),
-    "GET /clusters/{clusterTag}": READ,
-    "DELETE /clusters/{clusterTag}": Permission(Role.ADMIN, "delete a cluster"),
-    "POST /clusters/{clusterTag}/dependencies": Permission(Role.ADMIN, "configure cluster dependencies"),
-    "POST /clusters/{clusterTag}/hyperpod": Permission(Role.ADMIN, "create a HyperPod cluster"),
-    "POST /clusters/{clusterTag}/storage": _storage,
-    "GET /clusters/{clusterTag}/status": READ,
-    # features
-    "GET /clusters/{clusterTag}/features": READ,
-    "PATCH /clusters/{clusterTag}/features": Permission(Role.ADMIN, "change cluster features"),
-    # instance groups
-    "GET /clusters/{clusterTag}/instance-groups": READ,
-    "POST /clusters/{clusterTag}/instance-groups": Permission(Role.ADMIN, "add an instance group"),
-    "PATCH /clusters/{clusterTag}/instance-groups/{name}": Permission(Role.ADMIN, "change an instance group"),
-    "DELETE /clusters/{clusterTag}/instance-groups/{name}": Permission(Role.ADMIN, "delete an instance group"),
-    "POST /clusters/{clusterTag}/software-update": Permission(Role.ADMIN, "update cluster software"),
-    # nodes
-    "GET /clusters/{clusterTag}/nodes": READ,
-    "GET /clusters/{clusterTag}/nodes/{nodeId}/history": READ,
-    # events and remediation
-    "GET /clusters/{clusterTag}/events": READ,
-    "GET /clusters/{clusterTag}/remediation-policy": READ,
-    "PUT /clusters/{clusterTag}/remediation-policy": Permission(Role.ADMIN, "set the remediation policy"),
-    "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot": Permission(Role.OPERATOR, "reboot nodes"),
-    "POST /clusters/{clusterTag}/nodes/{nodeId}/replace": Permission(Role.ADMIN, "replace nodes"),
-    "DELETE /clusters/{clusterTag}/nodes/{nodeId}": Permission(Role.ADMIN, "delete nodes"),
-    "POST /clusters/{clusterTag}/nodes/batch": _node_batch,
-    # monitoring
-    "GET /clusters/{clusterTag}/overview": READ,
-    "GET /clusters/{clusterTag}/pods": READ,
-    # training jobs
-    "GET /clusters/{clusterTag}/jobs": READ,
-    "POST /clusters/{clusterTag}/jobs": Permission(Role.OPERATOR, "submit a training job"),
-    "GET /clusters/{clusterTag}/jobs/{jobName}": READ,
-    "GET /clusters/{clusterTag}/jobs/{jobName}/logs": READ,
-    "DELETE /clusters/{clusterTag}/jobs/{jobName}": Permission(Role.OPERATOR, "delete a training job"),
-    "POST /clusters/{clusterTag}/jobs/from-recipe": Permission(Role.OPERATOR, "submit a training job"),
-    "GET /clusters/{clusterTag}/mlflow-tracking-servers": READ,
-    # managed inference endpoints
-    "GET /clusters/{clusterTag}/endpoints": READ,
-    "POST /clusters/{clusterTag}/endpoints": Permission(Role.OPERATOR, "create an inference endpoint"),
-    "GET /clusters/{clusterTag}/endpoints/{name}": READ,
-    "POST /clusters/{clusterTag}/endpoints/{name}/chat": Permission(Role.OPERATOR, "call an inference endpoint"),
-    "DELETE /clusters/{clusterTag}/endpoints/{name}": Permission(Role.OPERATOR, "delete an inference endpoint"),
-    # recipes
-    "GET /recipes": READ,
-    "GET /recipes/{recipeName}": READ,
-    # self-managed model servers, the model pool, calling a model
-    "GET /clusters/{clusterTag}/deployments": READ,
-    "POST /clusters/{clusterTag}/deployments": Permission(Role.OPERATOR, "deploy a model server"),
-    "GET /clusters/{clusterTag}/deployments/{name}": READ,
-    "PATCH /clusters/{clusterTag}/deployments/{name}": Permission(Role.OPERATOR, "update a model server"),
-    "DELETE /clusters/{clusterTag}/deployments/{name}": Permission(Role.OPERATOR, "delete a model server"),
-    "GET /clusters/{clusterTag}/model-pool": READ,
-    "POST /clusters/{clusterTag}/model-pool": Permission(Role.OPERATOR, "bind or unbind a pool worker"),
-    "GET /clusters/{clusterTag}/services": READ,
-    "GET /clusters/{clusterTag}/services/public": READ,
-    "POST /clusters/{clusterTag}/services/{name}/chat": Permission(Role.OPERATOR, "call a model"),
-    # the S3 claim's contents
-    "POST /clusters/{clusterTag}/downloads": Permission(Role.OPERATOR, "download a model or dataset"),
-    "GET /clusters/{clusterTag}/storage/contents": READ,
-    # drift: a check changes nothing in the cluster (it reads and stores its report), so those who act may run it
-    "GET /clusters/{clusterTag}/drift": READ,
-    "POST /clusters/{clusterTag}/drift": Permission(Role.OPERATOR, "run a drift check"),
-    "GET /clusters/{clusterTag}/cost": READ,
-    # operations
-    "GET /operations": READ,
-    "GET /operations/{operationId}": READ,
-    "GET /operations/{operationId}/wait": READ,
-    "POST /operations/{operationId}/resume": Permission(Role.ADMIN, "resume an operation"),
-    "POST /operations/{operationId}/cancel": Permission(Role.ADMIN, "cancel an operation"),
-    # identity and audit: the trail names people and their refusals, so it is for those who act (operator up)
-    "GET /me": READ,
-    "GET /audit": Permission(Role.OPERATOR, "read the audit trail"),
-    # catalog
-    "GET /regions": READ,
-    "GET /regions/{region}/availability-zones": READ,
-    "GET /regions/{region}/instance-types": READ,
-    "GET /regions/{region}/training-plans": READ,
-    "GET /regions/{region}/quotas": READ,
-}
-
-_BOOL = TypeAdapter(bool, config=ConfigDict(defer_build=True))
-
-
-def required(method: str, route: str, request: Callable[[], RouteRequest]) -> Permission:
-    """The permission a request to `method route` needs (`request` is read only by request-dependent rules)."""
-    rule = PERMISSIONS.get(f"{method} {route}", READ)
+def required(rule: Rule, request: Callable[[], RouteRequest]) -> Permission:
+    """The permission a request needs under `rule` (`request` is read only by request-dependent rules)."""
     return rule if isinstance(rule, Permission) else rule(request())
 
 
-def weakest_role(method: str, route: str) -> Role:
-    """The weakest role that may call `method route` with some request (what the MCP server's tool list offers)."""
-    rule = PERMISSIONS.get(f"{method} {route}", READ)
-    return rule.role if isinstance(rule, Permission) else rule(RouteRequest(body={})).role
+def weakest_role(rule: Rule) -> Role:
+    """The weakest role that may call a route under `rule` with some request (what the MCP server's list offers)."""
+    return required(rule, lambda: RouteRequest(body={})).role
 
 
-def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
-    """Authenticate the caller, check the route's permission, and hand the actor to the route."""
-    actor = actor_of(app.current_event)
-    request = app.request
+class Routes(Router):
+    """Powertools' Router whose every route says who may call it: `@router.post(rule, allow=admin("..."), ...)`
+    takes Powertools' own options besides. `permissions` holds each route's rule by "METHOD /path" as the
+    OpenAPI document names it."""
 
-    def route_request() -> RouteRequest:
-        body = request.json_body
-        return RouteRequest(body=body if isinstance(body, dict) else {})
+    def __init__(self) -> None:
+        super().__init__()
+        self.permissions: dict[str, Rule] = {}
 
-    permission = required(request.method, request.route, route_request)
-    actor.require(permission.role, permission.action)
-    app.append_context(actor=actor)
+    # The verbs take `allow` besides Powertools' keyword options (never positional ones), hence the overrides.
+    def get(self, rule: str, *, allow: Rule, **options: Any) -> Callable[[F], F]:  # type: ignore[override]
+        return self._declare(rule, "GET", allow, options)
+
+    def post(self, rule: str, *, allow: Rule, **options: Any) -> Callable[[F], F]:  # type: ignore[override]
+        return self._declare(rule, "POST", allow, options)
+
+    def put(self, rule: str, *, allow: Rule, **options: Any) -> Callable[[F], F]:  # type: ignore[override]
+        return self._declare(rule, "PUT", allow, options)
+
+    def patch(self, rule: str, *, allow: Rule, **options: Any) -> Callable[[F], F]:  # type: ignore[override]
+        return self._declare(rule, "PATCH", allow, options)
+
+    def delete(self, rule: str, *, allow: Rule, **options: Any) -> Callable[[F], F]:  # type: ignore[override]
+        return self._declare(rule, "DELETE", allow, options)
+
+    def _declare(self, rule: str, method: str, allow: Rule, options: dict[str, Any]) -> Callable[[F], F]:
+        path = DYNAMIC_SEGMENT.sub(r"{\1}", rule)
+        self.permissions[f"{method} {path}"] = allow
+        extensions = {REQUIRED_ROLE: weakest_role(allow).name.lower()}
+        return self.route(rule, method, openapi_extensions=extensions, middlewares=[_checking(allow)], **options)
+
+
+def authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
+    """Every request: the caller's identity (401 without one), handed to the route as the actor."""
+    app.append_context(actor=actor_of(app.current_event))
     return next_middleware(app)
+
+
+def _checking(rule: Rule) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response[str]]:
+    """The route's middleware: the actor needs the permission `rule` gives the request (403 otherwise)."""
+
+    def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
+        def route_request() -> RouteRequest:
+            body = app.request.json_body
+            return RouteRequest(body=body if isinstance(body, dict) else {})
+
+        permission = required(rule, route_request)
+        caller: Actor = app.context["actor"]
+        caller.require(permission.role, permission.action)
+        return next_middleware(app)
+
+    return authorize

@@ -1,6 +1,6 @@
-"""What the routers share: the authorized actor, the Idempotency-Key, and the plan-or-start shape.
+"""What the routers share: the authorized actor, the Idempotency-Key, and the plan → confirm → run shape.
 
-Roles are not checked here: `api.authorization` checks every route's before the route runs.
+Roles are not checked here: each route declares its permission (`api.authorization`), checked before it runs.
 """
 
 from __future__ import annotations
@@ -32,19 +32,41 @@ def idempotency_key(router: Router) -> str | None:
     return None
 
 
-def plan_or_start(
+def plan_or_run(
     router: Router,
     *,
     dry_run: bool,
     scope: str,
     body: Any,
     plan: Callable[[Actor], View],
-    start: Callable[[Actor], Operation],
+    run: Callable[[Actor], View],
+    status: int | Callable[[Any], int] = 200,
 ) -> Response[str]:
-    """The shape of every mutating route: return the plan (200), or start the work once per Idempotency-Key (202
-    with the operation)."""
-    caller = actor(router)
+    """The shape of every route that plans before it acts: the plan (200) when `dry_run`, else `run` once per
+    Idempotency-Key (`once`). A destructive route passes `dryRun or not confirmationToken`: it answers with the
+    plan and its token until the caller confirms with the token."""
     if dry_run:
-        return json_response(200, plan(caller))
-    result = run_once(idempotency_key(router), f"{caller.principal}#{scope}", body, lambda: accepted(start(caller)))
-    return recorded(result)
+        return json_response(200, plan(actor(router)))
+    return once(router, scope=scope, body=body, run=run, status=status)
+
+
+def once(
+    router: Router,
+    *,
+    scope: str,
+    body: Any,
+    run: Callable[[Actor], View],
+    status: int | Callable[[Any], int] = 200,
+) -> Response[str]:
+    """`run` once per Idempotency-Key of the caller and `scope` (`body` is what a repeat must send again): an
+    operation it starts answers 202 with the operation, any other result `status` (or `status(result)`)."""
+    caller = actor(router)
+
+    def answer() -> dict[str, Any]:
+        result = run(caller)
+        if isinstance(result, Operation):
+            return accepted(result)
+        code = status if isinstance(status, int) else status(result)
+        return {"status": code, "body": result.model_dump(mode="json", exclude_none=True)}
+
+    return recorded(run_once(idempotency_key(router), f"{caller.principal}#{scope}", body, answer))

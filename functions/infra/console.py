@@ -34,10 +34,10 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
+from controlplane.access.grant import Grant
 from infra.grants import add_grants
 from infra.lambdas import LOG_RETENTION, lambda_role
 from infra.nag import Acknowledgements
-from infra.permissions import Grant
 
 # The console's build; the `consoleDir` context key points elsewhere.
 DIST_DIR = Path(__file__).resolve().parents[2] / "frontend" / "dist"

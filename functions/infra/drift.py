@@ -1,5 +1,5 @@
 """The scheduled drift reconcile: an EventBridge Scheduler schedule invoking `events.reconcile` every six hours
-(its role may invoke that function only), the function, and the function's role (`infra.permissions.DRIFT_ACCESS`:
+(its role may invoke that function only), the function, and the function's role (`infra.access.drift.DRIFT_ACCESS`:
 reads only, plus its three tables). The function signs its Kubernetes reads as the view role, which therefore
 trusts it as well as the API."""
 
@@ -14,10 +14,11 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
+from controlplane.settings import Settings
+from infra.access.drift import DRIFT_ACCESS
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
-from infra.permissions import DRIFT_ACCESS
 
 RECONCILE_HANDLER = "events.reconcile.lambda_handler"
 RECONCILE_EVERY_HOURS = 6
@@ -53,10 +54,10 @@ class DriftReconcile(Construct):
             role=role,
             timeout=RECONCILE_TIMEOUT,
             description="InstantStart scheduled drift reconcile of every registered cluster",
-            environment={
-                **{env_var: tables[env_var].table_name for env_var in DRIFT_ACCESS.tables},
-                "IS_KUBERNETES_VIEW_ROLE_ARN": kubernetes_view_role.role_arn,
-            },
+            environment=Settings.environment(
+                **{table: tables[table].table_name for table in DRIFT_ACCESS.tables},
+                kubernetes_view_role_arn=kubernetes_view_role.role_arn,
+            ),
             code=control_plane_code(self),
             layer=layer,
             acks=acks,

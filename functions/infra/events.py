@@ -7,7 +7,7 @@ Other Regions' HyperPod events reach these rules through a rule in each of those
 made here: EventBridge may assume it only for this account's forwarding rules, and it may only put events on that bus.
 EKS emits no state-change events of its own (its changes reach EventBridge only as CloudTrail API calls, which say
 that a call was made, not that a cluster or add-on became ACTIVE), so EKS waits keep their bounded poll and no EKS
-rule is made. The function's role is `infra.permissions.EVENTS_ACCESS`; alarms on the queue are not made here.
+rule is made. The function's role is `infra.access.events.EVENTS_ACCESS`; alarms on the queue are not made here.
 """
 
 from __future__ import annotations
@@ -26,13 +26,14 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from controlplane.adapters.aws.eventbridge import PATTERNS
-from controlplane.core.naming import Deployment, event_forwarding_rule_name
+from controlplane.core.naming import Deployment, event_forwarding_rule_name, state_machine_name
 from controlplane.models.operations import OperationKind
+from controlplane.settings import Settings
+from infra.access.events import EVENT_FORWARDING_GRANTS, EVENTS_ACCESS
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
-from infra.names import deployment_name, event_forwarding_role_name, state_machine_name
-from infra.permissions import EVENT_FORWARDING_GRANTS, EVENTS_ACCESS
+from infra.names import deployment_name, event_forwarding_role_name
 
 EVENTS_HANDLER = "events.hyperpod.lambda_handler"
 EVENTS_TIMEOUT = Duration.seconds(60)
@@ -110,14 +111,14 @@ class HyperPodEvents(Construct):
             role=role,
             timeout=EVENTS_TIMEOUT,
             description="InstantStart HyperPod events: recorded, waits woken, remediation",
-            environment={
-                # settings() requires every table name, even of tables this function never touches.
-                **{env_var: table.table_name for env_var, table in tables.items()},
-                "IS_STATE_MACHINE_ARNS": state_machine_arns(self, state_machines),
+            environment=Settings.environment(
+                # The services this function builds name every table, even of tables it never touches.
+                **{setting: table.table_name for setting, table in tables.items()},
+                state_machine_arns=state_machine_arns(self, state_machines),
                 # The cluster service is built with the view role's ARN; the event path reads no Kubernetes, and
                 # this role may not assume it.
-                "IS_KUBERNETES_VIEW_ROLE_ARN": kubernetes_view_role_arn,
-            },
+                kubernetes_view_role_arn=kubernetes_view_role_arn,
+            ),
             code=control_plane_code(self),
             layer=layer,
             acks=acks,
@@ -148,6 +149,6 @@ def event_pattern(pattern: Mapping[str, Any]) -> events.EventPattern:
 
 
 def state_machine_arns(scope: Construct, state_machines: Mapping[OperationKind, sfn.StateMachine]) -> str:
-    """`IS_STATE_MACHINE_ARNS`: each workflow's state machine by operation kind."""
+    """The `state_machine_arns` setting: each workflow's state machine by operation kind."""
     arns = {kind.value: machine.state_machine_arn for kind, machine in state_machines.items()}
     return Stack.of(scope).to_json_string(arns)

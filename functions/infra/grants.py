@@ -1,4 +1,4 @@
-"""IAM policy statements from the permission table (`infra.permissions`): one statement per `Grant`, each
+"""IAM policy statements from the declared grants (`controlplane.access`): one statement per `Grant`, each
 wildcard resource acknowledged for cdk-nag with the grant's own reason (prefixed by its actions), DynamoDB access
 per named table."""
 
@@ -11,10 +11,10 @@ from aws_cdk import Aws
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 
+from controlplane.access.grant import DYNAMODB_ACTIONS, FunctionAccess, Grant
 from controlplane.adapters.aws.tables import TABLES
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
-from infra.permissions import DYNAMODB_ACTIONS, FunctionAccess, Grant
 from infra.rendering import render_conditions, render_resources
 
 
@@ -55,9 +55,9 @@ def unscoped_policy(role: iam.Role) -> iam.Policy:
 def add_table_grants(role: iam.Role, access: FunctionAccess, tables: Mapping[str, dynamodb.ITable]) -> None:
     """Item-level access to the tables the function names, and to their indexes."""
     resources: list[str] = []
-    specs = {spec.env_var: spec for spec in TABLES}
-    for env_var in access.tables:
-        table_arn = tables[env_var].table_arn
+    specs = {spec.setting: spec for spec in TABLES}
+    for setting in access.tables:
+        table_arn = tables[setting].table_arn
         resources.append(table_arn)
-        resources.extend(f"{table_arn}/index/{index.name}" for index in specs[env_var].indexes)
+        resources.extend(f"{table_arn}/index/{index.name}" for index in specs[setting].indexes)
     role.add_to_policy(iam.PolicyStatement(actions=list(DYNAMODB_ACTIONS), resources=resources))

@@ -17,11 +17,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from controlplane.access.grant import Grant
+from controlplane.settings import Settings
 from infra.grants import add_grants
 from infra.layer import ARCHITECTURE, RUNTIME, compile_bytecode, runtime_python, skip_bundling
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
-from infra.permissions import Grant
 
 FUNCTIONS_DIR = Path(__file__).resolve().parents[1]
 ROOT_DIR = FUNCTIONS_DIR.parent
@@ -137,7 +138,7 @@ def lambda_function(
         log_group=log_group,
         environment={
             "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
-            "IS_DEPLOYMENT_NAME": deployment_name(scope),
+            **Settings.environment(deployment_name=deployment_name(scope)),
             **environment,
         },
     )

@@ -16,12 +16,13 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from controlplane.models.operations import TERMINAL_STATUSES
 from controlplane.observability import NAMESPACE, OPERATIONS_ENDED, SERVICE, STAGE_SECONDS, UNHEALTHY_NODES
 
 ALARM_TOPIC_CONTEXT = "alarmTopicArn"
 TOPIC_ARN = re.compile(r"arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?")
 PERIOD = Duration.minutes(5)
-OUTCOMES = ("SUCCEEDED", "FAILED", "CANCELLED")
+OUTCOMES = tuple(status.value for status in TERMINAL_STATUSES)
 
 
 def alarm_topic_arn(scope: Construct) -> str | None:

@@ -2,7 +2,8 @@
 
 The state machines, the Kubernetes access and view roles and the event forwarding role have fixed names, so that
 IAM policies and nested stacks can name them without referencing them. Each starts with the deployment name (context
-`deploymentName`, default `instantstart`): two deployments fit one account and Region.
+`deploymentName`, default `instantstart`): two deployments fit one account and Region. The names themselves are
+`controlplane.core.naming`'s (the sandbox names its resources with them too); here they take the stack's Region.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import re
 from aws_cdk import Aws
 from constructs import Construct
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_NAME_PATTERN
-from controlplane.models.operations import OperationKind
+from controlplane.core import naming
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, DEPLOYMENT_NAME_PATTERN, Deployment
 
 DEPLOYMENT_CONTEXT_KEY = "deploymentName"
 
@@ -33,47 +34,47 @@ def pascal(snake: str) -> str:
     return "".join(part.capitalize() for part in snake.split("_"))
 
 
-def state_machine_name(deployment: str, kind: OperationKind) -> str:
-    """Also names the machine's log group (`/aws/vendedlogs/states/<name>`)."""
-    return f"{deployment}-{kind.value.replace('_', '-')}"
+def _here(deployment: str) -> Deployment:
+    """The deployment in the stack's own Region and partition (tokens)."""
+    return Deployment(deployment, Aws.REGION, Aws.PARTITION)
+
+
+def _role_arn(deployment: str, role_name: str) -> str:
+    return _here(deployment).role_arn(Aws.ACCOUNT_ID, role_name)
 
 
 def kubernetes_role_name(deployment: str) -> str:
-    """IAM is global: the Region keeps two deployments of one name in one account apart."""
-    return f"{deployment}-kubernetes-access-{Aws.REGION}"
+    return naming.kubernetes_role_name(_here(deployment))
 
 
 def kubernetes_role_arn(deployment: str) -> str:
     """The Kubernetes access role's ARN, built from its name: steps in nested stacks name it without a
     reference, so the role can trust their roles without a dependency cycle."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_role_name(deployment)}"
+    return _role_arn(deployment, kubernetes_role_name(deployment))
 
 
 def kubernetes_view_role_name(deployment: str) -> str:
-    """The API's read-only Kubernetes identity (AmazonEKSViewPolicy on every cluster)."""
-    return f"{deployment}-kubernetes-view-{Aws.REGION}"
+    return naming.kubernetes_view_role_name(_here(deployment))
 
 
 def kubernetes_view_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that create its access entries name it without a reference."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_view_role_name(deployment)}"
+    return _role_arn(deployment, kubernetes_view_role_name(deployment))
 
 
 def kubernetes_jobs_role_name(deployment: str) -> str:
-    """The API's Kubernetes identity for job writes (the job writers' group, whose RBAC allows job objects only)."""
-    return f"{deployment}-kubernetes-jobs-{Aws.REGION}"
+    return naming.kubernetes_jobs_role_name(_here(deployment))
 
 
 def kubernetes_jobs_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that create its access entries name it without a reference."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{kubernetes_jobs_role_name(deployment)}"
+    return _role_arn(deployment, kubernetes_jobs_role_name(deployment))
 
 
 def event_forwarding_role_name(deployment: str) -> str:
-    """The role EventBridge assumes in other Regions to put their HyperPod events on this Region's default bus."""
-    return f"{deployment}-event-forwarding-{Aws.REGION}"
+    return naming.event_forwarding_role_name(_here(deployment))
 
 
 def event_forwarding_role_arn(deployment: str) -> str:
     """Named like the access role: the steps that pass it to EventBridge name it without a reference."""
-    return f"arn:{Aws.PARTITION}:iam::{Aws.ACCOUNT_ID}:role/{event_forwarding_role_name(deployment)}"
+    return _role_arn(deployment, event_forwarding_role_name(deployment))

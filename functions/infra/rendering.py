@@ -1,4 +1,4 @@
-"""A grant's resource and condition templates filled with a deployment's values (`infra.permissions` names the
+"""A grant's resource and condition templates filled with a deployment's values (`controlplane.access` names the
 placeholders). No CDK here: the stack renders with CloudFormation tokens, the sandbox with its own account's values
 (to evaluate the grants a step's function would have)."""
 
@@ -8,7 +8,20 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from infra.permissions import Grant
+from controlplane.access.grant import Grant
+
+# The placeholders naming a resource of the deployment that the functions also read from their settings
+# (`controlplane.settings.Settings`), by the setting that carries it: the stack sets them from the same values it
+# renders the grants with, the sandbox renders the grants from the settings it provisioned.
+SETTING_OF_PLACEHOLDER = {
+    "kubernetes_role_arn": "kubernetes_role_arn",
+    "kubernetes_view_role_arn": "kubernetes_view_role_arn",
+    "kubernetes_jobs_role_arn": "kubernetes_jobs_role_arn",
+    "workload_boundary_arn": "workload_role_boundary_arn",
+    "autoscaling_boundary_arn": "autoscaling_role_boundary_arn",
+    "service_boundary_arn": "service_role_boundary_arn",
+    "event_forwarding_role_arn": "event_forwarding_role_arn",
+}
 
 
 def render_resources(grant: Grant, values: Mapping[str, Any]) -> list[str]:

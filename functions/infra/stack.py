@@ -5,7 +5,8 @@ API and steps; the workflow steps' functions and the workflows themselves in nes
 
 Everything the stack wires comes from the runtime's own catalogs: tables from
 `controlplane.adapters.aws.tables.TABLES`, workflows from `statemachines/*.asl.json` through
-`controlplane.workflows`, permissions from `infra.permissions` and the step functions from `infra.step_groups`.
+`controlplane.workflows`, the functions' roles from `infra.access` (the step groups' collected from the steps'
+declarations).
 
 Context keys (all optional):
   deploymentName           3-12 lowercase letters and digits (default instantstart): starts the names of the state
@@ -43,9 +44,15 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
+from controlplane.access.grant import Grant
 from controlplane.adapters.aws.tables import TABLES, TableSpec
 from controlplane.core.auth import Role
+from controlplane.core.naming import state_machine_name
 from controlplane.models.operations import OperationKind
+from controlplane.settings import Settings
+from infra.access.api import API_ACCESS
+from infra.access.kubernetes import KUBERNETES_ROLE_GRANTS
+from infra.access.mcp import MCP_ACCESS
 from infra.console import Console
 from infra.drift import DriftReconcile
 from infra.events import HyperPodEvents, event_forwarding_role
@@ -64,9 +71,7 @@ from infra.names import (
     kubernetes_view_role_arn,
     kubernetes_view_role_name,
     pascal,
-    state_machine_name,
 )
-from infra.permissions import API_ACCESS, KUBERNETES_ROLE_GRANTS, MCP_ACCESS, Grant
 from infra.state_machines import WORKFLOW_FAMILIES, WorkflowFamilyStack
 from infra.step_lambdas import StepLambdasStack
 from infra.websocket import LiveLogsWebSocket
@@ -167,7 +172,7 @@ class InstantStartStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         self.acks = Acknowledgements()
         self.deployment_name = deployment_name(self)
-        self.tables = {spec.env_var: self._table(spec) for spec in TABLES}
+        self.tables = {spec.setting: self._table(spec) for spec in TABLES}
         self.layer = dependencies_layer(self, "DependenciesLayer")
         self.workload_boundary = self._workload_boundary()
         self.autoscaling_boundary = self._autoscaling_boundary()
@@ -203,7 +208,7 @@ class InstantStartStack(Stack):
         self.state_machines = {kind: machines[kind] for kind in OperationKind}
 
         # The API's role before the Kubernetes view and jobs roles, which trust it; the MCP server's before the API
-        # function, which recognises it (IS_MCP_ROLE_ARN) as the one delegating caller.
+        # function, which recognises it (its `mcp_role_arn` setting) as the one delegating caller.
         self.api_role = lambda_role(self, "ApiRole", "REST API")
         self.kubernetes_role = self._kubernetes_role()
         self.kubernetes_view_role = self._kubernetes_view_role()
@@ -453,17 +458,22 @@ class InstantStartStack(Stack):
             role=role,
             timeout=API_TIMEOUT,
             description="InstantStart REST API",
-            environment={
-                **{env_var: table.table_name for env_var, table in self.tables.items()},
-                "IS_STATE_MACHINE_ARNS": self.to_json_string(
+            environment=Settings.environment(
+                **{setting: table.table_name for setting, table in self.tables.items()},
+                state_machine_arns=self.to_json_string(
                     {kind.value: machine.state_machine_arn for kind, machine in self.state_machines.items()}
                 ),
-                "IS_IAM_ROLE_BINDINGS": json.dumps(bindings, separators=(",", ":")),
-                "IS_KUBERNETES_VIEW_ROLE_ARN": self.kubernetes_view_role.role_arn,
-                "IS_KUBERNETES_JOBS_ROLE_ARN": self.kubernetes_jobs_role.role_arn,
-                "IS_MCP_ROLE_ARN": self.mcp_role.role_arn,
-                "IS_MCP_MAX_ROLE": self._mcp_max_role(),
-            },
+                iam_role_bindings=bindings,
+                kubernetes_view_role_arn=self.kubernetes_view_role.role_arn,
+                kubernetes_jobs_role_arn=self.kubernetes_jobs_role.role_arn,
+                mcp_role_arn=self.mcp_role.role_arn,
+                mcp_max_role=self._mcp_max_role(),
+                # The features' live state is read through their steps' services, which are built with the
+                # boundaries of the roles they would create (the API creates none).
+                workload_role_boundary_arn=self.workload_boundary.managed_policy_arn,
+                autoscaling_role_boundary_arn=self.autoscaling_boundary.managed_policy_arn,
+                service_role_boundary_arn=self.service_boundary.managed_policy_arn,
+            ),
             code=control_plane_code(self),
             layer=self.layer,
             acks=self.acks,
@@ -488,11 +498,11 @@ class InstantStartStack(Stack):
             role=self.mcp_role,
             timeout=API_TIMEOUT,
             description="InstantStart remote MCP server (streamable HTTP, stateless JSON)",
-            environment={
-                "IS_API_URL": api_url,
-                "IS_COGNITO_ISSUER": self.user_pool.user_pool_provider_url,
-                "IS_MCP_CLIENT_ID": self.mcp_client.user_pool_client_id,
-            },
+            environment=Settings.environment(
+                api_url=api_url,
+                cognito_issuer=self.user_pool.user_pool_provider_url,
+                mcp_client_id=self.mcp_client.user_pool_client_id,
+            ),
             code=mcp_server_code(self),
             layer=dependencies_layer(self, "McpDependenciesLayer", MCP_LAYER_SOURCE),
             acks=self.acks,

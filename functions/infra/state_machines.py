@@ -14,11 +14,12 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from controlplane.core.naming import state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import PARTITION, definition_text, placeholders, step_key
 from infra.lambdas import LOG_RETENTION
 from infra.nag import Acknowledgements
-from infra.names import deployment_name, pascal, state_machine_name
+from infra.names import deployment_name, pascal
 
 # One nested stack per family: a family's machines grow together, and each family has its own template budget.
 WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {

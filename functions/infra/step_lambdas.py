@@ -1,6 +1,6 @@
 """The workflow steps' Lambda functions: a nested stack with one function, one role and one log group per step
-group of `infra.step_groups.STEP_GROUPS`. Every function runs the one step handler, which dispatches on the Task
-name; its role has the union of its steps' grants and nothing else."""
+group (`infra.access.steps`, collected from the steps' declarations). Every function runs the one step handler, which
+dispatches on the Task name; its role has the union of its steps' grants and nothing else."""
 
 from __future__ import annotations
 
@@ -13,27 +13,18 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from controlplane.settings import Settings
+from infra.access.steps import STEP_GROUPS, group_access, group_of
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import pascal
-from infra.permissions import ASSUME
-from infra.step_groups import STEP_GROUPS, group_access, group_of
+from infra.rendering import SETTING_OF_PLACEHOLDER
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
-POLL_SECONDS = "5"
-POLL_MAX_SECONDS = "7200"
-# Grant placeholders whose value every step also reads from its environment (the services that create roles are
-# built with their boundaries, whichever step of theirs runs).
-ENVIRONMENT_OF_VALUE = {
-    "kubernetes_view_role_arn": "IS_KUBERNETES_VIEW_ROLE_ARN",
-    "kubernetes_jobs_role_arn": "IS_KUBERNETES_JOBS_ROLE_ARN",
-    "workload_boundary_arn": "IS_WORKLOAD_ROLE_BOUNDARY_ARN",
-    "autoscaling_boundary_arn": "IS_AUTOSCALING_ROLE_BOUNDARY_ARN",
-    "service_boundary_arn": "IS_SERVICE_ROLE_BOUNDARY_ARN",
-    "event_forwarding_role_arn": "IS_EVENT_FORWARDING_ROLE_ARN",
-}
+POLL_SECONDS = 5
+POLL_MAX_SECONDS = 7200
 
 
 class StepLambdasStack(NestedStack):
@@ -47,7 +38,7 @@ class StepLambdasStack(NestedStack):
         grant_values: Mapping[str, Any],
         acks: Acknowledgements,
     ) -> None:
-        """`grant_values` fills the permission table's placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
+        """`grant_values` fills the grants' placeholders (`kubernetes_role_arn`, the boundaries, ...)."""
         super().__init__(scope, construct_id, description="InstantStart workflow steps: one Lambda function per group")
         self._tables = tables
         self._layer = layer
@@ -62,23 +53,23 @@ class StepLambdasStack(NestedStack):
 
     def kubernetes_roles(self) -> list[iam.Role]:
         """The roles the Kubernetes access role trusts: those of groups with a step that assumes it."""
-        return [self.roles[group] for group in STEP_GROUPS if group_access(group).kubernetes_role == ASSUME]
+        return [self.roles[group] for group in STEP_GROUPS if group_access(group).assumes_kubernetes_role]
 
     def _function(self, group: str) -> lambda_.Function:
         access = group_access(group)
         role = self.roles[group]
         add_grants(role, access.grants, self._grant_values, self._acks)
         add_table_grants(role, access, self._tables)
-        environment = {
-            # settings() requires every table name, even of tables these steps never touch.
-            **{env_var: table.table_name for env_var, table in self._tables.items()},
-            "IS_POLL_SECONDS": POLL_SECONDS,
-            "IS_POLL_MAX_SECONDS": POLL_MAX_SECONDS,
+        settings: dict[str, Any] = {
+            # The services the steps build name every table, even of tables these steps never touch, and are built
+            # with the boundaries of the roles they create, whichever step of theirs runs.
+            **{setting: table.table_name for setting, table in self._tables.items()},
+            **{setting: self._grant_values[value] for value, setting in SETTING_OF_PLACEHOLDER.items()},
+            "poll_seconds": POLL_SECONDS,
+            "poll_max_seconds": POLL_MAX_SECONDS,
         }
-        if access.kubernetes_role:
-            environment["IS_KUBERNETES_ROLE_ARN"] = self._grant_values["kubernetes_role_arn"]
-        for value, env_var in ENVIRONMENT_OF_VALUE.items():
-            environment[env_var] = self._grant_values[value]
+        if not access.assumes_kubernetes_role:
+            del settings["kubernetes_role_arn"]  # only the groups that reach the Kubernetes API may assume it
         return lambda_function(
             self,
             f"{pascal(group)}Steps",
@@ -86,7 +77,7 @@ class StepLambdasStack(NestedStack):
             role=role,
             timeout=STEP_TIMEOUT,
             description=f"InstantStart workflow steps: {group}",
-            environment=environment,
+            environment=Settings.environment(**settings),
             code=self._code,
             layer=self._layer,
             acks=self._acks,

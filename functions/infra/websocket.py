@@ -29,11 +29,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from controlplane.access.grant import FunctionAccess, Grant
+from controlplane.settings import Settings
 from infra.grants import add_grants, add_table_grants
 from infra.lambdas import LOG_RETENTION, control_plane_code, lambda_function, lambda_role
 from infra.nag import Acknowledgements
 from infra.names import deployment_name
-from infra.permissions import FunctionAccess, Grant
 
 HANDLER = "ws.handler.lambda_handler"
 AUTHORIZER_HANDLER = "ws.authorizer.lambda_handler"
@@ -77,7 +78,7 @@ WS_ACCESS = FunctionAccess(
         Grant(("lambda:InvokeFunction",), ("arn:{partition}:lambda:{region}:{account}:function:{function_name}",)),
     ),
     # The connections, and the cluster registry of the jobs' service it reads logs through.
-    tables=("IS_CONNECTIONS_TABLE", "IS_CLUSTERS_TABLE"),
+    tables=("connections_table", "clusters_table"),
 )
 
 
@@ -117,7 +118,7 @@ class LiveLogsWebSocket(Construct):
 
     def accept_tokens_of(self, client: cognito.UserPoolClient) -> None:
         """The app client whose ID tokens may connect (the console's)."""
-        self.authorizer_function.add_environment("IS_CONSOLE_CLIENT_ID", client.user_pool_client_id)
+        self.authorizer_function.add_environment(Settings.variable("console_client_id"), client.user_pool_client_id)
 
     def _authorizer(self, layer: lambda_.ILayerVersion, user_pool: cognito.UserPool) -> lambda_.Function:
         return lambda_function(
@@ -127,7 +128,7 @@ class LiveLogsWebSocket(Construct):
             role=lambda_role(self, "AuthorizerRole", "WebSocket authorizer"),
             timeout=AUTHORIZER_TIMEOUT,
             description="InstantStart live logs: verifies the console's ID token on $connect",
-            environment={"IS_COGNITO_ISSUER": user_pool.user_pool_provider_url},
+            environment=Settings.environment(cognito_issuer=user_pool.user_pool_provider_url),
             code=control_plane_code(self),
             layer=layer,
             acks=self._acks,
@@ -158,12 +159,12 @@ class LiveLogsWebSocket(Construct):
             role=role,
             timeout=HANDLER_TIMEOUT,
             description="InstantStart live logs: WebSocket routes and log pushers",
-            environment={
-                **{env_var: table.table_name for env_var, table in tables.items()},
-                "IS_KUBERNETES_VIEW_ROLE_ARN": view_role.role_arn,
-                "IS_WS_MANAGEMENT_URL": self.stage.callback_url,
-                "IS_WS_PUSHER_SECONDS": str(PUSHER_SECONDS),
-            },
+            environment=Settings.environment(
+                **{setting: table.table_name for setting, table in tables.items()},
+                kubernetes_view_role_arn=view_role.role_arn,
+                ws_management_url=self.stage.callback_url,
+                ws_pusher_seconds=PUSHER_SECONDS,
+            ),
             code=control_plane_code(self),
             layer=layer,
             acks=self._acks,

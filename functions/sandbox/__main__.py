@@ -7,7 +7,7 @@ import os
 import uvicorn
 
 from sandbox.runtime import TOKENS, Sandbox, SandboxOptions
-from sandbox.server import build_app
+from sandbox.server.app import build_app
 
 
 def main() -> None:

@@ -18,9 +18,10 @@ import logging
 import queue
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 from moto.events.models import EventPattern, events_backends
+from moto.events.utils import EventMessageType
 from moto.iam.models import iam_backends
 
 from controlplane.adapters.aws.eventbridge import PATTERNS
@@ -62,7 +63,8 @@ class EventRouter:
 
     def send(self, event: dict[str, Any]) -> dict[str, Any] | None:
         """Deliver one event now, as the buses would (None when it never reaches a home rule that matches it)."""
-        if not self._reaches_home(event) or not any(pattern.matches_event(event) for pattern in self._patterns):
+        message = cast(EventMessageType, event)
+        if not self._reaches_home(event) or not any(pattern.matches_event(message) for pattern in self._patterns):
             return None
         result = hyperpod_events(event, LambdaContext())
         self.timeline.append((time.monotonic(), event, result))
@@ -77,7 +79,7 @@ class EventRouter:
         roles = {role.arn for role in iam_backends[self._account]["global"].roles.values()}
         return bus is not None and any(
             rule.state == "ENABLED"
-            and rule.event_pattern.matches_event(event)
+            and rule.event_pattern.matches_event(cast(EventMessageType, event))
             and any(target["Arn"] == self._home_bus and target.get("RoleArn") in roles for target in rule.targets)
             for rule in list(bus.rules.values())
         )

@@ -1,33 +1,31 @@
-"""The sandbox's AWS account: moto with the project's extensions, the tables and workflows provisioned
-from the same descriptions the CDK stack uses, and Lambda tasks dispatched to the real step handlers.
+"""The sandbox's AWS account: moto with the project's extensions, the control plane's resources provisioned as the
+CDK stack creates them (`sandbox.provisioning`), and Lambda tasks dispatched to the real step handlers.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import os
 import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlparse
 
 import boto3
 import botocore.loaders
 import botocore.session
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
-from moto.sts.models import sts_backends
 
 from controlplane import wiring
-from controlplane.adapters.aws.tables import TABLES
-from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key, step_keys, substitute
+from controlplane.core.naming import Deployment
+from controlplane.settings import Settings
+from controlplane.workflows import step_key, step_keys
 from sandbox.aws.amp import AmpWorkspaces
 from sandbox.aws.ec2 import Ec2Extension
 from sandbox.aws.eks.access import AccessEntries
 from sandbox.aws.eks.addon_routes import AddonRoutes
+from sandbox.aws.eks.authorization import KubernetesAuthorizer
 from sandbox.aws.eks.clusters import EksClusters
 from sandbox.aws.fsx import FsxExtension
 from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
@@ -51,9 +49,9 @@ from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.inference import InferenceOperatorSimulation
 from sandbox.k8s.kuberay import KubeRaySimulation
-from sandbox.k8s.rbac import ApiAccess, rbac_allows
 from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
+from sandbox.provisioning import provision
 from steps.handler import lambda_handler as step_handler
 from ws.handler import lambda_handler as ws_handler
 
@@ -77,9 +75,9 @@ class SandboxOptions:
     The defaults are human scale, for `make run`; tests set every duration near zero.
     - `seconds_to_active`: how long a simulated resource takes to settle (EKS cluster and add-ons, HyperPod
       cluster and nodes, FSx file system).
-    - `poll_seconds`: the workflows' wait between two checks of a resource being created (`IS_POLL_SECONDS`).
-    - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation
-      (`IS_OPERATION_WAIT_POLL_SECONDS`).
+    - `poll_seconds`: the workflows' wait between two checks of a resource being created (setting `poll_seconds`).
+    - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation (the setting of
+      that name).
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
     - `seconds_to_load_model`: how long a simulated model server or managed endpoint's workers take to load the model.
@@ -225,7 +223,7 @@ class Sandbox:
         for extension in self._extensions:
             extension.install()
         self._install_lambda_dispatch()
-        self.emulator.set_authorizer(self._kubernetes_authorized)
+        self.emulator.set_authorizer(KubernetesAuthorizer(ACCOUNT_ID, self._access, self.emulator))
         self.training.install()
         self.kuberay.install()
         self.downloads.install()
@@ -269,104 +267,23 @@ class Sandbox:
     # --- provisioning (what `cdk deploy` does in AWS) ----------------------------------------
 
     def _provision(self) -> None:
-        dynamodb = boto3.client("dynamodb", region_name=HOME_REGION)
-        env: dict[str, str] = {}
-        for spec in TABLES:
-            name = f"instantstart-{spec.logical_name.lower()}"
-            keys = {spec.partition_key} | {k for k in (spec.sort_key,) if k}
-            keys |= {a for index in spec.indexes for a in (index.partition_key, index.sort_key) if a}
-            request: dict[str, Any] = {
-                "TableName": name,
-                "BillingMode": "PAY_PER_REQUEST",
-                "AttributeDefinitions": [{"AttributeName": key, "AttributeType": "S"} for key in sorted(keys)],
-                "KeySchema": _key_schema(spec.partition_key, spec.sort_key),
-            }
-            if spec.indexes:
-                request["GlobalSecondaryIndexes"] = [
-                    {
-                        "IndexName": index.name,
-                        "KeySchema": _key_schema(index.partition_key, index.sort_key),
-                        "Projection": {"ProjectionType": "ALL"},
-                    }
-                    for index in spec.indexes
-                ]
-            dynamodb.create_table(**request)
-            env[spec.env_var] = name
-        iam = boto3.client("iam", region_name=HOME_REGION)
-        trust = _trust({"AWS": f"arn:aws:iam::{ACCOUNT_ID}:root"})
-        k8s_role = iam.create_role(RoleName="instantstart-kubernetes-access", AssumeRolePolicyDocument=trust)
-        k8s_view_role = iam.create_role(RoleName="instantstart-kubernetes-view", AssumeRolePolicyDocument=trust)
-        k8s_jobs_role = iam.create_role(RoleName="instantstart-kubernetes-jobs", AssumeRolePolicyDocument=trust)
-        boundary = iam.create_policy(
-            PolicyName="instantstart-workload-role-boundary",
-            PolicyDocument=json.dumps(
-                {
-                    "Version": "2012-10-17",
-                    "Statement": [{"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"], "Resource": "*"}],
-                }
-            ),
+        """Create the control plane's resources and set the functions' settings that name them."""
+        deployment = Deployment(Settings.from_environment(os.environ).deployment_name, HOME_REGION, "aws")
+        options = self.options
+        environment = Settings.environment(
+            **provision(deployment, ACCOUNT_ID, _function_arn(STEPS_FUNCTION)),
+            iam_role_bindings={},
+            mcp_role_arn=MCP_ROLE_ARN,
+            mcp_max_role="admin",
+            poll_seconds=options.poll_seconds,
+            poll_max_seconds=options.poll_seconds,
+            operation_wait_poll_seconds=options.operation_wait_poll_seconds,
+            ws_management_url=MANAGEMENT_URL,
+            ws_function_name=f"{FUNCTION_PREFIX}{WS_FUNCTION}",
+            ws_pusher_tick_seconds=min(1.0, options.seconds_per_log_line),
         )
-        autoscaling_boundary = iam.create_policy(
-            PolicyName="instantstart-autoscaling-role-boundary",
-            PolicyDocument=json.dumps(
-                {
-                    "Version": "2012-10-17",
-                    "Statement": [
-                        {
-                            "Effect": "Allow",
-                            "Action": ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
-                            "Resource": f"arn:aws:sagemaker:*:{ACCOUNT_ID}:cluster/*",
-                        }
-                    ],
-                }
-            ),
-        )
-        service_boundary = iam.create_policy(
-            PolicyName="instantstart-service-role-boundary",
-            PolicyDocument=json.dumps(
-                {
-                    "Version": "2012-10-17",
-                    "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}],
-                }
-            ),
-        )
-        forwarding = _trust({"Service": "events.amazonaws.com"})
-        forwarding_role = iam.create_role(RoleName="instantstart-event-forwarding", AssumeRolePolicyDocument=forwarding)
-        sfn_role = iam.create_role(RoleName="instantstart-workflows", AssumeRolePolicyDocument=trust)
-        stepfunctions = boto3.client("stepfunctions", region_name=HOME_REGION)
-        machines = {}
-        for kind in OperationKind:
-            text = definition_text(kind)
-            # One function serves every step here; the payload's `step` says which.
-            values = {p: _function_arn(STEPS_FUNCTION) for p in placeholders(text)}
-            machines[kind.value] = stepfunctions.create_state_machine(
-                name=f"instantstart-{kind.value.replace('_', '-')}",
-                definition=substitute(text, values, partition="aws"),
-                roleArn=sfn_role["Role"]["Arn"],
-                type="STANDARD",
-            )["stateMachineArn"]
-        env.update(
-            {
-                "IS_STATE_MACHINE_ARNS": json.dumps(machines),
-                "IS_KUBERNETES_ROLE_ARN": k8s_role["Role"]["Arn"],
-                "IS_KUBERNETES_VIEW_ROLE_ARN": k8s_view_role["Role"]["Arn"],
-                "IS_KUBERNETES_JOBS_ROLE_ARN": k8s_jobs_role["Role"]["Arn"],
-                "IS_WORKLOAD_ROLE_BOUNDARY_ARN": boundary["Policy"]["Arn"],
-                "IS_AUTOSCALING_ROLE_BOUNDARY_ARN": autoscaling_boundary["Policy"]["Arn"],
-                "IS_SERVICE_ROLE_BOUNDARY_ARN": service_boundary["Policy"]["Arn"],
-                "IS_EVENT_FORWARDING_ROLE_ARN": forwarding_role["Role"]["Arn"],
-                "IS_IAM_ROLE_BINDINGS": "{}",
-                "IS_MCP_ROLE_ARN": MCP_ROLE_ARN,
-                "IS_MCP_MAX_ROLE": "admin",
-                "IS_POLL_SECONDS": str(self.options.poll_seconds),
-                "IS_POLL_MAX_SECONDS": str(self.options.poll_seconds),
-                "IS_OPERATION_WAIT_POLL_SECONDS": str(self.options.operation_wait_poll_seconds),
-                "IS_WS_MANAGEMENT_URL": MANAGEMENT_URL,
-                "IS_WS_FUNCTION_NAME": f"{FUNCTION_PREFIX}{WS_FUNCTION}",
-                "IS_WS_PUSHER_TICK_SECONDS": str(min(1.0, self.options.seconds_per_log_line)),
-            }
-        )
-        self._set_env(env)
+        Settings.from_environment(environment)  # what the functions will read must be valid
+        self._set_env(environment)
         wiring.reset()
 
     def _set_env(self, values: dict[str, str]) -> None:
@@ -403,22 +320,7 @@ class Sandbox:
                 return _function_error(response_headers, type(error).__name__, str(error))
             return json.dumps(result).encode()
 
-        LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign]
-
-    # --- Kubernetes: who may call the emulated API servers -----------------------------------
-
-    def _kubernetes_authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
-        """The token's signer's access entry on the cluster must allow the call (as EKS decides): by its access
-        policies, or by the RBAC of the Kubernetes groups it names."""
-        principal = _token_access_key(token)
-        backend = sts_backends[ACCOUNT_ID]["aws"]
-        assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
-        if assumed is None:
-            return False
-        if self._access.allows(cluster, assumed.role_arn, write=access.write):
-            return True
-        groups = self._access.groups(cluster, assumed.role_arn)
-        return bool(groups) and rbac_allows(self.emulator.store(cluster), groups, access)
+        LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign,assignment]
 
     def add_fault(self, step: str, times: int, after: int = 0) -> str:
         key = step_key(step)
@@ -448,24 +350,3 @@ def _function_arn(module: str) -> str:
 def _function_error(response_headers: dict[str, str], error_type: str, message: str) -> bytes:
     response_headers["x-amz-function-error"] = "Unhandled"
     return json.dumps({"errorType": error_type, "errorMessage": message}).encode()
-
-
-def _trust(principal: dict[str, str]) -> str:
-    statement = {"Effect": "Allow", "Principal": principal, "Action": "sts:AssumeRole"}
-    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
-
-
-def _key_schema(partition: str, sort: str | None) -> list[dict[str, str]]:
-    schema = [{"AttributeName": partition, "KeyType": "HASH"}]
-    if sort:
-        schema.append({"AttributeName": sort, "KeyType": "RANGE"})
-    return schema
-
-
-def _token_access_key(token: str) -> str | None:
-    try:
-        url = base64.urlsafe_b64decode(token.removeprefix("k8s-aws-v1.") + "==").decode()
-    except ValueError:
-        return None
-    credential = parse_qs(urlparse(url).query).get("X-Amz-Credential", [""])[0]
-    return credential.split("/")[0] or None

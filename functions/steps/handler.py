@@ -1,4 +1,4 @@
-"""The one Lambda entry point of every workflow Task: find the step's row, mark its stage, run it, log.
+"""The one Lambda entry point of every workflow Task: find the step's declaration, mark its stage, run it, log.
 
 Every Task sends `{"step": <Task name>, "state": <execution state>, "executionArn": ...}` (plus its constants);
 `registry.STEPS` says what each step runs. A poll's check (its output a `PollState`) is stamped with the time it
@@ -15,12 +15,13 @@ from controlplane import wiring
 from controlplane.models.workflow import PollState
 from controlplane.observability import flushing_metrics, logger
 from steps import registry
+from steps.step import StepCall
 
 
 @flushing_metrics
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     began = wiring.clock().now()
-    call = registry.StepCall.from_event(event)
+    call = StepCall.from_event(event)
     step = registry.step(call.step)
     if step.begins:
         wiring.operations().begin_step(call.input.operationId, call.step)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
-from sandbox.server import CONSOLE_DIR
+from sandbox.server.console import CONSOLE_DIR
 from tests.conftest import RunningSandbox
 
 CHROMIUM = "/usr/bin/chromium"

@@ -58,7 +58,7 @@ def test_add_a_spot_instance_group(console: Page, cluster: RunningSandbox):
     console.get_by_role("button", name="Add instance group").click()
     console.get_by_placeholder("spot-g6").fill("spot-g6")
     console.get_by_role("radio", name="Spot").check()
-    console.get_by_role("button", name="Choose an availability zone").click()
+    console.get_by_role("button", name="Choose an Availability Zone").click()
     pick(console, "us-west-2c")
     console.get_by_role("button", name="Choose an instance type").click()
     pick(console, "ml.g6.4xlarge")

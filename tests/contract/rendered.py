@@ -22,13 +22,12 @@ from controlplane.core.features import job_identity, karpenter, tiered_storage
 from controlplane.core.ports.storage import LustreFileSystem
 from controlplane.core.serving import command as serving_commands
 from controlplane.core.serving import manifest as serving
-from controlplane.core.serving.access import serving_writer_rbac
 from controlplane.core.storage.objects import fsx_objects, storage_objects
-from controlplane.core.training.access import job_writer_rbac
 from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
 from controlplane.core.training.recipes import render as render_recipe
 from controlplane.core.training.recipes import shipped_recipes
+from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
 from controlplane.models.downloads import DownloadPlan
 from controlplane.models.endpoints import CreateEndpointRequest
 from controlplane.models.recipes import SubmitRecipeJobRequest

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import definition_text, placeholders, step_key, substitute
-from infra.step_groups import STEP_GROUPS
+from infra.access.steps import group_of
 
 ROOT = Path(__file__).resolve().parents[2]
 VALIDATOR = ROOT / "frontend" / "node_modules" / "asl-validator" / "dist" / "bin" / "asl-validator.js"
@@ -17,7 +17,7 @@ VALIDATOR = ROOT / "frontend" / "node_modules" / "asl-validator" / "dist" / "bin
 
 def function_arn(placeholder: str) -> str:
     """What CDK puts in place of `${<Step>FunctionArn}`: the ARN of the function serving the step's group."""
-    (group,) = [name for name, steps in STEP_GROUPS.items() if step_key(placeholder) in steps]
+    group = group_of(step_key(placeholder))
     return f"arn:aws:lambda:us-west-2:123456789012:function:instantstart-steps-{group.replace('_', '-')}"
 
 

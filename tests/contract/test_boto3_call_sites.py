@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # `**spreads` whose keys the code does not spell out where it calls, each reviewed: what they carry is checked below.
 REVIEWED_SPREADS = {
     # query_page's `query`: the KeyConditionExpression/IndexName/… of each caller's Query, built as literals there.
-    "controlplane.adapters.aws.dynamo dynamodb.Query",
+    "controlplane.adapters.aws.dynamo.shared dynamodb.Query",
     # update_settings' `settings`: DescribeCluster's CLUSTER_SETTINGS fields, sent back as they were read.
     "controlplane.adapters.aws.sagemaker sagemaker.UpdateCluster",
 }

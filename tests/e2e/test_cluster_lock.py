@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from controlplane import wiring
-from controlplane.adapters.aws.dynamo import DynamoOperationRepository
+from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
 from controlplane.core.auth import Actor, Role
 from controlplane.models.clusters import CreateEksClusterRequest
 from controlplane.models.errors import ConflictError

@@ -18,7 +18,7 @@ from starlette.testclient import TestClient, WebSocketDisconnect
 from starlette.websockets import WebSocketDisconnect as ServerDisconnect
 
 from controlplane.settings import settings
-from sandbox.server import build_app
+from sandbox.server.app import build_app
 from tests.conftest import aws_client
 
 TAG = "wslogs"

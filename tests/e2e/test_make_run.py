@@ -9,6 +9,7 @@ import time
 
 import httpx
 
+from controlplane.models.operations import TERMINAL_STATUSES
 from tests.conftest import free_port
 
 
@@ -35,7 +36,7 @@ def test_the_sandbox_process_serves_the_readme_walkthrough():
         accepted = api.post("/clusters/eks", json={"clusterTag": "demo", "region": "us-west-2"})
         assert accepted.status_code == 202, accepted.text
         operation = accepted.json()
-        while operation["status"] not in ("SUCCEEDED", "FAILED") and time.monotonic() - started < 60:
+        while operation["status"] not in TERMINAL_STATUSES and time.monotonic() - started < 60:
             operation = api.get(f"/operations/{operation['operationId']}/wait", params={"timeoutSeconds": 20}).json()
         assert operation["status"] == "SUCCEEDED", operation
         assert time.monotonic() - started < 60

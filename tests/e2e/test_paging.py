@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoOperationRepository
+from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
+from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.operations import Operation, OperationKind, Stage
 from controlplane.settings import settings

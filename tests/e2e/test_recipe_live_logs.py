@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from sandbox.server import build_app
+from sandbox.server.app import build_app
 from tests.e2e.test_live_logs import read_lines, receive
 
 TAG = "reclogs"

@@ -84,7 +84,7 @@ class Synth:
         return {props["Properties"]["Description"]: key for key, props in functions.items()}
 
     def step_function(self, group: str) -> str:
-        """The logical ID of the function serving a step group of `infra.step_groups.STEP_GROUPS`."""
+        """The logical ID of the function serving a step group of `infra.access.steps.STEP_GROUPS`."""
         return self.functions_by_description()[f"InstantStart workflow steps: {group}"]
 
     def role_of(self, function_id: str) -> str:

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, MANAGED_BY_KEY, state_machine_name
 from controlplane.models.operations import OperationKind
-from infra.names import state_machine_name
 from tests.infra.conftest import CONTEXT, control_plane_functions, load_cdk_app
 
 SECOND = "second"

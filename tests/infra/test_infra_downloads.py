@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
-from infra.names import state_machine_name
 from infra.stack import API_HANDLER
 
 

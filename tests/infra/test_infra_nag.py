@@ -50,7 +50,7 @@ from infra.stack import MCP_HANDLER, MLFLOW_ACTIONS
 # autoscaling role boundary (node batch actions on this account's HyperPod clusters).
 # 387: +4 for cluster deletion removing those features' identities too: the delete step's grants on the
 # -inference and -karpenter roles and on the TLS buckets and their objects.
-# 221: -166 for one function per step group (infra/step_groups.py) instead of one per step: 72 step functions
+# 221: -166 for one function per step group (steps/groups.py) instead of one per step: 72 step functions
 # become 23, so 49 fewer runtime L1 and 49 fewer X-Ray/describe IAM5[Resource::*]; an ARN pattern that several
 # steps of a group needed is acknowledged once on the group's role (218 IAM5 ARN patterns become 150).
 # 222: +1 for the API's read-only Kubernetes view role (eks:DescribeCluster on any cluster, like the access role).

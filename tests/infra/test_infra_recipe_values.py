@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from infra.access.steps import STEP_GROUPS
 from infra.stack import API_HANDLER, MCP_HANDLER
-from infra.step_groups import STEP_GROUPS
 
 ENV_VAR = "IS_RECIPE_VALUES_TABLE"
 

@@ -11,12 +11,12 @@ from aws_cdk.assertions import Match
 
 from controlplane.adapters.aws.tables import TABLES
 from controlplane.core.auth import Role
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
+from controlplane.settings import Settings
+from infra.access.steps import STEP_GROUPS, group_access
 from infra.drift import RECONCILE_HANDLER
-from infra.names import state_machine_name
 from infra.stack import ACCESS_LOG_FIELDS, API_HANDLER, MCP_HANDLER, iam_role_bindings
-from infra.step_groups import STEP_GROUPS, group_access
 from infra.websocket import AUTHORIZER_HANDLER as WS_AUTHORIZER_HANDLER
 
 
@@ -29,9 +29,10 @@ def variables_of(synth: Any, function: str) -> dict[str, Any]:
 
 
 def table_env_names(synth: Any) -> dict[str, str]:
-    """TableSpec.env_var → the table's logical ID, read from the API function's environment."""
+    """Each table's environment variable → the table's logical ID, read from the API function's environment."""
     variables = environment(synth, "api.handler.lambda_handler")
-    return {spec.env_var: variables[spec.env_var]["Ref"] for spec in TABLES}
+    names = [Settings.variable(spec.setting) for spec in TABLES]
+    return {name: variables[name]["Ref"] for name in names}
 
 
 # --- DynamoDB --------------------------------------------------------------------------------------
@@ -158,6 +159,19 @@ def test_api_environment(synth: Any) -> None:
     assert "IS_KUBERNETES_ROLE_ARN" not in variables
 
 
+def test_api_environment_names_the_role_boundaries_the_features_state_is_read_with(synth: Any) -> None:
+    """GET /clusters/{tag}/features builds the features' steps, which take the boundaries of the roles they create."""
+    variables = environment(synth, "api.handler.lambda_handler")
+    policies = synth.of_type("AWS::IAM::ManagedPolicy")
+    for field, construct in (
+        ("workload_role_boundary_arn", "WorkloadRoleBoundary"),
+        ("autoscaling_role_boundary_arn", "AutoscalingRoleBoundary"),
+        ("service_role_boundary_arn", "ServiceRoleBoundary"),
+    ):
+        (key,) = [k for k in policies if k.startswith(construct)]
+        assert variables[Settings.variable(field)] == {"Ref": key}
+
+
 def test_step_environment(synth: Any) -> None:
     roles = synth.of_type("AWS::IAM::Role")
     (role_key,) = [k for k in roles if k.startswith("KubernetesAccessRole")]
@@ -170,7 +184,7 @@ def test_step_environment(synth: Any) -> None:
         assert set(table_env_names(synth)) <= set(variables), group
         assert variables["IS_POLL_SECONDS"] == "5" and variables["IS_POLL_MAX_SECONDS"] == "7200"
         assert "IS_STATE_MACHINE_ARNS" not in variables and "IS_IAM_ROLE_BINDINGS" not in variables
-        if group_access(group).kubernetes_role:
+        if group_access(group).assumes_kubernetes_role:
             assert render(variables["IS_KUBERNETES_ROLE_ARN"]) == kubernetes_role_arn, group
         else:
             assert "IS_KUBERNETES_ROLE_ARN" not in variables, group

@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
+from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, state_machine_name
 from controlplane.models.operations import OperationKind
 from controlplane.workflows import PARTITION, definition_text, placeholders, step_key, step_keys
-from infra.names import state_machine_name
-from infra.step_groups import STEP_GROUPS, group_of
+from infra.access.steps import STEP_GROUPS, group_of
 
 
 def machines(synth: Any) -> dict[str, dict[str, Any]]:

@@ -9,8 +9,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from controlplane.adapters.aws import dynamo, session
-from controlplane.adapters.aws.dynamo import DynamoAuditLog
+from controlplane.adapters.aws import session
+from controlplane.adapters.aws.dynamo import audit
+from controlplane.adapters.aws.dynamo.audit import DynamoAuditLog
 from controlplane.core.ports.persistence import AuditQuery
 from controlplane.models.audit import AuditEntry
 from controlplane.models.errors import InvalidRequestError
@@ -91,7 +92,7 @@ def test_filters_apply_across_the_items_read_and_pages_stay_full(log):
 
 
 def test_a_filter_that_matches_little_stops_reading_at_the_bound_with_a_token(log, monkeypatch):
-    monkeypatch.setattr(dynamo, "MAX_AUDIT_ITEMS_READ", 2)
+    monkeypatch.setattr(audit, "MAX_AUDIT_ITEMS_READ", 2)
     first = log.page(AuditQuery(actor="bob"), 5)
     assert (first.items, first.next_token is not None) == ([], True)
     assert read_all(log, AuditQuery(actor="bob"), 5) == [[], ["r-3"], [], []]

@@ -30,7 +30,7 @@ def repository(monkeypatch) -> Iterator[DynamoConnectionRepository]:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
-    (spec,) = [spec for spec in TABLES if spec.env_var == "IS_CONNECTIONS_TABLE"]
+    (spec,) = [spec for spec in TABLES if spec.setting == "connections_table"]
     (index,) = spec.indexes
     with mock_aws():
         SerializedStubber.install()

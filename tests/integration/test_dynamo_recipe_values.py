@@ -10,7 +10,7 @@ import pytest
 from moto import mock_aws
 
 from controlplane.adapters.aws import session
-from controlplane.adapters.aws.dynamo import DynamoRecipeValuesStore
+from controlplane.adapters.aws.dynamo.recipe_values import DynamoRecipeValuesStore
 from controlplane.adapters.aws.tables import TABLES
 from sandbox.aws.stubber import SerializedStubber
 
@@ -22,7 +22,7 @@ def store(monkeypatch) -> Iterator[DynamoRecipeValuesStore]:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
-    (spec,) = [spec for spec in TABLES if spec.env_var == "IS_RECIPE_VALUES_TABLE"]
+    (spec,) = [spec for spec in TABLES if spec.setting == "recipe_values_table"]
     assert spec.sort_key is not None
     with mock_aws():
         SerializedStubber.install()

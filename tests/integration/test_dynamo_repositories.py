@@ -12,7 +12,9 @@ import pytest
 from moto import mock_aws
 
 from controlplane.adapters.aws import session
-from controlplane.adapters.aws.dynamo import DynamoClusterRegistry, DynamoConfirmationStore, DynamoOperationRepository
+from controlplane.adapters.aws.dynamo.confirmations import DynamoConfirmationStore
+from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
+from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 from controlplane.core.ports.persistence import ClusterLock, Confirmation
 from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError

@@ -25,13 +25,13 @@ import httpx
 import pytest
 
 from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME, Deployment
+from controlplane.models.operations import TERMINAL_STATUSES
 from mcp_server.sigv4 import SigV4
 from tests.live import leftovers
 from tests.live.leftovers import Cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = "InstantStartStack"
-TERMINAL = ("SUCCEEDED", "FAILED", "CANCELLED")
 # The smallest cluster with a GPU: one ml.g5.xlarge (1 A10G), no deep health checks (they add an hour).
 INSTANCE_TYPE = os.environ.get("IS_LIVE_INSTANCE_TYPE", "ml.g5.xlarge")
 JOB_IMAGE = os.environ.get("IS_LIVE_JOB_IMAGE", "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime")
@@ -93,7 +93,7 @@ def ok(response: httpx.Response, *statuses: int) -> Any:
 def wait(api: httpx.Client, accepted: dict[str, Any], deadline: float) -> dict[str, Any]:
     """The operation once it has ended (each call long-polls up to 20 s, API Gateway's window)."""
     operation = accepted
-    while operation["status"] not in TERMINAL and time.monotonic() < deadline:
+    while operation["status"] not in TERMINAL_STATUSES and time.monotonic() < deadline:
         operation = ok(api.get(f"/operations/{accepted['operationId']}/wait", params={"timeoutSeconds": 20}))
     return operation
 
@@ -115,7 +115,7 @@ def availability_zone(api: httpx.Client, region: str) -> str:
     raise AssertionError(f"No zone of {region} offers {INSTANCE_TYPE}; set IS_LIVE_INSTANCE_TYPE or IS_LIVE_REGION.")
 
 
-@pytest.mark.timeout(0)  # hours, not the suite's 300 s: the deadline below bounds it
+@pytest.mark.timeout(0)  # hours, not pyproject's 120 s: the deadline below bounds it
 def test_a_deployed_control_plane_builds_the_smallest_cluster_runs_a_job_and_leaves_nothing_behind(
     api: httpx.Client, api_url: str
 ) -> None:

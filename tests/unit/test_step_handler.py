@@ -1,4 +1,4 @@
-"""The one step handler: it finds the Task's row, marks its stage, runs it, and returns its output."""
+"""The one step handler: it finds the Task's declaration, marks its stage, runs it, and returns its output."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from controlplane import wiring
 from controlplane.models.workflow import PollState, WorkflowState
 from steps import registry
 from steps.handler import lambda_handler
+from steps.step import Group, Step, work
 from tests.fakes.persistence import FakeClock
 
+GROUP = Group("things")
 STATE = {
     "operationId": "op-1",
     "kind": "configure_cluster_dependencies",
@@ -50,7 +52,7 @@ def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations,
     monkeypatch.setitem(
         registry.STEPS,
         "Check Thing",
-        registry.work(WorkflowState, lambda ctx: PollState(done=True, attempts=1, waitSeconds=0)),
+        work("Check Thing", GROUP, WorkflowState, lambda ctx: PollState(done=True, attempts=1, waitSeconds=0), ()),
     )
     monkeypatch.setattr(wiring, "clock", FakeClock)
     expected = {
@@ -74,21 +76,28 @@ def test_a_check_is_stamped_with_when_it_began_before_it_observed_anything(opera
         clock.sleep(3)  # the check's reads take time; an event may be handled meanwhile
         return PollState(done=False, attempts=1, waitSeconds=30)
 
-    monkeypatch.setitem(registry.STEPS, "Check Thing", registry.work(WorkflowState, observe))
+    monkeypatch.setitem(registry.STEPS, "Check Thing", work("Check Thing", GROUP, WorkflowState, observe, ()))
     assert invoke("Check Thing", STATE)["checkedAt"] == "2026-12-02T12:00:00Z"
 
 
 def test_a_step_that_starts_a_wait_persists_its_phase_from_its_output(operations, monkeypatch):
-    row = registry.work(
-        WorkflowState, lambda ctx: {"clusterName": ctx.eksClusterName}, waiting="Waiting for {clusterName}"
+    step = work(
+        "Create Thing",
+        GROUP,
+        WorkflowState,
+        lambda ctx: {"clusterName": ctx.eksClusterName},
+        (),
+        waiting="Waiting for {clusterName}",
     )
-    monkeypatch.setitem(registry.STEPS, "Create Thing", row)
+    monkeypatch.setitem(registry.STEPS, "Create Thing", step)
     invoke("Create Thing", STATE)
     assert operations.calls[-1] == ("note_phase", "op-1", "Create Thing", "Waiting for eks-cluster-demo")
 
 
 def test_a_bookkeeping_step_reads_the_raw_state_and_its_constants_without_parsing_the_state(operations, monkeypatch):
-    seen = registry.Step(lambda call: {"operationId": call.state["operationId"], **call.constants}, begins=False)
+    seen = Step(
+        "Record Thing", GROUP, lambda call: {"operationId": call.state["operationId"], **call.constants}, begins=False
+    )
     monkeypatch.setitem(registry.STEPS, "Record Thing", seen)
     unreadable = {"operationId": "op-1", "kind": "no-such-workflow"}
     assert invoke("Record Thing", unreadable, stage="eks") == {"operationId": "op-1", "stage": "eks"}

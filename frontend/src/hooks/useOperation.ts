@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { unwrap, type Schemas } from "../api/client";
+import { TERMINAL_STATUSES } from "../api/contract.gen";
 import { useApp } from "../app-context";
 
 export type Operation = Schemas["OperationView"];
@@ -12,15 +13,15 @@ export type Operation = Schemas["OperationView"];
 /** How long one wait holds a request: under API Gateway's 29 s (the API caps a wait at 25 s). */
 export const LONG_POLL_SECONDS = 20;
 
-export const TERMINAL_STATUSES: ReadonlySet<Operation["status"]> = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
-
 /**
  * The operation `id` as it changes; `reload` reads it again and follows it (after a resume). `onSettled` runs each
- * time a followed operation turns terminal, not when it was terminal already at the first read.
+ * time a followed operation turns terminal, not when it was terminal already at the first read — unless
+ * `startedHere`: the page started it, so its end is news even when it came before the first read.
  */
 export function useOperation(
   id: string | undefined,
   onSettled?: (operation: Operation) => void,
+  startedHere = false,
 ): { operation: Operation | undefined; error: unknown; reload: () => void } {
   const { api } = useApp();
   const [operation, setOperation] = useState<Operation>();
@@ -35,7 +36,7 @@ export function useOperation(
     const path = { operationId: id };
     const follow = async () => {
       let current = await unwrap(api.GET("/operations/{operationId}", { params: { path }, signal }));
-      const wasRunning = !TERMINAL_STATUSES.has(current.status);
+      const wasRunning = startedHere || !TERMINAL_STATUSES.has(current.status);
       while (!signal.aborted) {
         setOperation(current);
         setError(undefined);
@@ -51,7 +52,7 @@ export function useOperation(
       if (!signal.aborted) setError(reason);
     });
     return () => controller.abort();
-  }, [api, id, generation]);
+  }, [api, id, generation, startedHere]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
   return { operation, error, reload };
 }

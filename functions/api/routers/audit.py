@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from api.authorization import Routes, operator
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from controlplane import wiring
 from controlplane.core.ports.persistence import AuditQuery
 from controlplane.models.audit import AuditList
 from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
 
-router = Router()
+router = Routes()
 
 
 @router.get(
     "/audit",
+    # The trail names people and their refused requests: it is for those who act on clusters (operator up).
+    allow=operator("read the audit trail"),
     operation_id="audit_list",
     summary="List the audit trail, newest first",
     description=(

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from api.authorization import READ, Routes
+from api.routers.params import RegionPath
 from controlplane import wiring
 from controlplane.models.catalog import AvailabilityZoneList, InstanceTypeList, RegionList, TrainingPlanList
-from controlplane.models.common import REGION_PATTERN
 from controlplane.models.hyperpod import AZ_PATTERN
 
-router = Router()
-
-RegionPath = Annotated[str, Path(pattern=REGION_PATTERN, description="AWS Region code, e.g. us-west-2.")]
+router = Routes()
 
 
 @router.get(
     "/regions",
+    allow=READ,
     operation_id="region_list",
     summary="List the Regions a cluster can be created in",
     tags=["catalog"],
@@ -29,6 +28,7 @@ def list_regions() -> RegionList:
 
 @router.get(
     "/regions/<region>/availability-zones",
+    allow=READ,
     operation_id="cluster_get_availability_zones",
     summary="List a Region's Availability Zones (name and zone ID)",
     description="Read before asking the person for an AZ: offer only these names. Zone IDs identify the same "
@@ -41,6 +41,7 @@ def list_availability_zones(region: RegionPath) -> AvailabilityZoneList:
 
 @router.get(
     "/regions/<region>/instance-types",
+    allow=READ,
     operation_id="cluster_get_available_instances",
     summary="List HyperPod instance types offered in a Region or one AZ",
     description="Each type with its accelerator, GPU and EFA counts, whether deep health checks and EFA-only "
@@ -56,6 +57,7 @@ def list_instance_types(
 
 @router.get(
     "/regions/<region>/training-plans",
+    allow=READ,
     operation_id="training_plan_list",
     summary="List a Region's SageMaker training plans",
     description="Reserved capacity: instance type, count and AZ of each plan. A plan's AZ takes precedence over "

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import plan_or_start
+from api.authorization import READ, Permission, RouteRequest, Routes, admin, operator
+from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import (
@@ -21,23 +19,29 @@ from controlplane.models.clusters import (
     ImportClusterRequest,
     Plan,
 )
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.hyperpod import CreateHyperPodRequest
 from controlplane.models.operations import OperationView
 from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.status import ClusterStatusView
 from controlplane.models.storage import ConfigureStorageRequest
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
-DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
 # How many of its newest operations a cluster's detail shows (GET /operations pages through the rest).
 RECENT_OPERATIONS = 10
 
 
+def _storage(request: RouteRequest) -> Permission:
+    """Storage is the operators'; an FSx file system enables a feature, which is the admins'."""
+    if request.body.get("fsx") is not None:
+        return admin("create an FSx file system (it enables the fsxCsiDriver feature)")
+    return operator("configure storage")
+
+
 @router.get(
     "/clusters",
+    allow=READ,
     operation_id="cluster_list_all",
     summary="List the clusters this control plane manages",
     description="Registry entries with their status and finished stages, by cluster tag, in pages of `limit` "
@@ -52,6 +56,7 @@ def list_clusters(limit: Limit = DEFAULT_PAGE_SIZE, continue_: Continue = None) 
 
 @router.get(
     "/clusters/<clusterTag>",
+    allow=READ,
     operation_id="cluster_get",
     summary="Describe one cluster",
     description="The cluster's record, finished stages, the EKS control plane as EKS reports it now, and its recent "
@@ -71,6 +76,7 @@ def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
 
 @router.post(
     "/clusters/eks",
+    allow=admin("create an EKS cluster"),
     operation_id="cluster_create_eks",
     summary="Stage 1: create the network and the EKS control plane",
     description=(
@@ -83,18 +89,19 @@ def get_cluster(clusterTag: ClusterTagPath) -> ClusterDetail:
 )
 def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) -> Response[str]:
     service = wiring.cluster_lifecycle()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope="POST /clusters/eks",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_create_eks(body),
-        start=lambda caller: service.create_eks(body, caller),
+        run=lambda caller: service.create_eks(body, caller),
     )
 
 
 @router.post(
     "/clusters/import",
+    allow=admin("import a cluster"),
     operation_id="cluster_import",
     summary="Adopt an existing EKS cluster (and its HyperPod cluster) instead of creating one",
     description=(
@@ -113,18 +120,19 @@ def create_eks_cluster(body: CreateEksClusterRequest, dryRun: DryRun = False) ->
 )
 def import_cluster(body: ImportClusterRequest, dryRun: DryRun = False) -> Response[str]:
     service = wiring.cluster_lifecycle()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope="POST /clusters/import",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_import(body),
-        start=lambda caller: service.import_cluster(body, caller),
+        run=lambda caller: service.import_cluster(body, caller),
     )
 
 
 @router.delete(
     "/clusters/<clusterTag>",
+    allow=admin("delete a cluster"),
     operation_id="cluster_delete",
     summary="Delete a cluster and everything the control plane created for it",
     description=(
@@ -137,22 +145,23 @@ def import_cluster(body: ImportClusterRequest, dryRun: DryRun = False) -> Respon
 )
 def delete_cluster(
     clusterTag: ClusterTagPath,
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    confirmationToken: ConfirmationToken = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.cluster_lifecycle()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun or not confirmationToken,
         scope=f"DELETE /clusters/{clusterTag}",
         body={"confirmationToken": confirmationToken},
         plan=lambda caller: service.plan_delete(clusterTag, caller),
-        start=lambda caller: service.delete(clusterTag, confirmationToken or "", caller),
+        run=lambda caller: service.delete(clusterTag, confirmationToken or "", caller),
     )
 
 
 @router.post(
     "/clusters/<clusterTag>/dependencies",
+    allow=admin("configure cluster dependencies"),
     operation_id="cluster_configure_dependencies",
     summary="Stage 3: install what HyperPod needs inside the EKS cluster",
     description=(
@@ -167,18 +176,19 @@ def delete_cluster(
 )
 def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -> Response[str]:
     service = wiring.stage_requests()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/dependencies",
         body={},
         plan=lambda caller: service.plan_dependencies(clusterTag),
-        start=lambda caller: service.configure_dependencies(clusterTag, caller),
+        run=lambda caller: service.configure_dependencies(clusterTag, caller),
     )
 
 
 @router.post(
     "/clusters/<clusterTag>/hyperpod",
+    allow=admin("create a HyperPod cluster"),
     operation_id="hyperpod_create",
     summary="Stage 4: create the HyperPod cluster with its first instance group",
     description=(
@@ -195,18 +205,19 @@ def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -
 )
 def create_hyperpod(clusterTag: ClusterTagPath, body: CreateHyperPodRequest, dryRun: DryRun = False) -> Response[str]:
     service = wiring.stage_requests()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/hyperpod",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_hyperpod(clusterTag, body),
-        start=lambda caller: service.create_hyperpod(clusterTag, body, caller),
+        run=lambda caller: service.create_hyperpod(clusterTag, body, caller),
     )
 
 
 @router.get(
     "/clusters/<clusterTag>/status",
+    allow=READ,
     operation_id="cluster_get_status",
     summary="Stage 6: is the cluster ready for work? Nodes, GPUs and what is missing",
     description=(
@@ -222,6 +233,7 @@ def get_cluster_status(clusterTag: ClusterTagPath) -> ClusterStatusView:
 
 @router.post(
     "/clusters/<clusterTag>/storage",
+    allow=_storage,
     operation_id="s3_storage_create",
     summary="Stage 5: mount an S3 bucket (and optionally FSx for Lustre) into the cluster as PersistentVolumeClaims",
     description=(
@@ -241,18 +253,19 @@ def configure_storage(
     clusterTag: ClusterTagPath, body: ConfigureStorageRequest, dryRun: DryRun = False
 ) -> Response[str]:
     service = wiring.stage_requests()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/storage",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_storage(clusterTag, body),
-        start=lambda caller: service.configure_storage(clusterTag, body, caller),
+        run=lambda caller: service.configure_storage(clusterTag, body, caller),
     )
 
 
 @router.post(
     "/clusters",
+    allow=admin("create a cluster"),
     operation_id="cluster_create",
     summary="Create a cluster with every stage in one operation",
     description=(
@@ -266,11 +279,11 @@ def configure_storage(
 )
 def create_cluster(body: CreateClusterRequest, dryRun: DryRun = False) -> Response[str]:
     service = wiring.cluster_lifecycle()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope="POST /clusters",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_pipeline(body),
-        start=lambda caller: service.create_cluster(body, caller),
+        run=lambda caller: service.create_cluster(body, caller),
     )

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path
-
+from api.authorization import READ, Routes
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.drift import CostView
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/cost",
+    allow=READ,
     operation_id="cluster_get_cost",
     summary="Read what the cluster's running instances have used, per instance group",
     description=(

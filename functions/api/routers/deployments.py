@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.authorization import READ, Routes, operator
+from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import json_response, recorded, response_doc
+from api.routers.params import ClusterTagPath, ConfirmationToken
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.serving import (
     DEPLOYMENT_NAME_PATTERN,
     DEPLOYMENT_NAME_RULE,
@@ -26,15 +26,15 @@ from controlplane.models.serving import (
     UpdateDeploymentRequest,
 )
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 NamePath = Annotated[str, Path(pattern=DEPLOYMENT_NAME_PATTERN, description=f"Deployment ({DEPLOYMENT_NAME_RULE}).")]
 DryRun = Annotated[bool, Query(description="Return what would change without doing anything.")]
 
 
 @router.get(
     "/clusters/<clusterTag>/deployments",
+    allow=READ,
     operation_id="inference_list_deployments",
     summary="List the cluster's self-managed model servers",
     description="The model servers (Deployments made by inference_deploy_container), by name, in pages of `limit`: "
@@ -51,6 +51,7 @@ def list_deployments(
 
 @router.post(
     "/clusters/<clusterTag>/deployments",
+    allow=operator("deploy a model server"),
     operation_id="inference_deploy_container",
     summary="Deploy a model server from a serving command",
     description="Runs a serving command as a Deployment: `vllm serve <model> …` or `python -m sglang.launch_server "
@@ -66,22 +67,20 @@ def list_deployments(
 def deploy(clusterTag: ClusterTagPath, request: DeployModelRequest, dryRun: DryRun = False) -> Response[str]:
     refuse_unknown_parameters(router, "dryRun")
     service = wiring.model_servers()
-    if dryRun:
-        return json_response(200, service.plan_deploy(clusterTag, request))
-    caller = actor(router)
-    body = request.model_dump(mode="json")
-
-    def deploy_server() -> dict[str, object]:
-        detail = service.deploy(clusterTag, request)
-        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(
-        run_once(idempotency_key(router), f"{caller.principal}#deployments#{clusterTag}", body, deploy_server)
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"deployments#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        plan=lambda caller: service.plan_deploy(clusterTag, request),
+        run=lambda caller: service.deploy(clusterTag, request),
+        status=201,
     )
 
 
 @router.get(
     "/clusters/<clusterTag>/deployments/<name>",
+    allow=READ,
     operation_id="inference_get_deployment",
     summary="Read a model server: replicas, readiness, pods",
     description="The model server's settings, replicas ready of those asked for, its command and each pod with "
@@ -94,6 +93,7 @@ def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDeta
 
 @router.patch(
     "/clusters/<clusterTag>/deployments/<name>",
+    allow=operator("update a model server"),
     operation_id="inference_update_deployment",
     summary="Scale a model server or change its image",
     description="An explicit diff: only `replicas` and `image` given change; `changes` says per field unchanged or "
@@ -109,6 +109,7 @@ def update_deployment(
 
 @router.delete(
     "/clusters/<clusterTag>/deployments/<name>",
+    allow=operator("delete a model server"),
     operation_id="inference_delete_deployment",
     summary="Delete a model server and its Services",
     description="Destructive: callers lose the model. Without confirmationToken, returns the plan (the Deployment, "
@@ -120,16 +121,15 @@ def update_deployment(
 def delete_deployment(
     clusterTag: ClusterTagPath,
     name: NamePath,
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
+    confirmationToken: ConfirmationToken = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
-    service, caller = wiring.model_servers(), actor(router)
-    if dryRun or not confirmationToken:
-        return json_response(200, service.plan_delete(clusterTag, name, caller))
-    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/deployments/{name}"
-
-    def delete() -> dict[str, object]:
-        done = service.delete(clusterTag, name, confirmationToken, caller)
-        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))
+    service = wiring.model_servers()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"DELETE /clusters/{clusterTag}/deployments/{name}",
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, name, caller),
+        run=lambda caller: service.delete(clusterTag, name, confirmationToken or "", caller),
+    )

@@ -6,26 +6,26 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.authorization import READ, Routes, operator
+from api.context import once
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import accepted, recorded, response_doc
+from api.routers.params import ClusterTagPath
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.downloads import DownloadRequest, StorageContents
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 PrefixQuery = Annotated[str, Query(max_length=1024, description="Only keys that start with this, e.g. `models/`.")]
 
 
 @router.post(
     "/clusters/<clusterTag>/downloads",
+    allow=operator("download a model or dataset"),
     operation_id="model_download_enhanced",
     summary="Download a Hugging Face model or dataset into the cluster's S3 claim",
     description="Starts an operation whose Kubernetes Job copies the repository `repoId` (at `revision`) into the "
@@ -38,21 +38,18 @@ PrefixQuery = Annotated[str, Query(max_length=1024, description="Only keys that 
     responses={202: response_doc(Accepted, "Operation started")},
 )
 def download(clusterTag: ClusterTagPath, request: DownloadRequest) -> Response[str]:
-    caller = actor(router)
     # The token is not part of the idempotency payload: only its presence is (pydantic masks a SecretStr).
-    body = request.model_dump(mode="json")
-    return recorded(
-        run_once(
-            idempotency_key(router),
-            f"{caller.principal}#downloads#{clusterTag}",
-            body,
-            lambda: accepted(wiring.downloads().start(clusterTag, request, caller)),
-        )
+    return once(
+        router,
+        scope=f"downloads#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        run=lambda caller: wiring.downloads().start(clusterTag, request, caller),
     )
 
 
 @router.get(
     "/clusters/<clusterTag>/storage/contents",
+    allow=READ,
     operation_id="s3_storage_list_contents",
     summary="List the S3 claim's contents by prefix",
     description="The objects in the cluster's S3 claim (its bucket, mounted at /s3 in jobs) whose keys start with "

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path
-
+from api.authorization import READ, Routes, operator
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.drift import DriftReport
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/drift",
+    allow=READ,
     operation_id="cluster_drift_get",
     summary="Read the last drift findings of a cluster",
     description=(
@@ -35,6 +30,8 @@ def get_drift(clusterTag: ClusterTagPath) -> DriftReport:
 
 @router.post(
     "/clusters/<clusterTag>/drift",
+    # A check changes nothing in the cluster (it reads and stores its report), so those who act may run it.
+    allow=operator("run a drift check"),
     operation_id="cluster_drift_check",
     summary="Reconcile a cluster now and return its drift findings",
     description=(

@@ -6,17 +6,17 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.authorization import READ, Routes, operator
+from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import json_response, recorded, response_doc
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.endpoints import (
     ENDPOINT_NAME_PATTERN,
     ENDPOINT_NAME_RULE,
@@ -26,15 +26,15 @@ from controlplane.models.endpoints import (
     EndpointManifest,
 )
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 EndpointNamePath = Annotated[str, Path(pattern=ENDPOINT_NAME_PATTERN, description=f"Endpoint ({ENDPOINT_NAME_RULE}).")]
-DryRun = Annotated[bool, Query(description="Return the manifest without creating anything.")]
+ManifestOnly = Annotated[bool, Query(description="Return the manifest without creating anything.")]
 
 
 @router.get(
     "/clusters/<clusterTag>/endpoints",
+    allow=READ,
     operation_id="inference_endpoint_list",
     summary="List the cluster's managed inference endpoints",
     description="InferenceEndpointConfigs and JumpStartModels in the cluster's workload namespace, in pages of "
@@ -51,6 +51,7 @@ def list_endpoints(
 
 @router.post(
     "/clusters/<clusterTag>/endpoints",
+    allow=operator("create an inference endpoint"),
     operation_id="inference_endpoint_create",
     summary="Create a managed inference endpoint (InferenceEndpointConfig or JumpStartModel)",
     description="Deploys `replicas` workers on `instanceType` (one the cluster has) behind a SageMaker endpoint, "
@@ -69,23 +70,23 @@ def list_endpoints(
     },
 )
 def create_endpoint(
-    clusterTag: ClusterTagPath, request: CreateEndpointRequest, dryRun: DryRun = False
+    clusterTag: ClusterTagPath, request: CreateEndpointRequest, dryRun: ManifestOnly = False
 ) -> Response[str]:
     service = wiring.endpoints()
-    if dryRun:
-        return json_response(200, service.render(clusterTag, request))
-    caller = actor(router)
-    body = request.model_dump(mode="json")
-
-    def create() -> dict[str, object]:
-        detail = service.create(clusterTag, request)
-        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), f"{caller.principal}#endpoints#{clusterTag}", body, create))
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"endpoints#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        plan=lambda caller: service.render(clusterTag, request),
+        run=lambda caller: service.create(clusterTag, request),
+        status=201,
+    )
 
 
 @router.get(
     "/clusters/<clusterTag>/endpoints/<name>",
+    allow=READ,
     operation_id="inference_endpoint_get",
     summary="Read a managed inference endpoint: state, conditions, workers, SageMaker endpoint",
     description="The endpoint's state as the inference operator reports it (DeploymentPending, "
@@ -100,6 +101,7 @@ def get_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath) -> Endpoint
 
 @router.post(
     "/clusters/<clusterTag>/endpoints/<name>/chat",
+    allow=operator("call an inference endpoint"),
     operation_id="inference_endpoint_call",
     summary="Call a managed inference endpoint with an OpenAI chat completion",
     description="Sends an OpenAI chat completion request (`messages`, or `prompt` for one user message; optional "
@@ -114,6 +116,7 @@ def call_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath, request: C
 
 @router.delete(
     "/clusters/<clusterTag>/endpoints/<name>",
+    allow=operator("delete an inference endpoint"),
     operation_id="inference_endpoint_delete",
     summary="Delete a managed inference endpoint, its workers and its SageMaker endpoint",
     description="Destructive: the endpoint stops answering. Without confirmationToken, returns the plan (state, "
@@ -126,16 +129,15 @@ def call_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath, request: C
 def delete_endpoint(
     clusterTag: ClusterTagPath,
     name: EndpointNamePath,
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
-    dryRun: Annotated[bool, Query(description="Return the plan without doing anything.")] = False,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
 ) -> Response[str]:
-    service, caller = wiring.endpoints(), actor(router)
-    if dryRun or not confirmationToken:
-        return json_response(200, service.plan_delete(clusterTag, name, caller))
-    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/endpoints/{name}"
-
-    def delete() -> dict[str, object]:
-        done = service.delete(clusterTag, name, confirmationToken, caller)
-        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))
+    service = wiring.endpoints()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"DELETE /clusters/{clusterTag}/endpoints/{name}",
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, name, caller),
+        run=lambda caller: service.delete(clusterTag, name, confirmationToken or "", caller),
+    )

@@ -5,25 +5,23 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from api.authorization import READ, Routes, admin
 from api.context import actor
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath, NodeIdPath
 from api.routers.responses import json_response, response_doc
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.events import EventList, NodeHistory, RemediationPolicy, RemediationPolicyView
-from controlplane.models.nodes import NODE_ID_PATTERN
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
-NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/events",
+    allow=READ,
     operation_id="events_list",
     summary="List the HyperPod events recorded for a cluster",
     description="HyperPod's EventBridge events for this cluster (status changes, node health, Error-level cluster "
@@ -39,6 +37,7 @@ def list_events(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, co
 
 @router.get(
     "/clusters/<clusterTag>/nodes/<nodeId>/history",
+    allow=READ,
     operation_id="hyperpod_node_history",
     summary="A node's health history",
     description="The node's health events and what the remediation policy did about each (outcome, and the node "
@@ -54,6 +53,7 @@ def node_history(
 
 @router.get(
     "/clusters/<clusterTag>/remediation-policy",
+    allow=READ,
     operation_id="remediation_policy_get",
     summary="Read the cluster's remediation policy",
     description="What an unhealthy-node event does on this cluster when HyperPod's own recovery did not act: notify "
@@ -66,6 +66,7 @@ def get_policy(clusterTag: ClusterTagPath) -> RemediationPolicyView:
 
 @router.put(
     "/clusters/<clusterTag>/remediation-policy",
+    allow=admin("set the remediation policy"),
     operation_id="remediation_policy_put",
     summary="Set the cluster's remediation policy",
     description="Replaces the policy. replace destroys the node's volumes: agree it with the person first; "

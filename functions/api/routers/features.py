@@ -5,23 +5,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
-from api.routers.responses import json_response, recorded, response_doc
+from api.authorization import READ, Routes, admin
+from api.context import plan_or_run
+from api.routers.params import ClusterTagPath
+from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.features import FeaturesUpdate, FeaturesView, UpdateFeaturesRequest
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/features",
+    allow=READ,
     operation_id="hyperpod_get_advanced_features",
     summary="Read the cluster's advanced features as they are now",
     description=(
@@ -38,6 +36,7 @@ def get_features(clusterTag: ClusterTagPath) -> FeaturesView:
 
 @router.patch(
     "/clusters/<clusterTag>/features",
+    allow=admin("change cluster features"),
     operation_id="hyperpod_update_advanced_features",
     summary="Enable, disable or reconfigure advanced features (explicit diff)",
     description=(
@@ -64,15 +63,13 @@ def update_features(
     confirmationToken: Annotated[str | None, Query(description="Token from a prior plan (disables).")] = None,
     dryRun: Annotated[bool, Query(description="Return the outcomes and actions without doing anything.")] = False,
 ) -> Response[str]:
-    caller = actor(router)
     service = wiring.features()
-    if dryRun:
-        return json_response(200, service.dry_run(clusterTag, body, caller))
-
-    def start() -> dict[str, object]:
-        result = service.update(clusterTag, body, confirmationToken, caller)
-        return {"status": 202 if result.operationId else 200, "body": result.model_dump(mode="json", exclude_none=True)}
-
-    scope = f"PATCH /clusters/{clusterTag}/features"
-    sent = {**body.model_dump(mode="json"), "confirmationToken": confirmationToken}
-    return recorded(run_once(idempotency_key(router), f"{caller.principal}#{scope}", sent, start))
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"PATCH /clusters/{clusterTag}/features",
+        body={**body.model_dump(mode="json"), "confirmationToken": confirmationToken},
+        plan=lambda caller: service.dry_run(clusterTag, body, caller),
+        run=lambda caller: service.update(clusterTag, body, confirmationToken, caller),
+        status=lambda result: 202 if result.operationId else 200,
+    )

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
-
+from api.authorization import READ, Routes
 from api.context import actor
 from controlplane.models.identity import IdentityView
 
-router = Router()
+router = Routes()
 
 
 @router.get(
     "/me",
+    allow=READ,
     operation_id="identity_get",
     summary="Who am I: the caller's principal, sign-in source and role",
     description=(

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Path
 
-from api.context import actor, idempotency_key, plan_or_start
-from api.idempotency import run_once
+from api.authorization import READ, Routes, admin
+from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import json_response, recorded, response_doc
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.hyperpod import GROUP_NAME_PATTERN
 from controlplane.models.instance_groups import (
     AddInstanceGroupRequest,
@@ -24,16 +24,14 @@ from controlplane.models.instance_groups import (
     UpdateResult,
 )
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 GroupNamePath = Annotated[str, Path(pattern=GROUP_NAME_PATTERN, description="Instance group name.")]
-DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
-Token = Annotated[str | None, Query(description="Token from a prior plan.")]
 
 
 @router.get(
     "/clusters/<clusterTag>/instance-groups",
+    allow=READ,
     operation_id="cluster_get_instance_groups",
     summary="List the HyperPod cluster's instance groups",
     description="Each group as HyperPod reports it now: type, status, current/target/minimum counts, capacity type, "
@@ -50,6 +48,7 @@ def list_instance_groups(
 
 @router.post(
     "/clusters/<clusterTag>/instance-groups",
+    allow=admin("add an instance group"),
     operation_id="hyperpod_add_instance_group",
     summary="Add an instance group to the HyperPod cluster",
     description=(
@@ -66,18 +65,19 @@ def add_instance_group(
     clusterTag: ClusterTagPath, body: AddInstanceGroupRequest, dryRun: DryRun = False
 ) -> Response[str]:
     service = wiring.instance_groups()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun,
         scope=f"POST /clusters/{clusterTag}/instance-groups",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_add(clusterTag, body),
-        start=lambda caller: service.add(clusterTag, body, caller),
+        run=lambda caller: service.add(clusterTag, body, caller),
     )
 
 
 @router.patch(
     "/clusters/<clusterTag>/instance-groups/<name>",
+    allow=admin("change an instance group"),
     operation_id="hyperpod_update_instance_group",
     summary="Scale or change an instance group (explicit diff)",
     description=(
@@ -100,25 +100,24 @@ def update_instance_group(
     clusterTag: ClusterTagPath,
     name: GroupNamePath,
     body: UpdateInstanceGroupRequest,
-    confirmationToken: Token = None,
+    confirmationToken: ConfirmationToken = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.instance_groups()
-    caller = actor(router)
-    if dryRun:
-        return json_response(200, service.plan_update(clusterTag, name, body, caller))
-
-    def update() -> dict[str, object]:
-        result = service.update(clusterTag, name, body, confirmationToken, caller)
-        return {"status": 202 if result.operationId else 200, "body": result.model_dump(mode="json", exclude_none=True)}
-
-    scope = f"{caller.principal}#PATCH /clusters/{clusterTag}/instance-groups/{name}"
-    sent = {**body.model_dump(mode="json", exclude_unset=True), "confirmationToken": confirmationToken}
-    return recorded(run_once(idempotency_key(router), scope, sent, update))
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"PATCH /clusters/{clusterTag}/instance-groups/{name}",
+        body={**body.model_dump(mode="json", exclude_unset=True), "confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_update(clusterTag, name, body, caller),
+        run=lambda caller: service.update(clusterTag, name, body, confirmationToken, caller),
+        status=lambda result: 202 if result.operationId else 200,
+    )
 
 
 @router.delete(
     "/clusters/<clusterTag>/instance-groups/<name>",
+    allow=admin("delete an instance group"),
     operation_id="hyperpod_delete_instance_group",
     summary="Delete an instance group and its nodes",
     description=(
@@ -132,22 +131,23 @@ def update_instance_group(
 def delete_instance_group(
     clusterTag: ClusterTagPath,
     name: GroupNamePath,
-    confirmationToken: Token = None,
+    confirmationToken: ConfirmationToken = None,
     dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.instance_groups()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun or not confirmationToken,
         scope=f"DELETE /clusters/{clusterTag}/instance-groups/{name}",
         body={"confirmationToken": confirmationToken},
         plan=lambda caller: service.plan_delete(clusterTag, name, caller),
-        start=lambda caller: service.delete(clusterTag, name, confirmationToken or "", caller),
+        run=lambda caller: service.delete(clusterTag, name, confirmationToken or "", caller),
     )
 
 
 @router.post(
     "/clusters/<clusterTag>/software-update",
+    allow=admin("update cluster software"),
     operation_id="hyperpod_update_software",
     summary="Patch the AMI of the cluster's instance groups (rolling)",
     description=(
@@ -161,14 +161,17 @@ def delete_instance_group(
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan and token")},
 )
 def update_software(
-    clusterTag: ClusterTagPath, body: SoftwareUpdateRequest, confirmationToken: Token = None, dryRun: DryRun = False
+    clusterTag: ClusterTagPath,
+    body: SoftwareUpdateRequest,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
 ) -> Response[str]:
     service = wiring.instance_groups()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dryRun or not confirmationToken,
         scope=f"POST /clusters/{clusterTag}/software-update",
         body={**body.model_dump(mode="json"), "confirmationToken": confirmationToken},
         plan=lambda caller: service.plan_software_update(clusterTag, body, caller),
-        start=lambda caller: service.update_software(clusterTag, body, confirmationToken or "", caller),
+        run=lambda caller: service.update_software(clusterTag, body, confirmationToken or "", caller),
     )

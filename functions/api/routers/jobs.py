@@ -6,27 +6,27 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.authorization import READ, Routes, operator
+from api.context import once, plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import json_response, recorded, response_doc
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.training import JOB_NAME_PATTERN, JOB_NAME_RULE, JobDetail, JobList, JobLogs, SubmitJobRequest
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 JobNamePath = Annotated[str, Path(pattern=JOB_NAME_PATTERN, description=f"Job name ({JOB_NAME_RULE}).")]
 MAX_TAIL_LINES = 5000
 
 
 @router.get(
     "/clusters/<clusterTag>/jobs",
+    allow=READ,
     operation_id="job_list_all",
     summary="List the cluster's training jobs",
     description="The jobs in the cluster's job namespace (the storage claim's), kind by kind (HyperPodPyTorchJob, "
@@ -41,6 +41,7 @@ def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, cont
 
 @router.post(
     "/clusters/<clusterTag>/jobs",
+    allow=operator("submit a training job"),
     operation_id="job_submit",
     summary="Submit a training job (HyperPodPyTorchJob, RayJob or RayCluster)",
     description="Creates a job of `kind`: `nodes` pods, one per node, each with `gpusPerNode` GPUs, placed by "
@@ -57,18 +58,18 @@ def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, cont
     responses={201: response_doc(JobDetail, "Job created")},
 )
 def submit_job(clusterTag: ClusterTagPath, request: SubmitJobRequest) -> Response[str]:
-    caller = actor(router)
-    body = request.model_dump(mode="json")
-
-    def submit() -> dict[str, object]:
-        detail = wiring.training_jobs().submit(clusterTag, request)
-        return {"status": 201, "body": detail.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), f"{caller.principal}#jobs#{clusterTag}", body, submit))
+    return once(
+        router,
+        scope=f"jobs#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        run=lambda caller: wiring.training_jobs().submit(clusterTag, request),
+        status=201,
+    )
 
 
 @router.get(
     "/clusters/<clusterTag>/jobs/<jobName>",
+    allow=READ,
     operation_id="job_get_status",
     summary="Read a training job: phase, pods, restarts against the budget, last events",
     description="The job's phase (Pending, Running, Restarting, Succeeded, Failed; a RayJob's jobStatus and "
@@ -83,6 +84,7 @@ def get_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> JobDetail:
 
 @router.get(
     "/clusters/<clusterTag>/jobs/<jobName>/logs",
+    allow=READ,
     operation_id="job_get_logs",
     summary="Read a training job's pod log",
     description="One pod's log lines (the job's first pod unless `pod` names another; `pods` lists them; a RayJob's "
@@ -103,6 +105,7 @@ def get_job_logs(
 
 @router.delete(
     "/clusters/<clusterTag>/jobs/<jobName>",
+    allow=operator("delete a training job"),
     operation_id="job_delete",
     summary="Delete a training job and its pods",
     description="Destructive: stops the job. Without confirmationToken, returns the plan (the job's phase and pods) "
@@ -114,16 +117,15 @@ def get_job_logs(
 def delete_job(
     clusterTag: ClusterTagPath,
     jobName: JobNamePath,
-    confirmationToken: Annotated[str | None, Query(description="Token from a prior plan.")] = None,
-    dryRun: Annotated[bool, Query(description="Return the plan without doing anything.")] = False,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
 ) -> Response[str]:
-    service, caller = wiring.training_jobs(), actor(router)
-    if dryRun or not confirmationToken:
-        return json_response(200, service.plan_delete(clusterTag, jobName, caller))
-    scope = f"{caller.principal}#DELETE /clusters/{clusterTag}/jobs/{jobName}"
-
-    def delete() -> dict[str, object]:
-        done = service.delete(clusterTag, jobName, confirmationToken, caller)
-        return {"status": 200, "body": done.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), scope, {"confirmationToken": confirmationToken}, delete))
+    service = wiring.training_jobs()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"DELETE /clusters/{clusterTag}/jobs/{jobName}",
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, jobName, caller),
+        run=lambda caller: service.delete(clusterTag, jobName, confirmationToken or "", caller),
+    )

@@ -3,23 +3,19 @@ the cluster can log to (the `mlflow` field of a recipe submission chooses one)."
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path
-
+from api.authorization import READ, Routes
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.mlflow import MlflowTrackingServerList
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/mlflow-tracking-servers",
+    allow=READ,
     operation_id="mlflow_list_tracking_servers",
     summary="List the MLflow tracking servers a job can log to",
     description="The SageMaker managed MLflow tracking servers in the cluster's Region, newest first, in pages of "

@@ -3,23 +3,19 @@ returned to the pool by relabelling their pods (never recreating them)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path
-
+from api.authorization import READ, Routes, operator
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.serving import ModelPool, PoolActionRequest, PoolActionResult
 
-router = Router()
-
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+router = Routes()
 
 
 @router.get(
     "/clusters/<clusterTag>/model-pool",
+    allow=READ,
     operation_id="inference_list_pool",
     summary="List the model pool's workers",
     description="The warm workers of pool deployments (serviceType pool), in pages of `limit`: pod, uid, model, "
@@ -33,6 +29,7 @@ def list_pool(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, cont
 
 @router.post(
     "/clusters/<clusterTag>/model-pool",
+    allow=operator("bind or unbind a pool worker"),
     operation_id="inference_pool_action",
     summary="Bind a pool worker to a service, or return it to the pool",
     description="`bind` relabels the worker `business=<service>` (creating the service, `serviceType` internal or "

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from api.authorization import READ, Routes
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.monitoring import ClusterOverview, PodList, PodPhase
 from controlplane.observability import record_unhealthy_nodes
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 # Kubernetes' own name rules: a namespace is a DNS label, a node a DNS subdomain.
 NAMESPACE_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 NODE_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
@@ -24,6 +24,7 @@ POD_FILTERS = ("namespace", "phase", "node")
 
 @router.get(
     "/clusters/<clusterTag>/overview",
+    allow=READ,
     operation_id="cluster_get_overview",
     summary="Get the cluster's monitoring overview",
     description="Read this first to see how a cluster is doing: nodes by state (Ready, Cordoned, NotReady) and by "
@@ -43,6 +44,7 @@ def get_overview(clusterTag: ClusterTagPath) -> ClusterOverview:
 
 @router.get(
     "/clusters/<clusterTag>/pods",
+    allow=READ,
     operation_id="cluster_list_pods",
     summary="List the cluster's pods",
     description="Pods of every namespace (or of `namespace`), in pages of `limit` (default 50; pass `continue` back "

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import plan_or_start
+from api.authorization import READ, Permission, RouteRequest, Routes, admin, operator
+from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun, NodeIdPath
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
-from controlplane.models.nodes import CONFIRMED_ACTIONS, NODE_ID_PATTERN, NodeAction, NodeBatchRequest, NodeList
+from controlplane.models.common import DEFAULT_PAGE_SIZE
+from controlplane.models.nodes import CONFIRMED_ACTIONS, NodeAction, NodeBatchRequest, NodeList
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
-NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
-Token = Annotated[str | None, Query(description="Token from a prior plan (replace and delete).")]
-DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
 CONFIRM = (
     "Destructive: without confirmationToken it returns a plan and a single-use token and changes nothing; show the "
     "plan to the person, then repeat with the token."
@@ -33,8 +27,15 @@ WAITABLE = (
 RESPONSES = {202: response_doc(Accepted, "Operation started"), 200: response_doc(Plan, "Plan (and token)")}
 
 
+def _batch(request: RouteRequest) -> Permission:
+    """A batch is the operators' to reboot; replacing or deleting nodes is destructive, which is the admins'."""
+    action = str(request.body.get("action"))
+    return admin(f"{action} nodes") if action in CONFIRMED_ACTIONS else operator(f"{action} nodes")
+
+
 @router.get(
     "/clusters/<clusterTag>/nodes",
+    allow=READ,
     operation_id="hyperpod_list_nodes",
     summary="List the HyperPod nodes with their health",
     description="The nodes, oldest first, in pages of `limit` (default 50; pass `continue` back for the next page): "
@@ -50,6 +51,7 @@ def list_nodes(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, con
 
 @router.post(
     "/clusters/<clusterTag>/nodes/<nodeId>/reboot",
+    allow=operator("reboot nodes"),
     operation_id="hyperpod_node_reboot",
     summary="Reboot a node (soft; volumes kept)",
     description="Try this first for a node that is unhealthy but not broken hardware. The operation ends when the "
@@ -63,6 +65,7 @@ def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun =
 
 @router.post(
     "/clusters/<clusterTag>/nodes/<nodeId>/replace",
+    allow=admin("replace nodes"),
     operation_id="hyperpod_node_replace",
     summary="Replace a node with new hardware (volumes are destroyed)",
     description=f"For hardware faults a reboot does not fix. The root and secondary EBS volumes are lost. {CONFIRM} "
@@ -71,13 +74,14 @@ def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun =
     responses=RESPONSES,
 )
 def replace_node(
-    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
 ) -> Response[str]:
     return _act(clusterTag, "replace", [nodeId], confirmationToken, dryRun)
 
 
 @router.delete(
     "/clusters/<clusterTag>/nodes/<nodeId>",
+    allow=admin("delete nodes"),
     operation_id="hyperpod_node_delete",
     summary="Delete a node (its group shrinks by one)",
     description=f"{CONFIRM} The operation ends when the node is gone. {WAITABLE}",
@@ -85,13 +89,14 @@ def replace_node(
     responses=RESPONSES,
 )
 def delete_node(
-    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: Token = None, dryRun: DryRun = False
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
 ) -> Response[str]:
     return _act(clusterTag, "delete", [nodeId], confirmationToken, dryRun)
 
 
 @router.post(
     "/clusters/<clusterTag>/nodes/batch",
+    allow=_batch,
     operation_id="hyperpod_node_batch_action",
     summary="Reboot, replace or delete several nodes in one call",
     description=f"Up to 25 node ids; every id is checked first. Nodes HyperPod refuses are left out (the operation "
@@ -105,11 +110,11 @@ def batch_action(clusterTag: ClusterTagPath, body: NodeBatchRequest, dryRun: Dry
 
 def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, dry_run: bool) -> Response[str]:
     service = wiring.nodes()
-    return plan_or_start(
+    return plan_or_run(
         router,
         dry_run=dry_run or (action in CONFIRMED_ACTIONS and not token),
         scope=f"{action} {cluster_tag}",
         body={"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token},
         plan=lambda caller: service.plan(cluster_tag, action, node_ids, caller),
-        start=lambda caller: service.act(cluster_tag, action, node_ids, token, caller),
+        run=lambda caller: service.act(cluster_tag, action, node_ids, token, caller),
     )

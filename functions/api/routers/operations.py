@@ -5,25 +5,25 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
+from api.authorization import READ, Routes, admin
+from api.context import once
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.responses import accepted, recorded, response_doc
+from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted
 from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
 from controlplane.models.operations import MAX_WAIT_SECONDS, OperationList, OperationView
 
-router = Router()
+router = Routes()
 
 OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN, description="Operation id (op-…).")]
 
 
 @router.get(
     "/operations",
+    allow=READ,
     operation_id="operation_list",
     summary="List a cluster's operations, newest first",
     description="Pages of `limit` (default 50); while the answer has `continue`, pass it back to get the next page.",
@@ -43,6 +43,7 @@ def list_operations(
 
 @router.get(
     "/operations/<operationId>",
+    allow=READ,
     operation_id="operation_get",
     summary="Get an operation's status and stages",
     tags=["operations"],
@@ -53,6 +54,7 @@ def get_operation(operationId: OperationIdPath) -> OperationView:
 
 @router.get(
     "/operations/<operationId>/wait",
+    allow=READ,
     operation_id="operation_wait",
     summary="Wait for an operation to finish (long poll)",
     description=(
@@ -70,6 +72,7 @@ def wait_operation(
 
 @router.post(
     "/operations/<operationId>/resume",
+    allow=admin("resume an operation"),
     operation_id="operation_resume",
     summary="Resume a FAILED or CANCELLED operation",
     description="Runs the workflow again; finished steps see their work done and pass through. 202, then wait.",
@@ -77,18 +80,17 @@ def wait_operation(
     responses={202: response_doc(Accepted, "Workflow restarted")},
 )
 def resume_operation(operationId: OperationIdPath) -> Response[str]:
-    caller = actor(router)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /operations/{operationId}/resume",
-        {},
-        lambda: accepted(wiring.operations().resume(operationId, caller)),
+    return once(
+        router,
+        scope=f"POST /operations/{operationId}/resume",
+        body={},
+        run=lambda caller: wiring.operations().resume(operationId, caller),
     )
-    return recorded(result)
 
 
 @router.post(
     "/operations/<operationId>/cancel",
+    allow=admin("cancel an operation"),
     operation_id="operation_cancel",
     summary="Cancel a PENDING or RUNNING operation",
     description="Stops the workflow; finished stages are kept and the operation can be resumed later.",
@@ -96,16 +98,9 @@ def resume_operation(operationId: OperationIdPath) -> Response[str]:
     responses={200: response_doc(OperationView, "The cancelled operation")},
 )
 def cancel_operation(operationId: OperationIdPath) -> Response[str]:
-    caller = actor(router)
-    result = run_once(
-        idempotency_key(router),
-        f"{caller.principal}#POST /operations/{operationId}/cancel",
-        {},
-        lambda: {
-            "status": 200,
-            "body": OperationView.of(wiring.operations().cancel(operationId, caller)).model_dump(
-                mode="json", exclude_none=True
-            ),
-        },
+    return once(
+        router,
+        scope=f"POST /operations/{operationId}/cancel",
+        body={},
+        run=lambda caller: OperationView.of(wiring.operations().cancel(operationId, caller)),
     )
-    return recorded(result)

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from api.authorization import READ, Routes
+from api.routers.params import RegionPath
 from controlplane import wiring
-from controlplane.models.common import REGION_PATTERN
 from controlplane.models.hyperpod import INSTANCE_TYPE_PATTERN
 from controlplane.models.preflight import QuotaList
 
-router = Router()
+router = Routes()
 
 
 @router.get(
     "/regions/<region>/quotas",
+    allow=READ,
     operation_id="region_get_quotas",
     summary="Read a Region's quotas for a cluster, with current usage",
     description="The HyperPod cluster-usage quota of instanceType (instances across every HyperPod cluster of the "
@@ -28,7 +29,7 @@ router = Router()
     tags=["catalog"],
 )
 def get_quotas(
-    region: Annotated[str, Path(pattern=REGION_PATTERN, description="AWS Region code, e.g. us-west-2.")],
+    region: RegionPath,
     instanceType: Annotated[
         str | None, Query(pattern=INSTANCE_TYPE_PATTERN, description="HyperPod instance type, e.g. ml.g6.4xlarge.")
     ] = None,

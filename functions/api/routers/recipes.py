@@ -6,14 +6,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from api.context import actor, idempotency_key
-from api.idempotency import run_once
-from api.routers.responses import json_response, recorded, response_doc
+from api.authorization import READ, Routes, operator
+from api.context import actor, plan_or_run
+from api.routers.params import ClusterTagPath
+from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE
 from controlplane.models.recipes import (
     RECIPE_NAME_PATTERN,
     RECIPE_NAME_RULE,
@@ -23,14 +22,14 @@ from controlplane.models.recipes import (
     SubmitRecipeJobRequest,
 )
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 RecipeNamePath = Annotated[str, Path(pattern=RECIPE_NAME_PATTERN, description=f"Recipe name ({RECIPE_NAME_RULE}).")]
 
 
 @router.get(
     "/recipes",
+    allow=READ,
     operation_id="recipe_list_all",
     summary="List the training recipes",
     description="Every recipe (PyTorch script, LLaMA-Factory, MS-Swift, VERL, …): its title, job kind, image and typed "
@@ -44,6 +43,7 @@ def list_recipes() -> RecipeList:
 
 @router.get(
     "/recipes/<recipeName>",
+    allow=READ,
     operation_id="recipe_get",
     summary="Read a recipe: its parameters, templates and your last values",
     description="The recipe's parameters, its command and environment templates, and `lastValues`: the values the "
@@ -56,6 +56,7 @@ def get_recipe(recipeName: RecipeNamePath) -> RecipeDetail:
 
 @router.post(
     "/clusters/<clusterTag>/jobs/from-recipe",
+    allow=operator("submit a training job"),
     operation_id="job_submit_from_recipe",
     summary="Submit a training job from a recipe",
     description="Renders the recipe with `values` (a parameter left out takes its default; a bad value is a 400 "
@@ -77,13 +78,13 @@ def submit_job_from_recipe(
     request: SubmitRecipeJobRequest,
     dryRun: Annotated[bool, Query(description="Return the rendered job without submitting it.")] = False,
 ) -> Response[str]:
-    service, caller = wiring.recipes(), actor(router)
-    if dryRun:
-        return json_response(200, service.submit(clusterTag, request, caller, dry_run=True))
-    body = request.model_dump(mode="json")
-
-    def submit() -> dict[str, object]:
-        rendered = service.submit(clusterTag, request, caller, dry_run=False)
-        return {"status": 201, "body": rendered.model_dump(mode="json", exclude_none=True)}
-
-    return recorded(run_once(idempotency_key(router), f"{caller.principal}#recipe-jobs#{clusterTag}", body, submit))
+    service = wiring.recipes()
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"recipe-jobs#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        plan=lambda caller: service.submit(clusterTag, request, caller, dry_run=True),
+        run=lambda caller: service.submit(clusterTag, request, caller, dry_run=False),
+        status=201,
+    )

@@ -5,23 +5,24 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
+from api.authorization import READ, Routes, operator
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ClusterTagPath
 from controlplane import wiring
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.serving import DEPLOYMENT_NAME_PATTERN, ServiceList
 
-router = Router()
+router = Routes()
 
-ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 ServicePath = Annotated[str, Path(pattern=DEPLOYMENT_NAME_PATTERN, description="A model service's name.")]
 
 
 @router.get(
     "/clusters/<clusterTag>/services",
+    allow=READ,
     operation_id="inference_list_services",
     summary="List the cluster's model services with readiness and URLs",
     description="Every model service (internal and external), in pages of `limit`: ready once a model server "
@@ -38,6 +39,7 @@ def list_services(
 
 @router.get(
     "/clusters/<clusterTag>/services/public",
+    allow=READ,
     operation_id="inference_list_public_services",
     summary="List the cluster's external model services (behind a load balancer)",
     description="The model services behind an internet-facing load balancer, with readiness and the load "
@@ -53,6 +55,7 @@ def list_public_services(
 
 @router.post(
     "/clusters/<clusterTag>/services/<name>/chat",
+    allow=operator("call a model"),
     operation_id="inference_call_model",
     summary="Call a model: an OpenAI-compatible chat completion",
     description="Sends an OpenAI chat completion request (`prompt` for one user message, or `messages`; optional "

@@ -1,5 +1,7 @@
-"""IAM policy documents the control plane writes: trust policies and least-privilege grants, and the check every
-trust policy passes before it reaches IAM (`check_trust_policy`)."""
+"""IAM policy documents the control plane writes: trust policies and least-privilege grants, the check every
+trust policy passes before it reaches IAM (`check_trust_policy`), and the AWS service principals and managed
+policies of the roles it creates and the EKS access policies of its own principals (which the steps' grants name
+too, so this module stays light to import)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,42 @@ from controlplane.core.naming import Deployment
 from controlplane.models.errors import ForeignResourceError
 
 VERSION = "2012-10-17"
+# The principals of EKS (cluster role), SageMaker (HyperPod's execution role, the inference operator) and EKS Pod
+# Identity (operators).
+EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
+SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
+POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
 # The AWS services that assume the roles the control plane creates: EKS (cluster role), SageMaker (HyperPod
 # execution role, inference operator), EKS Pod Identity (operators' roles), HyperPod autoscaling.
 TRUSTED_SERVICES = frozenset(
-    {"eks.amazonaws.com", "sagemaker.amazonaws.com", "pods.eks.amazonaws.com", "hyperpod.sagemaker.amazonaws.com"}
+    {EKS_SERVICE_PRINCIPAL, SAGEMAKER_PRINCIPAL, POD_IDENTITY_PRINCIPAL, "hyperpod.sagemaker.amazonaws.com"}
 )
 TRUST_ACTIONS = frozenset({"sts:AssumeRole", "sts:TagSession", "sts:AssumeRoleWithWebIdentity"})
+
+# AWS managed policies the roles the control plane creates are made for (ARNs: `Deployment.managed_policy_arn`).
+# The EKS cluster role's:
+EKS_CLUSTER_POLICY = "AmazonEKSClusterPolicy"
+# The HyperPod execution role's. On EKS a HyperPod node runs with its execution role: beyond HyperPod's instance
+# policy, the VPC CNI's network-interface actions, ECR image pulls and EKS Pod Identity's token exchange (EKS User
+# Guide, "Amazon EKS node IAM role"; the HyperPod Developer Guide lists the same actions for an EKS cluster's execution
+# role). Without them pods get no IP and no image.
+INSTANCE_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+EXECUTION_ROLE_POLICIES = {
+    INSTANCE_POLICY: "HyperPod's logs, metrics and lifecycle scripts",
+    "AmazonEKS_CNI_Policy": "the VPC CNI's network-interface actions (ec2:AssignPrivateIpAddresses, "
+    "ec2:CreateNetworkInterface, …)",
+    "AmazonEC2ContainerRegistryPullOnly": "ECR image pulls (ecr:GetAuthorizationToken, ecr:BatchGetImage, "
+    "ecr:GetDownloadUrlForLayer)",
+    "AmazonEKSWorkerNodeMinimalPolicy": "EKS Pod Identity (eks-auth:AssumeRoleForPodIdentity)",
+}
+TRAINING_OPERATOR_POLICY = "AmazonSageMakerHyperPodTrainingOperatorAccess"
+FSX_CSI_POLICY = "AmazonFSxFullAccess"
+# AWS's policy for the inference operator; it grants the TLS certificate work on buckets named hyperpod-tls*.
+INFERENCE_OPERATOR_POLICY = "AmazonSageMakerHyperPodInferenceAccess"
+OBSERVABILITY_POLICIES = ("AmazonPrometheusRemoteWriteAccess", "CloudWatchAgentServerPolicy")
+# EKS access policies (cluster scope) of the control plane's access entries, by name.
+ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
 
 
 def service_trust(service_principal: str, actions: tuple[str, ...] = ("sts:AssumeRole",)) -> dict[str, Any]:

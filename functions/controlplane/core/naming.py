@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from controlplane.models.features import Feature
+    from controlplane.models.operations import OperationKind
 
-# A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, IS_DEPLOYMENT_NAME):
-# lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names cannot be read two ways.
+# A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, the functions'
+# `deployment_name` setting): lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names
+# cannot be read two ways.
 DEFAULT_DEPLOYMENT_NAME = "instantstart"
 DEPLOYMENT_NAME_PATTERN = r"[a-z][a-z0-9]{2,11}"
 CLUSTER_TAG_KEY = "instantstart:cluster"
@@ -26,6 +28,8 @@ CLUSTER_TAG_KEY = "instantstart:cluster"
 MANAGED_BY_KEY = "instantstart:managed-by"
 DEPLOYMENT_REGION_KEY = "instantstart:deployment-region"
 ROLE_TAG_KEY = "instantstart:role"
+# The Kubernetes group of the API's jobs role in every cluster (its access entry; RBAC in `core.workload_access`).
+JOB_WRITERS_GROUP = "instantstart:job-writers"
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,38 @@ class Deployment:
     def bucket_arn(self, bucket: str) -> str:
         """An S3 bucket (or a pattern of bucket names, `instantstart-demo-*`)."""
         return f"arn:{self.partition}:s3:::{bucket}"
+
+    def role_arn(self, account: str, role_name: str) -> str:
+        return f"arn:{self.partition}:iam::{account}:role/{role_name}"
+
+
+# --- the deployment's own resources (the stack creates them; the sandbox, in its account, too)
+
+
+def state_machine_name(deployment_name: str, kind: OperationKind) -> str:
+    """Also names the machine's log group (`/aws/vendedlogs/states/<name>`)."""
+    return f"{deployment_name}-{kind.value.replace('_', '-')}"
+
+
+def kubernetes_role_name(deployment: Deployment) -> str:
+    """The steps' Kubernetes identity (cluster admin). IAM is global: the Region keeps two deployments of one name
+    in one account apart."""
+    return f"{deployment.name}-kubernetes-access-{deployment.region}"
+
+
+def kubernetes_view_role_name(deployment: Deployment) -> str:
+    """The API's read-only Kubernetes identity (AmazonEKSViewPolicy on every cluster)."""
+    return f"{deployment.name}-kubernetes-view-{deployment.region}"
+
+
+def kubernetes_jobs_role_name(deployment: Deployment) -> str:
+    """The API's Kubernetes identity for job writes (the job writers' group, whose RBAC allows job objects only)."""
+    return f"{deployment.name}-kubernetes-jobs-{deployment.region}"
+
+
+def event_forwarding_role_name(deployment: Deployment) -> str:
+    """The role EventBridge assumes in other Regions to put their HyperPod events on this Region's default bus."""
+    return f"{deployment.name}-event-forwarding-{deployment.region}"
 
 
 def eks_cluster_name(cluster_tag: str) -> str:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 CLUSTER_TAG_PATTERN = r"^[a-z][a-z0-9-]{2,20}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
 OPERATION_ID_PATTERN = r"^op-[a-z0-9-]{8,64}$"
+NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"  # an EC2 instance id, as HyperPod names its nodes
 
 ClusterTag = Annotated[
     str,

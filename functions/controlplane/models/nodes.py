@@ -7,10 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from controlplane.models.common import Contract, PageView, View
+from controlplane.models.common import NODE_ID_PATTERN, Contract, PageView, View
 from controlplane.models.hyperpod import CapacityType
 
-NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"
 NodeAction = Literal["reboot", "replace", "delete"]
 # The node actions that need a confirmation token from a prior plan.
 CONFIRMED_ACTIONS = {"replace", "delete"}

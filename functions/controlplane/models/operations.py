@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from controlplane.models.common import PageView, View
 
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
+
 # The longest a wait for an operation holds the request (the API's long poll stays well inside 29 s).
 MAX_WAIT_SECONDS = 25
+# The OpenAPI extension of OperationStatus that lists TERMINAL_STATUSES.
+TERMINAL_EXTENSION = "x-terminal"
 
 
 class OperationStatus(StrEnum):
@@ -23,7 +30,19 @@ class OperationStatus(StrEnum):
 
     @property
     def terminal(self) -> bool:
-        return self in (OperationStatus.SUCCEEDED, OperationStatus.FAILED, OperationStatus.CANCELLED)
+        return self in TERMINAL_STATUSES
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The enum, and which of its statuses end an operation (`x-terminal`: the MCP server's wait and the
+        console read them from the OpenAPI document)."""
+        json_schema = handler.resolve_ref_schema(handler(schema))
+        json_schema[TERMINAL_EXTENSION] = [status.value for status in TERMINAL_STATUSES]
+        return json_schema
+
+
+# The statuses an operation ends in; every surface that waits for an operation reads them from here.
+TERMINAL_STATUSES = (OperationStatus.SUCCEEDED, OperationStatus.FAILED, OperationStatus.CANCELLED)
 
 
 class StageStatus(StrEnum):

@@ -16,11 +16,19 @@ import json
 from typing import Any
 
 from controlplane.workflows import PARTITION, placeholder
-from controlplane.workflows.spec import Block, Branch, Poll, Task, Workflow
+from controlplane.workflows.spec import (
+    AWAIT_EVENT,
+    RECORD_FAILURE,
+    RECORD_SUCCESS,
+    Block,
+    Branch,
+    Poll,
+    Task,
+    Workflow,
+)
 
 LAMBDA_INVOKE = "arn:${" + PARTITION + "}:states:::lambda:invoke"
 LAMBDA_INVOKE_WITH_TOKEN = LAMBDA_INVOKE + ".waitForTaskToken"
-AWAIT_EVENT = "Await HyperPod Event"
 AWAIT_COMMENT = (
     "Parks until a HyperPod event of the cluster wakes it, or $.poll.timeoutSeconds pass (the fallback poll); either "
     "way the check runs next."
@@ -52,8 +60,6 @@ POLL_BY_EVENT_RESULT: dict[str, Any] = {
     "checkedAt.$": "$.Payload.checkedAt",
     "byEvent": True,
 }
-RECORD_SUCCESS = "Record Operation Success"
-RECORD_FAILURE = "Record Operation Failure"
 SUCCEEDED = "Succeeded"
 FAILED = "Failed"
 FAILED_CAUSE = "A step failed; the operation record names it and can be resumed."

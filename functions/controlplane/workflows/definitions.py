@@ -1,7 +1,7 @@
 """The sixteen workflows, each declared once: its blocks in order and the stage each step reports.
 
 State names are the contract with the operation records, the sandbox's faults and the workflow tests: a
-Task is named for its step ("Ensure VPC" ⇄ the row "Ensure VPC" of `steps/registry.py`), a poll loop's Choice
+Task is named for its step ("Ensure VPC" ⇄ the step "Ensure VPC" declared in `steps/`), a poll loop's Choice
 and Wait for what they wait for. The one-request pipeline is composed from the four stage workflows.
 """
 
@@ -16,29 +16,29 @@ from controlplane.workflows.spec import Block, Branch, Poll, Stage, Task, Workfl
 RECORD_STAGE_COMPLETED = "Record Stage Completed"
 
 
-def _title(feature: Feature) -> str:
+def feature_title(feature: Feature) -> str:
     """ "fsxCsiDriver" → "Fsx Csi Driver", the name its steps carry."""
     return " ".join(word.capitalize() for word in re.split(r"(?=[A-Z])", feature.value))
 
 
 def ensure_step(feature: Feature) -> str:
     """The name of a feature's ensure step (its Task, and its row in the steps table)."""
-    return f"Ensure {_title(feature)}"
+    return f"Ensure {feature_title(feature)}"
 
 
 def remove_step(feature: Feature) -> str:
     """The name of a feature's remove step (its Task, and its row in the steps table)."""
-    return f"Remove {_title(feature)}"
+    return f"Remove {feature_title(feature)}"
 
 
 def _ensure_feature(feature: Feature) -> Poll:
     """A feature's level-triggered ensure step, polled until the feature has settled."""
-    title = _title(feature)
+    title = feature_title(feature)
     return Poll(ensure_step(feature), f"Is {title} Ensured", f"Wait For {title}", f"{title} Ensured")
 
 
 def _remove_feature(feature: Feature) -> Poll:
-    title = _title(feature)
+    title = feature_title(feature)
     return Poll(remove_step(feature), f"Is {title} Removed", f"Wait For {title} Removal", f"{title} Removed")
 
 
@@ -250,7 +250,7 @@ DELETE_NODES = _node_action(
 
 def _disable(feature: Feature) -> Branch:
     return Branch(
-        f"Should Remove {_title(feature)}",
+        f"Should Remove {feature_title(feature)}",
         string_equals(f"$.features.{feature.value}.change", "disable"),
         f"Only a disable of {feature.value} runs these steps.",
         _remove_feature(feature),
@@ -259,7 +259,7 @@ def _disable(feature: Feature) -> Branch:
 
 def _enable_or_update(feature: Feature) -> Branch:
     return Branch(
-        f"Should Ensure {_title(feature)}",
+        f"Should Ensure {feature_title(feature)}",
         string_equals(f"$.features.{feature.value}.change", "enable", "update"),
         f"Only an enable or update of {feature.value} runs these steps.",
         _ensure_feature(feature),

@@ -1,7 +1,7 @@
 """The building blocks a workflow is declared with, and what a declaration tells without generating ASL.
 
 A workflow is a sequence of blocks:
-- `Task(step)`: one Lambda step, the row `step` of `steps/registry.py`;
+- `Task(step)`: one Lambda step, declared under its name in `steps/` (the steps table refuses to load without it);
 - `Poll(step, choice, wait)`: Task → Choice (`$.poll.done`?) → Wait (`SecondsPath`) → Task, then a Pass that
   clears `$.poll` so the next loop counts its own checks and deadline. The check step computes the wait and
   enforces the deadline (`core.polling`). With a `topic` (a HyperPod wait), the Wait is a task-token Task that an
@@ -20,6 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.models.operations import OperationKind
+
+# The steps the generator adds: every workflow's outcome, and the task-token wait of an event-ended poll loop.
+RECORD_SUCCESS = "Record Operation Success"
+RECORD_FAILURE = "Record Operation Failure"
+AWAIT_EVENT = "Await HyperPod Event"
 
 Rule = Mapping[str, Any]
 """An ASL Choice rule without its `Next`, e.g. `{"Variable": "$.storage.fsx", "IsPresent": True}`."""
@@ -94,6 +99,16 @@ class Workflow:
     def tasks(self) -> Iterator[tuple[str | None, Task | Poll]]:
         """Every Task and poll loop with the stage it reports (None outside every stage), in order."""
         yield from _tasks(self.body, None)
+
+    def steps(self) -> set[str]:
+        """Every step the generated states invoke: the Tasks and poll checks, and the bookkeeping the generator adds
+        (what the steps table must declare)."""
+        steps = {RECORD_SUCCESS, RECORD_FAILURE}
+        for _, task in self.tasks():
+            steps.add(task.step)
+            if isinstance(task, Poll) and task.topic:
+                steps.add(AWAIT_EVENT)
+        return steps
 
     def stages(self) -> dict[str, tuple[str, ...]]:
         """Each stage's Task states, stages and states in the order they first appear."""

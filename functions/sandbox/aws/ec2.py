@@ -29,7 +29,7 @@ class Ec2Extension:
 
     def install(self) -> None:
         original = NatGatewayBackend.describe_nat_gateways
-        free = Subnet.available_ip_address_count
+        free: property = vars(Subnet)["available_ip_address_count"]
         held = self._addresses_held
 
         def describe_nat_gateways(backend: Any, filters: Any, nat_gateway_ids: Any) -> Any:
@@ -48,7 +48,7 @@ class Ec2Extension:
         self._patches.replace(NatGatewayBackend, "describe_nat_gateways", describe_nat_gateways)
         self._patches.replace(TaggedEC2Resource, "get_tags", get_tags)
         self._patches.replace(
-            Subnet, "available_ip_address_count", property(lambda subnet: free.fget(subnet) - held(subnet.id))
+            Subnet, "available_ip_address_count", property(lambda subnet: free.__get__(subnet) - held(subnet.id))
         )
 
     def uninstall(self) -> None:

@@ -47,8 +47,10 @@ def _init_aws_policies(backend: IAMBackend) -> list[ManagedPolicy]:
     if not load_iam_aws_managed_policies() or backend.region_name != SANDBOX_PARTITION:
         return []
     account, region = backend.account_id, backend.region_name
+    # moto declares its models' CloudFormation hooks abstract and builds them anyway (`AWSManagedPolicy.from_data`).
     return [
-        AWSManagedPolicy(name, account_id=account, region=region, **fields) for name, fields in managed_policy_fields()
+        AWSManagedPolicy(name, account_id=account, region=region, **fields)  # type: ignore[abstract]
+        for name, fields in managed_policy_fields()
     ]
 
 

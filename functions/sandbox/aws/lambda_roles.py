@@ -2,23 +2,23 @@
 services that act with the caller's credentials (HyperPod's forward access sessions).
 
 The sandbox serves every step from one process; its Lambda dispatch (`sandbox.runtime`) marks the step it runs
-(`running_step`), so a request that reaches moto from that step knows its function: the step's group
-(`infra.step_groups`), whose role has exactly the group's grants (`infra.permissions`), rendered here with the sandbox
-account's values as the stack renders them with its own. The same table the stack deploys is the one judged.
+(`running_step`), so a request that reaches moto from that step knows its function: the step's group, whose role has
+exactly the group's grants (`infra.access.steps`, collected from the steps' declarations), rendered here with the
+sandbox account's values as the stack renders them with its own. The same grants the stack deploys are the ones
+judged.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from controlplane.core.naming import DEFAULT_DEPLOYMENT_NAME
-from infra.rendering import render_conditions, render_resources
-from infra.step_groups import STEP_GROUPS, group_access
+from controlplane.settings import SettingNotSetError, Settings, settings
+from infra.access.steps import group_access, group_of
+from infra.rendering import SETTING_OF_PLACEHOLDER, render_conditions, render_resources
 from sandbox.aws.hyperpod.access import Caller
 
 _STEP: ContextVar[str | None] = ContextVar("sandbox_step", default=None)
@@ -40,8 +40,8 @@ def step_caller(account: str) -> Caller | None:
     step = _STEP.get()
     if step is None:
         return None
-    (group,) = [name for name, steps in STEP_GROUPS.items() if step in steps]
-    deployment = os.environ.get("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME)
+    group = group_of(step)
+    deployment = settings().deployment_name
     return Caller(
         f"arn:aws:sts::{account}:assumed-role/{deployment}-steps-{group}/{deployment}-steps-{group}",
         [function_policy(group, account)],
@@ -65,23 +65,26 @@ def function_policy(group: str, account: str) -> dict[str, Any]:
 
 
 def _values(account: str) -> dict[str, Any]:
-    """The permission table's placeholders (see `infra.permissions`) as the sandbox provisions them."""
-    machines = list(json.loads(os.environ.get("IS_STATE_MACHINE_ARNS", "{}")).values())
+    """The grants' placeholders (see `controlplane.access`) as the sandbox provisions them (its settings); a value
+    not provisioned (outside a running sandbox) is empty."""
+    config = settings()
+    machines = list(config.state_machine_arns.values())
     return {
         "partition": "aws",
         "account": account,
         "region": os.environ.get("AWS_REGION", "us-east-1"),
         "url_suffix": "amazonaws.com",
-        "deployment": os.environ.get("IS_DEPLOYMENT_NAME", DEFAULT_DEPLOYMENT_NAME),
-        "kubernetes_role_arn": os.environ.get("IS_KUBERNETES_ROLE_ARN", ""),
-        "kubernetes_view_role_arn": os.environ.get("IS_KUBERNETES_VIEW_ROLE_ARN", ""),
-        "kubernetes_jobs_role_arn": os.environ.get("IS_KUBERNETES_JOBS_ROLE_ARN", ""),
-        "workload_boundary_arn": os.environ.get("IS_WORKLOAD_ROLE_BOUNDARY_ARN", ""),
-        "service_boundary_arn": os.environ.get("IS_SERVICE_ROLE_BOUNDARY_ARN", ""),
-        "autoscaling_boundary_arn": os.environ.get("IS_AUTOSCALING_ROLE_BOUNDARY_ARN", ""),
-        "event_forwarding_role_arn": os.environ.get("IS_EVENT_FORWARDING_ROLE_ARN", ""),
+        "deployment": config.deployment_name,
+        **{placeholder: _provisioned(config, setting) for placeholder, setting in SETTING_OF_PLACEHOLDER.items()},
         "state_machine_arn": machines,
         "state_machine_name": [arn.rsplit(":", 1)[-1] for arn in machines],
         "rest_api_id": "sandbox",
         "stage": "sandbox",
     }
+
+
+def _provisioned(config: Settings, setting: str) -> str:
+    try:
+        return str(getattr(config, setting))
+    except SettingNotSetError:
+        return ""

@@ -103,7 +103,8 @@ def invalid_timeout(env: Environment, path: str, seconds: Any) -> FailureEventEx
             env=env,
             error_name=StatesErrorName(typ=StatesErrorNameType.StatesRuntime),
             event_type=HistoryEventType.ExecutionFailed,
-            event_details=EventDetails(
+            # moto declares EventDetails total and builds it, as here, with the one detail an event carries.
+            event_details=EventDetails(  # type: ignore[typeddict-item]
                 executionFailedEventDetails=ExecutionFailedEventDetails(
                     error=StatesErrorNameType.StatesRuntime.to_name(), cause=cause
                 )

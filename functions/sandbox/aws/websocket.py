@@ -2,8 +2,8 @@
 `apigatewaymanagementapi`, reached by the real adapter) is delivered to the socket open at `/ws`, and a post to a
 connection that is not open fails with 410 GoneException, as API Gateway answers (moto never does).
 
-`sandbox.server` opens and closes the sockets here; frames cross from the posting thread (a request, a pusher) to
-the socket's event loop.
+`sandbox.server.websocket` opens and closes the sockets here; frames cross from the posting thread (a request, a
+pusher) to the socket's event loop.
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ class DaemonSetController:
         """Bring the DaemonSet's pods (on one node, or on all) to its template, then its status to its pods."""
         revision = _revision((daemon_set.get("spec") or {}).get("template") or {})
         nodes = {node["metadata"]["name"]: node for node in store.list("", "v1", "nodes")}
-        pods = {(pod.get("spec") or {}).get("nodeName"): pod for pod in _pods(store, daemon_set)}
+        pods = {str((pod.get("spec") or {}).get("nodeName") or ""): pod for pod in _pods(store, daemon_set)}
         for name in [only_node] if only_node else sorted(set(nodes) | set(pods)):
             self._converge(store, daemon_set, revision, name, nodes.get(name), pods.get(name))
         self._update_status(store, daemon_set, revision, nodes)

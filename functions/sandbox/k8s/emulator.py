@@ -14,10 +14,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from sandbox.k8s.buckets import Event
 from sandbox.k8s.objects import object_key, present
 from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_label_selector
-from sandbox.k8s.store import Event, ObjectStore
+from sandbox.k8s.store import ObjectStore
 
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]

@@ -30,13 +30,14 @@ from starlette.routing import Route
 
 from sandbox.k8s import validation
 from sandbox.k8s.apply import APPLY_PATCH, MERGE_PATCH, STRATEGIC_PATCH
+from sandbox.k8s.buckets import Event
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
 from sandbox.k8s.kinds import NAMESPACES, POD_KIND, PODS, Kind
 from sandbox.k8s.objects import encode_json, present
 from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_field_selector, parse_label_selector
-from sandbox.k8s.store import Event, ObjectStore
+from sandbox.k8s.store import ObjectStore
 
 JsonObject = dict[str, Any]
 

@@ -18,7 +18,7 @@ from controlplane.adapters.aws.iam import AwsIamGateway
 from controlplane.adapters.k8s.client import TOKEN_PREFIX, bearer_token
 from controlplane.core.identity import web_identity_trust
 from controlplane.models.errors import ForeignResourceError
-from infra.permissions import STEP_ACCESS
+from steps.registry import STEPS
 
 ACCOUNT = "123456789012"
 # (Region, its partition, the partition's DNS suffix as AWS documents it)
@@ -56,7 +56,7 @@ def test_the_oidc_provider_grants_name_the_provider_of_a_cluster_in_each_partiti
 ) -> None:
     """CloudFormation fills `{url_suffix}` with AWS::URLSuffix, the partition's DNS suffix."""
     values = {"partition": partition, "account": ACCOUNT, "region": region, "url_suffix": suffix}
-    (grant,) = [g for g in STEP_ACCESS["ensure_oidc_provider"].grants if "iam:CreateOpenIDConnectProvider" in g.actions]
+    (grant,) = [g for g in STEPS["Ensure OIDC Provider"].grants if "iam:CreateOpenIDConnectProvider" in g.actions]
 
     resources = [template.format(**values) for template in grant.resources]
 

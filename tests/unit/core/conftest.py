@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.hyperpod import HyperPodCluster
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway

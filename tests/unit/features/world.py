@@ -15,7 +15,6 @@ from typing import Any
 
 from controlplane.config import feature_pins
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.facts import ClusterFacts
 from controlplane.core.features.panel import FeaturePanelService
@@ -24,6 +23,8 @@ from controlplane.core.naming import ownership_tags
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.core.ports.iam import RoleBoundaries
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, StageName
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges, FeatureState
 from controlplane.models.operations import OperationKind
@@ -128,10 +129,8 @@ class FeatureWorld:
             render_bundle,
             feature_pins(),
             Poller(POLL, self.clock),
-            WORKLOAD_BOUNDARY,
+            RoleBoundaries(workload=WORKLOAD_BOUNDARY, autoscaling=AUTOSCALING_BOUNDARY, service=SERVICE_BOUNDARY),
             self.buckets,
-            AUTOSCALING_BOUNDARY,
-            SERVICE_BOUNDARY,
             DEPLOYMENT,
             self.registry,
             self.prometheus,

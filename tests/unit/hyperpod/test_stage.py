@@ -9,11 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from controlplane.core.hyperpod.conversions import group_spec
-from controlplane.core.hyperpod.stage import (
-    ON_CREATE_SCRIPT,
-    TRAINING_OPERATOR_NAMESPACE,
-    TRAINING_OPERATOR_SERVICE_ACCOUNT,
-)
+from controlplane.core.hyperpod.stage import ON_CREATE_SCRIPT
+from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.naming import (
     compute_subnet_key,
     hyperpod_execution_role_name,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 from controlplane.core.hyperpod.groups import InstanceGroupService
@@ -16,6 +15,7 @@ from controlplane.core.hyperpod_planning import HyperPodPlanner
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.preflight.service import PreflightService
+from controlplane.core.registry import ClusterService
 from tests.fakes.account import ACCOUNT_ID, InMemoryAccountGateway
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.eks import InMemoryEksGateway

@@ -71,7 +71,7 @@ describe("InstanceGroupsTab", () => {
     renderTab(InstanceGroupsTab, { api, search: "?tab=instance-groups&action=add" });
     await userEvent.type(await screen.findByPlaceholderText("spot-g6"), "spot-g6");
     await userEvent.click(screen.getByRole("radio", { name: /Spot/ }));
-    await choose("Choose an availability zone", "us-west-2c");
+    await choose("Choose an Availability Zone", "us-west-2c");
     await waitFor(() => expect(calls.some((call) => call.path === "/regions/{region}/instance-types")).toBe(true));
     expect(calls.find((call) => call.path === "/regions/{region}/instance-types")?.query).toEqual({ availabilityZone: "us-west-2c" });
     await choose("Choose an instance type", "ml.g6.4xlarge");
@@ -100,7 +100,7 @@ describe("InstanceGroupsTab", () => {
     });
     renderTab(InstanceGroupsTab, { api, search: "?action=add" });
     await userEvent.type(await screen.findByPlaceholderText("spot-g6"), "more");
-    await choose("Choose an availability zone", "us-west-2c");
+    await choose("Choose an Availability Zone", "us-west-2c");
     await choose("Choose an instance type", "ml.g6.4xlarge");
     await userEvent.click(screen.getByRole("button", { name: "Review plan" }));
     const dialog = await screen.findByRole("dialog");

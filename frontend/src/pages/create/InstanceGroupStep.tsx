@@ -1,122 +1,25 @@
 /**
- * The first instance group: offers only the AZs of the Region, the instance types offered in the chosen AZ and
- * the Region's training plans, as the inspection routes list them.
+ * The first instance group: placed with the console's placement picker (the Region's AZs, the instance types
+ * offered in the chosen AZ, its training plans), then its count, name, volume size and subnet.
  */
 import FormField from "@cloudscape-design/components/form-field";
 import Input from "@cloudscape-design/components/input";
-import RadioGroup from "@cloudscape-design/components/radio-group";
-import Select from "@cloudscape-design/components/select";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Toggle from "@cloudscape-design/components/toggle";
-import { unwrap } from "../../api/client";
-import { useApp } from "../../app-context";
-import { ErrorAlert } from "../../components/ErrorAlert";
-import { useResource } from "../../hooks/useResource";
-import { selected, type StepProps } from "./ClusterStep";
-import { CAPACITY_TYPES, type CapacityType } from "./form";
+import { PlacementPicker, usePlacementOffer } from "../../components/PlacementPicker";
+import type { StepProps } from "./ClusterStep";
 
 export function InstanceGroupStep({ form, update }: StepProps) {
-  const { api } = useApp();
-  const region = { region: form.region };
-  const trainingPlan = form.capacityType === "training-plan";
-  const zones = useResource(
-    (signal) => unwrap(api.GET("/regions/{region}/availability-zones", { params: { path: region }, signal })),
-    [api, form.region],
-  );
-  const plans = useResource(
-    async (signal) =>
-      trainingPlan ? unwrap(api.GET("/regions/{region}/training-plans", { params: { path: region }, signal })) : undefined,
-    [api, form.region, trainingPlan],
-  );
-  const plan = plans.data?.trainingPlans.find((candidate) => candidate.trainingPlanArn === form.trainingPlanArn);
-  const zone = trainingPlan ? (plan?.availabilityZone ?? "") : form.availabilityZone;
-  const types = useResource(
-    async (signal) =>
-      zone
-        ? unwrap(
-            api.GET("/regions/{region}/instance-types", {
-              params: { path: region, query: { availabilityZone: zone } },
-              signal,
-            }),
-          )
-        : undefined,
-    [api, form.region, zone],
-  );
-
-  const zoneOptions = (zones.data?.availabilityZones ?? []).map((az) => ({
-    value: az.name,
-    label: az.name,
-    description: az.zoneId,
-  }));
-  const planOptions = (plans.data?.trainingPlans ?? []).map((candidate) => ({
-    value: candidate.trainingPlanArn,
-    label: candidate.name,
-    description:
-      `${candidate.status} · ${candidate.instanceCount} × ${candidate.instanceType ?? "?"}` +
-      ` in ${candidate.availabilityZone ?? "?"}`,
-  }));
-  const typeOptions = (types.data?.instanceTypes ?? []).map((type) => ({
-    value: type.instanceType,
-    label: type.instanceType,
-    description:
-      `${type.gpus} × ${type.accelerator} · ${type.vcpus} vCPU · ${type.memoryGib} GiB` +
-      ` · EFA ${type.efaInterfaces}`,
-  }));
+  const offer = usePlacementOffer(form.region, form);
 
   return (
     <SpaceBetween size="l">
-      <ErrorAlert error={zones.error ?? plans.error ?? types.error} header="Choices could not be listed" />
-      <FormField label="Capacity type">
-        <RadioGroup
-          value={form.capacityType}
-          onChange={({ detail }) =>
-            update({ capacityType: detail.value as CapacityType, trainingPlanArn: "", instanceType: "" })
-          }
-          items={CAPACITY_TYPES}
-        />
-      </FormField>
-      {trainingPlan ? (
-        <FormField label="Training plan" description="The group runs in the plan's Availability Zone.">
-          <Select
-            selectedOption={selected(planOptions, form.trainingPlanArn)}
-            onChange={({ detail }) => {
-              const chosen = plans.data?.trainingPlans.find(
-                (candidate) => candidate.trainingPlanArn === detail.selectedOption.value,
-              );
-              update({
-                trainingPlanArn: detail.selectedOption.value ?? "",
-                instanceType: chosen?.instanceType ?? "",
-                instanceCount: chosen ? String(chosen.instanceCount) : form.instanceCount,
-              });
-            }}
-            options={planOptions}
-            statusType={plans.loading ? "loading" : "finished"}
-            placeholder="Choose a training plan"
-            empty={`No training plans in ${form.region}.`}
-          />
-        </FormField>
-      ) : (
-        <FormField label="Availability Zone">
-          <Select
-            selectedOption={selected(zoneOptions, form.availabilityZone)}
-            onChange={({ detail }) => update({ availabilityZone: detail.selectedOption.value ?? "", instanceType: "" })}
-            options={zoneOptions}
-            statusType={zones.loading ? "loading" : "finished"}
-            placeholder="Choose an Availability Zone"
-          />
-        </FormField>
-      )}
-      <FormField label="Instance type" description="Only the types offered in the Availability Zone.">
-        <Select
-          selectedOption={selected(typeOptions, form.instanceType)}
-          onChange={({ detail }) => update({ instanceType: detail.selectedOption.value ?? "" })}
-          options={typeOptions}
-          filteringType="auto"
-          disabled={!zone}
-          statusType={types.loading && zone ? "loading" : "finished"}
-          placeholder={zone ? "Choose an instance type" : "Choose the Availability Zone first"}
-        />
-      </FormField>
+      <PlacementPicker
+        region={form.region}
+        value={form}
+        offer={offer}
+        onChange={(change, plan) => update(plan ? { ...change, instanceCount: String(plan.instanceCount) } : change)}
+      />
       <FormField label="Instance count">
         <Input
           type="number"

@@ -4,11 +4,11 @@
  * on the review step shows its refusals and pre-flight checks.
  */
 import { unwrap, type ApiClient, type Schemas } from "../../api/client";
-import type { RouteKey } from "../../api/roles.gen";
+import type { RouteKey } from "../../api/contract.gen";
+import type { CapacityType } from "../../components/PlacementPicker";
 
 /** The whole pipeline (`POST /clusters`) or one stage (`POST /clusters/eks`, then the routes of an existing cluster). */
 export type Scope = "cluster" | "eks" | "dependencies" | "hyperpod" | "storage";
-export type CapacityType = Schemas["CreateHyperPodRequest"]["capacityType"];
 export type KubernetesVersion = Schemas["CreateEksClusterRequest"]["kubernetesVersion"];
 export type FsxDeploymentType = Schemas["FsxRequest"]["deploymentType"];
 
@@ -68,11 +68,6 @@ export const SCOPES: ScopeChoice[] = [
 
 /** Typed against the OpenAPI enums, so a value the API drops fails the build. */
 export const KUBERNETES_VERSIONS: KubernetesVersion[] = ["1.35", "1.34", "1.33", "1.32"];
-export const CAPACITY_TYPES: { value: CapacityType; label: string }[] = [
-  { value: "on-demand", label: "On-demand" },
-  { value: "spot", label: "Spot" },
-  { value: "training-plan", label: "Training plan" },
-];
 export const FSX_DEPLOYMENT_TYPES: FsxDeploymentType[] = ["SCRATCH_2", "PERSISTENT_2"];
 
 export interface CreateForm {

@@ -54,10 +54,21 @@ describe("MonitoringPage", { timeout: 30_000 }, () => {
     expect(screen.getByText(/Feature off/)).toBeInTheDocument();
   });
 
-  it("links the observability dashboards when the feature is on", async () => {
-    const observability = { addonStatus: "ACTIVE", grafana: "https://g.example", prometheus: "https://p.example", hyperPodConsole: "https://c.example" };
+  it("shows the cluster's Prometheus workspace and what the person brings when the feature is on", async () => {
+    const observability = {
+      addonStatus: "ACTIVE",
+      prometheusWorkspace: "ws-1",
+      prometheusEndpoint: "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1/",
+      grafana: "https://g.example",
+      prometheus: "https://p.example",
+      hyperPodConsole: "https://c.example",
+      bringYourOwn: "Bring your own Grafana: add the workspace as a Prometheus data source.",
+    };
     show({ "GET /clusters/{clusterTag}/overview": { ...OVERVIEW, observability }, "GET /clusters/{clusterTag}/pods": pods });
-    expect(await screen.findByRole("link", { name: /Amazon Managed Grafana/ })).toHaveAttribute("href", "https://g.example");
+    expect(await screen.findByRole("link", { name: /Prometheus workspace ws-1/ })).toHaveAttribute("href", "https://p.example");
+    expect(screen.getByText("https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-1/")).toBeVisible();
+    expect(screen.getByText(/Bring your own Grafana/)).toBeVisible();
+    expect(screen.getByRole("link", { name: /Amazon Managed Grafana/ })).toHaveAttribute("href", "https://g.example");
   });
 
   it("polls the overview", async () => {

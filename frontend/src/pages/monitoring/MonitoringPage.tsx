@@ -69,8 +69,16 @@ function Summary({ overview }: { overview: Overview }) {
           <Box variant="awsui-key-label">Observability</Box>
           {links ? (
             <SpaceBetween size="xxs">
+              <Link external href={links.prometheus}>
+                {links.prometheusWorkspace ? `Prometheus workspace ${links.prometheusWorkspace}` : "Amazon Managed Prometheus"}
+              </Link>
+              {links.prometheusEndpoint && (
+                <Box variant="code" fontSize="body-s">
+                  {links.prometheusEndpoint}
+                </Box>
+              )}
+              <Box color="text-body-secondary">{links.bringYourOwn}</Box>
               <Link external href={links.grafana}>Amazon Managed Grafana</Link>
-              <Link external href={links.prometheus}>Amazon Managed Prometheus</Link>
               <Link external href={links.hyperPodConsole}>HyperPod cluster console</Link>
             </SpaceBetween>
           ) : (

@@ -14,11 +14,12 @@ import Table from "@cloudscape-design/components/table";
 import { useState } from "react";
 import { useParams } from "react-router-dom";
 import { unwrap } from "../../api/client";
+import { TERMINAL_STATUSES } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
 import { Status } from "../../components/status";
-import { TERMINAL_STATUSES, useOperation } from "../../hooks/useOperation";
+import { useOperation } from "../../hooks/useOperation";
 import { formatTime, operationDuration } from "./format";
 
 export default function OperationDetailPage() {

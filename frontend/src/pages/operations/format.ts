@@ -1,6 +1,6 @@
 /** How the operations pages show times: durations in words a person reads at a glance, timestamps in local time. */
 import type { Operation } from "../../hooks/useOperation";
-import { TERMINAL_STATUSES } from "../../hooks/useOperation";
+import { TERMINAL_STATUSES } from "../../api/contract.gen";
 
 /** `1h 02m`, `3m 05s`, `42s`. */
 export function formatDuration(milliseconds: number): string {

@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from controlplane.adapters.aws.dynamo import query_page
+from controlplane.adapters.aws.dynamo.shared import query_page
 from controlplane.adapters.aws.session import client, error_code
 from controlplane.core.deadlines import LONGEST_WAIT
 from controlplane.core.paging import Page

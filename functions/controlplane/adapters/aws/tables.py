@@ -1,4 +1,7 @@
-"""DynamoDB table layouts: the one description the CDK stack and the sandbox both build from."""
+"""DynamoDB table layouts: the one description the CDK stack and the sandbox both build from.
+
+Each names the field of `controlplane.settings.Settings` that carries the table's name to the functions.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ class Index:
 @dataclass(frozen=True)
 class TableSpec:
     logical_name: str
-    env_var: str
+    setting: str
     partition_key: str
     sort_key: str | None = None
     indexes: tuple[Index, ...] = field(default_factory=tuple)
@@ -24,19 +27,19 @@ class TableSpec:
 
 TABLES = (
     TableSpec(
-        "Operations", "IS_OPERATIONS_TABLE", "operationId", indexes=(Index("byCluster", "clusterTag", "createdAt"),)
+        "Operations", "operations_table", "operationId", indexes=(Index("byCluster", "clusterTag", "createdAt"),)
     ),
-    TableSpec("Clusters", "IS_CLUSTERS_TABLE", "clusterTag", indexes=(Index("byRegistry", "registry", "clusterTag"),)),
-    TableSpec("Audit", "IS_AUDIT_TABLE", "target", sort_key="sortKey", indexes=(Index("byTime", "log", "sortKey"),)),
-    TableSpec("Confirmations", "IS_CONFIRMATIONS_TABLE", "token", ttl_attribute="ttl"),
-    TableSpec("Idempotency", "IS_IDEMPOTENCY_TABLE", "id", ttl_attribute="expiration"),
-    TableSpec("RecipeValues", "IS_RECIPE_VALUES_TABLE", "principal", sort_key="recipe"),
+    TableSpec("Clusters", "clusters_table", "clusterTag", indexes=(Index("byRegistry", "registry", "clusterTag"),)),
+    TableSpec("Audit", "audit_table", "target", sort_key="sortKey", indexes=(Index("byTime", "log", "sortKey"),)),
+    TableSpec("Confirmations", "confirmations_table", "token", ttl_attribute="ttl"),
+    TableSpec("Idempotency", "idempotency_table", "id", ttl_attribute="expiration"),
+    TableSpec("RecipeValues", "recipe_values_table", "principal", sort_key="recipe"),
     TableSpec(
-        "Events", "IS_EVENTS_TABLE", "cluster", sort_key="sortKey", indexes=(Index("byNode", "nodeKey", "sortKey"),)
+        "Events", "events_table", "cluster", sort_key="sortKey", indexes=(Index("byNode", "nodeKey", "sortKey"),)
     ),
-    TableSpec("EventWaits", "IS_EVENT_WAITS_TABLE", "waitKey", sort_key="taskToken", ttl_attribute="ttl"),
-    TableSpec("Drift", "IS_DRIFT_TABLE", "clusterTag"),
+    TableSpec("EventWaits", "event_waits_table", "waitKey", sort_key="taskToken", ttl_attribute="ttl"),
+    TableSpec("Drift", "drift_table", "clusterTag"),
     TableSpec(
-        "Connections", "IS_CONNECTIONS_TABLE", "connectionId", indexes=(Index("byTopic", "topic"),), ttl_attribute="ttl"
+        "Connections", "connections_table", "connectionId", indexes=(Index("byTopic", "topic"),), ttl_attribute="ttl"
     ),
 )

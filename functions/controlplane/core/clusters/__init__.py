@@ -1,8 +1,8 @@
-"""The clusters context: the registry and a cluster's lifecycle as callers see it.
+"""The clusters context: a cluster's lifecycle as callers see it, composing pre-flight and the stage contexts.
 
-`registry` reads the registry, reports stage 6 status and follows finished stages and operations;
 `lifecycle` registers a cluster (stage 1, the one-request pipeline, import) and deletes it (plan, then
 confirm); `stage_requests` starts stages 3-5 on a registered cluster; `import_plan` and `deletion_plan`
 are the rules and plans of import and delete; `import_steps` are the import workflow's steps and the
-release of an imported cluster on delete.
+release of an imported cluster on delete. Reading the registry is `core.registry`'s, below every context that
+looks a cluster up.
 """

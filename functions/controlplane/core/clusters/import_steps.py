@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from controlplane.core.dependencies.addons import Health, addon_health, schedulable
-from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.naming import (
     CLUSTER_TAG_KEY,
     MANAGED_BY_KEY,
@@ -30,9 +30,8 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
-from controlplane.core.serving.access import serving_writer_rbac
 from controlplane.core.storage.objects import claim_objects, claim_reference
-from controlplane.core.training.access import job_writer_rbac
+from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
 from controlplane.models.errors import ClusterNotFoundError, ForeignResourceError, InvalidRequestError
 from controlplane.models.workflow import DeleteEksClusterInput, ImportClusterInput, WorkflowState

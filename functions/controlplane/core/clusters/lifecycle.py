@@ -23,7 +23,6 @@ from controlplane.core.clusters.import_plan import (
     endpoint_check,
     import_actions,
 )
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
@@ -36,6 +35,7 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
 from controlplane.core.preflight.rules import refuse_failures
 from controlplane.core.preflight.service import PreflightService
+from controlplane.core.registry import ClusterService
 from controlplane.core.storage.plan import storage_actions, storage_features, storage_plan
 from controlplane.models.clusters import (
     DEFAULT_KUBERNETES_VERSION,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.dependencies.plan import dependency_actions, dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import Deployment, hyperpod_cluster_of
@@ -17,6 +16,7 @@ from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.preflight.rules import refuse_failures
 from controlplane.core.preflight.service import PreflightService
+from controlplane.core.registry import ClusterService
 from controlplane.core.storage.plan import (
     check_storage_request,
     storage_actions,

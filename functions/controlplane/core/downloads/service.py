@@ -12,17 +12,17 @@ from collections.abc import Callable
 
 from controlplane.core import deadlines
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.downloads.manifest import job_name, token_secret
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import WorkloadGateway
 from controlplane.core.ports.storage import BucketGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.downloads import DownloadPlan, DownloadRequest, StorageContents, StorageObject
-from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.operations import Operation, OperationKind
 
 
@@ -91,10 +91,7 @@ class DownloadService:
         return record
 
     def _cluster(self, record: ClusterRecord) -> EksCluster:
-        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
-        if cluster is None or not cluster.endpoint:
-            raise ClusterNotReadyError(f"Cluster '{record.clusterTag}' has no reachable EKS control plane.")
-        return cluster
+        return reachable_control_plane(self._eks(record.region), record.eksClusterName, record.clusterTag)
 
 
 def claim_of(record: ClusterRecord) -> tuple[str, str]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.downloads.manifest import JOB_API_VERSION, JOB_KIND, download_job, job_outcome
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
-from controlplane.models.errors import ClusterNotReadyError, DomainError, ResourceNotReadyError
+from controlplane.models.errors import DomainError, ResourceNotReadyError
 from controlplane.models.workflow import DownloadToStorageInput, PollState
 
 
@@ -76,10 +77,7 @@ class DownloadSteps:
         return self._kubernetes.get(cluster, ctx.region, JOB_API_VERSION, JOB_KIND, plan.jobName, plan.namespace)
 
     def _cluster(self, ctx: DownloadToStorageInput) -> EksCluster:
-        cluster = self._eks.find_cluster(ctx.eksClusterName)
-        if cluster is None or not cluster.endpoint:
-            raise ClusterNotReadyError(f"Cluster '{ctx.clusterTag}' has no reachable EKS control plane.")
-        return cluster
+        return reachable_control_plane(self._eks, ctx.eksClusterName, ctx.clusterTag)
 
 
 def _deadline(ctx: DownloadToStorageInput) -> timedelta:

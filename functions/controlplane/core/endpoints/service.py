@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.endpoints import manifest, sources
 from controlplane.core.endpoints.errors import (
     EndpointNameInUseError,
@@ -31,6 +31,7 @@ from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
@@ -48,7 +49,7 @@ from controlplane.models.endpoints import (
     EndpointSummary,
     L2CacheBackend,
 )
-from controlplane.models.errors import ClusterNotReadyError, DependencyFailedError, InvalidRequestError
+from controlplane.models.errors import DependencyFailedError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
@@ -286,10 +287,7 @@ class EndpointService:
 
     def _cluster(self, cluster_tag: str) -> tuple[ClusterRecord, EksCluster]:
         record = self._clusters.get(cluster_tag)
-        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
-        if cluster is None or not cluster.endpoint:
-            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no reachable EKS control plane.")
-        return record, cluster
+        return record, reachable_control_plane(self._eks(record.region), record.eksClusterName, cluster_tag)
 
     def _find(self, record: ClusterRecord, cluster: EksCluster, name: str) -> dict[str, Any] | None:
         namespace = _namespace(record)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.events.waits import WAKES, wait_key
 from controlplane.core.naming import hyperpod_cluster_name
 from controlplane.core.ports.events import EventStore, EventWaits, TaskSignal
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.registry import ClusterService
 from controlplane.core.remediation.service import RemediationService
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE

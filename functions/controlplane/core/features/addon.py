@@ -16,8 +16,7 @@ from typing import Any
 from controlplane.config import FeaturePins
 from controlplane.core.dependencies.addons import Health, addon_health, failed, resolve_version
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
-from controlplane.core.identity import service_statement, service_trust, web_identity_trust
+from controlplane.core.identity import POD_IDENTITY_PRINCIPAL, service_statement, service_trust, web_identity_trust
 from controlplane.core.naming import Deployment, feature_tags, is_owned, owner
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway

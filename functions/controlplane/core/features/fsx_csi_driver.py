@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, AddonRole
+from controlplane.core.identity import FSX_CSI_POLICY
 from controlplane.core.naming import fsx_csi_role_name
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
@@ -11,7 +12,6 @@ from controlplane.models.features import Feature
 
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
 FSX_CSI_SERVICE_ACCOUNT = "fsx-csi-controller-sa"
-FSX_CSI_POLICY = "AmazonFSxFullAccess"
 
 
 def fsx_csi_driver_feature(iam: IamGateway, eks: EksGateway, pins: FeaturePins, boundary_arn: str) -> AddonFeature:

@@ -11,7 +11,7 @@ from controlplane.config import FeaturePins
 from controlplane.core.dependencies.steps import S3_CSI_ADDON
 from controlplane.core.features.addon import AddonBucket, AddonFeature, AddonRole
 from controlplane.core.features.facts import ClusterFacts
-from controlplane.core.hyperpod.stage import SAGEMAKER_PRINCIPAL
+from controlplane.core.identity import INFERENCE_OPERATOR_POLICY, SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import inference_operator_role_name, inference_tls_bucket_name
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
@@ -22,8 +22,6 @@ from controlplane.models.features import Feature
 INFERENCE_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-inference"
 INFERENCE_OPERATOR_NAMESPACE = "hyperpod-inference-system"
 INFERENCE_OPERATOR_SERVICE_ACCOUNT = "hyperpod-inference-controller-manager"
-# AWS's policy for the operator; it grants the TLS certificate work on buckets named hyperpod-tls*.
-INFERENCE_OPERATOR_POLICY = "AmazonSageMakerHyperPodInferenceAccess"
 METRICS_SERVER_ADDON = "metrics-server"
 # Add-ons the inference add-on needs ACTIVE that the dependencies stage installs (the others are features).
 INFERENCE_STAGE3_ADDONS = (S3_CSI_ADDON, METRICS_SERVER_ADDON)

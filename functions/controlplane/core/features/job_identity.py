@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controlplane.core.features.facts import ClusterFacts, labelled
-from controlplane.core.hyperpod.stage import POD_IDENTITY_PRINCIPAL
-from controlplane.core.identity import VERSION, service_trust
+from controlplane.core.identity import POD_IDENTITY_PRINCIPAL, VERSION, service_trust
 from controlplane.core.naming import (
     JOB_ROLE_POLICY_NAME,
     JOB_SERVICE_ACCOUNT,

@@ -17,6 +17,7 @@ from typing import Any
 from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, AddonRole, require_pod_identity_agent
 from controlplane.core.features.facts import HALF_BUILT, ClusterFacts
+from controlplane.core.identity import OBSERVABILITY_POLICIES
 from controlplane.core.naming import feature_tags, is_owned, observability_role_name, observability_workspace_alias
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.iam import IamGateway
@@ -26,7 +27,6 @@ from controlplane.models.features import Feature, FeatureChange, FeatureState
 
 OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
-OBSERVABILITY_POLICIES = ("AmazonPrometheusRemoteWriteAccess", "CloudWatchAgentServerPolicy")
 WORKSPACE_ACTIVE = "ACTIVE"
 WORKSPACE_FAILED = "CREATION_FAILED"
 WORKSPACE_DELETING = "DELETING"

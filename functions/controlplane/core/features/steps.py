@@ -27,7 +27,7 @@ from controlplane.core.naming import DEFAULT_JOB_NAMESPACE, Deployment, job_name
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
-from controlplane.core.ports.iam import IamGateway
+from controlplane.core.ports.iam import IamGateway, RoleBoundaries
 from controlplane.core.ports.kubernetes import KubernetesGateway, ManifestRenderer
 from controlplane.core.ports.persistence import ClusterRegistry
 from controlplane.core.ports.prometheus import PrometheusGateway
@@ -54,10 +54,8 @@ class FeatureSteps:
         render: ManifestRenderer,
         pins: FeaturePins,
         poll: Poller,
-        workload_boundary_arn: str,
+        boundaries: RoleBoundaries,
         buckets: BucketGateway,
-        autoscaling_boundary_arn: str,
-        service_boundary_arn: str,
         deployment: Deployment,
         registry: ClusterRegistry,
         prometheus: PrometheusGateway,
@@ -70,15 +68,15 @@ class FeatureSteps:
         self._kubernetes = kubernetes
         self._features: dict[Feature, FeatureHandler] = {
             Feature.CERT_MANAGER: cert_manager_feature(eks, pins),
-            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, service_boundary_arn),
+            Feature.FSX_CSI_DRIVER: fsx_csi_driver_feature(iam, eks, pins, boundaries.service),
             Feature.KUBERAY_OPERATOR: kuberay_operator_feature(kubernetes, render, pins),
-            Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, workload_boundary_arn),
+            Feature.TIERED_STORAGE: TieredStorage(iam, hyperpod, kubernetes, boundaries.workload),
             Feature.TRAINING_OPERATOR: TrainingOperator(
-                eks, pins, JobIdentity(iam, eks, kubernetes, workload_boundary_arn)
+                eks, pins, JobIdentity(iam, eks, kubernetes, boundaries.workload)
             ),
-            Feature.OBSERVABILITY: ObservabilityFeature(iam, eks, prometheus, pins, service_boundary_arn),
-            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, service_boundary_arn),
-            Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, autoscaling_boundary_arn),
+            Feature.OBSERVABILITY: ObservabilityFeature(iam, eks, prometheus, pins, boundaries.service),
+            Feature.INFERENCE_OPERATOR: inference_operator_feature(iam, eks, buckets, pins, boundaries.service),
+            Feature.KARPENTER: Karpenter(iam, hyperpod, kubernetes, boundaries.autoscaling),
         }
 
     def facts(self, cluster_tag: str, region: str, account: str, eks_name: str, hyperpod_name: str) -> ClusterFacts:

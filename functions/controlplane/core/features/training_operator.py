@@ -10,7 +10,7 @@ from controlplane.config import FeaturePins
 from controlplane.core.features.addon import AddonFeature, require_pod_identity_agent
 from controlplane.core.features.facts import HALF_BUILT, ClusterFacts
 from controlplane.core.features.job_identity import JobIdentity
-from controlplane.core.hyperpod.stage import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.ports.eks import EksGateway
 from controlplane.models.errors import ClusterNotReadyError

@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod.conversions import group_view
 from controlplane.core.hyperpod.group_rules import (
@@ -28,6 +27,7 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway, I
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.preflight.rules import refuse_failures
 from controlplane.core.preflight.service import Growth, PreflightService
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError

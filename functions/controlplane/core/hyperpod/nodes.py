@@ -11,7 +11,6 @@ from collections.abc import Callable
 from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
@@ -21,6 +20,7 @@ from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.core.ports.persistence import Clock
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError

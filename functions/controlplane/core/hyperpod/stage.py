@@ -13,7 +13,14 @@ from typing import Any
 
 from controlplane.core import deadlines
 from controlplane.core.hyperpod.conversions import group_spec
-from controlplane.core.identity import service_trust
+from controlplane.core.hyperpod_roles import TRAINING_OPERATOR_NAMESPACE, TRAINING_OPERATOR_SERVICE_ACCOUNT
+from controlplane.core.identity import (
+    EXECUTION_ROLE_POLICIES,
+    POD_IDENTITY_PRINCIPAL,
+    SAGEMAKER_PRINCIPAL,
+    TRAINING_OPERATOR_POLICY,
+    service_trust,
+)
 from controlplane.core.naming import (
     Deployment,
     compute_subnet_key,
@@ -40,25 +47,6 @@ from controlplane.models.errors import (
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.workflow import DeleteEksClusterInput, GroupPlanInput, PollState, WorkflowState
 
-# AWS managed policies of the execution and training-operator roles (ARNs: `Deployment.managed_policy_arn`). On EKS a
-# HyperPod node runs with its execution role: beyond HyperPod's instance policy, the VPC CNI's network-interface
-# actions, ECR image pulls and EKS Pod Identity's token exchange (EKS User Guide, "Amazon EKS node IAM role"; the
-# HyperPod Developer Guide lists the same actions for an EKS cluster's execution role). Without them pods get no IP
-# and no image.
-INSTANCE_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
-EXECUTION_ROLE_POLICIES = {
-    INSTANCE_POLICY: "HyperPod's logs, metrics and lifecycle scripts",
-    "AmazonEKS_CNI_Policy": "the VPC CNI's network-interface actions (ec2:AssignPrivateIpAddresses, "
-    "ec2:CreateNetworkInterface, …)",
-    "AmazonEC2ContainerRegistryPullOnly": "ECR image pulls (ecr:GetAuthorizationToken, ecr:BatchGetImage, "
-    "ecr:GetDownloadUrlForLayer)",
-    "AmazonEKSWorkerNodeMinimalPolicy": "EKS Pod Identity (eks-auth:AssumeRoleForPodIdentity)",
-}
-TRAINING_OPERATOR_POLICY = "AmazonSageMakerHyperPodTrainingOperatorAccess"
-SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
-POD_IDENTITY_PRINCIPAL = "pods.eks.amazonaws.com"
-TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
-TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
 LIFECYCLE_PREFIX = "lifecycle"
 ON_CREATE = "on_create.sh"
 ON_CREATE_SCRIPT = Path(__file__).resolve().parents[2] / "config" / "lifecycle" / ON_CREATE

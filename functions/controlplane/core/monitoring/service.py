@@ -8,16 +8,16 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.features.observability import OBSERVABILITY_ADDON, bring_your_own_grafana
 from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, overview
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import Addon, EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import ClusterReadGateway, PodFacts
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.common import DEFAULT_PAGE_SIZE
-from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.monitoring import ClusterOverview, ObservabilityLinks, PodList, PodView
 
 T = TypeVar("T")
@@ -75,13 +75,8 @@ class MonitoringService:
 
     def _cluster(self, cluster_tag: str) -> tuple[ClusterRecord, EksCluster]:
         record = self._clusters.get(cluster_tag)
-        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
-        if cluster is None or cluster.status != "ACTIVE" or not cluster.endpoint:
-            raise ClusterNotReadyError(
-                f"Cluster '{cluster_tag}' has no reachable EKS control plane yet (status "
-                f"{cluster.status if cluster else 'absent'}); GET /clusters/{cluster_tag} shows its stages.",
-            )
-        return record, cluster
+        eks = self._eks(record.region)
+        return record, reachable_control_plane(eks, record.eksClusterName, cluster_tag, active=True)
 
 
 def _fold(pages: Iterator[T], add: Callable[[T], None]) -> None:

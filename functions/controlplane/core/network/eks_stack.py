@@ -8,15 +8,14 @@ of what they found or changed, which becomes the step's output.
 from __future__ import annotations
 
 from controlplane.core import deadlines
-from controlplane.core.identity import service_trust
+from controlplane.core.identity import EKS_CLUSTER_POLICY, EKS_SERVICE_PRINCIPAL, service_trust
 from controlplane.core.naming import Deployment, eks_cluster_role_name, is_owned, owner, ownership_tags, subnet_key
 from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
-from controlplane.core.serving.access import serving_writer_rbac
-from controlplane.core.training.access import job_writer_rbac
+from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -24,9 +23,6 @@ from controlplane.models.errors import (
 )
 from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, PollState, WorkflowState
 
-EKS_SERVICE_PRINCIPAL = "eks.amazonaws.com"
-# The AWS managed policy of the cluster role (its ARN: `Deployment.managed_policy_arn`).
-EKS_CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 

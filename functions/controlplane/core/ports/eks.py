@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from controlplane.core.identity import ADMIN_ACCESS_POLICY, VIEW_ACCESS_POLICY
+
 
 @dataclass(frozen=True)
 class EksCluster:
@@ -26,11 +28,6 @@ class EksCluster:
     public_access_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
 
 
-# EKS access policies (cluster scope) of the control plane's access entries, by name.
-ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
-VIEW_ACCESS_POLICY = "AmazonEKSViewPolicy"
-
-
 @dataclass(frozen=True)
 class AccessEntrySpec:
     """One access entry the control plane keeps on a cluster: an EKS access policy (cluster scope), or Kubernetes
@@ -50,7 +47,7 @@ class AccessEntrySpec:
 class ControlPlaneAccess:
     """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
     the internet-facing API's role, which only reads (view), and the API's jobs role, in `jobs_group`, which
-    RBAC lets create and delete job objects and nothing else (`controlplane.core.training.access`)."""
+    RBAC lets create and delete job objects and nothing else (`controlplane.core.workload_access`)."""
 
     admin_role_arn: str
     view_role_arn: str

@@ -7,6 +7,17 @@ from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
+class RoleBoundaries:
+    """The permissions boundaries the roles the control plane creates carry (the stack's managed policies): workload
+    roles with their own policies, HyperPod autoscaling's cluster role, and the roles AWS services and operators
+    assume with AWS managed policies attached."""
+
+    workload: str
+    autoscaling: str
+    service: str
+
+
+@dataclass(frozen=True)
 class IamRole:
     name: str
     arn: str

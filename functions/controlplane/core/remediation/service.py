@@ -13,12 +13,12 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.events import EventStore
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.persistence import AuditLog, Clock
+from controlplane.core.registry import ClusterService
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
 from controlplane.core.ports.serving import ServingGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.serving import manifest
 from controlplane.core.serving.manifest import (
     BOUND_DELETION_COST,

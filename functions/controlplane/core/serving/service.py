@@ -2,7 +2,7 @@
 detail, update (replicas, image), delete (plan, then confirm), the model services, and a chat completion.
 
 Reads go through the view role (`objects`, `reads`); writes and calls to a server through the jobs role, whose
-RBAC (`core.serving.access`) allows exactly the model servers' objects and the service proxy. Every refusal is a
+RBAC (`core.workload_access`) allows exactly the model servers' objects and the service proxy. Every refusal is a
 4xx whose message says what to change.
 """
 
@@ -14,12 +14,12 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.downloads.manifest import token_secret
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
 from controlplane.core.ports.serving import HttpAnswer, ServingGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.serving import command as commands
 from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controlplane.core.clusters.registry import ClusterService
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.ports.eks import EksCluster, EksGateway
+from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ClusterNotReadyError
 
 DEFAULT_NAMESPACE = "default"
 
@@ -28,9 +28,7 @@ class ServingTarget:
 
 def resolve(clusters: ClusterService, eks: Callable[[str], EksGateway], cluster_tag: str) -> ServingTarget:
     record = clusters.get(cluster_tag)
-    cluster = eks(record.region).find_cluster(record.eksClusterName)
-    if cluster is None or not cluster.endpoint:
-        raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no reachable EKS control plane.")
+    cluster = reachable_control_plane(eks(record.region), record.eksClusterName, cluster_tag)
     namespace, claim = DEFAULT_NAMESPACE, None
     if record.storageClaim:
         found_namespace, _, claim = record.storageClaim.rpartition("/")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.ports.mlflow import MlflowGateway
+from controlplane.core.registry import ClusterService
 from controlplane.models.common import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from controlplane.models.errors import NotFoundError
 from controlplane.models.mlflow import MlflowTracking, MlflowTrackingServerList, MlflowTrackingServerView

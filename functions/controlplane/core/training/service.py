@@ -13,19 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.kinds import JOB_KINDS, rules_of
 from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
-from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import ConflictError, InvalidRequestError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
@@ -282,10 +283,7 @@ class TrainingJobService:
                 f"Cluster '{cluster_tag}' has no storage claim for jobs to mount at /s3; run the storage stage "
                 f"(POST /clusters/{cluster_tag}/storage) first.",
             )
-        cluster = self._eks(record.region).find_cluster(record.eksClusterName)
-        if cluster is None or not cluster.endpoint:
-            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no reachable EKS control plane.")
-        return record, cluster
+        return record, reachable_control_plane(self._eks(record.region), record.eksClusterName, cluster_tag)
 
     def _find_job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any] | None:
         """The job object named `name`, whichever its kind."""

@@ -171,9 +171,11 @@ class ClusterAddons:
                 addon.placed = None
                 self._set(shape, "DEGRADED", [dict(REPLICAS_ISSUE)])
                 continue
-            # Pods just placed take a moment to start; an add-on created with nodes there starts with them.
-            addon.placed = now - self._seconds if shape["status"] == "CREATING" else addon.placed or now
-            ready = now - addon.placed >= self._seconds
+            # Pods just placed take a moment to start; an add-on created with nodes there starts with them (said
+            # outright: in floating point, now - (now - s) may fall short of s).
+            created_with_nodes = shape["status"] == "CREATING"
+            addon.placed = now - self._seconds if created_with_nodes else addon.placed or now
+            ready = created_with_nodes or now - addon.placed >= self._seconds
             self._set(shape, "ACTIVE" if ready else "DEGRADED", [] if ready else [dict(REPLICAS_ISSUE)])
 
     # --- pod identity associations -------------------------------------------------------------

@@ -108,7 +108,7 @@ class EksClusters:
         def update_cluster_config(
             backend: EKSBackend, name: str, resources_vpc_config: Any = None, **kwargs: Any
         ) -> Any:
-            cluster = update(backend, name, resources_vpc_config=None, **kwargs)
+            cluster = update(backend, name, resources_vpc_config={}, **kwargs)
             if resources_vpc_config:
                 changed = {**cluster.resources_vpc_config, **resources_vpc_config}
                 cluster.resources_vpc_config = with_defaults(changed)

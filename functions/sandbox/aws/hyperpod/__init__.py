@@ -1,3 +1,4 @@
-"""SageMaker HyperPod in the sandbox: a plain-Python simulation (model, rules, fleet, clock) and its SageMaker
-wire operations, registered with moto by :mod:`sandbox.aws.hyperpod.extension`.
+"""SageMaker HyperPod in the sandbox: a plain-Python simulation (`simulation`, joining the clusters' `lifecycle` and
+the `node_actions` over shared `state`; model, rules, fleet, clock) and its SageMaker wire operations (`wire`),
+registered with moto by :mod:`sandbox.aws.hyperpod.extension`.
 """

@@ -28,7 +28,7 @@ from moto.sagemaker.responses import SageMakerResponse
 from sandbox.aws.hyperpod.access import Caller, RolePolicies
 from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
-from sandbox.aws.hyperpod.wire import OPERATIONS
+from sandbox.aws.hyperpod.wire.operations import OPERATIONS
 from sandbox.aws.lambda_roles import step_caller
 from sandbox.aws.patches import Patches
 

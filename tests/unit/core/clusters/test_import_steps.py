@@ -8,7 +8,7 @@ from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.ports.eks import AddonIssue, ControlPlaneAccess
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode
-from controlplane.core.training.access import JOB_WRITERS_GROUP
+from controlplane.core.workload_access import JOB_WRITERS_GROUP
 from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
 from controlplane.models.operations import OperationKind

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.downloads.manifest import JOB_API_VERSION, JOB_KIND
 from controlplane.core.downloads.service import DownloadService
 from controlplane.core.downloads.steps import DownloadFailedError, DownloadSteps
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.downloads import DownloadRequest

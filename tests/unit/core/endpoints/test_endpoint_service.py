@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.endpoints.errors import (
     EndpointNameInUseError,
@@ -22,6 +21,7 @@ from controlplane.core.endpoints.service import EndpointService
 from controlplane.core.features.inference_operator import INFERENCE_OPERATOR_ADDON
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.chat import ChatCompletionRequest

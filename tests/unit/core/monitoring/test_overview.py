@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.features.observability import OBSERVABILITY_ADDON
 from controlplane.core.monitoring.service import MonitoringService
 from controlplane.core.monitoring.tally import Capped
 from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup
 from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
+from controlplane.core.registry import ClusterService
 from controlplane.models.errors import ClusterNotReadyError, InvalidRequestError
 from controlplane.models.monitoring import OVERVIEW_EVENTS, OVERVIEW_NODES, OVERVIEW_PENDING_PODS
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, HEALTH_LABEL, INSTANCE_TYPE_LABEL

@@ -12,7 +12,7 @@ from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.eks import ControlPlaneAccess
-from controlplane.core.training.access import JOB_WRITERS_GROUP
+from controlplane.core.workload_access import JOB_WRITERS_GROUP
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.registry import ClusterService
 from controlplane.core.serving.manifest import BUSINESS_LABEL, DELETION_COST_ANNOTATION, MODEL_LABEL
 from controlplane.core.serving.pool import ModelPoolService, ServiceBindingError
 from controlplane.core.serving.service import (

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.manifest import JOB_LABEL
 from controlplane.core.training.service import (
     FeatureNotEnabledError,

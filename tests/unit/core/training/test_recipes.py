@@ -13,10 +13,10 @@ import pytest
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
-from controlplane.core.clusters.registry import ClusterService
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.core.registry import ClusterService
 from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
 from controlplane.core.training.mlflow import MlflowService

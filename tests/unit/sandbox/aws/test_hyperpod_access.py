@@ -1,5 +1,6 @@
 """HyperPod's IAM in the sandbox: the access entries it creates with the caller's credentials, judged against the grants
-the stack gives the calling step's function (infra.permissions), and what a node's execution role must allow."""
+the stack gives the calling step's function (its group's declared grants), and what a node's execution role must
+allow."""
 
 from sandbox.aws.hyperpod import access
 from sandbox.aws.hyperpod.access import Caller, RolePolicies

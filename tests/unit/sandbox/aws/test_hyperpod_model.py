@@ -112,7 +112,7 @@ def refusal(call: Any) -> HyperPodError:
 
 def test_the_model_layers_import_neither_moto_nor_an_http_server() -> None:
     code = (
-        "import sys, sandbox.aws.hyperpod.wire, sandbox.aws.eks.addons, sandbox.k8s.emulator;"
+        "import sys, sandbox.aws.hyperpod.wire.operations, sandbox.aws.eks.addons, sandbox.k8s.emulator;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'moto', 'starlette', 'botocore'}))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

@@ -14,7 +14,7 @@ from moto import mock_aws
 
 from controlplane.core.downloads.manifest import download_job, job_outcome
 from controlplane.core.storage.objects import storage_objects
-from controlplane.core.training.access import JOB_WRITERS_GROUP, job_writer_rbac
+from controlplane.core.workload_access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.models.downloads import DownloadPlan
 from controlplane.models.storage import StoragePlan
 from sandbox.k8s.downloads import DownloaderSimulation

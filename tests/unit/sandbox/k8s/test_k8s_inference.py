@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controlplane.core.endpoints.manifest import ResolvedSource, render
-from controlplane.core.training.access import JOB_WRITERS_GROUP, job_writer_rbac
+from controlplane.core.workload_access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.models.endpoints import CreateEndpointRequest
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.inference import GROUP, KINDS, VERSION, InferenceOperatorSimulation

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.training.access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.core.training.manifest import JobPlacement
 from controlplane.core.training.ray import render
+from controlplane.core.workload_access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.models.training import SubmitJobRequest
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.kuberay import KubeRaySimulation

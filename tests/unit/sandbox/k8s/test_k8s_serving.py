@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from controlplane.core.serving import manifest
-from controlplane.core.serving.access import serving_writer_rbac
 from controlplane.core.serving.command import parse
-from controlplane.core.training.access import JOB_WRITERS_GROUP
+from controlplane.core.workload_access import JOB_WRITERS_GROUP, serving_writer_rbac
 from controlplane.models.serving import DeployModelRequest
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.rbac import ApiAccess, rbac_allows

@@ -4,11 +4,12 @@ from typing import Any
 
 import pytest
 
+from sandbox.k8s.buckets import Event
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError
 from sandbox.k8s.kinds import BUILTIN_KINDS, Kind
 from sandbox.k8s.selectors import FieldRequirement, parse_field_selector, parse_label_selector
-from sandbox.k8s.store import INITIAL_NAMESPACES, Event, ObjectStore
+from sandbox.k8s.store import INITIAL_NAMESPACES, ObjectStore
 
 CONFIG_MAPS = BUILTIN_KINDS[("", "v1", "configmaps")]
 DEPLOYMENTS = BUILTIN_KINDS[("apps", "v1", "deployments")]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from controlplane.core.training.access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.core.training.manifest import JobPlacement, render
+from controlplane.core.workload_access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.models.training import SubmitJobRequest
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.rbac import ApiAccess, rbac_allows

@@ -1,0 +1,19 @@
+"""The path and query parameters several routers share, declared once: the cluster tag, a node's id, a Region,
+and the `dryRun` and `confirmationToken` of the routes that plan before they act.
+
+A parameter one router alone takes is declared in that router; paging's are in `paging`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, NODE_ID_PATTERN, REGION_PATTERN
+
+ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
+NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
+RegionPath = Annotated[str, Path(pattern=REGION_PATTERN, description="AWS Region code, e.g. us-west-2.")]
+DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
+ConfirmationToken = Annotated[str | None, Query(description="Token from a prior plan.")]

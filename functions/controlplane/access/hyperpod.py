@@ -1,0 +1,47 @@
+"""SageMaker HyperPod grants: clusters (SageMaker assigns their IDs, so changes require the ownership tag), their
+nodes, the training plans a group may use, and the execution role every instance group is passed."""
+
+from __future__ import annotations
+
+from controlplane.access.conditions import MANAGED_RESOURCE
+from controlplane.access.grant import Grant
+from controlplane.access.iam import role_arns
+from controlplane.core.identity import SAGEMAKER_PRINCIPAL
+from controlplane.core.naming import hyperpod_execution_role_name
+
+HYPERPOD_CLUSTERS = ("arn:{partition}:sagemaker:*:{account}:cluster/*",)
+HYPERPOD_CLUSTERS_REASON = (
+    "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation; the statement requires the "
+    "InstantStart ownership tag (in the request to create, on the resource to delete)"
+)
+HYPERPOD_READS_REASON = (
+    "HyperPod cluster ARNs end in an ID that SageMaker assigns at creation, and imported clusters keep their own "
+    "names, so these read-only actions name any HyperPod cluster of the account; they change nothing"
+)
+DESCRIBE_HYPERPOD = Grant(
+    ("sagemaker:DescribeCluster", "sagemaker:ListTags"), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON
+)
+READ_NODES = Grant(
+    ("sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON
+)
+# Changing a HyperPod cluster the control plane created (the ownership tag is on the cluster).
+UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), HYPERPOD_CLUSTERS, MANAGED_RESOURCE, HYPERPOD_CLUSTERS_REASON)
+
+TRAINING_PLANS = ("arn:{partition}:sagemaker:*:{account}:training-plan/*",)
+TRAINING_PLANS_REASON = (
+    "Training plans are bought by the account outside the control plane; a group may use any of them, and the "
+    "request is validated against the plan before it is sent"
+)
+
+HYPERPOD_EXEC_ROLES = role_arns(hyperpod_execution_role_name)
+STAGE4_ROLES_REASON = (
+    "HyperPod execution and training-operator roles are created per cluster tag at run time; the patterns admit "
+    "only the control plane's <deployment>-<tag>-… roles"
+)
+# Instance groups carry the HyperPod execution role; only SageMaker may receive it.
+PASS_EXECUTION_ROLE = Grant(
+    ("iam:PassRole",),
+    HYPERPOD_EXEC_ROLES,
+    {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
+    STAGE4_ROLES_REASON,
+)

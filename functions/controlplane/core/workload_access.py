@@ -1,0 +1,65 @@
+"""What the API's jobs role may do in a cluster, through Kubernetes RBAC: exactly the workload objects it writes —
+training jobs (HyperPodPyTorchJob, RayJob, RayCluster), managed inference endpoints, download tokens' Secrets — and
+the model servers' Deployments and Services, with pool workers' labels and calls through the service proxy.
+
+EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
+policy but the Kubernetes group `JOB_WRITERS_GROUP`, and two ClusterRoles bound to that group name the verbs and
+kinds the workload routes need: the job writer and the model-server writer. The view role reads everything else
+(pods, events, logs). Stage 1 and the import apply them; the kinds are their contexts' (training, endpoints).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controlplane.core.endpoints.manifest import API_GROUP as ENDPOINTS_API_GROUP
+from controlplane.core.endpoints.manifest import PLURALS as ENDPOINT_PLURALS
+from controlplane.core.naming import JOB_WRITERS_GROUP, MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.core.training import manifest, ray
+
+JOB_WRITER_ROLE = "instantstart-job-writer"
+# The kinds the job and endpoint routes write, by API group: HyperPodPyTorchJob, KubeRay's RayJob and RayCluster, and
+# the inference operator's endpoint kinds.
+JOB_RESOURCES = {
+    manifest.API_VERSION.split("/")[0]: ["hyperpodpytorchjobs"],
+    ray.API_VERSION.split("/")[0]: ["rayjobs", "rayclusters"],
+    ENDPOINTS_API_GROUP: sorted(ENDPOINT_PLURALS.values()),
+}
+JOB_VERBS = ["create", "delete", "get", "list"]
+# A download's Hugging Face token is written to a Secret by the API (`core.downloads`): create and delete, never read.
+SECRET_RULE = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]}
+SERVING_WRITER_ROLE = "instantstart-model-server-writer"
+SERVING_RULES = [
+    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["create", "delete", "get", "patch"]},
+    {"apiGroups": [""], "resources": ["services"], "verbs": ["create", "delete", "get"]},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["patch"]},
+    {"apiGroups": [""], "resources": ["services/proxy"], "verbs": ["create", "get"]},
+]
+
+
+def job_writer_rbac() -> list[dict[str, Any]]:
+    """The ClusterRole that may create, read and delete job objects, and its binding to the jobs group."""
+    rules = [
+        *({"apiGroups": [group], "resources": plurals, "verbs": JOB_VERBS} for group, plurals in JOB_RESOURCES.items()),
+        SECRET_RULE,
+    ]
+    return _bound_to_job_writers(JOB_WRITER_ROLE, rules)
+
+
+def serving_writer_rbac() -> list[dict[str, Any]]:
+    """The ClusterRole for model servers' writes and service-proxy calls, and its binding to the jobs group."""
+    return _bound_to_job_writers(SERVING_WRITER_ROLE, SERVING_RULES)
+
+
+def _bound_to_job_writers(role: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    metadata = {"name": role, "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE}}
+    return [
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": metadata, "rules": rules},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": metadata,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": JOB_WRITERS_GROUP}],
+        },
+    ]

@@ -1,0 +1,153 @@
+"""The HyperPod operations the control plane calls, one function each (`OPERATIONS` by wire action name): read the
+request, call the simulation, render the response; lists page by an offset token, as SageMaker's do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
+from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
+from sandbox.aws.hyperpod.wire.requests import CLUSTER_SETTINGS, cluster_settings, group_spec
+from sandbox.aws.hyperpod.wire.responses import cluster_summary, describe, node_summary, outcome, plan_summary
+
+Operation = Callable[[HyperPodSimulation, Where, JsonObject], JsonObject]
+
+
+def create_cluster(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    groups = [group_spec(group) for group in request.get("InstanceGroups") or []]
+    tags = {tag["Key"]: tag["Value"] for tag in request.get("Tags") or []}
+    cluster = simulation.create_cluster(where, request["ClusterName"], groups, cluster_settings(request), tags)
+    return {"ClusterArn": cluster.arn}
+
+
+def describe_cluster(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    return describe(simulation.cluster(where, request["ClusterName"]))
+
+
+def list_clusters(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    page, token = _page(simulation.clusters(where), request)
+    return _with_token({"ClusterSummaries": [cluster_summary(cluster) for cluster in page]}, token)
+
+
+def delete_cluster(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    return {"ClusterArn": simulation.delete_cluster(where, request["ClusterName"]).arn}
+
+
+def update_cluster(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    settings = None
+    if any(key in request for key in CLUSTER_SETTINGS):
+        changed = {key: request[key] for key in CLUSTER_SETTINGS if key in request}
+        settings = cluster_settings({**cluster.settings.echo, **changed})
+    autoscaling = request.get("AutoScaling")
+    updated = simulation.update_cluster(
+        where,
+        request["ClusterName"],
+        [group_spec(group) for group in request.get("InstanceGroups") or []],
+        list(request.get("InstanceGroupsToDelete") or []),
+        settings,
+        None if autoscaling is None else autoscaling.get("Mode") == "Enable",
+    )
+    return {"ClusterArn": updated.arn}
+
+
+def update_cluster_software(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    groups = request.get("InstanceGroups")
+    versions = {g["InstanceGroupName"]: g.get("ImageReleaseVersion") for g in groups} if groups else None
+    cluster = simulation.update_software(
+        where, request["ClusterName"], versions, request.get("ImageId"), request.get("DeploymentConfig")
+    )
+    return {"ClusterArn": cluster.arn}
+
+
+def list_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    nodes = sorted(cluster.nodes, key=lambda node: node.launch_time)
+    after = request.get("CreationTimeAfter")
+    if after is not None:
+        nodes = [node for node in nodes if node.launch_time > _epoch(after)]
+    group = request.get("InstanceGroupNameContains")
+    if group:
+        nodes = [node for node in nodes if group in node.group]
+    page, token = _page(nodes, request)
+    return _with_token({"ClusterNodeSummaries": [node_summary(cluster, node) for node in page]}, token)
+
+
+def describe_cluster_node(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    node = cluster.node(request["NodeId"])
+    if node is None:
+        raise HyperPodError("ResourceNotFound", f"Node {request['NodeId']} not found in cluster {cluster.name}.")
+    details = node_summary(cluster, node)
+    details["PrivatePrimaryIp"] = node.private_ip
+    return {"NodeDetails": details}
+
+
+def batch_reboot_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    return outcome(simulation.reboot_nodes(where, request["ClusterName"], _node_ids(request)), "ErrorCode")
+
+
+def batch_replace_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    return outcome(simulation.replace_nodes(where, request["ClusterName"], _node_ids(request)), "ErrorCode")
+
+
+def batch_delete_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    return outcome(simulation.delete_nodes(where, request["ClusterName"], _node_ids(request)), "Code")
+
+
+def list_tags(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ResourceArn"])
+    return {"Tags": [{"Key": key, "Value": value} for key, value in cluster.tags.items()]}
+
+
+def list_training_plans(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    page, token = _page(simulation.training_plans(where), request)
+    return _with_token({"TrainingPlanSummaries": [plan_summary(simulation, plan) for plan in page]}, token)
+
+
+def describe_training_plan(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    plan = simulation.training_plan(where, request["TrainingPlanName"])
+    return {**plan_summary(simulation, plan), "UnhealthyInstanceCount": 0, "AvailableSpareInstanceCount": 0}
+
+
+OPERATIONS: dict[str, Operation] = {
+    "CreateCluster": create_cluster,
+    "DescribeCluster": describe_cluster,
+    "ListClusters": list_clusters,
+    "DeleteCluster": delete_cluster,
+    "UpdateCluster": update_cluster,
+    "UpdateClusterSoftware": update_cluster_software,
+    "ListClusterNodes": list_cluster_nodes,
+    "DescribeClusterNode": describe_cluster_node,
+    "BatchRebootClusterNodes": batch_reboot_cluster_nodes,
+    "BatchReplaceClusterNodes": batch_replace_cluster_nodes,
+    "BatchDeleteClusterNodes": batch_delete_cluster_nodes,
+    "ListTags": list_tags,
+    "ListTrainingPlans": list_training_plans,
+    "DescribeTrainingPlan": describe_training_plan,
+}
+
+
+def _node_ids(request: JsonObject) -> list[str]:
+    return list(request.get("NodeIds") or [])
+
+
+def _epoch(moment: Any) -> float:
+    """A timestamp of the wire (epoch seconds, or an ISO 8601 string) as epoch seconds."""
+    if isinstance(moment, int | float):
+        return float(moment)
+    return datetime.fromisoformat(str(moment).replace("Z", "+00:00")).timestamp()
+
+
+def _page(items: list[Any], request: JsonObject) -> tuple[list[Any], str | None]:
+    start = int(request.get("NextToken") or 0)
+    end = start + int(request.get("MaxResults") or 100)
+    return items[start:end], (str(end) if end < len(items) else None)
+
+
+def _with_token(result: JsonObject, token: str | None) -> JsonObject:
+    if token is not None:
+        result["NextToken"] = token
+    return result

@@ -1,0 +1,44 @@
+"""Node actions on the control plane's own HyperPod clusters: one batch call each (reboot, replace, delete), then a
+check that reads the nodes until each has settled. The three actions share the service's `act` and `check`."""
+
+from __future__ import annotations
+
+from controlplane import wiring
+from controlplane.access.conditions import MANAGED_RESOURCE
+from controlplane.access.grant import Grant
+from controlplane.access.hyperpod import HYPERPOD_CLUSTERS, HYPERPOD_CLUSTERS_REASON, READ_NODES
+from controlplane.models.workflow import NodeActionInput
+from steps.groups import NODES
+from steps.step import Step, work
+
+
+def _act(name: str, action: str) -> Step:
+    """A batch node call, on the control plane's own HyperPod clusters only."""
+    return work(
+        name,
+        NODES,
+        NodeActionInput,
+        lambda ctx: wiring.node_steps(ctx.region).act(ctx),
+        (READ_NODES, Grant((action,), HYPERPOD_CLUSTERS, MANAGED_RESOURCE, HYPERPOD_CLUSTERS_REASON)),
+    )
+
+
+def _check(name: str) -> Step:
+    return work(
+        name,
+        NODES,
+        NodeActionInput,
+        lambda ctx: wiring.node_steps(ctx.region).check(ctx),
+        (READ_NODES,),
+        waiting="{status}",
+    )
+
+
+STEPS = (
+    _act("Reboot Nodes", "sagemaker:BatchRebootClusterNodes"),
+    _act("Replace Nodes", "sagemaker:BatchReplaceClusterNodes"),
+    _act("Delete Nodes", "sagemaker:BatchDeleteClusterNodes"),
+    _check("Check Nodes Rebooted"),
+    _check("Check Nodes Replaced"),
+    _check("Check Nodes Deleted"),
+)
