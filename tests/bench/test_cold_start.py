@@ -93,6 +93,7 @@ def sample(statement: str, env: dict[str, str], gc_off: bool = False) -> tuple[f
 
 
 @pytest.mark.bench
+@pytest.mark.timeout(1800)  # some 250 fresh interpreters, minutes on a busy machine
 def test_cold_start_import_times(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     env |= {"PYTHONPATH": "functions:.", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
