@@ -10,10 +10,6 @@ from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFound
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyValidationError,
-)
 
 from controlplane.models.common import View
 from controlplane.models.errors import DomainError
@@ -78,24 +74,6 @@ def register(app: APIGatewayRestResolver) -> None:
         )
         return error_response(
             app, 400, "InvalidRequest", f"The request is not valid: {summary}", {"problems": problems}
-        )
-
-    @app.exception_handler(IdempotencyValidationError)
-    def key_reused(error: IdempotencyValidationError) -> Response[str]:
-        return error_response(
-            app,
-            409,
-            "IdempotencyKeyReused",
-            "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
-        )
-
-    @app.exception_handler(IdempotencyAlreadyInProgressError)
-    def key_in_progress(error: IdempotencyAlreadyInProgressError) -> Response[str]:
-        return error_response(
-            app,
-            409,
-            "RequestInProgress",
-            "A request with this Idempotency-Key is still being processed; retry in a moment for its result.",
         )
 
     @app.exception_handler(json.JSONDecodeError)

@@ -89,9 +89,9 @@ class Settings(BaseModel):
     """The strongest role the MCP server may act with (a user's own role still bounds each request)."""
 
     # Waits.
-    poll_seconds: int = _variable("IS_POLL_SECONDS", 30, ge=0)
+    poll_seconds: int = _variable("IS_POLL_SECONDS", 5, ge=0)
     """A wait loop's first wait; later waits grow with the time waited (core.polling)."""
-    poll_max_seconds: int = _variable("IS_POLL_MAX_SECONDS", 1800, ge=0)
+    poll_max_seconds: int = _variable("IS_POLL_MAX_SECONDS", 7200, ge=0)
     """The longest wait between two checks of a wait loop."""
     operation_wait_poll_seconds: float = _variable("IS_OPERATION_WAIT_POLL_SECONDS", 0.5, gt=0)
     """How often a long-polling `GET /operations/{id}/wait` re-reads the operation."""

@@ -33,8 +33,8 @@ from infra.rendering import SETTING_OF_PLACEHOLDER
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
-POLL_SECONDS = 30
-POLL_MAX_SECONDS = 1800
+POLL_SECONDS = 5
+POLL_MAX_SECONDS = 7200
 
 
 class StepLambdasStack(NestedStack):

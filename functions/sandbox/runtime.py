@@ -132,7 +132,8 @@ class Sandbox:
     takes), `downloads` (the downloader: fail a download), `serving` (model servers: their load time), `inference`
     (the inference operator: how long models load), `sagemaker_runtime` (the SageMaker endpoints it registered),
     `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
-    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served).
+    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served); `eks`, `addons`, `hyperpod` and
+    `fsx` say how long their resources take (`seconds`), which a benchmark may set apart.
     """
 
     def __init__(self, options: SandboxOptions) -> None:
@@ -163,15 +164,17 @@ class Sandbox:
             on_active=self._eks_cluster_active,
             on_deleted=self._eks_cluster_deleted,
         )
+        self.addons = AddonRoutes(ACCOUNT_ID, seconds, nodes=self._eks_cluster_nodes)
+        self.fsx = FsxExtension(seconds_to_available=seconds)
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
             IamExtension(),
             self.eks,
             self._access,
-            AddonRoutes(ACCOUNT_ID, seconds, nodes=self._eks_cluster_nodes),
+            self.addons,
             HyperPodExtension(self.hyperpod),
             Ec2Extension(self.hyperpod.addresses_in),
-            FsxExtension(seconds_to_available=seconds),
+            self.fsx,
             AmpWorkspaces(seconds),
             self.s3,
             ServiceQuotasExtension(self.quotas),

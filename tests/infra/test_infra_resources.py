@@ -184,7 +184,7 @@ def test_step_environment(synth: Any) -> None:
         variables = variables_of(synth, synth.step_function(group))
         # settings() reads every table name; IAM grants only the operations and clusters tables.
         assert set(table_env_names(synth)) <= set(variables), group
-        assert variables["IS_POLL_SECONDS"] == "30" and variables["IS_POLL_MAX_SECONDS"] == "1800"
+        assert variables["IS_POLL_SECONDS"] == "5" and variables["IS_POLL_MAX_SECONDS"] == "7200"
         assert "IS_STATE_MACHINE_ARNS" not in variables and "IS_IAM_ROLE_BINDINGS" not in variables
         if group_access(group).assumes_kubernetes_role:
             assert render(variables["IS_KUBERNETES_ROLE_ARN"]) == kubernetes_role_arn, group

@@ -16,11 +16,11 @@ VARIABLE = re.compile(r"\bIS_[A-Z][A-Z_]*\b")
 
 def test_a_set_value_is_read_with_its_type() -> None:
     settings = Settings.from_environment(
-        {"IS_POLL_SECONDS": "5", "IS_STATE_MACHINE_ARNS": '{"create_cluster": "arn:m"}', "OTHER": "ignored"}
+        {"IS_POLL_SECONDS": "7", "IS_STATE_MACHINE_ARNS": '{"create_cluster": "arn:m"}', "OTHER": "ignored"}
     )
-    assert settings.poll_seconds == 5
+    assert settings.poll_seconds == 7
     assert settings.state_machine_arns == {"create_cluster": "arn:m"}
-    assert settings.poll_max_seconds == 1800
+    assert settings.poll_max_seconds == 7200
 
 
 def test_an_invalid_value_is_refused_naming_its_variable() -> None:

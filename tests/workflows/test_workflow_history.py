@@ -83,9 +83,9 @@ def longest_wait_events(kind: OperationKind, poll: PollSettings) -> int:
     return once + longest
 
 
-def test_the_poll_policy_backs_off_from_30_seconds_to_30_minutes(monkeypatch):
+def test_the_poll_policy_backs_off_from_5_seconds_to_2_hours(monkeypatch):
     poll = aws_poll_settings(monkeypatch)
-    assert (poll.first_wait_seconds, poll.max_wait_seconds) == (30, 1800)
+    assert (poll.first_wait_seconds, poll.max_wait_seconds) == (5, 7200)
     assert checks_within(LONGEST_WAIT, poll) < 200
 
 

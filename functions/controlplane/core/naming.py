@@ -11,9 +11,11 @@ that uses them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from controlplane.models.features import Feature
-from controlplane.models.operations import OperationKind
+if TYPE_CHECKING:
+    from controlplane.models.features import Feature
+    from controlplane.models.operations import OperationKind
 
 # A deployment name keeps two control planes of one account apart (CDK context `deploymentName`, the functions'
 # `deployment_name` setting): lowercase letters and digits, no hyphen, so that `<deployment>-<clusterTag>-…` names

@@ -4,19 +4,20 @@ A workflow waits with Task(check) → Choice(`$.poll.done`) → Wait(`SecondsPat
 `controlplane.workflows.asl`). A check step observes live state, then hands `Poller.poll` what it waits for
 (`Wait`: a description and a deadline from `core.deadlines`) and whether it is done; the poller returns the
 loop's next `PollState`:
-- back-off: the next wait is a tenth of the time already waited, at least `first_wait_seconds` and at most
-  `max_wait_seconds` (30 s → 30 min on AWS), so completion is noticed within about 10 % of the time the work took
-  and a 72-hour wait stays far below Step Functions' 25,000-event history limit
-  (`tests/workflows/test_workflow_history.py`);
+- back-off: the next wait is a twentieth of the time already waited, at least `first_wait_seconds` and at most
+  `max_wait_seconds` (5 s → 2 h on AWS), so completion is noticed within about 5 % of the time the work took (a
+  minute's add-on within 5 s, a 10-minute EKS control plane within 30 s, 15 s on average: what the waits without an
+  event add to a pipeline, `tests/bench/test_pipeline_overhead.py`) and a 72-hour wait stays below a tenth of Step
+  Functions' 25,000-event history limit (`tests/workflows/test_workflow_history.py`);
 - deadline: once the wait has lasted its deadline, the check fails with `WaitTimeoutError`, saying what it waited
   for and for how long (the last wait ends at the deadline); `POST /operations/{id}/resume` runs the workflow
   again, which waits afresh.
 The loop's start (`PollState.startedAt`) travels in the execution state, so every check measures the same wait.
 
 Completion by event (day two): a loop whose waits an event ends early (`$.poll.byEvent`, set by its ASL) keeps
-this check as the fallback, with the same `Wait` and deadline; its back-off may grow to `EVENT_FALLBACK_FACTOR`
-times the maximum, because the fallback only catches a missed event, and because each of its rounds costs more
-history (a task-token Task instead of a Wait).
+this check as the fallback, with the same `Wait` and deadline; its back-off is `EVENT_FALLBACK_FACTOR` times as
+long (first wait, growth and maximum), because the fallback only catches a missed event, and because each of its
+rounds costs more history (a task-token Task instead of a Wait).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from controlplane.core.ports.persistence import Clock
 from controlplane.models.errors import WaitTimeoutError
 from controlplane.models.workflow import PollState, WorkflowState
 
-BACKOFF_FRACTION = 0.1
+BACKOFF_FRACTION = 0.05
 """The next wait, as a fraction of the time already waited (before the first and maximum bounds)."""
 EVENT_FALLBACK_FACTOR = 2
-"""An event-ended loop's longest wait, as a multiple of `max_wait_seconds`."""
+"""An event-ended loop's waits, as a multiple of a polled loop's."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,9 @@ class PollSettings:
 
     def wait_seconds(self, waited: timedelta, by_event: bool = False) -> int:
         """Seconds to wait before the next check, after `waited` of waiting (`by_event`: an event ends it early)."""
-        grown = int(waited.total_seconds() * BACKOFF_FRACTION)
-        longest = self.max_wait_seconds * (EVENT_FALLBACK_FACTOR if by_event else 1)
-        return min(longest, max(self.first_wait_seconds, grown))
+        factor = EVENT_FALLBACK_FACTOR if by_event else 1
+        grown = int(waited.total_seconds() * BACKOFF_FRACTION * factor)
+        return min(self.max_wait_seconds * factor, max(self.first_wait_seconds * factor, grown))
 
 
 @dataclass(frozen=True)

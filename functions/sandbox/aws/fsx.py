@@ -32,7 +32,8 @@ class _Lifecycle:
 
 class FsxExtension:
     def __init__(self, seconds_to_available: float) -> None:
-        self._seconds = seconds_to_available
+        # How long a file system takes to be created or deleted; a benchmark may set it.
+        self.seconds = seconds_to_available
         self._patches = Patches()
         self._lifecycles: dict[str, _Lifecycle] = {}
 
@@ -86,7 +87,7 @@ class FsxExtension:
         now = time.monotonic()
         for file_system_id in list(backend.file_systems):
             lifecycle = self._lifecycles.get(file_system_id)
-            if lifecycle is None or now - lifecycle.since < self._seconds:
+            if lifecycle is None or now - lifecycle.since < self.seconds:
                 continue
             if lifecycle.status == "CREATING":
                 lifecycle.status = "AVAILABLE"

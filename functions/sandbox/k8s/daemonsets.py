@@ -9,6 +9,10 @@ What it does, as Kubernetes does it (kubernetes.io/docs/concepts/workloads/contr
   event saying why the pull failed; every other pod is Running and Ready;
 - a changed template replaces every pod (a rolling update done at once); a deleted DaemonSet takes its pods;
 - the DaemonSet's status counts its pods (desired, current, updated, ready, available, unavailable).
+
+A node that joins or changes costs each DaemonSet a look at that node and its one pod, and the status a recount of
+that pod alone; a DaemonSet is reconciled whole when its spec changes (its generation), not when its status is
+written. So a fleet of thousands of nodes comes up in time linear in its size.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class DaemonSetController:
         self._emulator = emulator
         # Re-entrant: a pod or status write inside the lock notifies this controller again on the same thread.
         self._lock = threading.RLock()
+        # The generation each DaemonSet (cluster, uid) was last reconciled at: a status write leaves it unchanged.
+        self._reconciled: dict[tuple[str, str], int] = {}
 
     def install(self) -> None:
         self._emulator.add_listener(self._on_event)
@@ -57,38 +63,78 @@ class DaemonSetController:
             with self._lock:
                 if kind == "Node":
                     for daemon_set in store.list(*APPS):
-                        self._reconcile(store, daemon_set, only_node=obj["metadata"]["name"])
+                        if event_type == "DELETED":
+                            self._reconcile(store, daemon_set, only_node=obj["metadata"]["name"])
+                        else:
+                            self._reconcile_node(store, daemon_set, obj["metadata"]["name"])
                 elif event_type == "DELETED":
+                    self._reconciled.pop((cluster, obj["metadata"].get("uid", "")), None)
                     for pod in _pods(store, obj):
                         store.delete("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
                 else:
                     live = store.get(*APPS, obj["metadata"].get("namespace"), obj["metadata"]["name"])
-                    if live is not None:
+                    key = (cluster, obj["metadata"].get("uid", ""))
+                    if live is not None and self._reconciled.get(key) != live["metadata"].get("generation"):
+                        self._reconciled[key] = live["metadata"].get("generation")
                         self._reconcile(store, live)
         except LookupError:
             pass  # the cluster went away
 
     def _reconcile(self, store: ClusterStore, daemon_set: JsonObject, only_node: str | None = None) -> None:
         """Bring the DaemonSet's pods (on one node, or on all) to its template, then its status to its pods."""
-        template = (daemon_set.get("spec") or {}).get("template") or {}
-        spec = template.get("spec") or {}
-        revision = _revision(template)
+        revision = _revision((daemon_set.get("spec") or {}).get("template") or {})
         nodes = {node["metadata"]["name"]: node for node in store.list("", "v1", "nodes")}
         pods = {str((pod.get("spec") or {}).get("nodeName") or ""): pod for pod in _pods(store, daemon_set)}
         for name in [only_node] if only_node else sorted(set(nodes) | set(pods)):
-            node, pod = nodes.get(name), pods.get(name)
-            current = pod is not None and (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision
-            if pod is not None and not (current and node is not None and _may_run(spec, node, new=False)):
-                store.delete("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
-                pod = None
-            if pod is None and node is not None and _may_run(spec, node, new=True):
-                self._create_pod(store, daemon_set, template, revision, name)
+            self._converge(store, daemon_set, revision, name, nodes.get(name), pods.get(name))
         self._update_status(store, daemon_set, revision, nodes)
+
+    def _converge(
+        self,
+        store: ClusterStore,
+        daemon_set: JsonObject,
+        revision: str,
+        name: str,
+        node: JsonObject | None,
+        pod: JsonObject | None,
+    ) -> JsonObject | None:
+        """The DaemonSet's pod on the node `name` as its template wants it: kept, replaced, deleted or created."""
+        template = (daemon_set.get("spec") or {}).get("template") or {}
+        spec = template.get("spec") or {}
+        current = pod is not None and (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision
+        if pod is not None and not (current and node is not None and _may_run(spec, node, new=False)):
+            store.delete("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+            pod = None
+        if pod is None and node is not None and _may_run(spec, node, new=True):
+            pod = self._create_pod(store, daemon_set, template, revision, name)
+        return pod
+
+    def _reconcile_node(self, store: ClusterStore, daemon_set: JsonObject, name: str) -> None:
+        """The DaemonSet's pod on one node that joined or changed, and its status recounted for that pod alone."""
+        revision = _revision((daemon_set.get("spec") or {}).get("template") or {})
+        node = store.get("", "v1", "nodes", None, name)
+        before = _own_pod(store, daemon_set, name)
+        after = self._converge(store, daemon_set, revision, name, node, before)
+        live = store.get(*APPS, daemon_set["metadata"]["namespace"], daemon_set["metadata"]["name"])
+        if live is None or not live.get("status"):
+            nodes = {node["metadata"]["name"]: node for node in store.list("", "v1", "nodes")}
+            self._update_status(store, daemon_set, revision, nodes)
+            return
+        counts = _counts(live["status"])
+        # The node existed before unless it just joined; either way a pod before it counted only if it was there.
+        for sign, counted in ((-1, before), (1, after if node is not None else None)):
+            if counted is not None:
+                counts = tuple(
+                    total + sign * part for total, part in zip(counts, _contribution(counted, revision), strict=True)
+                )
+        status = _status_of(*counts, live["metadata"].get("generation", 1))
+        if live.get("status") != status:
+            store.put({**live, "status": status})
 
     @staticmethod
     def _create_pod(
         store: ClusterStore, daemon_set: JsonObject, template: JsonObject, revision: str, node: str
-    ) -> None:
+    ) -> JsonObject:
         metadata = daemon_set["metadata"]
         spec = template.get("spec") or {}
         containers = spec.get("containers") or []
@@ -98,7 +144,7 @@ class DaemonSetController:
             "apiVersion": "v1",
             "kind": "Pod",
             "metadata": {
-                "name": f"{metadata['name']}-{hashlib.sha1(node.encode()).hexdigest()[:5]}",
+                "name": _pod_name(daemon_set, node),
                 "namespace": metadata["namespace"],
                 "labels": {**((template.get("metadata") or {}).get("labels") or {}), REVISION_LABEL: revision},
                 "ownerReferences": [{**reference, "controller": True}],
@@ -106,32 +152,64 @@ class DaemonSetController:
             "spec": {**spec, "nodeName": node},
             "status": _status(containers, errors),
         }
-        store.put(pod)
+        created = store.put(pod)
         for container in containers:
             if container.get("name", "") in errors:
                 message = f'Failed to pull image "{container.get("image")}": {errors[container.get("name", "")]}'
                 SimulatedPods.event(store, pod, "Failed", message, warning=True)
+        return created
 
     @staticmethod
     def _update_status(
         store: ClusterStore, daemon_set: JsonObject, revision: str, nodes: dict[str, JsonObject]
     ) -> None:
         pods = [pod for pod in _pods(store, daemon_set) if (pod.get("spec") or {}).get("nodeName") in nodes]
-        ready = sum(1 for pod in pods if _ready(pod))
-        updated = sum(1 for pod in pods if (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision)
-        status = {
-            "currentNumberScheduled": len(pods),
-            "desiredNumberScheduled": len(pods),
-            "numberMisscheduled": 0,
-            "numberReady": ready,
-            "numberAvailable": ready,
-            "numberUnavailable": len(pods) - ready,
-            "updatedNumberScheduled": updated,
-            "observedGeneration": daemon_set["metadata"].get("generation", 1),
-        }
+        contributions = [_contribution(pod, revision) for pod in pods]
+        scheduled, ready, updated = (sum(column) for column in zip((0, 0, 0), *contributions, strict=True))
+        status = _status_of(scheduled, ready, updated, daemon_set["metadata"].get("generation", 1))
         live = store.get(*APPS, daemon_set["metadata"]["namespace"], daemon_set["metadata"]["name"])
         if live is not None and live.get("status") != status:
             store.put({**live, "status": status})
+
+
+def _status_of(scheduled: int, ready: int, updated: int, generation: int) -> JsonObject:
+    return {
+        "currentNumberScheduled": scheduled,
+        "desiredNumberScheduled": scheduled,
+        "numberMisscheduled": 0,
+        "numberReady": ready,
+        "numberAvailable": ready,
+        "numberUnavailable": scheduled - ready,
+        "updatedNumberScheduled": updated,
+        "observedGeneration": generation,
+    }
+
+
+def _counts(status: JsonObject) -> tuple[int, int, int]:
+    return status["currentNumberScheduled"], status["numberReady"], status["updatedNumberScheduled"]
+
+
+def _contribution(pod: JsonObject, revision: str) -> tuple[int, int, int]:
+    """What one scheduled pod adds to its DaemonSet's counts: itself, whether Ready, whether of the revision."""
+    current = (pod["metadata"].get("labels") or {}).get(REVISION_LABEL) == revision
+    return 1, int(_ready(pod)), int(current)
+
+
+def _pod_name(daemon_set: JsonObject, node: str) -> str:
+    """Named after its node (Kubernetes draws 5 random characters; 5 hex digits of the node's hash collided once in
+    two fleets of a thousand nodes, and two nodes' pods took turns under one name)."""
+    return f"{daemon_set['metadata']['name']}-{hashlib.sha1(node.encode()).hexdigest()[:10]}"
+
+
+def _own_pod(store: ClusterStore, daemon_set: JsonObject, node: str) -> JsonObject | None:
+    """The DaemonSet's pod on `node` (the controller names it after the node), if it owns it."""
+    metadata = daemon_set["metadata"]
+    pod = store.get("", "v1", "pods", metadata["namespace"], _pod_name(daemon_set, node))
+    owned = pod is not None and any(
+        owner.get("kind") == "DaemonSet" and owner.get("name") == metadata["name"]
+        for owner in pod["metadata"].get("ownerReferences") or []
+    )
+    return pod if owned else None
 
 
 def _pods(store: ClusterStore, daemon_set: JsonObject) -> list[JsonObject]:

@@ -17,7 +17,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState
 from tests.fakes.account import ACCOUNT_ID
 
-AWS = PollSettings(first_wait_seconds=30, max_wait_seconds=1800)
+AWS = PollSettings(first_wait_seconds=5, max_wait_seconds=7200)
 
 
 def group(count: int, deep_health_checks: bool = False) -> InstanceGroup:
@@ -31,8 +31,12 @@ def group(count: int, deep_health_checks: bool = False) -> InstanceGroup:
     )
 
 
-def test_the_wait_is_30_seconds_then_a_tenth_of_the_time_waited_then_30_minutes():
-    assert [AWS.wait_seconds(timedelta(minutes=m)) for m in (0, 4, 10, 60, 300, 3000)] == [30, 30, 60, 360, 1800, 1800]
+def test_the_wait_is_5_seconds_then_a_twentieth_of_the_time_waited_then_2_hours():
+    assert [AWS.wait_seconds(timedelta(minutes=m)) for m in (0, 1, 10, 60, 300, 3000)] == [5, 5, 30, 180, 900, 7200]
+
+
+def test_an_event_ended_wait_falls_back_twice_as_slowly():
+    assert [AWS.wait_seconds(timedelta(minutes=m), by_event=True) for m in (0, 10, 3000)] == [10, 60, 14400]
 
 
 def test_the_sandbox_waits_near_zero_whatever_the_time_waited():
@@ -79,10 +83,10 @@ def test_every_check_of_a_loop_measures_from_its_first_check(ctx, clock):
     poller = Poller(AWS, clock)
     wait = Wait("the add-ons of eks-cluster-demo to be ACTIVE", timedelta(minutes=30))
     first = poller.poll(ctx, wait, done=False, status="CREATING")
-    assert (first.attempts, first.waitSeconds, first.startedAt) == (1, 30, clock.now())
+    assert (first.attempts, first.waitSeconds, first.startedAt) == (1, 5, clock.now())
     clock.sleep(20 * 60)
     later = poller.poll(ctx.model_copy(update={"poll": first}), wait, done=False, status="CREATING")
-    assert (later.attempts, later.waitSeconds, later.startedAt) == (2, 120, first.startedAt)
+    assert (later.attempts, later.waitSeconds, later.startedAt) == (2, 60, first.startedAt)
 
 
 def test_the_last_wait_ends_at_the_deadline_rather_than_a_back_off_past_it(ctx, clock):

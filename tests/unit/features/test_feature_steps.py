@@ -39,10 +39,10 @@ def test_each_poll_counts_backs_off_and_times_out_at_the_deadline(world):
     ctx = world.workflow_input(Feature.CERT_MANAGER, ENABLE)
     started = world.clock.now()
     polled = ctx.model_copy(update={"poll": PollState(done=False, attempts=3, waitSeconds=5, startedAt=started)})
-    world.clock.sleep(10 * 60)
+    world.clock.sleep(20 * 60)
     state = world.steps.ensure(Feature.CERT_MANAGER, polled)
     assert (state.attempts, state.waitSeconds, state.startedAt) == (4, POLL.max_wait_seconds, started)
-    world.clock.sleep(20 * 60)
+    world.clock.sleep(10 * 60)
     with pytest.raises(WaitTimeoutError, match=r"after waiting 30 min .* certManager to be enabled; its status is"):
         world.steps.ensure(Feature.CERT_MANAGER, polled)
 

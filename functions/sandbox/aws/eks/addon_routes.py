@@ -25,7 +25,8 @@ from sandbox.aws.patches import Patches
 class AddonRoutes:
     def __init__(self, account: str, seconds: float, nodes: Callable[[str], list[JsonObject]]) -> None:
         self._account = account
-        self._seconds = seconds
+        # How long an add-on takes to settle, for the clusters seen from then on; a benchmark may set it.
+        self.seconds = seconds
         self._nodes = nodes
         self._lock = threading.Lock()
         self._clusters: dict[tuple[str, str], tuple[Any, ClusterAddons]] = {}  # → (moto's createdAt, state)
@@ -63,7 +64,7 @@ class AddonRoutes:
         if known is None or known[0] != cluster.created_at:
             known = self._clusters[key] = (
                 cluster.created_at,
-                ClusterAddons(cluster.arn, str(cluster.version), self._seconds, partial(self._nodes, name)),
+                ClusterAddons(cluster.arn, str(cluster.version), self.seconds, partial(self._nodes, name)),
             )
         return known[1]
 

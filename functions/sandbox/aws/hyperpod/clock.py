@@ -25,7 +25,7 @@ class Scheduler:
         self, seconds: float, clock: Callable[[], float], after: Callable[[Cluster], None] = lambda cluster: None
     ) -> None:
         """`after` is told of each transition once it has run (the simulation emits the cluster's event)."""
-        self._seconds = seconds
+        self.seconds = seconds
         self._clock = clock
         self._after = after
         self._tasks: list[_Task] = []
@@ -33,7 +33,7 @@ class Scheduler:
 
     def later(self, cluster: Cluster, run: Callable[[], None]) -> None:
         """Run ``run`` once the delay has passed (a transition of ``cluster``)."""
-        self._tasks.append(_Task(self._clock() + self._seconds, cluster, run))
+        self._tasks.append(_Task(self._clock() + self.seconds, cluster, run))
 
     def cancel(self, cluster: Cluster) -> None:
         """Forget the cluster's pending transitions (it is being deleted)."""

@@ -36,6 +36,15 @@ class SimulationState:
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
 
+    @property
+    def seconds(self) -> float:
+        """How long each transition takes (a benchmark may set it; those already scheduled keep their time)."""
+        return self._scheduler.seconds
+
+    @seconds.setter
+    def seconds(self, seconds: float) -> None:
+        self._scheduler.seconds = seconds
+
     @contextmanager
     def held(self) -> Iterator[None]:
         """Simulated time stands still inside: a test reads a transient state (a node rebooting, replacing or
