@@ -112,3 +112,19 @@ def test_an_unknown_path_is_still_route_not_found(running_sandbox):
         response = api.put("/clusters/strictness/no-such-thing")
     assert response.status_code == 404
     assert response.json()["code"] == "RouteNotFound"
+
+
+@pytest.mark.parametrize("token", ["", " "])
+def test_an_empty_download_token_is_refused_not_stored_as_a_secret_named_none(running_sandbox, token):
+    with running_sandbox.client("sandbox-operator") as api:
+        response = api.post("/clusters/strictness/downloads", json={"repoId": "Qwen/Qwen2.5-0.5B", "token": token})
+    assert response.status_code == 400, response.text
+    assert response.json()["details"]["problems"][0]["field"] == "token"
+
+
+def test_an_empty_model_server_token_is_refused_too(running_sandbox):
+    body = {"name": "gated", "command": "vllm serve meta-llama/Llama-3.2-1B", "gpus": 1, "huggingFaceToken": ""}
+    with running_sandbox.client("sandbox-operator") as api:
+        response = api.post("/clusters/strictness/deployments", json=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["details"]["problems"][0]["field"] == "huggingFaceToken"
