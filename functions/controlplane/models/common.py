@@ -60,7 +60,10 @@ class View(BaseModel):
 # Pages sized for an agent's context: a page of any list stays in the tens of kilobytes.
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
-CONTINUE_DESCRIPTION = "Pass as `continue` to get the next page; absent on the last page."
+CONTINUE_DESCRIPTION = (
+    "Pass as `continue` to get the next page; absent on the last page. A list of a cluster's Kubernetes objects keeps "
+    "its place for about five minutes: an older token is refused (400 ContinueTokenExpired); start again without it."
+)
 
 
 class PageView(View):

@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -214,8 +215,7 @@ class _HttpApi:
             return _pod_log(target, name)
         raise no_such_resource()
 
-    @staticmethod
-    def _collection(target: _Target) -> Response:
+    def _collection(self, target: _Target) -> Response:
         call, store, kind = target.call, target.store, target.kind
         all_namespaces = kind.namespaced and target.namespace is None
         if call.method == "POST" and not all_namespaces:
@@ -230,12 +230,12 @@ class _HttpApi:
             limit = int(call.query["limit"]) if call.query.get("limit") else None
         except ValueError as exc:
             raise bad_request(str(exc)) from None
-        after = _continue_key(call.query.get("continue"))
+        after, issued = _continue_key(call.query.get("continue"), self._emulator.continue_lifetime())
         items, more = store.select_page(kind, target.namespace, labels, fields, after, limit or None)
         metadata: JsonObject = {"resourceVersion": str(store.revision)}
         if more:
             last = items[-1]["metadata"]
-            metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
+            metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"], issued)
         # The body is rendered here, under the cluster's lock, from each item's stored encoding (`store.encoded`).
         head = encode_json({"kind": f"{kind.kind}List", "apiVersion": kind.api_version, "metadata": metadata})
         body = head[:-1] + b',"items":[' + b",".join(store.encoded(kind, item) for item in items) + b"]}"
@@ -293,19 +293,30 @@ def _access(call: _Call) -> ApiAccess:
     return ApiAccess(verb, group, resource)
 
 
-def _continue_token(namespace: str, name: str) -> str:
-    """A list's ``continue``: where the next page starts (after this key)."""
-    return base64.urlsafe_b64encode(json.dumps([namespace, name]).encode()).decode()
+def _continue_token(namespace: str, name: str, issued: float) -> str:
+    """A list's ``continue``: where the next page starts (after this key), and when the list's first page was read
+    (its place is kept for that long, as the API server keeps the list's revision)."""
+    return base64.urlsafe_b64encode(json.dumps([namespace, name, issued]).encode()).decode()
 
 
-def _continue_key(token: str | None) -> tuple[str, str] | None:
+def _continue_key(token: str | None, lifetime: float) -> tuple[tuple[str, str] | None, float]:
+    """(the key the page starts after, when the list began) of a request's ``continue``: 400 for a token the server
+    never made, 410 Gone for one older than ``lifetime`` (as the API server answers both)."""
     if not token:
-        return None
+        return None, time.monotonic()
     try:
-        namespace, name = json.loads(base64.urlsafe_b64decode(token))
-    except (binascii.Error, ValueError, TypeError):
-        raise ApiError(410, "Expired", "the provided continue parameter is too old or malformed") from None
-    return (str(namespace), str(name))
+        namespace, name, issued = json.loads(base64.urlsafe_b64decode(token))
+        issued = float(issued)
+    except (binascii.Error, ValueError, TypeError) as error:
+        raise bad_request(f"invalid continue token: {error}") from None
+    if time.monotonic() - issued > lifetime:
+        raise ApiError(
+            410,
+            "Expired",
+            "The provided continue parameter is too old to display a consistent list result. You can start a new "
+            "list without the continue parameter.",
+        )
+    return (str(namespace), str(name)), issued
 
 
 def _decode(call: _Call) -> Any:
