@@ -23,7 +23,7 @@ from sandbox.k8s.store import ObjectStore
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
 # (cluster, bearer token, what the call does) → may it?
-Authorizer = Callable[[str, str, ApiAccess], bool]
+Authorizer = Callable[[str, str, ApiAccess], bool | None]
 # (cluster, namespace, service[:port], path, method, body) → (status, JSON text): a Service's answer via the proxy.
 ServiceProxy = Callable[[str, str, str, str, str, bytes], tuple[int, str]]
 
@@ -75,10 +75,11 @@ class KubernetesEmulator:
         with self._lock:
             self._authorizer = authorizer
 
-    def authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
+    def authorized(self, cluster: str, token: str, access: ApiAccess) -> bool | None:
+        """Whether the call is allowed; None when the cluster does not know the token's signer at all."""
         with self._lock:
             authorizer = self._authorizer
-        return authorizer is None or authorizer(cluster, token, access)
+        return True if authorizer is None else authorizer(cluster, token, access)
 
     def set_continue_lifetime(self, seconds: float) -> None:
         """How long a list's continue token stays valid (tests shorten it to see a token expire)."""

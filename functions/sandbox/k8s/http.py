@@ -15,7 +15,6 @@ import base64
 import binascii
 import json
 import re
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +31,7 @@ from starlette.routing import Route
 from sandbox.k8s import validation
 from sandbox.k8s.apply import APPLY_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from sandbox.k8s.buckets import Event
+from sandbox.k8s.continuation import continue_key, continue_token
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
 from sandbox.k8s.kinds import NAMESPACES, POD_KIND, PODS, Kind
@@ -153,8 +153,12 @@ class _HttpApi:
             token = token.strip()
             if scheme.lower() != "bearer" or not token_is_well_formed(token):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self._emulator.authorized(call.cluster, token, _access(call)):
-                raise ApiError(403, "Forbidden", f'{call.method} on cluster "{call.cluster}" is not granted')
+            access = _access(call)
+            allowed = self._emulator.authorized(call.cluster, token, access)
+            if allowed is None:
+                raise ApiError(401, "Unauthorized", "Unauthorized")
+            if not allowed:
+                raise ApiError(403, "Forbidden", access.refusal())
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise bad_request("watch not supported")
             return self._route(call)
@@ -230,12 +234,12 @@ class _HttpApi:
             limit = int(call.query["limit"]) if call.query.get("limit") else None
         except ValueError as exc:
             raise bad_request(str(exc)) from None
-        after, issued = _continue_key(call.query.get("continue"), self._emulator.continue_lifetime())
+        after, issued = continue_key(call.query.get("continue"), self._emulator.continue_lifetime())
         items, more = store.select_page(kind, target.namespace, labels, fields, after, limit or None)
         metadata: JsonObject = {"resourceVersion": str(store.revision)}
         if more:
             last = items[-1]["metadata"]
-            metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"], issued)
+            metadata["continue"] = continue_token(last.get("namespace", ""), last["name"], issued)
         # The body is rendered here, under the cluster's lock, from each item's stored encoding (`store.encoded`).
         head = encode_json({"kind": f"{kind.kind}List", "apiVersion": kind.api_version, "metadata": metadata})
         body = head[:-1] + b',"items":[' + b",".join(store.encoded(kind, item) for item in items) + b"]}"
@@ -291,32 +295,6 @@ def _access(call: _Call) -> ApiAccess:
     verb = "list" if call.method == "GET" and not named else _VERB_OF_METHOD[call.method]
     resource = "/".join([rest[0], *rest[2:3]])
     return ApiAccess(verb, group, resource)
-
-
-def _continue_token(namespace: str, name: str, issued: float) -> str:
-    """A list's ``continue``: where the next page starts (after this key), and when the list's first page was read
-    (its place is kept for that long, as the API server keeps the list's revision)."""
-    return base64.urlsafe_b64encode(json.dumps([namespace, name, issued]).encode()).decode()
-
-
-def _continue_key(token: str | None, lifetime: float) -> tuple[tuple[str, str] | None, float]:
-    """(the key the page starts after, when the list began) of a request's ``continue``: 400 for a token the server
-    never made, 410 Gone for one older than ``lifetime`` (as the API server answers both)."""
-    if not token:
-        return None, time.monotonic()
-    try:
-        namespace, name, issued = json.loads(base64.urlsafe_b64decode(token))
-        issued = float(issued)
-    except (binascii.Error, ValueError, TypeError) as error:
-        raise bad_request(f"invalid continue token: {error}") from None
-    if time.monotonic() - issued > lifetime:
-        raise ApiError(
-            410,
-            "Expired",
-            "The provided continue parameter is too old to display a consistent list result. You can start a new "
-            "list without the continue parameter.",
-        )
-    return (str(namespace), str(name)), issued
 
 
 def _decode(call: _Call) -> Any:
