@@ -63,22 +63,40 @@ _loading = threading.Lock()  # the sandbox serves requests on a thread while tes
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Answer one API Gateway proxy event: refuse an unreadable body, route, and audit the outcome."""
+    """Answer one API Gateway proxy event: route it, and audit the outcome."""
     idempotency.register_context(context)
-    refused = body.refusal(event)
-    if refused:
-        result = errors.refusal(event, refused)
-    else:
-        result = resolver_for(event.get("path") or "/").resolve(event, context)
+    result = resolver_for(event.get("path") or "/").resolve(event, context)
     audit.record(event, result)
     return result
 
 
 def router_for(path: str) -> str | None:
     """The router module that serves `path`, or None for a path no router claims (documents, unknown paths)."""
-    if path == IAM_PREFIX or path.startswith(f"{IAM_PREFIX}/"):
-        path = path[len(IAM_PREFIX) :] or "/"
+    path = _without_prefix(path)
     return next((name for pattern, name in ROUTERS if pattern.match(path)), None)
+
+
+def allowed_methods(path: str) -> list[str]:
+    """The methods the routes of `path` take, as its router declares them; none for a path no route declares."""
+    name = router_for(path)
+    if name is None:
+        return []
+    path = _without_prefix(path)
+    declared = import_module(f"api.routers.{name}").router.permissions
+    return sorted({key.split(" ", 1)[0] for key in declared if _template(key.split(" ", 1)[1]).fullmatch(path)})
+
+
+def _without_prefix(path: str) -> str:
+    if path == IAM_PREFIX or path.startswith(f"{IAM_PREFIX}/"):
+        return path[len(IAM_PREFIX) :] or "/"
+    return path
+
+
+@cache
+def _template(route: str) -> re.Pattern[str]:
+    """A route's path as the document names it (`/clusters/{clusterTag}`), as a pattern of the paths it serves."""
+    parts = re.split(r"({\w+})", route)
+    return re.compile("".join("[^/]+" if part.startswith("{") else re.escape(part) for part in parts))
 
 
 def resolver_for(path: str) -> APIGatewayRestResolver:
@@ -108,7 +126,7 @@ def _load(names: list[str]) -> APIGatewayRestResolver:
 @cache
 def _app() -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True, strip_prefixes=[IAM_PREFIX], json_body_deserializer=body.loads)
-    errors.register(app)
+    errors.register(app, allowed_methods)
     app.use([authenticate])
     return app
 
@@ -157,6 +175,8 @@ def _openapi_json() -> str:
             responses.pop("422", None)
             for status, meaning in ERROR_RESPONSES.items():
                 responses[status] = {**error, "description": meaning}
+            if "requestBody" in operation:
+                responses["415"] = {**error, "description": UNSUPPORTED_MEDIA_TYPE}
     return json.dumps(document)
 
 
@@ -167,3 +187,4 @@ ERROR_RESPONSES = {
     "404": "Not found",
     "409": "Conflict with the current state (busy cluster, reused key, ...)",
 }
+UNSUPPORTED_MEDIA_TYPE = "The body is not sent as Content-Type: application/json"

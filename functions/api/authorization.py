@@ -2,11 +2,12 @@
 
 A router module's `router` is a `Routes`: its decorators take `allow`, the permission the route needs (`READ`,
 `operator(...)`, `admin(...)`, or a rule that reads the request, for routes that need more for some requests).
-The permission is checked by the route's own middleware, after `authenticate` (every request, documents and
-unknown paths too: no identity → 401) and request validation (a malformed request answers 400 whatever the
-caller's role); a weaker role → 403; checks against live state (404, 409) run after it, in the route. The
-OpenAPI document names the weakest role that may call each route (`x-required-role`), which the MCP server, the
-console and the authorization tests read.
+A request is answered in the order a caller can act on: `authenticate` first (every request, documents and
+unknown paths too: no identity → 401), then the route's own middlewares: its permission (a weaker role → 403,
+whatever the body), the body's media type (`api.body.check`: 415) and the request's validation against the route's
+models (400); checks against live state (404, 409) run after them, in the route. The OpenAPI document names the
+weakest role that may call each route (`x-required-role`), which the MCP server, the console and the
+authorization tests read.
 """
 
 from __future__ import annotations
@@ -19,11 +20,16 @@ from typing import Any, TypeVar
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIResponseValidationMiddleware
 
+from api import body
 from api.auth import actor_of
 from controlplane.core.auth import Actor, Role
+from controlplane.models.errors import DomainError
 
 REQUIRED_ROLE = "x-required-role"
+_VALIDATION = body.BodyValidation()
+_RESPONSE_VALIDATION = OpenAPIResponseValidationMiddleware()
 DYNAMIC_SEGMENT = re.compile(r"<(\w+)>")  # Powertools' `<clusterTag>`, the document's `{clusterTag}`
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,8 +42,9 @@ class Permission:
 
 @dataclass(frozen=True)
 class RouteRequest:
-    """What a request-dependent permission reads: the JSON body. A plan (`dryRun`) needs the role the request
-    itself needs, so a plan never promises what the real call would refuse."""
+    """What a request-dependent permission reads: the JSON body (empty when it cannot be read, so the weakest role
+    the route takes is asked before the body is refused). A plan (`dryRun`) needs the role the request itself needs,
+    so a plan never promises what the real call would refuse."""
 
     body: Mapping[str, Any]
 
@@ -94,7 +101,11 @@ class Routes(Router):
         path = DYNAMIC_SEGMENT.sub(r"{\1}", rule)
         self.permissions[f"{method} {path}"] = allow
         extensions = {REQUIRED_ROLE: weakest_role(allow).name.lower()}
-        return self.route(rule, method, openapi_extensions=extensions, middlewares=[_checking(allow)], **options)
+        # Powertools validates a request before any middleware runs; the route validates after authorizing instead.
+        middlewares: list[Callable[..., Any]] = [_checking(allow), body.check, _VALIDATION, _RESPONSE_VALIDATION]
+        return self.route(
+            rule, method, openapi_extensions=extensions, enable_validation=False, middlewares=middlewares, **options
+        )
 
 
 def authenticate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
@@ -108,8 +119,11 @@ def _checking(rule: Rule) -> Callable[[APIGatewayRestResolver, NextMiddleware], 
 
     def authorize(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
         def route_request() -> RouteRequest:
-            body = app.request.json_body
-            return RouteRequest(body=body if isinstance(body, dict) else {})
+            try:
+                parsed = app.current_event.json_body
+            except (ValueError, DomainError):
+                parsed = None
+            return RouteRequest(body=parsed if isinstance(parsed, dict) else {})
 
         permission = required(rule, route_request)
         caller: Actor = app.context["actor"]

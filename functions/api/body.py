@@ -1,22 +1,25 @@
-"""What a request body must be before any route reads it: JSON text, UTF-8 throughout, and of a sane shape.
+"""What a request body must be before a route reads it: JSON text, UTF-8 throughout, and of a sane shape.
 
-Belongs here: the media type a route with a body accepts (anything else is 415), and the JSON parser every
-reader of the body uses (`loads`: the resolver's deserializer and the audit), which refuses what Python's
-`json` module would accept but nothing downstream can hold: lone surrogates (no UTF-8 encoding),
-integers past any field's range (and past Python's digit limit), `NaN`/`Infinity`, and nesting deeper
-than any request model. Field rules (patterns, ranges, required fields) belong to the request models.
+Belongs here: the media type a body may have (JSON, compared case-insensitively as RFC 9110 §8.3.1 says media types
+are; anything else is 415), checked by each route after the caller is authorized (`check`); the validation of the
+body against the route's model, which reads every body as JSON (`BodyValidation`); and the JSON parser every reader
+of the body uses (`loads`: the resolver's deserializer and the audit), which refuses what Python's `json` module
+would accept but nothing downstream can hold: lone surrogates (no UTF-8 encoding), integers past any field's range
+(and past Python's digit limit), `NaN`/`Infinity`, and nesting deeper than any request model. Field rules
+(patterns, ranges, required fields, strict numbers) belong to the request models.
 """
 
 from __future__ import annotations
 
 import binascii
 import json
-from collections.abc import Mapping
 from typing import Any
 
-from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 
-from controlplane.models.errors import DomainError, InvalidRequestError, UnsupportedMediaTypeError
+from controlplane.models.errors import InvalidRequestError, UnsupportedMediaTypeError
 
 JSON_MEDIA_TYPE = "application/json"
 MAX_DEPTH = 32
@@ -74,19 +77,28 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
-def refusal(raw_event: Mapping[str, Any]) -> DomainError | None:
-    """Why the request's body cannot be read at all, before routing: not JSON (415), or not UTF-8 text (400)."""
-    event = APIGatewayProxyEvent(dict(raw_event))
-    if not event.body:
-        return None
-    declared = event.headers.get("content-type") or ""
-    media_type = declared.split(";", 1)[0].strip().lower()
-    if media_type and media_type != JSON_MEDIA_TYPE and not media_type.endswith("+json"):
-        return UnsupportedMediaTypeError(
-            f"This API reads JSON bodies only; send Content-Type: {JSON_MEDIA_TYPE} (got '{media_type[:100]}')."
-        )
-    try:
-        _ = event.decoded_body
-    except (UnicodeDecodeError, binascii.Error):
-        return InvalidRequestError("The request body is not UTF-8 text.")
-    return None
+def check(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[str]:
+    """A route's middleware, once the caller is authorized: a body that is not JSON (415) or not UTF-8 text (400) is
+    refused here."""
+    event = app.current_event
+    if event.body:
+        declared = event.headers.get("content-type") or ""
+        media_type = declared.split(";", 1)[0].strip().lower()
+        if media_type and media_type != JSON_MEDIA_TYPE:
+            raise UnsupportedMediaTypeError(
+                f"This API reads JSON bodies only; send Content-Type: {JSON_MEDIA_TYPE} (got '{media_type[:100]}').",
+                {"supported": [JSON_MEDIA_TYPE]},
+            )
+        try:
+            _ = event.decoded_body
+        except (UnicodeDecodeError, binascii.Error):
+            raise InvalidRequestError("The request body is not UTF-8 text.") from None
+    return next_middleware(app)
+
+
+class BodyValidation(OpenAPIRequestValidationMiddleware):
+    """Powertools' request validation, reading every body as JSON: `check` has refused any other media type, and
+    Powertools' own choice by media type compares it as written (`APPLICATION/JSON` would be no JSON to it)."""
+
+    def _get_body(self, app: APIGatewayRestResolver) -> Any:  # type: ignore[override]
+        return self._parse_json_data(app)

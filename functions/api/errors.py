@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import ResponseBuilder
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFound
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from controlplane.models.common import View
 from controlplane.models.errors import DomainError
@@ -23,27 +22,22 @@ class ErrorBody(View):
     details: dict[str, Any] | None = None
 
 
-def _response(
-    event: APIGatewayProxyEvent, status: int, code: str, message: str, details: dict[str, Any] | None = None
+def error_response(
+    app: APIGatewayRestResolver,
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Response[str]:
-    request_id = event.request_context.request_id or ""
+    request_id = app.current_event.request_context.request_id or ""
     body = ErrorBody(code=code, message=message, requestId=request_id, details=details or None)
     return Response(
-        status_code=status, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json(exclude_none=True)
+        status_code=status,
+        content_type=content_types.APPLICATION_JSON,
+        body=body.model_dump_json(exclude_none=True),
+        headers=headers,
     )
-
-
-def error_response(
-    app: APIGatewayRestResolver, status: int, code: str, message: str, details: dict[str, Any] | None = None
-) -> Response[str]:
-    return _response(app.current_event, status, code, message, details)
-
-
-def refusal(raw_event: dict[str, Any], error: DomainError) -> dict[str, Any]:
-    """The Lambda result of a request refused before routing (see `api.body`), in the resolver's own shape."""
-    event = APIGatewayProxyEvent(raw_event)
-    response = _response(event, error.status, error.code, error.message, error.details)
-    return ResponseBuilder[APIGatewayProxyEvent](response).build(event)
 
 
 def _field(location: tuple[Any, ...]) -> str:
@@ -51,8 +45,9 @@ def _field(location: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def register(app: APIGatewayRestResolver) -> None:
-    """Map every error class once for the REST surface."""
+def register(app: APIGatewayRestResolver, allowed_methods: Callable[[str], list[str]]) -> None:
+    """Map every error class once for the REST surface; `allowed_methods` names the methods a path takes (a known
+    path asked with another method answers 405 with them)."""
 
     @app.exception_handler(DomainError)
     def domain_error(error: DomainError) -> Response[str]:
@@ -82,12 +77,18 @@ def register(app: APIGatewayRestResolver) -> None:
 
     @app.not_found
     def route_not_found(error: RouteNotFound) -> Response[str]:
-        return error_response(
-            app,
-            404,
-            "RouteNotFound",
-            f"No route {app.current_event.http_method} {app.current_event.path}; see /openapi.json.",
-        )
+        method, path = app.current_event.http_method, app.current_event.path
+        allowed = allowed_methods(path)
+        if allowed and method not in allowed:
+            return error_response(
+                app,
+                405,
+                "MethodNotAllowed",
+                f"{path} does not take {method}; it takes {', '.join(allowed)} (see /openapi.json).",
+                {"allowed": allowed},
+                headers={"Allow": ", ".join(allowed)},
+            )
+        return error_response(app, 404, "RouteNotFound", f"No route {method} {path}; see /openapi.json.")
 
     @app.exception_handler(Exception)
     def unexpected(error: Exception) -> Response[str]:

@@ -11,7 +11,7 @@ import pytest
 from api.app import openapi_document
 
 ROLES = ["viewer", "operator", "admin"]
-# Valid bodies: request validation runs before the role check, so a refusal must be about the role alone.
+# Valid bodies, so the roles that get past authorization get past validation too (which runs after the role check).
 GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 BODIES = {
     "hyperpod_update_advanced_features": {"certManager": {"enabled": True}},

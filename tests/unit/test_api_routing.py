@@ -13,7 +13,7 @@ from importlib import import_module
 import pytest
 
 import api.routers
-from api.app import IAM_PREFIX, ROUTERS, resolver_for, router_for
+from api.app import IAM_PREFIX, ROUTERS, allowed_methods, resolver_for, router_for
 
 DOCUMENT_MODELS = "aws_lambda_powertools.event_handler.openapi.models"
 ROUTER_MODULES = sorted(
@@ -68,3 +68,10 @@ def test_a_request_path_loads_only_the_router_that_serves_it_and_no_document_mod
     loaded = imported_after("from api import app; app.resolver_for('/iam/clusters/demo/nodes/i-0abc/reboot')")
     assert {module.removeprefix("api.routers.") for module in loaded} & set(ROUTER_MODULES) == {"nodes"}
     assert DOCUMENT_MODELS not in loaded
+
+
+def test_a_known_path_names_the_methods_its_routes_take():
+    assert allowed_methods("/clusters") == ["GET", "POST"]
+    assert allowed_methods(IAM_PREFIX + "/clusters/demo/deployments/web") == ["DELETE", "GET", "PATCH"]
+    assert allowed_methods("/clusters/demo/no-such-thing") == []
+    assert allowed_methods("/no/such/route") == []

@@ -1,7 +1,9 @@
 """Pages of a list: the items and an opaque token for the next page (None on the last page).
 
-Adapters make the tokens of the lists they read (a DynamoDB key, a SageMaker NextToken); lists the core holds
-whole page by position with `page_of`. A token that is not one of ours is refused with InvalidRequestError.
+Adapters make the tokens of the lists they read (a DynamoDB key, a SageMaker NextToken, an S3 key); lists the core
+holds whole page by position with `page_of`; a Kubernetes list passes the API server's own token on. A token that is
+not one of ours, or that the API server cannot read, is refused with InvalidRequestError; one the API server no longer
+keeps (it does so for about five minutes) with ContinueTokenExpiredError, which says to start again.
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ def invalid_token() -> InvalidRequestError:
     return InvalidRequestError(
         "The continue token is not valid: pass the `continue` value of the previous page unchanged, or omit it to "
         "start from the first page."
+    )
+
+
+class ContinueTokenExpiredError(InvalidRequestError):
+    code = "ContinueTokenExpired"
+
+
+def expired_token() -> ContinueTokenExpiredError:
+    return ContinueTokenExpiredError(
+        "The continue token has expired: the cluster's Kubernetes API keeps a list's place for about five minutes. "
+        "Start again from the first page (omit `continue`)."
     )
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, StringConstraints
+from pydantic_core import CoreSchema
 
 CLUSTER_TAG_PATTERN = r"^[a-z][a-z0-9-]{2,20}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
@@ -20,10 +21,34 @@ Region = Annotated[str, StringConstraints(pattern=REGION_PATTERN)]
 CLUSTER_TAG_RULE = "3-21 characters: a lowercase letter first, then lowercase letters, digits or hyphens"
 
 
+# The core schema types of JSON's numbers and booleans, which a contract takes only as themselves.
+_SCALARS = frozenset({"int", "float", "bool"})
+
+
 class Contract(BaseModel):
-    """Base for request bodies: unknown fields are refused, so a typo never passes silently."""
+    """Base for request bodies: unknown fields are refused, so a typo never passes silently, and numbers and
+    booleans are strict: `"1"` or `true` is no integer and `0` or `"false"` no boolean (a float takes an integer, as
+    JSON does). The rest stays as JSON reads it: an enum from its value, a tuple from an array, a time from text."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _strict_scalars(handler(source))
+
+
+def _strict_scalars(schema: CoreSchema) -> CoreSchema:
+    """`schema` with every number and boolean in it strict (nested models, lists and unions included)."""
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("type"), str) and node["type"] in _SCALARS:
+                node["strict"] = True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return schema
 
 
 class View(BaseModel):
@@ -35,7 +60,10 @@ class View(BaseModel):
 # Pages sized for an agent's context: a page of any list stays in the tens of kilobytes.
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
-CONTINUE_DESCRIPTION = "Pass as `continue` to get the next page; absent on the last page."
+CONTINUE_DESCRIPTION = (
+    "Pass as `continue` to get the next page; absent on the last page. A list of a cluster's Kubernetes objects keeps "
+    "its place for about five minutes: an older token is refused (400 ContinueTokenExpired); start again without it."
+)
 
 
 class PageView(View):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, StringConstraints, model_validator
+from pydantic import AfterValidator, Field, SecretStr, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View
 
@@ -22,6 +22,15 @@ SECRET_NAME_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$"
 SECRET_TOKEN_KEY = "token"
 """The key of the Secret that holds the token (a Secret the request names must hold it under this key)."""
 
+
+def _not_blank(token: SecretStr) -> SecretStr:
+    if not token.get_secret_value().strip():
+        raise ValueError("an empty token is no token: give the Hugging Face token, or leave the field out")
+    return token
+
+
+# A Hugging Face token a request carries: text, never blank (which would read as no token where a token was given).
+HuggingFaceToken = Annotated[SecretStr, Field(max_length=512), AfterValidator(_not_blank)]
 RepoId = Annotated[str, StringConstraints(pattern=REPO_ID_PATTERN)]
 Prefix = Annotated[str, StringConstraints(pattern=PREFIX_PATTERN)]
 SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
@@ -41,7 +50,7 @@ class DownloadRequest(Contract):
     sizeGiB: int = Field(
         default=20, ge=1, le=2000, description="The download's expected size: it sizes how long the operation waits."
     )
-    token: SecretStr | None = Field(
+    token: HuggingFaceToken | None = Field(
         default=None,
         description="A Hugging Face token for gated or private repositories. Stored only in a Kubernetes Secret in "
         "the claim's namespace; never returned or recorded.",

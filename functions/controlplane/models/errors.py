@@ -104,6 +104,13 @@ class ClusterNotReadyError(ConflictError):
     code = "ClusterNotReady"
 
 
+class ClusterAccessDeniedError(ConflictError):
+    """The cluster's Kubernetes API refuses the control plane (its access entry is missing or does not allow the call);
+    details name the EKS cluster and the role."""
+
+    code = "ClusterAccessDenied"
+
+
 class ClusterBusyError(ConflictError):
     code = "ClusterBusy"
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from controlplane.models.common import PageView, View
+from controlplane.models.common import Contract, PageView, View
 
 EventKind = Literal["ClusterStateChange", "NodeHealth", "ClusterEvent", "Remediation"]
 RemediationAction = Literal["notify", "reboot", "replace"]
@@ -73,10 +73,8 @@ class NodeHistory(PageView):
     events: list[EventRecord] = Field(description="The node's health events and remediation actions, newest first.")
 
 
-class RemediationPolicy(View):
+class RemediationPolicy(Contract):
     """What an unhealthy-node event does on this cluster once HyperPod's own recovery has not acted."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     action: RemediationAction = Field(
         default="notify", description="notify: record only; reboot or replace: start that node operation."
@@ -88,7 +86,7 @@ class RemediationPolicy(View):
     recordOnly: bool = Field(default=False, description="Dry run of the policy: record what it would do, do nothing.")
 
 
-class RemediationPolicyView(RemediationPolicy):
+class RemediationPolicyView(RemediationPolicy, View):
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
     clusterTag: str

@@ -11,10 +11,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View
-from controlplane.models.downloads import SECRET_TOKEN_KEY, SecretName
+from controlplane.models.downloads import SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # A deployment's name is also its Service's (a DNS-1035 label), short enough for the pods' suffixes.
@@ -66,9 +66,8 @@ class DeployModelRequest(Contract):
     modelSource: JobModelSource | None = Field(
         default=None, description="Serve a finished training job's output instead of the command's model."
     )
-    huggingFaceToken: SecretStr | None = Field(
+    huggingFaceToken: HuggingFaceToken | None = Field(
         default=None,
-        max_length=512,
         description="A Hugging Face token for gated models; kept only in a Kubernetes Secret, never returned.",
     )
     huggingFaceTokenSecret: SecretName | None = Field(

@@ -120,14 +120,17 @@ class DaemonSetController:
             nodes = {node["metadata"]["name"]: node for node in store.list("", "v1", "nodes")}
             self._update_status(store, daemon_set, revision, nodes)
             return
-        counts = _counts(live["status"])
+        scheduled, ready, updated = _counts(live["status"])
         # The node existed before unless it just joined; either way a pod before it counted only if it was there.
         for sign, counted in ((-1, before), (1, after if node is not None else None)):
             if counted is not None:
-                counts = tuple(
-                    total + sign * part for total, part in zip(counts, _contribution(counted, revision), strict=True)
+                pod_scheduled, pod_ready, pod_updated = _contribution(counted, revision)
+                scheduled, ready, updated = (
+                    scheduled + sign * pod_scheduled,
+                    ready + sign * pod_ready,
+                    updated + sign * pod_updated,
                 )
-        status = _status_of(*counts, live["metadata"].get("generation", 1))
+        status = _status_of(scheduled, ready, updated, live["metadata"].get("generation", 1))
         if live.get("status") != status:
             store.put({**live, "status": status})
 

@@ -23,9 +23,14 @@ from sandbox.k8s.store import ObjectStore
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
 # (cluster, bearer token, what the call does) → may it?
-Authorizer = Callable[[str, str, ApiAccess], bool]
+Authorizer = Callable[[str, str, ApiAccess], bool | None]
 # (cluster, namespace, service[:port], path, method, body) → (status, JSON text): a Service's answer via the proxy.
 ServiceProxy = Callable[[str, str, str, str, str, bytes], tuple[int, str]]
+
+# How long a list's continue token stays valid: the API server keeps a list's place until etcd compacts its revision,
+# every 5 minutes by default, and then answers 410 Gone ("a continue token will expire after a short amount of time (by
+# default 5 minutes)": https://kubernetes.io/docs/reference/using-api/api-concepts/#retrieving-large-results-sets-in-chunks).
+CONTINUE_LIFETIME_SECONDS = 300.0
 
 _LOG = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -44,6 +49,7 @@ class KubernetesEmulator:
         self._listeners: list[Listener] = []
         self._authorizer: Authorizer | None = None
         self._service_proxy: ServiceProxy | None = None
+        self._continue_lifetime = CONTINUE_LIFETIME_SECONDS
 
     def add_cluster(self, name: str) -> None:
         """Create the cluster's store (with its initial namespaces) unless it exists."""
@@ -69,10 +75,20 @@ class KubernetesEmulator:
         with self._lock:
             self._authorizer = authorizer
 
-    def authorized(self, cluster: str, token: str, access: ApiAccess) -> bool:
+    def authorized(self, cluster: str, token: str, access: ApiAccess) -> bool | None:
+        """Whether the call is allowed; None when the cluster does not know the token's signer at all."""
         with self._lock:
             authorizer = self._authorizer
-        return authorizer is None or authorizer(cluster, token, access)
+        return True if authorizer is None else authorizer(cluster, token, access)
+
+    def set_continue_lifetime(self, seconds: float) -> None:
+        """How long a list's continue token stays valid (tests shorten it to see a token expire)."""
+        with self._lock:
+            self._continue_lifetime = seconds
+
+    def continue_lifetime(self) -> float:
+        with self._lock:
+            return self._continue_lifetime
 
     def set_service_proxy(self, proxy: ServiceProxy | None) -> None:
         """Who answers requests to `…/services/{name}/proxy/{path}` (None: no Service answers)."""

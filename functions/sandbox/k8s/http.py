@@ -31,6 +31,7 @@ from starlette.routing import Route
 from sandbox.k8s import validation
 from sandbox.k8s.apply import APPLY_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from sandbox.k8s.buckets import Event
+from sandbox.k8s.continuation import continue_key, continue_token
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.errors import ApiError, bad_request, details, method_not_allowed, no_such_resource, unsupported_media
 from sandbox.k8s.kinds import NAMESPACES, POD_KIND, PODS, Kind
@@ -152,8 +153,12 @@ class _HttpApi:
             token = token.strip()
             if scheme.lower() != "bearer" or not token_is_well_formed(token):
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self._emulator.authorized(call.cluster, token, _access(call)):
-                raise ApiError(403, "Forbidden", f'{call.method} on cluster "{call.cluster}" is not granted')
+            access = _access(call)
+            allowed = self._emulator.authorized(call.cluster, token, access)
+            if allowed is None:
+                raise ApiError(401, "Unauthorized", "Unauthorized")
+            if not allowed:
+                raise ApiError(403, "Forbidden", access.refusal())
             if call.query.get("watch", "").lower() in ("true", "1"):
                 raise bad_request("watch not supported")
             return self._route(call)
@@ -214,8 +219,7 @@ class _HttpApi:
             return _pod_log(target, name)
         raise no_such_resource()
 
-    @staticmethod
-    def _collection(target: _Target) -> Response:
+    def _collection(self, target: _Target) -> Response:
         call, store, kind = target.call, target.store, target.kind
         all_namespaces = kind.namespaced and target.namespace is None
         if call.method == "POST" and not all_namespaces:
@@ -230,12 +234,12 @@ class _HttpApi:
             limit = int(call.query["limit"]) if call.query.get("limit") else None
         except ValueError as exc:
             raise bad_request(str(exc)) from None
-        after = _continue_key(call.query.get("continue"))
+        after, issued = continue_key(call.query.get("continue"), self._emulator.continue_lifetime())
         items, more = store.select_page(kind, target.namespace, labels, fields, after, limit or None)
         metadata: JsonObject = {"resourceVersion": str(store.revision)}
         if more:
             last = items[-1]["metadata"]
-            metadata["continue"] = _continue_token(last.get("namespace", ""), last["name"])
+            metadata["continue"] = continue_token(last.get("namespace", ""), last["name"], issued)
         # The body is rendered here, under the cluster's lock, from each item's stored encoding (`store.encoded`).
         head = encode_json({"kind": f"{kind.kind}List", "apiVersion": kind.api_version, "metadata": metadata})
         body = head[:-1] + b',"items":[' + b",".join(store.encoded(kind, item) for item in items) + b"]}"
@@ -291,21 +295,6 @@ def _access(call: _Call) -> ApiAccess:
     verb = "list" if call.method == "GET" and not named else _VERB_OF_METHOD[call.method]
     resource = "/".join([rest[0], *rest[2:3]])
     return ApiAccess(verb, group, resource)
-
-
-def _continue_token(namespace: str, name: str) -> str:
-    """A list's ``continue``: where the next page starts (after this key)."""
-    return base64.urlsafe_b64encode(json.dumps([namespace, name]).encode()).decode()
-
-
-def _continue_key(token: str | None) -> tuple[str, str] | None:
-    if not token:
-        return None
-    try:
-        namespace, name = json.loads(base64.urlsafe_b64decode(token))
-    except (binascii.Error, ValueError, TypeError):
-        raise ApiError(410, "Expired", "the provided continue parameter is too old or malformed") from None
-    return (str(namespace), str(name))
 
 
 def _decode(call: _Call) -> Any:

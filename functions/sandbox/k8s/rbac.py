@@ -32,6 +32,15 @@ class ApiAccess:
     def write(self) -> bool:
         return self.verb not in READ_VERBS
 
+    def refusal(self) -> str:
+        """RBAC's refusal of the call, worded as the API server words it (k8s.io/apiserver's responsewriters
+        `forbiddenMessage`); the emulator does not map the token to a username, so the signer stands for it."""
+        user = 'User "(the bearer token\'s signer)"'
+        if self.resource is None:
+            return f"forbidden: {user} cannot {self.verb} path"
+        where = f'resource "{self.resource}" in API group "{self.api_group}"'
+        return f"{self.resource} is forbidden: {user} cannot {self.verb} {where}"
+
 
 def rbac_allows(store: ClusterStore, groups: Iterable[str], access: ApiAccess) -> bool:
     """Whether a ClusterRole bound to one of `groups` allows the call."""

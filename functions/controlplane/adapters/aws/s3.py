@@ -12,6 +12,7 @@ from functools import cache
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, session, tag_dict, tag_list
+from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.storage import ObjectListing, StoredObject
 from controlplane.models.errors import ForeignResourceError
 
@@ -106,6 +107,8 @@ class AwsBucketGateway:
             raise
 
     def list_objects(self, bucket: str, prefix: str, limit: int, token: str | None) -> ObjectListing:
+        """A page by key; the token is ours (the last key listed, which the next page starts after), never S3's
+        ContinuationToken, so a token S3 would not take never reaches it."""
         request: dict[str, object] = {
             "Bucket": bucket,
             "Prefix": prefix,
@@ -113,7 +116,10 @@ class AwsBucketGateway:
             "ExpectedBucketOwner": _account(),
         }
         if token:
-            request["ContinuationToken"] = token
+            position = decode_token(token)
+            if not isinstance(position, dict) or not isinstance(position.get("after"), str):
+                raise invalid_token()
+            request["StartAfter"] = position["after"]
         try:
             response = client("s3", self._region).list_objects_v2(**request)
         except ClientError as error:
@@ -124,7 +130,8 @@ class AwsBucketGateway:
             StoredObject(item["Key"], int(item.get("Size", 0)), item.get("LastModified"))
             for item in response.get("Contents", [])
         ]
-        return ObjectListing(items, response.get("NextContinuationToken") if response.get("IsTruncated") else None)
+        truncated = response.get("IsTruncated") and items
+        return ObjectListing(items, encode_token({"after": items[-1].key}) if truncated else None)
 
     def delete_bucket(self, bucket: str) -> None:
         s3 = client("s3", self._region)

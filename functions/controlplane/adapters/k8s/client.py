@@ -21,6 +21,7 @@ from botocore.credentials import Credentials
 from botocore.signers import RequestSigner
 
 from controlplane.adapters.aws.session import client, dns_suffix
+from controlplane.adapters.k8s.refusal import guarded_client
 from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.concurrency import each, in_batches
 from controlplane.core.ports.eks import EksCluster
@@ -78,6 +79,7 @@ class KubernetesClientFactory:
         return self._cached.credentials
 
     def api_client(self, cluster: EksCluster, region: str) -> ApiClient:
+        """A client of `cluster`'s Kubernetes API; its refusals of the control plane are ClusterAccessDeniedError."""
         from kubernetes import client as k8s
 
         if not cluster.endpoint:
@@ -88,7 +90,7 @@ class KubernetesClientFactory:
         configuration.api_key_prefix = {"BearerToken": "Bearer"}
         if cluster.certificate_authority:
             configuration.ssl_ca_cert = _ca_file(cluster.certificate_authority)
-        return k8s.ApiClient(configuration)
+        return guarded_client(configuration, cluster.name, self._role_arn)
 
 
 def _ca_file(certificate_authority: str) -> str:

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory, kubernetes_node, raw_list_pages
-from controlplane.core.paging import Page, invalid_token
+from controlplane.adapters.k8s.paging import continuing
+from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodCounts, PodFacts
 from controlplane.models.status import GPU_RESOURCE
@@ -142,22 +143,16 @@ class KubernetesClusterReads:
         node: str | None = None,
     ) -> Page[PodFacts]:
         from kubernetes import client as k8s
-        from kubernetes.client.exceptions import ApiException
 
         fields = ",".join([*([f"status.phase={phase}"] if phase else []), *([f"spec.nodeName={node}"] if node else [])])
         paging: dict[str, Any] = {"limit": limit, "field_selector": fields, **({"_continue": token} if token else {})}
         with self._factory.api_client(cluster, region) as api:
             core = k8s.CoreV1Api(api)
-            try:
+            with continuing(token):
                 if namespace:
                     response = core.list_namespaced_pod(namespace, _preload_content=False, **paging)
                 else:
                     response = core.list_pod_for_all_namespaces(_preload_content=False, **paging)
-            except ApiException as error:
-                # 410 Gone: a continue token the API server no longer (or never) knew; 400: one it cannot parse.
-                if token and error.status in (400, 410):
-                    raise invalid_token() from error
-                raise
         body = json.loads(response.data)
         next_token = (body.get("metadata") or {}).get("continue") or None
         return Page([pod_facts(raw) for raw in body.get("items") or []], next_token)

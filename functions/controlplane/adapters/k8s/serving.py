@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory
+from controlplane.adapters.k8s.paging import continuing
 from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import ObjectPage
@@ -47,9 +48,10 @@ class KubernetesServingGateway:
             dynamic = DynamicClient(api)
             resource = dynamic.resources.get(api_version=api_version, kind=kind)
             paging = {"limit": limit, **({"_continue": token} if token else {})}
-            response = dynamic.get(
-                resource, namespace=namespace, label_selector=_selector(labels), serialize=False, **paging
-            )
+            with continuing(token):
+                response = dynamic.get(
+                    resource, namespace=namespace, label_selector=_selector(labels), serialize=False, **paging
+                )
             body = json.loads(response.data)
             return ObjectPage(body.get("items") or [], (body.get("metadata") or {}).get("continue") or None)
 

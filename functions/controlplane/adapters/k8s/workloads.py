@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory, raw_pages
+from controlplane.adapters.k8s.paging import continuing
 from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesPod, ObjectPage
@@ -69,7 +70,8 @@ class KubernetesWorkloadGateway:
             except ResourceNotFoundError:
                 return ObjectPage([], None)
             paging = {"limit": limit, **({"_continue": token} if token else {})}
-            response = dynamic.get(resource, namespace=namespace, serialize=False, **paging)
+            with continuing(token):
+                response = dynamic.get(resource, namespace=namespace, serialize=False, **paging)
             body = json.loads(response.data)
             return ObjectPage(body.get("items") or [], (body.get("metadata") or {}).get("continue") or None)
 

@@ -55,7 +55,7 @@ class DownloadService:
             repoType=request.repoType,
             revision=request.revision,
             prefix=request.target_prefix,
-            tokenSecret=request.tokenSecret or (f"{name}-token" if request.token else None),
+            tokenSecret=request.tokenSecret or (f"{name}-token" if request.token is not None else None),
             deadlineSeconds=int(deadlines.download(request.sizeGiB).total_seconds()),
         )
         if request.token is None:

@@ -57,6 +57,13 @@ class AccessEntries:
         suffixes = (ADMIN_POLICY_SUFFIX,) if write else (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX)
         return any(arn.endswith(suffixes) for arn in policies)
 
+    def has_entry(self, cluster_name: str, principal_arn: str) -> bool:
+        """Whether the principal has an access entry on the cluster (in any region)."""
+        with self._lock:
+            return any(
+                name == cluster_name and principal_arn in entries for (_, name), entries in self._entries.items()
+            )
+
     def groups(self, cluster_name: str, principal_arn: str) -> list[str]:
         """The Kubernetes groups of the principal's access entry on the cluster (in any region)."""
         with self._lock:

@@ -20,12 +20,14 @@ class KubernetesAuthorizer:
         self._entries = entries
         self._emulator = emulator
 
-    def __call__(self, cluster: str, token: str, access: ApiAccess) -> bool:
+    def __call__(self, cluster: str, token: str, access: ApiAccess) -> bool | None:
+        """Whether the call is allowed; None when no access entry of the cluster names the signer (EKS then answers
+        401 Unauthorized: https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html#unauthorized)."""
         principal = _token_access_key(token)
         backend = sts_backends[self._account]["aws"]
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
-        if assumed is None:
-            return False
+        if assumed is None or not self._entries.has_entry(cluster, assumed.role_arn):
+            return None
         if self._entries.allows(cluster, assumed.role_arn, write=access.write):
             return True
         groups = self._entries.groups(cluster, assumed.role_arn)

@@ -24,7 +24,7 @@ from kubernetes.dynamic import DynamicClient
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
+from sandbox.k8s.emulator import CONTINUE_LIFETIME_SECONDS, ClusterStore, KubernetesEmulator
 from sandbox.k8s.http import asgi_app
 from sandbox.k8s.rbac import ApiAccess
 
@@ -454,10 +454,27 @@ def test_lists_page_by_limit_and_continue_with_selectors_applied_first(k8s: Clus
     assert "continue" not in raw["metadata"]
 
 
-def test_a_malformed_continue_token_is_gone(k8s: Cluster) -> None:
+def test_a_malformed_continue_token_is_a_bad_request(k8s: Cluster) -> None:
     with pytest.raises(ApiException) as raised:
         k8s.core.list_namespaced_pod("default", limit=2, _continue="not-a-token")
+    assert raised.value.status == 400
+    assert "invalid continue token" in json.loads(raised.value.body)["message"]
+
+
+def test_a_continue_token_expires_as_the_api_servers_do(k8s: Cluster) -> None:
+    for index in range(3):
+        k8s.core.create_namespaced_pod("default", pod(f"p{index}", {"app": "web"}))
+    first = k8s.core.list_namespaced_pod("default", limit=1)
+    assert len(names_of(k8s.core.list_namespaced_pod("default", limit=1, _continue=first.metadata._continue))) == 1
+
+    k8s.emulator.set_continue_lifetime(0)
+    try:
+        with pytest.raises(ApiException) as raised:
+            k8s.core.list_namespaced_pod("default", limit=1, _continue=first.metadata._continue)
+    finally:
+        k8s.emulator.set_continue_lifetime(CONTINUE_LIFETIME_SECONDS)
     assert raised.value.status == 410
+    assert json.loads(raised.value.body)["reason"] == "Expired"
 
 
 def test_unsupported_field_selector_is_bad_request(k8s: Cluster) -> None:

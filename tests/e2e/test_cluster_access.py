@@ -1,0 +1,55 @@
+"""A cluster whose Kubernetes API refuses the control plane (its access entries gone, as when a fault stops stage 1 at
+Ensure Access Entry after EKS is ACTIVE) answers every route that reads or writes the cluster with one 4xx saying so
+and how to restore access, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+
+from controlplane.settings import settings
+from tests.conftest import aws_client
+
+TAG = "refused"
+READS = [
+    "status",
+    "overview",
+    "pods",
+    "nodes",
+    "features",
+    "deployments",
+    "deployments/absent",
+    "endpoints",
+    "endpoints/absent",
+    "services",
+    "services/public",
+    "jobs",
+    "jobs/absent",
+    "model-pool",
+]
+
+
+@pytest.fixture(scope="module")
+def refused_cluster(running_sandbox) -> str:
+    running_sandbox.build_cluster(TAG, storage=True)
+    eks = aws_client("eks", "us-west-2")
+    for role in (settings().kubernetes_role_arn, settings().kubernetes_view_role_arn):
+        eks.delete_access_entry(clusterName=f"eks-cluster-{TAG}", principalArn=role)
+    return TAG
+
+
+def test_every_route_that_reads_the_cluster_says_it_refuses_the_control_plane(running_sandbox, refused_cluster):
+    with running_sandbox.client("sandbox-admin") as api:
+        answers = {path: api.get(f"/clusters/{TAG}/{path}") for path in READS}
+        chat = api.post(f"/clusters/{TAG}/services/absent/chat", json={"messages": [{"role": "user", "content": "hi"}]})
+        answers["services/absent/chat"] = chat
+    codes = {path: (response.status_code, response.json().get("code")) for path, response in answers.items()}
+    assert set(codes.values()) == {(409, "ClusterAccessDenied")}, codes
+    message = answers["pods"].json()["message"]
+    assert "refuses the control plane" in message
+    assert "resume" in message and "access entry" in message
+
+
+def test_a_write_to_the_cluster_says_it_refuses_the_control_plane(running_sandbox, refused_cluster):
+    with running_sandbox.client("sandbox-admin") as api:
+        response = api.delete(f"/clusters/{TAG}/jobs/absent")
+    assert (response.status_code, response.json().get("code")) == (409, "ClusterAccessDenied"), response.text
