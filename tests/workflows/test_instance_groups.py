@@ -314,7 +314,9 @@ def test_a_fault_in_any_step_then_resume_converges(cluster, step, kind):
         operation_id = response.json()["operationId"]
         failed = cluster.wait_terminal(operation_id)
         assert failed["status"] == "FAILED" and failed["error"]["step"].lower().replace(" ", "_") == step
-        assert api.post(f"/operations/{operation_id}/resume").status_code == 202
+        destructive = kind in ("delete", "software")  # their resume asks for a fresh confirmation
+        resumed = confirmed(api, "POST", f"/operations/{operation_id}/resume", plan_required=destructive)
+        assert resumed.status_code == 202, resumed.text
         done = cluster.wait_terminal(operation_id)
         assert done["status"] == "SUCCEEDED", done.get("error")
     live = groups()
