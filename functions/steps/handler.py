@@ -1,4 +1,5 @@
-"""The one Lambda entry point of every workflow Task: find the step's declaration, mark its stage, run it, log.
+"""The one Lambda entry point of every workflow Task: find the step's declaration, mark its stage (refused when the
+cluster is no longer the incarnation the workflow was started for: the step never acts), run it, log.
 
 Every Task sends `{"step": <Task name>, "state": <execution state>, "executionArn": ...}` (plus its constants);
 `registry.STEPS` says what each step runs. A poll's check (its output a `PollState`) is stamped with the time it
@@ -24,7 +25,7 @@ def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
     call = StepCall.from_event(event)
     step = registry.step(call.step)
     if step.begins:
-        wiring.operations().begin_step(call.input.operationId, call.step)
+        wiring.operations().begin_step(call.input.operationId, call.step, call.input.incarnation)
     result = step.run(call)
     if isinstance(result, PollState):
         result = result.model_copy(update={"checkedAt": began})

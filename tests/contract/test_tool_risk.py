@@ -59,6 +59,7 @@ def test_every_tool_is_destructive_exactly_when_its_route_can_demand_a_confirmat
         "hyperpod_node_batch_action",
         "hyperpod_delete_instance_group",
         "cluster_delete",
+        "operation_resume",  # resuming a delete, a replace or a scale-down destroys as its start did
     ],
 )
 def test_what_terminates_deletes_or_restarts_is_destructive_and_asks_for_a_plan_first(specs, name):

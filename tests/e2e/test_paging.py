@@ -31,6 +31,7 @@ def seed_operations(cluster_tag: str, count: int) -> set[str]:
             operationId=f"op-{cluster_tag}-{index:06d}",
             kind=OperationKind.CREATE_EKS_CLUSTER,
             target=cluster_tag,
+            incarnation="inc-1",
             stages=[Stage(name="network")],
             actor="seed",
             createdAt=created,
@@ -83,6 +84,7 @@ def test_clusters_page_by_tag(running_sandbox):
         registry.create(
             ClusterRecord(
                 clusterTag=f"page-{index}",
+                incarnation=f"inc-{index}",
                 region="us-west-2",
                 status=ClusterStatus.ACTIVE,
                 eksClusterName=f"eks-cluster-page-{index}",

@@ -13,7 +13,7 @@ from controlplane.core.ports.persistence import AuditQuery, ClusterLock, Confirm
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.drift import DriftReport
-from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
+from controlplane.models.errors import ClusterBusyError, ClusterExistsError, ClusterNotFoundError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind
 
 
@@ -88,9 +88,10 @@ class InMemoryClusterRegistry:
     def acquire(self, cluster_tag: str, lock: ClusterLock, replacing: ClusterLock | None = None) -> None:
         with self._mutex:
             record = self.items.get(cluster_tag)
-            if record is None or self.locks.get(cluster_tag) != replacing:
-                holder = record.activeOperationId if record else None
-                raise ClusterBusyError("busy", {"activeOperationId": holder})
+            if record is None:
+                raise ClusterNotFoundError(f"Cluster '{cluster_tag}' is no longer registered.")
+            if self.locks.get(cluster_tag) != replacing:
+                raise ClusterBusyError("busy", {"activeOperationId": record.activeOperationId})
             self.locks[cluster_tag] = lock
             self.items[cluster_tag] = record.model_copy(update={"activeOperationId": lock.operation_id})
 

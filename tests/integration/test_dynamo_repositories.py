@@ -79,6 +79,7 @@ def operation(operation_id: str = "op-0123456789") -> Operation:
         operationId=operation_id,
         kind=OperationKind.CREATE_EKS_CLUSTER,
         target="demo",
+        incarnation="inc-1",
         stages=[Stage(name="network")],
         actor="alice",
         createdAt=NOW,
@@ -89,6 +90,7 @@ def operation(operation_id: str = "op-0123456789") -> Operation:
 def record(tag: str = "demo") -> ClusterRecord:
     return ClusterRecord(
         clusterTag=tag,
+        incarnation="inc-1",
         region="us-west-2",
         status=ClusterStatus.CREATING,
         eksClusterName=f"eks-cluster-{tag}",

@@ -14,6 +14,7 @@ def cluster_record(*stages: str, at: datetime, **fields: Any) -> ClusterRecord:
     `at`) with these stages done; `fields` override any field."""
     values: dict[str, Any] = {
         "clusterTag": "demo",
+        "incarnation": "inc-demo",
         "region": "us-west-2",
         "status": ClusterStatus.ACTIVE,
         "eksClusterName": "eks-cluster-demo",

@@ -75,6 +75,7 @@ def running_operation(operation_id: str) -> dict[str, Any]:
         "operationId": operation_id,
         "kind": "create_eks_cluster",
         "target": "demo",
+        "incarnation": "inc-demo",
         "status": "RUNNING",
         "stages": [],
         "actor": "alice",

@@ -48,6 +48,7 @@ def operation(status: OperationStatus, stage_status: StageStatus, ended: bool) -
         operationId="op-0123456789abcdef",
         kind=OperationKind.CREATE_EKS_CLUSTER,
         target="demo",
+        incarnation="inc-1",
         status=status,
         stages=[stage],
         actor="alice",

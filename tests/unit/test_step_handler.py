@@ -16,6 +16,7 @@ STATE = {
     "operationId": "op-1",
     "kind": "configure_cluster_dependencies",
     "clusterTag": "demo",
+    "incarnation": "inc-demo",
     "region": "us-west-2",
     "accountId": "123456789012",
     "eksClusterName": "eks-cluster-demo",
@@ -30,8 +31,8 @@ class RecordingOperations:
     def __init__(self) -> None:
         self.calls: list[tuple[str, ...]] = []
 
-    def begin_step(self, operation_id: str, step: str) -> None:
-        self.calls.append(("begin_step", operation_id, step))
+    def begin_step(self, operation_id: str, step: str, incarnation: str) -> None:
+        self.calls.append(("begin_step", operation_id, step, incarnation))
 
     def note_phase(self, operation_id: str, step: str, message: str) -> None:
         self.calls.append(("note_phase", operation_id, step, message))
@@ -65,7 +66,7 @@ def test_a_work_step_marks_its_stage_running_then_returns_its_output(operations,
         "timeoutSeconds": 1,
     }
     assert invoke("Check Thing", STATE) == expected
-    assert operations.calls == [("begin_step", "op-1", "Check Thing")]
+    assert operations.calls == [("begin_step", "op-1", "Check Thing", "inc-demo")]
 
 
 def test_a_check_is_stamped_with_when_it_began_before_it_observed_anything(operations, monkeypatch):

@@ -13,6 +13,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.workflows import step_key
 from controlplane.workflows.definitions import WORKFLOWS
 from tests.conftest import RunningSandbox
+from tests.workflows.confirm import confirmed
 
 # A step's key, or the key and how many of its rounds pass before the fault (a poll loop's later round).
 Fault = str | tuple[str, int]
@@ -63,7 +64,10 @@ def fail_each_step_in_turn(
 
 
 def resume(running: RunningSandbox, operation_id: str) -> str:
+    """Resume the operation; one whose start needed a confirmation (a delete, a replace) needs a fresh one."""
     with running.client() as api:
-        response = api.post(f"/operations/{operation_id}/resume")
+        destructive = api.get(f"/operations/{operation_id}").json()["destructive"]
+        path = f"/operations/{operation_id}/resume"
+        response = confirmed(api, "POST", path) if destructive else api.post(path)
     assert response.status_code == 202, response.text
     return operation_id

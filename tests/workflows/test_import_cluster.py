@@ -339,8 +339,8 @@ def test_a_fault_while_releasing_an_imported_cluster_then_resume_keeps_it(runnin
     running_sandbox.sandbox.add_fault("release_imported_cluster", 1)
     failed = confirmed_delete(running_sandbox, "imrel")
     assert failed["status"] == "FAILED"
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
+    with running_sandbox.client() as api:  # resuming a delete asks for a fresh confirmation, as starting it did
+        assert confirmed(api, "POST", f"/operations/{failed['operationId']}/resume").status_code == 202
     assert running_sandbox.wait_terminal(failed["operationId"])["status"] == "SUCCEEDED"
     assert inventory_diff(before, account_inventory()) == {}
 

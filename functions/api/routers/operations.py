@@ -8,11 +8,12 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.authorization import READ, Routes, admin
-from api.context import once
+from api.context import once, plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
+from api.routers.params import ConfirmationToken, DryRun
 from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.models.clusters import Accepted
+from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
 from controlplane.models.operations import MAX_WAIT_SECONDS, OperationList, OperationView
 
@@ -75,16 +76,34 @@ def wait_operation(
     allow=admin("resume an operation"),
     operation_id="operation_resume",
     summary="Resume a FAILED or CANCELLED operation",
-    description="Runs the workflow again; finished steps see their work done and pass through. 202, then wait.",
+    description=(
+        "Runs the workflow again; finished steps see their work done and pass through. 202, then wait. First it runs "
+        "the checks a new request of the operation's kind runs (the stage it builds on is done, pre-flight, what it "
+        "acts on is still there): a failing one answers as that request would. Only on the cluster it was created "
+        "for: once that cluster was deleted, or deleted and created again under the same tag (another incarnation), "
+        "409 StaleOperation names both incarnations; start a new request instead. Destructive when the operation "
+        "is (`destructive` true: its start needed a confirmation token, e.g. a cluster, group or node delete): without "
+        "confirmationToken the answer is the plan of what resuming deletes, terminates or restarts now, with a "
+        "single-use token (200), and nothing changes; show it to the person, then repeat with the token. "
+        "dryRun=true returns the plan and checks only."
+    ),
     tags=["operations"],
-    responses={202: response_doc(Accepted, "Workflow restarted")},
+    responses={
+        202: response_doc(Accepted, "Workflow restarted"),
+        200: response_doc(Plan, "The plan (dryRun=true, or a destructive operation without a token)"),
+    },
 )
-def resume_operation(operationId: OperationIdPath) -> Response[str]:
-    return once(
+def resume_operation(
+    operationId: OperationIdPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
+) -> Response[str]:
+    service = wiring.resumes()
+    return plan_or_run(
         router,
+        dry_run=dryRun,
         scope=f"POST /operations/{operationId}/resume",
-        body={},
-        run=lambda caller: wiring.operations().resume(operationId, caller),
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan(operationId, caller),
+        run=lambda caller: service.resume(operationId, confirmationToken, caller),
     )
 
 
@@ -93,7 +112,10 @@ def resume_operation(operationId: OperationIdPath) -> Response[str]:
     allow=admin("cancel an operation"),
     operation_id="operation_cancel",
     summary="Cancel a PENDING or RUNNING operation",
-    description="Stops the workflow; finished stages are kept and the operation can be resumed later.",
+    description=(
+        "Stops the workflow; finished stages are kept and the operation can be resumed later. Refused (409 "
+        "StaleOperation) for an operation of a cluster that was deleted or created again since."
+    ),
     tags=["operations"],
     responses={200: response_doc(OperationView, "The cancelled operation")},
 )

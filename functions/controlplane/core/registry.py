@@ -13,6 +13,7 @@ from controlplane.core.concurrency import each, together
 from controlplane.core.dependencies.addons import Health, addon_health, schedulable
 from controlplane.core.identity import EXECUTION_ROLE_POLICIES, INSTANCE_POLICY
 from controlplane.core.naming import hyperpod_cluster_of
+from controlplane.core.operations.incarnation import require_current
 from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
@@ -180,8 +181,9 @@ class ClusterService:
     # --- following the workflows -------------------------------------------------------------
 
     def record_stage(self, ctx: CreateClusterInput, stage: StageName) -> None:
-        """A pipeline stage finished: the registry shows it done even if a later stage fails."""
-        record = self.get(ctx.clusterTag)
+        """A pipeline stage finished: the registry shows it done even if a later stage fails (on the incarnation the
+        pipeline builds only)."""
+        record = require_current(ctx.operationId, ctx.clusterTag, ctx.incarnation, self._registry.find(ctx.clusterTag))
         update: dict[str, object] = {"updatedAt": self._clock.now()}
         if stage.value not in record.stagesDone:
             update["stagesDone"] = [*record.stagesDone, stage.value]
@@ -195,10 +197,11 @@ class ClusterService:
 
     def record_outcome(self, operation: Operation) -> None:
         """Bring the registry in line with a finished operation (succeeded, failed or cancelled) and release the
-        lock its attempt holds; a deleted cluster's VPC CIDR is free again."""
+        lock its attempt holds; a deleted cluster's VPC CIDR is free again. An operation of a cluster incarnation that
+        is gone changes nothing (it holds no lock on another)."""
         now = self._clock.now()
         record = self._registry.find(operation.target)
-        if record is None:
+        if record is None or record.incarnation != operation.incarnation:
             return
         succeeded = operation.status == OperationStatus.SUCCEEDED
         if operation.kind == OperationKind.DELETE_EKS_CLUSTER and succeeded:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from controlplane.models.common import ClusterTag, Contract, PageView, Region, View
-from controlplane.models.operations import OperationView
+from controlplane.models.operations import INCARNATION_DESCRIPTION, OperationView
 from controlplane.models.preflight import PreflightCheck
 
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
@@ -148,6 +148,7 @@ class ClusterRecord(View):
     """The registry's entry for a cluster (persisted)."""
 
     clusterTag: str
+    incarnation: str = Field(description=INCARNATION_DESCRIPTION)
     region: str
     status: ClusterStatus
     eksClusterName: str
@@ -171,6 +172,7 @@ class ClusterRecord(View):
 
 class ClusterView(View):
     clusterTag: str
+    incarnation: str = Field(description=INCARNATION_DESCRIPTION)
     region: str
     status: ClusterStatus
     eksClusterName: str

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from controlplane.models.common import View
-from controlplane.models.operations import OperationKind
+from controlplane.models.operations import DESTRUCTIVE_DESCRIPTION, OperationKind
 
 DriftValue = str | int | bool | None
 
@@ -31,6 +31,7 @@ class StuckOperation(View):
 
     operationId: str
     kind: OperationKind
+    destructive: bool = Field(default=False, description=DESTRUCTIVE_DESCRIPTION)
     runningSince: datetime
     deadline: datetime = Field(description="When the operation should have finished at the latest.")
     resume: str = Field(description="The call that runs it again (finished stages pass through).")

@@ -119,6 +119,13 @@ class OperationStateError(ConflictError):
     code = "OperationStateConflict"
 
 
+class StaleOperationError(ConflictError):
+    """The operation was created for another incarnation of its cluster (deleted since, maybe created again under the
+    same tag); details name both incarnations (the cluster's is None when it no longer exists)."""
+
+    code = "StaleOperation"
+
+
 class FeatureDependencyError(ConflictError):
     """A feature change would leave a feature without a feature it needs."""
 

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 MAX_WAIT_SECONDS = 25
 # The OpenAPI extension of OperationStatus that lists TERMINAL_STATUSES.
 TERMINAL_EXTENSION = "x-terminal"
+INCARNATION_DESCRIPTION = (
+    "Minted when the cluster was registered: a cluster deleted and created again under the same tag is another "
+    "incarnation, and an operation acts only on the incarnation it was created for."
+)
+DESTRUCTIVE_DESCRIPTION = (
+    "Started with a plan's confirmation token (it deletes, terminates or restarts): resuming it needs a fresh plan "
+    "and token too."
+)
 
 
 class OperationStatus(StrEnum):
@@ -94,6 +102,8 @@ class Operation(View):
     operationId: str
     kind: OperationKind
     target: str
+    incarnation: str = Field(description=f"The target cluster's incarnation. {INCARNATION_DESCRIPTION}")
+    destructive: bool = Field(default=False, description=DESTRUCTIVE_DESCRIPTION)
     status: OperationStatus = OperationStatus.PENDING
     stages: list[Stage]
     currentStep: str | None = None
@@ -120,6 +130,8 @@ class OperationView(View):
     operationId: str
     kind: OperationKind
     target: str
+    incarnation: str = Field(description=f"The target cluster's incarnation. {INCARNATION_DESCRIPTION}")
+    destructive: bool = Field(default=False, description=DESTRUCTIVE_DESCRIPTION)
     status: OperationStatus
     stages: list[Stage]
     currentStep: str | None = None

@@ -61,6 +61,9 @@ class WorkflowState(View):
 
     operationId: str
     clusterTag: str
+    incarnation: str = Field(
+        description="The cluster's incarnation the operation was created for; steps refuse another."
+    )
     region: str
     accountId: str
     eksClusterName: str

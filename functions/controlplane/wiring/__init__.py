@@ -21,8 +21,10 @@ from controlplane.wiring.lifecycle import (
     cluster_import,
     cluster_lifecycle,
     clusters,
+    deletion_planner,
     hyperpod_planner,
     preflight,
+    resumes,
     stage_requests,
 )
 from controlplane.wiring.network import eks_stack

@@ -1,5 +1,6 @@
-"""A cluster's life as a whole: the registry's live view, creation and deletion, the stage requests, import,
-pre-flight checks and HyperPod planning, and the catalog the forms offer."""
+"""A cluster's life as a whole: the registry's live view, creation and deletion (with the delete planner), the stage
+requests, import, pre-flight checks and HyperPod planning, resuming any of its operations, and the catalog the forms
+offer."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
     from controlplane.core.catalog import CatalogService
+    from controlplane.core.clusters.deletion import DeletionPlanner
     from controlplane.core.clusters.import_steps import ClusterImportSteps
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
     from controlplane.core.clusters.stage_requests import StageRequestService
     from controlplane.core.hyperpod_planning import HyperPodPlanner
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.registry import ClusterService
+    from controlplane.core.resumption import ResumeService
 
 
 @provider
@@ -57,12 +60,30 @@ def cluster_lifecycle() -> ClusterLifecycleService:
         hyperpod=AwsHyperPodGateway,
         pins=cluster_dependencies(),
         deployment=wiring.deployment(),
+        deletion=wiring.deletion_planner(),
+    )
+
+
+@provider
+def deletion_planner() -> DeletionPlanner:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.core.clusters.deletion import DeletionPlanner
+
+    return DeletionPlanner(
+        deployment=wiring.deployment(),
+        iam=AwsIamGateway(),
+        eks=AwsEksGateway,
+        jobs=wiring.training_jobs(),
+        servers=wiring.model_servers(),
+        endpoints=wiring.endpoints(),
     )
 
 
 @provider
 def stage_requests() -> StageRequestService:
     from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.config import cluster_dependencies
     from controlplane.core.clusters.stage_requests import StageRequestService
 
@@ -74,6 +95,26 @@ def stage_requests() -> StageRequestService:
         preflight=wiring.preflight(),
         pins=cluster_dependencies(),
         deployment=wiring.deployment(),
+        hyperpod=AwsHyperPodGateway,
+    )
+
+
+@provider
+def resumes() -> ResumeService:
+    """Resuming an operation, with the checks of every service that starts operations."""
+    from controlplane.core.resumption import ResumeService
+
+    return ResumeService(
+        operations=wiring.operations(),
+        confirmations=wiring.confirmations(),
+        services=(
+            wiring.cluster_lifecycle(),
+            wiring.stage_requests(),
+            wiring.instance_groups(),
+            wiring.nodes(),
+            wiring.features(),
+            wiring.downloads(),
+        ),
     )
 
 

@@ -39,6 +39,7 @@ def state(tag: str = "demo", region: str = "us-west-2") -> WorkflowState:
     return WorkflowState(
         operationId="op-1",
         clusterTag=tag,
+        incarnation="inc-demo",
         region=region,
         accountId=ACCOUNT_ID,
         eksClusterName=f"eks-cluster-{tag}",

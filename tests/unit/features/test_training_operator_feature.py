@@ -183,6 +183,7 @@ def test_deleting_the_cluster_deletes_the_jobs_role(world):
     ctx = DeleteEksClusterInput(
         operationId="op-2",
         clusterTag=TAG,
+        incarnation="inc-demo",
         region=REGION,
         accountId=ACCOUNT,
         eksClusterName=EKS_NAME,

@@ -198,6 +198,7 @@ class FeatureWorld:
                 "operationId": "op-1",
                 "kind": OperationKind.UPDATE_CLUSTER_FEATURES,
                 "clusterTag": TAG,
+                "incarnation": "inc-demo",
                 "region": REGION,
                 "accountId": ACCOUNT,
                 "eksClusterName": EKS_NAME,

@@ -62,6 +62,7 @@ def ctx(kind: OperationKind, started: datetime | None = None, **parts: object) -
             "operationId": "op-1",
             "kind": kind,
             "clusterTag": "demo",
+            "incarnation": "inc-demo",
             "region": REGION,
             "accountId": ACCOUNT,
             "eksClusterName": "eks-cluster-demo",

@@ -223,6 +223,35 @@ def test_delete_with_the_token_starts_the_workflow_once(world):
         service.delete("demo", "cpu", token, ADMIN)
 
 
+def test_a_delete_token_confirms_the_group_its_plan_listed_only(world):
+    """Issue 29, finding 3: the group grew after its plan, so the plan no longer says what the delete terminates."""
+    service = world.instance_groups()
+    token = service.plan_delete("demo", "cpu", ADMIN).confirmationToken or ""
+    world.hyperpod.put_cluster(
+        HP,
+        (GPU, replace(CPU, current_count=8, target_count=8)),
+        subnet_ids=("subnet-a",),
+        tags={"instantstart:cluster": "demo"},
+    )
+    with pytest.raises(ConfirmationRequiredError):
+        service.delete("demo", "cpu", token, ADMIN)
+    assert world.launcher.started == []
+    assert "8 x ml.m5.xlarge" in service.plan_delete("demo", "cpu", ADMIN).actions[0].detail
+
+
+def test_a_resumed_group_delete_is_rechecked_against_the_live_group(world):
+    service = world.instance_groups()
+    token = service.plan_delete("demo", "cpu", ADMIN).confirmationToken or ""
+    operation = service.delete("demo", "cpu", token, ADMIN)
+    assert operation.destructive
+    record = world.registry.find("demo")
+    assert service.recheck(record, operation).actions[0].detail.startswith("1 x ml.m5.xlarge")
+    world.kubernetes_api().nodes = [KubernetesNode("hyperpod-i-1", True, True, {GROUP_LABEL: "cpu"}, {}, {})]
+    world.kubernetes_api().pods = [Pod("team", "job-0", "hyperpod-i-1")]
+    with pytest.raises(ClusterNotReadyError, match="runs workload pods"):
+        service.recheck(record, operation)
+
+
 def test_a_group_running_workload_pods_is_not_deleted(world):
     world.kubernetes_api().nodes = [
         KubernetesNode("hyperpod-i-1", True, True, {GROUP_LABEL: "cpu"}, {}, {}),

@@ -35,6 +35,7 @@ def ctx(kind: OperationKind, node_ids: list[str], acted: list[str] | None = None
         "kind": kind,
         "operationId": "op-1",
         "clusterTag": "demo",
+        "incarnation": "inc-demo",
         "region": "us-west-2",
         "accountId": "123456789012",
         "eksClusterName": "eks-cluster-demo",

@@ -58,6 +58,7 @@ def ctx(started: datetime | None = None, **fields: object) -> WorkflowInput:
         "operationId": "op-1",
         "kind": OperationKind.CREATE_HYPERPOD_CLUSTER,
         "clusterTag": "demo",
+        "incarnation": "inc-demo",
         "region": REGION,
         "accountId": ACCOUNT,
         "eksClusterName": "eks-cluster-demo",

@@ -13,6 +13,8 @@ function operation(status: Operation["status"], stages: StageFields[], extra: Pa
     operationId: "op-1",
     kind: "create_cluster",
     target: "demo",
+    incarnation: "inc-1",
+    destructive: false,
     status,
     stages: stages.map((stage) => ({ name: "eks", status: "PENDING", ...stage })),
     actor: "sandbox-admin",

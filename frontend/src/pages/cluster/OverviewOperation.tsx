@@ -1,6 +1,7 @@
 /**
  * The running or last operation of a cluster, live: per-stage status with start and end times (long poll through
- * `useOperation`), the failure with its step, and Resume or Cancel when the API allows them.
+ * `useOperation`), the failure with its step, and Resume or Cancel when the API allows them (a destructive
+ * operation's Resume shows its plan first).
  */
 import Alert from "@cloudscape-design/components/alert";
 import Box from "@cloudscape-design/components/box";
@@ -17,7 +18,8 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Status } from "../../components/status";
 import { useOperation, type Operation } from "../../hooks/useOperation";
-import { OperationLink } from "./plan";
+import { resumePlan } from "../operations/resume";
+import { OperationLink, usePlannedAction } from "./plan";
 
 /** Resume runs a FAILED or CANCELLED operation again; cancel stops a PENDING or RUNNING one (the routes' own terms). */
 const RESUMABLE: ReadonlySet<Operation["status"]> = new Set(["FAILED", "CANCELLED"]);
@@ -37,6 +39,7 @@ export function OverviewOperation(props: {
   const { api, identity, notify } = useApp();
   const { operation, error, reload } = useOperation(operationId, onChange, startedHere);
   const [busy, setBusy] = useState(false);
+  const planned = usePlannedAction(reload);
 
   const act = async (action: "resume" | "cancel") => {
     setBusy(true);
@@ -44,11 +47,12 @@ export function OverviewOperation(props: {
       const params = { params: { path: { operationId } } };
       const next =
         action === "resume"
-          ? (await unwrap(api.POST("/operations/{operationId}/resume", params))).operation
+          ? await unwrap(api.POST("/operations/{operationId}/resume", params))
           : await unwrap(api.POST("/operations/{operationId}/cancel", params));
       notify.success(`Operation ${operationId}: ${action === "resume" ? "resumed" : "cancelled"}.`);
       reload();
-      onChange(next);
+      const followed = "operation" in next ? next.operation : "kind" in next ? next : undefined;
+      if (followed) onChange(followed);
     } catch (reason) {
       notify.error(reason, `The operation could not be ${action === "resume" ? "resumed" : "cancelled"}`);
     } finally {
@@ -73,7 +77,13 @@ export function OverviewOperation(props: {
                 </Button>
               )}
               {RESUMABLE.has(operation.status) && identity.mayCall("POST /operations/{operationId}/resume") && (
-                <Button variant="primary" loading={busy} onClick={() => void act("resume")}>
+                <Button
+                  variant="primary"
+                  loading={busy}
+                  onClick={() =>
+                    operation.destructive ? planned.start(resumePlan(api, operationId)) : void act("resume")
+                  }
+                >
                   Resume
                 </Button>
               )}
@@ -86,6 +96,7 @@ export function OverviewOperation(props: {
     >
       <SpaceBetween size="l">
         <ErrorAlert error={error} header="The operation could not be followed" />
+        {planned.modal}
         {operation.error && (
           <Alert type="error" header={`Failed${failedStep}: ${operation.error.code}`}>
             {operation.error.message}

@@ -19,6 +19,7 @@ export const CLUSTER: Schemas["ClusterDetail"] = {
   eksClusterName: "eks-cluster-demo",
   hyperPodClusterName: "hp-cluster-demo",
   kubernetesVersion: "1.31",
+  incarnation: "inc-1",
   stagesDone: ["eks", "dependencies", "hyperpod", "storage"],
   storageClaim: "s3-claim",
   storageBucket: "instantstart-demo-bucket",

@@ -1,13 +1,15 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
-import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
+import { fakeApi, renderPage, type Answers, type Call } from "../../test/fakeApi";
 import OperationDetailPage from "./OperationDetailPage";
 
 const FAILED: Operation = {
   operationId: "op-00000000000000000001",
   kind: "create_hyperpod_cluster",
   target: "demo",
+  incarnation: "inc-1",
+  destructive: false,
   status: "FAILED",
   stages: [
     { name: "hyperpod", status: "FAILED", startedAt: "2026-12-01T10:00:00Z", endedAt: "2026-12-01T10:05:00Z", message: "capacity" },
@@ -72,6 +74,24 @@ describe("OperationDetailPage", () => {
     await userEvent.click(await screen.findByRole("button", { name: "Resume" }));
     await waitFor(() => expect(fake.calls.filter((call) => call.method === "GET")).toHaveLength(2));
     expect(fake.calls.map((call) => `${call.method} ${call.path}`)).toContain("POST /operations/{operationId}/resume");
+  });
+
+  it("resumes a destructive operation only with the token of a fresh plan", async () => {
+    const deleting: Operation = { ...FAILED, kind: "delete_eks_cluster", destructive: true };
+    const fake = page("admin", {
+      "GET /operations/{operationId}": deleting,
+      "POST /operations/{operationId}/resume": (call: Call) =>
+        call.query.dryRun
+          ? { dryRun: true, actions: [{ action: "delete", resource: "EKS cluster", name: "demo" }], confirmationToken: "token-1", message: "Resuming deletes cluster demo." }
+          : { operationId: FAILED.operationId, status: "PENDING" },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: "Resume" }));
+    const dialog = await screen.findByRole("dialog");
+    expect(await within(dialog).findByText("Resuming deletes cluster demo.")).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Resume" }));
+    await waitFor(() => expect(fake.calls.filter((call) => call.method === "POST")).toHaveLength(2));
+    const resumes = fake.calls.filter((call) => call.method === "POST").map((call) => call.query);
+    expect(resumes).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
   });
 
   it("shows an API error with its message and request id", async () => {

@@ -1,6 +1,6 @@
 /**
  * One operation: its stages with timestamps (kept current by long polling), the error with the step that failed,
- * and Resume or Cancel for a role the API allows them to.
+ * and Resume or Cancel for a role the API allows them to (a destructive operation's Resume shows its plan first).
  */
 import Alert from "@cloudscape-design/components/alert";
 import Box from "@cloudscape-design/components/box";
@@ -20,13 +20,16 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
 import { Status } from "../../components/status";
 import { useOperation } from "../../hooks/useOperation";
+import { usePlannedAction } from "../cluster/plan";
 import { formatTime, operationDuration } from "./format";
+import { resumePlan } from "./resume";
 
 export default function OperationDetailPage() {
   const { operationId } = useParams();
   const { api, identity, notify } = useApp();
   const { operation, error, reload } = useOperation(operationId);
   const [busy, setBusy] = useState<"resume" | "cancel">();
+  const planned = usePlannedAction(reload);
   if (error && !operation) return <ErrorAlert error={error} header="The operation could not be read" />;
   if (!operation) return <Spinner size="large" />;
 
@@ -59,7 +62,13 @@ export default function OperationDetailPage() {
               </Button>
             )}
             {canResume && identity.mayCall("POST /operations/{operationId}/resume") && (
-              <Button variant="primary" loading={busy === "resume"} onClick={() => void act("resume")}>
+              <Button
+                variant="primary"
+                loading={busy === "resume"}
+                onClick={() =>
+                  operation.destructive ? planned.start(resumePlan(api, operation.operationId)) : void act("resume")
+                }
+              >
                 Resume
               </Button>
             )}
@@ -69,6 +78,7 @@ export default function OperationDetailPage() {
         {operation.operationId}
       </Header>
       <ErrorAlert error={error} header="The operation could not be refreshed" />
+      {planned.modal}
       {operation.error && (
         <Alert type="error" header={`${operation.error.code}${operation.error.step ? ` in step "${operation.error.step}"` : ""}`}>
           {operation.error.message}
@@ -89,6 +99,7 @@ export default function OperationDetailPage() {
             { label: "Updated", value: formatTime(operation.updatedAt) },
             { label: "Duration", value: operationDuration(operation) },
             { label: "Attempt", value: operation.attempt },
+            { label: "Cluster incarnation", value: operation.incarnation },
             { label: "Current step", value: operation.currentStep ?? "-" },
             {
               label: "Audit trail",

@@ -8,6 +8,8 @@ function operation(id: string, target: string, status: Operation["status"]): Ope
     operationId: id,
     kind: "create_eks_cluster",
     target,
+    incarnation: "inc-1",
+    destructive: false,
     status,
     stages: [
       { name: "network", status: "SUCCEEDED" },

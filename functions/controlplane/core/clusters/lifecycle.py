@@ -3,9 +3,10 @@ leaves it (delete: plan, then confirm). Each request is validated against live s
 registered or started; its plan is computed from the same validation, with no side effect.
 
 A new cluster's VPC CIDR is reserved in the registry when the request is accepted (a conditional write, so two
-concurrent creates never pick the same range) and freed when the cluster is deleted or its start fails. A delete
-token confirms the plan it came with: it is bound to the plan's fingerprint, so a cluster that changed since
-needs a fresh plan.
+concurrent creates never pick the same range) and freed when the cluster is deleted or its start fails. Each new
+record gets a fresh incarnation. A delete token confirms the plan it came with: it is bound to the plan's
+fingerprint (the cluster's incarnation and state, its roles and its work included), so a cluster that changed since
+needs a fresh plan. `recheck` runs these requests' checks again before one of their operations is resumed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
-from controlplane.core.clusters.deletion_plan import delete_actions
+from controlplane.core.clusters.deletion import DeletionPlanner
 from controlplane.core.clusters.import_plan import (
     check_eks_importable,
     check_hyperpod_importable,
@@ -28,6 +29,7 @@ from controlplane.core.dependencies.plan import dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import CLUSTER_TAG_KEY, Deployment, eks_cluster_name, hyperpod_cluster_name
 from controlplane.core.network.plan import plan_network, stage_one_actions
+from controlplane.core.operations.incarnation import new_incarnation
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.eks import EksCluster, EksGateway
@@ -53,6 +55,7 @@ from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.pipeline import CreateClusterRequest
 from controlplane.models.preflight import PreflightCheck
 from controlplane.models.storage import StoragePlan
+from controlplane.models.workflow import CreateClusterInput, EksStageInput, parse_input
 
 DELETE_ACTION = "delete-cluster"
 # Each failed reservation means a concurrent create took that CIDR, so this bounds the creates racing at once.
@@ -74,6 +77,7 @@ class ClusterLifecycleService:
         hyperpod: Callable[[str], HyperPodGateway],
         pins: DependencyPins,
         deployment: Deployment,
+        deletion: DeletionPlanner,
     ) -> None:
         self._clusters = clusters
         self._registry = registry
@@ -87,6 +91,7 @@ class ClusterLifecycleService:
         self._hyperpod = hyperpod
         self._pins = pins
         self._deployment = deployment
+        self._deletion = deletion
 
     # --- stage 1 -----------------------------------------------------------------------------
 
@@ -155,6 +160,7 @@ class ClusterLifecycleService:
         now = self._clock.now()
         record = ClusterRecord(
             clusterTag=request.clusterTag,
+            incarnation=new_incarnation(),
             region=request.region,
             status=ClusterStatus.IMPORTING,
             eksClusterName=cluster.name,
@@ -172,7 +178,7 @@ class ClusterLifecycleService:
 
     def plan_delete(self, cluster_tag: str, actor: Actor) -> Plan:
         record = self._clusters.get(cluster_tag)
-        actions = delete_actions(self._deployment, record)
+        actions = self._deletion.plan(record)
         token, expires_at = self._confirmations.issue(actor, DELETE_ACTION, cluster_tag, fingerprint(actions))
         return Plan(
             dryRun=True,
@@ -180,8 +186,8 @@ class ClusterLifecycleService:
             confirmationToken=token,
             expiresAt=expires_at,
             message=(
-                f"Deleting '{cluster_tag}' destroys the resources listed. Ask the person to confirm, then "
-                "repeat the request with confirmationToken."
+                f"Deleting '{cluster_tag}' destroys what the actions to delete list, and leaves what they keep. Ask "
+                "the person to confirm, then repeat the request with confirmationToken."
             ),
         )
 
@@ -194,9 +200,9 @@ class ClusterLifecycleService:
             DELETE_ACTION,
             cluster_tag,
             f"Call DELETE /clusters/{cluster_tag} without a token",
-            fingerprint(delete_actions(self._deployment, record)),
+            fingerprint(self._deletion.plan(record)),
         ):
-            operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER)
+            operation = self._operations.start(record, actor, OperationKind.DELETE_EKS_CLUSTER, destructive=True)
         self._registry.save(
             record.model_copy(
                 update={
@@ -208,7 +214,51 @@ class ClusterLifecycleService:
         )
         return operation
 
+    # --- resume ------------------------------------------------------------------------------
+
+    resumes = frozenset(
+        {
+            OperationKind.CREATE_EKS_CLUSTER,
+            OperationKind.CREATE_CLUSTER,
+            OperationKind.IMPORT_CLUSTER,
+            OperationKind.DELETE_EKS_CLUSTER,
+        }
+    )
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume, the checks of the request that started the operation, against the cluster as it is now:
+        a delete plans what it would destroy now; an import checks the adopted clusters again; a create runs the
+        pre-flight of what it has not built yet (the network while its VPC is missing, the pipeline's first group
+        while its HyperPod cluster is)."""
+        if operation.kind == OperationKind.DELETE_EKS_CLUSTER:
+            return Plan(actions=self._deletion.plan(record))
+        if operation.kind == OperationKind.IMPORT_CLUSTER:
+            request = ImportClusterRequest(
+                clusterTag=record.clusterTag,
+                region=record.region,
+                eksClusterName=record.eksClusterName,
+                hyperPodClusterName=record.hyperPodClusterName,
+            )
+            cluster, _ = self._adoptable(request)
+            checks = [endpoint_check(request, cluster)]
+        else:
+            checks = self._unbuilt_checks(record, parse_input(operation.input))
+        refuse_failures(checks)
+        return Plan(actions=[], checks=checks)
+
     # --- internals ---------------------------------------------------------------------------
+
+    def _unbuilt_checks(self, record: ClusterRecord, payload: object) -> list[PreflightCheck]:
+        region, tag = record.region, record.clusterTag
+        checks = []
+        if isinstance(payload, EksStageInput):
+            checks += self._preflight.unbuilt_network_checks(region, tag, payload.network)
+        if (
+            isinstance(payload, CreateClusterInput)
+            and self._hyperpod(region).find_cluster(hyperpod_cluster_name(tag)) is None
+        ):
+            checks += self._preflight.group_checks(region, self._preflight.new_group(region, tag, payload.hyperpod))
+        return checks
 
     def _network(self, request: CreateEksClusterRequest) -> NetworkPlan:
         """A supported Region, a free tag, and the network plan against the Region's VPCs."""
@@ -268,7 +318,7 @@ class ClusterLifecycleService:
         self._require_new(
             request.clusterTag, region, "Use the AWS Region code of the existing cluster.", "pick another clusterTag"
         )
-        cluster = check_eks_importable(request, self._eks(region).find_cluster(request.eksClusterName))
+        cluster, hyperpod = self._adoptable(request)
         check_unregistered(
             cluster,
             cluster.tags.get(CLUSTER_TAG_KEY)
@@ -277,9 +327,14 @@ class ClusterLifecycleService:
                 None,
             ),
         )
+        return cluster, hyperpod
+
+    def _adoptable(self, request: ImportClusterRequest) -> tuple[EksCluster, HyperPodCluster | None]:
+        """The EKS cluster, and the HyperPod cluster if one is named, as import can adopt them."""
+        cluster = check_eks_importable(request, self._eks(request.region).find_cluster(request.eksClusterName))
         if not request.hyperPodClusterName:
             return cluster, None
-        found = self._hyperpod(region).find_cluster(request.hyperPodClusterName)
+        found = self._hyperpod(request.region).find_cluster(request.hyperPodClusterName)
         return cluster, check_hyperpod_importable(request, cluster, found)
 
     def _require_new(self, cluster_tag: str, region: str, region_hint: str, tag_hint: str) -> None:
@@ -296,6 +351,7 @@ class ClusterLifecycleService:
         now = self._clock.now()
         return ClusterRecord(
             clusterTag=request.clusterTag,
+            incarnation=new_incarnation(),
             region=request.region,
             status=ClusterStatus.CREATING,
             eksClusterName=eks_cluster_name(request.clusterTag),

@@ -1,11 +1,14 @@
 """The stage requests on a registered cluster: stage 3 (dependencies), stage 4 (HyperPod) and stage 5 (storage).
 
 Each reads the record once, checks that the stage it builds on is done, and either plans (no side effect)
-or starts the stage's workflow. The rules and plans are the stage contexts' own (`core.dependencies`,
-`core.hyperpod_planning`, `core.storage`); this module only composes them with the registry and operations.
+or starts the stage's workflow; `recheck` runs the same checks before one of their operations is resumed. The rules
+and plans are the stage contexts' own (`core.dependencies`, `core.hyperpod_planning`, `core.storage`); this module
+only composes them with the registry and operations.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
@@ -14,6 +17,7 @@ from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_action
 from controlplane.core.naming import Deployment, hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.preflight.rules import refuse_failures
 from controlplane.core.preflight.service import PreflightService
 from controlplane.core.registry import ClusterService
@@ -29,6 +33,7 @@ from controlplane.models.hyperpod import CreateHyperPodRequest, HyperPodPlan
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.preflight import PreflightCheck
 from controlplane.models.storage import ConfigureStorageRequest, StoragePlan
+from controlplane.models.workflow import ConfigureStorageInput, CreateHyperPodClusterInput, parse_input
 
 
 class StageRequestService:
@@ -41,6 +46,7 @@ class StageRequestService:
         preflight: PreflightService,
         pins: DependencyPins,
         deployment: Deployment,
+        hyperpod: Callable[[str], HyperPodGateway],
     ) -> None:
         self._clusters = clusters
         self._operations = operations
@@ -49,6 +55,7 @@ class StageRequestService:
         self._preflight = preflight
         self._pins = pins
         self._deployment = deployment
+        self._hyperpod_gateway = hyperpod
 
     # --- stage 3 -----------------------------------------------------------------------------
 
@@ -57,8 +64,7 @@ class StageRequestService:
         return Plan(actions=dependency_actions(self._deployment, record, self._pins))
 
     def configure_dependencies(self, cluster_tag: str, actor: Actor) -> Operation:
-        record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
-        dependency_images(self._pins, record.region)  # a Region without a registry for them is refused here
+        record = self._dependencies_ready(cluster_tag)
         return self._operations.start(record, actor, OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES)
 
     # --- stage 4 -----------------------------------------------------------------------------
@@ -94,7 +100,39 @@ class StageRequestService:
             features=storage_features(plan),
         )
 
+    # --- resume ------------------------------------------------------------------------------
+
+    resumes = frozenset(
+        {
+            OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+            OperationKind.CREATE_HYPERPOD_CLUSTER,
+            OperationKind.CONFIGURE_STORAGE,
+        }
+    )
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume, the checks of the stage's request against the cluster as it is now: the stage it builds
+        on is done and the cluster ACTIVE, and stage 4's pre-flight while its HyperPod cluster does not exist yet."""
+        tag = record.clusterTag
+        payload = parse_input(operation.input)
+        checks: list[PreflightCheck] = []
+        if isinstance(payload, ConfigureStorageInput):
+            self._storage_ready(tag, fsx=payload.storage.fsx is not None)
+        elif isinstance(payload, CreateHyperPodClusterInput):
+            record = self._clusters.ready_for(tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
+            if self._hyperpod_gateway(record.region).find_cluster(payload.hyperPodClusterName) is None:
+                checks = self._group_checks(record, payload.hyperpod)
+            refuse_failures(checks)
+        else:
+            self._dependencies_ready(tag)
+        return Plan(actions=[], checks=checks)
+
     # --- internals ---------------------------------------------------------------------------
+
+    def _dependencies_ready(self, cluster_tag: str) -> ClusterRecord:
+        record = self._clusters.ready_for(cluster_tag, StageName.DEPENDENCIES, needs=StageName.EKS)
+        dependency_images(self._pins, record.region)  # a Region without a registry for them is refused here
+        return record
 
     def _hyperpod(self, cluster_tag: str, request: CreateHyperPodRequest) -> tuple[ClusterRecord, HyperPodPlan]:
         record = self._clusters.ready_for(cluster_tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
@@ -105,7 +143,11 @@ class StageRequestService:
         return self._preflight.group_checks(record.region, growth)
 
     def _storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> tuple[ClusterRecord, StoragePlan]:
-        record = self._clusters.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
-        check_storage_request(record, request)
+        record = self._storage_ready(cluster_tag, fsx=request.fsx is not None)
         account = record.accountId or self._account.account_id()
         return record, storage_plan(cluster_tag, record.region, account, request)
+
+    def _storage_ready(self, cluster_tag: str, fsx: bool) -> ClusterRecord:
+        record = self._clusters.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)
+        check_storage_request(record, fsx)
+        return record

@@ -20,10 +20,12 @@ from controlplane.core.ports.kubernetes import WorkloadGateway
 from controlplane.core.ports.storage import BucketGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.training.service import StorageClaimMissingError
-from controlplane.models.clusters import ClusterRecord
+from controlplane.models.clusters import ClusterRecord, Plan
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.downloads import DownloadPlan, DownloadRequest, StorageContents, StorageObject
+from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.operations import Operation, OperationKind
+from controlplane.models.workflow import DownloadToStorageInput
 
 
 class DownloadService:
@@ -68,6 +70,20 @@ class DownloadService:
         except BaseException:
             self._secrets.delete_object(cluster, record.region, "v1", "Secret", namespace, str(plan.tokenSecret))
             raise
+
+    resumes = frozenset({OperationKind.DOWNLOAD_TO_STORAGE})
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume: the cluster still has the storage claim (and bucket) the download writes into."""
+        plan = DownloadToStorageInput.model_validate(operation.input).download
+        record = self._with_claim(record.clusterTag)
+        if claim_of(record) != (plan.namespace, plan.claimName) or record.storageBucket != plan.bucketName:
+            raise ClusterNotReadyError(
+                f"The download writes into claim {plan.namespace}/{plan.claimName} (bucket {plan.bucketName}), which "
+                f"cluster '{record.clusterTag}' no longer mounts; start a new download into its current storage.",
+                {"storageClaim": record.storageClaim, "storageBucket": record.storageBucket},
+            )
+        return Plan(actions=[])
 
     def list_contents(
         self, cluster_tag: str, prefix: str = "", limit: int = DEFAULT_PAGE_SIZE, token: str | None = None

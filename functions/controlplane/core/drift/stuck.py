@@ -71,6 +71,7 @@ def stuck(operation: Operation, now: datetime) -> StuckOperation | None:
     return StuckOperation(
         operationId=operation.operationId,
         kind=operation.kind,
+        destructive=operation.destructive,
         runningSince=operation.createdAt,
         deadline=latest,
         resume=f"POST /operations/{operation.operationId}/resume",

@@ -27,7 +27,7 @@ from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.persistence import ClusterRegistry
-from controlplane.models.clusters import ClusterRecord, ClusterStatus, PlannedAction, StageName
+from controlplane.models.clusters import ClusterRecord, ClusterStatus, Plan, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
 from controlplane.models.features import (
     Feature,
@@ -41,6 +41,7 @@ from controlplane.models.features import (
     UpdateFeaturesRequest,
 )
 from controlplane.models.operations import Operation, OperationKind, OperationView
+from controlplane.models.workflow import UpdateClusterFeaturesInput
 
 DISABLE_ACTION = "disable-features"
 
@@ -171,7 +172,24 @@ class FeaturePanelService:
 
     def _start(self, record: ClusterRecord, plan: FeaturePlan, actor: Actor) -> Operation:
         return self._operations.start(
-            record, actor, OperationKind.UPDATE_CLUSTER_FEATURES, stages=plan.stages, features=plan.changes
+            record,
+            actor,
+            OperationKind.UPDATE_CLUSTER_FEATURES,
+            stages=plan.stages,
+            destructive=plan.disables,
+            features=plan.changes,
+        )
+
+    resumes = frozenset({OperationKind.UPDATE_CLUSTER_FEATURES})
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume: the cluster has finished the stage features build on; the plan lists what each change of
+        the operation does (a disable: what it deletes, and what it keeps)."""
+        self._ready(record.clusterTag)
+        changes = UpdateClusterFeaturesInput.model_validate(operation.input).features
+        by_feature = {feature: changes.of(feature) for feature in Feature}
+        return Plan(
+            actions=[action for feature in stages_of(by_feature) for action in _actions(feature, by_feature[feature])]
         )
 
     def _record(self, cluster_tag: str) -> ClusterRecord:

@@ -1,7 +1,8 @@
 """Instance groups of a running HyperPod cluster, the API side: list, add, update (explicit diff), delete and
-software updates. Each request is checked against the live cluster (`group_rules`) before a workflow starts; the
-workflow's steps are `group_steps`. What terminates or restarts nodes (a delete, a scale-down below the current
-count, a software update) is planned first and starts only with the plan's confirmation token.
+software updates. Each request is checked against the live cluster (`group_rules`) before a workflow starts, and
+again before one of its operations is resumed (`recheck`); the workflow's steps are `group_steps`. What terminates or
+restarts nodes (a delete, a scale-down below the current count, a software update) is planned first (`group_plans`)
+and starts only with the token bound to that plan.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from contextlib import nullcontext
 from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod.conversions import group_view
+from controlplane.core.hyperpod.group_plans import delete_group_actions, scale_down_actions, software_plan
 from controlplane.core.hyperpod.group_rules import (
     explicit_diff,
     refuse_adopted_hyperpod,
@@ -37,7 +39,6 @@ from controlplane.models.instance_groups import (
     FieldOutcome,
     InstanceGroupChange,
     InstanceGroupList,
-    SoftwareUpdatePlan,
     SoftwareUpdateRequest,
     UpdateInstanceGroupRequest,
     UpdateResult,
@@ -45,6 +46,13 @@ from controlplane.models.instance_groups import (
 from controlplane.models.operations import Operation, OperationKind, OperationView
 from controlplane.models.preflight import PreflightCheck
 from controlplane.models.status import GROUP_LABEL
+from controlplane.models.workflow import (
+    AddInstanceGroupInput,
+    DeleteInstanceGroupInput,
+    UpdateClusterSoftwareInput,
+    UpdateInstanceGroupInput,
+    parse_input,
+)
 
 Checks = list[PreflightCheck]
 DELETE_GROUP_ACTION = "delete-instance-group"
@@ -133,12 +141,12 @@ class InstanceGroupService:
         record, cluster = self._live(cluster_tag)
         group = require_group(cluster, name)
         changes = explicit_diff(group, request.model_dump(exclude_unset=True))
-        scale_down = _scale_down_actions(group, request)
+        scale_down = scale_down_actions(group, request.instanceCount)
         if scale_down:
             return self._confirmation_asked(
                 changes, self._scale_down_plan(cluster_tag, group, request, scale_down, actor)
             )
-        checks = self._growth_checks(record, group, request)
+        checks = self._growth_checks(record, group, request.instanceCount)
         return UpdateResult(changes=changes, dryRun=True, checks=checks, message="Dry run: nothing was changed.")
 
     def update(
@@ -153,9 +161,9 @@ class InstanceGroupService:
         changed = {field for field, outcome in changes.items() if outcome != "unchanged"}
         if not changed:
             return UpdateResult(changes=changes, message="Every field already has the requested value.")
-        refuse_failures(self._growth_checks(record, group, request))
+        refuse_failures(self._growth_checks(record, group, request.instanceCount))
         change = InstanceGroupChange(instanceGroupName=name, **{field: getattr(request, field) for field in changed})
-        scale_down = _scale_down_actions(group, request)
+        scale_down = scale_down_actions(group, request.instanceCount)
         if scale_down and not token:
             return self._confirmation_asked(
                 changes, self._scale_down_plan(cluster_tag, group, request, scale_down, actor)
@@ -173,7 +181,9 @@ class InstanceGroupService:
             else nullcontext()
         )
         with confirmed:
-            operation = self._operations.start(record, actor, OperationKind.UPDATE_INSTANCE_GROUP, instanceGroup=change)
+            operation = self._operations.start(
+                record, actor, OperationKind.UPDATE_INSTANCE_GROUP, destructive=bool(scale_down), instanceGroup=change
+            )
         return UpdateResult(
             changes=changes,
             operationId=operation.operationId,
@@ -212,20 +222,15 @@ class InstanceGroupService:
         )
 
     def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
+        """What deleting the group terminates, with a token bound to exactly that (its count and type)."""
         record, cluster = self._live(cluster_tag)
-        group = require_group(cluster, name)
+        actions = delete_group_actions(require_group(cluster, name))
         self._refuse_if_in_use(record, name)
-        token, expires_at = self._confirmations.issue(actor, DELETE_GROUP_ACTION, f"{cluster_tag}/{name}")
+        token, expires_at = self._confirmations.issue(
+            actor, DELETE_GROUP_ACTION, f"{cluster_tag}/{name}", fingerprint(actions)
+        )
         return Plan(
-            actions=[
-                PlannedAction(
-                    action="delete",
-                    resource="HyperPod instance group",
-                    name=name,
-                    detail=f"{group.current_count} x {group.instance_type}: its nodes and their volumes are terminated",
-                ),
-                PlannedAction(action="delete", resource="AWS::EC2::Subnet", name="its dedicated subnet, if any"),
-            ],
+            actions=actions,
             confirmationToken=token,
             expiresAt=expires_at,
             message=f"Deleting instance group {name} terminates its nodes. Ask the person to confirm, then repeat the "
@@ -234,26 +239,27 @@ class InstanceGroupService:
 
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
-        require_group(cluster, name)
         with self._confirmations.redeeming(
             token,
             actor,
             DELETE_GROUP_ACTION,
             f"{cluster_tag}/{name}",
             f"Call DELETE /clusters/{cluster_tag}/instance-groups/{name} without a token",
+            fingerprint(delete_group_actions(require_group(cluster, name))),
         ):
             self._refuse_if_in_use(record, name)
             return self._operations.start(
                 record,
                 actor,
                 OperationKind.DELETE_INSTANCE_GROUP,
+                destructive=True,
                 instanceGroup=InstanceGroupChange(instanceGroupName=name),
             )
 
     def plan_software_update(self, cluster_tag: str, request: SoftwareUpdateRequest, actor: Actor) -> Plan:
         """The groups to patch with their current release, and a confirmation token (nodes restart)."""
         _, cluster = self._live(cluster_tag)
-        _, plan = self._software_plan(cluster, request)
+        _, plan = software_plan(cluster, request)
         token, expires_at = self._confirmations.issue(
             actor, SOFTWARE_UPDATE_ACTION, cluster_tag, fingerprint([request, *plan.actions])
         )
@@ -268,7 +274,7 @@ class InstanceGroupService:
 
     def update_software(self, cluster_tag: str, request: SoftwareUpdateRequest, token: str, actor: Actor) -> Operation:
         record, cluster = self._live(cluster_tag)
-        update, plan = self._software_plan(cluster, request)
+        update, plan = software_plan(cluster, request)
         with self._confirmations.redeeming(
             token,
             actor,
@@ -277,7 +283,47 @@ class InstanceGroupService:
             f"Call POST /clusters/{cluster_tag}/software-update without a token",
             fingerprint([request, *plan.actions]),
         ):
-            return self._operations.start(record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, softwareUpdate=update)
+            return self._operations.start(
+                record, actor, OperationKind.UPDATE_CLUSTER_SOFTWARE, destructive=True, softwareUpdate=update
+            )
+
+    # --- resume ------------------------------------------------------------------------------
+
+    resumes = frozenset(
+        {
+            OperationKind.ADD_INSTANCE_GROUP,
+            OperationKind.UPDATE_INSTANCE_GROUP,
+            OperationKind.DELETE_INSTANCE_GROUP,
+            OperationKind.UPDATE_CLUSTER_SOFTWARE,
+        }
+    )
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume, the checks of the group request against the live cluster, for what is still to do: an
+        added group's pre-flight while it does not exist yet; an update's group, the pre-flight of what it still
+        adds and the nodes a scale-down still terminates; a delete refused while the group runs workload pods; a
+        software update's groups."""
+        record, cluster = self._live(record.clusterTag)
+        payload = parse_input(operation.input)
+        actions: list[PlannedAction] = []
+        checks: Checks = []
+        if isinstance(payload, AddInstanceGroupInput) and cluster.group(payload.instance_group_name) is None:
+            checks = self._new_group_checks(record, payload.hyperpod)
+        elif isinstance(payload, UpdateInstanceGroupInput):
+            group = require_group(cluster, payload.instance_group_name)
+            checks = self._growth_checks(record, group, payload.instanceGroup.instanceCount)
+            actions = scale_down_actions(group, payload.instanceGroup.instanceCount)
+        elif isinstance(payload, DeleteInstanceGroupInput) and (doomed := cluster.group(payload.instance_group_name)):
+            self._refuse_if_in_use(record, doomed.name)
+            actions = delete_group_actions(doomed)
+        elif isinstance(payload, UpdateClusterSoftwareInput):
+            update = payload.softwareUpdate
+            wanted = SoftwareUpdateRequest(
+                instanceGroups=update.instanceGroups, imageId=update.imageId, rollingPolicy=update.rollingPolicy
+            )
+            actions = software_plan(cluster, wanted)[1].actions
+        refuse_failures(checks)
+        return Plan(actions=actions, checks=checks)
 
     def _resolve_new_group(
         self, record: ClusterRecord, cluster: HyperPodCluster, request: AddInstanceGroupRequest
@@ -289,11 +335,10 @@ class InstanceGroupService:
         growth = self._preflight.new_group(record.region, record.clusterTag, resolved)
         return self._preflight.group_checks(record.region, growth)
 
-    def _growth_checks(
-        self, record: ClusterRecord, group: InstanceGroup, request: UpdateInstanceGroupRequest
-    ) -> Checks:
-        added = (request.instanceCount or 0) - group.target_count
-        if request.instanceCount is None or added <= 0 or group.instance_type is None:
+    def _growth_checks(self, record: ClusterRecord, group: InstanceGroup, count: int | None) -> Checks:
+        """The pre-flight of the instances a new target `count` adds to the group (None: the count is not changed)."""
+        added = (count or 0) - group.target_count
+        if count is None or added <= 0 or group.instance_type is None:
             return []
         growth = Growth(
             instance_type=group.instance_type,
@@ -304,26 +349,6 @@ class InstanceGroupService:
             training_plan_arn=group.training_plan_arn,
         )
         return self._preflight.group_checks(record.region, growth)
-
-    @staticmethod
-    def _software_plan(cluster: HyperPodCluster, request: SoftwareUpdateRequest) -> tuple[SoftwareUpdatePlan, Plan]:
-        """The groups to patch (default: every group), each with the release it runs now."""
-        names = request.instanceGroups or [group.name for group in cluster.groups]
-        groups = [require_group(cluster, name) for name in names]
-        policy = request.rollingPolicy
-        batch = f"{policy.batchSize}{'%' if policy.batchType == 'percentage' else ' instances'} at a time"
-        actions = [
-            PlannedAction(
-                action="update",
-                resource="HyperPod instance group",
-                name=group.name,
-                detail=f"AMI {request.imageId or 'latest HyperPod release'} (now "
-                f"{group.image_release_version or 'unknown'}), {batch}",
-            )
-            for group in groups
-        ]
-        plan = SoftwareUpdatePlan(instanceGroups=names, imageId=request.imageId, rollingPolicy=policy)
-        return plan, Plan(actions=actions)
 
     def _live(self, cluster_tag: str, changing: bool = True) -> tuple[ClusterRecord, HyperPodCluster]:
         """The record and its HyperPod cluster; for a change, also that the cluster is the control plane's."""
@@ -362,19 +387,3 @@ class InstanceGroupService:
             "jobs or let them finish, then delete the group.",
             {"pods": found[:MAX_DETAILED_PODS], "podsFound": len(found), "allPodsRead": pods.complete},
         )
-
-
-def _scale_down_actions(group: InstanceGroup, request: UpdateInstanceGroupRequest) -> list[PlannedAction]:
-    """What a count below the group's current one terminates (nothing for any other change)."""
-    count = request.instanceCount
-    if count is None or count >= group.current_count:
-        return []
-    return [
-        PlannedAction(
-            action="delete",
-            resource="HyperPod node",
-            name=f"{group.current_count - count} of {group.current_count} x {group.instance_type} in {group.name}",
-            detail=f"scale-down to {count}: HyperPod picks the nodes; they and their volumes are terminated, "
-            "with the pods running on them",
-        )
-    ]

@@ -35,7 +35,7 @@ ACTION_EFFECTS = {
     "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
     "delete": "terminated and removed; the group's target count drops by one",
 }
-KIND_OF_ACTION = {
+KIND_OF_ACTION: dict[NodeAction, OperationKind] = {
     "reboot": OperationKind.REBOOT_NODES,
     "replace": OperationKind.REPLACE_NODES,
     "delete": OperationKind.DELETE_NODES,
@@ -136,8 +136,24 @@ class NodeService:
         )
         with confirmed:
             return self._operations.start(
-                record, actor, KIND_OF_ACTION[action], nodes=targets, requestedAt=self._clock.now()
+                record,
+                actor,
+                KIND_OF_ACTION[action],
+                destructive=action in CONFIRMED_ACTIONS,
+                nodes=targets,
+                requestedAt=self._clock.now(),
             )
+
+    resumes = frozenset(KIND_OF_ACTION.values())
+
+    def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
+        """Before a resume, the checks of the node request against the cluster as it is now (its HyperPod cluster is
+        the control plane's), and what the action does to the nodes it names (those it already replaced or deleted
+        are gone, so they are not looked up again)."""
+        refuse_adopted_hyperpod(self._ready(record.clusterTag))
+        action = next(action for action, kind in KIND_OF_ACTION.items() if kind == operation.kind)
+        ids = [NodeTarget.model_validate(node).nodeId for node in operation.input["nodes"]]
+        return Plan(actions=_planned(action, ids))
 
     def _targets(self, cluster_tag: str, node_ids: list[str]) -> tuple[ClusterRecord, list[NodeTarget]]:
         """The record, and each node with its group, after DescribeClusterNode found every one of them."""

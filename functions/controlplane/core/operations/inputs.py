@@ -1,8 +1,8 @@
 """The one builder of workflow inputs: the cluster's facts from its registry record, plus the kind's own part.
 
 Every workflow start goes through here (via `OperationService.start`), so a fact every step may need (the
-HyperPod cluster's name, whether the cluster was imported, its adopted network) cannot be forgotten by one
-caller. The kind's model refuses a missing part and an unknown one.
+cluster's incarnation, the HyperPod cluster's name, whether the cluster was imported, its adopted network) cannot be
+forgotten by one caller. The kind's model refuses a missing part and an unknown one.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def workflow_input(
             "kind": kind,
             "operationId": operation_id,
             "clusterTag": record.clusterTag,
+            "incarnation": record.incarnation,
             "region": record.region,
             "accountId": account_id,
             "eksClusterName": record.eksClusterName,

@@ -2,7 +2,8 @@
 
 `start` is the only place a workflow is started, with the input `inputs.workflow_input` builds. Every
 write is conditional on the record's version, so two writers can never both advance an operation; the
-workflow's steps are the only writers besides resume and cancel.
+workflow's steps are the only writers besides resume and cancel. An operation is bound to the cluster incarnation
+it was created for (`incarnation`): resume, cancel and each step refuse it once the cluster is gone or another.
 
 The cluster's lock (its one active operation) is taken by each attempt (the start, each resume) before the
 operation record is written, released on every path where that attempt then fails to start, and released when
@@ -20,6 +21,7 @@ from typing import Any
 from controlplane.core.auth import Actor
 from controlplane.core.naming import execution_name
 from controlplane.core.operations import transitions
+from controlplane.core.operations.incarnation import require_current
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.paging import Page
 from controlplane.core.ports.account import AccountGateway
@@ -90,12 +92,21 @@ class OperationService:
         kind: OperationKind,
         *,
         stages: Sequence[str] | None = None,
+        destructive: bool = False,
         **own: Any,
     ) -> Operation:
-        """Record a PENDING operation on the cluster, take its lock and start the workflow of `kind`, whose
-        input is the record's facts plus `own` (the kind's plans). `stages` narrows the stages to those
-        this run executes."""
-        operation = transitions.new_operation(kind, record.clusterTag, actor.principal, self._clock.now(), stages)
+        """Record a PENDING operation on the cluster (bound to its incarnation), take its lock and start the workflow
+        of `kind`, whose input is the record's facts plus `own` (the kind's plans). `stages` narrows the stages to
+        those this run executes. `destructive`: started with a plan's confirmation token, so is its resume."""
+        operation = transitions.new_operation(
+            kind,
+            record.clusterTag,
+            record.incarnation,
+            actor.principal,
+            self._clock.now(),
+            stages,
+            destructive=destructive,
+        )
         account = record.accountId or self._account.account_id()
         payload = workflow_input(kind, operation.operationId, record, account, **own)
         operation = operation.model_copy(update={"input": payload.model_dump(mode="json", exclude_none=True)})
@@ -131,11 +142,20 @@ class OperationService:
             operation = self.get(operation_id)
         return operation
 
+    def cluster_of(self, operation: Operation) -> ClusterRecord:
+        """The record of the cluster incarnation the operation was created for; StaleOperationError once the
+        cluster is gone or another incarnation."""
+        return require_current(
+            operation.operationId, operation.target, operation.incarnation, self._registry.find(operation.target)
+        )
+
     def resume(self, operation_id: str, actor: Actor) -> Operation:
-        """Run a FAILED or CANCELLED operation's workflow again; finished steps pass through."""
+        """Run a FAILED or CANCELLED operation's workflow again, on its own cluster incarnation only; finished steps
+        pass through. The checks of its kind and its confirmation are the caller's (`core.resumption`)."""
         operation = self.get(operation_id)
         now = self._clock.now()
         resumed = transitions.rerun(operation, actor.principal, now)
+        self.cluster_of(operation)
         self._lock(operation.target, operation_id, resumed.attempt, actor)
         try:
             resumed = self._operations.replace(resumed, operation.version)
@@ -145,21 +165,26 @@ class OperationService:
         return self._launch(resumed)
 
     def cancel(self, operation_id: str, actor: Actor) -> Operation:
-        """Stop a PENDING or RUNNING operation; finished stages are kept."""
+        """Stop a PENDING or RUNNING operation of the cluster incarnation it was created for; finished stages are
+        kept."""
         operation = self.get(operation_id)
         if operation.status.terminal:
             raise OperationStateError(
                 f"Operation {operation_id} is already {operation.status}; nothing to cancel.",
                 {"status": operation.status},
             )
+        self.cluster_of(operation)
         if operation.executionArn:
             self._launcher.stop(operation.executionArn, f"Cancelled by {actor.principal}")
         return self._end(operation_id, OperationStatus.CANCELLED)
 
     # --- the workflow ------------------------------------------------------------------------
 
-    def begin_step(self, operation_id: str, step: str) -> Operation:
-        """Mark the step's stage RUNNING (finishing earlier stages) and record the step being run."""
+    def begin_step(self, operation_id: str, step: str, incarnation: str) -> Operation:
+        """Mark the step's stage RUNNING (finishing earlier stages) and record the step being run, once the cluster is
+        still the incarnation the workflow's input names (else StaleOperationError: the step does not run)."""
+        target = self.get(operation_id).target
+        require_current(operation_id, target, incarnation, self._registry.find(target))
         return self._update(operation_id, lambda op: transitions.begin_step(op, step, self._clock.now()))
 
     def note_phase(self, operation_id: str, step: str, message: str) -> Operation:

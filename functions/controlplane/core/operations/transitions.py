@@ -30,10 +30,17 @@ STAGE_OUTCOME = {
 
 
 def new_operation(
-    kind: OperationKind, cluster_tag: str, principal: str, now: datetime, stages: Sequence[str] | None = None
+    kind: OperationKind,
+    cluster_tag: str,
+    incarnation: str,
+    principal: str,
+    now: datetime,
+    stages: Sequence[str] | None = None,
+    *,
+    destructive: bool = False,
 ) -> Operation:
-    """A PENDING operation with the workflow's stages; `stages` narrows them to those this run executes (in
-    execution order), for workflows whose Choice states skip the others."""
+    """A PENDING operation on the cluster incarnation `incarnation`, with the workflow's stages; `stages` narrows
+    them to those this run executes (in execution order), for workflows whose Choice states skip the others."""
     names = list(stages) if stages is not None else stage_names(kind)
     unknown = set(names) - set(stage_names(kind))
     if unknown or not names:
@@ -42,6 +49,8 @@ def new_operation(
         operationId=f"op-{uuid.uuid4().hex[:20]}",
         kind=kind,
         target=cluster_tag,
+        incarnation=incarnation,
+        destructive=destructive,
         stages=[Stage(name=name) for name in names],
         actor=principal,
         createdAt=now,
@@ -112,14 +121,19 @@ def finish(
     return operation.model_copy(update={"status": status, "stages": stages, "error": error, "updatedAt": now})
 
 
-def rerun(operation: Operation, principal: str, now: datetime) -> Operation:
-    """A FAILED or CANCELLED operation made PENDING again for its next attempt; succeeded stages stay."""
+def require_resumable(operation: Operation) -> None:
+    """Only a FAILED or CANCELLED operation can be resumed."""
     if operation.status not in (OperationStatus.FAILED, OperationStatus.CANCELLED):
         raise OperationStateError(
             f"Operation {operation.operationId} is {operation.status}; only FAILED or CANCELLED operations can be "
             "resumed.",
             {"status": operation.status},
         )
+
+
+def rerun(operation: Operation, principal: str, now: datetime) -> Operation:
+    """A FAILED or CANCELLED operation made PENDING again for its next attempt; succeeded stages stay."""
+    require_resumable(operation)
     stages = [stage if stage.status == StageStatus.SUCCEEDED else Stage(name=stage.name) for stage in operation.stages]
     return operation.model_copy(
         update={

@@ -88,6 +88,13 @@ class PreflightService:
             quota_check(f"EKS {EKS_CLUSTERS[1]}", quotas.get(EKS_CLUSTERS), usage.eks_clusters, 1, region),
         ]
 
+    def unbuilt_network_checks(self, region: str, cluster_tag: str, network: NetworkPlan) -> list[PreflightCheck]:
+        """Stage 1's checks for a create being resumed: none once the cluster's VPC exists (the usage counts what it
+        built already, so the checks would count it twice)."""
+        if self._network(region).find_vpc(cluster_tag) is not None:
+            return []
+        return self.network_checks(region, network)
+
     def group_checks(self, region: str, growth: Growth) -> list[PreflightCheck]:
         """The type's cluster-usage quota against every HyperPod instance of the account, the subnet's free
         addresses, and the training plan's capacity (spot is flagged interruptible)."""

@@ -15,9 +15,9 @@ PERSISTENT_2_DEFAULT_THROUGHPUT = 125
 FSX_STAGE = "fsx"
 
 
-def check_storage_request(record: ClusterRecord, request: ConfigureStorageRequest) -> None:
-    """Refuse storage on a cluster whose S3 CSI driver was adopted, and FSx before the HyperPod stage (the file
-    system goes into the nodes' compute subnet)."""
+def check_storage_request(record: ClusterRecord, fsx: bool) -> None:
+    """Refuse storage on a cluster whose S3 CSI driver was adopted, and FSx (`fsx`: the request asks for a file
+    system) before the HyperPod stage (the file system goes into the nodes' compute subnet)."""
     tag = record.clusterTag
     if StageName.DEPENDENCIES.value in record.adopted:
         raise ForeignResourceError(
@@ -27,7 +27,7 @@ def check_storage_request(record: ClusterRecord, request: ConfigureStorageReques
             "it creates.",
             {"adopted": record.adopted},
         )
-    if request.fsx is not None and StageName.HYPERPOD.value not in record.stagesDone:
+    if fsx and StageName.HYPERPOD.value not in record.stagesDone:
         raise ClusterNotReadyError(
             f"Cluster '{tag}' has no HyperPod cluster yet; the FSx file system goes into the compute "
             "subnet of its nodes. Finish stage 'hyperpod' first, or omit fsx.",

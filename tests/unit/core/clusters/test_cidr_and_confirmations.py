@@ -9,7 +9,7 @@ import pytest
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.ports.persistence import ClusterLock
-from controlplane.models.clusters import CreateEksClusterRequest
+from controlplane.models.clusters import ClusterStatus, CreateEksClusterRequest
 from controlplane.models.errors import CidrConflictError, ClusterBusyError, ConfirmationRequiredError
 from controlplane.models.operations import OperationKind, OperationStatus
 
@@ -88,3 +88,31 @@ def test_a_plan_made_before_stage_three_does_not_authorize_a_delete_after_it(lif
     fresh = lifecycle.plan_delete("demo", ADMIN)
     assert any(action.resource == "AWS::IAM::OIDCProvider" for action in fresh.actions)
     assert lifecycle.delete("demo", fresh.confirmationToken, ADMIN).kind == OperationKind.DELETE_EKS_CLUSTER
+
+
+def test_a_delete_token_of_a_cluster_still_being_created_does_not_delete_it_once_created(
+    lifecycle, registry, clusters, operations
+):
+    """Issue 29, finding 3: the plan listed a cluster being created; the finished cluster needs a plan of its own."""
+    created = lifecycle.create_eks(eks("alpha"), ADMIN)
+    token = lifecycle.plan_delete("alpha", ADMIN).confirmationToken
+    clusters.record_outcome(operations.succeed(created.operationId))
+    with pytest.raises(ConfirmationRequiredError, match="changed since"):
+        lifecycle.delete("alpha", token, ADMIN)
+    assert registry.find("alpha").status == ClusterStatus.ACTIVE
+
+
+def test_a_delete_token_confirms_one_incarnation_of_a_tag(lifecycle, registry, make_record):
+    registry.create(make_record("eks"))
+    token = lifecycle.plan_delete("demo", ADMIN).confirmationToken
+    registry.delete("demo")
+    registry.create(make_record("eks", incarnation="inc-new"))
+    with pytest.raises(ConfirmationRequiredError):
+        lifecycle.delete("demo", token, ADMIN)
+
+
+def test_a_delete_started_with_a_token_is_destructive_and_bound_to_its_incarnation(lifecycle, registry, make_record):
+    registry.create(make_record("eks"))
+    operation = lifecycle.delete("demo", lifecycle.plan_delete("demo", ADMIN).confirmationToken, ADMIN)
+    assert (operation.destructive, operation.incarnation) == (True, "inc-demo")
+    assert lifecycle.recheck(registry.find("demo"), operation).actions[-1].detail.startswith("incarnation inc-demo")

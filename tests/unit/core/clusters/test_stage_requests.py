@@ -3,7 +3,7 @@
 import pytest
 
 from controlplane.core.auth import Actor, Role
-from controlplane.models.clusters import ImportedNetwork
+from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import (
     ClusterExistsError,
     ClusterNotReadyError,
@@ -89,3 +89,25 @@ def test_storage_rules_refuse_before_anything_starts(stage_requests, registry, l
     with pytest.raises(ForeignResourceError):
         stage_requests.plan_storage("demo", ConfigureStorageRequest())
     assert launcher.started == []
+
+
+def test_a_resumed_stage_is_checked_as_a_new_request_of_its_stage(stage_requests, registry, operations, make_record):
+    """Issue 29, finding 2: the cluster is no longer ready for the stage (a delete failed half-way), so the resume is
+    refused as a new storage request is."""
+    registry.create(make_record("eks", "dependencies"))
+    operation = stage_requests.configure_storage("demo", ConfigureStorageRequest(), ADMIN)
+    operations.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    assert stage_requests.recheck(registry.find("demo"), operation).checks == []
+    registry.save(registry.find("demo").model_copy(update={"status": ClusterStatus.FAILED}))
+    with pytest.raises(ClusterNotReadyError, match="'dependencies' stage that 'storage' builds on"):
+        stage_requests.recheck(registry.find("demo"), operation)
+
+
+def test_a_resumed_hyperpod_stage_runs_its_preflight_until_the_hyperpod_cluster_exists(
+    stage_requests, registry, quotas, hyperpod, make_record
+):
+    registry.create(make_record("eks", "dependencies"))
+    operation = stage_requests.create_hyperpod("demo", GROUP, ADMIN)
+    assert [check.status for check in stage_requests.recheck(registry.find("demo"), operation).checks] == ["pass"] * 2
+    hyperpod.clusters["hp-cluster-demo"] = object()
+    assert stage_requests.recheck(registry.find("demo"), operation).checks == []

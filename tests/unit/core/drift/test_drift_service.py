@@ -84,6 +84,7 @@ class World:
             operationId=f"op-{self._count:08d}",
             kind=kind,
             target="demo",
+            incarnation="inc-1",
             status=status,
             stages=[Stage(name="only")],
             actor="alice",

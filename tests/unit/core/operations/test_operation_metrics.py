@@ -40,8 +40,8 @@ def test_each_written_transition_reaches_the_metrics_with_what_it_was_and_is(ser
     )
     metrics.transitions.clear()  # the start's own writes (the execution's ARN)
 
-    service.begin_step(operation.operationId, "Ensure VPC")
-    service.begin_step(operation.operationId, "Ensure VPC")  # a retried step writes nothing
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")  # a retried step writes nothing
     service.fail(operation.operationId, OperationError(code="Boom", message="the step failed"))
 
     statuses = [(before.status, after.status) for before, after in metrics.transitions]

@@ -4,7 +4,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.persistence import ClusterLock
 from controlplane.models.clusters import ClusterStatus, NetworkPlan
-from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleVersionError
+from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleOperationError, StaleVersionError
 from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
 
 STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api", "events"]
@@ -62,9 +62,9 @@ def test_a_workflow_that_cannot_start_fails_its_operation_and_releases_the_lock(
 
 def test_beginning_a_later_stage_finishes_the_earlier_ones(service, registry, clock):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Ensure VPC")
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
     clock.sleep(5)
-    advanced = service.begin_step(operation.operationId, "Create EKS Cluster")
+    advanced = service.begin_step(operation.operationId, "Create EKS Cluster", "inc-demo")
     statuses = [(s.name, s.status) for s in advanced.stages]
     assert statuses == [
         ("network", StageStatus.SUCCEEDED),
@@ -80,14 +80,14 @@ def test_beginning_a_later_stage_finishes_the_earlier_ones(service, registry, cl
 
 def test_repeating_the_current_step_writes_nothing(service, registry):
     operation = start(service, registry)
-    first = service.begin_step(operation.operationId, "Ensure VPC")
-    again = service.begin_step(operation.operationId, "Ensure VPC")
+    first = service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    again = service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
     assert again.version == first.version
 
 
 def test_the_phase_of_a_stage_is_written_once(service, registry):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Create EKS Cluster")
+    service.begin_step(operation.operationId, "Create EKS Cluster", "inc-demo")
     noted = service.note_phase(operation.operationId, "Create EKS Cluster", "Waiting for eks-cluster-demo")
     again = service.note_phase(operation.operationId, "Create EKS Cluster", "Waiting for eks-cluster-demo")
     assert noted.stage("eks-control-plane").message == "Waiting for eks-cluster-demo"
@@ -96,7 +96,7 @@ def test_the_phase_of_a_stage_is_written_once(service, registry):
 
 def test_failure_names_the_failed_state_and_keeps_finished_stages(service, registry):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Ensure Cluster Role")
+    service.begin_step(operation.operationId, "Ensure Cluster Role", "inc-demo")
     failed = service.fail_execution(
         operation.operationId, "arn:exec", {"Error": "AccessDenied", "Cause": '{"errorMessage": "no"}'}
     )
@@ -108,7 +108,7 @@ def test_failure_names_the_failed_state_and_keeps_finished_stages(service, regis
 
 def test_a_step_that_fails_before_it_runs_fails_its_own_stage_not_the_previous_one(service, registry):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Ensure Security Group")
+    service.begin_step(operation.operationId, "Ensure Security Group", "inc-demo")
     failed = service.fail_execution(operation.operationId, "arn:exec", {"Error": "Lambda.Timeout", "Cause": "x"})
     assert failed.error.step == "Ensure Cluster Role"
     assert [s.status for s in failed.stages][:2] == [StageStatus.SUCCEEDED, StageStatus.FAILED]
@@ -116,7 +116,7 @@ def test_a_step_that_fails_before_it_runs_fails_its_own_stage_not_the_previous_o
 
 def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(service, registry, launcher):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Ensure Cluster Role")
+    service.begin_step(operation.operationId, "Ensure Cluster Role", "inc-demo")
     service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
     registry.release("demo", operation.operationId, 1)
     resumed = service.resume(operation.operationId, ADMIN)
@@ -165,7 +165,7 @@ def test_running_or_succeeded_operations_cannot_be_resumed(service, registry):
 
 def test_cancel_stops_the_execution_and_releases_the_cluster(service, registry, launcher):
     operation = start(service, registry)
-    service.begin_step(operation.operationId, "Ensure VPC")
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
     cancelled = service.cancel(operation.operationId, ADMIN)
     assert cancelled.status == OperationStatus.CANCELLED
     assert cancelled.stages[0].status == StageStatus.CANCELLED
@@ -179,7 +179,7 @@ def test_steps_of_a_cancelled_operation_stop(service, registry):
     operation = start(service, registry)
     service.cancel(operation.operationId, ADMIN)
     with pytest.raises(OperationStateError):
-        service.begin_step(operation.operationId, "Ensure VPC")
+        service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
 
 
 def test_wait_returns_the_current_state_after_its_timeout(service, registry, clock):
@@ -195,3 +195,56 @@ def test_wait_never_waits_longer_than_the_long_poll_bound(service, registry, clo
     before = clock.now()
     service.wait(operation.operationId, 3600)
     assert (clock.now() - before).total_seconds() <= 26
+
+
+def replaced(registry, make_record) -> None:
+    """The cluster `demo` deleted and created again: another incarnation under the same tag."""
+    registry.delete("demo")
+    registry.create(make_record(status=ClusterStatus.ACTIVE, incarnation="inc-new"))
+
+
+def test_an_operation_carries_its_clusters_incarnation_into_its_workflow(service, registry):
+    operation = start(service, registry)
+    assert operation.incarnation == operation.input["incarnation"] == "inc-demo"
+
+
+def test_resume_refuses_an_operation_of_another_incarnation_naming_both(service, registry, make_record, launcher):
+    operation = start(service, registry)
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    replaced(registry, make_record)
+    with pytest.raises(StaleOperationError, match=r"inc-demo.*inc-new") as refused:
+        service.resume(operation.operationId, ADMIN)
+    assert refused.value.details == {"operationIncarnation": "inc-demo", "clusterIncarnation": "inc-new"}
+    assert registry.find("demo").activeOperationId is None
+    assert len(launcher.started) == 1
+
+
+def test_resume_of_an_operation_whose_cluster_is_gone_says_so(service, registry):
+    operation = start(service, registry)
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    registry.delete("demo")
+    with pytest.raises(StaleOperationError, match="no longer exists") as refused:
+        service.resume(operation.operationId, ADMIN)
+    assert refused.value.details["clusterIncarnation"] is None
+
+
+def test_cancel_refuses_an_operation_of_another_incarnation(service, registry, make_record, launcher):
+    operation = start(service, registry)
+    replaced(registry, make_record)
+    with pytest.raises(StaleOperationError):
+        service.cancel(operation.operationId, ADMIN)
+    assert launcher.stopped == []
+    assert service.get(operation.operationId).status == OperationStatus.PENDING
+
+
+def test_a_step_of_another_incarnation_is_refused_and_its_failure_leaves_the_new_cluster_alone(
+    service, registry, make_record
+):
+    operation = start(service, registry)
+    replaced(registry, make_record)
+    with pytest.raises(StaleOperationError):
+        service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    before = registry.find("demo")
+    failed = service.fail_execution(operation.operationId, "arn:exec", {"Error": "StaleOperationError", "Cause": "x"})
+    assert failed.status == OperationStatus.FAILED
+    assert registry.find("demo") == before

@@ -12,7 +12,7 @@ FEATURES = OperationKind.UPDATE_CLUSTER_FEATURES
 
 
 def pipeline():
-    return transitions.new_operation(OperationKind.CREATE_CLUSTER, "demo", "alice", T0)
+    return transitions.new_operation(OperationKind.CREATE_CLUSTER, "demo", "inc-demo", "alice", T0)
 
 
 def statuses(operation):
@@ -27,14 +27,16 @@ def test_a_new_operation_is_pending_with_every_stage_of_its_workflow():
 
 
 def test_a_run_narrowed_to_some_stages_lists_only_those_in_execution_order():
-    operation = transitions.new_operation(FEATURES, "demo", "alice", T0, stages=["karpenter", "certManager"])
+    operation = transitions.new_operation(
+        FEATURES, "demo", "inc-demo", "alice", T0, stages=["karpenter", "certManager"]
+    )
     assert [stage.name for stage in operation.stages] == ["karpenter", "certManager"]
 
 
 @pytest.mark.parametrize("stages", [["noSuchFeature"], []])
 def test_stages_that_are_not_the_workflows_are_refused(stages):
     with pytest.raises(OperationStateError, match="are not stages"):
-        transitions.new_operation(FEATURES, "demo", "alice", T0, stages=stages)
+        transitions.new_operation(FEATURES, "demo", "inc-demo", "alice", T0, stages=stages)
 
 
 def test_beginning_a_step_runs_its_stage_and_finishes_the_ones_before():

@@ -74,12 +74,12 @@ def test_the_registry_records_the_bucket_and_claims_of_a_finished_stage():
 def test_storage_is_refused_on_a_cluster_that_brought_its_own_s3_csi_driver(make_record):
     record = make_record("eks", "dependencies", imported=True, adopted=["eks", "dependencies"])
     with pytest.raises(ForeignResourceError, match="its own Mountpoint for S3 CSI driver"):
-        check_storage_request(record, ConfigureStorageRequest())
+        check_storage_request(record, fsx=False)
 
 
 def test_fsx_needs_the_hyperpod_stage_and_plain_storage_does_not(make_record):
     record = make_record("eks", "dependencies")
-    check_storage_request(record, ConfigureStorageRequest())
+    check_storage_request(record, fsx=False)
     with pytest.raises(ClusterNotReadyError, match="Finish stage 'hyperpod' first, or omit fsx"):
-        check_storage_request(record, ConfigureStorageRequest(fsx=FSX))
-    check_storage_request(make_record("eks", "dependencies", "hyperpod"), ConfigureStorageRequest(fsx=FSX))
+        check_storage_request(record, fsx=True)
+    check_storage_request(make_record("eks", "dependencies", "hyperpod"), fsx=True)

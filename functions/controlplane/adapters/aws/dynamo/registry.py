@@ -13,7 +13,7 @@ from controlplane.adapters.aws.session import client
 from controlplane.core.paging import Page
 from controlplane.core.ports.persistence import ClusterLock
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ClusterBusyError, ClusterExistsError
+from controlplane.models.errors import ClusterBusyError, ClusterExistsError, ClusterNotFoundError
 
 REGISTRY_INDEX = "byRegistry"
 REGISTRY_PARTITION = "cluster"
@@ -128,7 +128,13 @@ class DynamoClusterRegistry:
         except ClientError as error:
             if not conditional_failed(error):
                 raise
-            holder = error.response.get("Item", {}).get("activeOperationId", {}).get("S")  # type: ignore[union-attr]
+            item = error.response.get("Item")
+            if not item:
+                raise ClusterNotFoundError(
+                    f"Cluster '{cluster_tag}' is no longer registered (it was deleted); GET /clusters lists the "
+                    "clusters this control plane manages.",
+                ) from error
+            holder = item.get("activeOperationId", {}).get("S")  # type: ignore[union-attr]
             raise ClusterBusyError(
                 f"Cluster '{cluster_tag}' is busy with operation {holder}; wait for it "
                 f"(operation_wait) or cancel it before starting another.",
