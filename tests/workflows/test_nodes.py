@@ -211,7 +211,7 @@ def test_every_step_of_a_node_action_fails_once_in_turn_and_resume_settles_the_n
 
         def start() -> str:
             path = f"/clusters/{TAG}/nodes/{target}" + (f"/{verb}" if verb else "")
-            response = confirmed(api, method, path, plan_required=action != "reboot")
+            response = confirmed(api, method, path)
             assert response.status_code == 202, response.text
             return str(response.json()["operationId"])
 
