@@ -92,7 +92,16 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
 
 
 def error_lead(spec_name: str, body: dict[str, Any]) -> str:
-    """The lead of an error result: which tool failed, why, and (from the API's message) what to do."""
+    """The lead of an error result: which tool failed, why, and (from the API's message) what to do. A refusal that
+    carries a plan and its token (a call whose values need the person's confirmation) says how to confirm."""
+    details = body.get("details")
+    token = details.get("confirmationToken") if isinstance(details, dict) else None
+    if body.get("code") == "ConfirmationRequired" and token:
+        return (
+            "Not done; nothing changed: the person must confirm first. Show the actions in details to the person and "
+            f"ask them to confirm; if they agree, call {spec_name} again with the same arguments and "
+            f"confirmationToken={token}."
+        )
     code = body.get("code") or "Error"
     message = str(body.get("message") or "no message").rstrip()
     return f"{spec_name} failed ({code}): {message}"

@@ -24,9 +24,10 @@ MAX_WAIT_SECONDS = 240
 ROLES = ("viewer", "operator", "admin")
 SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
 CONFIRMATION_NOTE = (
-    "Call it first without confirmationToken: the result is a plan and a confirmationToken, and nothing changes. "
-    "Show the plan to the person and ask them to confirm; only after they agree, call again with the same "
-    "arguments and the confirmationToken."
+    "Call it first without confirmationToken: where the call would delete, terminate, stop or restart something, "
+    "nothing changes and the answer is a plan and a confirmationToken (or, for a call destructive only for some "
+    "values, a ConfirmationRequired error carrying them in details). Show the plan to the person and ask them to "
+    "confirm; only after they agree, call again with the same arguments and the confirmationToken."
 )
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 

@@ -54,12 +54,15 @@ def test_every_tool_is_destructive_exactly_when_its_route_can_demand_a_confirmat
         "hyperpod_update_instance_group",  # a scale-down below the current count terminates nodes
         "hyperpod_update_advanced_features",  # a disable deletes roles, add-ons, a bucket
         "hyperpod_update_software",  # nodes restart
+        "hyperpod_node_reboot",  # the node's pods stop until it is back
         "hyperpod_node_replace",
         "hyperpod_node_delete",
         "hyperpod_node_batch_action",
         "hyperpod_delete_instance_group",
         "cluster_delete",
         "operation_resume",  # resuming a delete, a replace or a scale-down destroys as its start did
+        "inference_update_deployment",  # scaling to zero replicas stops the model server
+        "remediation_policy_put",  # a replacing policy destroys unhealthy nodes' volumes, no one asked each time
     ],
 )
 def test_what_terminates_deletes_or_restarts_is_destructive_and_asks_for_a_plan_first(specs, name):

@@ -65,7 +65,7 @@ def test_a_reboot_in_the_cluster_s_region_is_woken_by_its_event_with_the_fallbac
         os.environ.update(dict.fromkeys(polls, "3600"))  # polling effectively disabled
         wiring.reset()
         try:
-            accepted = api.post(f"/clusters/{TAG}/nodes/{node_id}/reboot").json()
+            accepted = confirmed(api, "POST", f"/clusters/{TAG}/nodes/{node_id}/reboot").json()
             operation = sandbox.wait_terminal(accepted["operationId"], limit_seconds=30)
         finally:
             os.environ.update(polls)

@@ -1,5 +1,5 @@
 """Day two in the sandbox: HyperPod's node-health event drives the remediation policy end to end, and a duplicate
-of it changes nothing."""
+of it changes nothing; a policy that replaces nodes is set only with the person's confirmation."""
 
 from __future__ import annotations
 
@@ -41,7 +41,12 @@ def test_an_unhealthy_node_under_replace_is_replaced_once_even_when_its_event_co
     node_id = hyperpod_cluster(running_sandbox, tag)
     with running_sandbox.client() as api:
         policy = {"action": "replace", "maxActionsPerHour": 5, "maxActionsPerGroupPerHour": 5}
-        assert api.put(f"/clusters/{tag}/remediation-policy", json=policy).status_code == 200
+        asked = api.put(f"/clusters/{tag}/remediation-policy", json=policy)
+        assert asked.status_code == 400 and asked.json()["code"] == "ConfirmationRequired", asked.text
+        assert api.get(f"/clusters/{tag}/remediation-policy").json()["action"] == "notify"
+        token = asked.json()["details"]["confirmationToken"]
+        stored = api.put(f"/clusters/{tag}/remediation-policy", json=policy, params={"confirmationToken": token})
+        assert stored.status_code == 200 and stored.json()["action"] == "replace", stored.text
         fail_node(running_sandbox, tag, node_id)
         (decision,) = decisions(api, tag, node_id)
         assert (decision["action"], decision["outcome"]) == ("replace", "started")

@@ -1,5 +1,5 @@
-"""Node actions through the MCP tools alone: a reboot is an operation that operation_wait follows to a node that is
-Running, Ready and schedulable again."""
+"""Node actions through the MCP tools alone: a reboot is first a plan and a token (the agent asks the person), then an
+operation that operation_wait follows to a node that is Running, Ready and schedulable again."""
 
 from __future__ import annotations
 
@@ -28,7 +28,10 @@ def test_reboot_then_operation_wait_ends_with_the_node_healthy_through_tools_alo
                 return dict(result.structured_content)
 
             (node,) = (await tool("hyperpod_list_nodes", {"clusterTag": TAG}))["nodes"]
-            operation = await tool("hyperpod_node_reboot", {"clusterTag": TAG, "nodeId": node["nodeId"]})
+            reboot = {"clusterTag": TAG, "nodeId": node["nodeId"]}
+            plan = await tool("hyperpod_node_reboot", reboot)
+            assert plan["confirmationToken"] and "operationId" not in plan
+            operation = await tool("hyperpod_node_reboot", {**reboot, "confirmationToken": plan["confirmationToken"]})
             while operation["status"] in ("PENDING", "RUNNING"):
                 operation = await tool("operation_wait", {"operationId": operation["operationId"]})
             (after,) = (await tool("hyperpod_list_nodes", {"clusterTag": TAG}))["nodes"]

@@ -346,6 +346,14 @@ PLAN = {
             "Plan only; nothing changed. Show these actions to the person and ask them to confirm; if they agree, "
             "call hyperpod_node_replace again with the same arguments and confirmationToken=tok-1.",
         ),
+        (  # a change that needs confirmation only for some values is refused with the plan and its token
+            "inference_update_deployment",
+            {"clusterTag": "demo", "name": "qwen", "replicas": 0},
+            httpx.Response(400, json={"code": "ConfirmationRequired", "message": "m", "details": PLAN}),
+            "Not done; nothing changed: the person must confirm first. Show the actions in details to the person and "
+            "ask them to confirm; if they agree, call inference_update_deployment again with the same arguments and "
+            "confirmationToken=tok-1.",
+        ),
         (  # a no-op update names no operation
             "hyperpod_update_instance_group",
             {"clusterTag": "demo", "name": "gpu", "instanceCount": 2},
@@ -378,7 +386,7 @@ PLAN = {
             "cluster_list_all answered; nothing changed.",
         ),
     ],
-    ids=["nested-status", "dry-run-plan", "node-plan", "no-op", "succeeded", "failed", "read"],
+    ids=["nested-status", "dry-run-plan", "node-plan", "confirmation-asked", "no-op", "succeeded", "failed", "read"],
 )
 def test_every_result_leads_with_what_happened_and_what_to_call_next(specs, tool, arguments, answer, expected):
     assert first_line(specs, tool, arguments, answer) == expected

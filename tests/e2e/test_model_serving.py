@@ -1,7 +1,7 @@
 """Self-managed model servers in the sandbox: the seed's conversation through the MCP tools alone (deploy vLLM with
 one GPU as cluster-internal, wait until ready, call it, get a chat completion); refusals that ask for the GPU count;
 the model pool (rebinding a worker relabels its pod and keeps its uid; scaling in never removes a bound worker);
-train → deploy; delete with a plan and its token."""
+train → deploy; scaling to zero and delete, each with a plan and its token."""
 
 from __future__ import annotations
 
@@ -180,3 +180,41 @@ def test_delete_needs_a_plan_and_its_token_and_removes_the_server_and_its_servic
     assert operator.get(f"/clusters/{TAG}/deployments/gone").status_code == 404
     services = operator.get(f"/clusters/{TAG}/services").json()["services"]
     assert all(service["name"] != "gone" for service in services)
+
+
+def test_scaling_to_zero_needs_the_persons_confirmation_through_the_api_and_the_tools(
+    running_sandbox, cluster, operator
+) -> None:
+    body = {"name": "pause", "command": "vllm serve Qwen/Qwen3-0.6B", "gpus": 1}
+    assert operator.post(f"/clusters/{TAG}/deployments", json=body).status_code == 201
+    ready(operator, "pause")
+
+    asked = operator.patch(f"/clusters/{TAG}/deployments/pause", json={"replicas": 0})
+
+    assert asked.status_code == 400 and asked.json()["code"] == "ConfirmationRequired", asked.text
+    plan = asked.json()["details"]
+    assert [(a["action"], a["resource"], a["name"]) for a in plan["actions"]] == [
+        ("update", "Deployment", "default/pause"),
+        ("keep", "Service", "default/pause"),
+    ]
+    assert operator.get(f"/clusters/{TAG}/deployments/pause").json()["replicas"] == 1
+
+    async def through_the_tool() -> Any:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+            return await client.call_tool(
+                "inference_update_deployment", {"clusterTag": TAG, "name": "pause", "replicas": 0}
+            )
+
+    tool = asyncio.run(through_the_tool())
+    assert tool.is_error and tool.content[0].text.startswith("Not done; nothing changed: the person must confirm")
+    assert operator.get(f"/clusters/{TAG}/deployments/pause").json()["replicas"] == 1
+
+    done = operator.patch(
+        f"/clusters/{TAG}/deployments/pause",
+        json={"replicas": 0},
+        params={"confirmationToken": plan["confirmationToken"]},
+    )
+
+    assert done.status_code == 200, done.text
+    assert (done.json()["changes"], done.json()["deployment"]["replicas"]) == ({"replicas": "updated"}, 0)

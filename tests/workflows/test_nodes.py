@@ -1,5 +1,5 @@
 """HyperPod nodes: the live list with health, reboot / replace / delete as operations that end when each node has
-settled, confirmation for destructive actions, id validation before any call, and automatic recovery of a failed
+settled, each confirmed by the person first, id validation before any call, and automatic recovery of a failed
 node."""
 
 from __future__ import annotations
@@ -58,10 +58,26 @@ def test_nodes_list_health_capacity_and_zone(cluster):
         assert node["ready"] is True and node["schedulable"] is True
 
 
+def test_a_reboot_without_a_token_answers_its_plan_and_token_and_reboots_nothing(cluster):
+    with cluster.client("sandbox-operator") as api:
+        first = sorted(settle(api, 3))[0]
+        mark = cluster.sandbox.aws_calls.mark()
+        plan = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
+        assert plan.status_code == 200, plan.text
+        assert plan.json()["confirmationToken"] and "operationId" not in plan.json()
+        assert "pods on it stop" in plan.json()["message"]
+        assert not [call for call in cluster.sandbox.aws_calls.since(mark) if "BatchReboot" in call]
+        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first]})
+        assert batch.status_code == 200 and batch.json()["confirmationToken"], batch.text
+        assert "reboot_nodes" not in [
+            op["kind"] for op in api.get("/operations", params={"clusterTag": TAG}).json()["operations"]
+        ]
+
+
 def test_a_reboot_is_an_operation_that_ends_when_the_node_is_running_again(cluster):
     with cluster.client("sandbox-operator") as api:
         first = sorted(settle(api, 3))[0]
-        rebooted = api.post(f"/clusters/{TAG}/nodes/{first}/reboot")
+        rebooted = confirmed(api, "POST", f"/clusters/{TAG}/nodes/{first}/reboot")
         assert rebooted.json()["statusTool"] == "operation_wait"
         operation = finished(cluster, rebooted)
         assert (operation["kind"], operation["status"]) == ("reboot_nodes", "SUCCEEDED")
@@ -72,8 +88,10 @@ def test_a_reboot_is_an_operation_that_ends_when_the_node_is_running_again(clust
 def test_a_batch_reboot_is_one_operation_and_one_batch_call(cluster):
     with cluster.client("sandbox-operator") as api:
         first, second = sorted(settle(api, 3))[:2]
+        request = {"action": "reboot", "nodeIds": [first, second]}
+        token = api.post(f"/clusters/{TAG}/nodes/batch", json=request).json()["confirmationToken"]
         mark = cluster.sandbox.aws_calls.mark()
-        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={"action": "reboot", "nodeIds": [first, second]})
+        batch = api.post(f"/clusters/{TAG}/nodes/batch", json={**request, "confirmationToken": token})
         assert finished(cluster, batch)["status"] == "SUCCEEDED"
         calls = [call for call in cluster.sandbox.aws_calls.since(mark) if "BatchReboot" in call]
         assert len(calls) == 1
@@ -163,13 +181,13 @@ def test_an_unhealthy_node_shows_its_health_label_and_is_replaced_automatically(
     assert target not in after
 
 
-def test_a_dry_run_plans_without_acting_or_issuing_a_reboot_token(cluster):
+def test_a_dry_run_plans_with_a_token_without_acting(cluster):
     with cluster.client() as api:
         target = sorted(settle(api, 2))[0]
         reboot = api.post(f"/clusters/{TAG}/nodes/{target}/reboot", params={"dryRun": "true"})
         assert reboot.status_code == 200, reboot.text
         assert reboot.json()["actions"][0]["name"] == target
-        assert "confirmationToken" not in reboot.json() and "operationId" not in reboot.json()
+        assert reboot.json()["confirmationToken"] and "operationId" not in reboot.json()
         batch = api.post(
             f"/clusters/{TAG}/nodes/batch", params={"dryRun": "true"}, json={"action": "delete", "nodeIds": [target]}
         )
@@ -193,7 +211,7 @@ def test_every_step_of_a_node_action_fails_once_in_turn_and_resume_settles_the_n
 
         def start() -> str:
             path = f"/clusters/{TAG}/nodes/{target}" + (f"/{verb}" if verb else "")
-            response = confirmed(api, method, path, plan_required=action != "reboot")
+            response = confirmed(api, method, path)
             assert response.status_code == 202, response.text
             return str(response.json()["operationId"])
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.authorization import READ, Routes, operator
-from api.context import plan_or_run
+from api.context import actor, plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
 from api.routers.params import ClusterTagPath, ConfirmationToken
 from api.routers.responses import response_doc
@@ -97,14 +97,22 @@ def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDeta
     operation_id="inference_update_deployment",
     summary="Scale a model server or change its image",
     description="An explicit diff: only `replicas` and `image` given change; `changes` says per field unchanged or "
-    "updated. A pool deployment is never scaled below its workers bound to services. dryRun changes nothing.",
+    "updated. A pool deployment is never scaled below its workers bound to services. dryRun changes nothing. "
+    "Destructive when `replicas` is 0 and the server runs (it stops; callers get no answer): without "
+    "confirmationToken that is refused (400 ConfirmationRequired) with the plan (what stops, what is kept) and a "
+    "single-use token (10 minutes) in details, and nothing changes; show the plan to the person, then repeat the "
+    "same request with the token.",
     tags=["inference"],
 )
 def update_deployment(
-    clusterTag: ClusterTagPath, name: NamePath, request: UpdateDeploymentRequest, dryRun: DryRun = False
+    clusterTag: ClusterTagPath,
+    name: NamePath,
+    request: UpdateDeploymentRequest,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
 ) -> DeploymentUpdate:
-    refuse_unknown_parameters(router, "dryRun")
-    return wiring.model_servers().update(clusterTag, name, request, dryRun)
+    refuse_unknown_parameters(router, "dryRun", "confirmationToken")
+    return wiring.model_servers().update(clusterTag, name, request, dryRun, confirmationToken, actor(router))
 
 
 @router.delete(

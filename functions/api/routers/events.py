@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from api.authorization import READ, Routes, admin
 from api.context import actor
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.params import ClusterTagPath, NodeIdPath
+from api.routers.params import ClusterTagPath, ConfirmationToken, NodeIdPath
 from api.routers.responses import json_response, response_doc
 from controlplane import wiring
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -61,7 +61,7 @@ def node_history(
     tags=["events"],
 )
 def get_policy(clusterTag: ClusterTagPath) -> RemediationPolicyView:
-    return wiring.remediation().policy(clusterTag)
+    return wiring.remediation_policy().policy(clusterTag)
 
 
 @router.put(
@@ -69,15 +69,21 @@ def get_policy(clusterTag: ClusterTagPath) -> RemediationPolicyView:
     allow=admin("set the remediation policy"),
     operation_id="remediation_policy_put",
     summary="Set the cluster's remediation policy",
-    description="Replaces the policy. replace destroys the node's volumes: agree it with the person first; "
-    "recordOnly makes the policy record what it would do without doing it. dryRun=true (query) returns the "
-    "policy that would be stored and stores nothing.",
+    description="Replaces the policy; resending the policy in force changes nothing. recordOnly makes the policy "
+    "record what it would do without doing it. dryRun=true (query) returns the policy that would be stored and "
+    "stores nothing. Destructive when action is replace (not recordOnly): each unhealthy node HyperPod does not "
+    "repair is replaced and its volumes destroyed, with no one asked at the time. Without confirmationToken that is "
+    "refused (400 ConfirmationRequired) with the plan and a single-use token (10 minutes) in details, and nothing "
+    "is stored; show the plan to the person, then repeat the same request with the token.",
     tags=["events"],
     responses={200: response_doc(RemediationPolicyView, "The policy as stored (or as it would be)")},
 )
 def put_policy(
     clusterTag: ClusterTagPath,
     body: RemediationPolicy,
+    confirmationToken: ConfirmationToken = None,
     dryRun: Annotated[bool, Query(description="Return the policy without storing it.")] = False,
 ) -> Response[str]:
-    return json_response(200, wiring.remediation().set_policy(clusterTag, body, actor(router), dryRun))
+    policies = wiring.remediation_policy()
+    stored = policies.set_policy(clusterTag, body, actor(router), dry_run=dryRun, token=confirmationToken)
+    return json_response(200, stored)

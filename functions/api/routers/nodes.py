@@ -12,12 +12,12 @@ from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import DEFAULT_PAGE_SIZE
-from controlplane.models.nodes import CONFIRMED_ACTIONS, NodeAction, NodeBatchRequest, NodeList
+from controlplane.models.nodes import DESTRUCTIVE_ACTIONS, NodeAction, NodeBatchRequest, NodeList
 
 router = Routes()
 
 CONFIRM = (
-    "Destructive: without confirmationToken it returns a plan and a single-use token and changes nothing; show the "
+    "Without confirmationToken it returns a plan and a single-use token (10 minutes) and changes nothing; show the "
     "plan to the person, then repeat with the token."
 )
 WAITABLE = (
@@ -30,7 +30,7 @@ RESPONSES = {202: response_doc(Accepted, "Operation started"), 200: response_doc
 def _batch(request: RouteRequest) -> Permission:
     """A batch is the operators' to reboot; replacing or deleting nodes is destructive, which is the admins'."""
     action = str(request.body.get("action"))
-    return admin(f"{action} nodes") if action in CONFIRMED_ACTIONS else operator(f"{action} nodes")
+    return admin(f"{action} nodes") if action in DESTRUCTIVE_ACTIONS else operator(f"{action} nodes")
 
 
 @router.get(
@@ -54,13 +54,15 @@ def list_nodes(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, con
     allow=operator("reboot nodes"),
     operation_id="hyperpod_node_reboot",
     summary="Reboot a node (soft; volumes kept)",
-    description="Try this first for a node that is unhealthy but not broken hardware. The operation ends when the "
-    f"node is Running again. {WAITABLE}",
+    description="Try this first for a node that is unhealthy but not broken hardware. The pods on the node stop "
+    f"until it is back. {CONFIRM} The operation ends when the node is Running again. {WAITABLE}",
     tags=["nodes"],
     responses=RESPONSES,
 )
-def reboot_node(clusterTag: ClusterTagPath, nodeId: NodeIdPath, dryRun: DryRun = False) -> Response[str]:
-    return _act(clusterTag, "reboot", [nodeId], None, dryRun)
+def reboot_node(
+    clusterTag: ClusterTagPath, nodeId: NodeIdPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
+) -> Response[str]:
+    return _act(clusterTag, "reboot", [nodeId], confirmationToken, dryRun)
 
 
 @router.post(
@@ -100,7 +102,8 @@ def delete_node(
     operation_id="hyperpod_node_batch_action",
     summary="Reboot, replace or delete several nodes in one call",
     description=f"Up to 25 node ids; every id is checked first. Nodes HyperPod refuses are left out (the operation "
-    f"fails only when it refuses every node). Replace and delete: {CONFIRM} {WAITABLE}",
+    f"fails only when it refuses every node). Rebooting is the operators', replacing and deleting the admins'. "
+    f"{CONFIRM} {WAITABLE}",
     tags=["nodes"],
     responses=RESPONSES,
 )
@@ -112,7 +115,7 @@ def _act(cluster_tag: str, action: NodeAction, node_ids: list[str], token: str |
     service = wiring.nodes()
     return plan_or_run(
         router,
-        dry_run=dry_run or (action in CONFIRMED_ACTIONS and not token),
+        dry_run=dry_run or not token,
         scope=f"{action} {cluster_tag}",
         body={"action": action, "nodeIds": sorted(node_ids), "confirmationToken": token},
         plan=lambda caller: service.plan(cluster_tag, action, node_ids, caller),

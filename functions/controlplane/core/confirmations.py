@@ -3,6 +3,11 @@ plan was made against, and a TTL.
 
 A token is consumed only by the request it was issued for, and given back when that request then fails before it
 changed anything (the cluster was busy, say): a failed or foreign attempt never burns the owner's token.
+
+A route that always needs a token answers a request without one with the plan (200). A route that needs one only
+for some values (scaling a model server to zero, a policy that replaces nodes) answers 200 when it has acted, so it
+refuses such a request instead (`confirmation_asked`: 400 carrying the plan and its token): a caller that does not
+know the value needs a confirmation never mistakes the plan for the change.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pydantic import BaseModel
 
 from controlplane.core.auth import Actor
 from controlplane.core.ports.persistence import Clock, Confirmation, ConfirmationStore
+from controlplane.models.clusters import Plan
 from controlplane.models.errors import ConfirmationRequiredError
 
 CONFIRMATION_TTL = timedelta(minutes=10)
@@ -27,6 +33,14 @@ def fingerprint(planned: Sequence[BaseModel]) -> str:
     """A digest of what a plan says the action would change: a token issued for it confirms exactly that."""
     payload = json.dumps([item.model_dump(mode="json") for item in planned], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def confirmation_asked(plan: Plan) -> ConfirmationRequiredError:
+    """The refusal of a request sent without the token its values need: the plan, with its token, as details."""
+    return ConfirmationRequiredError(
+        f"{plan.message} The plan and its confirmationToken are in details.",
+        plan.model_dump(mode="json", exclude_none=True),
+    )
 
 
 class Confirmations:

@@ -10,9 +10,10 @@ from pydantic import Field, StringConstraints
 from controlplane.models.common import NODE_ID_PATTERN, Contract, PageView, View
 from controlplane.models.hyperpod import CapacityType
 
+# Every node action needs the confirmation token of a prior plan: even a reboot stops the node's pods.
 NodeAction = Literal["reboot", "replace", "delete"]
-# The node actions that need a confirmation token from a prior plan.
-CONFIRMED_ACTIONS = {"replace", "delete"}
+# The node actions that destroy what a node holds (its volumes, its place in the group): the admins'.
+DESTRUCTIVE_ACTIONS = {"replace", "delete"}
 # Batch limits of BatchReboot/ReplaceClusterNodes (25) and BatchDeleteClusterNodes (99).
 MAX_NODES_PER_REQUEST = 25
 NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN)]
@@ -39,7 +40,7 @@ class NodeList(PageView):
 
 
 class NodeBatchRequest(Contract):
-    """Several nodes at once; replace and delete need the confirmation token of a prior plan."""
+    """Several nodes at once, with the confirmation token of a prior plan."""
 
     action: NodeAction = Field(description="reboot (soft), replace (new hardware, volumes destroyed) or delete.")
     nodeIds: list[NodeId] = Field(
@@ -47,7 +48,7 @@ class NodeBatchRequest(Contract):
         max_length=MAX_NODES_PER_REQUEST,
         description="EC2 instance ids of the nodes (GET /clusters/{clusterTag}/nodes lists them).",
     )
-    confirmationToken: str | None = Field(default=None, description="Token from a prior plan (replace, delete).")
+    confirmationToken: str | None = Field(default=None, description="Token from a prior plan of the same request.")
 
 
 class NodeTarget(View):

@@ -1,5 +1,5 @@
-"""HyperPod's events: recorded, the workflows' waits they end, the remediation they trigger, and their forwarding
-from the other Regions a cluster lives in."""
+"""HyperPod's events: recorded, the workflows' waits they end, the remediation they trigger (and its policy, which
+the API sets), and their forwarding from the other Regions a cluster lives in."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from controlplane.core.events.forwarding import EventForwardingSteps
     from controlplane.core.events.service import EventService
     from controlplane.core.events.waits import EventWaitSteps
+    from controlplane.core.remediation.policy import RemediationPolicyService
     from controlplane.core.remediation.service import RemediationService
 
 
@@ -45,6 +46,20 @@ def remediation() -> RemediationService:
         operations=wiring.operations(),
         hyperpod=AwsHyperPodGateway,
         audit=wiring.audit_log(),
+        clock=wiring.clock(),
+    )
+
+
+@provider
+def remediation_policy() -> RemediationPolicyService:
+    """The API's side of remediation: the policy, set with a plan and its confirmation where it replaces nodes."""
+    from controlplane.adapters.aws.events import DynamoEventStore
+    from controlplane.core.remediation.policy import RemediationPolicyService
+
+    return RemediationPolicyService(
+        clusters=wiring.clusters(),
+        store=DynamoEventStore(table=settings().events_table),
+        confirmations=wiring.confirmations(),
         clock=wiring.clock(),
     )
 

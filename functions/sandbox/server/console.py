@@ -61,6 +61,8 @@ State lives in memory and is lost when the process stops.</p>
 <li>Live logs: WebSocket <code>/ws?token=sandbox-viewer</code>, then send
 <code>{"action": "subscribe", "clusterTag": "demo", "jobName": "llama"}</code>.</li>
 <li>Tokens: <code>sandbox-admin</code>, <code>sandbox-operator</code>, <code>sandbox-viewer</code>.</li>
+<li>The controls below take JSON (<code>Content-Type: application/json</code>) and, like the WebSocket, refuse
+requests sent by pages of another origin.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
 <li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-...",
 "hyperPodRepairs": false}</code> marks a node unhealthy and emits its Node Health Event.</li>

@@ -1,5 +1,6 @@
 """`/sandbox/*`: the sandbox's controls — step faults, node, job and download faults, out-of-band changes and the
-account's quotas. Each answers 400 with the body it expects when a request does not fit."""
+account's quotas. Each answers 400 with the body it expects when a request does not fit, and each is `guarded`:
+closed to other sites' pages, its body JSON only (`origin`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from starlette.routing import Route
 
 from sandbox import out_of_band
 from sandbox.runtime import ACCOUNT_ID, Sandbox
+from sandbox.server.origin import guarded
 
 
 def control_routes(sandbox: Sandbox) -> list[Route]:
@@ -144,14 +146,15 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
             )
         return JSONResponse(quota.wire(region, ACCOUNT_ID))
 
-    return [
-        Route("/sandbox/faults", add_fault, methods=["POST"]),
-        Route("/sandbox/faults", list_faults, methods=["GET"]),
-        Route("/sandbox/faults", clear_faults, methods=["DELETE"]),
-        Route("/sandbox/node-faults", fail_node, methods=["POST"]),
-        Route("/sandbox/job-faults", kill_job_process, methods=["POST"]),
-        Route("/sandbox/download-faults", fail_download, methods=["POST"]),
-        Route("/sandbox/out-of-band", change_out_of_band, methods=["POST"]),
-        Route("/sandbox/quotas", list_quotas, methods=["GET"]),
-        Route("/sandbox/quotas", set_quota, methods=["PUT"]),
-    ]
+    routes = (
+        ("/sandbox/faults", add_fault, "POST"),
+        ("/sandbox/faults", list_faults, "GET"),
+        ("/sandbox/faults", clear_faults, "DELETE"),
+        ("/sandbox/node-faults", fail_node, "POST"),
+        ("/sandbox/job-faults", kill_job_process, "POST"),
+        ("/sandbox/download-faults", fail_download, "POST"),
+        ("/sandbox/out-of-band", change_out_of_band, "POST"),
+        ("/sandbox/quotas", list_quotas, "GET"),
+        ("/sandbox/quotas", set_quota, "PUT"),
+    )
+    return [Route(path, guarded(endpoint), methods=[method]) for path, endpoint, method in routes]

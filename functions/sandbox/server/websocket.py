@@ -1,5 +1,6 @@
 """`/ws`: API Gateway's WebSocket API around the real `ws` handler, with its `$connect` authorizer played by the
-sandbox (the fixed tokens, as the `token` query parameter)."""
+sandbox (the fixed tokens, as the `token` query parameter). A handshake from another site's page is refused first
+(`origin`: the tokens are public, and WebSockets are not subject to CORS)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from sandbox.aws.websocket import API_ID
 from sandbox.runtime import TOKENS, WS_FUNCTION, LambdaContext, Sandbox
+from sandbox.server.origin import foreign_origin
 from sandbox.server.rest import STAGE
 from ws.handler import lambda_handler as ws_handler
 
@@ -31,6 +33,11 @@ def ws_route(sandbox: Sandbox) -> Callable[[WebSocket], Awaitable[None]]:
         return result
 
     async def endpoint(websocket: WebSocket) -> None:
+        origin = foreign_origin(websocket)
+        if origin is not None:
+            # A close reason fits a control frame: 123 bytes at most (RFC 6455 §5.5).
+            await websocket.close(code=1008, reason=f"Origin {origin} is not the sandbox's own"[:123])
+            return
         connection_id = uuid.uuid4().hex
         role = TOKENS.get(websocket.query_params.get("token", ""))
         # The authorizer: an unknown token never reaches $connect (API Gateway answers 401).

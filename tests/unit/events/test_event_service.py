@@ -9,7 +9,9 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.events.service import EventService
 from controlplane.core.events.waits import wait_key
 from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.core.remediation.policy import RemediationPolicyService
 from controlplane.core.remediation.service import RemediationService
+from controlplane.models.errors import ConfirmationRequiredError
 from controlplane.models.events import HyperPodEvent, RemediationPolicy
 from controlplane.models.operations import OperationKind
 from tests.fakes.events import InMemoryEventStore, InMemoryEventWaits, RecordingTaskSignal
@@ -38,6 +40,9 @@ class Setup:
             self.audit,
             self.world.clock,
         )
+        self.policies = RemediationPolicyService(
+            self.world.clusters, self.store, self.world.confirmations, self.world.clock
+        )
         self.events = EventService(
             self.world.clusters,
             self.world.registry,
@@ -47,6 +52,14 @@ class Setup:
             self.remediation,
             self.world.clock,
         )
+
+    def set_policy(self, policy: RemediationPolicy) -> None:
+        """Store the policy as an admin whose person agreed to its plan (a replacing one has one)."""
+        try:
+            self.policies.set_policy("demo", policy, ADMIN, dry_run=False, token=None)
+        except ConfirmationRequiredError as asked:
+            token = (asked.details or {})["confirmationToken"]
+            self.policies.set_policy("demo", policy, ADMIN, dry_run=False, token=token)
 
     def node(self, index: int = 0) -> str:
         return self.world.hyperpod.nodes(HP)[index].node_id
@@ -74,7 +87,7 @@ class Setup:
 
 def test_a_duplicated_unhealthy_node_event_starts_exactly_one_replacement():
     setup = Setup()
-    setup.remediation.set_policy("demo", RemediationPolicy(action="replace"), ADMIN, dry_run=False)
+    setup.set_policy(RemediationPolicy(action="replace"))
     event = setup.unhealthy(setup.node())
     first, second = setup.events.handle(event), setup.events.handle(event)
     assert (first.handled, second.handled) == ("recorded", "duplicate")
@@ -90,7 +103,7 @@ def test_a_duplicated_unhealthy_node_event_starts_exactly_one_replacement():
 
 def test_an_unhealthy_event_older_than_the_nodes_latest_health_is_recorded_and_does_nothing():
     setup = Setup()
-    setup.remediation.set_policy("demo", RemediationPolicy(action="replace"), ADMIN, dry_run=False)
+    setup.set_policy(RemediationPolicy(action="replace"))
     node = setup.node()
     assert setup.events.handle(setup.healthy(node, seconds=10)).handled == "recorded"
     late = setup.events.handle(setup.unhealthy(node, seconds=5))
@@ -107,7 +120,7 @@ def test_notify_records_the_decision_and_starts_nothing():
 
 def test_the_policy_leaves_a_node_to_hyperpods_own_recovery():
     setup = Setup()
-    setup.remediation.set_policy("demo", RemediationPolicy(action="replace"), ADMIN, dry_run=False)
+    setup.set_policy(RemediationPolicy(action="replace"))
     outcome = setup.events.handle(setup.unhealthy(setup.node(), repair="Replace"))
     assert outcome.remediation is not None and outcome.remediation.outcome == "left-to-hyperpod"
     assert setup.replaces() == 0
@@ -116,19 +129,12 @@ def test_the_policy_leaves_a_node_to_hyperpods_own_recovery():
 def test_record_only_and_the_group_limit_start_nothing_but_say_why():
     setup = Setup()
     policy = RemediationPolicy(action="reboot", recordOnly=True, maxActionsPerGroupPerHour=1)
-    setup.remediation.set_policy("demo", policy, ADMIN, dry_run=False)
+    setup.set_policy(policy)
     first = setup.events.handle(setup.unhealthy(setup.node(0)))
     second = setup.events.handle(setup.unhealthy(setup.node(1), seconds=1))
     assert first.remediation is not None and first.remediation.outcome == "would-start"
     assert second.remediation is not None and second.remediation.outcome == "limited"
     assert setup.world.launcher.started == []
-
-
-def test_a_dry_run_of_a_policy_change_stores_nothing():
-    setup = Setup()
-    view = setup.remediation.set_policy("demo", RemediationPolicy(action="replace"), ADMIN, dry_run=True)
-    assert view.action == "replace"
-    assert setup.remediation.policy("demo").action == "notify"
 
 
 def test_a_state_change_wakes_cluster_and_node_waits_and_a_health_event_only_node_waits():

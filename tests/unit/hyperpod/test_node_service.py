@@ -1,5 +1,6 @@
 """NodeService against in-memory fakes: the node list joined with Kubernetes, and node actions that validate every
-id first, ask for confirmation before replace and delete, and start an operation (its workflow acts)."""
+id first, ask for confirmation before any of them (a reboot interrupts the node's pods too), and start an operation
+(its workflow acts)."""
 
 from __future__ import annotations
 
@@ -81,9 +82,15 @@ def test_an_unknown_id_refuses_the_whole_batch(world):
     assert world.hyperpod.calls == [] and world.launcher.started == []
 
 
-def test_reboot_needs_no_confirmation_and_starts_an_operation_for_each_node_once(world):
+def confirmed(world: World, action: str, ids: list[str], actor: Actor):
+    """The action as a caller whose person agreed to its plan."""
+    token = world.nodes().plan("demo", action, ids, actor).confirmationToken
+    return world.nodes().act("demo", action, ids, token, actor)
+
+
+def test_a_reboot_starts_an_operation_for_each_node_once(world):
     ids = node_ids(world)
-    operation = world.nodes().act("demo", "reboot", [ids[1], ids[0], ids[1]], None, OPERATOR)
+    operation = confirmed(world, "reboot", [ids[1], ids[0], ids[1]], OPERATOR)
     [(kind, payload)] = started(world)
     assert (operation.kind, kind) == (OperationKind.REBOOT_NODES, OperationKind.REBOOT_NODES)
     assert payload["nodes"] == [{"nodeId": node_id, "instanceGroup": "spot"} for node_id in sorted(ids)]
@@ -91,31 +98,46 @@ def test_reboot_needs_no_confirmation_and_starts_an_operation_for_each_node_once
     assert world.hyperpod.calls == [], "the workflow makes the batch call"
 
 
-def test_a_dry_run_returns_the_plan_without_a_token_for_reboot(world):
-    plan = world.nodes().plan("demo", "reboot", node_ids(world), OPERATOR)
-    assert plan.confirmationToken is None
-    assert [action.action for action in plan.actions] == ["update", "update"]
-    assert world.launcher.started == []
-
-
-@pytest.mark.parametrize(("action", "planned"), [("replace", "update"), ("delete", "delete")])
-def test_replace_and_delete_plans_carry_a_token(world, action, planned):
-    plan = world.nodes().plan("demo", action, node_ids(world)[:1], ADMIN)
-    assert plan.confirmationToken
+@pytest.mark.parametrize(
+    ("action", "planned", "actor"),
+    [("reboot", "update", OPERATOR), ("replace", "update", ADMIN), ("delete", "delete", ADMIN)],
+)
+def test_every_node_action_plan_carries_a_token_and_says_what_the_nodes_lose(world, action, planned, actor):
+    plan = world.nodes().plan("demo", action, node_ids(world)[:1], actor)
+    assert plan.confirmationToken and plan.expiresAt
     assert [item.action for item in plan.actions] == [planned]
+    assert "Ask the person to confirm" in str(plan.message)
     assert world.launcher.started == []
+
+
+def test_a_reboot_plan_says_the_pods_on_the_node_are_interrupted(world):
+    plan = world.nodes().plan("demo", "reboot", node_ids(world)[:1], OPERATOR)
+    assert "pods" in str(plan.actions[0].detail) and "volumes are kept" in str(plan.actions[0].detail)
 
 
 @pytest.mark.parametrize(
-    ("action", "kind"), [("replace", OperationKind.REPLACE_NODES), ("delete", OperationKind.DELETE_NODES)]
+    ("action", "kind", "actor"),
+    [
+        ("reboot", OperationKind.REBOOT_NODES, OPERATOR),
+        ("replace", OperationKind.REPLACE_NODES, ADMIN),
+        ("delete", OperationKind.DELETE_NODES, ADMIN),
+    ],
 )
-def test_replace_and_delete_start_only_with_the_token_of_their_plan(world, action, kind):
+def test_every_node_action_starts_only_with_the_token_of_its_plan(world, action, kind, actor):
     target = node_ids(world)[:1]
     with pytest.raises(ConfirmationRequiredError):
-        world.nodes().act("demo", action, target, None, ADMIN)
-    token = world.nodes().plan("demo", action, target, ADMIN).confirmationToken
-    assert world.nodes().act("demo", action, target, token, ADMIN).kind == kind
+        world.nodes().act("demo", action, target, None, actor)
+    assert world.launcher.started == []
+    assert confirmed(world, action, target, actor).kind == kind
     assert [started_kind for started_kind, _ in started(world)] == [kind]
+
+
+def test_a_reboot_token_does_not_confirm_a_replace(world):
+    target = node_ids(world)[:1]
+    token = world.nodes().plan("demo", "reboot", target, ADMIN).confirmationToken
+    with pytest.raises(ConfirmationRequiredError):
+        world.nodes().act("demo", "replace", target, token, ADMIN)
+    assert world.launcher.started == []
 
 
 def test_a_token_is_used_once(world):
@@ -201,6 +223,6 @@ def test_node_ids_are_checked_one_by_one_not_by_listing_the_cluster(world, monke
 
     monkeypatch.setattr(world.hyperpod, "node_page", no_listing)
     first, second = node_ids(world)
-    world.nodes().act("demo", "reboot", [second, first], None, OPERATOR)
+    confirmed(world, "reboot", [second, first], OPERATOR)
     [(_, payload)] = started(world)
     assert [node["nodeId"] for node in payload["nodes"]] == sorted([first, second])

@@ -52,13 +52,16 @@ describe("NodesTab", () => {
     expect(screen.queryByRole("button", { name: "Delete" })).toBeNull();
   });
 
-  it("reboots one node after its plan and links the operation it started", async () => {
+  it("reboots one node with the token of its plan and links the operation it started", async () => {
+    const plan = {
+      dryRun: true,
+      actions: [{ action: "update", resource: "HyperPod node", name: A, detail: "reboot" }],
+      confirmationToken: "token-r",
+    };
     const { api, calls } = fakeApi({
       ...LIST,
       "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot": (call) =>
-        call.query.dryRun
-          ? { dryRun: true, actions: [{ action: "update", resource: "HyperPod node", name: A, detail: "reboot" }] }
-          : { status: 202, body: accepted("op-reboot") },
+        call.query.dryRun ? plan : { status: 202, body: accepted("op-reboot") },
     });
     renderTab(NodesTab, { api, role: "operator" });
     await userEvent.click(await screen.findByRole("checkbox", { name: `Select ${A}` }));
@@ -69,7 +72,7 @@ describe("NodesTab", () => {
     const link = await screen.findByRole("link", { name: "op-reboot" });
     expect(link).toHaveAttribute("href", "/operations/op-reboot");
     const reboots = calls.filter((call) => call.path.endsWith("/reboot"));
-    expect(reboots.map((call) => call.query)).toEqual([{ dryRun: true }, {}]);
+    expect(reboots.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-r" }]);
   });
 
   it("replaces a selection in one batch, confirmed with the token of its plan", async () => {

@@ -1,7 +1,7 @@
 /**
  * Nodes tab: the HyperPod nodes with health, capacity type and AZ (every page of `continue`), filtered by `?filter=`;
  * reboot, replace or delete one node (its own route) or a selection (`POST …/nodes/batch`), each through the API's
- * plan and confirmation.
+ * plan and confirmation (a reboot too: it stops the node's pods).
  */
 import { useCollection } from "@cloudscape-design/collection-hooks";
 import Box from "@cloudscape-design/components/box";
@@ -25,7 +25,6 @@ import type { ClusterTabProps } from "./tabs";
 type Node = Schemas["NodeView"];
 type NodeAction = Schemas["NodeBatchRequest"]["action"];
 
-/** Each action, the role its routes need and how the console names it. */
 /** Each action with its single-node route, whose required role decides who is offered it. */
 export const NODE_ACTIONS: { action: NodeAction; route: RouteKey; label: string }[] = [
   { action: "reboot", route: "POST /clusters/{clusterTag}/nodes/{nodeId}/reboot", label: "Reboot" },
@@ -78,10 +77,8 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
         );
       }
       const path = { clusterTag, nodeId: single };
-      if (action === "reboot") {
-        return unwrap(api.POST("/clusters/{clusterTag}/nodes/{nodeId}/reboot", { params: { path, query: dryRun ? { dryRun } : {} } }));
-      }
       const query = dryRun ? { dryRun } : { confirmationToken };
+      if (action === "reboot") return unwrap(api.POST("/clusters/{clusterTag}/nodes/{nodeId}/reboot", { params: { path, query } }));
       if (action === "replace") return unwrap(api.POST("/clusters/{clusterTag}/nodes/{nodeId}/replace", { params: { path, query } }));
       return unwrap(api.DELETE("/clusters/{clusterTag}/nodes/{nodeId}", { params: { path, query } }));
     };

@@ -1,4 +1,4 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import RemediationTab from "./RemediationTab";
 import { fakeApi, type Call } from "../../test/fakeApi";
@@ -58,5 +58,57 @@ describe("RemediationTab", () => {
     expect(screen.getByText("Between 1 and 100.")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Save policy" })).toBeDisabled();
     expect(calls.every((call) => call.method === "GET")).toBe(true);
+  });
+});
+
+describe("RemediationTab with a policy that replaces nodes", () => {
+  const PLAN = {
+    dryRun: true,
+    actions: [{ action: "update", resource: "Remediation policy", name: "demo", detail: "replace: volumes destroyed" }],
+    confirmationToken: "token-p",
+    message: "This policy replaces unhealthy nodes.",
+  };
+
+  function asking(stored: { policy: object }) {
+    const stores = answers(stored)["PUT /clusters/{clusterTag}/remediation-policy"];
+    return {
+      ...answers(stored),
+      "PUT /clusters/{clusterTag}/remediation-policy": (call: Call) =>
+        call.query.confirmationToken === "token-p"
+          ? stores(call)
+          : { status: 400, body: { code: "ConfirmationRequired", message: "Confirm first.", requestId: "r", details: PLAN } },
+    };
+  }
+
+  async function chooseReplace() {
+    await screen.findByRole("button", { name: "Save policy" });
+    await userEvent.click(screen.getByRole("button", { name: /Action/ }));
+    await userEvent.click(await screen.findByText("Replace"));
+    await userEvent.click(screen.getByRole("button", { name: "Save policy" }));
+  }
+
+  it("shows the plan the API asks to confirm, and saves with its token once the admin confirms", async () => {
+    const { api, calls } = fakeApi(asking({ policy: DEFAULT }));
+    renderTab(RemediationTab, { api });
+    await chooseReplace();
+    const dialog = await screen.findByRole("dialog");
+    expect(within(dialog).getByText("This policy replaces unhealthy nodes.")).toBeInTheDocument();
+    expect(within(dialog).getByText("replace: volumes destroyed")).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Save policy" }));
+    expect(await screen.findByText(/Remediation policy of demo saved: replace\./)).toBeInTheDocument();
+    const puts = calls.filter((call) => call.method === "PUT");
+    expect(puts.map((call) => call.query)).toEqual([{}, { confirmationToken: "token-p" }]);
+  });
+
+  it("stores nothing when the admin cancels the plan", async () => {
+    const { api, calls } = fakeApi(asking({ policy: DEFAULT }));
+    renderTab(RemediationTab, { api });
+    await chooseReplace();
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(calls.filter((call) => call.method === "PUT")).toHaveLength(1);
+    expect(screen.queryByText(/saved/)).toBeNull();
+    expect(screen.getByText("default (notify)")).toBeInTheDocument();
   });
 });

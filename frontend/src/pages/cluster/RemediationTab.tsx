@@ -1,7 +1,8 @@
 /**
  * Remediation tab: what an unhealthy-node event does on the cluster when HyperPod's own recovery did not act — the
  * action (notify | reboot | replace), the record-only switch and the limits per hour. Everyone sees the policy; an
- * admin (`PUT …/remediation-policy`) edits it. What the policy did is in the Events tab (and each node's history).
+ * admin (`PUT …/remediation-policy`) edits it; a policy that replaces nodes is saved only once the admin has confirmed
+ * the plan the API answers with. What the policy did is in the Events tab (and each node's history).
  */
 import Alert from "@cloudscape-design/components/alert";
 import Box from "@cloudscape-design/components/box";
@@ -21,6 +22,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
 import { useResource } from "../../hooks/useResource";
+import { useConfirmation } from "./plan";
 import type { ClusterTabProps } from "./tabs";
 
 type Policy = Schemas["RemediationPolicy"];
@@ -43,6 +45,7 @@ export default function RemediationTab({ cluster }: ClusterTabProps) {
   const mayEdit = identity.mayCall("PUT /clusters/{clusterTag}/remediation-policy");
   const [draft, setDraft] = useState<Policy>();
   const [saving, setSaving] = useState(false);
+  const confirmation = useConfirmation();
   useEffect(() => {
     if (policy.data) setDraft(editable(policy.data));
   }, [policy.data]);
@@ -51,7 +54,15 @@ export default function RemediationTab({ cluster }: ClusterTabProps) {
     if (!draft) return;
     setSaving(true);
     try {
-      await unwrap(api.PUT("/clusters/{clusterTag}/remediation-policy", { params: { path: { clusterTag } }, body: draft }));
+      const saved = await confirmation.confirming(`Set the remediation policy of ${clusterTag}`, "Save policy", (confirmationToken) =>
+        unwrap(
+          api.PUT("/clusters/{clusterTag}/remediation-policy", {
+            params: { path: { clusterTag }, query: confirmationToken ? { confirmationToken } : {} },
+            body: draft,
+          }),
+        ),
+      );
+      if (!saved) return;
       notify.success(`Remediation policy of ${clusterTag} saved: ${draft.action}${draft.recordOnly ? " (record only)" : ""}.`);
       policy.reload();
     } catch (error: unknown) {
@@ -114,7 +125,10 @@ export default function RemediationTab({ cluster }: ClusterTabProps) {
                 />
               </FormField>
               {draft.action === "replace" && !draft.recordOnly && (
-                <Alert type="warning">Replace destroys the node's volumes: agree it with the people using the cluster first.</Alert>
+                <Alert type="warning">
+                  Replace destroys the node's volumes: agree it with the people using the cluster first. Saving shows the plan to
+                  confirm.
+                </Alert>
               )}
               <Toggle checked={draft.recordOnly ?? false} onChange={(event) => setDraft({ ...draft, recordOnly: event.detail.checked })}>
                 Record only (dry run: record what the policy would do, do nothing)
@@ -133,6 +147,7 @@ export default function RemediationTab({ cluster }: ClusterTabProps) {
           </Form>
         </Container>
       )}
+      {confirmation.modal}
     </SpaceBetween>
   );
 }

@@ -2,6 +2,10 @@
  * The plan-then-confirm flow every write action of the cluster tabs goes through: ask the API for the plan (dryRun,
  * or the destructive call without a token), show its actions and pre-flight checks, and on confirmation repeat the
  * call with the API's confirmationToken. The started operation is announced with a link to its page.
+ *
+ * A call that needs a confirmation only for some values (scaling a model server to zero, a remediation policy that
+ * replaces nodes) is made at once instead (`useConfirmation`): the API refuses it with the plan and its token when the
+ * person must confirm, and the same dialog shows that plan.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -10,7 +14,7 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useState, type ReactNode } from "react";
-import type { Schemas } from "../../api/client";
+import { ApiError, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
@@ -151,34 +155,114 @@ export function usePlannedAction(
   };
 
   const modal = open && (
+    <PlanModal
+      header={open.action.header}
+      confirmLabel={open.action.confirmLabel}
+      plan={open.plan}
+      error={open.error}
+      running={open.running}
+      onCancel={() => setOpen(null)}
+      onConfirm={() => void confirm(open)}
+    />
+  );
+  return { start, modal };
+}
+
+/** The dialog of a plan: its details (or the refusal, or "Planning" while it loads), Cancel and the action's button. */
+function PlanModal(props: {
+  header: string;
+  confirmLabel: string;
+  plan?: Answer;
+  error?: unknown;
+  running: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  const { plan, error } = props;
+  return (
     <Modal
       visible
       size="large"
-      header={open.action.header}
-      onDismiss={() => setOpen(null)}
+      header={props.header}
+      onDismiss={props.onCancel}
       footer={
         <Box float="right">
           <SpaceBetween direction="horizontal" size="xs">
-            <Button variant="link" onClick={() => setOpen(null)}>
+            <Button variant="link" onClick={props.onCancel}>
               Cancel
             </Button>
-            <Button
-              variant="primary"
-              loading={open.running}
-              disabled={!open.plan || refused(open.plan)}
-              onClick={() => void confirm(open)}
-            >
-              {open.action.confirmLabel}
+            <Button variant="primary" loading={props.running} disabled={!plan || refused(plan)} onClick={props.onConfirm}>
+              {props.confirmLabel}
             </Button>
           </SpaceBetween>
         </Box>
       }
     >
       <SpaceBetween size="m">
-        <ErrorAlert error={open.error} />
-        {open.plan ? <PlanDetails plan={open.plan} /> : !open.error && <StatusIndicator type="loading">Planning</StatusIndicator>}
+        <ErrorAlert error={error} />
+        {plan ? <PlanDetails plan={plan} /> : !error && <StatusIndicator type="loading">Planning</StatusIndicator>}
       </SpaceBetween>
     </Modal>
   );
-  return { start, modal };
+}
+
+/** The plan a `ConfirmationRequired` refusal carries (the plan and its token, in `details`), else undefined. */
+export function planAsked(error: unknown): Answer | undefined {
+  if (!(error instanceof ApiError) || error.code !== "ConfirmationRequired") return undefined;
+  const plan = error.details as Answer | null | undefined;
+  return plan?.confirmationToken ? plan : undefined;
+}
+
+interface Asked {
+  header: string;
+  confirmLabel: string;
+  plan: Answer;
+  running: boolean;
+  answer: (agreed: boolean) => void;
+}
+
+/**
+ * `confirming(header, confirmLabel, call)` makes `call()`; when the API refuses it until the person confirms, `modal`
+ * shows the plan the refusal carries and Confirm makes `call(token)`. It resolves to the call's answer, or undefined
+ * when the person cancels; any other error rejects it. Render `modal` once.
+ */
+export function useConfirmation(): {
+  confirming: <T>(header: string, confirmLabel: string, call: (confirmationToken?: string) => Promise<T>) => Promise<T | undefined>;
+  modal: ReactNode;
+} {
+  const [asked, setAsked] = useState<Asked | null>(null);
+
+  const confirming = async <T,>(header: string, confirmLabel: string, call: (confirmationToken?: string) => Promise<T>) => {
+    try {
+      return await call();
+    } catch (error) {
+      const plan = planAsked(error);
+      if (!plan) throw error;
+      const agreed = await new Promise<boolean>((answer) => setAsked({ header, confirmLabel, plan, running: false, answer }));
+      if (!agreed) return undefined;
+      try {
+        return await call(plan.confirmationToken ?? undefined);
+      } finally {
+        setAsked(null);
+      }
+    }
+  };
+
+  const modal = asked && (
+    <PlanModal
+      header={asked.header}
+      confirmLabel={asked.confirmLabel}
+      plan={asked.plan}
+      running={asked.running}
+      onCancel={() => {
+        setAsked(null);
+        asked.answer(false);
+      }}
+      onConfirm={() => {
+        setAsked({ ...asked, running: true });
+        asked.answer(true);
+      }}
+    />
+  );
+  return { confirming, modal };
 }

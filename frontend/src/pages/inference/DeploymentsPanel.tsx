@@ -1,11 +1,15 @@
 /**
  * The Deployments tab: the cluster's self-managed model servers (engine, model, GPUs, replicas ready, status), and
- * for an operator **Deploy model** (`?action=deploy`) with the command form. A deployed server is followed here
- * until it is Ready.
+ * for an operator **Deploy model** (`?action=deploy`) with the command form and **Scale** for the selected server
+ * (to zero only once the operator has confirmed the plan the API answers with: the server stops). A deployed or
+ * scaled server is followed here until it is Ready.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
+import FormField from "@cloudscape-design/components/form-field";
 import Header from "@cloudscape-design/components/header";
+import Input from "@cloudscape-design/components/input";
+import Modal from "@cloudscape-design/components/modal";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
@@ -13,11 +17,14 @@ import { useState } from "react";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { useConfirmation } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
 import { DeployForm } from "./DeployForm";
 import { useDeployments } from "./useModelServing";
 
 const STATUS_TYPES = { Ready: "success", Loading: "loading", "Scaled to zero": "stopped" } as const;
+// What PATCH …/deployments/{name} accepts for `replicas`.
+const MAX_REPLICAS = 64;
 
 export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
   const { api, identity, notify } = useApp();
@@ -26,6 +33,29 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<unknown>();
   const mayDeploy = identity.mayCall("POST /clusters/{clusterTag}/deployments");
+  const mayScale = identity.mayCall("PATCH /clusters/{clusterTag}/deployments/{name}");
+  const [selected, setSelected] = useState<Schemas["DeploymentSummary"][]>([]);
+  const [scaling, setScaling] = useState<Schemas["DeploymentSummary"]>();
+  const confirmation = useConfirmation();
+  const scale = async (name: string, replicas: number) => {
+    setScaling(undefined);
+    try {
+      const scaled = await confirmation.confirming(`Scale ${name} to ${replicas} replicas`, "Scale", (confirmationToken) =>
+        unwrap(
+          api.PATCH("/clusters/{clusterTag}/deployments/{name}", {
+            params: { path: { clusterTag, name }, query: confirmationToken ? { confirmationToken } : {} },
+            body: { replicas },
+          }),
+        ),
+      );
+      if (!scaled) return;
+      notify.success(`Model server ${name}: ${scaled.changes.replicas === "unchanged" ? "already at" : "scaled to"} ${replicas} replicas.`);
+      setSelected([]);
+      deployments.reload();
+    } catch (reason) {
+      notify.error(reason, `Model server ${name} was not scaled`);
+    }
+  };
   const deploy = async (body: Schemas["DeployModelRequest"]) => {
     setSubmitting(true);
     setError(undefined);
@@ -54,6 +84,10 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
     <SpaceBetween size="m">
       <ErrorAlert error={deployments.error} header="Model servers could not be listed" />
       <Table
+        selectionType={mayScale ? "single" : undefined}
+        selectedItems={selected}
+        onSelectionChange={({ detail }) => setSelected(detail.selectedItems)}
+        ariaLabels={{ selectionGroupLabel: "Model server selection", itemSelectionLabel: (_, item) => `Select ${item.name}` }}
         loading={deployments.loading && !deployments.data}
         loadingText="Loading model servers"
         items={deployments.data ?? []}
@@ -65,6 +99,11 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh model servers" onClick={deployments.reload} />
+                {mayScale && (
+                  <Button disabled={selected.length !== 1} onClick={() => setScaling(selected[0])}>
+                    Scale
+                  </Button>
+                )}
                 {mayDeploy && (
                   <Button variant="primary" onClick={() => setAction("deploy")}>
                     Deploy model
@@ -86,6 +125,44 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
           { id: "service", header: "Service type", cell: (item) => item.serviceType },
         ]}
       />
+      {scaling && (
+        <ScaleDialog server={scaling} onCancel={() => setScaling(undefined)} onScale={(replicas) => void scale(scaling.name, replicas)} />
+      )}
+      {confirmation.modal}
     </SpaceBetween>
+  );
+}
+
+/** The replicas to scale a model server to (0 stops it: the API then asks to confirm its plan). */
+function ScaleDialog(props: { server: Schemas["DeploymentSummary"]; onCancel: () => void; onScale: (replicas: number) => void }) {
+  const [value, setValue] = useState(String(props.server.replicas));
+  const replicas = Number(value);
+  const valid = value.trim() !== "" && Number.isInteger(replicas) && replicas >= 0 && replicas <= MAX_REPLICAS;
+  return (
+    <Modal
+      visible
+      header={`Scale ${props.server.name}`}
+      onDismiss={props.onCancel}
+      footer={
+        <Box float="right">
+          <SpaceBetween direction="horizontal" size="xs">
+            <Button variant="link" onClick={props.onCancel}>
+              Cancel
+            </Button>
+            <Button variant="primary" disabled={!valid} onClick={() => props.onScale(replicas)}>
+              Scale
+            </Button>
+          </SpaceBetween>
+        </Box>
+      }
+    >
+      <FormField
+        label="Replicas"
+        description={`Now ${props.server.replicas}, each with ${props.server.gpus} GPU(s). 0 stops the model server until it is scaled up.`}
+        errorText={valid ? undefined : `A whole number from 0 to ${MAX_REPLICAS}.`}
+      >
+        <Input type="number" ariaLabel="Replicas" value={value} onChange={({ detail }) => setValue(detail.value)} />
+      </FormField>
+    </Modal>
   );
 }

@@ -1,4 +1,4 @@
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
 import InferencePage from "./InferencePage";
@@ -59,6 +59,58 @@ describe("InferencePage", { timeout: 30_000 }, () => {
     expect(within(row).getByText("Ready")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Deploy model" })).toBeNull();
     expect(screen.getByRole("tab", { name: "Managed endpoints" })).toBeInTheDocument();
+  });
+
+  it("scales a model server up at once", async () => {
+    const { calls } = show("operator", "/clusters/demo/inference", {
+      "PATCH /clusters/{clusterTag}/deployments/{name}": { deployment: { ...SERVER, replicas: 2 }, changes: { replicas: "updated" } },
+    });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select qwen" }));
+    await userEvent.click(screen.getByRole("button", { name: "Scale" }));
+    const replicas = within(await screen.findByRole("dialog")).getByLabelText("Replicas");
+    await userEvent.clear(replicas);
+    await userEvent.type(replicas, "2");
+    await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Scale" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    const patches = calls.filter((call) => call.method === "PATCH");
+    expect(patches.map((call) => [call.pathParams, call.query, call.body])).toEqual([
+      [{ clusterTag: "demo", name: "qwen" }, {}, { replicas: 2 }],
+    ]);
+  });
+
+  it("scales a model server to zero only after showing the plan the API asks to confirm", async () => {
+    const plan = {
+      dryRun: true,
+      actions: [{ action: "update", resource: "Deployment", name: "default/qwen", detail: "replicas 1 -> 0: every pod stops" }],
+      confirmationToken: "token-z",
+      message: "Scaling qwen to 0 replicas stops its model server.",
+    };
+    const { calls } = show("operator", "/clusters/demo/inference", {
+      "PATCH /clusters/{clusterTag}/deployments/{name}": (call) =>
+        call.query.confirmationToken === "token-z"
+          ? { deployment: { ...SERVER, replicas: 0 }, changes: { replicas: "updated" } }
+          : { status: 400, body: { code: "ConfirmationRequired", message: "Confirm first.", requestId: "r", details: plan } },
+    });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select qwen" }));
+    await userEvent.click(screen.getByRole("button", { name: "Scale" }));
+    const replicas = within(await screen.findByRole("dialog")).getByLabelText("Replicas");
+    await userEvent.clear(replicas);
+    await userEvent.type(replicas, "0");
+    await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Scale" }));
+    const dialog = await screen.findByRole("dialog", { name: "Scale qwen to 0 replicas" });
+    expect(within(dialog).getByText("replicas 1 -> 0: every pod stops")).toBeInTheDocument();
+    expect(calls.filter((call) => call.method === "PATCH")).toHaveLength(1);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Scale" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    const patches = calls.filter((call) => call.method === "PATCH");
+    expect(patches.map((call) => call.query)).toEqual([{}, { confirmationToken: "token-z" }]);
+  });
+
+  it("offers a viewer no scaling", async () => {
+    show("viewer", "/clusters/demo/inference");
+    await screen.findByText("Qwen/Qwen3-0.6B");
+    expect(screen.queryByRole("button", { name: "Scale" })).toBeNull();
+    expect(screen.queryByRole("radio", { name: "Select qwen" })).toBeNull();
   });
 
   it("deploys only once the GPU count is given, and sends it with the command", async () => {

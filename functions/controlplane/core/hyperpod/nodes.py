@@ -2,17 +2,17 @@
 
 Every node id is checked first (nothing starts if one is unknown); the operation's workflow makes the batch call
 and waits until each node has settled (`node_steps`), so `operation_wait` follows a node action as it follows
-everything else. Replace and delete are destructive: a plan with a confirmation token comes first.
+everything else. Each is planned first and starts only with the plan's confirmation token: replace and delete destroy
+what the node holds, and a reboot stops the pods running on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 
 from controlplane.core.auth import Actor
 from controlplane.core.concurrency import each, together
-from controlplane.core.confirmations import Confirmations
+from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.hyperpod.group_rules import refuse_adopted_hyperpod
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
@@ -24,14 +24,14 @@ from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
-from controlplane.models.nodes import CONFIRMED_ACTIONS, NodeAction, NodeList, NodeTarget, NodeView
+from controlplane.models.nodes import NodeAction, NodeList, NodeTarget, NodeView
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 
 # HyperPod registers each instance in Kubernetes as hyperpod-<EC2 instance id>.
 KUBERNETES_NODE_PREFIX = "hyperpod-"
 ACTION_EFFECTS = {
-    "reboot": "soft reboot (EC2 RebootInstances); volumes are kept",
+    "reboot": "soft reboot (EC2 RebootInstances): the pods on it stop until it is back; volumes are kept",
     "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
     "delete": "terminated and removed; the group's target count drops by one",
 }
@@ -102,12 +102,12 @@ class NodeService:
         return NodeList(clusterTag=cluster_tag, nodes=views, continue_=page.next_token)
 
     def plan(self, cluster_tag: str, action: NodeAction, node_ids: list[str], actor: Actor) -> Plan:
-        """What the action would do to each node, with no side effect; replace and delete carry a token."""
+        """What the action would do to each node, with no side effect, and the token that confirms it."""
         _, targets = self._targets(cluster_tag, node_ids)
         ids = [target.nodeId for target in targets]
-        if action not in CONFIRMED_ACTIONS:
-            return Plan(actions=_planned(action, ids), message="Dry run: nothing was done.")
-        token, expires_at = self._confirmations.issue(actor, f"{action}-nodes", _target(cluster_tag, ids))
+        token, expires_at = self._confirmations.issue(
+            actor, f"{action}-nodes", _target(cluster_tag, ids), fingerprint(targets)
+        )
         return Plan(
             actions=_planned(action, ids),
             confirmationToken=token,
@@ -119,22 +119,18 @@ class NodeService:
     def act(
         self, cluster_tag: str, action: NodeAction, node_ids: list[str], token: str | None, actor: Actor
     ) -> Operation:
-        """Start the action's operation once every id is known (replace and delete: with the token of their
-        plan); its workflow makes the batch call and waits for the nodes."""
+        """Start the action's operation once every id is known, with the token of its plan; its workflow makes the
+        batch call and waits for the nodes."""
         record, targets = self._targets(cluster_tag, node_ids)
         ids = [target.nodeId for target in targets]
-        confirmed = (
-            self._confirmations.redeeming(
-                token or "",
-                actor,
-                f"{action}-nodes",
-                _target(cluster_tag, ids),
-                f"Repeat the {action} request for the same nodes without a token",
-            )
-            if action in CONFIRMED_ACTIONS
-            else nullcontext()
-        )
-        with confirmed:
+        with self._confirmations.redeeming(
+            token or "",
+            actor,
+            f"{action}-nodes",
+            _target(cluster_tag, ids),
+            f"Repeat the {action} request for the same nodes without a token",
+            fingerprint(targets),
+        ):
             return self._operations.start(
                 record,
                 actor,

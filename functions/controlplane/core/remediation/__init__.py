@@ -1,1 +1,2 @@
-"""The remediation policy per cluster, and what it does with an unhealthy-node event (`service`)."""
+"""The remediation policy per cluster (`policy`: set, plan then confirm where it replaces nodes), and what it does
+with an unhealthy-node event (`service`)."""

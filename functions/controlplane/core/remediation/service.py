@@ -1,4 +1,5 @@
-"""Remediation: the cluster's policy (notify | reboot | replace, limits, dry run) applied to an unhealthy node.
+"""Remediation: the cluster's policy (notify | reboot | replace, limits, dry run; set through `policy`) applied to
+an unhealthy node.
 
 HyperPod's own automatic recovery comes first: the policy acts only when the event says HyperPod repairs nothing
 (`RepairAction` None) and the node is still Running (not already rebooting, replaced or gone). It then starts the
@@ -55,23 +56,6 @@ class RemediationService:
         self._hyperpod = hyperpod
         self._audit = audit
         self._clock = clock
-
-    def policy(self, cluster_tag: str) -> RemediationPolicyView:
-        """The cluster's policy; notify (record only) until an admin sets one."""
-        self._clusters.get(cluster_tag)
-        return self._store.policy(cluster_tag) or RemediationPolicyView(clusterTag=cluster_tag)
-
-    def set_policy(
-        self, cluster_tag: str, policy: RemediationPolicy, actor: Actor, dry_run: bool
-    ) -> RemediationPolicyView:
-        """The policy as stored (a dry run stores nothing and returns what would be)."""
-        self._clusters.get(cluster_tag)
-        view = RemediationPolicyView(
-            clusterTag=cluster_tag, updatedBy=actor.principal, updatedAt=self._clock.now(), **policy.model_dump()
-        )
-        if not dry_run:
-            self._store.save_policy(view)
-        return view
 
     def on_unhealthy(self, record: ClusterRecord, event: HyperPodEvent) -> EventRecord:
         """Decide, act if the policy and its limits allow, and record the decision."""

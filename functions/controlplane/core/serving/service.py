@@ -1,5 +1,6 @@
 """Self-managed model servers on a cluster: deploy (from a serving command or a training job's output), list,
-detail, update (replicas, image), delete (plan, then confirm), the model services, and a chat completion.
+detail, update (replicas, image; scaling to zero: plan, then confirm), delete (plan, then confirm), the model
+services, and a chat completion.
 
 Reads go through the view role (`objects`, `reads`); writes and calls to a server through the jobs role, whose
 RBAC (`core.workload_access`) allows exactly the model servers' objects and the service proxy. Every refusal is a
@@ -23,6 +24,7 @@ from controlplane.core.registry import ClusterService
 from controlplane.core.serving import command as commands
 from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
+from controlplane.core.serving.scaling import ScaleToZero
 from controlplane.core.serving.target import ServingTarget, resolve
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.outputs import job_output
@@ -84,6 +86,7 @@ class ModelServerService:
         self._writes = writes
         self._creates = creates
         self._confirmations = confirmations
+        self._scale_to_zero = ScaleToZero(confirmations, reads)
 
     # --- deploy ------------------------------------------------------------------------------
 
@@ -213,8 +216,17 @@ class ModelServerService:
 
     # --- update (explicit diff) ----------------------------------------------------------------
 
-    def update(self, cluster_tag: str, name: str, request: UpdateDeploymentRequest, dry_run: bool) -> DeploymentUpdate:
-        """Change only the fields given whose live value differs; say per field what happened."""
+    def update(
+        self,
+        cluster_tag: str,
+        name: str,
+        request: UpdateDeploymentRequest,
+        dry_run: bool,
+        token: str | None,
+        actor: Actor,
+    ) -> DeploymentUpdate:
+        """Change only the fields given whose live value differs; say per field what happened. Scaling a running
+        server to zero stops it: that needs the token of its plan (without one, the refusal carries the plan)."""
         target = resolve(self._clusters, self._eks, cluster_tag)
         found = self._require(target, name)
         current = manifest.summary(found)
@@ -233,9 +245,10 @@ class ModelServerService:
                 template = {"spec": {"containers": [container]}}
                 patch["spec"] = {**patch.get("spec", {}), "template": template}
         if patch and not dry_run:
-            self._writes.patch(
-                target.cluster, target.region, DEPLOYMENT_API, "Deployment", target.namespace, name, patch
-            )
+            with self._scale_to_zero.confirmed(target, name, request, current.replicas, token, actor):
+                self._writes.patch(
+                    target.cluster, target.region, DEPLOYMENT_API, "Deployment", target.namespace, name, patch
+                )
         return DeploymentUpdate(deployment=self.get(cluster_tag, name), changes=changes, dryRun=dry_run)
 
     # --- delete (destructive: plan, then confirm) ---------------------------------------------

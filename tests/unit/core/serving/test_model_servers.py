@@ -1,6 +1,7 @@
 """The model-server and model-pool services against in-memory fakes: what a deploy creates, train → deploy, the
-explicit diff of an update, the pool's rules (relabel, never recreate; never scale in below the bound workers),
-and a chat completion that only reaches the cluster's own model services."""
+explicit diff of an update (scaling to zero only with the token of its plan), the pool's rules (relabel, never
+recreate; never scale in below the bound workers), and a chat completion that only reaches the cluster's own model
+services."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from controlplane.core.serving.service import (
 )
 from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import InvalidRequestError
+from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError
 from controlplane.models.serving import DeployModelRequest, PoolActionRequest, UpdateDeploymentRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
@@ -36,6 +37,7 @@ EKS_NAME = "eks-cluster-demo"
 REGION = "us-west-2"
 SEED = "vllm serve Qwen/Qwen3-0.6B --max-model-len 1280 --tensor-parallel-size 1"
 ACTOR = Actor("alice", Role.OPERATOR)
+OTHER = Actor("bob", Role.OPERATOR)
 
 
 def node(name: str, instance_type: str, gpus: int) -> KubernetesNode:
@@ -186,9 +188,11 @@ def test_an_update_changes_only_what_differs_and_says_so(world: World) -> None:
     world.servers.deploy("demo", deploy())
 
     planned = world.servers.update(
-        "demo", "qwen", UpdateDeploymentRequest(replicas=3, image="vllm/vllm-openai:latest"), True
+        "demo", "qwen", UpdateDeploymentRequest(replicas=3, image="vllm/vllm-openai:latest"), True, None, ACTOR
     )
-    done = world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=3, image="my/vllm:2"), False)
+    done = world.servers.update(
+        "demo", "qwen", UpdateDeploymentRequest(replicas=3, image="my/vllm:2"), False, None, ACTOR
+    )
 
     assert planned.changes == {"replicas": "updated", "image": "unchanged"} and planned.deployment.replicas == 1
     assert done.changes == {"replicas": "updated", "image": "updated"}
@@ -232,8 +236,91 @@ def test_scaling_in_never_goes_below_the_bound_workers(world: World) -> None:
     world.add_pod("qwen-c", "qwen", "unassigned")
 
     with pytest.raises(InvalidRequestError, match="qwen-a"):
-        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False)
-    assert world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=1), False).deployment.replicas == 1
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, None, ACTOR)
+    scaled_in = world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=1), False, None, ACTOR)
+    assert scaled_in.deployment.replicas == 1
+
+
+def replicas(world: World) -> int:
+    return int(world.objects["Deployment/ml/qwen"]["spec"]["replicas"])
+
+
+def test_scaling_to_zero_without_a_token_is_refused_with_the_plan_and_its_token_and_changes_nothing(
+    world: World,
+) -> None:
+    world.servers.deploy("demo", deploy(replicas=2))
+
+    with pytest.raises(ConfirmationRequiredError) as asked:
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, None, ACTOR)
+
+    plan = asked.value.details or {}
+    assert plan["confirmationToken"] and plan["expiresAt"]
+    stopped, kept = plan["actions"]
+    assert (stopped["action"], stopped["resource"], stopped["name"]) == ("update", "Deployment", "ml/qwen")
+    assert "2 -> 0" in stopped["detail"]
+    assert (kept["action"], kept["resource"], kept["name"]) == ("keep", "Service", "ml/qwen")
+    assert "Ask the person to confirm" in asked.value.message
+    assert replicas(world) == 2
+
+
+def test_scaling_to_zero_with_the_token_of_its_plan_stops_the_server_once(world: World) -> None:
+    world.servers.deploy("demo", deploy(replicas=2))
+    request = UpdateDeploymentRequest(replicas=0)
+    with pytest.raises(ConfirmationRequiredError) as asked:
+        world.servers.update("demo", "qwen", request, False, None, ACTOR)
+    token = (asked.value.details or {})["confirmationToken"]
+
+    done = world.servers.update("demo", "qwen", request, False, token, ACTOR)
+
+    assert (done.changes, done.deployment.replicas, replicas(world)) == ({"replicas": "updated"}, 0, 0)
+    world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=1), False, None, ACTOR)
+    with pytest.raises(ConfirmationRequiredError):
+        world.servers.update("demo", "qwen", request, False, token, ACTOR)
+    assert replicas(world) == 1
+
+
+def test_a_scale_to_zero_token_confirms_only_its_caller_and_request(world: World) -> None:
+    world.servers.deploy("demo", deploy(replicas=2))
+    with pytest.raises(ConfirmationRequiredError) as asked:
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, None, ACTOR)
+    token = (asked.value.details or {})["confirmationToken"]
+
+    with pytest.raises(ConfirmationRequiredError):
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, token, OTHER)
+    with pytest.raises(ConfirmationRequiredError):
+        world.servers.update(
+            "demo", "qwen", UpdateDeploymentRequest(replicas=0, image="my/vllm:2"), False, token, ACTOR
+        )
+    assert replicas(world) == 2
+
+
+def test_a_token_planned_before_the_server_changed_does_not_confirm_its_scale_to_zero(world: World) -> None:
+    world.servers.deploy("demo", deploy(replicas=2))
+    with pytest.raises(ConfirmationRequiredError) as asked:
+        world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, None, ACTOR)
+    world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=4), False, None, ACTOR)
+
+    with pytest.raises(ConfirmationRequiredError, match="state that has changed"):
+        world.servers.update(
+            "demo",
+            "qwen",
+            UpdateDeploymentRequest(replicas=0),
+            False,
+            (asked.value.details or {})["confirmationToken"],
+            ACTOR,
+        )
+    assert replicas(world) == 4
+
+
+def test_scaling_up_a_dry_run_to_zero_and_a_server_already_at_zero_need_no_token(world: World) -> None:
+    world.servers.deploy("demo", deploy(replicas=1))
+
+    planned = world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), True, None, ACTOR)
+    assert (planned.dryRun, planned.changes, replicas(world)) == (True, {"replicas": "updated"}, 1)
+    assert world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=2), False, None, ACTOR)
+    world.objects["Deployment/ml/qwen"]["spec"]["replicas"] = 0
+    unchanged = world.servers.update("demo", "qwen", UpdateDeploymentRequest(replicas=0), False, None, ACTOR)
+    assert unchanged.changes == {"replicas": "unchanged"}
 
 
 def test_a_chat_goes_through_the_service_proxy_with_the_served_model(world: World) -> None:
