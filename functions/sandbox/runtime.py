@@ -304,7 +304,7 @@ class Sandbox:
                 return _function_error(response_headers, "ResourceNotFoundException", f"No function {name}")
             event = json.loads(body or "{}")
             key = step_key(str(event.get("step", "")))
-            if faults.take(key):
+            if faults.take(key, (event.get("state") or {}).get("clusterTag")):
                 return _function_error(
                     response_headers,
                     "SandboxFaultInjected",
@@ -319,11 +319,12 @@ class Sandbox:
 
         LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign,assignment]
 
-    def add_fault(self, step: str, times: int, after: int = 0) -> str:
+    def add_fault(self, step: str, times: int, after: int = 0, cluster_tag: str | None = None) -> str:
+        """Fail `step` `times` times (after `after` passes), in any cluster's workflow or only in `cluster_tag`'s."""
         key = step_key(step)
         if key not in step_keys():
             raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_keys())}")
-        self.faults.add(key, times, after)
+        self.faults.add(key, times, after, cluster_tag)
         return key
 
 
