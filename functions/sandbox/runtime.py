@@ -188,6 +188,7 @@ class Sandbox:
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
+        _import_whole_packages()
         self._set_env(
             {
                 "AWS_ACCESS_KEY_ID": "sandbox",
@@ -326,6 +327,16 @@ class Sandbox:
             raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_keys())}")
         self.faults.add(key, times, after, cluster_tag)
         return key
+
+
+def _import_whole_packages() -> None:
+    """Import, before any handler runs, the packages the handlers import on first use whose modules import the package
+    back (kubernetes: `dynamic.discovery` reads `kubernetes.__version__` while `kubernetes/__init__` imports
+    `dynamic`). CPython imports a submodule without waiting for a package another thread is still initializing, so
+    two first uses in two threads (`from kubernetes.dynamic import ...` beside `from kubernetes.client.exceptions
+    import ...`) deadlock and both fail with "partially initialized module" (python/cpython#83065). A Lambda process
+    runs one invocation at a time; the sandbox runs every function's invocations at once in one process."""
+    import kubernetes  # noqa: F401
 
 
 def _invoke_async(function_name: str, event: dict[str, Any]) -> bytes:
