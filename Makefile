@@ -83,29 +83,33 @@ e2e: install
 browser: install console $(CHROMIUM)
 	$(BIN)/pytest tests/browser -q $(PARALLEL)
 
-# The console's tests run first, on both cores. Then the unit-to-e2e session runs in front while two sessions run
-# beside it, their output held until it ends: browser (one worker: it mostly waits on the pages' own timers, and
-# fills the cores the session's workers leave idle while they wait) and tests/long (a six-minute operation; it
-# mostly sleeps).
-test: lint console $(CHROMIUM)
-	@failed=""; times=""; long_log=$$(mktemp); browser_log=$$(mktemp); \
-	(start=$$(date +%s); $(BIN)/pytest tests/long -q -s; status=$$?; \
-		echo "took $$(( $$(date +%s) - start )) s"; exit $$status) > $$long_log 2>&1 & long_pid=$$!; \
+# The installs and the console's build first, side by side (the infra and e2e suites read the built console). Then
+# every gate at once: the unit-to-e2e session is the critical path and runs in front; beside it, their output held
+# until it ends: lint, the console's tests (vitest), tests/long (an operation on a scaled clock: it mostly sleeps) and
+# the browser session (one worker: it mostly waits on the pages' own timers). Any gate that fails fails the target,
+# and the summary names it.
+GATES := lint console-tests long browser
+test:
+	@$(MAKE) --no-print-directory -j3 install console $(CHROMIUM)
+	@logs=$$(mktemp -d); \
+	gate() { name=$$1; shift; start=$$(date +%s); "$$@" > $$logs/$$name 2>&1; echo $$? > $$logs/$$name.status; \
+		echo "$$(( $$(date +%s) - start )) s" > $$logs/$$name.seconds; }; \
+	gate lint $(MAKE) --no-print-directory lint & \
+	gate console-tests sh -c "cd frontend && npx vitest run" & \
+	gate long $(BIN)/pytest tests/long -q -s & \
+	gate browser $(BIN)/pytest tests/browser -q --durations=5 & \
 	start=$$(date +%s); \
-	(cd frontend && npx vitest run) || failed="$$failed console"; \
-	times="$$times  frontend (vitest): $$(( $$(date +%s) - start )) s\n"; \
-	(start=$$(date +%s); $(BIN)/pytest tests/browser -q --durations=5; status=$$?; \
-		echo "took $$(( $$(date +%s) - start )) s"; exit $$status) > $$browser_log 2>&1 & browser_pid=$$!; \
-	start=$$(date +%s); \
-	$(BIN)/pytest $(addprefix tests/,$(SUITES)) -q $(PARALLEL) --durations=10 || failed="$$failed unit-to-e2e (its summary names them)"; \
-	times="$$times  $(SUITES) (one session): $$(( $$(date +%s) - start )) s\n"; \
-	wait $$browser_pid || failed="$$failed browser"; \
-	times="$$times  tests/browser: $$(tail -n 1 $$browser_log | sed 's/took //') (beside the session)\n"; \
-	wait $$long_pid || failed="$$failed long"; \
-	times="$$times  tests/long: $$(tail -n 1 $$long_log | sed 's/took //') (beside the session)\n"; \
-	echo "tests/browser:"; cat $$browser_log; echo "tests/long:"; cat $$long_log; rm -f $$browser_log $$long_log; \
-	printf "Wall time per suite:\n$$times"; \
-	if [ -n "$$failed" ]; then echo "Failed suites:$$failed"; exit 1; fi
+	$(BIN)/pytest $(addprefix tests/,$(SUITES)) -q $(PARALLEL) --durations=10; session=$$?; \
+	session_seconds=$$(( $$(date +%s) - start )); \
+	wait; failed=""; \
+	[ $$session = 0 ] || failed="$$failed unit-to-e2e (its summary names them)"; \
+	for name in $(GATES); do \
+		echo "$$name:"; cat $$logs/$$name; [ "$$(cat $$logs/$$name.status)" = 0 ] || failed="$$failed $$name"; \
+	done; \
+	echo "Wall time per gate:"; echo "  $(SUITES) (one session): $$session_seconds s"; \
+	for name in $(GATES); do echo "  $$name: $$(cat $$logs/$$name.seconds) (beside it)"; done; \
+	rm -rf $$logs; \
+	if [ -n "$$failed" ]; then echo "Failed gates:$$failed"; exit 1; fi
 
 bench: install
 	$(BIN)/pytest tests/bench -q -s

@@ -19,6 +19,8 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     globals: true,
     setupFiles: ["src/test/setup.ts"],
+    // Beside the Python suites on two cores a test may take several times its quiet-machine time.
+    testTimeout: 30_000,
     css: false,
   },
 });

@@ -74,27 +74,32 @@ class RunningSandbox:
         self,
         tag: str,
         *,
+        region: str = "us-west-2",
+        zone: str = "us-west-2c",
+        hyperpod: bool = True,
         instances: int = 1,
         storage: bool = False,
         features: dict | None = None,
         then: Sequence[tuple[str, str, dict | None]] = (),
     ) -> None:
         """Build a cluster stage by stage through the API, each operation succeeding before the next: EKS in
-        us-west-2, its dependencies, one HyperPod group of `instances` ml.g6.4xlarge in us-west-2c, then storage,
-        `features` and the `then` requests (`(method, path, body)`) if asked."""
-        group = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": instances}
+        `region`, its dependencies, unless `hyperpod` is false one HyperPod group of `instances` ml.g6.4xlarge in
+        `zone`, then storage, `features` and the `then` requests (`(method, path, body)`) if asked."""
+        group = {"availabilityZone": zone, "instanceType": "ml.g6.4xlarge", "instanceCount": instances}
         steps = [
-            ("POST", "/clusters/eks", {"clusterTag": tag, "region": "us-west-2"}),
+            ("POST", "/clusters/eks", {"clusterTag": tag, "region": region}),
             ("POST", f"/clusters/{tag}/dependencies", None),
-            ("POST", f"/clusters/{tag}/hyperpod", group),
+            *([("POST", f"/clusters/{tag}/hyperpod", group)] if hyperpod else []),
             *([("POST", f"/clusters/{tag}/storage", {})] if storage else []),
             *([("PATCH", f"/clusters/{tag}/features", features)] if features else []),
             *then,
         ]
         with self.client() as api:
             for method, path, body in steps:
-                accepted = api.request(method, path, json=body).json()
-                assert self.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+                accepted = api.request(method, path, json=body)
+                assert accepted.status_code == 202, (path, accepted.text)
+                operation = self.wait_terminal(accepted.json()["operationId"])
+                assert operation["status"] == "SUCCEEDED", (path, operation.get("error"))
 
     def wait_terminal(self, operation_id: str, limit_seconds: float = 90) -> dict:
         deadline = time.monotonic() + limit_seconds
@@ -130,23 +135,32 @@ def print_execution_tail(operation: dict, events: int = 12) -> None:
 
 
 @contextmanager
+def serve_asgi(app: Any, sock: socket.socket) -> Iterator[None]:
+    """Serve an ASGI app on `sock` (from `bound_socket`) in a thread until the block ends."""
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@contextmanager
 def serve_sandbox(**timings: float) -> Iterator[RunningSandbox]:
     """A sandbox with these timings (`SandboxOptions`' fields), served on a free port until the block ends."""
     sock = bound_socket()
     base_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     sandbox = Sandbox(SandboxOptions(kubernetes_url=f"{base_url}/k8s", **timings))
     sandbox.start()
-    server = uvicorn.Server(uvicorn.Config(build_app(sandbox), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
     try:
-        yield RunningSandbox(sandbox=sandbox, base_url=base_url)
+        with serve_asgi(build_app(sandbox), sock):
+            yield RunningSandbox(sandbox=sandbox, base_url=base_url)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
         sandbox.stop()
 
 
@@ -175,6 +189,13 @@ def running_sandbox() -> Iterator[RunningSandbox]:
     with serve_sandbox(**SANDBOX_TIMINGS) as running:
         raise_network_quotas(running.sandbox)
         yield running
+
+
+@pytest.fixture
+def operator(running_sandbox: RunningSandbox) -> Iterator[httpx.Client]:
+    """The API as a caller with the operator role (jobs, endpoints, downloads)."""
+    with running_sandbox.client("sandbox-operator") as api:
+        yield api
 
 
 # --- `make test` runs several suites in one session: each suite's summed test time, and the suites that failed ---

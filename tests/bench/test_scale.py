@@ -40,7 +40,7 @@ from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL
 from sandbox.k8s.http import _HttpApi
 from tests.bench.sampling import Sampler
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+from tests.workflows.test_create_hyperpod import FIRST_GROUP
 
 TAG = "scale"
 REGION = "us-west-2"
@@ -108,7 +108,7 @@ def wait_for(predicate: Callable[[], bool], seconds: float) -> None:
 
 @pytest.fixture(scope="module")
 def big_cluster(running_sandbox) -> Iterator[Any]:
-    ready_for_hyperpod(running_sandbox, TAG)
+    running_sandbox.build_cluster(TAG, hyperpod=False)
     # The account's quota for the type must cover every group, or pre-flight refuses the first one.
     instances = GROUP_SIZE * len(GROUPS)
     usage = f"{FIRST_GROUP['instanceType']} for cluster usage"

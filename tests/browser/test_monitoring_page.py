@@ -13,7 +13,6 @@ from playwright.sync_api import Page, expect
 from tests.browser.pages import shoot, sign_in
 from tests.conftest import RunningSandbox
 from tests.e2e.test_monitoring import pod, warning
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "watched"
 PODS = 60  # more than a page of the pods table (50)
@@ -21,10 +20,7 @@ PODS = 60  # more than a page of the pods table (50)
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox: RunningSandbox) -> RunningSandbox:
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": 2}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, instances=2)
     store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
     nodes = sorted(node["metadata"]["name"] for node in store.list("", "v1", "nodes"))
     for index in range(PODS):

@@ -17,7 +17,6 @@ from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 from tests.conftest import aws_client
-from tests.workflows.test_configure_storage import ready_for_storage
 
 TAG = "fetch"
 REGION = "us-west-2"
@@ -25,10 +24,7 @@ REGION = "us-west-2"
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    ready_for_storage(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/storage", json={}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, hyperpod=False, storage=True)
     return TAG
 
 
@@ -68,7 +64,7 @@ def test_refusals_say_what_to_change(running_sandbox, cluster, method, path, kwa
 
 
 def test_a_cluster_without_a_claim_is_refused_with_the_stage_to_run(running_sandbox):
-    ready_for_storage(running_sandbox, "noclaim")
+    running_sandbox.build_cluster("noclaim", hyperpod=False)
     with running_sandbox.client("sandbox-operator") as api:
         response = api.post("/clusters/noclaim/downloads", json={"repoId": "Qwen/Qwen2.5-0.5B"})
         listed = api.get("/clusters/noclaim/storage/contents")

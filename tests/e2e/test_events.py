@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import time
 
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
-
 
 def hyperpod_cluster(running_sandbox, tag: str) -> str:
     """A cluster with one HyperPod node; its node id."""
-    ready_for_hyperpod(running_sandbox, tag)
+    running_sandbox.build_cluster(tag)
     with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{tag}/hyperpod", json=FIRST_GROUP).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
         (node,) = api.get(f"/clusters/{tag}/nodes").json()["nodes"]
     return str(node["nodeId"])
 

@@ -26,27 +26,10 @@ CHAT = {"messages": [{"role": "user", "content": "What is HyperPod?"}], "max_tok
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": INSTANCE_TYPE, "instanceCount": 1}
     # The inference operator needs the FSx CSI driver (a feature dependency).
     features = {name: {"enabled": True} for name in ("trainingOperator", "fsxCsiDriver", "inferenceOperator")}
-    with running_sandbox.client() as api:
-        for method, path, body in (
-            ("POST", "/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            ("POST", f"/clusters/{TAG}/dependencies", None),
-            ("POST", f"/clusters/{TAG}/hyperpod", group),
-            ("POST", f"/clusters/{TAG}/storage", {}),
-            ("PATCH", f"/clusters/{TAG}/features", features),
-        ):
-            accepted = api.request(method, path, json=body).json()
-            assert "operationId" in accepted, accepted
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    running_sandbox.build_cluster(TAG, region=REGION, storage=True, features=features)
     return TAG
-
-
-@pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
 
 
 @pytest.fixture

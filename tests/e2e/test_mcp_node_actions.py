@@ -11,16 +11,12 @@ from mcp import Client
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "mcpnode"
 
 
 def test_reboot_then_operation_wait_ends_with_the_node_healthy_through_tools_alone(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json=FIRST_GROUP).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG)
 
     async def conversation() -> tuple[dict[str, Any], dict[str, Any]]:
         api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")

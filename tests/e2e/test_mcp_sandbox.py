@@ -271,17 +271,7 @@ def test_the_seed_cluster_conversation_reaches_a_ready_gpu_node_through_tools_al
 
 def test_the_seed_features_conversation_enables_two_features_in_one_call_through_tools_alone(running_sandbox):
     """On a ready cluster: read the panel, enable tiered storage and the training operator together, wait, verify."""
-    with running_sandbox.client() as api:
-        for path, body in (
-            ("/clusters/eks", {"clusterTag": "mcpfeat", "region": "us-west-2"}),
-            ("/clusters/mcpfeat/dependencies", None),
-            (
-                "/clusters/mcpfeat/hyperpod",
-                {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
-            ),
-        ):
-            accepted = api.post(path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    running_sandbox.build_cluster("mcpfeat")
     calls: list[str] = []
 
     async def conversation() -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -27,12 +26,6 @@ SEED_COMMAND = "vllm serve Qwen/Qwen3-0.6B --max-model-len 1280 --tensor-paralle
 def cluster(running_sandbox) -> str:
     running_sandbox.build_cluster(TAG, instances=2, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
-
-
-@pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
 
 
 def ready(api: httpx.Client, name: str, limit: float = 30) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from mcp import Client
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
 
 TAG = "monitor"
 EKS = f"eks-cluster-{TAG}"
@@ -53,10 +52,7 @@ def warning(name: str, at: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> list[str]:
     """A HyperPod cluster of two nodes running GPU pods, one pod that cannot be scheduled and Warning events."""
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": NODES}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, instances=NODES)
     store = running_sandbox.sandbox.emulator.store(EKS)
     nodes = sorted(node["metadata"]["name"] for node in store.list("", "v1", "nodes"))
     assert len(nodes) == NODES

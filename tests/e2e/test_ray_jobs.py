@@ -37,12 +37,6 @@ def cluster(running_sandbox) -> str:
 
 
 @pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
-
-
-@pytest.fixture
 def store(running_sandbox, cluster) -> ClusterStore:
     return running_sandbox.sandbox.emulator.store(f"eks-cluster-{cluster}")
 

@@ -32,12 +32,6 @@ def cluster(running_sandbox) -> str:
     return TAG
 
 
-@pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
-
-
 @pytest.fixture(autouse=True)
 def quick_steps(running_sandbox) -> Iterator[None]:
     training = running_sandbox.sandbox.training

@@ -3,9 +3,6 @@ a 400 that names the field, instead of creating the object without it (or answer
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import httpx
 import pytest
 
 from sandbox.k8s.crds import published_crd
@@ -19,12 +16,6 @@ CRD = "hyperpodpytorchjobs.sagemaker.amazonaws.com"
 def cluster(running_sandbox) -> str:
     running_sandbox.build_cluster(TAG, storage=True, features={"trainingOperator": {"enabled": True}})
     return TAG
-
-
-@pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
 
 
 def test_a_job_the_clusters_crd_cannot_hold_is_refused_naming_the_field(running_sandbox, cluster, operator) -> None:

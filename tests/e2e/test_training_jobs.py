@@ -37,12 +37,6 @@ def cluster(running_sandbox) -> str:
 
 
 @pytest.fixture
-def operator(running_sandbox) -> Iterator[httpx.Client]:
-    with running_sandbox.client("sandbox-operator") as api:
-        yield api
-
-
-@pytest.fixture
 def step_seconds(running_sandbox) -> Iterator[Callable[[float], None]]:
     """Lengthen the simulated jobs' steps for one test."""
     training = running_sandbox.sandbox.training

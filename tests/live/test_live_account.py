@@ -115,7 +115,7 @@ def availability_zone(api: httpx.Client, region: str) -> str:
     raise AssertionError(f"No zone of {region} offers {INSTANCE_TYPE}; set IS_LIVE_INSTANCE_TYPE or IS_LIVE_REGION.")
 
 
-@pytest.mark.timeout(0)  # hours, not the suite's 300 s: the deadline below bounds it
+@pytest.mark.timeout(0)  # hours, not pyproject's 120 s: the deadline below bounds it
 def test_a_deployed_control_plane_builds_the_smallest_cluster_runs_a_job_and_leaves_nothing_behind(
     api: httpx.Client, api_url: str
 ) -> None:

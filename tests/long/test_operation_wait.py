@@ -1,11 +1,17 @@
-"""Issue 12's acceptance, literally: a six-minute sandbox operation waited through with the official MCP SDK
-client's default settings, over stdio and over streamable HTTP, ends SUCCEEDED with at most two
+"""Issue 12's acceptance on a clock scaled down by SCALE: a six-minute sandbox operation waited through with the
+official MCP SDK client's default settings, over stdio and over streamable HTTP, ends SUCCEEDED with at most two
 `operation_wait` calls per five minutes, and each wait returns at most 5 s after the operation ended.
 
-The operation really takes six minutes of wall time, so `make test` runs this suite in the background beside the
-others. Its sandbox checks once a second (the other suites' timings are zero, a busy loop), so it costs little CPU.
-The two transports wait at the same time, as two agents would: the sandbox's API environment is lent to other requests
-while a long poll sleeps (`sandbox.environment`), so neither holds the other back.
+The operation takes 360 / SCALE seconds and the MCP servers' wait cap is 240 / SCALE seconds, so each call still
+repeats the API's long poll and the calls fall in the same pattern; the five minutes of the bound scale with them.
+Each call that found the operation running must have waited the whole cap (not less, not much more), and the last
+must have returned within the unscaled 5 s of the end: noticing is the workflow's and the long poll's real latency.
+That the unscaled cap stays below the SDK's read timeout and allows two calls per five minutes is arithmetic,
+proved where the cap lives (tests/unit/test_mcp_wait.py).
+
+`make test` runs this suite in the background beside the others. Its sandbox checks once a second (the other suites'
+timings are zero, a busy loop), so it costs little CPU. The two transports wait at the same time, as two agents
+would: the sandbox's API environment is lent to other requests while a long poll sleeps (`sandbox.environment`).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,19 +33,29 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.conftest import RunningSandbox, serve_sandbox
+from controlplane.models.operations import TERMINAL_STATUSES
+from mcp_server.auth import VerifiedUser
+from mcp_server.http import bearer_api, build_asgi_app
+from mcp_server.tools import MAX_WAIT_SECONDS
+from tests.conftest import RunningSandbox, bound_socket, serve_asgi, serve_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
-OPERATION_SECONDS = 360
+SCALE = 8
+OPERATION_SECONDS = 360 / SCALE
+WAIT_CAP_SECONDS = MAX_WAIT_SECONDS // SCALE
+FIVE_MINUTES = 300 / SCALE
 # Everything but the EKS cluster settles at once; the workflows and the API's long poll look once a second.
 TIMINGS = {"seconds_to_active": 0.05, "poll_seconds": 1, "operation_wait_poll_seconds": 0.5}
 WAITS_PER_FIVE_MINUTES = 2
 NOTICED_WITHIN_SECONDS = 5
+# How much longer than its cap a call that ran out may take: its last long poll ends on the API's next look.
+CAP_OVERRUN_SECONDS = 2
+TOKEN = "sandbox-admin"
 
 
 @pytest.fixture(scope="module")
-def six_minute_eks() -> Iterator[RunningSandbox]:
-    """A sandbox whose EKS clusters take six minutes to become ACTIVE."""
+def long_eks() -> Iterator[RunningSandbox]:
+    """A sandbox whose EKS clusters take OPERATION_SECONDS to become ACTIVE."""
     with serve_sandbox(**TIMINGS) as running:
         running.sandbox.eks.seconds = OPERATION_SECONDS
         yield running
@@ -46,11 +63,10 @@ def six_minute_eks() -> Iterator[RunningSandbox]:
 
 @dataclass
 class Waited:
-    """A waited operation as the client saw it: its final record, the waits it took and their wall time."""
+    """A waited operation as the client saw it: its final record, how long each wait took, when the last returned."""
 
     operation: dict[str, Any]
-    waits: int
-    first_wait_at: float
+    durations: list[float]
     returned_at: float
     progress: list[str]
 
@@ -65,13 +81,15 @@ async def create_and_wait(client: Client, cluster_tag: str) -> Waited:
     started = await client.call_tool("cluster_create_eks", {"clusterTag": cluster_tag, "region": "us-west-2"})
     assert not started.is_error, started.content
     arguments = {"operationId": started.structured_content["operationId"]}
-    first_wait_at, waits = time.time(), 0
+    durations: list[float] = []
     while True:
+        called_at = time.time()
         result = await client.call_tool("operation_wait", arguments, progress_callback=on_progress)
-        returned_at, waits = time.time(), waits + 1
+        returned_at = time.time()
+        durations.append(returned_at - called_at)
         assert not result.is_error, result.content
-        if result.structured_content["status"] not in ("PENDING", "RUNNING"):
-            return Waited(dict(result.structured_content), waits, first_wait_at, returned_at, progress)
+        if result.structured_content["status"] in TERMINAL_STATUSES:
+            return Waited(dict(result.structured_content), durations, returned_at, progress)
 
 
 def stdio_client_of(running: RunningSandbox) -> Client:
@@ -79,20 +97,40 @@ def stdio_client_of(running: RunningSandbox) -> Client:
     return Client(
         StdioServerParameters(
             command=sys.executable,
-            args=["-m", "mcp_server", "--api-url", f"{running.base_url}/api"],
-            env={"INSTANTSTART_API_TOKEN": "sandbox-admin", "PYTHONPATH": os.pathsep.join(sys.path)},
+            args=[
+                "-m",
+                "mcp_server",
+                "--api-url",
+                f"{running.base_url}/api",
+                "--max-wait-seconds",
+                f"{WAIT_CAP_SECONDS}",
+            ],
+            env={"INSTANTSTART_API_TOKEN": TOKEN, "PYTHONPATH": os.pathsep.join(sys.path)},
             cwd=ROOT,
         )
     )
 
 
-async def over_http(running: RunningSandbox, cluster_tag: str) -> Waited:
-    """The SDK's client on the sandbox's /mcp, through the SDK's default HTTP client (timeouts 30 s, read 300 s)
-    with the bearer token added."""
-    headers = {"Authorization": "Bearer sandbox-admin"}
+@contextmanager
+def mcp_over_http(running: RunningSandbox) -> Iterator[str]:
+    """The MCP server's streamable HTTP app (the sandbox's `/mcp`, with the scaled cap), served beside the sandbox
+    and calling its API; the endpoint's URL."""
+    sock = bound_socket()
+    user = VerifiedUser(principal=TOKEN, source="cognito", groups=("admin",))
+    app = build_asgi_app(
+        bearer_api(f"{running.base_url}/api", TOKEN),
+        lambda token: user if token == TOKEN else None,
+        max_wait_seconds=WAIT_CAP_SECONDS,
+    )
+    with serve_asgi(app, sock):
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+
+
+async def over_http(url: str, cluster_tag: str) -> Waited:
+    """The SDK's client through the SDK's default HTTP client (timeouts 30 s, read 300 s) with the bearer token."""
     async with (
-        create_mcp_http_client(headers=headers) as http,
-        Client(streamable_http_client(f"{running.base_url}/mcp", http_client=http)) as client,
+        create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
     ):
         return await create_and_wait(client, cluster_tag)
 
@@ -102,8 +140,8 @@ async def over_stdio(running: RunningSandbox, cluster_tag: str) -> Waited:
         return await create_and_wait(client, cluster_tag)
 
 
-async def over_both_transports_at_once(running: RunningSandbox) -> dict[str, Waited]:
-    stdio, http = await asyncio.gather(over_stdio(running, "longstdio"), over_http(running, "longhttp"))
+async def over_both_transports_at_once(running: RunningSandbox, url: str) -> dict[str, Waited]:
+    stdio, http = await asyncio.gather(over_stdio(running, "longstdio"), over_http(url, "longhttp"))
     return {"stdio": stdio, "streamable HTTP": http}
 
 
@@ -111,22 +149,32 @@ def timestamp(value: str) -> float:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
 
 
-@pytest.mark.timeout(OPERATION_SECONDS + 300)
-def test_a_six_minute_operation_is_waited_through_with_the_sdk_defaults_on_both_transports(six_minute_eks):
-    outcomes = asyncio.run(over_both_transports_at_once(six_minute_eks))
+@pytest.mark.timeout(OPERATION_SECONDS * 3)
+def test_a_six_minute_operation_on_a_scaled_clock_is_waited_through_with_the_sdk_defaults_on_both_transports(
+    long_eks,
+):
+    with mcp_over_http(long_eks) as url:
+        outcomes = asyncio.run(over_both_transports_at_once(long_eks, url))
     for transport, waited in outcomes.items():
         operation = waited.operation
         # The record's last write is the one that ended it.
         ended = timestamp(operation["updatedAt"])
         took = ended - timestamp(operation["createdAt"])
-        waited_minutes = (waited.returned_at - waited.first_wait_at) / 60
+        waited_seconds = sum(waited.durations)
         late = waited.returned_at - ended
         print(
-            f"\n{transport}: {operation['operationId']} {operation['status']} after {took:.0f} s; "
-            f"{waited.waits} operation_wait calls over {waited_minutes:.1f} min; noticed {late:.2f} s after it ended"
+            f"\n{transport}: {operation['operationId']} {operation['status']} after {took:.1f} s; "
+            f"operation_wait calls of {', '.join(f'{d:.1f}' for d in waited.durations)} s "
+            f"(cap {WAIT_CAP_SECONDS} s); noticed {late:.2f} s after it ended"
         )
         assert operation["status"] == "SUCCEEDED", (transport, operation)
         assert took >= OPERATION_SECONDS, (transport, took)
-        assert waited.waits <= WAITS_PER_FIVE_MINUTES * waited_minutes / 5, (transport, waited.waits)
+        *ran_out, last = waited.durations
+        assert ran_out and all(WAIT_CAP_SECONDS <= d <= WAIT_CAP_SECONDS + CAP_OVERRUN_SECONDS for d in ran_out), (
+            transport,
+            waited.durations,
+        )
+        assert last <= WAIT_CAP_SECONDS + CAP_OVERRUN_SECONDS, (transport, last)
+        assert len(waited.durations) <= WAITS_PER_FIVE_MINUTES * waited_seconds / FIVE_MINUTES, (transport, waited)
         assert 0 <= late <= NOTICED_WITHIN_SECONDS, (transport, late)
         assert waited.progress and all(message.startswith("op-") for message in waited.progress), transport

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from controlplane.adapters.k8s.manifests import MANIFESTS_DIR
 from controlplane.config import cluster_dependencies
 from controlplane.core.naming import s3_csi_role_name
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn
 
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES))
-    if not p.startswith("RecordOperation")
-)
 # The HyperPod Helm chart's objects stage 3 applies (the reviewed table), as (kind, namespace, name).
 CHART_OBJECTS = {
     (entry["kind"], entry["namespace"], entry["name"])
@@ -168,20 +161,14 @@ def test_on_a_kubernetes_version_a_pin_does_not_support_the_lowest_newer_version
     }
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_fault_in_any_dependency_step_then_resume_installs_everything_once(running_sandbox, step):
-    tag = "p-" + step.replace("_", "")[:18]
-    create_eks(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    accepted = configure(running_sandbox, tag).json()
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert dependency_inventory(running_sandbox, tag) == expected(tag)
+def test_every_dependency_step_fails_once_in_turn_and_resume_installs_everything_once(running_sandbox):
+    create_eks(running_sandbox, "depfaults")
+    fail_each_step_in_turn(
+        running_sandbox,
+        OperationKind.CONFIGURE_CLUSTER_DEPENDENCIES,
+        lambda: configure(running_sandbox, "depfaults").json()["operationId"],
+    )
+    assert dependency_inventory(running_sandbox, "depfaults") == expected("depfaults")
 
 
 def test_deleting_the_cluster_removes_the_identities_stage_3_created(running_sandbox):

@@ -6,24 +6,14 @@ import pytest
 
 from controlplane.core.naming import S3_CSI_POLICY_NAME, s3_csi_role_name
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn, steps_of
 
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CONFIGURE_STORAGE))
-    if not p.startswith("RecordOperation")
-)
-
-
-def ready_for_storage(running_sandbox, tag: str) -> None:
-    with running_sandbox.client() as api:
-        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-        accepted = api.post(f"/clusters/{tag}/dependencies").json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+# The FSx steps fail in turn in the pipeline (tests/workflows/test_create_cluster_pipeline.py): FSx needs the
+# HyperPod stage, which the pipeline builds in the same operation.
+FSX_STEPS = [step for step in steps_of(OperationKind.CONFIGURE_STORAGE) if "fsx" in step]
 
 
 def storage_inventory(running_sandbox, tag: str) -> dict[str, object]:
@@ -37,7 +27,7 @@ def storage_inventory(running_sandbox, tag: str) -> dict[str, object]:
 
 
 def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
-    ready_for_storage(running_sandbox, "stor")
+    running_sandbox.build_cluster("stor", hyperpod=False)
     with running_sandbox.client("sandbox-operator") as api:
         response = api.post("/clusters/stor/storage", json={})
         assert response.status_code == 202, response.text
@@ -59,7 +49,7 @@ def test_storage_creates_a_bucket_and_the_s3_claim(running_sandbox):
 
 
 def test_the_callers_bucket_is_mounted_and_never_created(running_sandbox):
-    ready_for_storage(running_sandbox, "storown")
+    running_sandbox.build_cluster("storown", hyperpod=False)
     aws_client("s3", region_name="us-west-2").create_bucket(
         Bucket="team-datasets", CreateBucketConfiguration={"LocationConstraint": "us-west-2"}
     )
@@ -74,7 +64,7 @@ def test_the_callers_bucket_is_mounted_and_never_created(running_sandbox):
 
 
 def test_storage_with_a_missing_bucket_fails_and_names_it(running_sandbox):
-    ready_for_storage(running_sandbox, "stormiss")
+    running_sandbox.build_cluster("stormiss", hyperpod=False)
     with running_sandbox.client() as api:
         response = api.post("/clusters/stormiss/storage", json={"bucketName": "no-such-bucket-here"})
         operation = running_sandbox.wait_terminal(response.json()["operationId"])
@@ -88,24 +78,22 @@ def test_a_viewer_cannot_configure_storage(running_sandbox):
         assert api.post("/clusters/stor/storage", json={}).status_code == 403
 
 
-@pytest.mark.parametrize("step", [step for step in STEPS if "fsx" not in step])
-def test_a_fault_in_any_storage_step_then_resume_mounts_once(running_sandbox, step):
-    tag = "s-" + step.replace("_", "")[:18]
-    ready_for_storage(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{tag}/storage", json={}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "FAILED"
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-    inventory = storage_inventory(running_sandbox, tag)
+def test_every_storage_step_fails_once_in_turn_and_resume_mounts_once(running_sandbox):
+    running_sandbox.build_cluster("storfaults", hyperpod=False)
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters/storfaults/storage", json={}).json()["operationId"]
+
+    steps = [step for step in steps_of(OperationKind.CONFIGURE_STORAGE) if step not in FSX_STEPS]
+    fail_each_step_in_turn(running_sandbox, OperationKind.CONFIGURE_STORAGE, start, steps)
+    inventory = storage_inventory(running_sandbox, "storfaults")
     assert inventory["claims"] == ["s3-claim"]
     assert len(inventory["data_buckets"]) == 1
 
 
 # --- FSx for Lustre ------------------------------------------------------------------------------
 
-FSX_STEPS = sorted(step for step in STEPS if "fsx" in step)
 PIPELINE = {
     "region": "us-west-2",
     "hyperpod": {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
@@ -187,26 +175,9 @@ def test_invalid_fsx_requests_are_refused_with_the_allowed_values(running_sandbo
 
 
 def test_fsx_before_the_hyperpod_stage_is_refused_with_409(running_sandbox):
-    ready_for_storage(running_sandbox, "fsxearly")
+    running_sandbox.build_cluster("fsxearly", hyperpod=False)
     with running_sandbox.client() as api:
         refused = api.post("/clusters/fsxearly/storage", json={"fsx": {}})
     assert refused.status_code == 409, refused.text
     assert "hyperpod" in refused.json()["message"]
     assert fsx_inventory(running_sandbox, "fsxearly")["file_systems"] == []
-
-
-@pytest.mark.parametrize("step", FSX_STEPS)
-def test_a_fault_in_any_fsx_step_then_resume_creates_one_file_system(running_sandbox, step):
-    tag = "f-" + step.replace("_", "")[:18]
-    running_sandbox.sandbox.add_fault(step, 1)
-    failed = create_pipeline(running_sandbox, tag, {})
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(failed["operationId"], limit_seconds=180)
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    inventory = fsx_inventory(running_sandbox, tag)
-    assert [fs["Lifecycle"] for fs in inventory["file_systems"]] == ["AVAILABLE"]
-    assert len(inventory["volumes"]) == 1
-    assert inventory["claims"] == ["fsx-claim", "s3-claim"]

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
-
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
+from tests.workflows.faults import fail_each_step_in_turn
+from tests.workflows.test_configure_storage import FSX_STEPS, fsx_inventory
 
 BODY = {
     "region": "us-west-2",
     "hyperpod": {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1},
     "storage": {},
 }
-# One representative step per pipeline stage (every step is covered by the stage workflows' own tests).
-FAULTS = ["create_eks_cluster", "check_addons", "create_hyperpod_cluster", "apply_storage_claim"]
+# One representative step per pipeline stage (every step is covered by the stage workflows' own tests), and the
+# FSx steps, which only a pipeline reaches in one operation.
+FAULTS = ["create_eks_cluster", "check_addons", "create_hyperpod_cluster", "apply_storage_claim", *FSX_STEPS]
 
 
 def end_state(running_sandbox, tag: str) -> dict:
@@ -64,17 +65,28 @@ def test_invalid_parts_are_refused_before_anything_is_created(running_sandbox):
     assert stage1_inventory("onebad")["vpcs"] == 0
 
 
-@pytest.mark.parametrize("step", FAULTS)
-def test_a_fault_keeps_finished_stages_and_resume_ends_in_the_same_state(running_sandbox, step):
-    tag = "o-" + step.replace("_", "")[:18]
-    running_sandbox.sandbox.add_fault(step, 1)
-    with running_sandbox.client() as api:
-        accepted = api.post("/clusters", json={"clusterTag": tag, **BODY}).json()
-        failed = running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=180)
-        assert failed["status"] == "FAILED"
+def test_faults_in_turn_keep_finished_stages_and_resume_ends_in_the_same_state(running_sandbox):
+    body = {"clusterTag": "onefaults", **BODY, "storage": {"fsx": {}}}
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters", json=body).json()["operationId"]
+
+    def finished_stages_are_the_clusters(failed: dict) -> None:
         finished = [stage["name"] for stage in failed["stages"] if stage["status"] == "SUCCEEDED"]
-        assert api.get(f"/clusters/{tag}").json()["stagesDone"] == finished
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"], limit_seconds=180)
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert end_state(running_sandbox, tag) == EXPECTED
+        with running_sandbox.client("sandbox-viewer") as api:
+            assert api.get("/clusters/onefaults").json()["stagesDone"] == finished
+
+    fail_each_step_in_turn(
+        running_sandbox,
+        OperationKind.CREATE_CLUSTER,
+        start,
+        FAULTS,
+        check=finished_stages_are_the_clusters,
+        limit_seconds=180,
+    )
+    assert end_state(running_sandbox, "onefaults") == EXPECTED
+    inventory = fsx_inventory(running_sandbox, "onefaults")
+    assert [fs["Lifecycle"] for fs in inventory["file_systems"]] == ["AVAILABLE"]
+    assert len(inventory["volumes"]) == 1
+    assert inventory["claims"] == ["fsx-claim", "s3-claim"]

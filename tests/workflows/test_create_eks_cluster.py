@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
-
-CREATE_STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CREATE_EKS_CLUSTER))
-    if not p.startswith("RecordOperation")
-)
+from tests.workflows.faults import fail_each_step_in_turn
 
 
 def create(running_sandbox, tag: str) -> dict:
@@ -49,49 +46,35 @@ def test_the_eks_cluster_is_created_with_the_authentication_mode_hyperpod_needs(
     assert cluster["tags"]["instantstart:deployment-region"] == "us-east-1"
 
 
-@pytest.mark.parametrize("step", CREATE_STEPS)
-def test_a_fault_in_any_step_fails_the_operation_naming_it_and_resume_completes_it(running_sandbox, step):
-    tag = "f-" + step.replace("_", "")[:18]
-    running_sandbox.sandbox.add_fault(step, 1)
-    accepted = create(running_sandbox, tag)
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["code"] == "SandboxFaultInjected"
-    state_name = failed["error"]["step"]
-    assert state_name.lower().replace(" ", "_") == step
-    assert f"Step '{state_name}' failed" in failed["error"]["message"]
-    assert any(stage["status"] == "FAILED" for stage in failed["stages"])
-
-    with running_sandbox.client() as api:
-        resumed = api.post(f"/operations/{accepted['operationId']}/resume")
-    assert resumed.status_code == 202, resumed.text
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert done["attempt"] == 2
-    assert stage1_inventory(tag) == COMPLETE_STAGE1
+def test_every_step_fails_once_in_turn_naming_itself_and_resume_completes_the_one_operation(running_sandbox):
+    fail_each_step_in_turn(
+        running_sandbox, OperationKind.CREATE_EKS_CLUSTER, lambda: create(running_sandbox, "faults")["operationId"]
+    )
+    assert stage1_inventory("faults") == COMPLETE_STAGE1
 
 
 class ResponseLostError(Exception):
     """The call succeeded in AWS, but the step never saw the answer (a crash after the side effect)."""
 
 
-@pytest.mark.parametrize(
-    "event",
-    [
-        "after-call.ec2.CreateVpc",
-        "after-call.ec2.CreateSubnet",
-        "after-call.ec2.CreateNatGateway",
-        "after-call.ec2.CreateRouteTable",
-        "after-call.iam.CreateRole",
-        "after-call.eks.CreateCluster",
-        "after-call.eks.CreateAccessEntry",
-    ],
-)
-def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_sandbox, event):
+# Each call's response lost once, in the order the workflow makes the calls.
+LOST_RESPONSES = [
+    "after-call.ec2.CreateVpc",
+    "after-call.ec2.CreateSubnet",
+    "after-call.ec2.CreateNatGateway",
+    "after-call.ec2.CreateRouteTable",
+    "after-call.iam.CreateRole",
+    "after-call.eks.CreateCluster",
+    "after-call.eks.CreateAccessEntry",
+]
+
+
+@contextmanager
+def response_lost_once(event: str) -> Iterator[list[str]]:
+    """The first response of the call `event` names is lost (the events it fired on are listed)."""
     from controlplane.adapters.aws import session
 
-    tag = "c-" + event.rsplit(".", 1)[1].lower()[:18]
-    fired = []
+    fired: list[str] = []
 
     def lose_response(**kwargs):
         if not fired:
@@ -102,19 +85,29 @@ def test_a_crash_after_a_side_effect_then_resume_creates_no_duplicates(running_s
     events.register(event, lose_response, unique_id="lose-response")
     session._client.cache_clear()
     try:
-        accepted = create(running_sandbox, tag)
-        failed = running_sandbox.wait_terminal(accepted["operationId"])
+        yield fired
     finally:
         events.unregister(event, unique_id="lose-response")
         session._client.cache_clear()
-    assert fired == [event]
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["code"] == "ResponseLostError"
+
+
+def test_a_crash_after_each_side_effect_in_turn_then_resume_creates_no_duplicates(running_sandbox):
+    operation_id = ""
+    for event in LOST_RESPONSES:
+        with response_lost_once(event) as fired:
+            if operation_id:
+                with running_sandbox.client() as api:
+                    assert api.post(f"/operations/{operation_id}/resume").status_code == 202
+            else:
+                operation_id = create(running_sandbox, "crashes")["operationId"]
+            failed = running_sandbox.wait_terminal(operation_id)
+        assert fired == [event]
+        assert (failed["status"], failed["error"]["code"]) == ("FAILED", "ResponseLostError"), (event, failed)
     with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
+        assert api.post(f"/operations/{operation_id}/resume").status_code == 202
+    done = running_sandbox.wait_terminal(operation_id)
     assert done["status"] == "SUCCEEDED", done.get("error")
-    assert stage1_inventory(tag) == COMPLETE_STAGE1
+    assert stage1_inventory("crashes") == COMPLETE_STAGE1
 
 
 MUTATING_PREFIXES = (

@@ -5,27 +5,11 @@ from __future__ import annotations
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholder, placeholders, step_key
-from controlplane.workflows.asl import AWAIT_EVENT
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn
 
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.CREATE_HYPERPOD_CLUSTER))
-    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait;
-    # that a failing event wait fails the operation is the ASL's own rule (tests/contract/test_workflow_definitions.py).
-    if not p.startswith("RecordOperation") and p != placeholder(AWAIT_EVENT)
-)
 FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
-
-
-def ready_for_hyperpod(running_sandbox, tag: str) -> None:
-    with running_sandbox.client() as api:
-        accepted = api.post("/clusters/eks", json={"clusterTag": tag, "region": "us-west-2"}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
-        accepted = api.post(f"/clusters/{tag}/dependencies").json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
 
 
 def hyperpod_inventory(running_sandbox, tag: str) -> dict[str, object]:
@@ -58,7 +42,7 @@ ONE_NODE = {"hyperpod_clusters": 1, "nodes": 1, "compute_subnets": 1, "training_
 
 
 def test_the_seed_conversation_ends_with_one_ready_gpu_node(running_sandbox):
-    ready_for_hyperpod(running_sandbox, "hpdemo")
+    running_sandbox.build_cluster("hpdemo", hyperpod=False)
     with running_sandbox.client() as api:
         response = api.post("/clusters/hpdemo/hyperpod", json=FIRST_GROUP)
         assert response.status_code == 202, response.text
@@ -97,7 +81,7 @@ def node_ready(running_sandbox, tag: str) -> list[str]:
 def test_an_execution_role_made_with_only_the_instance_policy_gets_what_its_nodes_need(running_sandbox):
     """A role an older control plane made (HyperPod's instance policy only) is brought up to date: its nodes' VPC CNI
     initialises, so they are Ready and the cluster is ready for work."""
-    ready_for_hyperpod(running_sandbox, "hpold")
+    running_sandbox.build_cluster("hpold", hyperpod=False)
     iam = aws_client("iam")
     boundary = next(p["Arn"] for p in iam.list_policies(Scope="Local")["Policies"] if "service-role" in p["PolicyName"])
     tags = [
@@ -125,7 +109,7 @@ def test_an_execution_role_made_with_only_the_instance_policy_gets_what_its_node
 
 
 def test_nodes_launched_after_the_cni_policy_was_detached_are_not_ready_and_the_status_names_it(running_sandbox):
-    ready_for_hyperpod(running_sandbox, "hpcni")
+    running_sandbox.build_cluster("hpcni", hyperpod=False)
     with running_sandbox.client() as api:
         accepted = api.post("/clusters/hpcni/hyperpod", json=FIRST_GROUP).json()
         assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
@@ -148,7 +132,7 @@ def test_nodes_launched_after_the_cni_policy_was_detached_are_not_ready_and_the_
 
 
 def test_a_training_plan_brings_its_own_availability_zone(running_sandbox):
-    ready_for_hyperpod(running_sandbox, "hpplan")
+    running_sandbox.build_cluster("hpplan", hyperpod=False)
     arn = running_sandbox.sandbox.hyperpod.add_training_plan("us-west-2", "plan-b", "ml.g6.4xlarge", 2, "us-west-2b")
     body = {
         "instanceType": "ml.g6.4xlarge",
@@ -209,7 +193,7 @@ def test_invalid_first_groups_are_refused_before_any_side_effect(running_sandbox
     tag = "hpinvalid"
     with running_sandbox.client() as api:
         if api.get(f"/clusters/{tag}").status_code == 404:
-            ready_for_hyperpod(running_sandbox, tag)
+            running_sandbox.build_cluster(tag, hyperpod=False)
         response = api.post(f"/clusters/{tag}/hyperpod", json=body)
         assert response.status_code == status, response.text
         assert response.json()["code"] == code
@@ -228,27 +212,23 @@ def test_hyperpod_before_dependencies_is_refused_with_409(running_sandbox):
     assert "dependencies" in refused.json()["message"]
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_fault_in_any_hyperpod_step_then_resume_creates_everything_once(running_sandbox, step):
-    tag = "h-" + step.replace("_", "")[:18]
-    ready_for_hyperpod(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{tag}/hyperpod", json=FIRST_GROUP).json()
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert hyperpod_inventory(running_sandbox, tag) == ONE_NODE
+def test_every_hyperpod_step_fails_once_in_turn_and_resume_creates_everything_once(running_sandbox):
+    # The sandbox's HyperPod is InService before the first check here, so the loop never parks in its event wait;
+    # that a failing event wait fails the operation is the ASL's own rule (tests/contract/test_workflow_definitions.py).
+    running_sandbox.build_cluster("hpfaults", hyperpod=False)
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters/hpfaults/hyperpod", json=FIRST_GROUP).json()["operationId"]
+
+    fail_each_step_in_turn(running_sandbox, OperationKind.CREATE_HYPERPOD_CLUSTER, start)
+    assert hyperpod_inventory(running_sandbox, "hpfaults") == ONE_NODE
 
 
 def test_deleting_a_cluster_with_hyperpod_removes_every_stage(running_sandbox):
     from tests.inventory import NOTHING, stage1_inventory
 
-    ready_for_hyperpod(running_sandbox, "hpgone")
+    running_sandbox.build_cluster("hpgone", hyperpod=False)
     with running_sandbox.client() as api:
         accepted = api.post("/clusters/hpgone/hyperpod", json=FIRST_GROUP).json()
         assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.inventory import COMPLETE_STAGE1, NOTHING, stage1_inventory
 from tests.workflows.confirm import confirmed
-
-DELETE_STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.DELETE_EKS_CLUSTER))
-    if not p.startswith("RecordOperation")
-)
+from tests.workflows.faults import fail_each_step_in_turn
 
 
 def create_cluster(running_sandbox, tag: str) -> None:
@@ -58,17 +50,11 @@ def test_a_confirmation_token_works_once_and_only_for_its_cluster(running_sandbo
     assert stage1_inventory("tokenonce") == COMPLETE_STAGE1
 
 
-@pytest.mark.parametrize("step", DELETE_STEPS)
-def test_a_fault_in_any_delete_step_then_resume_leaves_nothing(running_sandbox, step):
-    tag = "d-" + step.replace("_", "")[:18]
-    create_cluster(running_sandbox, tag)
-    running_sandbox.sandbox.add_fault(step, 1)
-    accepted = confirmed_delete(running_sandbox, tag)
-    failed = running_sandbox.wait_terminal(accepted["operationId"])
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
-    with running_sandbox.client() as api:
-        assert api.post(f"/operations/{accepted['operationId']}/resume").status_code == 202
-    done = running_sandbox.wait_terminal(accepted["operationId"])
-    assert done["status"] == "SUCCEEDED", done.get("error")
-    assert stage1_inventory(tag) == NOTHING
+def test_every_delete_step_fails_once_in_turn_and_resume_leaves_nothing(running_sandbox):
+    create_cluster(running_sandbox, "delfaults")
+    fail_each_step_in_turn(
+        running_sandbox,
+        OperationKind.DELETE_EKS_CLUSTER,
+        lambda: confirmed_delete(running_sandbox, "delfaults")["operationId"],
+    )
+    assert stage1_inventory("delfaults") == NOTHING

@@ -9,25 +9,16 @@ import logging
 import pytest
 
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from tests.conftest import aws_client
-from tests.workflows.test_configure_storage import ready_for_storage
+from tests.workflows.faults import fail_each_step_in_turn
 
 TAG = "downloads"
 TOKEN = "hf_SandboxToken4f1e2d3c4b5a69788796a5b4"
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.DOWNLOAD_TO_STORAGE))
-    if not p.startswith("RecordOperation")
-)
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_storage(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/storage", json={}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, hyperpod=False, storage=True)
     return running_sandbox
 
 
@@ -92,15 +83,15 @@ def test_a_failed_job_fails_the_operation_with_its_reason_and_a_resume_succeeds(
     assert len(contents(cluster, "models/google/gemma-3-1b-it/")) == 2
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_fault_in_any_download_step_then_resume_downloads_once(cluster, step):
-    repo = f"fault/{step.replace('_', '-')}"
-    cluster.sandbox.add_fault(step, 1)
-    operation = download(cluster, {"repoId": repo, "prefix": "faults"})
-    assert operation["status"] == "FAILED"
-    with cluster.client() as api:
-        assert api.post(f"/operations/{operation['operationId']}/resume").status_code == 202
-    assert cluster.wait_terminal(operation["operationId"])["status"] == "SUCCEEDED"
+def test_every_download_step_fails_once_in_turn_and_resume_downloads_once(cluster):
+    repo = "fault/every-step"
+
+    def start() -> str:
+        with cluster.client("sandbox-operator") as api:
+            response = api.post(f"/clusters/{TAG}/downloads", json={"repoId": repo, "prefix": "faults"})
+        return str(response.json()["operationId"])
+
+    fail_each_step_in_turn(cluster, OperationKind.DOWNLOAD_TO_STORAGE, start)
     assert len(contents(cluster, f"faults/{repo}/")) == 2
     jobs = cluster.sandbox.emulator.store(f"eks-cluster-{TAG}").list("batch", "v1", "jobs", "default")
     assert (

@@ -18,18 +18,13 @@ from controlplane.core.identity import EXECUTION_ROLE_POLICIES
 from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.stages import WORKFLOW_STAGES
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
 from sandbox.runtime import ACCOUNT_ID
 from tests.conftest import aws_client
 from tests.inventory import account_inventory, inventory_diff
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn
 
 REGION = "us-west-2"
-STEPS = sorted(
-    step_key(p)
-    for p in placeholders(definition_text(OperationKind.IMPORT_CLUSTER))
-    if not p.startswith("RecordOperation")
-)
 FIRST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 TRUST = json.dumps(
     {
@@ -319,20 +314,18 @@ def test_hyperpod_in_an_imported_vpc_without_nat_egress_is_refused_not_given_a_s
     assert account_inventory() == before
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_a_fault_in_any_import_step_then_resume_ends_in_the_same_inventory(running_sandbox, step):
-    tag = "i-" + step.replace("_", "")[:18]
-    existing_cluster(f"team-{tag}")
+def test_every_import_step_fails_once_in_turn_and_resume_ends_in_the_same_inventory(running_sandbox):
+    existing_cluster("team-imfaults")
     before = account_inventory()
-    running_sandbox.sandbox.add_fault(step, 1)
-    failed = import_cluster(running_sandbox, {"clusterTag": tag, "region": REGION, "eksClusterName": f"team-{tag}"})
-    assert failed["status"] == "FAILED"
-    assert failed["error"]["step"].lower().replace(" ", "_") == step
+    body = {"clusterTag": "imfaults", "region": REGION, "eksClusterName": "team-imfaults"}
+
+    def start() -> str:
+        with running_sandbox.client() as api:
+            return api.post("/clusters/import", json=body).json()["operationId"]
+
+    fail_each_step_in_turn(running_sandbox, OperationKind.IMPORT_CLUSTER, start)
     with running_sandbox.client() as api:
-        assert api.post(f"/operations/{failed['operationId']}/resume").status_code == 202
-        done = running_sandbox.wait_terminal(failed["operationId"])
-        assert done["status"] == "SUCCEEDED", done.get("error")
-        view = api.get(f"/clusters/{tag}").json()
+        view = api.get("/clusters/imfaults").json()
     assert (view["status"], view["stagesDone"]) == ("ACTIVE", ["eks"])
     assert inventory_diff(before, account_inventory()) == ACCESS_ENTRY_ONLY
 

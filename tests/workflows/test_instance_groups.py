@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from controlplane.models.operations import OperationKind
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+from tests.workflows.faults import fail_each_step_in_turn
 
 TAG = "igroups"
 SPOT = {
@@ -42,10 +43,7 @@ def groups() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json=FIRST_GROUP).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG)
     return running_sandbox
 
 
@@ -276,47 +274,39 @@ def test_software_update_patches_every_group_once(cluster):
     assert {g["softwareUpdateStatus"] for g in listed} == {"Succeeded"}
 
 
-STEPS = [
-    ("ensure_compute_subnet", "add"),
-    ("add_instance_group", "add"),
-    ("check_instance_group", "add"),
-    ("update_instance_group", "update"),
-    ("check_instance_group", "update"),
-    ("delete_instance_group", "delete"),
-    ("check_instance_group_deleted", "delete"),
-    ("release_compute_subnet", "delete"),
-    ("start_software_update", "software"),
-    ("check_software_update", "software"),
-]
+WORKFLOW = {
+    "add": OperationKind.ADD_INSTANCE_GROUP,
+    "update": OperationKind.UPDATE_INSTANCE_GROUP,
+    "delete": OperationKind.DELETE_INSTANCE_GROUP,
+    "software": OperationKind.UPDATE_CLUSTER_SOFTWARE,
+}
 
 
-@pytest.mark.parametrize(("step", "kind"), STEPS)
-def test_a_fault_in_any_step_then_resume_converges(cluster, step, kind):
-    name = f"f{kind[0]}-" + step.replace("_", "")[:20]
+@pytest.mark.parametrize("kind", WORKFLOW)
+def test_every_step_fails_once_in_turn_and_resume_converges(cluster, kind):
+    name = f"f{kind[0]}-faults"
     body = {**SPOT, "instanceGroupName": name, "dedicatedSubnet": True, "availabilityZone": "us-west-2d"}
     with cluster.client() as api:
         if kind in ("update", "delete"):
             run(cluster, api.post(f"/clusters/{TAG}/instance-groups", json=body))
-        cluster.sandbox.add_fault(step, 1)
-        if kind == "add":
-            response = api.post(f"/clusters/{TAG}/instance-groups", json=body)
-        elif kind == "update":
-            response = api.patch(f"/clusters/{TAG}/instance-groups/{name}", json={"instanceCount": 2})
-        elif kind == "delete":
-            response = confirmed(api, "DELETE", f"/clusters/{TAG}/instance-groups/{name}")
-        else:
-            response = confirmed(
-                api,
-                "POST",
-                f"/clusters/{TAG}/software-update",
-                {"instanceGroups": ["spot-g6"], "imageId": "ami-0123456789abcdef0"},
-            )
-        operation_id = response.json()["operationId"]
-        failed = cluster.wait_terminal(operation_id)
-        assert failed["status"] == "FAILED" and failed["error"]["step"].lower().replace(" ", "_") == step
-        assert api.post(f"/operations/{operation_id}/resume").status_code == 202
-        done = cluster.wait_terminal(operation_id)
-        assert done["status"] == "SUCCEEDED", done.get("error")
+
+        def start() -> str:
+            if kind == "add":
+                response = api.post(f"/clusters/{TAG}/instance-groups", json=body)
+            elif kind == "update":
+                response = api.patch(f"/clusters/{TAG}/instance-groups/{name}", json={"instanceCount": 2})
+            elif kind == "delete":
+                response = confirmed(api, "DELETE", f"/clusters/{TAG}/instance-groups/{name}")
+            else:
+                response = confirmed(
+                    api,
+                    "POST",
+                    f"/clusters/{TAG}/software-update",
+                    {"instanceGroups": ["spot-g6"], "imageId": "ami-0123456789abcdef0"},
+                )
+            return str(response.json()["operationId"])
+
+        fail_each_step_in_turn(cluster, WORKFLOW[kind], start)
     live = groups()
     subnets = aws_client("ec2", region_name="us-west-2").describe_subnets(
         Filters=[{"Name": "tag:instantstart:role", "Values": [f"compute-us-west-2d-{name}"]}]

@@ -9,9 +9,10 @@ import time
 import httpx
 import pytest
 
+from controlplane.models.operations import OperationKind
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+from tests.workflows.faults import fail_each_step_in_turn
 
 TAG = "nodes"
 UNKNOWN = "i-0123456789abcdef0"
@@ -19,10 +20,7 @@ UNKNOWN = "i-0123456789abcdef0"
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json={**FIRST_GROUP, "instanceCount": 3}).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG, instances=3)
     return running_sandbox
 
 
@@ -177,3 +175,29 @@ def test_a_dry_run_plans_without_acting_or_issuing_a_reboot_token(cluster):
         )
         assert batch.json()["confirmationToken"] and "operationId" not in batch.json()
         assert nodes(api)[target]["status"] == "Running"
+
+
+NODE_ACTIONS = {
+    "reboot": (OperationKind.REBOOT_NODES, "POST", "reboot"),
+    "replace": (OperationKind.REPLACE_NODES, "POST", "replace"),
+    "delete": (OperationKind.DELETE_NODES, "DELETE", ""),
+}
+
+
+@pytest.mark.parametrize("action", NODE_ACTIONS)
+def test_every_step_of_a_node_action_fails_once_in_turn_and_resume_settles_the_nodes(cluster, action):
+    kind, method, verb = NODE_ACTIONS[action]
+    with cluster.client() as api:
+        before = settle(api, 2)
+        target = sorted(before)[0]
+
+        def start() -> str:
+            path = f"/clusters/{TAG}/nodes/{target}" + (f"/{verb}" if verb else "")
+            response = confirmed(api, method, path, plan_required=action != "reboot")
+            assert response.status_code == 202, response.text
+            return str(response.json()["operationId"])
+
+        fail_each_step_in_turn(cluster, kind, start)
+        after = settle(api, 1 if action == "delete" else 2)
+    assert (target in after) == (action == "reboot")
+    assert len(after) == len(before) - (action == "delete")

@@ -10,7 +10,7 @@ import pytest
 from controlplane.core.naming import ROLE_TAG_KEY, ownership_tags
 from tests.conftest import aws_client
 from tests.fakes.deployment import DEPLOYMENT
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+from tests.workflows.test_create_hyperpod import FIRST_GROUP
 
 TAG = "pfgroups"
 REGION = "us-west-2"
@@ -25,10 +25,7 @@ BIG = {
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox):
-    ready_for_hyperpod(running_sandbox, TAG)
-    with running_sandbox.client() as api:
-        accepted = api.post(f"/clusters/{TAG}/hyperpod", json=FIRST_GROUP).json()
-        assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED"
+    running_sandbox.build_cluster(TAG)
     return running_sandbox
 
 

@@ -6,7 +6,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.workflows.definitions import WORKFLOWS
 from steps import registry
 from tests.workflows.confirm import confirmed
-from tests.workflows.test_create_hyperpod import FIRST_GROUP, ready_for_hyperpod
+from tests.workflows.test_create_hyperpod import FIRST_GROUP
 
 STAGED = "msgstaged"
 PIPELINE = "msgpipe"
@@ -41,11 +41,8 @@ def test_finished_operations_of_the_stage_workflows_the_pipeline_and_a_delete_ca
         operation = running_sandbox.wait_terminal(response.json()["operationId"])
         assert operation["status"] == "SUCCEEDED", operation.get("error")
 
-    ready_for_hyperpod(running_sandbox, STAGED)
+    running_sandbox.build_cluster(STAGED, storage=True, then=[("POST", f"/clusters/{STAGED}/instance-groups", GROUP)])
     with running_sandbox.client() as api:
-        run(api.post(f"/clusters/{STAGED}/hyperpod", json=FIRST_GROUP))
-        run(api.post(f"/clusters/{STAGED}/storage", json={}))
-        run(api.post(f"/clusters/{STAGED}/instance-groups", json=GROUP))
         run(api.post("/clusters", json={"clusterTag": PIPELINE, **BODY}))
         run(confirmed(api, "DELETE", f"/clusters/{PIPELINE}"))
         operations = [

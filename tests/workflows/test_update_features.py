@@ -8,18 +8,19 @@ import pytest
 
 from controlplane.core.features import CATALOG
 from controlplane.models.operations import OperationKind
-from controlplane.workflows import definition_text, placeholders, step_key
+from controlplane.workflows import step_key
 from tests.conftest import aws_client
 from tests.workflows.confirm import confirmed
+from tests.workflows.faults import fail_each_step_in_turn, steps_of
 
 TAG = "feat"
 REGION = "us-west-2"
-ENSURE_STEPS = sorted(
-    step_key(p) for p in placeholders(definition_text(OperationKind.UPDATE_CLUSTER_FEATURES)) if "Ensure" in p
-)
+ENSURE_STEPS = [step for step in steps_of(OperationKind.UPDATE_CLUSTER_FEATURES) if step.startswith("ensure_")]
 # Steps that settle in their first round (server-side apply), so no later round exists to fail.
 SINGLE_ROUND = {"ensure_kuberay_operator"}
-FAULTS = [(step, 0) for step in ENSURE_STEPS] + [(step, 1) for step in ENSURE_STEPS if step not in SINGLE_ROUND]
+# Each enable step in turn: (step, 0) fails before it acts (earlier features are built); (step, 1) lets its first
+# round do its work and fails the next, leaving the feature half-settled.
+FAULTS = [(step, after) for step in ENSURE_STEPS for after in (0, 1) if not (after and step in SINGLE_ROUND)]
 # Features the stage-3 baseline leaves enabled (the dependencies stage installs cert-manager).
 BASELINE_ENABLED = {"certManager"}
 # What a feature needs enabled alongside it beyond the baseline (the backend refuses it otherwise).
@@ -42,19 +43,13 @@ BOOKKEEPING_SERVICES = ("dynamodb.", "sts.")
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    group = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
-    with running_sandbox.client() as api:
-        for path, body in (
-            ("/clusters/eks", {"clusterTag": TAG, "region": REGION}),
-            (f"/clusters/{TAG}/dependencies", None),
-            (f"/clusters/{TAG}/hyperpod", group),
-            (
-                f"/clusters/{TAG}/instance-groups",
-                {**group, "instanceType": "ml.m5.xlarge", "instanceGroupName": SCALABLE},
-            ),
-        ):
-            accepted = api.post(path, json=body).json()
-            assert running_sandbox.wait_terminal(accepted["operationId"])["status"] == "SUCCEEDED", path
+    cpu_group = {
+        "availabilityZone": "us-west-2c",
+        "instanceType": "ml.m5.xlarge",
+        "instanceCount": 1,
+        "instanceGroupName": SCALABLE,
+    }
+    running_sandbox.build_cluster(TAG, region=REGION, then=[("POST", f"/clusters/{TAG}/instance-groups", cpu_group)])
     return TAG
 
 
@@ -405,29 +400,47 @@ def test_karpenter_is_refused_while_the_cluster_does_not_recover_nodes_automatic
     assert "NodeRecovery None" in refused["message"] and "NodeRecovery Automatic" in refused["message"]
 
 
-@pytest.mark.parametrize(("step", "after"), FAULTS)
-def test_a_fault_in_any_enable_step_then_disable_leaves_nothing(running_sandbox, cluster, step, after):
-    change(running_sandbox, {"certManager": {"enabled": False}})
-    before = inventory(running_sandbox)
-    everything = enable(*(feature.value for feature in CATALOG))
-    # after=0: the step fails before it acts (earlier features are built); after=1: its first round does
-    # its work and the next round fails, leaving the feature half-settled.
-    running_sandbox.sandbox.add_fault(step, 1, after=after)
-    started = patch(running_sandbox, everything)
-    failed = running_sandbox.wait_terminal(started["operationId"])
-    assert failed["status"] == "FAILED"
-    running_sandbox.sandbox.faults.clear()
+def disable_everything(running_sandbox) -> None:
+    """Disable every feature; only what is built is removed, and with nothing built there is no operation at all."""
     with running_sandbox.client() as api:
         disable_all = {f.value: {"enabled": False} for f in CATALOG}
         response = confirmed(api, "PATCH", f"/clusters/{TAG}/features", disable_all, plan_required=False)
     disabled = response.json()
     built = [name for name, outcome in disabled["features"].items() if outcome["outcome"] == "disabled"]
-    # Only what the failed run built is removed; with nothing built there is no operation at all.
     assert response.status_code == (202 if built else 200), response.text
     if built:
         assert running_sandbox.wait_terminal(disabled["operationId"])["status"] == "SUCCEEDED"
-    assert inventory(running_sandbox) == before
     assert all(state["state"] == "disabled" for state in live(running_sandbox).values())
+
+
+def test_every_enable_step_fails_in_turn_before_and_after_its_first_round_and_resume_then_disable_leave_nothing(
+    running_sandbox, cluster
+):
+    change(running_sandbox, {"certManager": {"enabled": False}})
+    before = inventory(running_sandbox)
+    everything = enable(*(feature.value for feature in CATALOG))
+    fail_each_step_in_turn(
+        running_sandbox,
+        OperationKind.UPDATE_CLUSTER_FEATURES,
+        lambda: patch(running_sandbox, everything)["operationId"],
+        FAULTS,
+    )
+    assert all(state["enabled"] for state in live(running_sandbox).values())
+    disable_everything(running_sandbox)
+    assert inventory(running_sandbox) == before
+    change(running_sandbox, {"certManager": {"enabled": True}})
+
+
+def test_a_fault_in_the_last_enable_step_then_disable_leaves_nothing(running_sandbox, cluster):
+    """The most a failed enable leaves: every feature before the last built, the last half-settled."""
+    change(running_sandbox, {"certManager": {"enabled": False}})
+    before = inventory(running_sandbox)
+    running_sandbox.sandbox.add_fault(ENSURE_STEPS[-1], 1, after=1)
+    started = patch(running_sandbox, enable(*(feature.value for feature in CATALOG)))
+    failed = running_sandbox.wait_terminal(started["operationId"])
+    assert (failed["status"], step_key(failed["error"]["step"])) == ("FAILED", ENSURE_STEPS[-1])
+    disable_everything(running_sandbox)
+    assert inventory(running_sandbox) == before
     change(running_sandbox, {"certManager": {"enabled": True}})
 
 

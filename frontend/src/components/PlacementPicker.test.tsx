@@ -1,12 +1,11 @@
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
-import { configure, render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { fakeApi, renderPage } from "../test/fakeApi";
 import { PlacementPicker, usePlacementOffer, type Placement, type TrainingPlan } from "./PlacementPicker";
 
 // A page's first Cloudscape render can take seconds on a busy machine.
-configure({ asyncUtilTimeout: 10_000 });
 
 const PLAN = {
   trainingPlanArn: "arn:aws:sagemaker:us-west-2:123456789012:training-plan/p5",

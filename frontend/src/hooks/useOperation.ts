@@ -15,11 +15,13 @@ export const LONG_POLL_SECONDS = 20;
 
 /**
  * The operation `id` as it changes; `reload` reads it again and follows it (after a resume). `onSettled` runs each
- * time a followed operation turns terminal, not when it was terminal already at the first read.
+ * time a followed operation turns terminal, not when it was terminal already at the first read — unless
+ * `startedHere`: the page started it, so its end is news even when it came before the first read.
  */
 export function useOperation(
   id: string | undefined,
   onSettled?: (operation: Operation) => void,
+  startedHere = false,
 ): { operation: Operation | undefined; error: unknown; reload: () => void } {
   const { api } = useApp();
   const [operation, setOperation] = useState<Operation>();
@@ -34,7 +36,7 @@ export function useOperation(
     const path = { operationId: id };
     const follow = async () => {
       let current = await unwrap(api.GET("/operations/{operationId}", { params: { path }, signal }));
-      const wasRunning = !TERMINAL_STATUSES.has(current.status);
+      const wasRunning = startedHere || !TERMINAL_STATUSES.has(current.status);
       while (!signal.aborted) {
         setOperation(current);
         setError(undefined);
@@ -50,7 +52,7 @@ export function useOperation(
       if (!signal.aborted) setError(reason);
     });
     return () => controller.abort();
-  }, [api, id, generation]);
+  }, [api, id, generation, startedHere]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
   return { operation, error, reload };
 }

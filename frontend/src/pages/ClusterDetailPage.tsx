@@ -7,7 +7,7 @@ import Header from "@cloudscape-design/components/header";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Spinner from "@cloudscape-design/components/spinner";
 import Tabs from "@cloudscape-design/components/tabs";
-import { Suspense } from "react";
+import { Suspense, useState } from "react";
 import { useNavigate, useParams, useSearchParams } from "react-router-dom";
 import { unwrap } from "../api/client";
 import { useApp } from "../app-context";
@@ -28,7 +28,11 @@ export default function ClusterDetailPage() {
     (signal) => unwrap(api.GET("/clusters/{clusterTag}", { params: { path: { clusterTag } }, signal })),
     [api, clusterTag],
   );
-  const planned = usePlannedAction(cluster.reload);
+  const [startedOperationId, setStartedOperationId] = useState<string>();
+  const planned = usePlannedAction((started) => {
+    setStartedOperationId(started.operationId ?? undefined);
+    cluster.reload();
+  });
   const remove = () =>
     planned.start({
       header: `Delete cluster ${clusterTag}`,
@@ -51,7 +55,11 @@ export default function ClusterDetailPage() {
   }
   const data = cluster.data;
   const tabs = [
-    { id: "overview", label: "Overview", content: <Overview cluster={data} onOperationChange={operationChanged} /> },
+    {
+      id: "overview",
+      label: "Overview",
+      content: <Overview cluster={data} onOperationChange={operationChanged} startedOperationId={startedOperationId} />,
+    },
     ...CLUSTER_TABS.map((tab) => ({
       id: tab.id,
       label: tab.label,

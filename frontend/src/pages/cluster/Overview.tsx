@@ -11,9 +11,11 @@ import type { ClusterTabProps } from "./tabs";
 export interface OverviewProps extends Pick<ClusterTabProps, "cluster"> {
   /** Runs when the followed operation settles, or after a resume or cancel from this tab. */
   onOperationChange: (operation: Operation) => void;
+  /** The operation this page started, if any: followed from its start. */
+  startedOperationId?: string;
 }
 
-export function Overview({ cluster, onOperationChange }: OverviewProps) {
+export function Overview({ cluster, onOperationChange, startedOperationId }: OverviewProps) {
   const operationId = cluster.activeOperationId ?? cluster.lastOperationId;
   return (
     <SpaceBetween size="l">
@@ -39,7 +41,14 @@ export function Overview({ cluster, onOperationChange }: OverviewProps) {
           ]}
         />
       </Container>
-      {operationId && <OverviewOperation key={operationId} operationId={operationId} onChange={onOperationChange} />}
+      {operationId && (
+        <OverviewOperation
+          key={operationId}
+          operationId={operationId}
+          onChange={onOperationChange}
+          startedHere={operationId === startedOperationId}
+        />
+      )}
     </SpaceBetween>
   );
 }

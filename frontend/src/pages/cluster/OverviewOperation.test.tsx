@@ -1,11 +1,10 @@
-import { configure, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { vi } from "vitest";
 import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
 import { fakeApi, renderPage, type Call } from "../../test/fakeApi";
 import { OverviewOperation } from "./OverviewOperation";
 
 // A page's first Cloudscape render can take seconds on a busy machine.
-configure({ asyncUtilTimeout: 10_000 });
 
 type StageFields = Partial<Operation["stages"][number]>;
 

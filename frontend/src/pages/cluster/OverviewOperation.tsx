@@ -27,10 +27,15 @@ export function time(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleString() : "-";
 }
 
-export function OverviewOperation(props: { operationId: string; onChange: (operation: Operation) => void }) {
-  const { operationId, onChange } = props;
+export function OverviewOperation(props: {
+  operationId: string;
+  onChange: (operation: Operation) => void;
+  /** The page started this operation: its end is announced even if it came before the first read. */
+  startedHere?: boolean;
+}) {
+  const { operationId, onChange, startedHere = false } = props;
   const { api, identity, notify } = useApp();
-  const { operation, error, reload } = useOperation(operationId, onChange);
+  const { operation, error, reload } = useOperation(operationId, onChange, startedHere);
   const [busy, setBusy] = useState(false);
 
   const act = async (action: "resume" | "cancel") => {

@@ -122,9 +122,11 @@ interface Open {
 
 /**
  * `start(action)` loads the action's plan into a modal; Confirm runs it with the plan's token, announces the
- * operation and calls `onStarted`. Render `modal` once in the tab.
+ * operation and calls `onStarted` with the API's answer. Render `modal` once in the tab.
  */
-export function usePlannedAction(onStarted: () => void): { start: (action: PlannedAction) => void; modal: ReactNode } {
+export function usePlannedAction(
+  onStarted: (started: Answer) => void,
+): { start: (action: PlannedAction) => void; modal: ReactNode } {
   const { notify } = useApp();
   const [open, setOpen] = useState<Open | null>(null);
 
@@ -142,7 +144,7 @@ export function usePlannedAction(onStarted: () => void): { start: (action: Plann
       const started = await current.action.run(current.plan?.confirmationToken ?? undefined);
       setOpen(null);
       notify.success(startedNotice(current.action.header, started));
-      onStarted();
+      onStarted(started);
     } catch (error) {
       setOpen({ ...current, running: false, error });
     }

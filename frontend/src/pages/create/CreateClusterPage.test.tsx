@@ -1,4 +1,4 @@
-import { configure, render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor } from "@testing-library/react";
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
 import type { ReactNode } from "react";
 import { fakeApi, LocationSearch, renderPage, type Call } from "../../test/fakeApi";
@@ -6,7 +6,6 @@ import CreateClusterPage from "./CreateClusterPage";
 import { DEFAULTS, formFromQuery, hyperPodBody, queryFromForm } from "./form";
 
 // A page's first Cloudscape render can take seconds on a busy machine.
-configure({ asyncUtilTimeout: 10_000 });
 
 function renderWizard(url: string, api: Parameters<typeof renderPage>[0]["api"], role: "admin" | "operator" = "admin") {
   const element: ReactNode = (

@@ -9,18 +9,8 @@ from typing import Any
 
 from tests.conftest import RunningSandbox
 
-EAST_GROUP = {"availabilityZone": "us-east-1a", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 WEST_GROUP = {"availabilityZone": "us-west-2c", "instanceType": "ml.g6.4xlarge", "instanceCount": 1}
 AGENT = ("aws-hyperpod", "health-monitoring-agent")
-
-
-def succeed(running_sandbox: RunningSandbox, *requests: tuple[str, dict[str, Any] | None]) -> None:
-    with running_sandbox.client() as api:
-        for path, body in requests:
-            accepted = api.post(path, json=body)
-            assert accepted.status_code == 202, accepted.text
-            operation = running_sandbox.wait_terminal(accepted.json()["operationId"])
-            assert operation["status"] == "SUCCEEDED", (path, operation.get("error"))
 
 
 def agent_pods(running_sandbox: RunningSandbox, tag: str) -> list[dict[str, Any]]:
@@ -33,12 +23,7 @@ def agent_pods(running_sandbox: RunningSandbox, tag: str) -> list[dict[str, Any]
 
 
 def test_a_cluster_in_us_east_1_runs_the_health_agent_from_us_east_1_s_registry_on_its_nodes(running_sandbox):
-    succeed(
-        running_sandbox,
-        ("/clusters/eks", {"clusterTag": "east", "region": "us-east-1"}),
-        ("/clusters/east/dependencies", None),
-        ("/clusters/east/hyperpod", EAST_GROUP),
-    )
+    running_sandbox.build_cluster("east", region="us-east-1", zone="us-east-1a")
 
     (pod,) = agent_pods(running_sandbox, "east")
     assert pod["status"]["phase"] == "Running"
@@ -56,11 +41,7 @@ def test_a_cluster_in_us_east_1_runs_the_health_agent_from_us_east_1_s_registry_
 def test_an_agent_image_its_region_cannot_pull_fails_stage_4_at_once_and_resume_passes_once_it_is_fixed(
     running_sandbox,
 ):
-    succeed(
-        running_sandbox,
-        ("/clusters/eks", {"clusterTag": "pull", "region": "us-west-2"}),
-        ("/clusters/pull/dependencies", None),
-    )
+    running_sandbox.build_cluster("pull", hyperpod=False)
     store = running_sandbox.sandbox.emulator.store("eks-cluster-pull")
     agent = store.get("apps", "v1", "daemonsets", *AGENT)
     assert agent is not None
