@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import httpx
 import pytest
@@ -40,6 +40,8 @@ from tests.workflows.confirm import confirmed
 REGION = "us-west-2"
 OPERATION_LIMIT_SECONDS = 900
 MAX_RESUMES = 8
+# A wait's long poll answers within 20 s when a core is free; under the soak's load, minutes.
+REQUEST_SECONDS = 600
 FAULT = "SandboxFaultInjected"
 KINDS = {"create": OperationKind.CREATE_CLUSTER, "delete": OperationKind.DELETE_EKS_CLUSTER}
 PHASES = tuple(KINDS)
@@ -117,7 +119,7 @@ def seed() -> int:
 def soak_sandbox() -> Iterator[RunningSandbox]:
     with serve_sandbox(**SANDBOX_TIMINGS) as running:
         raise_network_quotas(running.sandbox)
-        yield running
+        yield replace(running, request_seconds=REQUEST_SECONDS)
 
 
 @pytest.mark.timeout(3600)
