@@ -11,12 +11,15 @@ import type { ClusterTabProps } from "./tabs";
 export interface OverviewProps extends Pick<ClusterTabProps, "cluster"> {
   /** Runs when the followed operation settles, or after a resume or cancel from this tab. */
   onOperationChange: (operation: Operation) => void;
-  /** The operation this page started, if any: followed from its start. */
+  /**
+   * The operation this page started, if any: followed from its start, before the cluster's record (a delete can end
+   * before the record is read again, and then there is no record to name it).
+   */
   startedOperationId?: string;
 }
 
 export function Overview({ cluster, onOperationChange, startedOperationId }: OverviewProps) {
-  const operationId = cluster.activeOperationId ?? cluster.lastOperationId;
+  const operationId = startedOperationId ?? cluster.activeOperationId ?? cluster.lastOperationId;
   return (
     <SpaceBetween size="l">
       <Container header={<Header variant="h2">Cluster</Header>}>
