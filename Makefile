@@ -24,7 +24,7 @@ CHROMIUM := /usr/bin/chromium
 AS_ROOT := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e browser console console-tests \
-	bench synth workflows clean
+	bench soak fuzz synth workflows clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -113,6 +113,16 @@ test:
 
 bench: install
 	$(BIN)/pytest tests/bench -q -s
+
+# Outside `make test`, minutes of both cores each. The soak: 20 one-request pipelines at once in one sandbox, every
+# operation failing 1-3 times at random steps and resumed until it succeeds, then every cluster deleted and the
+# simulated account checked empty (SOAK_SEED=<n> repeats a run, SOAK_PIPELINES=<n> resizes it). The fuzz at full size:
+# 25 examples per operation and mode, each request sent as every role (the default suite runs 6).
+soak: install
+	SOAK=1 $(BIN)/pytest tests/soak -q -s
+
+fuzz: install
+	FUZZ_EXAMPLES=25 $(BIN)/pytest tests/e2e/test_fuzz_api.py -q -s --timeout=1800
 
 synth: install
 	$(BIN)/python app.py

@@ -65,10 +65,14 @@ SANDBOX_TIMINGS = {
 class RunningSandbox:
     sandbox: Sandbox
     base_url: str
+    # A response's time limit: the soak's twenty operations at once on two shared cores answer slower.
+    request_seconds: float = 60
 
     def client(self, token: str | None = "sandbox-admin") -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=f"{self.base_url}/api", headers=headers, timeout=60, verify=PLAIN_HTTP)
+        return httpx.Client(
+            base_url=f"{self.base_url}/api", headers=headers, timeout=self.request_seconds, verify=PLAIN_HTTP
+        )
 
     def build_cluster(
         self,

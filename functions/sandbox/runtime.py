@@ -191,6 +191,7 @@ class Sandbox:
     # --- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
+        _import_whole_packages()
         self._set_env(
             {
                 "AWS_ACCESS_KEY_ID": "sandbox",
@@ -307,7 +308,7 @@ class Sandbox:
                 return _function_error(response_headers, "ResourceNotFoundException", f"No function {name}")
             event = json.loads(body or "{}")
             key = step_key(str(event.get("step", "")))
-            if faults.take(key):
+            if faults.take(key, (event.get("state") or {}).get("clusterTag")):
                 return _function_error(
                     response_headers,
                     "SandboxFaultInjected",
@@ -322,12 +323,23 @@ class Sandbox:
 
         LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign,assignment]
 
-    def add_fault(self, step: str, times: int, after: int = 0) -> str:
+    def add_fault(self, step: str, times: int, after: int = 0, cluster_tag: str | None = None) -> str:
+        """Fail `step` `times` times (after `after` passes), in any cluster's workflow or only in `cluster_tag`'s."""
         key = step_key(step)
         if key not in step_keys():
             raise ValueError(f"Unknown step '{step}'; steps are: {', '.join(step_keys())}")
-        self.faults.add(key, times, after)
+        self.faults.add(key, times, after, cluster_tag)
         return key
+
+
+def _import_whole_packages() -> None:
+    """Import, before any handler runs, the packages the handlers import on first use whose modules import the package
+    back (kubernetes: `dynamic.discovery` reads `kubernetes.__version__` while `kubernetes/__init__` imports
+    `dynamic`). CPython imports a submodule without waiting for a package another thread is still initializing, so
+    two first uses in two threads (`from kubernetes.dynamic import ...` beside `from kubernetes.client.exceptions
+    import ...`) deadlock and both fail with "partially initialized module" (python/cpython#83065). A Lambda process
+    runs one invocation at a time; the sandbox runs every function's invocations at once in one process."""
+    import kubernetes  # noqa: F401
 
 
 def _invoke_async(function_name: str, event: dict[str, Any]) -> bytes:

@@ -5,7 +5,7 @@ DynamoDB only, besides the failed execution's history."""
 from __future__ import annotations
 
 from controlplane import wiring
-from controlplane.access.grant import Grant
+from controlplane.access.grant import STEP_TABLES, Grant
 from controlplane.access.workflows import EXECUTIONS, EXECUTIONS_REASON
 from controlplane.models.clusters import StageName
 from controlplane.models.errors import OperationStateError
@@ -43,7 +43,10 @@ def _record_stage_completed(call: StepCall) -> dict[str, str]:
 
 
 STEPS = (
-    Step(RECORD_SUCCESS, OPERATIONS, _record_success, begins=False),
+    # A deletion's success forgets what was kept beside the cluster: its drift report and remediation policy.
+    Step(
+        RECORD_SUCCESS, OPERATIONS, _record_success, begins=False, tables=(*STEP_TABLES, "drift_table", "events_table")
+    ),
     Step(RECORD_STAGE_COMPLETED, OPERATIONS, _record_stage_completed, begins=False),
     Step(
         RECORD_FAILURE,

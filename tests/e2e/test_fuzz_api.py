@@ -2,19 +2,26 @@
 that fit the schema and requests that break it, each sent once per role. No response is a 5xx, and every response
 (status, content type, body) is one the document declares.
 
-Bounded: `MAX_EXAMPLES` per operation and mode, derandomized so a run is repeatable. A request is generated once and
-sent as every role: generating it costs more than the three calls. Requests that fit the schema mostly name clusters
-that do not exist (404) or are refused by role (403); the few that are accepted start real sandbox workflows, which
-the module's sandbox stops with it.
+Bounded: `FUZZ_EXAMPLES` examples per operation and mode (a few by default, for the suite's time; `make fuzz` runs
+25), derandomized so a run is repeatable. A request is generated once and sent as every role: generating it costs more
+than the three calls. Half the requests of an operation with path parameters name what exists (a living cluster,
+built with storage when the module starts, its instance group, a node, an operation, a recipe, its Region), so that
+they reach past the lookups into the handlers; the rest mostly name what does not exist (404) or are refused by role
+(403). The few that are accepted start real sandbox workflows, which the module's sandbox stops with it. The module
+prints what it sent: operations, examples, requests and 5xx.
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -25,7 +32,8 @@ from schemathesis.specs.openapi.checks import (
 
 from api.app import openapi_document
 
-MAX_EXAMPLES = 6
+DEFAULT_EXAMPLES = 6
+LIVING_CLUSTER = "fuzzed"
 ROLES = ("sandbox-admin", "sandbox-operator", "sandbox-viewer")
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 SCHEMA = schemathesis.openapi.from_dict(openapi_document())
@@ -37,25 +45,84 @@ CASES = [
     for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     if mode is GenerationMode.POSITIVE or operation.path_parameters or operation.query or operation.body
 ]
+# What the module sent: examples, and responses by status (shrinking's replays count too).
+SENT: Counter[str] = Counter()
 
 
-def fuzz(operation: Any, mode: GenerationMode, base_url: str) -> None:
+def max_examples() -> int:
+    return int(os.environ.get("FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
+
+
+@pytest.fixture(scope="module")
+def living(running_sandbox) -> Iterator[dict[str, str]]:
+    """The path parameters of what exists: a cluster built with storage, its instance group, a node, an operation."""
+    running_sandbox.build_cluster(LIVING_CLUSTER, storage=True)
+    with running_sandbox.client("sandbox-viewer") as api:
+        cluster = f"/clusters/{LIVING_CLUSTER}"
+        found = {
+            "clusterTag": LIVING_CLUSTER,
+            "region": api.get(cluster).json()["region"],
+            "name": api.get(f"{cluster}/instance-groups").json()["instanceGroups"][0]["instanceGroupName"],
+            "nodeId": api.get(f"{cluster}/nodes").json()["nodes"][0]["nodeId"],
+            "operationId": api.get("/operations", params={"clusterTag": LIVING_CLUSTER}).json()["operations"][0][
+                "operationId"
+            ],
+            "recipeName": api.get("/recipes").json()["recipes"][0]["name"],
+        }
+    SENT.clear()
+    yield found
+    server_errors = sum(count for status, count in SENT.items() if status.startswith("5"))
+    print(
+        f"\nfuzz: {len({op.label for op, _ in CASES})} operations, {len(CASES)} operation-modes, {SENT['examples']} "
+        f"examples (at most {max_examples()} per operation and mode), {SENT.total() - SENT['examples']} requests "
+        f"as {len(ROLES)} roles, {server_errors} 5xx; by status: "
+        + ", ".join(f"{status}: {count}" for status, count in sorted(SENT.items()) if status != "examples")
+    )
+
+
+def cases(operation: Any, mode: GenerationMode, living: dict[str, str]) -> st.SearchStrategy[schemathesis.Case]:
+    """The operation's requests; for one with path parameters, half of them name what exists."""
+    generated = operation.as_strategy(generation_mode=mode)
+    existing = {p.name: living[p.name] for p in operation.path_parameters if p.name in living}
+    if not existing:
+        return generated
+    return st.one_of(generated, operation.as_strategy(generation_mode=mode, path_parameters=existing))
+
+
+def fuzz(operation: Any, mode: GenerationMode, base_url: str, living: dict[str, str]) -> None:
     @settings(
-        max_examples=MAX_EXAMPLES,
+        max_examples=max_examples(),
         deadline=None,
         derandomize=True,
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(case=operation.as_strategy(generation_mode=mode))
+    @given(case=cases(operation, mode, living))
     def run(case: schemathesis.Case) -> None:
+        SENT["examples"] += 1
         for token in ROLES:
             note(f"as {token}")
-            case.call_and_validate(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, checks=CHECKS)
+            headers = {"Authorization": f"Bearer {token}"}
+            response = case.call(base_url=base_url, headers=headers)
+            SENT[str(response.status_code)] += 1
+            case.validate_response(response, checks=CHECKS, headers=headers, transport_kwargs={"base_url": base_url})
 
     run()
 
 
-@pytest.mark.parametrize(("operation", "mode"), CASES, ids=[f"{op.label} {mode.value}" for op, mode in CASES])
-def test_no_response_is_a_server_error_or_off_schema(running_sandbox, operation, mode):
-    fuzz(operation, mode, f"{running_sandbox.base_url}/api")
+# Issue 29's finding 6, fixed in its own branch (delete this when it is merged): a `continue` token Kubernetes or S3
+# refuses (malformed, 410 expired) answers 500 on these lists, which the requests naming the living cluster reach.
+PAGING_TOKENS_500 = {
+    f"GET /clusters/{{clusterTag}}/{path}"
+    for path in ("deployments", "model-pool", "services", "services/public", "storage/contents")
+}
+
+
+def marked(operation: Any, mode: GenerationMode) -> Any:
+    known = pytest.mark.xfail(operation.label in PAGING_TOKENS_500, reason="issue 29 finding 6: paging tokens")
+    return pytest.param(operation, mode, id=f"{operation.label} {mode.value}", marks=known)
+
+
+@pytest.mark.parametrize(("operation", "mode"), [marked(op, mode) for op, mode in CASES])
+def test_no_response_is_a_server_error_or_off_schema(running_sandbox, living, operation, mode):
+    fuzz(operation, mode, f"{running_sandbox.base_url}/api", living)

@@ -50,6 +50,9 @@ class InMemoryEventStore:
     def save_policy(self, policy: RemediationPolicyView) -> None:
         self.policies[policy.clusterTag] = policy
 
+    def forget_cluster(self, cluster_tag: str) -> None:
+        self.policies.pop(cluster_tag, None)
+
 
 class InMemoryEventWaits:
     def __init__(self) -> None:

@@ -207,3 +207,6 @@ class InMemoryDriftReportStore:
 
     def find(self, cluster_tag: str) -> DriftReport | None:
         return self.reports.get(cluster_tag)
+
+    def forget_cluster(self, cluster_tag: str) -> None:
+        self.reports.pop(cluster_tag, None)

@@ -18,7 +18,7 @@ from controlplane.core.paging import Page
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
-from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.ports.persistence import Clock, ClusterRegistry, KeptBesideCluster
 from controlplane.core.storage.plan import storage_facts
 from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -65,9 +65,12 @@ class ClusterService:
         clock: Clock,
         *,
         stage_addons: Iterable[str] = (),
+        kept_beside: Iterable[KeptBesideCluster] = (),
     ) -> None:
-        """`stage_addons`: the EKS add-ons the dependencies stage installs, whose health the status reports."""
+        """`stage_addons`: the EKS add-ons the dependencies stage installs, whose health the status reports.
+        `kept_beside`: the records kept beside a cluster's, forgotten when its deletion succeeds."""
         self._stage_addons = tuple(stage_addons)
+        self._kept_beside = tuple(kept_beside)
         self._registry = registry
         self._eks = eks
         self._hyperpod = hyperpod
@@ -197,8 +200,8 @@ class ClusterService:
 
     def record_outcome(self, operation: Operation) -> None:
         """Bring the registry in line with a finished operation (succeeded, failed or cancelled) and release the
-        lock its attempt holds; a deleted cluster's VPC CIDR is free again. An operation of a cluster incarnation that
-        is gone changes nothing (it holds no lock on another)."""
+        lock its attempt holds; a deleted cluster's VPC CIDR is free again, and what was kept beside it forgotten. An
+        operation of a cluster incarnation that is gone changes nothing (it holds no lock on another)."""
         now = self._clock.now()
         record = self._registry.find(operation.target)
         if record is None or record.incarnation != operation.incarnation:
@@ -207,6 +210,8 @@ class ClusterService:
         if operation.kind == OperationKind.DELETE_EKS_CLUSTER and succeeded:
             if record.vpcCidr is not None:
                 self._registry.release_cidr(record.region, record.vpcCidr, record.clusterTag)
+            for records in self._kept_beside:
+                records.forget_cluster(record.clusterTag)
             self._registry.delete(operation.target)
             return
         update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from controlplane import wiring
+from controlplane.settings import settings
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
@@ -23,12 +24,15 @@ if TYPE_CHECKING:
 
 @provider
 def clusters() -> ClusterService:
+    from controlplane.adapters.aws.dynamo.drift_reports import DynamoDriftReportStore
     from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.events import DynamoEventStore
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.config import cluster_dependencies
     from controlplane.core.registry import ClusterService
 
+    config = settings()
     return ClusterService(
         registry=wiring.registry(),
         eks=AwsEksGateway,
@@ -36,6 +40,7 @@ def clusters() -> ClusterService:
         kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
         clock=wiring.clock(),
         stage_addons=cluster_dependencies().addons,
+        kept_beside=(DynamoDriftReportStore(table=config.drift_table), DynamoEventStore(table=config.events_table)),
     )
 
 

@@ -1,10 +1,12 @@
-"""What moto lacks for EC2: ``tag:`` filters on DescribeNatGateways (real EC2 supports them), and subnets whose
-``AvailableIpAddressCount`` counts the addresses simulated HyperPod nodes hold (moto counts its own ENIs only).
+"""What moto lacks for EC2: ``tag:`` filters on DescribeNatGateways (real EC2 supports them), subnets whose
+``AvailableIpAddressCount`` counts the addresses simulated HyperPod nodes hold (moto counts its own ENIs only), a NAT
+gateway whose deletion deletes its network interface and disassociates its Elastic IP (moto keeps both), and a subnet
+that cannot be deleted while a network interface is in it (moto deletes it).
 
 moto finds one resource's tags by matching a pattern against every tagged resource of the account, for every
 resource a filtered Describe call looks at; they are read by the resource's ID instead.
 
-Patches moto's NAT gateway backend, subnet model and tagged resources.
+Patches moto's NAT gateway and subnet backends, subnet model and tagged resources.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from moto.ec2.exceptions import DependencyViolationError
 from moto.ec2.models.core import TaggedEC2Resource
-from moto.ec2.models.nat_gateways import NatGatewayBackend
-from moto.ec2.models.subnets import Subnet
+from moto.ec2.models.nat_gateways import NatGateway, NatGatewayBackend
+from moto.ec2.models.subnets import Subnet, SubnetBackend
 from moto.ec2.utils import EC2_PREFIX_TO_RESOURCE, get_prefix
 
 from sandbox.aws.patches import Patches
@@ -46,6 +49,8 @@ class Ec2Extension:
             return [{"resource_id": resource.id, "key": k, "value": v, "resource_type": kind} for k, v in tags.items()]
 
         self._patches.replace(NatGatewayBackend, "describe_nat_gateways", describe_nat_gateways)
+        self._patches.replace(NatGatewayBackend, "delete_nat_gateway", _deleting_its_interface(NatGatewayBackend))
+        self._patches.replace(SubnetBackend, "delete_subnet", _refused_while_in_use(SubnetBackend))
         self._patches.replace(TaggedEC2Resource, "get_tags", get_tags)
         self._patches.replace(
             Subnet, "available_ip_address_count", property(lambda subnet: free.__get__(subnet) - held(subnet.id))
@@ -53,3 +58,33 @@ class Ec2Extension:
 
     def uninstall(self) -> None:
         self._patches.restore()
+
+
+def _deleting_its_interface(backend_class: type) -> Callable[..., NatGateway]:
+    """Deleting a NAT gateway deletes its network interface and disassociates its Elastic IP, which stays allocated
+    (Amazon VPC User Guide, "Delete a NAT gateway")."""
+    original = backend_class.delete_nat_gateway  # type: ignore[attr-defined]
+
+    def delete_nat_gateway(backend: Any, nat_gateway_id: str) -> NatGateway:
+        gateway: NatGateway = original(backend, nat_gateway_id)
+        interface = gateway._eni
+        for address in backend.addresses:
+            if address.eni is interface:
+                backend.disassociate_address(address=address.public_ip)
+        backend.enis.pop(interface.id, None)
+        return gateway
+
+    return delete_nat_gateway
+
+
+def _refused_while_in_use(backend_class: type) -> Callable[..., Subnet]:
+    """A subnet with a network interface in it is not deleted: DependencyViolation (EC2 API Reference, DeleteSubnet:
+    "You must terminate all running instances in the subnet before you can delete the subnet")."""
+    original = backend_class.delete_subnet  # type: ignore[attr-defined]
+
+    def delete_subnet(backend: Any, subnet_id: str) -> Subnet:
+        if any(interface.subnet.id == subnet_id for interface in backend.enis.values()):
+            raise DependencyViolationError(f"The subnet '{subnet_id}' has dependencies and cannot be deleted.")
+        return original(backend, subnet_id)
+
+    return delete_subnet

@@ -25,12 +25,18 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
             step = str(payload["step"])
             times = int(payload.get("times", 1))
             after = int(payload.get("after", 0))
+            cluster_tag = payload.get("clusterTag")
             if times < 1 or after < 0:
                 raise ValueError("times must be at least 1 and after at least 0")
-            key = sandbox.add_fault(step, times, after)
+            if cluster_tag is not None and not isinstance(cluster_tag, str):
+                raise ValueError("clusterTag must be a cluster's tag")
+            key = sandbox.add_fault(step, times, after, cluster_tag)
         except (KeyError, ValueError, TypeError) as error:
             return JSONResponse(
-                {"code": "InvalidRequest", "message": f'{error}. Body: {{"step": ..., "times": 1, "after": 0}}'},
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error}. Body: {{"step": ..., "times": 1, "after": 0, "clusterTag": null}}',
+                },
                 status_code=400,
             )
         return JSONResponse({"step": key, "pending": sandbox.faults.pending()}, status_code=201)

@@ -10,12 +10,16 @@ from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
 from controlplane.core.storage.plan import storage_features, storage_plan
 from controlplane.models.clusters import ClusterStatus, NetworkPlan, StageName
+from controlplane.models.drift import DriftReport
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
+from controlplane.models.events import EventRecord, RemediationPolicyView
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.operations import OperationKind, OperationStatus
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL
 from controlplane.models.storage import ConfigureStorageRequest
 from tests.fakes.account import ACCOUNT_ID
+from tests.fakes.events import InMemoryEventStore
+from tests.fakes.persistence import InMemoryDriftReportStore
 
 ADMIN = Actor("alice", Role.ADMIN)
 REPLICAS = AddonIssue("InsufficientNumberOfReplicas", "The add-on is unhealthy because it doesn't have the desired ...")
@@ -98,6 +102,31 @@ def test_a_finished_delete_removes_the_record_and_a_failed_one_keeps_it_failed(
     clusters.record_outcome(failed.model_copy(update={"status": OperationStatus.SUCCEEDED}))
     assert registry.find("demo") is None
     clusters.record_outcome(failed)
+
+
+def test_a_finished_delete_forgets_the_drift_report_and_remediation_policy_kept_beside_the_cluster(
+    operations, registry, eks, hyperpod, kubernetes, clock, make_record
+):
+    """Found by the soak: both outlived the cluster, so one created again under its tag started with the old
+    cluster's findings and its remediation policy (a policy that reboots or replaces nodes, set for another cluster).
+    The events received stay, as history."""
+    reports, events = InMemoryDriftReportStore(), InMemoryEventStore()
+    clusters = ClusterService(
+        registry, lambda region: eks, lambda region: hyperpod, kubernetes, clock, kept_beside=(reports, events)
+    )
+    registry.create(make_record("eks"))
+    reports.put(DriftReport(clusterTag="demo", checkedAt=clock.now(), inSync=True))
+    events.save_policy(RemediationPolicyView(clusterTag="demo", action="replace"))
+    events.add(EventRecord(clusterTag="demo", eventId="e-1", time=clock.now(), kind="NodeHealth"))
+    failed = finish(operations, registry, OperationKind.DELETE_EKS_CLUSTER, OperationStatus.FAILED)
+    clusters.record_outcome(failed)
+    assert reports.find("demo") is not None and events.policy("demo") is not None
+
+    clusters.record_outcome(failed.model_copy(update={"status": OperationStatus.SUCCEEDED}))
+
+    assert reports.find("demo") is None
+    assert events.policy("demo") is None
+    assert [record.eventId for record in events.page("demo", 10, None).items] == ["e-1"]
 
 
 def test_finished_storage_records_its_bucket_and_claim(clusters, operations, registry, make_record):

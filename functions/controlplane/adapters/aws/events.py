@@ -128,6 +128,12 @@ class DynamoEventStore:
             },
         )
 
+    def forget_cluster(self, cluster_tag: str) -> None:
+        """The cluster's remediation policy goes; its events stay, as history."""
+        client("dynamodb").delete_item(
+            TableName=self._table, Key={"cluster": {"S": cluster_tag}, "sortKey": {"S": POLICY_KEY}}
+        )
+
 
 class DynamoEventWaits:
     def __init__(self, table: str) -> None:

@@ -84,7 +84,13 @@ class AwsIamGateway:
         return str(response["OpenIDConnectProviderArn"])
 
     def oidc_provider_tags(self, arn: str) -> dict[str, str]:
-        return tag_dict(client("iam").list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"])
+        try:
+            tags = client("iam").list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"]
+        except ClientError as error:
+            if error_code(error) != "NoSuchEntity":
+                raise
+            return {}
+        return tag_dict(tags)
 
     def delete_oidc_provider(self, arn: str) -> None:
         try:

@@ -9,10 +9,13 @@ from datetime import datetime
 from typing import Protocol
 
 from controlplane.core.paging import Page
+from controlplane.core.ports.persistence import KeptBesideCluster
 from controlplane.models.events import EventRecord, RemediationPolicyView
 
 
-class EventStore(Protocol):
+class EventStore(KeptBesideCluster, Protocol):
+    """Forgetting a cluster forgets its remediation policy; its records stay, as history."""
+
     def add(self, record: EventRecord) -> bool:
         """Record it once: False when a record with its cluster, time and id exists (a duplicate delivery)."""
         ...

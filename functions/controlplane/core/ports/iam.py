@@ -54,7 +54,8 @@ class IamGateway(Protocol):
 
     def create_oidc_provider(self, issuer_url: str, tags: dict[str, str]) -> str: ...
 
-    def oidc_provider_tags(self, arn: str) -> dict[str, str]: ...
+    def oidc_provider_tags(self, arn: str) -> dict[str, str]:
+        """The provider's tags; none once it is gone (another cluster's deletion may remove a listed one)."""
 
     def delete_oidc_provider(self, arn: str) -> None: ...
 

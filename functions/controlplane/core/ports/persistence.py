@@ -144,7 +144,14 @@ class RecipeValuesStore(Protocol):
     def put(self, principal: str, recipe: str, values: Mapping[str, Any]) -> None: ...
 
 
-class DriftReportStore(Protocol):
+class KeptBesideCluster(Protocol):
+    """Records kept beside a cluster's (its drift report, its remediation policy): forgotten with the cluster, so one
+    created again under its tag starts without them."""
+
+    def forget_cluster(self, cluster_tag: str) -> None: ...
+
+
+class DriftReportStore(KeptBesideCluster, Protocol):
     """The last reconcile of each cluster."""
 
     def put(self, report: DriftReport) -> None: ...

@@ -21,3 +21,6 @@ class DynamoDriftReportStore:
     def find(self, cluster_tag: str) -> DriftReport | None:
         item = client("dynamodb").get_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}}).get("Item")
         return DriftReport.model_validate_json(item["body"]["S"]) if item else None
+
+    def forget_cluster(self, cluster_tag: str) -> None:
+        client("dynamodb").delete_item(TableName=self._table, Key={"clusterTag": {"S": cluster_tag}})
