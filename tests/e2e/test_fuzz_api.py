@@ -110,19 +110,8 @@ def fuzz(operation: Any, mode: GenerationMode, base_url: str, living: dict[str, 
     run()
 
 
-# Issue 29's finding 6, fixed in its own branch (delete this when it is merged): a `continue` token Kubernetes or S3
-# refuses (malformed, 410 expired) answers 500 on these lists, which the requests naming the living cluster reach.
-PAGING_TOKENS_500 = {
-    f"GET /clusters/{{clusterTag}}/{path}"
-    for path in ("deployments", "model-pool", "services", "services/public", "storage/contents")
-}
-
-
-def marked(operation: Any, mode: GenerationMode) -> Any:
-    known = pytest.mark.xfail(operation.label in PAGING_TOKENS_500, reason="issue 29 finding 6: paging tokens")
-    return pytest.param(operation, mode, id=f"{operation.label} {mode.value}", marks=known)
-
-
-@pytest.mark.parametrize(("operation", "mode"), [marked(op, mode) for op, mode in CASES])
+@pytest.mark.parametrize(
+    ("operation", "mode"), [pytest.param(op, mode, id=f"{op.label} {mode.value}") for op, mode in CASES]
+)
 def test_no_response_is_a_server_error_or_off_schema(running_sandbox, living, operation, mode):
     fuzz(operation, mode, f"{running_sandbox.base_url}/api", living)
