@@ -135,7 +135,7 @@ class NodeService:
                 record,
                 actor,
                 KIND_OF_ACTION[action],
-                destructive=action in CONFIRMED_ACTIONS,
+                destructive=True,
                 nodes=targets,
                 requestedAt=self._clock.now(),
             )
