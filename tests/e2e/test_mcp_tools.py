@@ -284,6 +284,7 @@ def operation(status: str, **fields: Any) -> dict[str, Any]:
         "operationId": "op-12345678",
         "kind": "update_instance_group",
         "target": "demo",
+        "incarnation": "inc-1",
         "status": status,
         "stages": [{"name": "hyperpod", "status": "RUNNING" if status == "RUNNING" else status}],
         "actor": "alice",
