@@ -207,7 +207,7 @@ def _property(schema: dict[str, Any], components: dict[str, Any], description: s
 
 
 def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
-    """Inline `#/components/schemas/...` references (the API's models are not recursive)."""
+    """Inline `#/components/schemas/...` references (the API's models are not recursive), without extensions."""
     if depth > 32:
         raise ValueError("schema references nest deeper than 32 levels; is a model recursive?")
     if isinstance(schema, list):
@@ -218,7 +218,8 @@ def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
         target = components[schema["$ref"].rsplit("/", 1)[-1]]
         siblings = {key: value for key, value in schema.items() if key != "$ref"}
         return _resolve({**copy.deepcopy(target), **siblings}, components, depth + 1)
-    return {key: _resolve(value, components, depth) for key, value in schema.items()}
+    # OpenAPI's `x-` extensions (x-terminal) are the API's to read, not JSON Schema a client validates with.
+    return {key: _resolve(value, components, depth) for key, value in schema.items() if not key.startswith("x-")}
 
 
 def _description(method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str]) -> str:
