@@ -16,6 +16,8 @@ from typing import Any
 
 import mcp_types as types
 
+from mcp_server.wording import Vocabulary
+
 WAIT_TOOL = "operation_wait"
 RESUME_TOOL = "operation_resume"
 # Below every common client's read timeout (the MCP SDK's is 300 s) on every transport.
@@ -109,11 +111,23 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
                 continue
             spec = _spec(path, method.upper(), operation, components, terminal)
             specs.append(_as_wait_tool(spec, terminal) if spec.name == WAIT_TOOL else spec)
+    vocabulary = Vocabulary((spec.method, spec.path, spec.name) for spec in specs)
+    specs = [_for_agents(spec, vocabulary) for spec in specs]
     names = [spec.name for spec in specs]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(f"operationIds must be unique; repeated: {', '.join(duplicates)}")
     return specs
+
+
+def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
+    """The spec in an agent's words: tools and arguments, never REST routes or status codes."""
+    return replace(
+        spec,
+        description=vocabulary.for_agents(spec.description),
+        input_schema=vocabulary.in_schema(spec.input_schema),
+        output_schema=vocabulary.in_schema(spec.output_schema),
+    )
 
 
 def _spec(
