@@ -31,6 +31,9 @@ CONFIRMATION_NOTE = (
     "arguments and the confirmationToken."
 )
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+# Keywords whose value maps names to schemas, and those whose value is data, not a schema.
+NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+DATA_KEYWORDS = ("default", "examples", "const", "enum")
 
 
 @dataclass(frozen=True)
@@ -121,13 +124,27 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
 
 
 def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
-    """The spec in an agent's words: tools and arguments, never REST routes or status codes."""
+    """The spec in an agent's words: tools and arguments, never REST routes or status codes, and no titles
+    (pydantic's `Instancecount` repeats the name; a tenth of the tool list, issue 30 finding 9)."""
     return replace(
         spec,
         description=vocabulary.for_agents(spec.description),
-        input_schema=vocabulary.in_schema(spec.input_schema),
-        output_schema=vocabulary.in_schema(spec.output_schema),
+        input_schema=_untitled(vocabulary.in_schema(spec.input_schema)),
+        output_schema=_untitled(vocabulary.in_schema(spec.output_schema)),
     )
+
+
+def _untitled(schema: Any, names: bool = False) -> Any:
+    """`schema` without `title` keywords; `names`: a map of names to schemas (properties), whose keys all stay."""
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: value if key in DATA_KEYWORDS and not names else _untitled(value, key in NAME_MAPS and not names)
+        for key, value in schema.items()
+        if names or key != "title"
+    }
 
 
 def _spec(
