@@ -24,7 +24,7 @@ CHROMIUM := /usr/bin/chromium
 AS_ROOT := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install run test lint unit contract integration workflow-tests infra e2e browser console console-tests \
-	bench soak fuzz synth workflows clean
+	bench soak fuzz synth workflows clean agent-mcp
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ $(CHROMIUM):
 
 run: install console
 	$(BIN)/python -m sandbox
+
+# The MCP server over stdio for a local agent (.kiro/agents/hypd-inst-agent.json runs it): installs what it needs first,
+# its output on stderr (stdout is the protocol), and calls the API at INSTANTSTART_API_URL, by default the sandbox of
+# `make run` on its PORT, with the token INSTANTSTART_API_TOKEN.
+agent-mcp:
+	@$(MAKE) --no-print-directory -s install >&2
+	@exec $(BIN)/python -m mcp_server --api-url "$${INSTANTSTART_API_URL:-http://127.0.0.1:$${PORT:-8000}/api}"
 
 lint: install
 	$(BIN)/ruff check functions tests mcp_server app.py

@@ -1,47 +1,15 @@
-"""What an agent reads first: the one lead sentence of every tool result, and the API's words put in tools.
+"""What an agent reads first: the one lead sentence of every tool result.
 
 Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, a plan, a
-started, running, finished or failed operation, a no-op, an error, an outage) and `Vocabulary` (REST
-routes named in the API's messages become the tools that call them). Not here: calling the API
+started, running, finished or failed operation, a no-op, an error, an outage). Not here: calling the API
 (`client`) or building the MCP result (`server`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Any
 
 from mcp_server.tools import RESUME_TOOL, WAIT_TOOL, ToolSpec
-
-ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s,;()'\"]*)")
-
-
-class Vocabulary:
-    """Names tools instead of REST routes: `GET /clusters` → `cluster_list_all`."""
-
-    def __init__(self, specs: Sequence[ToolSpec]) -> None:
-        self._routes = [(spec.method, _template(spec.path), spec.name) for spec in specs]
-
-    def translate(self, text: str) -> str:
-        return ROUTE.sub(self._tool, text)
-
-    def translate_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """An API error body whose message (and hint) name tools."""
-        return {key: self.translate(value) if isinstance(value, str) else value for key, value in body.items()}
-
-    def _tool(self, match: re.Match[str]) -> str:
-        method, path = match.group(1), match.group(2).split("?", 1)[0].rstrip(".")
-        for route_method, template, name in self._routes:
-            if route_method == method and template.fullmatch(path):
-                return f"`{name}`"
-        return match.group(0)
-
-
-def _template(path: str) -> re.Pattern[str]:
-    """`/clusters/{clusterTag}` matches `/clusters/demo`, `/clusters/<tag>` and `/clusters/{clusterTag}`."""
-    parts = re.split(r"(\{[^}]+\})", path)
-    return re.compile("".join(r"[^\s/]+" if part.startswith("{") else re.escape(part) for part in parts))
 
 
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:

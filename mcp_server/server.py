@@ -22,8 +22,9 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from mcp_server.client import ApiClient, ApiResponse
-from mcp_server.leads import Vocabulary, error_lead, lead, operation_lead
+from mcp_server.leads import error_lead, lead, operation_lead
 from mcp_server.tools import MAX_WAIT_SECONDS, WAIT_TOOL, ToolSpec, wait_description
+from mcp_server.wording import Vocabulary
 
 SERVER_NAME = "hypd-inst"
 INSTRUCTIONS = (
@@ -58,7 +59,7 @@ def build_server(
     offered = [spec for spec in served if spec.allowed_for(role)]
     by_name = {spec.name: spec for spec in served}
     validators = {spec.name: Draft202012Validator(spec.input_schema) for spec in served}
-    vocabulary = Vocabulary(specs)
+    vocabulary = Vocabulary((spec.method, spec.path, spec.name) for spec in specs)
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[spec.tool() for spec in offered])

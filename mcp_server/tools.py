@@ -16,6 +16,8 @@ from typing import Any
 
 import mcp_types as types
 
+from mcp_server.wording import Vocabulary
+
 WAIT_TOOL = "operation_wait"
 RESUME_TOOL = "operation_resume"
 # Below every common client's read timeout (the MCP SDK's is 300 s) on every transport.
@@ -30,6 +32,9 @@ CONFIRMATION_NOTE = (
     "confirm; only after they agree, call again with the same arguments and the confirmationToken."
 )
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+# Keywords whose value maps names to schemas, and those whose value is data, not a schema.
+NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+DATA_KEYWORDS = ("default", "examples", "const", "enum")
 
 
 @dataclass(frozen=True)
@@ -110,11 +115,37 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
                 continue
             spec = _spec(path, method.upper(), operation, components, terminal)
             specs.append(_as_wait_tool(spec, terminal) if spec.name == WAIT_TOOL else spec)
+    vocabulary = Vocabulary((spec.method, spec.path, spec.name) for spec in specs)
+    specs = [_for_agents(spec, vocabulary) for spec in specs]
     names = [spec.name for spec in specs]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(f"operationIds must be unique; repeated: {', '.join(duplicates)}")
     return specs
+
+
+def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
+    """The spec in an agent's words: tools and arguments, never REST routes or status codes, and no titles
+    (pydantic's `Instancecount` repeats the name; a tenth of the tool list, issue 30 finding 9)."""
+    return replace(
+        spec,
+        description=vocabulary.for_agents(spec.description),
+        input_schema=_untitled(vocabulary.in_schema(spec.input_schema)),
+        output_schema=_untitled(vocabulary.in_schema(spec.output_schema)),
+    )
+
+
+def _untitled(schema: Any, names: bool = False) -> Any:
+    """`schema` without `title` keywords; `names`: a map of names to schemas (properties), whose keys all stay."""
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: value if key in DATA_KEYWORDS and not names else _untitled(value, key in NAME_MAPS and not names)
+        for key, value in schema.items()
+        if names or key != "title"
+    }
 
 
 def _spec(
@@ -208,7 +239,7 @@ def _property(schema: dict[str, Any], components: dict[str, Any], description: s
 
 
 def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
-    """Inline `#/components/schemas/...` references (the API's models are not recursive)."""
+    """Inline `#/components/schemas/...` references (the API's models are not recursive), without extensions."""
     if depth > 32:
         raise ValueError("schema references nest deeper than 32 levels; is a model recursive?")
     if isinstance(schema, list):
@@ -219,7 +250,8 @@ def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
         target = components[schema["$ref"].rsplit("/", 1)[-1]]
         siblings = {key: value for key, value in schema.items() if key != "$ref"}
         return _resolve({**copy.deepcopy(target), **siblings}, components, depth + 1)
-    return {key: _resolve(value, components, depth) for key, value in schema.items()}
+    # OpenAPI's `x-` extensions (x-terminal) are the API's to read, not JSON Schema a client validates with.
+    return {key: _resolve(value, components, depth) for key, value in schema.items() if not key.startswith("x-")}
 
 
 def _description(method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str]) -> str:

@@ -45,3 +45,30 @@ def test_reboot_then_operation_wait_ends_with_the_node_healthy_through_tools_alo
         True,
         "Schedulable",
     )
+
+
+def test_a_node_is_named_by_its_instance_id_or_its_kubernetes_name_through_tools_and_the_api(running_sandbox):
+    """Status and pod tools name a node hyperpod-i-…, node tools took only i-… (issue 30, finding 8): both are
+    accepted, and the action is on the instance."""
+    tag = "mcpnames"
+    running_sandbox.build_cluster(tag)
+    api_client = running_sandbox.client("sandbox-admin")
+    (node,) = api_client.get(f"/clusters/{tag}/nodes").json()["nodes"]
+    instance = node["nodeId"]
+
+    async def reboot_plan() -> dict[str, Any]:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+            arguments = {"clusterTag": tag, "nodeId": f"hyperpod-{instance}", "dryRun": True}
+            result = await client.call_tool("hyperpod_node_reboot", arguments)
+            assert not result.is_error, result.content
+            return dict(result.structured_content)
+
+    assert instance in str(asyncio.run(reboot_plan()))
+    history = api_client.get(f"/clusters/{tag}/nodes/hyperpod-{instance}/history")
+    assert history.status_code == 200, history.text
+    batch = api_client.post(
+        f"/clusters/{tag}/nodes/batch?dryRun=true", json={"action": "reboot", "nodeIds": [f"hyperpod-{instance}"]}
+    )
+    assert batch.status_code == 200, batch.text
+    assert f"hyperpod-{instance}" not in batch.text and instance in batch.text

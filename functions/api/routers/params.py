@@ -9,11 +9,22 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from pydantic import AfterValidator
 
-from controlplane.models.common import CLUSTER_TAG_PATTERN, CLUSTER_TAG_RULE, NODE_ID_PATTERN, REGION_PATTERN
+from controlplane.models.common import (
+    CLUSTER_TAG_PATTERN,
+    CLUSTER_TAG_RULE,
+    NODE_ID_PATTERN,
+    REGION_PATTERN,
+    instance_id,
+)
 
 ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
-NodeIdPath = Annotated[str, Path(pattern=NODE_ID_PATTERN, description="EC2 instance id of the node (i-…).")]
+NodeIdPath = Annotated[
+    str,
+    Path(pattern=NODE_ID_PATTERN, description="The node: its EC2 instance id (i-…) or Kubernetes name (hyperpod-i-…)."),
+    AfterValidator(instance_id),
+]
 RegionPath = Annotated[str, Path(pattern=REGION_PATTERN, description="AWS Region code, e.g. us-west-2.")]
 DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
 ConfirmationToken = Annotated[str | None, Query(description="Token from a prior plan.")]

@@ -10,7 +10,15 @@ from pydantic_core import CoreSchema
 CLUSTER_TAG_PATTERN = r"^[a-z][a-z0-9-]{2,20}$"
 REGION_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$"
 OPERATION_ID_PATTERN = r"^op-[a-z0-9-]{8,64}$"
-NODE_ID_PATTERN = r"^i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"  # an EC2 instance id, as HyperPod names its nodes
+# A node: its EC2 instance id, as HyperPod names it, or its Kubernetes name hyperpod-<instance id> (issue 30, #8).
+NODE_ID_PATTERN = r"^(?:hyperpod-)?i-[a-f0-9]{8}(?:[a-f0-9]{9})?$"
+KUBERNETES_NODE_PREFIX = "hyperpod-"  # HyperPod registers each instance in Kubernetes as hyperpod-<instance id>
+
+
+def instance_id(node: str) -> str:
+    """The EC2 instance id of a node named either way."""
+    return node.removeprefix(KUBERNETES_NODE_PREFIX)
+
 
 ClusterTag = Annotated[
     str,

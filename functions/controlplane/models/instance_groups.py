@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -34,6 +34,9 @@ class AddInstanceGroupRequest(CreateHyperPodRequest):
     )
 
 
+GroupCount = Annotated[int, Field(ge=0, le=MAX_GROUP_COUNT)]
+
+
 class UpdateInstanceGroupRequest(Contract):
     """Explicit diff: only the fields present change; absent fields keep their live value.
 
@@ -41,20 +44,16 @@ class UpdateInstanceGroupRequest(Contract):
     Leave a field out to keep it; send `{}` (labels) or `[]` (taints) to clear a set.
     """
 
-    instanceCount: int | SkipJsonSchema[None] = Field(
-        default=None, ge=0, le=MAX_GROUP_COUNT, description="New target count."
-    )
-    minInstanceCount: int | SkipJsonSchema[None] = Field(
-        default=None, ge=0, le=MAX_GROUP_COUNT, description="New minimum count."
-    )
-    labels: dict[str, str] | SkipJsonSchema[None] = Field(
+    # Constraints sit on the non-null branch: on the union pydantic publishes them as `ge`/`le` and `maxLength`,
+    # keywords JSON Schema does not have for numbers, objects and arrays (issue 30, finding 7).
+    instanceCount: GroupCount | SkipJsonSchema[None] = Field(default=None, description="New target count.")
+    minInstanceCount: GroupCount | SkipJsonSchema[None] = Field(default=None, description="New minimum count.")
+    labels: Annotated[dict[str, str], Field(max_length=50)] | SkipJsonSchema[None] = Field(
         default=None,
-        max_length=50,
         description="The group's full set of Kubernetes labels (replaces the current set; {} removes every label).",
     )
-    taints: list[Taint] | SkipJsonSchema[None] = Field(
+    taints: Annotated[list[Taint], Field(max_length=50)] | SkipJsonSchema[None] = Field(
         default=None,
-        max_length=50,
         description="The group's full set of Kubernetes taints (replaces the current set; [] removes every taint).",
     )
     deepHealthChecks: bool | SkipJsonSchema[None] = Field(

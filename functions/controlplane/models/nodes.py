@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
-from controlplane.models.common import NODE_ID_PATTERN, Contract, PageView, View
+from controlplane.models.common import NODE_ID_PATTERN, Contract, PageView, View, instance_id
 from controlplane.models.hyperpod import CapacityType
 
 # Every node action needs the confirmation token of a prior plan: even a reboot stops the node's pods.
@@ -16,7 +16,8 @@ NodeAction = Literal["reboot", "replace", "delete"]
 DESTRUCTIVE_ACTIONS = {"replace", "delete"}
 # Batch limits of BatchReboot/ReplaceClusterNodes (25) and BatchDeleteClusterNodes (99).
 MAX_NODES_PER_REQUEST = 25
-NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN)]
+# Either name of a node, validated as the instance id every service takes.
+NodeId = Annotated[str, StringConstraints(pattern=NODE_ID_PATTERN), AfterValidator(instance_id)]
 
 
 class NodeView(View):

@@ -22,14 +22,12 @@ from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.core.ports.persistence import Clock
 from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.common import DEFAULT_PAGE_SIZE
+from controlplane.models.common import DEFAULT_PAGE_SIZE, KUBERNETES_NODE_PREFIX
 from controlplane.models.errors import ClusterNotReadyError, NotFoundError
 from controlplane.models.nodes import NodeAction, NodeList, NodeTarget, NodeView
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
 
-# HyperPod registers each instance in Kubernetes as hyperpod-<EC2 instance id>.
-KUBERNETES_NODE_PREFIX = "hyperpod-"
 ACTION_EFFECTS = {
     "reboot": "soft reboot (EC2 RebootInstances): the pods on it stop until it is back; volumes are kept",
     "replace": "terminated and replaced by new hardware; its root and secondary EBS volumes are DESTROYED",
