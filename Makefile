@@ -11,7 +11,7 @@ export PYTHONPATH := functions:.
 # The suites `make test` runs in one pytest session: each worker's start and each suite's last, lone module are paid
 # once, not once per suite (tests/conftest.py prints each suite's summed test time). The browser suite is a session
 # of its own: Playwright's sync API keeps an event loop running in its worker, where the MCP tests start their own.
-SUITES := unit contract integration workflows infra e2e
+SUITES := unit sandbox contract integration workflows infra e2e
 # Two workers per suite (pytest-xdist), one per core. `loadfile` keeps a module's tests in one worker, so a
 # module-scoped fixture (the running sandbox) is built once; each worker is its own process (own moto, own port).
 # tests/infra runs whole in one worker, so the app is synthesized once (tests/conftest.py: ONE_WORKER_SUITES).
@@ -23,7 +23,7 @@ CHROMIUM := /usr/bin/chromium
 # Root installs packages itself; anyone else through sudo.
 AS_ROOT := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install run test lint unit contract integration workflow-tests infra e2e browser console console-tests \
+.PHONY: install run test lint unit sandbox contract integration workflow-tests infra e2e browser console console-tests \
 	bench soak fuzz synth workflows clean agent-mcp
 
 $(STAMP): pyproject.toml
@@ -70,6 +70,10 @@ lint: install
 
 unit: install
 	$(BIN)/pytest tests/unit -q $(PARALLEL)
+
+# The sandbox's own tests: the Kubernetes emulator and the moto extensions, strict as the services they stand for.
+sandbox: install
+	$(BIN)/pytest tests/sandbox -q $(PARALLEL)
 
 # tests/contract validates the state machines with the console's pinned asl-validator (npm).
 contract: install frontend/node_modules/.installed

@@ -7,7 +7,7 @@ repeats the API's long poll and the calls fall in the same pattern; the five min
 Each call that found the operation running must have waited the whole cap (not less, not much more), and the last
 must have returned within the unscaled 5 s of the end: noticing is the workflow's and the long poll's real latency.
 That the unscaled cap stays below the SDK's read timeout and allows two calls per five minutes is arithmetic,
-proved where the cap lives (tests/unit/test_mcp_wait.py).
+proved where the cap lives (tests/unit/mcp_server/test_mcp_wait.py).
 
 `make test` runs this suite in the background beside the others. Its sandbox checks once a second (the other suites'
 timings are zero, a busy loop), so it costs little CPU. The two transports wait at the same time, as two agents
@@ -50,8 +50,8 @@ TIMINGS = {"seconds_to_active": 0.05, "poll_seconds": 1, "operation_wait_poll_se
 WAITS_PER_FIVE_MINUTES = 2
 NOTICED_WITHIN_SECONDS = 5
 # How much longer than its cap a call may take: at most one of the API's long polls, the budget the unscaled cap is
-# proved against the SDK's read timeout with (tests/unit/test_mcp_wait.py). Beside the other gates on two saturated
-# cores a call overran its scaled cap by 1.5 s, so the 2 s allowed before failed CI.
+# proved against the SDK's read timeout with (tests/unit/mcp_server/test_mcp_wait.py). Beside the other gates on two
+# saturated cores a call overran its scaled cap by 1.5 s, so the 2 s allowed before failed CI.
 CAP_OVERRUN_SECONDS = LONG_POLL_SECONDS / SCALE
 TOKEN = "sandbox-admin"
 

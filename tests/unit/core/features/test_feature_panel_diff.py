@@ -11,7 +11,7 @@ from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError, ConfirmationRequiredError
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import ADMIN, TAG, FeatureWorld, group
+from tests.unit.core.features.world import ADMIN, TAG, FeatureWorld, group
 
 
 @pytest.fixture

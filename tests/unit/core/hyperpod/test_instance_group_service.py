@@ -27,7 +27,7 @@ from controlplane.models.instance_groups import (
 from controlplane.models.operations import OperationKind
 from controlplane.models.status import GROUP_LABEL
 from tests.fakes.kubernetes import Pod
-from tests.unit.hyperpod.world import REGION, World
+from tests.unit.core.hyperpod.world import REGION, World
 
 ADMIN = Actor("alice", Role.ADMIN)
 HP = "hp-cluster-demo"

@@ -14,7 +14,7 @@ from controlplane.models.errors import DependencyFailedError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import EKS_NAME, REGION, TAG, FeatureWorld
+from tests.unit.core.features.world import EKS_NAME, REGION, TAG, FeatureWorld
 
 ADDON = "amazon-sagemaker-hyperpod-observability"
 ROLE = "instantstart-demo-observability"

@@ -15,7 +15,7 @@ from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequire
 from controlplane.models.nodes import MAX_NODES_PER_REQUEST, NodeBatchRequest
 from controlplane.models.operations import OperationKind
 from controlplane.models.status import HEALTH_LABEL, ZONE_LABEL
-from tests.unit.hyperpod.world import World
+from tests.unit.core.hyperpod.world import World
 
 ADMIN = Actor("alice", Role.ADMIN)
 OTHER_ADMIN = Actor("bob", Role.ADMIN)

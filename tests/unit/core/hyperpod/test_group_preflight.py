@@ -9,7 +9,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.models.errors import PreflightFailedError
 from controlplane.models.instance_groups import AddInstanceGroupRequest, UpdateInstanceGroupRequest
-from tests.unit.hyperpod.world import World
+from tests.unit.core.hyperpod.world import World
 
 ADMIN = Actor("alice", Role.ADMIN)
 HP = "hp-cluster-demo"

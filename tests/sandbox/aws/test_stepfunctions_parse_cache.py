@@ -12,7 +12,7 @@ from moto.stepfunctions.parser.asl.component.eval_component import EvalComponent
 
 from sandbox.aws.stepfunctions import draw_heap_keys, parse
 
-DEFINITION = (Path(__file__).parents[4] / "statemachines" / "create_eks_cluster.asl.json").read_text()
+DEFINITION = (Path(__file__).parents[3] / "statemachines" / "create_eks_cluster.asl.json").read_text()
 
 
 def components(root: object) -> list[EvalComponent]:

@@ -15,7 +15,7 @@ from controlplane.models.errors import ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import DeleteEksClusterInput
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import ACCOUNT, EKS_NAME, REGION, TAG, WORKLOAD_BOUNDARY, FeatureWorld
+from tests.unit.core.features.world import ACCOUNT, EKS_NAME, REGION, TAG, WORKLOAD_BOUNDARY, FeatureWorld
 
 ROLE = "instantstart-demo-training-jobs"
 ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/{ROLE}"

@@ -9,7 +9,7 @@ from controlplane.core.naming import feature_tags, ownership_tags
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import (
+from tests.unit.core.features.world import (
     ACCOUNT,
     HYPERPOD_NAME,
     ISSUER,

@@ -11,7 +11,7 @@ from controlplane.models.errors import WaitTimeoutError
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import ACCOUNT, HYPERPOD_NAME, POLL, REGION, TAG, FeatureWorld
+from tests.unit.core.features.world import ACCOUNT, HYPERPOD_NAME, POLL, REGION, TAG, FeatureWorld
 
 ENABLE = FeatureChange(change="enable")
 

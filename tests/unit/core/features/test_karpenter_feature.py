@@ -16,7 +16,7 @@ from controlplane.models.errors import (
 )
 from controlplane.models.features import Feature, FeatureChange, UpdateFeaturesRequest
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import AUTOSCALING_BOUNDARY, HYPERPOD_NAME, TAG, FeatureWorld, group
+from tests.unit.core.features.world import AUTOSCALING_BOUNDARY, HYPERPOD_NAME, TAG, FeatureWorld, group
 
 ROLE = "instantstart-demo-karpenter"
 NODE_CLASS = "HyperpodNodeClass/instantstart"

@@ -16,7 +16,7 @@ from controlplane.models.events import HyperPodEvent, RemediationPolicy
 from controlplane.models.operations import OperationKind
 from tests.fakes.events import InMemoryEventStore, InMemoryEventWaits, RecordingTaskSignal
 from tests.fakes.persistence import InMemoryAuditLog
-from tests.unit.hyperpod.world import World
+from tests.unit.core.hyperpod.world import World
 
 HP = "hp-cluster-demo"
 GPU = InstanceGroup(name="gpu", instance_type="ml.g6.4xlarge", status="InService", current_count=2, target_count=2)

@@ -8,7 +8,7 @@ import pytest
 
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature
-from tests.unit.features.world import EKS_NAME, FeatureWorld
+from tests.unit.core.features.world import EKS_NAME, FeatureWorld
 
 NAMESPACE = "Namespace/kuberay-operator"
 DEPLOYMENT = "Deployment/kuberay-operator/kuberay-operator"

@@ -10,7 +10,7 @@ from controlplane.core.remediation.policy import RemediationPolicyService
 from controlplane.models.errors import ConfirmationRequiredError
 from controlplane.models.events import RemediationPolicy
 from tests.fakes.events import InMemoryEventStore
-from tests.unit.hyperpod.world import World
+from tests.unit.core.hyperpod.world import World
 
 ADMIN = Actor(principal="alice", role=Role.ADMIN)
 OTHER_ADMIN = Actor(principal="bob", role=Role.ADMIN)

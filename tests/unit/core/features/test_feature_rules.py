@@ -13,7 +13,7 @@ from controlplane.core.naming import feature_tags
 from controlplane.models.errors import ClusterNotReadyError, FeatureDependencyError
 from controlplane.models.features import Feature, FeatureChange, FeatureState, UpdateFeaturesRequest
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import ADMIN, TAG, FeatureWorld
+from tests.unit.core.features.world import ADMIN, TAG, FeatureWorld
 
 
 @pytest.fixture

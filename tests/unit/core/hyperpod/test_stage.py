@@ -32,7 +32,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.hyperpod import new_group
-from tests.unit.hyperpod.world import ACCOUNT, REGION, SERVICE_BOUNDARY, TAG, World
+from tests.unit.core.hyperpod.world import ACCOUNT, REGION, SERVICE_BOUNDARY, TAG, World
 
 HP = "hp-cluster-demo"
 BUCKET = lifecycle_bucket_name("demo", ACCOUNT, REGION)

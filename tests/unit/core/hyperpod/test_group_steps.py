@@ -21,7 +21,7 @@ from controlplane.models.instance_groups import InstanceGroupChange, RollingPoli
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import PollState, WorkflowInput, parse_input
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.hyperpod.world import ACCOUNT, REGION, TAG, World
+from tests.unit.core.hyperpod.world import ACCOUNT, REGION, TAG, World
 
 HP = "hp-cluster-demo"
 MORE = compute_subnet_key("us-west-2b", "more")

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from api.app import openapi_document
 from mcp_server.tools import MAX_WAIT_SECONDS, ToolSpec, tools_from_openapi
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SKILLS = sorted(ROOT.glob("skills/*/SKILL.md"))
 AGENT = ROOT / ".kiro/agents/hypd-inst-agent.json"
 # A JSON example of a call, one line: {"tool": "...", "arguments": {...}}.

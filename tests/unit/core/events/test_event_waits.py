@@ -9,7 +9,7 @@ from datetime import timedelta
 from controlplane.core.events.waits import EventWaitSteps, wait_key
 from controlplane.models.events import HyperPodEvent
 from tests.fakes.events import InMemoryEventWaits, RecordingTaskSignal
-from tests.unit.events.test_event_service import HP, Setup
+from tests.unit.core.events.test_event_service import HP, Setup
 
 REGION = "us-west-2"
 

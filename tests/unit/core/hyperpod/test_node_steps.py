@@ -12,7 +12,7 @@ from controlplane.core.ports.hyperpod import HyperPodNode, InstanceGroup
 from controlplane.models.errors import DependencyFailedError
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import NodeActionInput, parse_input
-from tests.unit.hyperpod.world import World
+from tests.unit.core.hyperpod.world import World
 
 HP = "hp-cluster-demo"
 REQUESTED = datetime(2026, 1, 1, tzinfo=UTC)

@@ -16,7 +16,7 @@ from controlplane.models.errors import ClusterNotReadyError, DependencyFailedErr
 from controlplane.models.features import Feature, FeatureChange
 from controlplane.models.workflow import PollState
 from tests.fakes.deployment import DEPLOYMENT
-from tests.unit.features.world import ACCOUNT, EKS_NAME, HYPERPOD_NAME, REGION, TAG, FeatureWorld
+from tests.unit.core.features.world import ACCOUNT, EKS_NAME, HYPERPOD_NAME, REGION, TAG, FeatureWorld
 
 FSX_ROLE = "instantstart-demo-fsx-csi"
 OBSERVABILITY_ROLE = "instantstart-demo-observability"
