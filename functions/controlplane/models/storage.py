@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from controlplane.models.common import Contract, View
 
 BUCKET_PATTERN = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 CLAIM_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+# Kubernetes' own namespaces (kube-system, kube-public, kube-node-lease; the prefix is reserved): never a workload's.
+SYSTEM_NAMESPACE_PREFIX = "kube-"
 
 
 FsxDeploymentType = Literal["PERSISTENT_2", "SCRATCH_2"]
@@ -70,11 +72,27 @@ class ConfigureStorageRequest(Contract):
         pattern=CLAIM_PATTERN,
         description="PersistentVolumeClaim name; workload templates mount it at /s3.",
     )
-    namespace: str = Field(default="default", pattern=CLAIM_PATTERN, description="Namespace of the claims.")
+    namespace: str = Field(
+        default="default",
+        pattern=CLAIM_PATTERN,
+        description="Namespace of the claims, and of the jobs, model servers, downloads and endpoints that mount "
+        "them: `default`, a namespace stage 5 creates (labelled app.kubernetes.io/managed-by=instantstart), or an "
+        "existing one carrying that label. Never a kube-* namespace.",
+    )
     fsx: FsxRequest | None = Field(
         default=None,
         description="Also create an FSx for Lustre file system (needs stage 4's compute subnet) and its claim.",
     )
+
+    @field_validator("namespace")
+    @classmethod
+    def _not_a_system_namespace(cls, namespace: str) -> str:
+        if namespace.startswith(SYSTEM_NAMESPACE_PREFIX):
+            raise ValueError(
+                f"namespace '{namespace}' is one of Kubernetes' own (kube-*), which never holds workloads: name "
+                "another namespace (stage 5 creates it) or omit it for 'default'"
+            )
+        return namespace
 
 
 class FsxPlan(View):

@@ -88,7 +88,9 @@ def deletion_planner() -> DeletionPlanner:
 @provider
 def stage_requests() -> StageRequestService:
     from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.config import cluster_dependencies
     from controlplane.core.clusters.stage_requests import StageRequestService
 
@@ -101,6 +103,8 @@ def stage_requests() -> StageRequestService:
         pins=cluster_dependencies(),
         deployment=wiring.deployment(),
         hyperpod=AwsHyperPodGateway,
+        eks=AwsEksGateway,
+        namespaces=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
     )
 
 

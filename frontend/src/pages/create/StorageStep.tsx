@@ -17,7 +17,10 @@ export function StorageStep({ form, update }: StepProps) {
       <FormField label="Claim name">
         <Input value={form.claimName} onChange={({ detail }) => update({ claimName: detail.value })} />
       </FormField>
-      <FormField label="Namespace">
+      <FormField
+        label="Namespace"
+        description="Where the claims, jobs and model servers go: default, a new namespace (created labelled app.kubernetes.io/managed-by=instantstart), or an existing one with that label; never kube-*."
+      >
         <Input value={form.namespace} onChange={({ detail }) => update({ namespace: detail.value })} />
       </FormField>
       <Toggle checked={form.fsx} onChange={({ detail }) => update({ fsx: detail.checked })}>

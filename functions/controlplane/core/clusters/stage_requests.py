@@ -12,15 +12,19 @@ from collections.abc import Callable
 
 from controlplane.config import DependencyPins
 from controlplane.core.auth import Actor
+from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.dependencies.plan import dependency_actions, dependency_images
 from controlplane.core.hyperpod_planning import HyperPodPlanner, hyperpod_actions
 from controlplane.core.naming import Deployment, hyperpod_cluster_of
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.account import AccountGateway
+from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.preflight.rules import refuse_failures
 from controlplane.core.preflight.service import PreflightService
 from controlplane.core.registry import ClusterService
+from controlplane.core.storage.namespace import namespace_action, namespace_to_create
 from controlplane.core.storage.plan import (
     check_storage_request,
     storage_actions,
@@ -47,6 +51,8 @@ class StageRequestService:
         pins: DependencyPins,
         deployment: Deployment,
         hyperpod: Callable[[str], HyperPodGateway],
+        eks: Callable[[str], EksGateway],
+        namespaces: KubernetesGateway,
     ) -> None:
         self._clusters = clusters
         self._operations = operations
@@ -56,6 +62,8 @@ class StageRequestService:
         self._pins = pins
         self._deployment = deployment
         self._hyperpod_gateway = hyperpod
+        self._eks = eks
+        self._namespaces = namespaces
 
     # --- stage 3 -----------------------------------------------------------------------------
 
@@ -86,11 +94,15 @@ class StageRequestService:
     # --- stage 5 -----------------------------------------------------------------------------
 
     def plan_storage(self, cluster_tag: str, request: ConfigureStorageRequest) -> Plan:
-        _, plan = self._storage(cluster_tag, request)
-        return Plan(actions=storage_actions(self._deployment, cluster_tag, plan))
+        record, plan = self._storage(cluster_tag, request)
+        actions = storage_actions(self._deployment, cluster_tag, plan)
+        if self._namespace_to_create(record, plan.namespace):
+            actions.insert(0, namespace_action(plan.namespace))
+        return Plan(actions=actions)
 
     def configure_storage(self, cluster_tag: str, request: ConfigureStorageRequest, actor: Actor) -> Operation:
         record, plan = self._storage(cluster_tag, request)
+        self._namespace_to_create(record, plan.namespace)
         return self._operations.start(
             record,
             actor,
@@ -117,7 +129,8 @@ class StageRequestService:
         payload = parse_input(operation.input)
         checks: list[PreflightCheck] = []
         if isinstance(payload, ConfigureStorageInput):
-            self._storage_ready(tag, fsx=payload.storage.fsx is not None)
+            ready = self._storage_ready(tag, fsx=payload.storage.fsx is not None)
+            self._namespace_to_create(ready, payload.storage.namespace)
         elif isinstance(payload, CreateHyperPodClusterInput):
             record = self._clusters.ready_for(tag, StageName.HYPERPOD, needs=StageName.DEPENDENCIES)
             if self._hyperpod_gateway(record.region).find_cluster(payload.hyperPodClusterName) is None:
@@ -146,6 +159,13 @@ class StageRequestService:
         record = self._storage_ready(cluster_tag, fsx=request.fsx is not None)
         account = record.accountId or self._account.account_id()
         return record, storage_plan(cluster_tag, record.region, account, request)
+
+    def _namespace_to_create(self, record: ClusterRecord, namespace: str) -> bool:
+        """Whether stage 5 creates the claims' namespace; refused (409) when it exists and is not the control
+        plane's. Read as the view role, which may read namespaces."""
+        cluster = reachable_control_plane(self._eks(record.region), record.eksClusterName, record.clusterTag)
+        found = self._namespaces.get(cluster, record.region, "v1", "Namespace", namespace)
+        return namespace_to_create(namespace, found) is not None
 
     def _storage_ready(self, cluster_tag: str, fsx: bool) -> ClusterRecord:
         record = self._clusters.ready_for(cluster_tag, StageName.STORAGE, needs=StageName.DEPENDENCIES)

@@ -31,6 +31,7 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway, LustreFileSystem, LustreSpec
+from controlplane.core.storage.namespace import namespace_to_create
 from controlplane.core.storage.objects import fsx_objects, storage_objects
 from controlplane.models.errors import (
     DependencyFailedError,
@@ -98,7 +99,10 @@ class StorageService:
         cluster = self._eks.find_cluster(ctx.eksClusterName)
         if cluster is None or cluster.status != "ACTIVE":
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE.")
-        applied = self._kubernetes.apply(cluster, ctx.region, storage_objects(plan, ctx.clusterTag, ctx.region))
+        found = self._kubernetes.get(cluster, ctx.region, "v1", "Namespace", plan.namespace)
+        namespace = namespace_to_create(plan.namespace, found)
+        objects = [*([namespace] if namespace else []), *storage_objects(plan, ctx.clusterTag, ctx.region)]
+        applied = self._kubernetes.apply(cluster, ctx.region, objects)
         return {"applied": ", ".join(applied)}
 
     # --- FSx for Lustre ------------------------------------------------------------------------

@@ -105,7 +105,17 @@ def lifecycle(
 
 
 @pytest.fixture
-def stage_requests(clusters, operations, account, preflight, hyperpod) -> StageRequestService:
+def stage_requests(clusters, operations, account, preflight, hyperpod, eks, kubernetes) -> StageRequestService:
+    eks.add_cluster("eks-cluster-demo")
     return StageRequestService(
-        clusters, operations, account, HyperPodPlanner(account), preflight, PINS, DEPLOYMENT, lambda region: hyperpod
+        clusters,
+        operations,
+        account,
+        HyperPodPlanner(account),
+        preflight,
+        PINS,
+        DEPLOYMENT,
+        lambda region: hyperpod,
+        lambda region: eks,
+        kubernetes,
     )

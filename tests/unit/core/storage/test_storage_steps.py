@@ -3,9 +3,16 @@
 import pytest
 
 from controlplane.core.identity import s3_bucket_access
-from controlplane.core.naming import S3_CSI_POLICY_NAME, fsx_tags, ownership_tags
+from controlplane.core.naming import (
+    MANAGED_LABEL,
+    MANAGED_LABEL_VALUE,
+    S3_CSI_POLICY_NAME,
+    fsx_tags,
+    ownership_tags,
+)
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
+from controlplane.core.storage.namespace import owned_namespace
 from controlplane.core.storage.plan import storage_features, storage_plan
 from controlplane.core.storage.steps import StorageService
 from controlplane.models.clusters import ImportedNetwork
@@ -119,11 +126,30 @@ def test_bucket_access_needs_the_dependencies_stages_policy(storage, configure, 
 def test_the_claim_is_a_static_volume_bound_to_the_bucket(storage, configure, gateways):
     ctx = configure(ConfigureStorageRequest(claimName="data", namespace="ml"))
     assert storage.apply_storage_claim(ctx) == {
-        "applied": "PersistentVolume/pv-demo-data, PersistentVolumeClaim/ml/data"
+        "applied": "Namespace/ml, PersistentVolume/pv-demo-data, PersistentVolumeClaim/ml/data"
     }
-    volume = gateways["kubernetes"].api("eks-cluster-demo").objects["PersistentVolume/pv-demo-data"]
+    objects = gateways["kubernetes"].api("eks-cluster-demo").objects
+    volume = objects["PersistentVolume/pv-demo-data"]
     assert volume["spec"]["csi"]["volumeAttributes"] == {"bucketName": DATA_BUCKET}
     assert volume["spec"]["claimRef"] == {"namespace": "ml", "name": "data"}
+    assert objects["Namespace/ml"]["metadata"]["labels"] == {MANAGED_LABEL: MANAGED_LABEL_VALUE}
+
+
+def test_the_claim_goes_into_a_namespace_labelled_as_ours_or_default_as_it_is(storage, configure, gateways):
+    objects = gateways["kubernetes"].api("eks-cluster-demo").objects
+    objects["Namespace/ml"] = owned_namespace("ml")
+    objects["Namespace/default"] = {"kind": "Namespace", "metadata": {"name": "default"}}
+    for namespace in ("ml", "default"):
+        applied = storage.apply_storage_claim(configure(ConfigureStorageRequest(namespace=namespace)))["applied"]
+        assert applied == f"PersistentVolume/pv-demo-s3-claim, PersistentVolumeClaim/{namespace}/s3-claim"
+
+
+def test_the_claim_never_goes_into_a_namespace_someone_else_made(storage, configure, gateways):
+    objects = gateways["kubernetes"].api("eks-cluster-demo").objects
+    objects["Namespace/theirs"] = {"kind": "Namespace", "metadata": {"name": "theirs", "labels": {"team": "x"}}}
+    with pytest.raises(ForeignResourceError, match="kubectl label namespace theirs"):
+        storage.apply_storage_claim(configure(ConfigureStorageRequest(namespace="theirs")))
+    assert "PersistentVolumeClaim/theirs/s3-claim" not in objects
 
 
 def test_the_fsx_file_system_goes_into_the_first_compute_subnet_once_per_operation(storage, configure, gateways):
