@@ -2,7 +2,7 @@
 
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
 arguments into one closed object schema), writing descriptions for the model and deriving the
-annotations from the HTTP method, the output schema from the success responses, the role each tool
+annotations from the HTTP method, the result's fields from the success responses, the role each tool
 needs (the API's `x-required-role`) and the statuses an operation ends in (`x-terminal` of the API's
 OperationStatus). Not here: HTTP calls (`client`) or serving (`server`).
 """
@@ -16,6 +16,7 @@ from typing import Any
 
 import mcp_types as types
 
+from mcp_server.compact import compact
 from mcp_server.wording import Vocabulary
 
 WAIT_TOOL = "operation_wait"
@@ -25,12 +26,17 @@ MAX_WAIT_SECONDS = 240
 # Roles from weakest to strongest, as the API's `x-required-role` names them.
 ROLES = ("viewer", "operator", "admin")
 SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
+# Each destructive route's description says when it answers with a plan and a token; the note says what to do then.
 CONFIRMATION_NOTE = (
-    "Call it first without confirmationToken: where the call would delete, terminate, stop or restart something, "
-    "nothing changes and the answer is a plan and a confirmationToken (or, for a call destructive only for some "
-    "values, a ConfirmationRequired error carrying them in details). Show the plan to the person and ask them to "
-    "confirm; only after they agree, call again with the same arguments and the confirmationToken."
+    "Show the plan to the person; only after they agree, call again with the same arguments and the confirmationToken."
 )
+# Path and query parameters many tools share, in the words of one argument: the REST document's longer text spells
+# out what the schema's pattern and bounds say (clusterTag, limit) or what each list tool's description says (continue).
+SHARED_ARGUMENTS = {
+    "clusterTag": "Cluster tag.",
+    "continue": "The previous page's `continue`; an expired one is refused: start again without it.",
+    "limit": "Items per page.",
+}
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 # Keywords whose value maps names to schemas, and those whose value is data, not a schema.
 NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
@@ -54,7 +60,8 @@ class ToolSpec:
     # operation_wait only: the REST long-poll's own maximum per request, and the statuses that end its wait.
     round_seconds: int = 0
     terminal_statuses: tuple[str, ...] = ()
-    output_schema: dict[str, Any] | None = None
+    # The top-level fields of a successful answer, as its description names them.
+    result_fields: tuple[str, ...] = ()
     # The weakest role that may call it (None: the document does not say).
     required_role: str | None = None
 
@@ -68,7 +75,6 @@ class ToolSpec:
             description=self.description,
             input_schema=self.input_schema,
             annotations=self.annotations,
-            output_schema=self.output_schema,
         )
 
     def allowed_for(self, role: str | None) -> bool:
@@ -130,8 +136,7 @@ def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
     return replace(
         spec,
         description=vocabulary.for_agents(spec.description),
-        input_schema=_untitled(vocabulary.in_schema(spec.input_schema)),
-        output_schema=_untitled(vocabulary.in_schema(spec.output_schema)),
+        input_schema=compact(_untitled(vocabulary.in_schema(spec.input_schema))),
     )
 
 
@@ -162,6 +167,8 @@ def _spec(
         if where not in ("path", "query"):
             continue
         schema = _property(parameter.get("schema", {}), components, parameter.get("description"))
+        if parameter["name"] in SHARED_ARGUMENTS:
+            schema["description"] = SHARED_ARGUMENTS[parameter["name"]]
         _add(properties, parameter["name"], schema, where, locations)
         if parameter.get("required") or where == "path":
             required.append(parameter["name"])
@@ -171,11 +178,12 @@ def _spec(
             _add(properties, key, _property(schema, components, None), "body", locations)
         if operation["requestBody"].get("required"):
             required.extend(key for key in body.get("required", []) if key not in required)
+    fields = _result_fields(operation, components)
     return ToolSpec(
         name=name,
         method=method,
         path=path,
-        description=_description(method, operation, "confirmationToken" in properties, terminal),
+        description=_description(method, operation, "confirmationToken" in properties, terminal, fields),
         input_schema={
             "type": "object",
             "properties": properties,
@@ -187,26 +195,24 @@ def _spec(
         query_params=tuple(locations["query"]),
         body_params=tuple(locations["body"]),
         has_body=body is not None,
-        output_schema=_output_schema(operation, components),
+        result_fields=fields,
         required_role=operation.get("x-required-role"),
     )
 
 
-def _output_schema(operation: dict[str, Any], components: dict[str, Any]) -> dict[str, Any] | None:
-    """The success responses' JSON schemas as one object schema, or None when one of them is no object."""
-    schemas: list[dict[str, Any]] = []
+def _result_fields(operation: dict[str, Any], components: dict[str, Any]) -> tuple[str, ...]:
+    """The top-level fields of the success responses' JSON objects, in document order.
+
+    Named in the description rather than published as an outputSchema: hosts hand the model a tool's name,
+    description and inputSchema only (anthropics/claude-code#54197), while clients validate every result against an
+    outputSchema (the MCP SDK's `ClientSession.validate_tool_result`) - 150k characters that only the validator read.
+    """
+    fields: dict[str, None] = {}
     for status, response in operation.get("responses", {}).items():
         schema = response.get("content", {}).get("application/json", {}).get("schema")
-        if not status.startswith("2") or schema is None:
-            continue
-        resolved = _property(schema, components, None)
-        if resolved.get("type") != "object":
-            return None
-        if resolved not in schemas:
-            schemas.append(resolved)
-    if not schemas:
-        return None
-    return schemas[0] if len(schemas) == 1 else {"type": "object", "anyOf": schemas}
+        if status.startswith("2") and schema is not None:
+            fields.update(dict.fromkeys(_resolve(schema, components).get("properties", {})))
+    return tuple(fields)
 
 
 def _add(
@@ -254,10 +260,15 @@ def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
     return {key: _resolve(value, components, depth) for key, value in schema.items() if not key.startswith("x-")}
 
 
-def _description(method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str]) -> str:
+def _description(
+    method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str], fields: Sequence[str]
+) -> str:
+    """Summary, the route's description, the answer's fields, then what to do with a plan and whether to wait."""
     parts = [operation.get("summary", operation["operationId"]).rstrip(".") + "."]
     if operation.get("description"):
         parts.append(operation["description"])
+    if fields:
+        parts.append(f"Result fields: {', '.join(fields)}.")
     if needs_confirmation:
         parts.append(CONFIRMATION_NOTE)
     if method != "GET":
@@ -274,7 +285,6 @@ def _annotations(method: str, operation: dict[str, Any], needs_confirmation: boo
     """Destructive exactly when the API can demand a confirmation token for the call (its rule for what
     terminates, deletes or restarts); idempotent for the methods whose repeat changes nothing more."""
     return types.ToolAnnotations(
-        title=operation.get("summary"),
         read_only_hint=method == "GET",
         destructive_hint=needs_confirmation,
         idempotent_hint=method in ("GET", "DELETE", "PUT", "PATCH"),

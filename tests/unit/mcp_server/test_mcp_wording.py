@@ -39,7 +39,6 @@ def texts() -> list[tuple[str, str]]:
     for tool in TOOLS:
         found.append((tool.name, tool.description or ""))
         found += descriptions(tool.input_schema, f"{tool.name} input")
-        found += descriptions(tool.output_schema, f"{tool.name} output")
     return found
 
 

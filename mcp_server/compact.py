@@ -1,0 +1,65 @@
+"""The tool list's schemas in as few characters as say the same (issue 30, finding 9: an agent pays for the list
+on every session).
+
+Belongs here: rewriting a resolved JSON Schema into an equivalent shorter one (`compact`: an optional field's
+`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `examples`). Not here: reading
+the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across tools,
+not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NULL = {"type": "null"}
+# Keywords that hold data, not schemas; and those under which every value is a schema, keyed by name.
+DATA_KEYWORDS = ("default", "examples", "const", "enum")
+NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+# Keywords that apply to every instance type: an `anyOf [X, null]` whose X has one cannot fold null into X's type.
+UNTYPED = ("const", "not", "allOf", "anyOf", "oneOf", "if", "$ref")
+# Numeric bounds, which pydantic writes as floats (`le=100` as `100.0`).
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema`, validating the same instances, in fewer characters."""
+    folded: dict[str, Any] = _folded(schema)
+    return folded
+
+
+def _folded(schema: Any, names: bool = False) -> Any:
+    """Every `anyOf [X, null]` as X admitting null, whole bounds as integers; without `examples` (the REST document
+    keeps them) and without an empty `required`."""
+    if isinstance(schema, list):
+        return [_folded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if names:
+        return {key: _folded(value) for key, value in schema.items()}
+    kept = {key: value for key, value in schema.items() if key != "examples" and (key, value) != ("required", [])}
+    schema = _nullable(kept)
+    return {
+        key: value if key in DATA_KEYWORDS else _bound(value) if key in BOUNDS else _folded(value, key in NAME_MAPS)
+        for key, value in schema.items()
+    }
+
+
+def _bound(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """`{anyOf: [X, null], description}` as `{...X, type: [X's type, null], description}` where X's keywords all
+    apply to its own type only (so null still passes them); the field's description wins over the model's."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list) or len(branches) != 2 or NULL not in branches:
+        return schema
+    other = branches[1] if branches[0] == NULL else branches[0]
+    if not isinstance(other, dict) or not isinstance(other.get("type"), str) or any(key in other for key in UNTYPED):
+        return schema
+    rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    folded = {key: value for key, value in other.items() if key not in rest}
+    folded["type"] = [other["type"], "null"]
+    if "enum" in folded:
+        folded["enum"] = [*folded["enum"], None]
+    return {**folded, **rest}
