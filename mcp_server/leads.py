@@ -1,7 +1,8 @@
 """What an agent reads first: the one lead sentence of every tool result.
 
-Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, a plan, a
-started, running, finished or failed operation, a no-op, an error, an outage). Not here: calling the API
+Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, which leads with
+its finding, a plan, a started, running, finished or failed operation, which names the next tool, a no-op, an error,
+an outage). Not here: calling the API
 (`client`) or building the MCP result (`server`).
 """
 
@@ -10,6 +11,31 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_server.tools import RESUME_TOOL, WAIT_TOOL, ToolSpec
+
+# What to call once an operation of each kind has SUCCEEDED: the pipeline's next stage, or the read that shows the
+# outcome (a unit test holds the keys to the API's operation kinds and the values to its tools).
+NEXT_TOOL = {
+    "create_cluster": ("cluster_get_status", "to verify the cluster is ready for work"),
+    "create_eks_cluster": ("cluster_configure_dependencies", "for stage 3"),
+    "configure_cluster_dependencies": ("hyperpod_create", "for stage 4"),
+    "create_hyperpod_cluster": ("s3_storage_create", "for stage 5"),
+    "configure_storage": ("cluster_get_status", "to verify the cluster is ready for work"),
+    "import_cluster": ("cluster_get_status", "to see which stages are still missing"),
+    "delete_eks_cluster": ("cluster_list_all", "to see the clusters left"),
+    "add_instance_group": ("hyperpod_list_nodes", "to see the group's nodes"),
+    "update_instance_group": ("cluster_get_instance_groups", "to see the groups"),
+    "delete_instance_group": ("cluster_get_instance_groups", "to see the groups left"),
+    "update_cluster_software": ("cluster_get_instance_groups", "to see each group's release"),
+    "update_cluster_features": ("hyperpod_get_advanced_features", "to see each feature's state"),
+    "reboot_nodes": ("hyperpod_list_nodes", "to see each node's health"),
+    "replace_nodes": ("hyperpod_list_nodes", "to see each node's health"),
+    "delete_nodes": ("hyperpod_list_nodes", "to see the nodes left"),
+    "download_to_storage": ("s3_storage_list_contents", "to see what was downloaded"),
+}
+# How many items of a list a lead names before it counts the rest.
+NAMED = 3
+# The fields in which a read's subject says where it stands (a job's phase, an endpoint's state, a cluster's status).
+STATE_FIELDS = ("phase", "state", "status")
 
 
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
@@ -26,10 +52,60 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
     operation = _operation(body)
     if operation.get("operationId"):
         return operation_lead(operation, started=not spec.read_only and spec.name != WAIT_TOOL)
+    finding = _finding(body)
+    if finding:
+        return finding
     if not spec.read_only:
         message = str(body.get("message") or "").rstrip(".")
         return f"{spec.name} is done{': ' + message if message else ''}; no operation was started, nothing to wait on."
-    return f"{spec.name} answered; nothing changed."
+    return read_lead(spec, body)
+
+
+def _finding(body: dict[str, Any]) -> str | None:
+    """What a readiness or drift report found, whichever tool answered with it."""
+    tag = body.get("clusterTag")
+    if isinstance(body.get("ready"), bool) and isinstance(body.get("missing"), list):
+        if body["ready"]:
+            nodes, gpus = body.get("nodesReady"), body.get("gpusAllocatable")
+            return f"Cluster {tag} is ready for work: {nodes} nodes Ready, {gpus} GPUs allocatable."
+        return f"Cluster {tag} is not ready; missing: {_some(body['missing'])}."
+    if isinstance(body.get("inSync"), bool):
+        return _drift_lead(tag, body)
+    return None
+
+
+def read_lead(spec: ToolSpec, body: dict[str, Any]) -> str:
+    """A read leads with the state of what it reads, or how many items its page holds and whether more follow."""
+    name, tag = spec.name, body.get("clusterTag")
+    items = [(key, value) for key, value in body.items() if isinstance(value, list)]
+    if "continue" in spec.input_schema.get("properties", {}) and len(items) == 1:
+        field, listed = items[0]
+        more = f"; more follow: call {name} again with continue" if body.get("continue") else ""
+        return f"{name}: {len(listed)} {field} on this page{more}."
+    subject = body.get("name") or tag
+    state = next((body[key] for key in STATE_FIELDS if isinstance(body.get(key), str)), None)
+    if subject and state:
+        return f"{name}: {subject} is {state}."
+    return f"{name} answered; nothing changed."
+
+
+def _drift_lead(tag: Any, report: dict[str, Any]) -> str:
+    if report["inSync"]:
+        return f"Cluster {tag} is in sync: nothing drifted and no operation is stuck."
+    findings = [
+        str(finding.get("message") or finding.get("path")).rstrip(".") for finding in report.get("findings") or []
+    ]
+    stuck = [str(operation.get("operationId")) for operation in report.get("stuckOperations") or []]
+    parts = [f"{len(findings)} fields drifted: {_some(findings)}"] if findings else []
+    if stuck:
+        parts.append(f"stuck operations (call {RESUME_TOOL} with each operationId): {_some(stuck)}")
+    return f"Cluster {tag} is out of sync; " + "; ".join(parts) + "."
+
+
+def _some(items: list[Any]) -> str:
+    """The first NAMED items, and how many more."""
+    named = "; ".join(str(item) for item in items[:NAMED])
+    return named + (f" and {len(items) - NAMED} more" if len(items) > NAMED else "")
 
 
 def operation_lead(operation: dict[str, Any], *, started: bool = False, still_running_after: int | None = None) -> str:
@@ -38,6 +114,11 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
     status = operation.get("status") or "PENDING"
     stage = _current_stage(operation)
     if status == "SUCCEEDED":
+        following = NEXT_TOOL.get(str(operation.get("kind")))
+        if following:
+            tag = operation.get("target")  # the cluster the operation ran on
+            arguments = f" with clusterTag={tag}" if tag else ""
+            return f"Operation {operation_id} SUCCEEDED; next, call {following[0]}{arguments} {following[1]}."
         return f"Operation {operation_id} SUCCEEDED; read the result, or call the next tool."
     if status == "FAILED":
         error = operation.get("error")

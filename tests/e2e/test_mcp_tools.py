@@ -366,7 +366,8 @@ PLAN = {
             "operation_wait",
             {"operationId": "op-12345678"},
             httpx.Response(200, json=operation("SUCCEEDED")),
-            "Operation op-12345678 SUCCEEDED; read the result, or call the next tool.",
+            "Operation op-12345678 SUCCEEDED; next, call cluster_get_instance_groups with clusterTag=demo to see the "
+            "groups.",
         ),
         (
             "operation_get",
@@ -385,7 +386,7 @@ PLAN = {
             "cluster_list_all",
             {},
             httpx.Response(200, json={"clusters": []}),
-            "cluster_list_all answered; nothing changed.",
+            "cluster_list_all: 0 clusters on this page.",
         ),
     ],
     ids=["nested-status", "dry-run-plan", "node-plan", "confirmation-asked", "no-op", "succeeded", "failed", "read"],
