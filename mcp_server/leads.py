@@ -62,7 +62,7 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
 
 
 def _finding(body: dict[str, Any]) -> str | None:
-    """What a readiness or drift report found, whichever tool answered with it."""
+    """What a readiness, drift or health report found, whichever tool answered with it."""
     tag = body.get("clusterTag")
     if isinstance(body.get("ready"), bool) and isinstance(body.get("missing"), list):
         if body["ready"]:
@@ -71,15 +71,26 @@ def _finding(body: dict[str, Any]) -> str | None:
         return f"Cluster {tag} is not ready; missing: {_some(body['missing'])}."
     if isinstance(body.get("inSync"), bool):
         return _drift_lead(tag, body)
+    if isinstance(body.get("nodesUnhealthy"), int) and isinstance(body.get("pendingByReason"), dict):
+        pending = sum(count for count in body["pendingByReason"].values() if isinstance(count, int))
+        return (
+            f"Cluster {tag}: {body['nodesUnhealthy']} of {body.get('nodesTotal')} nodes unhealthy, {pending} pods "
+            f"pending, {body.get('warningEventsTotal')} warning events."
+        )
     return None
 
 
 def read_lead(spec: ToolSpec, body: dict[str, Any]) -> str:
-    """A read leads with the state of what it reads, or how many items its page holds and whether more follow."""
+    """A read leads with who the caller is, how many items it lists (and whether more pages follow), or the state of
+    what it reads."""
     name, tag = spec.name, body.get("clusterTag")
+    if body.get("principal") and body.get("role"):
+        return f"You act as {body['principal']} with role {body['role']}."
     items = [(key, value) for key, value in body.items() if isinstance(value, list)]
-    if "continue" in spec.input_schema.get("properties", {}) and len(items) == 1:
+    if len(items) == 1 and not isinstance(body.get("name"), str):
         field, listed = items[0]
+        if "continue" not in spec.input_schema.get("properties", {}):
+            return f"{name}: {len(listed)} {field}."
         more = f"; more follow: call {name} again with continue" if body.get("continue") else ""
         return f"{name}: {len(listed)} {field} on this page{more}."
     subject = body.get("name") or tag

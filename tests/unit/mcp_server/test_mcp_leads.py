@@ -79,3 +79,34 @@ def test_a_finished_stage_names_the_next_stage_of_the_pipeline(specs):
 def test_every_operation_kind_names_a_next_tool_that_exists(specs):
     assert set(NEXT_TOOL) == {kind.value for kind in OperationKind}
     assert {tool for tool, _ in NEXT_TOOL.values()} <= set(specs)
+
+
+def test_an_overview_leads_with_what_is_unhealthy_or_pending(specs):
+    overview = {
+        "clusterTag": "demo",
+        "nodesTotal": 4,
+        "nodesUnhealthy": 1,
+        "podsTotal": 9,
+        "pendingByReason": {"Unschedulable": 2, "ImagePull": 1},
+        "warningEventsTotal": 5,
+        "nodes": [],
+        "pendingPods": [],
+    }
+
+    assert first(specs, "cluster_get_overview", overview) == (
+        "Cluster demo: 1 of 4 nodes unhealthy, 3 pods pending, 5 warning events."
+    )
+
+
+def test_identity_says_who_the_caller_acts_as(specs):
+    body = {"principal": "alice", "source": "cognito", "role": "operator", "via": "mcp"}
+
+    assert first(specs, "identity_get", body, {}) == "You act as alice with role operator."
+
+
+def test_a_list_without_pages_counts_its_items(specs):
+    body = {"region": "us-west-2", "availabilityZones": [{}, {}, {}]}
+
+    assert first(specs, "cluster_get_availability_zones", body, {"region": "us-west-2"}) == (
+        "cluster_get_availability_zones: 3 availabilityZones."
+    )
