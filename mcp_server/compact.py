@@ -2,9 +2,9 @@
 on every session).
 
 Belongs here: rewriting a resolved JSON Schema into an equivalent shorter one (`compact`: an optional field's
-`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `examples`). Not here: reading
-the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across tools,
-not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it only).
+`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`). Not here:
+reading the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across
+tools, not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
 """
 
 from __future__ import annotations
@@ -29,18 +29,17 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _folded(schema: Any, names: bool = False) -> Any:
     """Every `anyOf [X, null]` as X admitting null, whole bounds as integers; without `examples` (the REST document
-    keeps them) and without an empty `required`."""
+    keeps them), `title` (pydantic's `Instancecount` repeats the name) or an empty `required`."""
     if isinstance(schema, list):
         return [_folded(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     if names:
         return {key: _folded(value) for key, value in schema.items()}
-    kept = {key: value for key, value in schema.items() if key != "examples" and (key, value) != ("required", [])}
-    schema = _nullable(kept)
     return {
         key: value if key in DATA_KEYWORDS else _bound(value) if key in BOUNDS else _folded(value, key in NAME_MAPS)
-        for key, value in schema.items()
+        for key, value in _nullable(schema).items()
+        if key not in ("examples", "title") and (key, value) != ("required", [])
     }
 
 

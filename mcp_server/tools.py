@@ -38,9 +38,6 @@ SHARED_ARGUMENTS = {
     "limit": "Items per page.",
 }
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
-# Keywords whose value maps names to schemas, and those whose value is data, not a schema.
-NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-DATA_KEYWORDS = ("default", "examples", "const", "enum")
 
 
 @dataclass(frozen=True)
@@ -60,8 +57,6 @@ class ToolSpec:
     # operation_wait only: the REST long-poll's own maximum per request, and the statuses that end its wait.
     round_seconds: int = 0
     terminal_statuses: tuple[str, ...] = ()
-    # The top-level fields of a successful answer, as its description names them.
-    result_fields: tuple[str, ...] = ()
     # The weakest role that may call it (None: the document does not say).
     required_role: str | None = None
 
@@ -131,26 +126,12 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
 
 
 def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
-    """The spec in an agent's words: tools and arguments, never REST routes or status codes, and no titles
-    (pydantic's `Instancecount` repeats the name; a tenth of the tool list, issue 30 finding 9)."""
+    """The spec in an agent's words (tools and arguments, never REST routes or status codes), its schema compact."""
     return replace(
         spec,
         description=vocabulary.for_agents(spec.description),
-        input_schema=compact(_untitled(vocabulary.in_schema(spec.input_schema))),
+        input_schema=compact(vocabulary.in_schema(spec.input_schema)),
     )
-
-
-def _untitled(schema: Any, names: bool = False) -> Any:
-    """`schema` without `title` keywords; `names`: a map of names to schemas (properties), whose keys all stay."""
-    if isinstance(schema, list):
-        return [_untitled(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    return {
-        key: value if key in DATA_KEYWORDS and not names else _untitled(value, key in NAME_MAPS and not names)
-        for key, value in schema.items()
-        if names or key != "title"
-    }
 
 
 def _spec(
@@ -178,12 +159,13 @@ def _spec(
             _add(properties, key, _property(schema, components, None), "body", locations)
         if operation["requestBody"].get("required"):
             required.extend(key for key in body.get("required", []) if key not in required)
-    fields = _result_fields(operation, components)
     return ToolSpec(
         name=name,
         method=method,
         path=path,
-        description=_description(method, operation, "confirmationToken" in properties, terminal, fields),
+        description=_description(
+            method, operation, "confirmationToken" in properties, terminal, _result_fields(operation, components)
+        ),
         input_schema={
             "type": "object",
             "properties": properties,
@@ -195,7 +177,6 @@ def _spec(
         query_params=tuple(locations["query"]),
         body_params=tuple(locations["body"]),
         has_body=body is not None,
-        result_fields=fields,
         required_role=operation.get("x-required-role"),
     )
 
