@@ -2,8 +2,7 @@
 
 Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, which leads with
 its finding, a plan, a started, running, finished or failed operation, which names the next tool, a no-op, an error,
-an outage). Not here: calling the API
-(`client`) or building the MCP result (`server`).
+an outage). Not here: calling the API (`client`) or building the MCP result (`server`).
 """
 
 from __future__ import annotations
