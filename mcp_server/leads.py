@@ -1,8 +1,8 @@
 """What an agent reads first: the one lead sentence of every tool result.
 
 Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, a plan, a
-started, running, finished or failed operation, a no-op, an error, an outage). Not here: calling the API
-(`client`) or building the MCP result (`server`).
+started, running, finished or failed operation, a workload created or waited for, a no-op, an error, an outage).
+Not here: calling the API (`client`) or building the MCP result (`server`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_server.tools import RESUME_TOOL, WAIT_TOOL, ToolSpec
+
+# Where a result keeps the workload it is about.
+WORKLOAD_KEYS = ("job", "deployment", "endpoint", "detail")
+# What to do once a workload's wait ended in this state.
+AFTER_WAIT = {
+    "Succeeded": "read its log with job_get_logs, or serve its output with inference_deploy_container",
+    "Failed": "read why in its events (job_get_status) and its log (job_get_logs)",
+    "Running": "a RayCluster runs until deleted: read it with job_get_status",
+    "Ready": "call it with inference_call_model",
+    "Scaled to zero": "it serves nothing until inference_update_deployment scales it up",
+    "DeploymentComplete": "call it with inference_endpoint_call",
+    "DeploymentFailed": "its conditions say why (inference_endpoint_get); fix the cause, delete it and create it again",
+    "DeletionComplete": "it is gone",
+    "DeletionFailed": "its conditions say why (inference_endpoint_get)",
+}
 
 
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
@@ -26,6 +41,10 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
     operation = _operation(body)
     if operation.get("operationId"):
         return operation_lead(operation, started=not spec.read_only and spec.name != WAIT_TOOL)
+    if spec.long_poll:
+        return workload_lead(spec, arguments, body)
+    if spec.wait_tool:
+        return _created_lead(spec, arguments, body)
     if not spec.read_only:
         message = str(body.get("message") or "").rstrip(".")
         return f"{spec.name} is done{': ' + message if message else ''}; no operation was started, nothing to wait on."
@@ -59,6 +78,37 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
     return f"Operation {operation_id} {verb} {status}{where}; call {WAIT_TOOL} with operationId={operation_id}."
 
 
+def workload_lead(
+    spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any], still_waiting_after: int | None = None
+) -> str:
+    """The lead of a workload's wait: where it stands and what to call next."""
+    kind, workload = _workload(body)
+    state = _state(workload)
+    if still_waiting_after is not None or not body.get("done"):
+        after = f" after {still_waiting_after} s" if still_waiting_after is not None else ""
+        return (
+            f"The {kind} {workload.get('name')} is still {state}{after} — call {spec.name} again with "
+            f"{_arguments(spec.path_params, arguments, workload)}."
+        )
+    return f"The {kind} {workload.get('name')} is {state}; {AFTER_WAIT.get(state, 'read it for details')}."
+
+
+def workload_progress(body: dict[str, Any]) -> str:
+    """`job lf-agent Running (3.0 s waited)`."""
+    kind, workload = _workload(body)
+    return f"{kind} {workload.get('name')} {_state(workload)} ({body.get('waitedSeconds', 0)} s waited)"
+
+
+def _created_lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
+    """A tool that created (or changed) a workload names the wait that follows it: the work has only begun."""
+    _, workload = _workload(body)
+    state = _state(workload)
+    return (
+        f"{spec.name} was accepted; {workload.get('name')} is {state}. To wait until it is ready or has ended, call "
+        f"{spec.wait_tool} with {_arguments(spec.wait_arguments, arguments, workload)}."
+    )
+
+
 def error_lead(spec_name: str, body: dict[str, Any]) -> str:
     """The lead of an error result: which tool failed, why, and (from the API's message) what to do. A refusal that
     carries a plan and its token (a call whose values need the person's confirmation) says how to confirm."""
@@ -79,6 +129,25 @@ def _operation(body: dict[str, Any]) -> dict[str, Any]:
     """The operation a result carries: nested under `operation` (explicit-diff updates), or the body itself."""
     nested = body.get("operation")
     return nested if isinstance(nested, dict) and nested.get("operationId") else body
+
+
+def _workload(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The workload a result carries (a wait's `job`, `deployment` or `endpoint`, a recipe's `detail`), and its kind."""
+    for key in WORKLOAD_KEYS:
+        nested = body.get(key)
+        if isinstance(nested, dict) and nested.get("name"):
+            return ("job" if key == "detail" else key), nested
+    return "workload", body
+
+
+def _state(workload: dict[str, Any]) -> str:
+    return str(workload.get("phase") or workload.get("status") or workload.get("state") or "unknown")
+
+
+def _arguments(names: tuple[str, ...], arguments: dict[str, Any], workload: dict[str, Any]) -> str:
+    """`clusterTag=demo, jobName=lf-agent`: each path argument from the call, else the workload's name."""
+    values = [f"{name}={arguments.get(name) or workload.get('name')}" for name in names]
+    return ", ".join(values)
 
 
 def _current_stage(operation: dict[str, Any]) -> str | None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
-from controlplane.models.common import Contract, PageView, View
+from controlplane.models.common import Contract, PageView, View, WorkloadWait
 
 # A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
 JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -240,6 +240,12 @@ class JobDetail(JobSummary):
     image: str | None = None
     pods: list[JobPod]
     events: list[JobEvent] = Field(description="The last events of the job, newest last.")
+
+
+class JobWait(WorkloadWait):
+    """Done at Succeeded or Failed (a RayCluster, which runs until deleted: once Running)."""
+
+    job: JobDetail
 
 
 class JobList(PageView):
