@@ -30,6 +30,9 @@ AFTER_WAIT = {
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
     """One sentence on a successful result: what happened, and what to do next."""
     token = body.get("confirmationToken")
+    failing = [check for check in body.get("checks") or [] if isinstance(check, dict) and check.get("status") == "fail"]
+    if failing and (token or body.get("dryRun") or arguments.get("dryRun")):
+        return _refused_plan_lead(spec, failing)
     if token:
         again = "dryRun false and " if arguments.get("dryRun") else "the same arguments and "
         return (
@@ -97,6 +100,17 @@ def workload_progress(body: dict[str, Any]) -> str:
     """`job lf-agent Running (3.0 s waited)`."""
     kind, workload = _workload(body)
     return f"{kind} {workload.get('name')} {_state(workload)} ({body.get('waitedSeconds', 0)} s waited)"
+
+
+def _refused_plan_lead(spec: ToolSpec, failing: list[dict[str, Any]]) -> str:
+    """A plan whose checks fail: the call would be refused, so it offers nothing to carry out."""
+    first = failing[0]
+    fix = str(first.get("fix") or "change the request").rstrip(".")
+    more = f" (and {len(failing) - 1} more failing check(s) in checks)" if len(failing) > 1 else ""
+    return (
+        f"Plan only; nothing changed, and carried out it would be refused: check {first.get('check')} fails{more}. "
+        f"Fix: {fix}. Call {spec.name} with dryRun true again once that is changed."
+    )
 
 
 def _created_lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:

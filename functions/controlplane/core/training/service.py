@@ -87,6 +87,19 @@ class TrainingJobService:
 
     def submit(self, cluster_tag: str, request: SubmitJobRequest) -> JobDetail:
         """Check the request against the cluster, render and validate the manifest, create it, return its detail."""
+        record, cluster, job, namespace = self._checked(cluster_tag, request)
+        if not self._writes.create(cluster, record.region, job):
+            raise _name_in_use(request.name, namespace)
+        return self.get(cluster_tag, request.name)
+
+    def check(self, cluster_tag: str, request: SubmitJobRequest) -> None:
+        """Every check `submit` runs, creating nothing (a dry run refuses what the submit would)."""
+        self._checked(cluster_tag, request)
+
+    def _checked(
+        self, cluster_tag: str, request: SubmitJobRequest
+    ) -> tuple[ClusterRecord, EksCluster, dict[str, Any], str]:
+        """The cluster, the rendered job and its namespace, once every check passed."""
         if request.elastic and request.tieredCheckpointing:
             raise InvalidRequestError(
                 "Elastic training and tiered checkpointing do not compose: drop `elastic` or `tieredCheckpointing`."
@@ -103,9 +116,7 @@ class TrainingJobService:
         problems = schema_problems(job)
         if problems:
             raise InvalidRequestError(f"The job does not match the {request.kind.value} schema: {'; '.join(problems)}.")
-        if not self._writes.create(cluster, record.region, job):
-            raise _name_in_use(request.name, placement.namespace)
-        return self.get(cluster_tag, request.name)
+        return record, cluster, job, placement.namespace
 
     def _require_training_operator(self, record: ClusterRecord, cluster: EksCluster) -> None:
         addon = self._eks(record.region).find_addon(cluster.name, TRAINING_OPERATOR_ADDON)

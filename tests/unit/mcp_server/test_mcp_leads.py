@@ -1,6 +1,7 @@
-"""Workloads are waitable like operations (issue 30, finding 1): a job, a model server and an endpoint each have a
-long-poll tool with operation_wait's contract, and every tool that creates or scales one names that wait in its
-result's lead, never "nothing to wait on" while the work runs."""
+"""Leads an agent can act on (issue 30). Workloads are waitable like operations (finding 1): a job, a model server and
+an endpoint each have a long-poll tool with operation_wait's contract, and every tool that creates or scales one names
+that wait in its result's lead, never "nothing to wait on" while the work runs. A plan whose checks fail says first
+that the call would be refused, and offers nothing to carry out (finding 2)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,41 @@ def test_a_wait_that_ran_out_says_where_the_workload_stands_and_to_call_again():
 def test_a_finished_wait_names_the_next_tool(tool, body, next_tool):
     sentence = lead(SPECS[tool], {"clusterTag": "demo"}, body)
     assert next_tool in sentence and "nothing changed" not in sentence, sentence
+
+
+FAILING_QUOTA = {
+    "check": "quota: ml.g6.4xlarge for cluster usage",
+    "status": "fail",
+    "have": 2,
+    "need": 500,
+    "fix": "Request an increase of L-1234 with RequestServiceQuotaIncrease.",
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "body"),
+    [
+        ("cluster_create", {"dryRun": True}, {"dryRun": True, "actions": [], "checks": [FAILING_QUOTA]}),
+        (
+            "hyperpod_add_instance_group",
+            {"dryRun": True},
+            {"dryRun": True, "actions": [], "checks": [{"check": "ok", "status": "pass"}, FAILING_QUOTA]},
+        ),
+    ],
+)
+def test_a_plan_with_a_failing_check_says_it_would_be_refused_first_and_offers_no_carrying_out(tool, arguments, body):
+    """Issue 30, finding 2: a 500-node group whose pre-flight said fail answered "to carry it out, call again"."""
+    sentence = lead(SPECS[tool], {"clusterTag": "demo", **arguments}, body)
+    assert sentence.startswith("Plan only; nothing changed, and carried out it would be refused"), sentence
+    assert "quota: ml.g6.4xlarge for cluster usage" in sentence and "RequestServiceQuotaIncrease" in sentence
+    assert "carry it out" not in sentence and "dryRun false" not in sentence
+
+
+def test_a_plan_whose_checks_pass_or_warn_still_offers_carrying_it_out():
+    body = {
+        "dryRun": True,
+        "actions": [],
+        "checks": [{"check": "ok", "status": "pass"}, {"check": "w", "status": "warn"}],
+    }
+    sentence = lead(SPECS["cluster_create"], {"dryRun": True}, body)
+    assert sentence == "Plan only; nothing changed. To carry it out, call cluster_create again with dryRun false."
