@@ -11,6 +11,8 @@ from typing import Any
 
 from mcp_server.tools import RESUME_TOOL, WAIT_TOOL, ToolSpec
 
+# The errors of an operation that ended with a verdict resuming does not change: the message says what to call.
+NOT_RESUMABLE = {"NodeNotRecoveredError"}
 # Where a result keeps the workload it is about.
 WORKLOAD_KEYS = ("job", "deployment", "endpoint", "detail")
 # What to do once a workload's wait ended in this state.
@@ -65,6 +67,8 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
         error = operation.get("error")
         failed_step = error.get("step") if isinstance(error, dict) else None
         step = failed_step or operation.get("currentStep") or stage or "an unknown step"
+        if isinstance(error, dict) and error.get("code") in NOT_RESUMABLE:
+            return f"Operation {operation_id} FAILED at step {step}: {_error(operation)}"
         return (
             f"Operation {operation_id} FAILED at step {step}: {_error(operation)} Fix the cause, then call "
             f"{RESUME_TOOL} with operationId={operation_id}."

@@ -143,3 +143,22 @@ def test_a_plan_whose_checks_pass_or_warn_still_offers_carrying_it_out():
     }
     sentence = lead(SPECS["cluster_create"], {"dryRun": True}, body)
     assert sentence == "Plan only; nothing changed. To carry it out, call cluster_create again with dryRun false."
+
+
+def test_a_reboot_that_did_not_recover_the_node_says_to_replace_it_not_to_resume():
+    """Issue 30, finding 4: a reboot reported success while the node stayed UnschedulablePendingReplacement."""
+    message = (
+        "Step 'Check Nodes Rebooted' failed: Rebooted, but not recovered: i-0abc is Running but its health is "
+        "UnschedulablePendingReplacement (…). Replace it with hyperpod_node_replace (nodeId i-0abc): plan first, then "
+        "confirm with the person. Resuming this reboot would only reboot it again."
+    )
+    operation = {
+        "operationId": "op-1",
+        "status": "FAILED",
+        "stages": [{"name": "nodes", "status": "FAILED"}],
+        "error": {"code": "NodeNotRecoveredError", "message": message, "step": "Check Nodes Rebooted"},
+    }
+    sentence = lead(SPECS["operation_wait"], {"operationId": "op-1"}, operation)
+    assert sentence.startswith("Operation op-1 FAILED at step Check Nodes Rebooted: Step 'Check Nodes Rebooted' failed")
+    assert "UnschedulablePendingReplacement" in sentence and "hyperpod_node_replace" in sentence
+    assert "operation_resume" not in sentence
