@@ -53,6 +53,8 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
     if not spec.read_only:
         message = str(body.get("message") or "").rstrip(".")
         return f"{spec.name} is done{': ' + message if message else ''}; no operation was started, nothing to wait on."
+    if body.get("note"):
+        return f"{spec.name} answered: {body['note']}"
     return f"{spec.name} answered; nothing changed."
 
 

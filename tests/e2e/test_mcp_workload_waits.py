@@ -66,18 +66,21 @@ def converse(running_sandbox, story: Callable[[Tool], Awaitable[Any]]) -> tuple[
 
 
 def test_a_submitted_job_is_waited_for_to_its_end_in_one_call(running_sandbox, cluster, seconds_of_work) -> None:
-    async def story(tool: Tool) -> tuple[str, str, dict[str, Any]]:
+    async def story(tool: Tool) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
         submitted, _ = await tool("job_submit", {"clusterTag": TAG, "name": "waited", **JOB})
         said, waited = await tool("job_wait", {"clusterTag": TAG, "jobName": "waited"})
-        return submitted, said, waited
+        _, logs = await tool("job_get_logs", {"clusterTag": TAG, "jobName": "waited", "tailLines": 5})
+        return submitted, said, waited, logs
 
-    (submitted, said, waited), calls, progress = converse(running_sandbox, story)
+    (submitted, said, waited, logs), calls, progress = converse(running_sandbox, story)
 
     assert "call job_wait with clusterTag=waits, jobName=waited" in submitted, submitted
     assert "nothing to wait on" not in submitted
     assert (waited["done"], waited["job"]["phase"]) == (True, "Succeeded"), waited
     assert "job_get_logs" in said, said
-    assert calls == ["job_submit", "job_wait"]
+    assert calls == ["job_submit", "job_wait", "job_get_logs"]
+    # Issue 30, finding 3: a finished job keeps its pods (cleanPodPolicy None by default), so its log stays readable.
+    assert len(logs["lines"]) == 5 and logs["note"] is None, logs
     assert progress and all(message.startswith("job waited ") for message in progress), progress
 
 

@@ -162,3 +162,11 @@ def test_a_reboot_that_did_not_recover_the_node_says_to_replace_it_not_to_resume
     assert sentence.startswith("Operation op-1 FAILED at step Check Nodes Rebooted: Step 'Check Nodes Rebooted' failed")
     assert "UnschedulablePendingReplacement" in sentence and "hyperpod_node_replace" in sentence
     assert "operation_resume" not in sentence
+
+
+def test_a_read_that_carries_a_note_leads_with_it():
+    note = "The job Succeeded, and its pods were deleted when it ended (cleanPodPolicy All), their logs with them."
+    body = {"jobName": "lf", "pod": "", "pods": [], "lines": [], "note": note}
+    assert (
+        lead(SPECS["job_get_logs"], {"clusterTag": "demo", "jobName": "lf"}, body) == f"job_get_logs answered: {note}"
+    )
