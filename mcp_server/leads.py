@@ -1,8 +1,9 @@
 """What an agent reads first: the one lead sentence of every tool result.
 
 Belongs here: `lead` (what happened and what to call next, for every kind of result: a read, which leads with
-its finding, a plan, a started, running, finished or failed operation, which names the next tool, a no-op, an error,
-an outage). Not here: calling the API (`client`) or building the MCP result (`server`).
+its finding, a plan, a started, running, finished or failed operation, which names the next tool, a workload created
+or waited for, a no-op, an error, an outage). Not here: calling the API (`client`) or building the MCP result
+(`server`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,30 @@ NEXT_TOOL = {
 NAMED = 3
 # The fields in which a read's subject says where it stands (a job's phase, an endpoint's state, a cluster's status).
 STATE_FIELDS = ("phase", "state", "status")
+# The errors of an operation that ended with a verdict resuming does not change: the message says what to call.
+NOT_RESUMABLE = {"NodeNotRecoveredError"}
+# Where a result keeps the workload it is about.
+WORKLOAD_KEYS = ("job", "deployment", "endpoint", "detail")
+# What to do once a workload's wait ended in this state.
+AFTER_WAIT = {
+    "Succeeded": "read its log with job_get_logs, or serve its output with inference_deploy_container",
+    "Failed": "read why in its events (job_get_status) and its log (job_get_logs)",
+    "Running": "a RayCluster runs until deleted: read it with job_get_status",
+    "Ready": "call it with inference_call_model",
+    "Scaled to zero": "it serves nothing until inference_update_deployment scales it up",
+    "DeploymentComplete": "call it with inference_endpoint_call",
+    "DeploymentFailed": "its conditions say why (inference_endpoint_get); fix the cause, delete it and create it again",
+    "DeletionComplete": "it is gone",
+    "DeletionFailed": "its conditions say why (inference_endpoint_get)",
+}
 
 
 def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
     """One sentence on a successful result: what happened, and what to do next."""
     token = body.get("confirmationToken")
+    failing = [check for check in body.get("checks") or [] if isinstance(check, dict) and check.get("status") == "fail"]
+    if failing and (token or body.get("dryRun") or arguments.get("dryRun")):
+        return _refused_plan_lead(spec, failing)
     if token:
         again = "dryRun false and " if arguments.get("dryRun") else "the same arguments and "
         return (
@@ -51,12 +71,18 @@ def lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str
     operation = _operation(body)
     if operation.get("operationId"):
         return operation_lead(operation, started=not spec.read_only and spec.name != WAIT_TOOL)
+    if spec.long_poll:
+        return workload_lead(spec, arguments, body)
+    if spec.wait_tool:
+        return _created_lead(spec, arguments, body)
     finding = _finding(body)
     if finding:
         return finding
     if not spec.read_only:
         message = str(body.get("message") or "").rstrip(".")
         return f"{spec.name} is done{': ' + message if message else ''}; no operation was started, nothing to wait on."
+    if body.get("note"):
+        return f"{spec.name} answered: {body['note']}"
     return read_lead(spec, body)
 
 
@@ -134,6 +160,8 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
         error = operation.get("error")
         failed_step = error.get("step") if isinstance(error, dict) else None
         step = failed_step or operation.get("currentStep") or stage or "an unknown step"
+        if isinstance(error, dict) and error.get("code") in NOT_RESUMABLE:
+            return f"Operation {operation_id} FAILED at step {step}: {_error(operation)}"
         return (
             f"Operation {operation_id} FAILED at step {step}: {_error(operation)} Fix the cause, then call "
             f"{RESUME_TOOL} with operationId={operation_id}."
@@ -148,6 +176,48 @@ def operation_lead(operation: dict[str, Any], *, started: bool = False, still_ru
         )
     verb = "started and is" if started else "is"
     return f"Operation {operation_id} {verb} {status}{where}; call {WAIT_TOOL} with operationId={operation_id}."
+
+
+def workload_lead(
+    spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any], still_waiting_after: int | None = None
+) -> str:
+    """The lead of a workload's wait: where it stands and what to call next."""
+    kind, workload = _workload(body)
+    state = _state(workload)
+    if still_waiting_after is not None or not body.get("done"):
+        after = f" after {still_waiting_after} s" if still_waiting_after is not None else ""
+        return (
+            f"The {kind} {workload.get('name')} is still {state}{after} — call {spec.name} again with "
+            f"{_arguments(spec.path_params, arguments, workload)}."
+        )
+    return f"The {kind} {workload.get('name')} is {state}; {AFTER_WAIT.get(state, 'read it for details')}."
+
+
+def workload_progress(body: dict[str, Any]) -> str:
+    """`job lf-agent Running (3.0 s waited)`."""
+    kind, workload = _workload(body)
+    return f"{kind} {workload.get('name')} {_state(workload)} ({body.get('waitedSeconds', 0)} s waited)"
+
+
+def _refused_plan_lead(spec: ToolSpec, failing: list[dict[str, Any]]) -> str:
+    """A plan whose checks fail: the call would be refused, so it offers nothing to carry out."""
+    first = failing[0]
+    fix = str(first.get("fix") or "change the request").rstrip(".")
+    more = f" (and {len(failing) - 1} more failing check(s) in checks)" if len(failing) > 1 else ""
+    return (
+        f"Plan only; nothing changed, and carried out it would be refused: check {first.get('check')} fails{more}. "
+        f"Fix: {fix}. Call {spec.name} with dryRun true again once that is changed."
+    )
+
+
+def _created_lead(spec: ToolSpec, arguments: dict[str, Any], body: dict[str, Any]) -> str:
+    """A tool that created (or changed) a workload names the wait that follows it: the work has only begun."""
+    _, workload = _workload(body)
+    state = _state(workload)
+    return (
+        f"{spec.name} was accepted; {workload.get('name')} is {state}. To wait until it is ready or has ended, call "
+        f"{spec.wait_tool} with {_arguments(spec.wait_arguments, arguments, workload)}."
+    )
 
 
 def error_lead(spec_name: str, body: dict[str, Any]) -> str:
@@ -170,6 +240,25 @@ def _operation(body: dict[str, Any]) -> dict[str, Any]:
     """The operation a result carries: nested under `operation` (explicit-diff updates), or the body itself."""
     nested = body.get("operation")
     return nested if isinstance(nested, dict) and nested.get("operationId") else body
+
+
+def _workload(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The workload a result carries (a wait's `job`, `deployment` or `endpoint`, a recipe's `detail`), and its kind."""
+    for key in WORKLOAD_KEYS:
+        nested = body.get(key)
+        if isinstance(nested, dict) and nested.get("name"):
+            return ("job" if key == "detail" else key), nested
+    return "workload", body
+
+
+def _state(workload: dict[str, Any]) -> str:
+    return str(workload.get("phase") or workload.get("status") or workload.get("state") or "unknown")
+
+
+def _arguments(names: tuple[str, ...], arguments: dict[str, Any], workload: dict[str, Any]) -> str:
+    """`clusterTag=demo, jobName=lf-agent`: each path argument from the call, else the workload's name."""
+    values = [f"{name}={arguments.get(name) or workload.get('name')}" for name in names]
+    return ", ".join(values)
 
 
 def _current_stage(operation: dict[str, Any]) -> str | None:

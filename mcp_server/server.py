@@ -1,9 +1,9 @@
 """Serves tool specs as an MCP server (the SDK's low-level `Server`): list, validate, call, wait.
 
 Belongs here: argument validation against each tool's schema, turning API responses into tool
-results (errors as `isError` results carrying the API's `{code, message, details}`), and the
-`operation_wait` loop that repeats the API's long poll and reports progress. Transports live in
-`http` and `__main__`.
+results (errors as `isError` results carrying the API's `{code, message, details}`), and the loop of the
+long-poll tools (`operation_wait`, `job_wait`, …) that repeats the API's long poll and reports progress.
+Transports live in `http` and `__main__`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
 from mcp_server.client import ApiClient, ApiResponse
-from mcp_server.leads import error_lead, lead, operation_lead
-from mcp_server.tools import MAX_WAIT_SECONDS, WAIT_TOOL, ToolSpec, wait_description
+from mcp_server.leads import error_lead, lead, operation_lead, workload_lead, workload_progress
+from mcp_server.tools import MAX_WAIT_SECONDS, WAIT_TOOL, ToolSpec, wait_description, workload_wait_note
 from mcp_server.wording import Vocabulary
 
 SERVER_NAME = "hypd-inst"
@@ -32,8 +32,10 @@ INSTRUCTIONS = (
     "there is no active cluster. Every result starts with one sentence saying what happened and what to call next. "
     "Long-running tools return an operationId: call operation_wait until the operation has ended, as its "
     "description says (one call waits up to {max_wait} seconds on this server). A FAILED operation is resumed with "
-    "operation_resume once its cause is fixed. Destructive tools first return a plan and a confirmationToken: "
-    "show the plan to the person and repeat the call with the token only after they confirm."
+    "operation_resume once its cause is fixed. Jobs, model servers and endpoints have waits of their own (job_wait, "
+    "inference_wait_deployment, inference_endpoint_wait): wait with them rather than reading again and again. "
+    "Destructive tools first return a plan and a confirmationToken: show the plan to the person and repeat the call "
+    "with the token only after they confirm."
 )
 
 Context = ServerRequestContext[Any, Any]
@@ -79,7 +81,7 @@ def build_server(
         if problems:
             message = f"Invalid arguments for {spec.name}: " + "; ".join(problems) + ". Fix them and call again."
             return _error(spec.name, {"code": "InvalidArguments", "message": message, "details": {"errors": problems}})
-        if spec.name == WAIT_TOOL:
+        if spec.long_poll:
             return await _wait(ctx, api, spec, arguments, on_behalf_of, max_wait_seconds, vocabulary)
         response = await api.call(spec, arguments, on_behalf_of)
         return _result(spec, response, vocabulary, lead_sentence=None, arguments=arguments)
@@ -95,10 +97,13 @@ def build_server(
 
 
 def _for_this_server(spec: ToolSpec, max_wait_seconds: int, progress: bool) -> ToolSpec:
-    """operation_wait describes this server's cap and whether progress arrives: it promises nothing more."""
-    if spec.name != WAIT_TOOL:
+    """A long poll describes this server's cap and whether progress arrives: it promises nothing more."""
+    if not spec.long_poll:
         return spec
-    return replace(spec, description=wait_description(max_wait_seconds, progress, spec.terminal_statuses))
+    if spec.name == WAIT_TOOL:
+        terminal = [str(status) for status in spec.done_values]
+        return replace(spec, description=wait_description(max_wait_seconds, progress, terminal))
+    return replace(spec, description=f"{spec.description} {workload_wait_note(max_wait_seconds, progress)}")
 
 
 async def _wait(
@@ -110,9 +115,10 @@ async def _wait(
     max_wait_seconds: int,
     vocabulary: Vocabulary,
 ) -> types.CallToolResult:
-    """Repeat the API's ≤ round_seconds long poll until the operation is terminal or the budget is spent.
+    """Repeat the API's ≤ round_seconds long poll until its answer is done (an operation terminal, a workload ended
+    or ready) or the budget is spent.
 
-    A wait that ran out says where the operation stands and that the agent simply calls again."""
+    A wait that ran out says where the operation or workload stands and that the agent simply calls again."""
     requested = int(arguments.get("timeoutSeconds", MAX_WAIT_SECONDS))
     budget = min(requested, max_wait_seconds)
     started = time.monotonic()
@@ -122,11 +128,18 @@ async def _wait(
         if not response.ok:
             return _result(spec, response, vocabulary)
         elapsed = time.monotonic() - started
-        await ctx.session.report_progress(min(elapsed, budget), total=budget, message=_progress(response.body))
-        if response.body.get("status") in spec.terminal_statuses:
+        operation = spec.name == WAIT_TOOL
+        message = _progress(response.body) if operation else workload_progress(response.body)
+        await ctx.session.report_progress(min(elapsed, budget), total=budget, message=message)
+        if spec.done(response.body):
             return _result(spec, response, vocabulary)
         if elapsed >= budget:
-            return _result(spec, response, vocabulary, operation_lead(response.body, still_running_after=budget))
+            still = (
+                operation_lead(response.body, still_running_after=budget)
+                if operation
+                else workload_lead(spec, arguments, response.body, still_waiting_after=budget)
+            )
+            return _result(spec, response, vocabulary, still)
 
 
 def _progress(operation: dict[str, Any]) -> str:

@@ -3,8 +3,9 @@
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
 arguments into one closed object schema), writing descriptions for the model and deriving the
 annotations from the HTTP method, the result's fields from the success responses, the role each tool
-needs (the API's `x-required-role`) and the statuses an operation ends in (`x-terminal` of the API's
-OperationStatus). Not here: HTTP calls (`client`) or serving (`server`).
+needs (the API's `x-required-role`), the statuses an operation ends in (`x-terminal` of the API's
+OperationStatus), which tools are long polls and when their wait is done (a route's `x-long-poll`) and which tool
+waits for what a route creates (`x-waited-by`). Not here: HTTP calls (`client`) or serving (`server`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ SHARED_ARGUMENTS = {
     "continue": "The previous page's `continue`; an expired one is refused: start again without it.",
     "limit": "Items per page.",
 }
+# The API's extensions of a long-poll route (which field of its answer ends the wait at which values) and of a route
+# that creates a workload (the tool that waits for it).
+LONG_POLL_EXTENSION = "x-long-poll"
+WAITED_BY_EXTENSION = "x-waited-by"
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
 
 
@@ -54,11 +59,24 @@ class ToolSpec:
     query_params: tuple[str, ...] = ()
     body_params: tuple[str, ...] = ()
     has_body: bool = False
-    # operation_wait only: the REST long-poll's own maximum per request, and the statuses that end its wait.
+    # Long polls only (operation_wait, job_wait, …): the REST long poll's own maximum per request, and the field of
+    # its answer whose values end the wait.
     round_seconds: int = 0
-    terminal_statuses: tuple[str, ...] = ()
+    done_field: str = ""
+    done_values: tuple[object, ...] = ()
     # The weakest role that may call it (None: the document does not say).
     required_role: str | None = None
+    # A tool that creates a workload: the long poll that waits for it, and that tool's path arguments.
+    wait_tool: str | None = None
+    wait_arguments: tuple[str, ...] = ()
+
+    @property
+    def long_poll(self) -> bool:
+        return self.round_seconds > 0
+
+    def done(self, body: dict[str, Any]) -> bool:
+        """Whether a long poll's answer ends the wait."""
+        return body.get(self.done_field) in self.done_values
 
     @property
     def read_only(self) -> bool:
@@ -94,6 +112,12 @@ def mutating_note(terminal: Sequence[str]) -> str:
     return f"Returns operationId; call {WAIT_TOOL} until the status is {either(terminal)}."
 
 
+def workload_wait_note(max_wait_seconds: int, progress: bool) -> str:
+    """The closing sentence of a workload's wait tool on a server whose calls wait at most `max_wait_seconds`."""
+    notes = ", sending progress notifications" if progress else ""
+    return f"One call waits up to {max_wait_seconds} s on this server{notes}."
+
+
 def wait_description(max_wait_seconds: int, progress: bool, terminal: Sequence[str]) -> str:
     """What operation_wait does on a server whose calls wait at most `max_wait_seconds`."""
     notes = " sending progress notifications naming the current stage," if progress else ""
@@ -115,7 +139,9 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
             if method not in HTTP_METHODS:
                 continue
             spec = _spec(path, method.upper(), operation, components, terminal)
-            specs.append(_as_wait_tool(spec, terminal) if spec.name == WAIT_TOOL else spec)
+            long_poll = operation.get(LONG_POLL_EXTENSION)
+            specs.append(_as_wait_tool(spec, long_poll, terminal) if long_poll else spec)
+    specs = _with_wait_arguments(specs)
     vocabulary = Vocabulary((spec.method, spec.path, spec.name) for spec in specs)
     specs = [_for_agents(spec, vocabulary) for spec in specs]
     names = [spec.name for spec in specs]
@@ -178,7 +204,19 @@ def _spec(
         body_params=tuple(locations["body"]),
         has_body=body is not None,
         required_role=operation.get("x-required-role"),
+        wait_tool=operation.get(WAITED_BY_EXTENSION),
     )
+
+
+def _with_wait_arguments(specs: list[ToolSpec]) -> list[ToolSpec]:
+    """Each creating tool with the path arguments of the long poll that waits for what it creates."""
+    by_name = {spec.name: spec for spec in specs}
+    for spec in specs:
+        if spec.wait_tool and spec.wait_tool not in by_name:
+            raise ValueError(f"{spec.name} is waited by {spec.wait_tool}, which the API does not have")
+    return [
+        replace(spec, wait_arguments=by_name[spec.wait_tool].path_params) if spec.wait_tool else spec for spec in specs
+    ]
 
 
 def _result_fields(operation: dict[str, Any], components: dict[str, Any]) -> tuple[str, ...]:
@@ -273,23 +311,27 @@ def _annotations(method: str, operation: dict[str, Any], needs_confirmation: boo
     )
 
 
-def _as_wait_tool(spec: ToolSpec, terminal: Sequence[str]) -> ToolSpec:
-    """operation_wait at the MCP level: one call waits up to MAX_WAIT_SECONDS by repeating the API's long poll."""
+def _as_wait_tool(spec: ToolSpec, long_poll: dict[str, Any], terminal: Sequence[str]) -> ToolSpec:
+    """A long poll at the MCP level: one call waits up to MAX_WAIT_SECONDS by repeating the API's long poll."""
     rest_timeout = spec.input_schema["properties"]["timeoutSeconds"]
+    is_operation = spec.name == WAIT_TOOL
     schema = copy.deepcopy(spec.input_schema)
     schema["properties"]["timeoutSeconds"] = {
         "type": "integer",
         "minimum": 0,
         "maximum": MAX_WAIT_SECONDS,
         "default": MAX_WAIT_SECONDS,
-        "description": f"Seconds to wait at most (0-{MAX_WAIT_SECONDS}). The call returns as soon as the operation is "
-        "terminal.",
+        "description": f"Seconds to wait at most (0-{MAX_WAIT_SECONDS}). The call returns as soon as the "
+        f"{'operation is terminal' if is_operation else 'wait is done'}.",
     }
     return replace(
         spec,
-        description=wait_description(MAX_WAIT_SECONDS, progress=True, terminal=terminal),
+        description=wait_description(MAX_WAIT_SECONDS, progress=True, terminal=terminal)
+        if is_operation
+        else spec.description,
         input_schema=schema,
         query_params=tuple(name for name in spec.query_params if name != "timeoutSeconds"),
         round_seconds=int(rest_timeout.get("maximum", 25)),
-        terminal_statuses=tuple(terminal),
+        done_field=long_poll["field"],
+        done_values=tuple(long_poll["values"]),
     )

@@ -100,7 +100,7 @@ class Routes(Router):
     def _declare(self, rule: str, method: str, allow: Rule, options: dict[str, Any]) -> Callable[[F], F]:
         path = DYNAMIC_SEGMENT.sub(r"{\1}", rule)
         self.permissions[f"{method} {path}"] = allow
-        extensions = {REQUIRED_ROLE: weakest_role(allow).name.lower()}
+        extensions = {**options.pop("openapi_extensions", {}), REQUIRED_ROLE: weakest_role(allow).name.lower()}
         # Powertools validates a request before any middleware runs; the route validates after authorizing instead.
         middlewares: list[Callable[..., Any]] = [_checking(allow), body.check, _VALIDATION, _RESPONSE_VALIDATION]
         return self.route(

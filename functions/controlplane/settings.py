@@ -95,6 +95,8 @@ class Settings(BaseModel):
     """The longest wait between two checks of a wait loop."""
     operation_wait_poll_seconds: float = _variable("IS_OPERATION_WAIT_POLL_SECONDS", 0.5, gt=0)
     """How often a long-polling `GET /operations/{id}/wait` re-reads the operation."""
+    workload_wait_poll_seconds: float = _variable("IS_WORKLOAD_WAIT_POLL_SECONDS", 2.0, gt=0)
+    """How often a workload's long poll (`GET …/jobs/{jobName}/wait` and the like) re-reads it from Kubernetes."""
 
     # Live logs (`ws`).
     ws_management_url: str = _variable("IS_WS_MANAGEMENT_URL")

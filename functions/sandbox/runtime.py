@@ -77,7 +77,7 @@ class SandboxOptions:
       cluster and nodes, FSx file system).
     - `poll_seconds`: the workflows' wait between two checks of a resource being created (setting `poll_seconds`).
     - `operation_wait_poll_seconds`: how often `GET /operations/{id}/wait` re-reads the operation (the setting of
-      that name).
+      that name), and a workload's long poll its workload.
     - `seconds_per_log_line`: how long a simulated training job takes per step (a log line); a job writes 30.
     - `seconds_per_download`: how long a simulated download Job takes to put its files in the bucket.
     - `seconds_to_load_model`: how long a simulated model server or managed endpoint's workers take to load the model.
@@ -279,6 +279,7 @@ class Sandbox:
             poll_seconds=options.poll_seconds,
             poll_max_seconds=options.poll_seconds,
             operation_wait_poll_seconds=options.operation_wait_poll_seconds,
+            workload_wait_poll_seconds=options.operation_wait_poll_seconds,
             ws_management_url=MANAGEMENT_URL,
             ws_function_name=f"{FUNCTION_PREFIX}{WS_FUNCTION}",
             ws_pusher_tick_seconds=min(1.0, options.seconds_per_log_line),

@@ -1,11 +1,13 @@
 """Node actions on the control plane's own HyperPod clusters: one batch call each (reboot, replace, delete), then a
-check that reads the nodes until each has settled. The three actions share the service's `act` and `check`."""
+check that reads the nodes until each has settled. The three actions share the service's `act` and `check`; a
+reboot's check also reads the rebooted nodes' health in Kubernetes (did the reboot cure them)."""
 
 from __future__ import annotations
 
 from controlplane import wiring
 from controlplane.access.conditions import MANAGED_RESOURCE
-from controlplane.access.grant import Grant
+from controlplane.access.eks import DESCRIBE_EKS_CLUSTER
+from controlplane.access.grant import ASSUME_KUBERNETES_ROLE, Grant
 from controlplane.access.hyperpod import HYPERPOD_CLUSTERS, HYPERPOD_CLUSTERS_REASON, READ_NODES
 from controlplane.models.workflow import NodeActionInput
 from steps.groups import NODES
@@ -23,13 +25,13 @@ def _act(name: str, action: str) -> Step:
     )
 
 
-def _check(name: str) -> Step:
+def _check(name: str, *grants: Grant) -> Step:
     return work(
         name,
         NODES,
         NodeActionInput,
         lambda ctx: wiring.node_steps(ctx.region).check(ctx),
-        (READ_NODES,),
+        (READ_NODES, *grants),
         waiting="{status}",
     )
 
@@ -38,7 +40,7 @@ STEPS = (
     _act("Reboot Nodes", "sagemaker:BatchRebootClusterNodes"),
     _act("Replace Nodes", "sagemaker:BatchReplaceClusterNodes"),
     _act("Delete Nodes", "sagemaker:BatchDeleteClusterNodes"),
-    _check("Check Nodes Rebooted"),
+    _check("Check Nodes Rebooted", DESCRIBE_EKS_CLUSTER, ASSUME_KUBERNETES_ROLE),
     _check("Check Nodes Replaced"),
     _check("Check Nodes Deleted"),
 )

@@ -143,7 +143,7 @@ def test_operation_wait_waits_less_than_the_sdk_clients_read_timeout_per_call(sp
 
 def test_operation_wait_ends_on_the_terminal_statuses_the_api_declares(specs):
     wait = specs[WAIT_TOOL]
-    assert wait.terminal_statuses == TERMINAL_STATUSES
+    assert (wait.done_field, wait.done_values) == ("status", TERMINAL_STATUSES)
     assert "until the operation is SUCCEEDED, FAILED or CANCELLED" in wait.description
     assert mutating_note(TERMINAL_STATUSES).endswith("until the status is SUCCEEDED, FAILED or CANCELLED.")
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import httpx
+import asyncio
 
+import httpx
+from mcp import Client
+
+from mcp_server.client import ApiClient
+from mcp_server.server import build_server
+from mcp_server.tools import tools_from_openapi
 from tests.conftest import aws_client
 
 REGION = "us-west-2"
@@ -129,3 +135,20 @@ def test_stage_one_is_refused_when_the_region_has_no_vpc_left_and_its_dry_run_sa
     vpcs = next(c for c in plan.json()["checks"] if c["check"] == "quota: VPCs per Region")
     assert (vpcs["status"], vpcs["have"], vpcs["need"], vpcs["quotaCode"]) == ("fail", 0, 1, "L-F678F1CE")
     assert refused.status_code == 400 and "L-F678F1CE" in refused.json()["message"], refused.text
+
+
+def test_through_the_tools_a_dry_run_whose_checks_fail_says_it_would_be_refused_first(running_sandbox):
+    """Issue 30, finding 2: a plan whose pre-flight said fail answered "Plan only… to carry it out, call again"."""
+
+    async def conversation() -> tuple[str, dict]:
+        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-admin")
+        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
+            result = await client.call_tool("cluster_create", {**request_of("toobig", 500), "dryRun": True})
+            assert not result.is_error, result.content
+            return result.content[0].text.split("\n", 1)[0], dict(result.structured_content)
+
+    said, plan = asyncio.run(conversation())
+
+    assert [check["status"] for check in plan["checks"]].count("fail") >= 1, plan
+    assert said.startswith("Plan only; nothing changed, and carried out it would be refused: check quota: "), said
+    assert "carry it out" not in said and "dryRun false" not in said

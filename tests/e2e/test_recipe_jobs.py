@@ -1,6 +1,6 @@
 """Recipes through the API in the sandbox: each shipped recipe submitted → pods Running → Succeeded; a dry run
-renders without submitting; a bad value is a 400 naming the parameter; the caller's last values come back; and the
-same through the MCP tools alone."""
+renders without submitting, and refuses what the submit would; a bad value is a 400 naming the parameter; the
+caller's last values come back; and the same through the MCP tools alone."""
 
 from __future__ import annotations
 
@@ -79,6 +79,18 @@ def test_a_dry_run_returns_the_rendered_job_and_submits_nothing(running_sandbox,
     assert {"--finetuning_type=full", "--num_train_epochs=0.5"} <= set(job["command"])
     assert "detail" not in rendered.json()
     assert operator.get(f"/clusters/{TAG}/jobs/dry").status_code == 404
+
+
+def test_a_dry_run_for_an_instance_type_the_cluster_lacks_is_refused_as_the_submit_would_be(cluster, operator) -> None:
+    """Issue 30, finding 2: the dry run answered with a plan to carry out, and the submit then refused it."""
+    body = {**submission("llama-factory", "nowhere"), "instanceType": "ml.p5.48xlarge"}
+
+    planned = operator.post(f"/clusters/{TAG}/jobs/from-recipe", params={"dryRun": "true"}, json=body)
+    submitted = operator.post(f"/clusters/{TAG}/jobs/from-recipe", json=body)
+
+    assert planned.status_code == submitted.status_code == 400, planned.text
+    assert planned.json()["message"] == submitted.json()["message"]
+    assert "has no nodes of instance type 'ml.p5.48xlarge'" in planned.json()["message"]
 
 
 def test_a_bad_value_is_a_400_naming_the_parameter(running_sandbox, cluster, operator) -> None:

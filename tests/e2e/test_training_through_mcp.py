@@ -74,7 +74,7 @@ def test_through_mcp_alone_a_model_is_downloaded_trained_on_with_llama_factory_a
             )
             assert submitted["job"]["environment"]["MLFLOW_EXPERIMENT_NAME"] == "qwen-sft"
 
-            # Its pods (and their logs) go when it ends (cleanPodPolicy All): the logs are read while it runs.
+            # The logs are read while it runs (live), as a person following it would.
             lines: list[str] = []
             status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "lf-agent"})
             while status["phase"] not in ("Succeeded", "Failed"):

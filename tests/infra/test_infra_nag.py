@@ -98,7 +98,9 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # 298: +3 for the observability feature's Prometheus workspace (AMP assigns its ID, in the cluster's Region): the
 # workspace/* pattern on the observability steps (create tagged, delete by tag), the identities removal and the API's
 # feature reads.
-EXPECTED_ACKNOWLEDGEMENTS = 298
+# 299: +1 for the reboot check's health read (issue 30, finding 4): the node steps' eks:DescribeCluster on any cluster
+# name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
+EXPECTED_ACKNOWLEDGEMENTS = 299
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -219,3 +219,28 @@ def test_every_step_of_a_node_action_fails_once_in_turn_and_resume_settles_the_n
         after = settle(api, 1 if action == "delete" else 2)
     assert (target in after) == (action == "reboot")
     assert len(after) == len(before) - (action == "delete")
+
+
+def test_a_reboot_that_leaves_the_node_pending_replacement_fails_saying_what_it_is_and_to_replace_it(cluster):
+    """Issue 30, finding 4: the reboot reported SUCCEEDED while the node stayed UnschedulablePendingReplacement."""
+    with cluster.client("sandbox-operator") as api:
+        target = sorted(settle(api, 3))[0]
+        fault = httpx.post(
+            f"{cluster.base_url}/sandbox/node-faults",
+            json={"clusterName": f"hp-cluster-{TAG}", "nodeId": target, "hyperPodRepairs": False},
+        )
+        assert fault.status_code == 204, fault.text
+        operation = finished(cluster, confirmed(api, "POST", f"/clusters/{TAG}/nodes/{target}/reboot"))
+        assert (operation["status"], operation["error"]["code"]) == ("FAILED", "NodeNotRecoveredError"), operation
+        message = operation["error"]["message"]
+        assert f"{target} is Running but its health is UnschedulablePendingReplacement" in message
+        assert "hyperpod_node_replace" in message
+        assert (nodes(api)[target]["status"], nodes(api)[target]["health"]) == (
+            "Running",
+            "UnschedulablePendingReplacement",
+        )
+    with cluster.client() as api:
+        assert finished(cluster, confirmed(api, "POST", f"/clusters/{TAG}/nodes/{target}/replace"))["status"] == (
+            "SUCCEEDED"
+        )
+        assert target not in settle(api, 3)

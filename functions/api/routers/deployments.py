@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from api.authorization import READ, Routes, operator
 from api.context import actor, plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.params import ClusterTagPath, ConfirmationToken
+from api.routers.params import WORKLOAD_LONG_POLL, ClusterTagPath, ConfirmationToken, WaitSeconds, waited_by
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Plan
@@ -22,6 +22,7 @@ from controlplane.models.serving import (
     DeploymentDetail,
     DeploymentList,
     DeploymentUpdate,
+    DeploymentWait,
     DeployModelRequest,
     UpdateDeploymentRequest,
 )
@@ -59,10 +60,11 @@ def list_deployments(
     "required: ask the person, never derive it from --tensor-parallel-size (which must not exceed it). "
     "`serviceType`: internal (ClusterIP, the default), external (internet-facing load balancer) or pool (warm "
     "workers, bound with inference_pool_action). `modelSource: {job}` serves a Succeeded training job's output. "
-    "201 with the detail; the server is Loading until its health path answers: poll inference_list_services until "
-    "the service is ready, then inference_call_model. dryRun returns the objects it would create.",
+    "201 with the detail; the server is Loading until its health path answers: inference_wait_deployment until it is "
+    "Ready, then inference_call_model. dryRun returns the objects it would create.",
     tags=["inference"],
     responses={201: response_doc(DeploymentDetail, "Model server created"), 200: response_doc(Plan, "Dry run")},
+    openapi_extensions=waited_by("inference_wait_deployment"),
 )
 def deploy(clusterTag: ClusterTagPath, request: DeployModelRequest, dryRun: DryRun = False) -> Response[str]:
     refuse_unknown_parameters(router, "dryRun")
@@ -91,6 +93,23 @@ def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDeta
     return wiring.model_servers().get(clusterTag, name)
 
 
+@router.get(
+    "/clusters/<clusterTag>/deployments/<name>/wait",
+    allow=READ,
+    operation_id="inference_wait_deployment",
+    summary="Wait for a model server to be ready (long poll)",
+    description="Returns as soon as the model server is no longer Loading (Ready: every replica answers its health "
+    "path; or Scaled to zero), or after timeoutSeconds with its current detail; `done` says which. Call again while "
+    "`done` is false; a server Loading for long has pods that do not start: read their events with "
+    "inference_get_deployment and monitoring_get_events.",
+    tags=["inference"],
+    openapi_extensions=WORKLOAD_LONG_POLL,
+)
+def wait_deployment(clusterTag: ClusterTagPath, name: NamePath, timeoutSeconds: WaitSeconds = 20) -> DeploymentWait:
+    refuse_unknown_parameters(router, "timeoutSeconds")
+    return wiring.workload_waits().deployment(clusterTag, name, timeoutSeconds)
+
+
 @router.patch(
     "/clusters/<clusterTag>/deployments/<name>",
     allow=operator("update a model server"),
@@ -101,8 +120,9 @@ def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDeta
     "Destructive when `replicas` is 0 and the server runs (it stops; callers get no answer): without "
     "confirmationToken that is refused (400 ConfirmationRequired) with the plan (what stops, what is kept) and a "
     "single-use token (10 minutes) in details, and nothing changes; show the plan to the person, then repeat the "
-    "same request with the token.",
+    "same request with the token. After a scale up, inference_wait_deployment until it is Ready.",
     tags=["inference"],
+    openapi_extensions=waited_by("inference_wait_deployment"),
 )
 def update_deployment(
     clusterTag: ClusterTagPath,

@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from api.authorization import READ, Routes, operator
 from api.context import plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.params import WORKLOAD_LONG_POLL, ClusterTagPath, ConfirmationToken, DryRun, WaitSeconds, waited_by
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
@@ -24,6 +24,7 @@ from controlplane.models.endpoints import (
     EndpointDetail,
     EndpointList,
     EndpointManifest,
+    EndpointWait,
 )
 
 router = Routes()
@@ -61,13 +62,14 @@ def list_endpoints(
     "memory; L2 on `tieredstorage`, which needs the tieredStorage feature, or `redis` with `localUrl`), "
     "`routing` (prefixaware | kvaware | session | roundrobin; fixed at creation: to change it, delete and create "
     "again) and `autoscaling`. With dryRun, returns the manifest after every check and creates nothing. 201 with "
-    "the endpoint's detail; poll inference_endpoint_get until its state is DeploymentComplete, then call it with "
+    "the endpoint's detail; inference_endpoint_wait until its state is DeploymentComplete, then call it with "
     "inference_endpoint_call.",
     tags=["endpoints"],
     responses={
         201: response_doc(EndpointDetail, "Endpoint created"),
         200: response_doc(EndpointManifest, "The manifest a create would submit (dryRun)"),
     },
+    openapi_extensions=waited_by("inference_endpoint_wait"),
 )
 def create_endpoint(
     clusterTag: ClusterTagPath, request: CreateEndpointRequest, dryRun: ManifestOnly = False
@@ -91,12 +93,28 @@ def create_endpoint(
     summary="Read a managed inference endpoint: state, conditions, workers, SageMaker endpoint",
     description="The endpoint's state as the inference operator reports it (DeploymentPending, "
     "DeploymentInProgress, DeploymentComplete, DeploymentFailed, Deletion…), its conditions, its workers with node "
-    "and phase, routing and L2 cache, and the SageMaker endpoint it is called through. Poll this until the state "
-    "is DeploymentComplete.",
+    "and phase, routing and L2 cache, and the SageMaker endpoint it is called through. To wait for "
+    "DeploymentComplete, call inference_endpoint_wait rather than this again and again.",
     tags=["endpoints"],
 )
 def get_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath) -> EndpointDetail:
     return wiring.endpoints().get(clusterTag, name)
+
+
+@router.get(
+    "/clusters/<clusterTag>/endpoints/<name>/wait",
+    allow=READ,
+    operation_id="inference_endpoint_wait",
+    summary="Wait for a managed inference endpoint to be deployed (long poll)",
+    description="Returns as soon as the endpoint's state is DeploymentComplete or DeploymentFailed (after a delete: "
+    "DeletionComplete or DeletionFailed), or after timeoutSeconds with its current detail; `done` says which. Call "
+    "again while `done` is false; a failed deployment's conditions say why.",
+    tags=["endpoints"],
+    openapi_extensions=WORKLOAD_LONG_POLL,
+)
+def wait_endpoint(clusterTag: ClusterTagPath, name: EndpointNamePath, timeoutSeconds: WaitSeconds = 20) -> EndpointWait:
+    refuse_unknown_parameters(router, "timeoutSeconds")
+    return wiring.workload_waits().endpoint(clusterTag, name, timeoutSeconds)
 
 
 @router.post(

@@ -11,12 +11,27 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from api.authorization import READ, Routes, operator
 from api.context import once, plan_or_run
 from api.routers.paging import Continue, Limit, refuse_unknown_parameters
-from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.params import (
+    WORKLOAD_LONG_POLL,
+    ClusterTagPath,
+    ConfirmationToken,
+    DryRun,
+    WaitSeconds,
+    waited_by,
+)
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Plan
 from controlplane.models.common import DEFAULT_PAGE_SIZE
-from controlplane.models.training import JOB_NAME_PATTERN, JOB_NAME_RULE, JobDetail, JobList, JobLogs, SubmitJobRequest
+from controlplane.models.training import (
+    JOB_NAME_PATTERN,
+    JOB_NAME_RULE,
+    JobDetail,
+    JobList,
+    JobLogs,
+    JobWait,
+    SubmitJobRequest,
+)
 
 router = Routes()
 
@@ -52,10 +67,10 @@ def list_jobs(clusterTag: ClusterTagPath, limit: Limit = DEFAULT_PAGE_SIZE, cont
     "RayJob and RayCluster (need the kuberayOperator feature) take the KubeRay path for Ray-native work such as "
     "reinforcement learning: a Ray head pod and `nodes - 1` workers; a RayJob submits `command` as its entrypoint "
     "and ends, a RayCluster stays up until deleted; `ray` sets the Ray version, runtime env and cleanup. "
-    "201 with the job's detail; follow it with job_get_status until its phase is Succeeded or Failed, and read "
-    "job_get_logs.",
+    "201 with the job's detail; then job_wait until it is done (Succeeded or Failed), and read job_get_logs.",
     tags=["jobs"],
     responses={201: response_doc(JobDetail, "Job created")},
+    openapi_extensions=waited_by("job_wait"),
 )
 def submit_job(clusterTag: ClusterTagPath, request: SubmitJobRequest) -> Response[str]:
     return once(
@@ -75,11 +90,27 @@ def submit_job(clusterTag: ClusterTagPath, request: SubmitJobRequest) -> Respons
     description="The job's phase (Pending, Running, Restarting, Succeeded, Failed; a RayJob's jobStatus and "
     "jobDeploymentStatus read as the same phases), its pods with node and status (a Ray job's head, workers and "
     "submitter), in-place restarts used of the budget before a full job restart (HyperPodPyTorchJob), and its last "
-    "events. Poll this until the phase is Succeeded or Failed (a RayCluster runs until deleted).",
+    "events. To wait for it to end, call job_wait rather than this again and again.",
     tags=["jobs"],
 )
 def get_job(clusterTag: ClusterTagPath, jobName: JobNamePath) -> JobDetail:
     return wiring.training_jobs().get(clusterTag, jobName)
+
+
+@router.get(
+    "/clusters/<clusterTag>/jobs/<jobName>/wait",
+    allow=READ,
+    operation_id="job_wait",
+    summary="Wait for a training job to end (long poll)",
+    description="Returns as soon as the job is Succeeded or Failed (a RayCluster, which runs until deleted: as soon "
+    "as it is Running), or after timeoutSeconds with its current detail; `done` says which. Call again while "
+    "`done` is false.",
+    tags=["jobs"],
+    openapi_extensions=WORKLOAD_LONG_POLL,
+)
+def wait_job(clusterTag: ClusterTagPath, jobName: JobNamePath, timeoutSeconds: WaitSeconds = 20) -> JobWait:
+    refuse_unknown_parameters(router, "timeoutSeconds")
+    return wiring.workload_waits().job(clusterTag, jobName, timeoutSeconds)
 
 
 @router.get(

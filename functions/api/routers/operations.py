@@ -15,7 +15,13 @@ from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.common import CLUSTER_TAG_PATTERN, DEFAULT_PAGE_SIZE, OPERATION_ID_PATTERN
-from controlplane.models.operations import MAX_WAIT_SECONDS, OperationList, OperationView
+from controlplane.models.operations import (
+    LONG_POLL_EXTENSION,
+    MAX_WAIT_SECONDS,
+    TERMINAL_STATUSES,
+    OperationList,
+    OperationView,
+)
 
 router = Routes()
 
@@ -63,6 +69,9 @@ def get_operation(operationId: OperationIdPath) -> OperationView:
         f"{MAX_WAIT_SECONDS}) with its current state. Call again while it is PENDING or RUNNING."
     ),
     tags=["operations"],
+    openapi_extensions={
+        LONG_POLL_EXTENSION: {"field": "status", "values": [status.value for status in TERMINAL_STATUSES]}
+    },
 )
 def wait_operation(
     operationId: OperationIdPath,

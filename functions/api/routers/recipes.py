@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from api.authorization import READ, Routes, operator
 from api.context import actor, plan_or_run
-from api.routers.params import ClusterTagPath
+from api.routers.params import ClusterTagPath, waited_by
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.recipes import (
@@ -66,12 +66,13 @@ def get_recipe(recipeName: RecipeNamePath) -> RecipeDetail:
     "job's MLFLOW_TRACKING_URI and MLFLOW_EXPERIMENT_NAME. With dryRun=true, returns the rendered job without "
     "submitting it. "
     "201 with the rendered job and the job's detail; the values are kept as your last ones for recipe_get. "
-    "Follow the job with job_get_status until its phase is Succeeded or Failed.",
+    "Then job_wait until the job is done (Succeeded or Failed).",
     tags=["jobs"],
     responses={
         200: response_doc(RecipeJob, "Dry run: the rendered job"),
         201: response_doc(RecipeJob, "Job created"),
     },
+    openapi_extensions=waited_by("job_wait"),
 )
 def submit_job_from_recipe(
     clusterTag: ClusterTagPath,

@@ -18,22 +18,30 @@ Completion by event (day two): a loop whose waits an event ends early (`$.poll.b
 this check as the fallback, with the same `Wait` and deadline; its back-off is `EVENT_FALLBACK_FACTOR` times as
 long (first wait, growth and maximum), because the fallback only catches a missed event, and because each of its
 rounds costs more history (a task-token Task instead of a Wait).
+
+Long polls (`long_poll`): a request that waits for an operation or a workload re-reads it until it is done, for at most
+`MAX_WAIT_SECONDS` (well inside API Gateway's 29 s), and answers with what it read last.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 from controlplane.core.ports.persistence import Clock
 from controlplane.models.errors import WaitTimeoutError
+from controlplane.models.operations import MAX_WAIT_SECONDS
 from controlplane.models.workflow import PollState, WorkflowState
 
 BACKOFF_FRACTION = 0.05
 """The next wait, as a fraction of the time already waited (before the first and maximum bounds)."""
 EVENT_FALLBACK_FACTOR = 2
 """An event-ended loop's waits, as a multiple of a polled loop's."""
+
+Read = TypeVar("Read")
 
 
 @dataclass(frozen=True)
@@ -94,3 +102,21 @@ def duration(span: timedelta) -> str:
         return f"{seconds} s"
     hours, minutes = divmod(seconds // 60, 60)
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+
+
+@dataclass(frozen=True)
+class LongPoll:
+    """How a request waits: `clock` sleeps `every_seconds` between two reads (in the sandbox, its sleep also ends at
+    the next table write, and lends the API to other requests meanwhile)."""
+
+    clock: Clock
+    every_seconds: float
+
+    def until(self, read: Callable[[], Read], done: Callable[[Read], bool], timeout_seconds: float) -> Read:
+        """Read until `done`, or until `timeout_seconds` (at most MAX_WAIT_SECONDS) have passed; the last read."""
+        deadline = self.clock.now().timestamp() + min(timeout_seconds, MAX_WAIT_SECONDS)
+        value = read()
+        while not done(value) and self.clock.now().timestamp() < deadline:
+            self.clock.sleep(self.every_seconds)
+            value = read()
+        return value

@@ -65,6 +65,16 @@ class View(BaseModel):
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
 
+class WorkloadWait(View):
+    """A workload's long poll: whether the workload reached a state that ends the wait, and how long it waited."""
+
+    done: bool = Field(
+        description="True once the workload has finished, failed or is ready; false when the wait ran out first: "
+        "wait again."
+    )
+    waitedSeconds: float
+
+
 # Pages sized for an agent's context: a page of any list stays in the tens of kilobytes.
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, model_validator
 
-from controlplane.models.common import Contract, PageView, View
+from controlplane.models.common import Contract, PageView, View, WorkloadWait
 from controlplane.models.downloads import SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
@@ -238,6 +238,12 @@ class EndpointDetail(EndpointSummary):
     l2Cache: L2CacheBackend | None = None
     conditions: list[EndpointCondition] = Field(default_factory=list)
     pods: list[EndpointPod] = Field(default_factory=list)
+
+
+class EndpointWait(WorkloadWait):
+    """Done at DeploymentComplete or DeploymentFailed (after a delete: DeletionComplete or DeletionFailed)."""
+
+    endpoint: EndpointDetail
 
 
 class EndpointList(PageView):

@@ -151,6 +151,14 @@ class DependencyFailedError(DomainError):
     code = "DependencyFailed"
 
 
+class NodeNotRecoveredError(DomainError):
+    """A node action ended but the node did not recover (a rebooted node HyperPod still holds out of scheduling):
+    what fixes it is another action (replace), not resuming this one."""
+
+    status = 409
+    code = "NodeNotRecovered"
+
+
 class ResourceNotReadyError(DomainError):
     """A dependency is still being created; the workflow retries the step after a pause."""
 

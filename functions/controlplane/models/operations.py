@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 MAX_WAIT_SECONDS = 25
 # The OpenAPI extension of OperationStatus that lists TERMINAL_STATUSES.
 TERMINAL_EXTENSION = "x-terminal"
+# The OpenAPI extension of a long-poll route: which field of its answer ends the wait at which values (the MCP server
+# repeats the long poll until then).
+LONG_POLL_EXTENSION = "x-long-poll"
+# The OpenAPI extension of a route that creates a workload: the tool that waits for it.
+WAITED_BY_EXTENSION = "x-waited-by"
 INCARNATION_DESCRIPTION = (
     "Minted when the cluster was registered: a cluster deleted and created again under the same tag is another "
     "incarnation, and an operation acts only on the incarnation it was created for."

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from controlplane.models.common import Contract, PageView, View
+from controlplane.models.common import Contract, PageView, View, WorkloadWait
 from controlplane.models.downloads import SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
@@ -134,6 +134,13 @@ class DeploymentDetail(DeploymentSummary):
     command: list[str]
     modelSourceUri: str | None = Field(default=None, description="The S3 output of the training job served.")
     pods: list[ServingPod]
+
+
+class DeploymentWait(WorkloadWait):
+    """Done once the model server is no longer Loading: Ready (every replica answers its health path) or Scaled to
+    zero."""
+
+    deployment: DeploymentDetail
 
 
 class DeploymentList(PageView):

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
-from controlplane.models.common import Contract, PageView, View
+from controlplane.models.common import Contract, PageView, View, WorkloadWait
 
 # A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
 JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -71,7 +71,9 @@ class RunPolicy(Contract):
     jobMaxRetryCount: int = Field(default=5, ge=0, le=1000, description="Retries of the job before it fails.")
     restartPolicy: RestartPolicy = Field(default_factory=RestartPolicy)
     cleanPodPolicy: Literal["All", "OnlyComplete", "None"] = Field(
-        default="All", description="Which pods are deleted when the job ends."
+        default="None",
+        description="Which pods are deleted when the job ends. None (the default) keeps them, and so their logs for "
+        "job_get_logs, until the job is deleted (a finished pod holds no GPU); All deletes them, their logs with them.",
     )
 
 
@@ -242,6 +244,12 @@ class JobDetail(JobSummary):
     events: list[JobEvent] = Field(description="The last events of the job, newest last.")
 
 
+class JobWait(WorkloadWait):
+    """Done at Succeeded or Failed (a RayCluster, which runs until deleted: once Running)."""
+
+    job: JobDetail
+
+
 class JobList(PageView):
     clusterTag: str
     jobs: list[JobSummary]
@@ -252,3 +260,4 @@ class JobLogs(View):
     pod: str
     pods: list[str] = Field(description="The job's pods; pass one as `pod` to read its log.")
     lines: list[str]
+    note: str | None = Field(default=None, description="Why there is no log to read, when there is none.")

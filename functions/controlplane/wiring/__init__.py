@@ -37,7 +37,7 @@ from controlplane.wiring.network import eks_stack
 from controlplane.wiring.provider import reset
 from controlplane.wiring.records import audit_log, audit_trail, operations, registry
 from controlplane.wiring.reports import cost, drift, monitoring
-from controlplane.wiring.serving import endpoints, model_pool, model_servers
+from controlplane.wiring.serving import endpoints, model_pool, model_servers, workload_waits
 from controlplane.wiring.shared import (
     SystemClock,
     clock,

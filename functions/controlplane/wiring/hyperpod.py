@@ -77,10 +77,17 @@ def nodes() -> NodeService:
 
 @provider
 def node_steps(region: str) -> NodeSteps:
+    from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.core.hyperpod.node_steps import NodeSteps
 
-    return NodeSteps(hyperpod=AwsHyperPodGateway(region=region), poll=wiring.poller())
+    return NodeSteps(
+        hyperpod=AwsHyperPodGateway(region=region),
+        poll=wiring.poller(),
+        eks=AwsEksGateway(region=region),
+        kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_clients()),
+    )
 
 
 @provider

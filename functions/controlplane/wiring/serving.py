@@ -1,17 +1,20 @@
 """Inference: self-managed model servers and their warm pool, and managed endpoints. Read as the view role;
-written, and called through the service proxy, as the jobs role."""
+written, and called through the service proxy, as the jobs role. Also the long polls of every workload (training
+jobs included)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from controlplane import wiring
+from controlplane.settings import settings
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
     from controlplane.core.endpoints.service import EndpointService
     from controlplane.core.serving.pool import ModelPoolService
     from controlplane.core.serving.service import ModelServerService
+    from controlplane.core.workload_waits import WorkloadWaits
 
 
 @provider
@@ -71,4 +74,17 @@ def model_pool() -> ModelPoolService:
         reads=KubernetesServingGateway(factory=wiring.kubernetes_readers()),
         writes=KubernetesServingGateway(factory=wiring.kubernetes_job_writers()),
         creates=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
+    )
+
+
+@provider
+def workload_waits() -> WorkloadWaits:
+    from controlplane.core.polling import LongPoll
+    from controlplane.core.workload_waits import WorkloadWaits
+
+    return WorkloadWaits(
+        jobs=wiring.training_jobs(),
+        servers=wiring.model_servers(),
+        endpoints=wiring.endpoints(),
+        poll=LongPoll(clock=wiring.clock(), every_seconds=settings().workload_wait_poll_seconds),
     )

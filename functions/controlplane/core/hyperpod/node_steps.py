@@ -2,6 +2,10 @@
 took has settled: rebooted nodes Running again, replaced nodes gone with a Running replacement in their group
 (whose id is reported), deleted nodes gone.
 
+A rebooted node is Running again whether or not the reboot cured it: HyperPod's health agent may still hold it out of
+scheduling (its Kubernetes node's health label, e.g. UnschedulablePendingReplacement). Such a node did not recover,
+and the check fails the operation saying what the node is now and that replacing it is what fixes it.
+
 The batch call observes first, so that a retry or a resume does not act twice on a node already in progress: a
 node that is rebooting, shutting down or gone counts as taken. HyperPod reports failures per node; a call that
 every node refused fails the step (and the operation), naming each node's reason.
@@ -12,20 +16,28 @@ from __future__ import annotations
 from controlplane.core import deadlines
 from controlplane.core.concurrency import each
 from controlplane.core.polling import Poller, Wait
+from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway, HyperPodNode
-from controlplane.models.errors import DependencyFailedError
+from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.models.common import KUBERNETES_NODE_PREFIX
+from controlplane.models.errors import DependencyFailedError, NodeNotRecoveredError
 from controlplane.models.nodes import NodeAction
+from controlplane.models.status import HEALTH_LABEL
 from controlplane.models.workflow import ActedNodes, NodeActionInput, PollState
 
 RUNNING = "Running"
 # A node in these states is not on its way through an action: rebooting it is a fresh request.
 IDLE_STATES = {RUNNING, "Failure"}
+# The health agent's verdicts a reboot does not clear: the node stays out of scheduling until it is replaced.
+NOT_RECOVERED = {"Unschedulable", "UnschedulablePendingReplacement"}
 
 
 class NodeSteps:
-    def __init__(self, hyperpod: HyperPodGateway, poll: Poller) -> None:
+    def __init__(self, hyperpod: HyperPodGateway, poll: Poller, eks: EksGateway, kubernetes: KubernetesGateway) -> None:
         self._hyperpod = hyperpod
         self._poll = poll
+        self._eks = eks
+        self._kubernetes = kubernetes
 
     def act(self, ctx: NodeActionInput) -> ActedNodes:
         """The batch call for the nodes not already taken; the nodes taken are kept for the check."""
@@ -54,8 +66,33 @@ class NodeSteps:
             settled, states = self._replacements(ctx, live)
         else:
             settled, states = _settled(ctx.action, live)
+        if ctx.action == "reboot" and settled:
+            self._require_recovered(ctx, acted)
         wait = Wait(f"nodes {', '.join(acted)} to settle after {ctx.action}", deadlines.NODES_SETTLED)
         return self._poll.poll(ctx, wait, done=settled, status="; ".join(states))
+
+    def _require_recovered(self, ctx: NodeActionInput, node_ids: list[str]) -> None:
+        """Fail, saying what each node is now and what to do, when the health agent still holds a rebooted node out
+        of scheduling."""
+        eks = self._eks.find_cluster(ctx.eksClusterName)
+        if eks is None or not node_ids:
+            return
+        names = [f"{KUBERNETES_NODE_PREFIX}{node_id}" for node_id in node_ids]
+        verdicts = {
+            node.name.removeprefix(KUBERNETES_NODE_PREFIX): node.labels.get(HEALTH_LABEL, "")
+            for node in self._kubernetes.nodes_named(eks, ctx.region, names)
+        }
+        unrecovered = {node_id: health for node_id, health in sorted(verdicts.items()) if health in NOT_RECOVERED}
+        if not unrecovered:
+            return
+        nodes = "; ".join(f"{node_id} is Running but its health is {health}" for node_id, health in unrecovered.items())
+        raise NodeNotRecoveredError(
+            f"Rebooted, but not recovered: {nodes} (HyperPod's health agent keeps it out of scheduling, and a reboot "
+            f"does not clear that). Replace it with hyperpod_node_replace (nodeId "
+            f"{', '.join(unrecovered)}): plan first, then confirm with the person. Resuming this reboot would only "
+            "reboot it again.",
+            {"nodes": [{"nodeId": node_id, "status": RUNNING, "health": h} for node_id, h in unrecovered.items()]},
+        )
 
     def _replacements(self, ctx: NodeActionInput, live: dict[str, HyperPodNode | None]) -> tuple[bool, list[str]]:
         """Each replaced node gone and paired with a node its group launched since the request (in launch order)."""

@@ -24,6 +24,7 @@ from controlplane.core.operations import transitions
 from controlplane.core.operations.incarnation import require_current
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.paging import Page
+from controlplane.core.polling import LongPoll
 from controlplane.core.ports.account import AccountGateway
 from controlplane.core.ports.metrics import OperationMetrics
 from controlplane.core.ports.persistence import (
@@ -44,7 +45,6 @@ from controlplane.models.errors import (
     StaleVersionError,
 )
 from controlplane.models.operations import (
-    MAX_WAIT_SECONDS,
     Operation,
     OperationError,
     OperationKind,
@@ -135,12 +135,8 @@ class OperationService:
 
     def wait(self, operation_id: str, timeout_seconds: float) -> Operation:
         """Return as soon as the operation is terminal, or after the timeout with its current state."""
-        deadline = self._clock.now().timestamp() + min(timeout_seconds, MAX_WAIT_SECONDS)
-        operation = self.get(operation_id)
-        while not operation.status.terminal and self._clock.now().timestamp() < deadline:
-            self._clock.sleep(self._wait_poll_seconds)
-            operation = self.get(operation_id)
-        return operation
+        poll = LongPoll(self._clock, self._wait_poll_seconds)
+        return poll.until(lambda: self.get(operation_id), lambda operation: operation.status.terminal, timeout_seconds)
 
     def cluster_of(self, operation: Operation) -> ClusterRecord:
         """The record of the cluster incarnation the operation was created for; StaleOperationError once the

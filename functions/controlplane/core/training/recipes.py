@@ -138,11 +138,13 @@ class RecipeService:
 
     def submit(self, cluster_tag: str, request: SubmitRecipeJobRequest, actor: Actor, dry_run: bool) -> RecipeJob:
         """Render the recipe (with the MLflow environment when `request.mlflow` chooses a tracking server); unless
-        `dry_run`, submit the job and keep the values as the caller's last ones."""
+        `dry_run`, submit the job and keep the values as the caller's last ones. A dry run runs every check the
+        submit runs, so it refuses what the submit would."""
         recipe = self._recipe(request.recipe)
         tracking = self._mlflow.environment(cluster_tag, request.mlflow) if request.mlflow else None
         job = render(recipe, request, tracking)
         if dry_run:
+            self._jobs.check(cluster_tag, job)
             return RecipeJob(recipe=recipe.name, dryRun=True, job=job)
         detail = self._jobs.submit(cluster_tag, job)
         self._last_values.put(actor.principal, recipe.name, checked_values(recipe, request.values))

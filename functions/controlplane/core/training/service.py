@@ -32,6 +32,7 @@ from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
 from controlplane.models.training import (
     RAY_KINDS,
+    TERMINAL_PHASES,
     JobDetail,
     JobEvent,
     JobKind,
@@ -87,6 +88,19 @@ class TrainingJobService:
 
     def submit(self, cluster_tag: str, request: SubmitJobRequest) -> JobDetail:
         """Check the request against the cluster, render and validate the manifest, create it, return its detail."""
+        record, cluster, job, namespace = self._checked(cluster_tag, request)
+        if not self._writes.create(cluster, record.region, job):
+            raise _name_in_use(request.name, namespace)
+        return self.get(cluster_tag, request.name)
+
+    def check(self, cluster_tag: str, request: SubmitJobRequest) -> None:
+        """Every check `submit` runs, creating nothing (a dry run refuses what the submit would)."""
+        self._checked(cluster_tag, request)
+
+    def _checked(
+        self, cluster_tag: str, request: SubmitJobRequest
+    ) -> tuple[ClusterRecord, EksCluster, dict[str, Any], str]:
+        """The cluster, the rendered job and its namespace, once every check passed."""
         if request.elastic and request.tieredCheckpointing:
             raise InvalidRequestError(
                 "Elastic training and tiered checkpointing do not compose: drop `elastic` or `tieredCheckpointing`."
@@ -103,9 +117,7 @@ class TrainingJobService:
         problems = schema_problems(job)
         if problems:
             raise InvalidRequestError(f"The job does not match the {request.kind.value} schema: {'; '.join(problems)}.")
-        if not self._writes.create(cluster, record.region, job):
-            raise _name_in_use(request.name, placement.namespace)
-        return self.get(cluster_tag, request.name)
+        return record, cluster, job, placement.namespace
 
     def _require_training_operator(self, record: ClusterRecord, cluster: EksCluster) -> None:
         addon = self._eks(record.region).find_addon(cluster.name, TRAINING_OPERATOR_ADDON)
@@ -230,7 +242,7 @@ class TrainingJobService:
         """One pod's log (the job's first pod unless `pod` names another of its pods)."""
         record, cluster = self._cluster(cluster_tag)
         namespace, _ = _claim(record)
-        self._job(record, cluster, namespace, name)
+        job = self._job(record, cluster, namespace, name)
         pods = [found.name for found in self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})]
         if pod is not None and pod not in pods:
             raise NotFoundError(
@@ -239,7 +251,7 @@ class TrainingJobService:
             )
         chosen = pod or (pods[0] if pods else None)
         if chosen is None:
-            return JobLogs(jobName=name, pod="", pods=[], lines=[])
+            return JobLogs(jobName=name, pod="", pods=[], lines=[], note=_why_no_pods(job))
         text = self._reads.pod_log(cluster, record.region, namespace, chosen, tail_lines, since_seconds)
         if text is None:  # the pod ended between the listing and the read (cleanPodPolicy: All): its log went with it
             return JobLogs(jobName=name, pod=chosen, pods=[p for p in pods if p != chosen], lines=[])
@@ -298,6 +310,24 @@ class TrainingJobService:
         if job is None:
             raise _not_found(name, namespace)
         return job
+
+
+def _why_no_pods(job: dict[str, Any]) -> str:
+    """Why a job has no pod to read a log from: not started yet, or ended with its pods deleted."""
+    phase = rules_of(job).summary(job).phase
+    if phase not in TERMINAL_PHASES:
+        return f"The job is {phase.value} and has no pod yet; job_wait follows it until it ends."
+    if job.get("kind") != JobKind.HYPERPOD_PYTORCH_JOB:
+        return (
+            f"The job {phase.value}, and KubeRay removed its pods when it ended (ray.shutdownAfterJobFinishes), their "
+            "logs with them; a job that writes its log under /s3 keeps it in the storage claim."
+        )
+    policy = ((job.get("spec") or {}).get("runPolicy") or {}).get("cleanPodPolicy", "All")
+    return (
+        f"The job {phase.value}, and its pods were deleted when it ended (cleanPodPolicy {policy}), their logs with "
+        "them. To keep a job's pods and logs until it is deleted, submit it with runPolicy.cleanPodPolicy None (the "
+        "default); a job that writes its log under /s3 keeps it in the storage claim."
+    )
 
 
 def _deletion(detail: JobDetail) -> PlannedAction:

@@ -1,5 +1,6 @@
 """The node-action workflows' steps against in-memory fakes: one batch call for the nodes not already taken, then a
-check that each node has settled (rebooted Running, replaced by a Running node it names, deleted gone)."""
+check that each node has settled (rebooted Running, replaced by a Running node it names, deleted gone); a rebooted
+node HyperPod still holds out of scheduling did not recover, and the check says what it is and to replace it."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from controlplane.core.ports.hyperpod import HyperPodNode, InstanceGroup
-from controlplane.models.errors import DependencyFailedError
+from controlplane.core.ports.kubernetes import KubernetesNode
+from controlplane.models.errors import DependencyFailedError, NodeNotRecoveredError
 from controlplane.models.operations import OperationKind
+from controlplane.models.status import HEALTH_LABEL
 from controlplane.models.workflow import NodeActionInput, parse_input
 from tests.unit.core.hyperpod.world import World
 
@@ -78,6 +81,35 @@ def test_a_reboot_is_done_when_every_node_taken_is_running_again(world):
     check = world.node_steps().check(ctx(OperationKind.REBOOT_NODES, [first, second], acted=[first, second]))
     assert (check.done, check.status) == (False, f"{first} Pending; {second} Running")
     set_status(world, first, "Running")
+    assert world.node_steps().check(ctx(OperationKind.REBOOT_NODES, [first, second], acted=[first, second])).done
+
+
+def health(world: World, **labels: str) -> None:
+    """The EKS cluster, and the Kubernetes node of each instance id with this health label."""
+    world.eks.add_cluster("eks-cluster-demo")
+    world.kubernetes_api().nodes = [
+        KubernetesNode(f"hyperpod-{node_id}", True, value.startswith("Schedulable"), {HEALTH_LABEL: value}, {}, {})
+        for node_id, value in labels.items()
+    ]
+
+
+def test_a_rebooted_node_still_pending_replacement_did_not_recover_and_the_check_says_to_replace_it(world):
+    """Issue 30, finding 4: the reboot reported success while the node stayed UnschedulablePendingReplacement."""
+    first, second = ids(world)
+    health(world, **{first: "UnschedulablePendingReplacement", second: "Schedulable"})
+    with pytest.raises(NodeNotRecoveredError) as raised:
+        world.node_steps().check(ctx(OperationKind.REBOOT_NODES, [first, second], acted=[first, second]))
+    message = raised.value.message
+    assert f"{first} is Running but its health is UnschedulablePendingReplacement" in message
+    assert "hyperpod_node_replace" in message and second not in message
+    assert raised.value.details["nodes"] == [
+        {"nodeId": first, "status": "Running", "health": "UnschedulablePendingReplacement"}
+    ]
+
+
+def test_a_rebooted_node_that_is_schedulable_again_ends_the_reboot(world):
+    first, second = ids(world)
+    health(world, **{first: "Schedulable", second: "Schedulable"})
     assert world.node_steps().check(ctx(OperationKind.REBOOT_NODES, [first, second], acted=[first, second])).done
 
 

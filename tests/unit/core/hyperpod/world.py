@@ -109,7 +109,7 @@ class World:
         )
 
     def node_steps(self) -> NodeSteps:
-        return NodeSteps(self.hyperpod, Poller(POLL, self.clock))
+        return NodeSteps(self.hyperpod, Poller(POLL, self.clock), self.eks, self.kubernetes)
 
     def group_steps(self) -> InstanceGroupSteps:
         return InstanceGroupSteps(self.network, self.iam, self.hyperpod, Poller(POLL, self.clock), DEPLOYMENT)

@@ -93,7 +93,7 @@ def test_submit_creates_the_job_in_the_claims_namespace_with_the_default_recover
     assert job["spec"]["runPolicy"] == {
         "jobMaxRetryCount": 5,
         "restartPolicy": {"numRestartBeforeFullJobRestart": 3, "evalPeriodSeconds": 21600, "maxFullJobRestarts": 1},
-        "cleanPodPolicy": "All",
+        "cleanPodPolicy": "None",
     }
     assert detail.namespace == "ml"
     assert detail.phase == JobPhase.PENDING
@@ -256,6 +256,36 @@ def test_a_pod_gone_before_its_log_is_read_has_no_lines_and_leaves_the_list(worl
     logs = world.service.logs("demo", "llama")
 
     assert (logs.pod, logs.lines, logs.pods) == ("llama-pods-0", [], ["llama-pods-1"])
+
+
+def test_a_job_keeps_its_pods_and_so_their_logs_after_it_ends_unless_asked_otherwise(world: World) -> None:
+    """Issue 30, finding 3: after Succeeded, job_get_logs returned nothing (pods removed by cleanPodPolicy All)."""
+    world.service.submit("demo", request())
+    job = world.job("llama")
+    assert job is not None and job["spec"]["runPolicy"]["cleanPodPolicy"] == "None"
+
+
+def test_a_finished_job_whose_pods_were_deleted_says_why_its_log_is_gone_and_how_to_keep_it(world: World) -> None:
+    world.service.submit("demo", request(runPolicy={"cleanPodPolicy": "All"}))
+    job = world.job("llama")
+    assert job is not None
+    job["status"] = {"conditions": [{"type": "Completed", "status": "True"}]}
+    world.kubernetes.apply(world.cluster, "us-west-2", [job])
+
+    logs = world.service.logs("demo", "llama")
+
+    assert (logs.pods, logs.lines) == ([], [])
+    assert logs.note is not None and logs.note.startswith("The job Succeeded, and its pods were deleted when it ended")
+    assert "cleanPodPolicy All" in logs.note and "runPolicy.cleanPodPolicy None" in logs.note
+
+
+def test_a_job_without_pods_yet_says_so_and_names_the_wait(world: World) -> None:
+    world.service.submit("demo", request())
+
+    assert (
+        world.service.logs("demo", "llama").note
+        == "The job is Pending and has no pod yet; job_wait follows it until it ends."
+    )
 
 
 def test_list_pages_the_jobs(world: World) -> None:

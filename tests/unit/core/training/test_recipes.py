@@ -289,6 +289,19 @@ def test_a_recipe_job_meets_the_job_services_refusals(world: World) -> None:
         world.service.submit("demo", job_request().model_copy(update={"name": "other"}), ALICE, dry_run=False)
 
 
+def test_a_dry_run_refuses_what_the_submit_would_refuse(world: World) -> None:
+    """Issue 30, finding 2: a dry run for an instance type the cluster lacks answered with a plan to carry out."""
+    elsewhere = job_request().model_copy(update={"instanceType": "ml.p5.48xlarge"})
+    with pytest.raises(InvalidRequestError, match=r"has no nodes of instance type 'ml\.p5\.48xlarge'"):
+        world.service.submit("demo", elsewhere, ALICE, dry_run=True)
+    with pytest.raises(InvalidRequestError, match="at most 4"):
+        world.service.submit("demo", job_request(gpusPerNode=8), ALICE, dry_run=True)
+    world.eks.addons.clear()
+    with pytest.raises(FeatureNotEnabledError, match="trainingOperator"):
+        world.service.submit("demo", job_request(), ALICE, dry_run=True)
+    assert world.job("recipe-job") is None
+
+
 def test_a_refused_submission_keeps_no_values(world: World) -> None:
     with pytest.raises(InvalidRequestError):
         world.service.submit("demo", job_request(gpusPerNode=8), ALICE, dry_run=False)
