@@ -11,15 +11,13 @@ from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import SecretGateway, SecretReadRefusedError
 from controlplane.core.storage.namespace import SECRET_READER_ROLE
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.downloads import SECRET_TOKEN_KEY
+from controlplane.models.downloads import OWNED_SECRET_LABEL, SECRET_TOKEN_KEY
 from controlplane.models.errors import (
     ClusterAccessDeniedError,
     ForeignResourceError,
     InvalidRequestError,
     NotFoundError,
 )
-
-OWNERSHIP_LABEL = f"{MANAGED_LABEL}={MANAGED_LABEL_VALUE}"
 
 
 class SecretNotFoundError(NotFoundError):
@@ -37,7 +35,7 @@ def require_owned_secret(
     """Refuse the request unless `secret` (namespace, name), which the request's `field` names, is the control
     plane's and holds a token; `token_field` is the request's field that takes the token itself, if it has one."""
     namespace, name = secret
-    details = {"field": field, "namespace": namespace, "secret": name, "label": OWNERSHIP_LABEL}
+    details = {"field": field, "namespace": namespace, "secret": name, "label": OWNED_SECRET_LABEL}
     try:
         facts = secrets.secret(cluster, record.region, namespace, name)
     except SecretReadRefusedError:
@@ -47,7 +45,7 @@ def require_owned_secret(
             f"(POST /clusters/{record.clusterTag}/storage with namespace {namespace}), which applies that Role.",
             details,
         ) from None
-    label = f"kubectl label secret {name} -n {namespace} {OWNERSHIP_LABEL}"
+    label = f"kubectl label secret {name} -n {namespace} {OWNED_SECRET_LABEL}"
     if facts is None:
         create = (
             f"create it with the token under `{SECRET_TOKEN_KEY}` and label it as the control plane's: kubectl create "
@@ -60,9 +58,9 @@ def require_owned_secret(
         raise SecretNotFoundError(f"`{field}` names Secret {namespace}/{name}, which does not exist: {create}", details)
     if facts.labels.get(MANAGED_LABEL) != MANAGED_LABEL_VALUE:
         raise ForeignResourceError(
-            f"Secret {namespace}/{name} (`{field}`) is not the control plane's: it lacks the label {OWNERSHIP_LABEL}, "
-            "and workloads read only Secrets the control plane owns. If it holds a token meant for InstantStart's "
-            f"workloads, label it: {label}",
+            f"Secret {namespace}/{name} (`{field}`) is not the control plane's: it lacks the label "
+            f"{OWNED_SECRET_LABEL}, and workloads read only Secrets the control plane owns. If it holds a token meant "
+            f"for InstantStart's workloads, label it: {label}",
             details,
         )
     if SECRET_TOKEN_KEY not in facts.keys:

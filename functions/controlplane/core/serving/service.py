@@ -131,9 +131,9 @@ class ModelServerService:
         ):
             raise _name_in_use(request.name, target.namespace)
         if request.huggingFaceTokenSecret is not None:
-            secret = (target.namespace, request.huggingFaceTokenSecret)
+            named = (target.namespace, request.huggingFaceTokenSecret)
             field = "huggingFaceTokenSecret"
-            require_owned_secret(self._secrets, target.record, target.cluster, secret, field, "huggingFaceToken")
+            require_owned_secret(self._secrets, target.record, target.cluster, named, field, "huggingFaceToken")
         secret = request.huggingFaceTokenSecret or (
             manifest.token_secret_name(request.name) if request.huggingFaceToken is not None else None
         )

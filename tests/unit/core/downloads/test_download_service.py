@@ -15,13 +15,14 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.downloads.manifest import JOB_API_VERSION, JOB_KIND
 from controlplane.core.downloads.service import DownloadService
 from controlplane.core.downloads.steps import DownloadFailedError, DownloadSteps
+from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import SecretNotFoundError
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.downloads import DownloadRequest
+from controlplane.models.downloads import OWNED_SECRET_LABEL, DownloadRequest
 from controlplane.models.errors import (
     ClusterAccessDeniedError,
     ClusterBusyError,
@@ -173,6 +174,10 @@ def test_a_named_secret_that_is_missing_foreign_or_without_a_token_is_refused_be
         world.service.start("demo", DownloadRequest(repoId="meta-llama/Llama-3.2-1B", tokenSecret="hf-token"), ACTOR)
     assert "Secret ml/hf-token" in refused.value.message and hint in refused.value.message
     assert launcher.started == []
+
+
+def test_the_label_the_contracts_name_is_the_control_planes_ownership_label():
+    assert f"{MANAGED_LABEL}={MANAGED_LABEL_VALUE}" == OWNED_SECRET_LABEL
 
 
 def test_a_namespace_whose_secrets_the_control_plane_may_not_read_is_refused_with_how_to_restore_it(world, launcher):
