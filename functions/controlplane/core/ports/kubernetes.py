@@ -233,8 +233,8 @@ class SecretReadRefusedError(Exception):
 
 
 class SecretGateway(Protocol):
-    """Secrets a request names, read as the jobs role, whose RBAC lets it get Secrets only in the namespaces the
-    control plane owns (`controlplane.core.workload_access`)."""
+    """Secrets a request names, read as the jobs role, whose RBAC lets it get Secrets only where the control plane
+    applied its Secret reader Role (`controlplane.core.storage.namespace.secret_reader_rbac`)."""
 
     def secret(self, cluster: EksCluster, region: str, namespace: str, name: str) -> SecretFacts | None:
         """The Secret's labels and key names; None when it does not exist; SecretReadRefusedError when RBAC
