@@ -23,6 +23,7 @@ from controlplane.core.features.catalog import karpenter, tiered_storage
 from controlplane.core.ports.storage import LustreFileSystem
 from controlplane.core.serving import command as serving_commands
 from controlplane.core.serving import manifest as serving
+from controlplane.core.storage.namespace import secret_reader_rbac
 from controlplane.core.storage.objects import fsx_objects, storage_objects
 from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
@@ -266,6 +267,7 @@ def _features() -> dict[str, JsonObject]:
     )
     objects.update({f"job writers RBAC: {_name(obj)}": obj for obj in job_writer_rbac()})
     objects.update({f"model server writers RBAC: {_name(obj)}": obj for obj in serving_writer_rbac()})
+    objects.update({f"secret reader RBAC: {_name(obj)}": obj for obj in secret_reader_rbac("ml")})
     return objects
 
 

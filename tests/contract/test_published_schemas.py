@@ -133,6 +133,8 @@ def test_the_rendered_objects_cover_every_kind_the_product_writes_and_every_reci
         ("batch/v1", "Job"),
         ("rbac.authorization.k8s.io/v1", "ClusterRole"),
         ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+        ("rbac.authorization.k8s.io/v1", "Role"),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding"),
         ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
         ("sagemaker.amazonaws.com/v1", "HyperPodPyTorchJob"),
         ("ray.io/v1", "RayJob"),

@@ -1,5 +1,5 @@
 """Downloads through the API and through the MCP tools alone: a model downloaded into the S3 claim, then the claim
-listed by prefix; refusals say what to change; the jobs role may write a token's Secret but never read one."""
+listed by prefix; refusals say what to change; the jobs role may write a token's Secret but never list Secrets."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_a_cluster_without_a_claim_is_refused_with_the_stage_to_run(running_sand
     assert listed.status_code == 409
 
 
-def test_the_jobs_role_may_write_a_secret_but_never_read_one(running_sandbox, cluster):
+def test_the_jobs_role_may_write_a_secret_but_never_list_them(running_sandbox, cluster):
     eks = aws_client("eks", region_name=REGION).describe_cluster(name=f"eks-cluster-{TAG}")["cluster"]
     target = EksCluster(eks["name"], eks["arn"], "ACTIVE", "1.34", eks["endpoint"], None, None, None)
     writer = KubernetesWorkloadGateway(wiring.kubernetes_job_writers())

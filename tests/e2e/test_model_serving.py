@@ -1,7 +1,8 @@
 """Self-managed model servers in the sandbox: the seed's conversation through the MCP tools alone (deploy vLLM with
 one GPU as cluster-internal, wait until ready, call it, get a chat completion); refusals that ask for the GPU count;
 the model pool (rebinding a worker relabels its pod and keeps its uid; scaling in never removes a bound worker);
-train → deploy; scaling to zero and delete, each with a plan and its token."""
+train → deploy; a token Secret that is not the control plane's refused; scaling to zero and delete, each with a plan
+and its token."""
 
 from __future__ import annotations
 
@@ -180,6 +181,35 @@ def test_delete_needs_a_plan_and_its_token_and_removes_the_server_and_its_servic
     assert operator.get(f"/clusters/{TAG}/deployments/gone").status_code == 404
     services = operator.get(f"/clusters/{TAG}/services").json()["services"]
     assert all(service["name"] != "gone" for service in services)
+
+
+def test_a_token_secret_must_be_the_control_planes_and_a_servers_own_goes_with_it(
+    running_sandbox, cluster, operator
+) -> None:
+    """Issue 29, finding 4: a service account's token (any Secret not labelled as the control plane's) never reaches
+    a server's environment; the Secret a deploy made for its token is planned and deleted with the server."""
+    store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
+    borrowed = {"name": "sa-token", "namespace": "default", "annotations": {"kubernetes.io/service-account.name": "x"}}
+    store.put({"apiVersion": "v1", "kind": "Secret", "metadata": borrowed, "data": {"token": "eA=="}})
+    body = {"command": SEED_COMMAND, "gpus": 1}
+    refused = operator.post(
+        f"/clusters/{TAG}/deployments", json={**body, "name": "borrow", "huggingFaceTokenSecret": "sa-token"}
+    )
+    created = operator.post(
+        f"/clusters/{TAG}/deployments", json={**body, "name": "tokened", "huggingFaceToken": "hf_x"}
+    )
+    plan = operator.delete(f"/clusters/{TAG}/deployments/tokened").json()
+    deleted = operator.delete(
+        f"/clusters/{TAG}/deployments/tokened", params={"confirmationToken": plan["confirmationToken"]}
+    )
+
+    assert (refused.status_code, refused.json()["code"]) == (409, "ForeignResource"), refused.text
+    assert "kubectl label secret sa-token -n default app.kubernetes.io/managed-by=instantstart" in refused.text
+    assert store.get("apps", "v1", "deployments", "default", "borrow") is None
+    assert created.status_code == 201, created.text
+    assert ("Secret", "default/tokened-hf-token") in {(a["resource"], a["name"]) for a in plan["actions"]}
+    assert deleted.status_code == 200, deleted.text
+    assert store.get("", "v1", "secrets", "default", "tokened-hf-token") is None
 
 
 def test_scaling_to_zero_needs_the_persons_confirmation_through_the_api_and_the_tools(

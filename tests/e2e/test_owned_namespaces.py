@@ -71,27 +71,68 @@ def test_a_namespace_labelled_as_the_control_planes_is_used_as_it_is(running_san
         assert "Kubernetes Namespace" not in [action["resource"] for action in planned.json()["actions"]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 4's Secret part is not built: the API's Kubernetes roles may not read Secrets (EKS's view "
-    "policy excludes them; the jobs role may only create and delete them), so checking a Secret's label needs a "
-    "Role granting the jobs group `get` on Secrets in the namespaces the control plane owns",
-)
+def claim_namespace(running_sandbox) -> str:
+    """The namespace of the cluster's claim, where its workloads run (an earlier test may have moved it)."""
+    with running_sandbox.client("sandbox-viewer") as api:
+        claim = api.get(f"/clusters/{TAG}").json()["storageClaim"]
+    return claim.rpartition("/")[0] or "default"
+
+
+def put_secret(running_sandbox, name: str, namespace: str, labels: dict[str, str]) -> None:
+    running_sandbox.sandbox.emulator.store(EKS).put(
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels},
+            "data": {"token": "c2VjcmV0"},
+        }
+    )
+
+
 @pytest.mark.parametrize(("labels", "status"), [(None, 404), ({"team": "x"}, 409)])
 def test_a_download_refuses_a_token_secret_that_is_missing_or_not_the_control_planes(
     running_sandbox, cluster, labels, status
 ):
-    name = f"token-{status}"
+    name, namespace = f"token-{status}", claim_namespace(running_sandbox)
     if labels is not None:
-        running_sandbox.sandbox.emulator.store(EKS).put(
-            {
-                "apiVersion": "v1",
-                "kind": "Secret",
-                "metadata": {"name": name, "namespace": "default", "labels": labels},
-                "data": {"token": "c2VjcmV0"},
-            }
-        )
+        put_secret(running_sandbox, name, namespace, labels)
     with running_sandbox.client("sandbox-operator") as api:
         response = api.post(f"/clusters/{TAG}/downloads", json={"repoId": "Qwen/Qwen2.5-0.5B", "tokenSecret": name})
     assert response.status_code == status, response.text
+    assert f"Secret {namespace}/{name}" in response.json()["message"]
     assert f"{MANAGED_LABEL}={MANAGED_LABEL_VALUE}" in response.json()["message"]
+
+
+def test_a_download_uses_a_token_secret_labelled_as_the_control_planes(running_sandbox, cluster):
+    put_secret(running_sandbox, "token-ours", claim_namespace(running_sandbox), {MANAGED_LABEL: MANAGED_LABEL_VALUE})
+    with running_sandbox.client("sandbox-operator") as api:
+        response = api.post(
+            f"/clusters/{TAG}/downloads", json={"repoId": "Qwen/Qwen2.5-0.5B", "tokenSecret": "token-ours"}
+        )
+        assert response.status_code == 202, response.text
+        operation = running_sandbox.wait_terminal(response.json()["operationId"])
+    assert operation["status"] == "SUCCEEDED", operation.get("error")
+
+
+def test_the_api_reads_secrets_only_as_the_jobs_role_and_only_in_the_control_planes_namespaces(
+    running_sandbox, cluster
+):
+    """EKS's view policy reads no Secret; the jobs role gets one only where stage 1 or 5 applied its Secret reader."""
+    from kubernetes.client import CoreV1Api
+    from kubernetes.client.exceptions import ApiException
+
+    from controlplane import wiring
+    from controlplane.adapters.aws.eks import AwsEksGateway
+
+    namespace = claim_namespace(running_sandbox)
+    for where in {namespace, "default", "kube-system"}:
+        put_secret(running_sandbox, "probe", where, {})
+    eks = AwsEksGateway("us-west-2").find_cluster(EKS)
+    viewer = CoreV1Api(wiring.kubernetes_readers().api_client(eks, "us-west-2"))
+    jobs = CoreV1Api(wiring.kubernetes_job_writers().api_client(eks, "us-west-2"))
+    for api, where in ((viewer, namespace), (jobs, "kube-system")):
+        with pytest.raises(ApiException) as refused:
+            api.read_namespaced_secret("probe", where)
+        assert refused.value.status == 403
+    for where in (namespace, "default"):
+        assert jobs.read_namespaced_secret("probe", where).metadata.namespace == where

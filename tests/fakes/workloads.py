@@ -9,7 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesPod, ObjectPage
+from controlplane.core.ports.kubernetes import (
+    KubernetesEvent,
+    KubernetesPod,
+    ObjectPage,
+    SecretFacts,
+    SecretReadRefusedError,
+)
 from tests.fakes.kubernetes import InMemoryKubernetesGateway, describe
 
 
@@ -96,3 +102,21 @@ class InMemoryWorkloadGateway:
             return None
         lines = text.splitlines(keepends=True)
         return "".join(lines[-tail_lines:] if tail_lines else lines)
+
+
+class InMemorySecretGateway:
+    """Secrets among an `InMemoryKubernetesGateway`'s objects, as the API server returns them (`stringData` folded
+    into `data`); reads in `refused_namespaces` are refused as RBAC refuses them."""
+
+    def __init__(self, kubernetes: InMemoryKubernetesGateway) -> None:
+        self.kubernetes = kubernetes
+        self.refused_namespaces: set[str] = set()
+
+    def secret(self, cluster: EksCluster, region: str, namespace: str, name: str) -> SecretFacts | None:
+        if namespace in self.refused_namespaces:
+            raise SecretReadRefusedError(namespace)
+        found = self.kubernetes.get(cluster, region, "v1", "Secret", name, namespace)
+        if found is None:
+            return None
+        keys = {*(found.get("data") or {}), *(found.get("stringData") or {})}
+        return SecretFacts(labels=dict(found["metadata"].get("labels") or {}), keys=frozenset(keys))

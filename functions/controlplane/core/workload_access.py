@@ -1,11 +1,14 @@
 """What the API's jobs role may do in a cluster, through Kubernetes RBAC: exactly the workload objects it writes —
 training jobs (HyperPodPyTorchJob, RayJob, RayCluster), managed inference endpoints, download tokens' Secrets — and
-the model servers' Deployments and Services, with pool workers' labels and calls through the service proxy.
+the model servers' Deployments and Services, with pool workers' labels and calls through the service proxy; and read
+Secrets only in the namespaces the control plane owns, to check that a workload's token Secret is its own.
 
 EKS access policies are fixed rule tables without custom resources, so the jobs role's access entry carries no
 policy but the Kubernetes group `JOB_WRITERS_GROUP`, and two ClusterRoles bound to that group name the verbs and
 kinds the workload routes need: the job writer and the model-server writer. The view role reads everything else
-(pods, events, logs). Stage 1 and the import apply them; the kinds are their contexts' (training, endpoints).
+(pods, events, logs) but Secrets, which AmazonEKSViewPolicy leaves out. Stage 1 and the import apply them with the
+Secret reader of `default`; stage 5 applies the Secret reader of the namespace it puts its claims in. The kinds are
+their contexts' (training, endpoints).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from controlplane.core.endpoints.manifest import API_GROUP as ENDPOINTS_API_GROUP
 from controlplane.core.endpoints.manifest import PLURALS as ENDPOINT_PLURALS
 from controlplane.core.naming import JOB_WRITERS_GROUP, MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.core.storage.namespace import SHARED_NAMESPACE, secret_reader_rbac
 from controlplane.core.training import manifest, ray
 
 JOB_WRITER_ROLE = "instantstart-job-writer"
@@ -26,7 +30,8 @@ JOB_RESOURCES = {
     ENDPOINTS_API_GROUP: sorted(ENDPOINT_PLURALS.values()),
 }
 JOB_VERBS = ["create", "delete", "get", "list"]
-# A download's Hugging Face token is written to a Secret by the API (`core.downloads`): create and delete, never read.
+# A request's Hugging Face token is written to a Secret by the API: create and delete anywhere, read nowhere but
+# through a namespace's Secret reader.
 SECRET_RULE = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]}
 SERVING_WRITER_ROLE = "instantstart-model-server-writer"
 SERVING_RULES = [
@@ -49,6 +54,11 @@ def job_writer_rbac() -> list[dict[str, Any]]:
 def serving_writer_rbac() -> list[dict[str, Any]]:
     """The ClusterRole for model servers' writes and service-proxy calls, and its binding to the jobs group."""
     return _bound_to_job_writers(SERVING_WRITER_ROLE, SERVING_RULES)
+
+
+def workload_rbac() -> list[dict[str, Any]]:
+    """What stage 1 and the import apply with the access entries (and an imported cluster's release removes)."""
+    return [*job_writer_rbac(), *serving_writer_rbac(), *secret_reader_rbac(SHARED_NAMESPACE)]
 
 
 def _bound_to_job_writers(role: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,6 +20,8 @@ REPO_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{
 PREFIX_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}){0,7}$"
 SECRET_NAME_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$"
 SECRET_TOKEN_KEY = "token"
+# The label a Secret a request names must carry: the control plane's ownership label (`core.naming.MANAGED_LABEL`).
+OWNED_SECRET_LABEL = "app.kubernetes.io/managed-by=instantstart"
 """The key of the Secret that holds the token (a Secret the request names must hold it under this key)."""
 
 
@@ -58,7 +60,7 @@ class DownloadRequest(Contract):
     tokenSecret: SecretName | None = Field(
         default=None,
         description=f"Instead of `token`: an existing Secret in the claim's namespace holding it under "
-        f"`{SECRET_TOKEN_KEY}`.",
+        f"`{SECRET_TOKEN_KEY}`, labelled as the control plane's ({OWNED_SECRET_LABEL}).",
     )
 
     @model_validator(mode="after")

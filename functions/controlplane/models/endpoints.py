@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
-from controlplane.models.downloads import SecretName
+from controlplane.models.downloads import OWNED_SECRET_LABEL, SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # An endpoint's name is a DNS label, short enough that `is-<clusterTag>-<name>` is a SageMaker endpoint name (≤ 63).
@@ -90,7 +90,8 @@ class HuggingFaceSource(Contract):
     tokenSecret: SecretName | None = Field(
         default=None,
         description="A Secret in the endpoint's namespace holding a Hugging Face token under `token` (gated or "
-        "private models); the token itself never passes through this API.",
+        f"private models), labelled as the control plane's ({OWNED_SECRET_LABEL}); the token itself never passes "
+        "through this API.",
     )
 
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
-from controlplane.models.downloads import SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
+from controlplane.models.downloads import OWNED_SECRET_LABEL, SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # A deployment's name is also its Service's (a DNS-1035 label), short enough for the pods' suffixes.
@@ -72,7 +72,8 @@ class DeployModelRequest(Contract):
     )
     huggingFaceTokenSecret: SecretName | None = Field(
         default=None,
-        description=f"Instead of `huggingFaceToken`: an existing Secret holding it under `{SECRET_TOKEN_KEY}`.",
+        description=f"Instead of `huggingFaceToken`: an existing Secret in the server's namespace holding it under "
+        f"`{SECRET_TOKEN_KEY}`, labelled as the control plane's ({OWNED_SECRET_LABEL}).",
     )
     sharedMemoryGi: int = Field(default=16, ge=1, le=2048, description="Size of /dev/shm (memory-backed).")
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(

@@ -1,6 +1,6 @@
 """Inference: self-managed model servers and their warm pool, and managed endpoints. Read as the view role;
-written, and called through the service proxy, as the jobs role. Also the long polls of every workload (training
-jobs included)."""
+written, called through the service proxy, and their token Secrets checked, as the jobs role. Also the long polls of
+every workload (training jobs included)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 def model_servers() -> ModelServerService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.secrets import KubernetesSecretGateway
     from controlplane.adapters.k8s.serving import KubernetesServingGateway
     from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
     from controlplane.core.serving.service import ModelServerService
@@ -32,6 +33,7 @@ def model_servers() -> ModelServerService:
         reads=KubernetesServingGateway(factory=wiring.kubernetes_readers()),
         writes=KubernetesServingGateway(factory=wiring.kubernetes_job_writers()),
         creates=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
+        secrets=KubernetesSecretGateway(factory=wiring.kubernetes_job_writers()),
         confirmations=wiring.confirmations(),
     )
 
@@ -43,6 +45,7 @@ def endpoints() -> EndpointService:
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.aws.sagemaker_runtime import AwsModelEndpointGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.secrets import KubernetesSecretGateway
     from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
     from controlplane.core.endpoints.service import EndpointService
 
@@ -53,6 +56,7 @@ def endpoints() -> EndpointService:
         nodes=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
         reads=KubernetesWorkloadGateway(factory=wiring.kubernetes_readers()),
         writes=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
+        secrets=KubernetesSecretGateway(factory=wiring.kubernetes_job_writers()),
         runtime=AwsModelEndpointGateway,
         confirmations=wiring.confirmations(),
     )

@@ -79,9 +79,11 @@ def mlflow() -> MlflowService:
 
 @provider
 def downloads() -> DownloadService:
-    """Downloads as the API starts them: a request's token written to a Secret through the jobs role."""
+    """Downloads as the API starts them: a request's token written to a Secret, or the Secret it names checked,
+    through the jobs role."""
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.s3 import AwsBucketGateway
+    from controlplane.adapters.k8s.secrets import KubernetesSecretGateway
     from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
     from controlplane.core.downloads.service import DownloadService
 
@@ -90,6 +92,7 @@ def downloads() -> DownloadService:
         operations=wiring.operations(),
         eks=AwsEksGateway,
         secrets_writer=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
+        secrets=KubernetesSecretGateway(factory=wiring.kubernetes_job_writers()),
         buckets=AwsBucketGateway,
     )
 

@@ -289,12 +289,13 @@ def _access(call: _Call) -> ApiAccess:
         group, rest = parts[1], parts[3:]
     else:
         return ApiAccess(_VERB_OF_METHOD[call.method], None, None)
+    namespace = None
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
-        rest = rest[2:]
+        namespace, rest = rest[1], rest[2:]
     named = len(rest) > 1
     verb = "list" if call.method == "GET" and not named else _VERB_OF_METHOD[call.method]
     resource = "/".join([rest[0], *rest[2:3]])
-    return ApiAccess(verb, group, resource)
+    return ApiAccess(verb, group, resource, namespace)
 
 
 def _decode(call: _Call) -> Any:

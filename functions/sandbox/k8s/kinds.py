@@ -16,6 +16,7 @@ StorageKey = tuple[str, str]  # (group, plural): every served version of a kind 
 
 PODS: StorageKey = ("", "pods")
 NAMESPACES: StorageKey = ("", "namespaces")
+SECRETS: StorageKey = ("", "secrets")
 CRDS: StorageKey = ("apiextensions.k8s.io", "customresourcedefinitions")
 
 

@@ -2,8 +2,9 @@
 
 The sandbox's clusters authorize a call as EKS does: an access entry's access policies first (the runtime's
 authorizer), then, for an entry that names Kubernetes groups, the cluster's ClusterRoleBindings of those groups
-and the rules of their ClusterRoles. Namespaced Roles and RoleBindings, aggregation and resource names are not
-evaluated. Discovery (no resource) is open to every authenticated reader, as in Kubernetes.
+and the rules of their ClusterRoles, and the RoleBindings of those groups in the call's namespace and the rules of
+the Role or ClusterRole each refers to. Aggregation and resource names are not evaluated. Discovery (no resource)
+is open to every authenticated reader, as in Kubernetes.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ READ_VERBS = frozenset({"get", "list", "watch"})
 @dataclass(frozen=True)
 class ApiAccess:
     """One call: its RBAC verb, and the API group and resource (`pods/log` for a subresource); both None for
-    discovery."""
+    discovery. `namespace` is the namespace a namespaced call names (None: cluster-wide)."""
 
     verb: str
     api_group: str | None
     resource: str | None
+    namespace: str | None = None
 
     @property
     def write(self) -> bool:
@@ -43,20 +45,31 @@ class ApiAccess:
 
 
 def rbac_allows(store: ClusterStore, groups: Iterable[str], access: ApiAccess) -> bool:
-    """Whether a ClusterRole bound to one of `groups` allows the call."""
+    """Whether a ClusterRole bound to one of `groups`, or a Role or ClusterRole bound to one of them in the call's
+    namespace, allows the call."""
     if access.resource is None:
         return not access.write
     wanted = set(groups)
-    bound = {
-        binding["roleRef"]["name"]
-        for binding in store.list(*RBAC, "clusterrolebindings")
-        if any(s.get("kind") == "Group" and s.get("name") in wanted for s in binding.get("subjects") or [])
-    }
-    for name in bound:
-        role = store.get(*RBAC, "clusterroles", None, name) or {}
+    refs = [binding["roleRef"] for binding in _bindings(store, "clusterrolebindings", wanted)]
+    if access.namespace is not None:
+        refs += [binding["roleRef"] for binding in _bindings(store, "rolebindings", wanted, access.namespace)]
+    for ref in refs:
+        if ref["kind"] == "Role":
+            role = store.get(*RBAC, "roles", access.namespace, ref["name"]) or {}
+        else:
+            role = store.get(*RBAC, "clusterroles", None, ref["name"]) or {}
         if any(_allows(rule, access) for rule in role.get("rules") or []):
             return True
     return False
+
+
+def _bindings(store: ClusterStore, plural: str, groups: set[str], namespace: str | None = None) -> list[dict[str, Any]]:
+    """The bindings (of `plural`, in `namespace`) that name one of `groups` as a subject."""
+    return [
+        binding
+        for binding in store.list(*RBAC, plural, namespace)
+        if any(s.get("kind") == "Group" and s.get("name") in groups for s in binding.get("subjects") or [])
+    ]
 
 
 def _allows(rule: dict[str, Any], access: ApiAccess) -> bool:

@@ -12,6 +12,7 @@ field-ownership conflicts in server-side apply, no validation beyond object name
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any
 
@@ -25,7 +26,7 @@ from sandbox.k8s.apply import (
 )
 from sandbox.k8s.buckets import Buckets, Event, JsonObject
 from sandbox.k8s.errors import ApiError, bad_request, conflict, details, invalid, not_found
-from sandbox.k8s.kinds import CRDS, NAME_RULES, NAMESPACE_KIND, NAMESPACES, PODS, Kind, crd_problems
+from sandbox.k8s.kinds import CRDS, NAME_RULES, NAMESPACE_KIND, NAMESPACES, PODS, SECRETS, Kind, crd_problems
 from sandbox.k8s.objects import now, object_body, object_key
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -61,6 +62,7 @@ class ObjectStore(Buckets):
         for field in ("uid", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp"):
             meta.pop(field, None)
         _initialize(kind, obj)
+        _fold_string_data(kind, obj)
         return self.insert(kind, obj, events)
 
     def patch(
@@ -126,6 +128,7 @@ class ObjectStore(Buckets):
         if not isinstance(candidate, dict) or not isinstance(candidate.get("metadata"), dict):
             raise ApiError(422, "Invalid", "the updated object must have an object as its metadata")
         new = copy.deepcopy(live if status_only else candidate)
+        _fold_string_data(kind, new)
         source = candidate if status_only else live
         if status_only or kind.status_subresource:
             if "status" in source:
@@ -180,3 +183,15 @@ def _initialize(kind: Kind, obj: JsonObject) -> None:
             ],
             "storedVersions": [version["name"] for version in spec["versions"] if version.get("storage")],
         }
+
+
+def _fold_string_data(kind: Kind, obj: JsonObject) -> None:
+    """A Secret's `stringData` is written into `data`, base64-encoded, and never stored or returned
+    (https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/secret-v1/)."""
+    if kind.storage != SECRETS or "stringData" not in obj:
+        return
+    plain = obj.pop("stringData") or {}
+    if not isinstance(plain, dict) or not all(isinstance(value, str) for value in plain.values()):
+        raise bad_request("stringData must be an object of strings")
+    data = obj.get("data") or {}
+    obj["data"] = {**data, **{key: base64.b64encode(value.encode()).decode() for key, value in plain.items()}}

@@ -12,10 +12,12 @@ from moto import mock_aws
 
 from sandbox.aws.eks.access import AccessEntries
 from sandbox.aws.eks.clusters import SANDBOX_CA, EksClusters
+from sandbox.k8s.rbac import ApiAccess
 
 ACCOUNT = "123456789012"
 REGION = "us-west-2"
 ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+VIEW = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy"
 PRINCIPAL = f"arn:aws:iam::{ACCOUNT}:role/control-plane"
 
 
@@ -151,6 +153,20 @@ def test_access_entries_make_an_admin_only_with_the_admin_policy(eks: Eks) -> No
     with pytest.raises(ClientError) as gone:
         eks.client.describe_access_entry(clusterName="demo", principalArn=PRINCIPAL)
     assert gone.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_the_view_policy_reads_all_but_secrets_as_eks_view_policy_does(eks: Eks) -> None:
+    eks.create()
+    eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL)
+    eks.client.associate_access_policy(
+        clusterName="demo", principalArn=PRINCIPAL, policyArn=VIEW, accessScope={"type": "cluster"}
+    )
+
+    assert eks.access.allows("demo", PRINCIPAL, ApiAccess("get", "", "pods", "default"))
+    assert eks.access.allows("demo", PRINCIPAL, ApiAccess("list", "", "configmaps", "default"))
+    for verb in ("get", "list", "watch"):
+        assert not eks.access.allows("demo", PRINCIPAL, ApiAccess(verb, "", "secrets", "default"))
+    assert not eks.access.allows("demo", PRINCIPAL, ApiAccess("create", "", "pods", "default"))
 
 
 def test_a_deleted_cluster_s_access_entries_are_forgotten(eks: Eks) -> None:

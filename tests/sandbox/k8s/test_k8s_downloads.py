@@ -1,6 +1,6 @@
 """The simulated downloader on the emulator and moto's S3: a download Job's files land under its target in the
 bucket behind its claim and the Job completes; a fault fails one download with its message; the job writers' group
-may write a token's Secret but never read one."""
+may write a token's Secret but read one only where a namespace's Secret reader Role lets it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from moto import mock_aws
 
 from controlplane.core.downloads.manifest import download_job, job_outcome
+from controlplane.core.storage.namespace import secret_reader_rbac
 from controlplane.core.storage.objects import storage_objects
 from controlplane.core.workload_access import JOB_WRITERS_GROUP, job_writer_rbac
 from controlplane.models.downloads import DownloadPlan
@@ -97,3 +98,15 @@ def test_the_job_writers_group_may_write_a_secret_but_never_read_one(world) -> N
     assert rbac_allows(store, groups, ApiAccess("create", "", "secrets"))
     assert rbac_allows(store, groups, ApiAccess("delete", "", "secrets"))
     assert not any(rbac_allows(store, groups, ApiAccess(verb, "", "secrets")) for verb in ("get", "list", "watch"))
+
+
+def test_the_job_writers_group_reads_secrets_only_in_namespaces_with_the_secret_reader(world) -> None:
+    _, store = world
+    for obj in [*job_writer_rbac(), *secret_reader_rbac("team-a")]:
+        store.put(obj)
+    groups = (JOB_WRITERS_GROUP,)
+    assert rbac_allows(store, groups, ApiAccess("get", "", "secrets", "team-a"))
+    assert not rbac_allows(store, groups, ApiAccess("list", "", "secrets", "team-a"))
+    assert not rbac_allows(store, groups, ApiAccess("get", "", "secrets", "kube-system"))
+    assert not rbac_allows(store, groups, ApiAccess("get", "", "secrets"))
+    assert not rbac_allows(store, ("someone-else",), ApiAccess("get", "", "secrets", "team-a"))

@@ -328,6 +328,20 @@ def test_creating_in_a_missing_namespace_is_not_found(k8s: Cluster) -> None:
     assert status_of(raised.value)["details"] == {"name": "nowhere", "kind": "namespaces"}
 
 
+# -------------------------------------------------------------------------------------------- secrets
+
+
+def test_a_secret_s_string_data_is_written_into_its_data_and_never_returned(k8s: Cluster) -> None:
+    body = {"metadata": {"name": "hf"}, "stringData": {"token": "hf_abc"}, "data": {"other": "eA=="}}
+    k8s.core.create_namespaced_secret("default", body)
+    k8s.core.patch_namespaced_secret("hf", "default", {"stringData": {"extra": "y"}})
+
+    stored = k8s.core.read_namespaced_secret("hf", "default")
+
+    assert stored.string_data is None
+    assert stored.data == {"other": "eA==", "token": base64.b64encode(b"hf_abc").decode(), "extra": "eQ=="}
+
+
 # ---------------------------------------------------------------------------------------- create, get
 
 

@@ -193,7 +193,7 @@ export function EndpointForm({ clusterTag, submitting, error, onSubmit, onCancel
                   />
                   <ColumnLayout columns={3}>
                     {text("location", location)}
-                    {values.source === "huggingFace" && text("tokenSecret", "Token Secret", "Optional: a Secret holding a Hugging Face token under `token`.")}
+                    {values.source === "huggingFace" && text("tokenSecret", "Token Secret", "Optional: a Secret holding a Hugging Face token under `token`, labelled app.kubernetes.io/managed-by=instantstart.")}
                     {values.source === "fsx" && text("fileSystemId", "File system id")}
                   </ColumnLayout>
                   <ColumnLayout columns={3}>

@@ -30,8 +30,9 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, RouteTable
 from controlplane.core.ports.persistence import Clock, ClusterRegistry
+from controlplane.core.storage.namespace import SHARED_NAMESPACE, secret_reader_rbac
 from controlplane.core.storage.objects import claim_objects, claim_reference
-from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
+from controlplane.core.workload_access import workload_rbac
 from controlplane.models.clusters import ClusterRecord, ImportedNetwork, StageName
 from controlplane.models.errors import ClusterNotFoundError, ForeignResourceError, InvalidRequestError
 from controlplane.models.workflow import DeleteEksClusterInput, ImportClusterInput, WorkflowState
@@ -176,12 +177,15 @@ class ClusterImportSteps:
         self, ctx: DeleteEksClusterInput, record: ClusterRecord | None, adopted: set[str]
     ) -> list[dict[str, Any]]:
         """The Kubernetes objects stages 3 and 5 applied (none of an adopted stage's; the FSx claim is always ours),
-        and the job and model-server writers' RBAC that came with the access entries."""
-        objects: list[dict[str, Any]] = [*job_writer_rbac(), *serving_writer_rbac()]
+        and the workload writers' RBAC that came with the access entries."""
+        objects: list[dict[str, Any]] = workload_rbac()
         if StageName.DEPENDENCIES.value not in adopted:
             objects += self._dependency_objects(ctx.region)
         if StageName.STORAGE.value not in adopted and record is not None and record.storageClaim:
-            objects += claim_objects(ctx.clusterTag, *record.storageClaim.split("/", 1))
+            namespace, claim = record.storageClaim.split("/", 1)
+            objects += claim_objects(ctx.clusterTag, namespace, claim)
+            if namespace != SHARED_NAMESPACE:
+                objects += secret_reader_rbac(namespace)
         if record is not None and record.fsxClaim:
             objects += claim_objects(ctx.clusterTag, *record.fsxClaim.split("/", 1))
         return objects

@@ -1,8 +1,9 @@
 """Start a download into a cluster's S3 claim (an operation), and list the claim's contents by prefix.
 
 A request's token goes into a Kubernetes Secret in the claim's namespace before the operation starts (through
-the jobs role, which may create and delete Secrets but never read them); the operation's input names the Secret
-only. The download itself is the workflow's (`core.downloads.steps`).
+the jobs role); the operation's input names the Secret only. A Secret the request names instead must be the control
+plane's (`core.secret_references`), on a start and on a resume. The download itself is the workflow's
+(`core.downloads.steps`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.downloads.manifest import job_name, token_secret
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.eks import EksCluster, EksGateway
-from controlplane.core.ports.kubernetes import WorkloadGateway
+from controlplane.core.ports.kubernetes import SecretGateway, WorkloadGateway
 from controlplane.core.ports.storage import BucketGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord, Plan
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -35,12 +37,14 @@ class DownloadService:
         operations: OperationService,
         eks: Callable[[str], EksGateway],
         secrets_writer: WorkloadGateway,
+        secrets: SecretGateway,
         buckets: Callable[[str], BucketGateway],
     ) -> None:
         self._clusters = clusters
         self._operations = operations
         self._eks = eks
-        self._secrets = secrets_writer
+        self._secrets_writer = secrets_writer
+        self._secrets = secrets
         self._buckets = buckets
 
     def start(self, cluster_tag: str, request: DownloadRequest, actor: Actor) -> Operation:
@@ -61,20 +65,22 @@ class DownloadService:
             deadlineSeconds=int(deadlines.download(request.sizeGiB).total_seconds()),
         )
         if request.token is None:
+            self._check_token_secret(record, plan)
             return self._operations.start(record, actor, OperationKind.DOWNLOAD_TO_STORAGE, download=plan)
         cluster = self._cluster(record)
         secret = token_secret(str(plan.tokenSecret), namespace, request.token.get_secret_value())
-        self._secrets.create(cluster, record.region, secret)
+        self._secrets_writer.create(cluster, record.region, secret)
         try:
             return self._operations.start(record, actor, OperationKind.DOWNLOAD_TO_STORAGE, download=plan)
         except BaseException:
-            self._secrets.delete_object(cluster, record.region, "v1", "Secret", namespace, str(plan.tokenSecret))
+            self._secrets_writer.delete_object(cluster, record.region, "v1", "Secret", namespace, str(plan.tokenSecret))
             raise
 
     resumes = frozenset({OperationKind.DOWNLOAD_TO_STORAGE})
 
     def recheck(self, record: ClusterRecord, operation: Operation) -> Plan:
-        """Before a resume: the cluster still has the storage claim (and bucket) the download writes into."""
+        """Before a resume: the cluster still has the storage claim (and bucket) the download writes into, and its
+        token's Secret, if it names one, is still the control plane's."""
         plan = DownloadToStorageInput.model_validate(operation.input).download
         record = self._with_claim(record.clusterTag)
         if claim_of(record) != (plan.namespace, plan.claimName) or record.storageBucket != plan.bucketName:
@@ -83,6 +89,7 @@ class DownloadService:
                 f"cluster '{record.clusterTag}' no longer mounts; start a new download into its current storage.",
                 {"storageClaim": record.storageClaim, "storageBucket": record.storageBucket},
             )
+        self._check_token_secret(record, plan)
         return Plan(actions=[])
 
     def list_contents(
@@ -105,6 +112,11 @@ class DownloadService:
                 f"(POST /clusters/{cluster_tag}/storage) first.",
             )
         return record
+
+    def _check_token_secret(self, record: ClusterRecord, plan: DownloadPlan) -> None:
+        if plan.tokenSecret:
+            secret = (plan.namespace, plan.tokenSecret)
+            require_owned_secret(self._secrets, record, self._cluster(record), secret, "tokenSecret", "token")
 
     def _cluster(self, record: ClusterRecord) -> EksCluster:
         return reachable_control_plane(self._eks(record.region), record.eksClusterName, record.clusterTag)

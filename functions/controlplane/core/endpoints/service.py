@@ -2,8 +2,9 @@
 detail, delete (plan, then confirm), and chat through the SageMaker endpoint the operator registers.
 
 Reads go through the view role (`nodes`, `reads`); creating and deleting endpoint objects through the workload
-writers' role (`writes`). Endpoints live in the cluster's workload namespace (the S3 claim's, as jobs do). Every
-refusal is a 4xx whose message says what to change.
+writers' role (`writes`), which also checks a Hugging Face token's Secret (`core.secret_references`). Endpoints live
+in the cluster's workload namespace (the S3 claim's, as jobs do). Every refusal is a 4xx whose message says what to
+change.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
-from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, SecretGateway, WorkloadGateway
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
@@ -67,6 +69,7 @@ class EndpointService:
         nodes: KubernetesGateway,
         reads: WorkloadGateway,
         writes: WorkloadGateway,
+        secrets: SecretGateway,
         runtime: Callable[[str], ModelEndpointGateway],
         confirmations: Confirmations,
     ) -> None:
@@ -76,6 +79,7 @@ class EndpointService:
         self._nodes = nodes
         self._reads = reads
         self._writes = writes
+        self._secrets = secrets
         self._runtime = runtime
         self._confirmations = confirmations
 
@@ -178,6 +182,10 @@ class EndpointService:
         if request.model is None:
             return None
         namespace = _namespace(record)
+        hugging_face = request.model.source.huggingFace
+        if hugging_face is not None and hugging_face.tokenSecret:
+            secret = (namespace, hugging_face.tokenSecret)
+            require_owned_secret(self._secrets, record, cluster, secret, "model.source.huggingFace.tokenSecret")
 
         def read_job(name: str) -> dict[str, Any] | None:
             return self._nodes.get(cluster, record.region, jobs.API_VERSION, jobs.KIND, name, namespace)

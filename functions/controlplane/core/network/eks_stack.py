@@ -15,7 +15,7 @@ from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGatew
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
-from controlplane.core.workload_access import job_writer_rbac, serving_writer_rbac
+from controlplane.core.workload_access import workload_rbac
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -198,7 +198,7 @@ class EksStackService:
         cluster = self._eks.find_cluster(name)
         if cluster is None:
             raise ResourceNotReadyError(f"The EKS cluster {name} is not there yet.")
-        self._kubernetes.apply(cluster, ctx.region, [*job_writer_rbac(), *serving_writer_rbac()])
+        self._kubernetes.apply(cluster, ctx.region, workload_rbac())
         return ensured
 
     def verify_kubernetes_api(self, ctx: WorkflowState) -> dict[str, str]:

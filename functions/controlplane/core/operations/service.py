@@ -36,7 +36,7 @@ from controlplane.core.ports.persistence import (
     WorkflowLauncher,
 )
 from controlplane.models.audit import AuditEntry
-from controlplane.models.clusters import ClusterRecord
+from controlplane.models.clusters import ClusterRecord, ClusterStatus
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import (
     ClusterBusyError,
@@ -151,13 +151,17 @@ class OperationService:
         operation = self.get(operation_id)
         now = self._clock.now()
         resumed = transitions.rerun(operation, actor.principal, now)
-        self.cluster_of(operation)
+        record = self.cluster_of(operation)
         self._lock(operation.target, operation_id, resumed.attempt, actor)
         try:
             resumed = self._operations.replace(resumed, operation.version)
         except BaseException:
             self._registry.release(operation.target, operation_id, resumed.attempt)
             raise
+        if operation.kind == OperationKind.DELETE_EKS_CLUSTER:
+            # Deleting again, as its start marked it: what skips clusters being deleted (a Region's event forwarding
+            # kept for its other clusters) skips this one, not only those whose delete never failed.
+            self._registry.save(record.model_copy(update={"status": ClusterStatus.DELETING, "updatedAt": now}))
         return self._launch(resumed)
 
     def cancel(self, operation_id: str, actor: Actor) -> Operation:

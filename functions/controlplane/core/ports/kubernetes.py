@@ -218,3 +218,24 @@ class ClusterReadGateway(Protocol):
     ) -> Page[PodFacts]:
         """One page of pods (filtered by the API server), with Kubernetes' own continue token; InvalidRequestError
         for a token the API server refuses."""
+
+
+@dataclass(frozen=True)
+class SecretFacts:
+    """What the control plane learns of a Secret: its labels and the names of its keys, never a value."""
+
+    labels: Mapping[str, str]
+    keys: frozenset[str]
+
+
+class SecretReadRefusedError(Exception):
+    """The cluster's RBAC refuses reading Secrets in the namespace (its Secret reader Role is missing)."""
+
+
+class SecretGateway(Protocol):
+    """Secrets a request names, read as the jobs role, whose RBAC lets it get Secrets only where the control plane
+    applied its Secret reader Role (`controlplane.core.storage.namespace.secret_reader_rbac`)."""
+
+    def secret(self, cluster: EksCluster, region: str, namespace: str, name: str) -> SecretFacts | None:
+        """The Secret's labels and key names; None when it does not exist; SecretReadRefusedError when RBAC
+        refuses the read."""

@@ -55,7 +55,17 @@ class ServerPlacement:
 
 
 def token_secret_name(deployment: str) -> str:
+    """The Secret a deploy creates for a request's Hugging Face token."""
     return f"{deployment}-hf-token"
+
+
+def token_secret_of(deployment: dict[str, Any]) -> str | None:
+    """The Secret the server's token comes from, as its Deployment names it (read without reading any Secret)."""
+    for variable in container(deployment).get("env") or []:
+        if variable.get("name") == "HF_TOKEN":
+            name = ((variable.get("valueFrom") or {}).get("secretKeyRef") or {}).get("name")
+            return str(name) if name else None
+    return None
 
 
 def deployment(request: DeployModelRequest, command: ServingCommand, placement: ServerPlacement) -> dict[str, Any]:

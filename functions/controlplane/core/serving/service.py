@@ -2,9 +2,10 @@
 detail, update (replicas, image; scaling to zero: plan, then confirm), delete (plan, then confirm), the model
 services, and a chat completion.
 
-Reads go through the view role (`objects`, `reads`); writes and calls to a server through the jobs role, whose
-RBAC (`core.workload_access`) allows exactly the model servers' objects and the service proxy. Every refusal is a
-4xx whose message says what to change.
+Reads go through the view role (`objects`, `reads`), which may not read Secrets; writes and calls to a server
+through the jobs role, whose RBAC (`core.workload_access`) allows exactly the model servers' objects and the service
+proxy, and a token Secret's check (`core.secret_references`). Every refusal is a 4xx whose message says what to
+change.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.downloads.manifest import token_secret
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
+from controlplane.core.ports.kubernetes import KubernetesGateway, SecretGateway, WorkloadGateway
 from controlplane.core.ports.serving import HttpAnswer, ServingGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.serving import command as commands
 from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
@@ -77,6 +79,7 @@ class ModelServerService:
         reads: ServingGateway,
         writes: ServingGateway,
         creates: WorkloadGateway,
+        secrets: SecretGateway,
         confirmations: Confirmations,
     ) -> None:
         self._clusters = clusters
@@ -85,6 +88,7 @@ class ModelServerService:
         self._reads = reads
         self._writes = writes
         self._creates = creates
+        self._secrets = secrets
         self._confirmations = confirmations
         self._scale_to_zero = ScaleToZero(confirmations, reads)
 
@@ -126,6 +130,10 @@ class ModelServerService:
             and self._objects.get(target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace)
         ):
             raise _name_in_use(request.name, target.namespace)
+        if request.huggingFaceTokenSecret is not None:
+            named = (target.namespace, request.huggingFaceTokenSecret)
+            field = "huggingFaceTokenSecret"
+            require_owned_secret(self._secrets, target.record, target.cluster, named, field, "huggingFaceToken")
         secret = request.huggingFaceTokenSecret or (
             manifest.token_secret_name(request.name) if request.huggingFaceToken is not None else None
         )
@@ -295,7 +303,7 @@ class ModelServerService:
             *(_action("delete", obj) for obj in services),
         ]
         secret = manifest.token_secret_name(name)
-        if self._objects.get(target.cluster, target.region, "v1", "Secret", secret, target.namespace) is not None:
+        if manifest.token_secret_of(found) == secret:
             actions.append(PlannedAction(action="delete", resource="Secret", name=f"{target.namespace}/{secret}"))
         return actions
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from controlplane.core.naming import Deployment, data_bucket_name, s3_csi_role_name
 from controlplane.core.stages import stage_names
+from controlplane.core.storage.namespace import SECRET_READER_ROLE
 from controlplane.models.clusters import ClusterRecord, PlannedAction, StageName
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges
@@ -91,6 +92,12 @@ def storage_actions(deployment: Deployment, cluster_tag: str, plan: StoragePlan)
             resource="AWS::IAM::Policy",
             name=f"{s3_csi_role_name(deployment, cluster_tag)} access",
             detail=f"objects in {plan.bucketName}",
+        ),
+        PlannedAction(
+            action="create",
+            resource="Kubernetes Role",
+            name=f"{plan.namespace}/{SECRET_READER_ROLE}",
+            detail="lets the API read Secrets here, to check that a workload's token Secret is the control plane's",
         ),
         PlannedAction(
             action="create",

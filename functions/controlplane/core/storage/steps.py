@@ -31,7 +31,7 @@ from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway, LustreFileSystem, LustreSpec
-from controlplane.core.storage.namespace import namespace_to_create
+from controlplane.core.storage.namespace import namespace_to_create, secret_reader_rbac
 from controlplane.core.storage.objects import fsx_objects, storage_objects
 from controlplane.models.errors import (
     DependencyFailedError,
@@ -101,7 +101,11 @@ class StorageService:
             raise ResourceNotReadyError("The EKS cluster is not ACTIVE.")
         found = self._kubernetes.get(cluster, ctx.region, "v1", "Namespace", plan.namespace)
         namespace = namespace_to_create(plan.namespace, found)
-        objects = [*([namespace] if namespace else []), *storage_objects(plan, ctx.clusterTag, ctx.region)]
+        objects = [
+            *([namespace] if namespace else []),
+            *secret_reader_rbac(plan.namespace),
+            *storage_objects(plan, ctx.clusterTag, ctx.region),
+        ]
         applied = self._kubernetes.apply(cluster, ctx.region, objects)
         return {"applied": ", ".join(applied)}
 

@@ -2,7 +2,8 @@
 
 Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
 and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.allows` whether a
-token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads only;
+token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads all
+but Secrets;
 :meth:`AccessEntries.groups` names an entry's Kubernetes groups, whose RBAC the emulated cluster decides.
 """
 
@@ -17,6 +18,7 @@ from moto.eks.models import eks_backends
 from sandbox.aws.eks.errors import EksError
 from sandbox.aws.eks.rest import CLUSTER, Response, RestCall, ok, route
 from sandbox.aws.patches import Patches
+from sandbox.k8s.rbac import ApiAccess
 
 ADMIN_POLICY_SUFFIX = "/AmazonEKSClusterAdminPolicy"
 VIEW_POLICY_SUFFIX = "/AmazonEKSViewPolicy"
@@ -51,10 +53,14 @@ class AccessEntries:
         """Whether the principal holds the cluster admin access policy on the cluster (in any region)."""
         return any(arn.endswith(ADMIN_POLICY_SUFFIX) for arn in self._policies(cluster_name, principal_arn))
 
-    def allows(self, cluster_name: str, principal_arn: str, *, write: bool) -> bool:
-        """Whether the principal's access policies allow a call: admin anything, view only reads."""
+    def allows(self, cluster_name: str, principal_arn: str, access: ApiAccess) -> bool:
+        """Whether the principal's access policies allow a call: admin anything, view only reads, and never of
+        Secrets (AmazonEKSViewPolicy's rules are those of Kubernetes' `view` ClusterRole, which leaves Secrets out:
+        https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html,
+        https://kubernetes.io/docs/reference/access-authn-authz/rbac/#user-facing-roles)."""
         policies = self._policies(cluster_name, principal_arn)
-        suffixes = (ADMIN_POLICY_SUFFIX,) if write else (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX)
+        viewed = not access.write and access.resource != "secrets"
+        suffixes = (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX) if viewed else (ADMIN_POLICY_SUFFIX,)
         return any(arn.endswith(suffixes) for arn in policies)
 
     def has_entry(self, cluster_name: str, principal_arn: str) -> bool:

@@ -28,7 +28,7 @@ class KubernetesAuthorizer:
         assumed = backend.get_assumed_role_from_access_key(principal) if principal else None
         if assumed is None or not self._entries.has_entry(cluster, assumed.role_arn):
             return None
-        if self._entries.allows(cluster, assumed.role_arn, write=access.write):
+        if self._entries.allows(cluster, assumed.role_arn, access):
             return True
         groups = self._entries.groups(cluster, assumed.role_arn)
         return bool(groups) and rbac_allows(self._emulator.store(cluster), groups, access)

@@ -15,24 +15,33 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.downloads.manifest import JOB_API_VERSION, JOB_KIND
 from controlplane.core.downloads.service import DownloadService
 from controlplane.core.downloads.steps import DownloadFailedError, DownloadSteps
+from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.core.operations.service import OperationService
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import SecretNotFoundError
 from controlplane.core.training.service import StorageClaimMissingError
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.downloads import DownloadRequest
-from controlplane.models.errors import ClusterBusyError, WaitTimeoutError
+from controlplane.models.downloads import OWNED_SECRET_LABEL, DownloadRequest
+from controlplane.models.errors import (
+    ClusterAccessDeniedError,
+    ClusterBusyError,
+    ForeignResourceError,
+    InvalidRequestError,
+    WaitTimeoutError,
+)
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import DownloadToStorageInput, parse_input
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, RecordingLauncher
 from tests.fakes.storage import InMemoryBucketGateway
-from tests.fakes.workloads import InMemoryWorkloadGateway
+from tests.fakes.workloads import InMemorySecretGateway, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
 TOKEN = "hf_sandboxSecretToken0123456789"
 ACTOR = Actor("alice", Role.OPERATOR)
+OWNED = {"app.kubernetes.io/managed-by": "instantstart"}
 
 
 class World:
@@ -44,7 +53,10 @@ class World:
         self.buckets = InMemoryBucketGateway()
         self.buckets.create_bucket("demo-data", {})
         clusters = ClusterService(registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
-        self.service = DownloadService(clusters, operations, lambda _: self.eks, self.workloads, lambda _: self.buckets)
+        self.secret_reads = InMemorySecretGateway(self.kubernetes)
+        self.service = DownloadService(
+            clusters, operations, lambda _: self.eks, self.workloads, self.secret_reads, lambda _: self.buckets
+        )
         poller = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=60), clock)
         self.steps = DownloadSteps(self.eks, self.kubernetes, poller)
 
@@ -59,6 +71,11 @@ class World:
 
     def secrets(self) -> list[dict[str, Any]]:
         return [obj for obj in self.kubernetes.api(EKS_NAME).objects.values() if obj["kind"] == "Secret"]
+
+    def put_secret(self, name: str, labels: dict[str, str] | None = OWNED, data: tuple[str, ...] = ("token",)) -> None:
+        metadata = {"name": name, "namespace": "ml", "labels": labels or {}}
+        secret = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": dict.fromkeys(data, "eA==")}
+        self.kubernetes.apply(self.cluster, "us-west-2", [secret])
 
 
 @pytest.fixture
@@ -127,10 +144,58 @@ def test_the_token_goes_into_a_secret_and_nowhere_else(world, launcher, reposito
     assert TOKEN not in repr(DownloadRequest(repoId="x", token=TOKEN))
 
 
-def test_a_named_secret_is_used_as_it_is(world, launcher):
+def test_a_named_secret_of_the_control_plane_is_used_as_it_is(world, launcher):
+    world.put_secret("hf-token")
     world.service.start("demo", DownloadRequest(repoId="meta-llama/Llama-3.2-1B", tokenSecret="hf-token"), ACTOR)
     assert started_input(launcher).download.tokenSecret == "hf-token"
-    assert world.secrets() == []
+    assert [secret["metadata"]["name"] for secret in world.secrets()] == ["hf-token"]
+
+
+@pytest.mark.parametrize(
+    ("labels", "data", "error", "hint"),
+    [
+        (None, (), SecretNotFoundError, "kubectl create secret generic hf-token -n ml --from-literal=token=<token>"),
+        (
+            {},
+            ("token",),
+            ForeignResourceError,
+            "kubectl label secret hf-token -n ml app.kubernetes.io/managed-by=instantstart",
+        ),
+        ({"team": "x"}, ("token",), ForeignResourceError, "lacks the label app.kubernetes.io/managed-by=instantstart"),
+        (OWNED, ("password",), InvalidRequestError, "has no `token` key"),
+    ],
+)
+def test_a_named_secret_that_is_missing_foreign_or_without_a_token_is_refused_before_anything_starts(
+    world, launcher, labels, data, error, hint
+):
+    if labels is not None:
+        world.put_secret("hf-token", labels, data)
+    with pytest.raises(error) as refused:
+        world.service.start("demo", DownloadRequest(repoId="meta-llama/Llama-3.2-1B", tokenSecret="hf-token"), ACTOR)
+    assert "Secret ml/hf-token" in refused.value.message and hint in refused.value.message
+    assert launcher.started == []
+
+
+def test_the_label_the_contracts_name_is_the_control_planes_ownership_label():
+    assert f"{MANAGED_LABEL}={MANAGED_LABEL_VALUE}" == OWNED_SECRET_LABEL
+
+
+def test_a_namespace_whose_secrets_the_control_plane_may_not_read_is_refused_with_how_to_restore_it(world, launcher):
+    world.put_secret("hf-token")
+    world.secret_reads.refused_namespaces.add("ml")
+    with pytest.raises(ClusterAccessDeniedError, match=r"instantstart-secret-reader.*POST /clusters/demo/storage"):
+        world.service.start("demo", DownloadRequest(repoId="meta-llama/Llama-3.2-1B", tokenSecret="hf-token"), ACTOR)
+    assert launcher.started == []
+
+
+def test_a_resume_refuses_a_named_secret_that_is_no_longer_the_control_planes(world, launcher, registry):
+    world.put_secret("hf-token")
+    operation = world.service.start(
+        "demo", DownloadRequest(repoId="meta-llama/Llama-3.2-1B", tokenSecret="hf-token"), ACTOR
+    )
+    world.put_secret("hf-token", {"team": "x"})
+    with pytest.raises(ForeignResourceError, match="hf-token"):
+        world.service.recheck(registry.find("demo"), operation)
 
 
 def test_the_secret_is_removed_when_the_operation_cannot_start(world, launcher, registry, operations):

@@ -22,18 +22,24 @@ from controlplane.core.features.catalog.inference_operator import INFERENCE_OPER
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import SecretNotFoundError
 from controlplane.core.training.schema import schema_problems
 from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.endpoints import CreateEndpointRequest, EndpointKind, EndpointState
-from controlplane.models.errors import ConfirmationRequiredError, DependencyFailedError, InvalidRequestError
+from controlplane.models.errors import (
+    ConfirmationRequiredError,
+    DependencyFailedError,
+    ForeignResourceError,
+    InvalidRequestError,
+)
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.model_endpoints import InMemoryModelEndpointGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
-from tests.fakes.workloads import FakePod, InMemoryWorkloadGateway
+from tests.fakes.workloads import FakePod, InMemorySecretGateway, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
 REGION = "us-west-2"
@@ -67,6 +73,7 @@ class World:
             self.kubernetes,
             self.workloads,
             self.workloads,
+            InMemorySecretGateway(self.kubernetes),
             lambda _: self.runtime,
             confirmations,
         )
@@ -229,7 +236,26 @@ def test_a_finished_job_deploys_from_its_s3_output(world: World) -> None:
     assert obj["spec"]["modelSourceConfig"]["modelLocation"] == "outputs/sft"
 
 
+def put_secret(world: World, labels: dict[str, str]) -> None:
+    metadata = {"name": "hf-token", "namespace": "ml", "labels": labels}
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": {"token": "eA=="}}
+    world.kubernetes.apply(world.cluster, REGION, [secret])
+
+
+@pytest.mark.parametrize(("labels", "error"), [(None, SecretNotFoundError), ({"team": "x"}, ForeignResourceError)])
+def test_a_token_secret_missing_or_not_the_control_planes_is_refused_before_the_endpoint_is_created(
+    world: World, labels: dict[str, str] | None, error: type[Exception]
+) -> None:
+    if labels is not None:
+        put_secret(world, labels)
+    source = {"huggingFace": {"modelId": "Qwen/Qwen3-0.6B", "tokenSecret": "hf-token"}}
+    with pytest.raises(error, match=r"model\.source\.huggingFace\.tokenSecret"):
+        world.service.create("demo", request(model={**request().model_dump()["model"], "source": source}))
+    assert world.endpoint("qwen") is None
+
+
 def test_a_hugging_face_model_references_its_token_secret(world: World) -> None:
+    put_secret(world, {"app.kubernetes.io/managed-by": "instantstart"})
     source = {"huggingFace": {"modelId": "Qwen/Qwen3-0.6B", "tokenSecret": "hf-token"}}
     world.service.create("demo", request(model={**request().model_dump()["model"], "source": source}))
 

@@ -189,6 +189,8 @@ def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writ
         "ClusterRoleBinding/instantstart-job-writer",
         "ClusterRole/instantstart-model-server-writer",
         "ClusterRoleBinding/instantstart-model-server-writer",
+        "Role/default/instantstart-secret-reader",
+        "RoleBinding/default/instantstart-secret-reader",
     ]
     assert all(entry.tags == ownership_tags(DEPLOYMENT, "demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}

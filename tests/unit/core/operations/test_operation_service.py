@@ -128,6 +128,19 @@ def test_resume_reruns_a_failed_operation_as_a_new_execution_under_the_lock(serv
     assert registry.find("demo").activeOperationId == operation.operationId
 
 
+def test_a_resumed_delete_marks_its_cluster_deleting_again(service, registry):
+    """Found by the soak: the Region's last two deletes, both resumed after a failure, each saw the other FAILED (not
+    being deleted) and kept the Region's event forwarding rule for it, so the rule outlived every cluster."""
+    operation = service.start(registry.find("demo"), ADMIN, OperationKind.DELETE_EKS_CLUSTER, destructive=True)
+    service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})
+    registry.save(registry.find("demo").model_copy(update={"status": ClusterStatus.FAILED}))  # as its outcome records
+    registry.release("demo", operation.operationId, 1)
+
+    service.resume(operation.operationId, ADMIN)
+
+    assert registry.find("demo").status == ClusterStatus.DELETING
+
+
 def test_resume_on_a_cluster_busy_with_another_operation_is_refused(service, registry, clock):
     operation = start(service, registry)
     service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": "boom"})

@@ -14,6 +14,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
+from controlplane.core.secret_references import SecretNotFoundError
 from controlplane.core.serving.manifest import BUSINESS_LABEL, DELETION_COST_ANNOTATION, MODEL_LABEL
 from controlplane.core.serving.pool import ModelPoolService, ServiceBindingError
 from controlplane.core.serving.service import (
@@ -25,13 +26,13 @@ from controlplane.core.serving.service import (
 )
 from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError
+from controlplane.models.errors import ConfirmationRequiredError, ForeignResourceError, InvalidRequestError
 from controlplane.models.serving import DeployModelRequest, PoolActionRequest, UpdateDeploymentRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
 from tests.fakes.serving import InMemoryServingGateway
-from tests.fakes.workloads import InMemoryWorkloadGateway
+from tests.fakes.workloads import InMemorySecretGateway, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
 REGION = "us-west-2"
@@ -58,14 +59,20 @@ class World:
         clusters = ClusterService(registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
         confirmations = Confirmations(InMemoryConfirmationStore(), clock)
         eks = lambda _: self.eks  # noqa: E731
+        secrets = InMemorySecretGateway(self.kubernetes)
         self.servers = ModelServerService(
-            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, confirmations
+            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, secrets, confirmations
         )
         self.pool = ModelPoolService(clusters, eks, self.kubernetes, self.serving, self.serving, workloads)
 
     @property
     def objects(self) -> dict[str, dict[str, Any]]:
         return self.kubernetes.api(EKS_NAME).objects
+
+    def put_secret(self, name: str, labels: dict[str, str]) -> None:
+        metadata = {"name": name, "namespace": "ml", "labels": labels}
+        secret = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": {"token": "eA=="}}
+        self.kubernetes.apply(self.cluster, REGION, [secret])
 
     def add_pod(self, name: str, model: str, business: str | None = None, ready: bool = True) -> None:
         labels = {MODEL_LABEL: model, **({BUSINESS_LABEL: business} if business else {})}
@@ -132,6 +139,28 @@ def test_a_token_goes_into_a_secret_that_the_pod_reads_and_no_view_returns(world
     assert secret["stringData"] == {"token": "hf_secret"}
     assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "qwen-hf-token", "key": "token"}}} in env
     assert "hf_secret" not in detail.model_dump_json()
+
+
+def test_a_named_token_secret_of_the_control_plane_is_read_by_the_pod(world: World) -> None:
+    world.put_secret("team-token", {"app.kubernetes.io/managed-by": "instantstart"})
+
+    world.servers.deploy("demo", deploy(huggingFaceTokenSecret="team-token"))
+
+    env = world.objects["Deployment/ml/qwen"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "team-token", "key": "token"}}} in env
+
+
+@pytest.mark.parametrize(("labels", "error"), [(None, SecretNotFoundError), ({"team": "x"}, ForeignResourceError)])
+def test_a_named_token_secret_missing_or_not_the_control_planes_is_refused_before_anything_is_created(
+    world: World, labels: dict[str, str] | None, error: type[Exception]
+) -> None:
+    if labels is not None:
+        world.put_secret("default-token", labels)
+
+    with pytest.raises(error, match=r"app\.kubernetes\.io/managed-by=instantstart"):
+        world.servers.deploy("demo", deploy(huggingFaceTokenSecret="default-token"))
+
+    assert [key for key in world.objects if not key.startswith("Secret/")] == []
 
 
 def test_refusals_say_what_to_change(world: World) -> None:
@@ -385,6 +414,17 @@ def test_delete_needs_the_token_of_a_plan_and_removes_the_server_its_services_an
 
     assert {a.resource for a in plan.actions} == {"Deployment", "Service", "Secret"}
     assert world.objects == {}
+
+
+def test_delete_keeps_a_token_secret_the_server_was_given_by_name(world: World) -> None:
+    world.put_secret("team-token", {"app.kubernetes.io/managed-by": "instantstart"})
+    world.servers.deploy("demo", deploy(huggingFaceTokenSecret="team-token"))
+
+    plan = world.servers.plan_delete("demo", "qwen", ACTOR)
+    world.servers.delete("demo", "qwen", str(plan.confirmationToken), ACTOR)
+
+    assert {a.resource for a in plan.actions} == {"Deployment", "Service"}
+    assert list(world.objects) == ["Secret/ml/team-token"]
 
 
 def test_a_name_taken_by_another_service_is_refused_before_anything_is_created(world: World) -> None:

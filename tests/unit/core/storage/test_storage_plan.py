@@ -54,14 +54,15 @@ def test_the_plan_lists_fsx_only_when_asked():
     assert [action.resource for action in plain] == [
         "AWS::S3::Bucket",
         "AWS::IAM::Policy",
+        "Kubernetes Role",
         "Kubernetes PersistentVolumeClaim",
     ]
-    assert [action.resource for action in fsx[3:]] == [
+    assert [action.resource for action in fsx[4:]] == [
         "AWS::EKS::Addon",
         "AWS::FSx::FileSystem",
         "Kubernetes PersistentVolumeClaim",
     ]
-    assert "2400 GiB PERSISTENT_2, 125 MB/s/TiB" in fsx[4].detail
+    assert "2400 GiB PERSISTENT_2, 125 MB/s/TiB" in fsx[5].detail
 
 
 def test_the_registry_records_the_bucket_and_claims_of_a_finished_stage():

@@ -126,7 +126,8 @@ def test_bucket_access_needs_the_dependencies_stages_policy(storage, configure, 
 def test_the_claim_is_a_static_volume_bound_to_the_bucket(storage, configure, gateways):
     ctx = configure(ConfigureStorageRequest(claimName="data", namespace="ml"))
     assert storage.apply_storage_claim(ctx) == {
-        "applied": "Namespace/ml, PersistentVolume/pv-demo-data, PersistentVolumeClaim/ml/data"
+        "applied": "Namespace/ml, Role/ml/instantstart-secret-reader, RoleBinding/ml/instantstart-secret-reader, "
+        "PersistentVolume/pv-demo-data, PersistentVolumeClaim/ml/data"
     }
     objects = gateways["kubernetes"].api("eks-cluster-demo").objects
     volume = objects["PersistentVolume/pv-demo-data"]
@@ -141,7 +142,10 @@ def test_the_claim_goes_into_a_namespace_labelled_as_ours_or_default_as_it_is(st
     objects["Namespace/default"] = {"kind": "Namespace", "metadata": {"name": "default"}}
     for namespace in ("ml", "default"):
         applied = storage.apply_storage_claim(configure(ConfigureStorageRequest(namespace=namespace)))["applied"]
-        assert applied == f"PersistentVolume/pv-demo-s3-claim, PersistentVolumeClaim/{namespace}/s3-claim"
+        assert applied == (
+            f"Role/{namespace}/instantstart-secret-reader, RoleBinding/{namespace}/instantstart-secret-reader, "
+            f"PersistentVolume/pv-demo-s3-claim, PersistentVolumeClaim/{namespace}/s3-claim"
+        )
 
 
 def test_the_claim_never_goes_into_a_namespace_someone_else_made(storage, configure, gateways):
