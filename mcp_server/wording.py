@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s,;()'\"`]*)")
+# Where one sentence ends and the next begins: a stop, then a capital, a backtick or an opening bracket.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
 # (pattern, replacement), applied in order: the status codes the API's descriptions cite, as what they mean.
 STATUS_WORDING = tuple(
     (re.compile(pattern), replacement)
@@ -31,7 +33,7 @@ STATUS_WORDING = tuple(
         (r"\((?:400|409) (?=[A-Z])", "("),
         (r"\b409 while ", "Refused while "),
         (r"\b404 before the first check: run cluster_drift_check", "Not found before the first check"),
-        # The tool list says once, at the end of each description, how to wait (tools.mutating_note).
+        # The tool list says once, at the end of each description, how to wait (tools.OPERATION_NOTE).
         (r"[;,] (?:call operation_wait until it is terminal|wait with operation_wait)(?=[.;)])", ""),
         (r"wait with operation_wait, then ", "once it has ended, "),
         (r" \(wait with operation_wait\)", ""),
@@ -51,6 +53,7 @@ class Vocabulary:
     def __init__(self, routes: Iterable[tuple[str, str, str]]) -> None:
         """`routes`: (method, path template, tool name) of every tool."""
         self._routes = [(method, _template(path), name) for method, path, name in routes]
+        self._names = [name for _, _, name in self._routes]
 
     def translate(self, text: str) -> str:
         return ROUTE.sub(self._tool, text)
@@ -60,6 +63,12 @@ class Vocabulary:
         for pattern, replacement in STATUS_WORDING:
             text = pattern.sub(replacement, text)
         return self.translate(text)
+
+    def next_step(self, text: str, own: str) -> str | None:
+        """The last sentence of `text`, in an agent's words, that names a tool other than `own`: what to call next."""
+        others = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in self._names if name != own) + r")\b")
+        naming = [sentence for sentence in SENTENCE_BREAK.split(self.for_agents(text)) if others.search(sentence)]
+        return naming[-1] if naming else None
 
     def in_schema(self, schema: Any) -> Any:
         """A schema whose descriptions are `for_agents`."""
