@@ -20,6 +20,8 @@ NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
 UNTYPED = ("const", "not", "allOf", "anyOf", "oneOf", "if", "$ref")
 # Words a description may add to its field's name, enum and enclosing fields and still say nothing more.
 FILLER = frozenset(("a", "an", "and", "by", "for", "in", "its", "of", "on", "or", "the", "this", "to", "with"))
+# A pattern in words, as the API spells out a name's: "(1-40 characters: a lowercase letter first, …)".
+PATTERN_IN_WORDS = re.compile(r" \(\d+-\d+ characters: [^()]*\)")
 # Numeric bounds, which pydantic writes as floats (`le=100` as `100.0`).
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
@@ -32,8 +34,9 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()) -> Any:
     """Every `anyOf [X, null]` as X admitting null, whole bounds as integers; without `examples` (the REST document
-    keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required` or a description that
-    only repeats the field's name, its enum or the fields it sits in (`key` of `taints`: "Taint key.")."""
+    keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required`, the words that spell out
+    a pattern the schema carries, or a description that only repeats the field's name, its enum or the fields it sits
+    in (`key` of `taints`: "Taint key.")."""
     if isinstance(schema, list):
         return [_folded(item, said=said) for item in schema]
     if not isinstance(schema, dict):
@@ -41,6 +44,8 @@ def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()
     if names:
         return {key: _folded(value, said=said | _words(key)) for key, value in schema.items()}
     schema = _nullable(schema)
+    if "pattern" in schema and isinstance(schema.get("description"), str):
+        schema = {**schema, "description": PATTERN_IN_WORDS.sub("", schema["description"])}
     said = said | {word for value in schema.get("enum") or () if isinstance(value, str) for word in _words(value)}
     return {
         key: value

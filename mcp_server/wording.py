@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from typing import Any
 
 ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s,;()'\"`]*)")
-# Where one sentence ends and the next begins: a stop, then a capital, a backtick or an opening bracket.
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+# Where one sentence ends and the next begins: a stop (not that of "e.g." or "i.e."), then a word, a backtick or an
+# opening bracket (a sentence may open with a tool's name).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Za-z`(])")
 # (pattern, replacement), applied in order: the status codes the API's descriptions cite, as what they mean.
 STATUS_WORDING = tuple(
     (re.compile(pattern), replacement)
