@@ -2,7 +2,8 @@
 on every session).
 
 Belongs here: rewriting a resolved JSON Schema into an equivalent shorter one (`compact`: an optional field's
-`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`). Not here:
+`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`, no
+description words that the name, the enum or the pattern already say). Not here:
 reading the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across
 tools, not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
 """

@@ -1,10 +1,10 @@
 """OpenAPI → MCP tools: one tool per API operation, named by its operationId.
 
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
-arguments into one closed object schema), writing descriptions for the model and deriving the
-annotations from the HTTP method, the result's fields from the success responses, the role each tool
-needs (the API's `x-required-role`) and the statuses an operation ends in (`x-terminal` of the API's
-OperationStatus). Not here: HTTP calls (`client`) or serving (`server`).
+arguments into one closed object schema, referring to the tool that owns a model it takes whole), writing
+descriptions for the model (summary, next step, notes) and deriving the annotations from the HTTP method, the role
+each tool needs (the API's `x-required-role`) and the statuses an operation ends in (`x-terminal` of the API's
+OperationStatus). Not here: HTTP calls (`client`), serving (`server`) or the schemas' encoding (`compact`).
 """
 
 from __future__ import annotations
