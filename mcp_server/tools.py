@@ -132,8 +132,8 @@ def _owned_models(operations: list[tuple[str, str, dict[str, Any]]]) -> dict[str
         if reference is None or reference in owners:
             continue
         own = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] != "header"]
-        except_own = f" except {', '.join(own[:-1])} and {own[-1]}" if len(own) > 1 else f" except {own[0]}"
-        owners[reference] = f"`{_name(path, method, operation)}`'s arguments{except_own if own else ''}."
+        listed = f"{', '.join(own[:-1])} and {own[-1]}" if len(own) > 1 else "".join(own)
+        owners[reference] = f"`{_name(path, method, operation)}`'s arguments" + (f" except {listed}." if own else ".")
     return owners
 
 
@@ -176,7 +176,7 @@ def _spec(
     body = _body_schema(operation, components)
     if body is not None:
         for key, schema in body.get("properties", {}).items():
-            _add(properties, key, _argument(schema, components, owners, name), "body", locations)
+            _add(properties, key, _argument(schema, components, owners), "body", locations)
         if operation["requestBody"].get("required"):
             required.extend(key for key in body.get("required", []) if key not in required)
     return ToolSpec(
@@ -221,11 +221,12 @@ def _body_schema(operation: dict[str, Any], components: dict[str, Any]) -> dict[
     return resolved
 
 
-def _argument(schema: dict[str, Any], components: dict[str, Any], owners: dict[str, str], tool: str) -> dict[str, Any]:
-    """A body field; one whose model another tool takes whole says so instead of repeating that tool's schema."""
+def _argument(schema: dict[str, Any], components: dict[str, Any], owners: dict[str, str]) -> dict[str, Any]:
+    """A body field; one whose model another tool takes whole says so instead of repeating that tool's schema (a model
+    never nests itself, so the tool that owns it never refers to itself)."""
     reference = schema.get("$ref")
     owner = owners.get(reference.rsplit("/", 1)[-1]) if isinstance(reference, str) else None
-    if owner is None or owner.startswith(f"`{tool}`"):
+    if owner is None:
         return _property(schema, components, None)
     return {"type": "object", "description": " ".join(filter(None, (schema.get("description"), owner)))}
 

@@ -121,3 +121,34 @@ def test_a_destructive_tool_says_once_how_to_confirm(specs):
 
     assert description.count("Show the plan to the person") == 1
     assert len(description) < 700
+
+
+def test_a_model_taken_whole_by_a_tool_without_path_or_query_arguments_is_referred_to_by_that_tool():
+    def body(model: str) -> dict[str, object]:
+        schema = {"$ref": f"#/components/schemas/{model}"}
+        return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+    document = {
+        "paths": {
+            "/options": {"post": {"operationId": "options_set", "requestBody": body("Options")}},
+            "/runs": {"post": {"operationId": "run_start", "requestBody": body("Run")}},
+        },
+        "components": {
+            "schemas": {
+                "OperationStatus": {"x-terminal": ["SUCCEEDED"]},
+                "Options": {"type": "object", "properties": {"size": {"type": "integer"}}},
+                "Run": {
+                    "type": "object",
+                    "properties": {"options": {"$ref": "#/components/schemas/Options", "description": "How."}},
+                },
+            }
+        },
+    }
+
+    specs = {spec.name: spec for spec in tools_from_openapi(document)}
+
+    assert specs["run_start"].input_schema["properties"]["options"] == {
+        "type": "object",
+        "description": "How. `options_set`'s arguments.",
+    }
+    assert specs["options_set"].input_schema["properties"] == {"size": {"type": "integer"}}
