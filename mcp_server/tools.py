@@ -91,12 +91,12 @@ def either(statuses: Sequence[str]) -> str:
 
 def wait_description(max_wait_seconds: int, progress: bool, terminal: Sequence[str]) -> str:
     """What operation_wait does on a server whose calls wait at most `max_wait_seconds`."""
-    notes = " sending progress notifications naming the current stage," if progress else ""
+    notes = ", sending progress notifications naming the current stage" if progress else ""
     return (
         f"Wait for an operation to finish. Blocks until the operation is {either(terminal)}, or until "
-        f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed,{notes} and returns as soon as the "
-        f"operation is terminal. If the result is still PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, "
-        f"read error and the failed stage, fix the cause and call {RESUME_TOOL}."
+        f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed{notes}. If the result is still "
+        f"PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, read error and the failed stage, fix the cause "
+        f"and call {RESUME_TOOL}."
     )
 
 
@@ -294,8 +294,6 @@ def _as_wait_tool(spec: ToolSpec, terminal: Sequence[str]) -> ToolSpec:
         "minimum": 0,
         "maximum": MAX_WAIT_SECONDS,
         "default": MAX_WAIT_SECONDS,
-        "description": f"Seconds to wait at most (0-{MAX_WAIT_SECONDS}). The call returns as soon as the operation is "
-        "terminal.",
     }
     return replace(
         spec,
