@@ -19,8 +19,9 @@ DATA_KEYWORDS = ("default", "examples", "const", "enum")
 NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
 # Keywords that apply to every instance type: an `anyOf [X, null]` whose X has one cannot fold null into X's type.
 UNTYPED = ("const", "not", "allOf", "anyOf", "oneOf", "if", "$ref")
-# Words a description may add to its field's name, enum and enclosing fields and still say nothing more.
-FILLER = frozenset(("a", "an", "and", "by", "for", "in", "its", "of", "on", "or", "the", "this", "to", "with"))
+# Words a description may add to its field's name, enum and enclosing fields and still say nothing more, as `_words`
+# writes them ("its" as "it", "this" as "thi").
+FILLER = frozenset(("a", "an", "and", "by", "for", "in", "it", "of", "on", "or", "the", "thi", "to", "with"))
 # A pattern in words, as the API spells out a name's: "(1-40 characters: a lowercase letter first, …)".
 PATTERN_IN_WORDS = re.compile(r" \(\d+-\d+ characters: [^()]*\)")
 # Numeric bounds, which pydantic writes as floats (`le=100` as `100.0`).

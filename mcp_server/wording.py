@@ -67,9 +67,12 @@ class Vocabulary:
 
     def next_step(self, text: str, own: str) -> str | None:
         """The last sentence of `text`, in an agent's words, that names a tool other than `own`: what to call next."""
-        others = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in self._names if name != own) + r")\b")
-        naming = [sentence for sentence in SENTENCE_BREAK.split(self.for_agents(text)) if others.search(sentence)]
-        return naming[-1] if naming else None
+        others = [re.escape(name) for name in self._names if name != own]
+        if not others:
+            return None
+        naming = re.compile(r"\b(?:" + "|".join(others) + r")\b")
+        sentences = [sentence for sentence in SENTENCE_BREAK.split(self.for_agents(text)) if naming.search(sentence)]
+        return sentences[-1] if sentences else None
 
     def in_schema(self, schema: Any) -> Any:
         """A schema whose descriptions are `for_agents`."""

@@ -72,6 +72,7 @@ def test_a_description_that_only_repeats_the_name_its_enum_or_its_field_is_dropp
                 "items": {"type": "object", "properties": {"key": {"type": "string", "description": "Taint key."}}},
             },
             "instanceCount": {"type": "integer", "description": "Instances that must come up, at most 10."},
+            "name": {"type": "string", "description": "Its name."},
         },
     }
 
@@ -80,6 +81,7 @@ def test_a_description_that_only_repeats_the_name_its_enum_or_its_field_is_dropp
     assert "description" not in properties["capacityType"]
     assert "description" not in properties["taints"]["items"]["properties"]["key"]
     assert properties["instanceCount"]["description"] == "Instances that must come up, at most 10."
+    assert "description" not in properties["name"]
 
 
 def test_a_description_says_what_the_tool_does_and_what_to_call_next(specs):
