@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s,;()'\"`]*)")
+# A route cited in text; a sentence's closing stop is not part of its path.
+ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/(?:[^\s,;()'\"`]*[^\s,;()'\"`.])?)")
 # Where one sentence ends and the next begins: a stop (not that of "e.g." or "i.e."), then a word, a backtick or an
 # opening bracket (a sentence may open with a tool's name).
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Za-z`(])")
@@ -90,7 +91,7 @@ class Vocabulary:
         return {key: self.translate(value) if isinstance(value, str) else value for key, value in body.items()}
 
     def _tool(self, match: re.Match[str]) -> str:
-        method, path = match.group(1), match.group(2).split("?", 1)[0].rstrip(".")
+        method, path = match.group(1), match.group(2).split("?", 1)[0]
         for route_method, template, name in self._routes:
             if route_method == method and template.fullmatch(path):
                 return f"`{name}`"

@@ -62,3 +62,9 @@ def test_the_next_step_is_the_last_sentence_naming_another_tool_and_none_without
     assert vocabulary.next_step(text, "job_list") == "Poll job_get until done."
     assert vocabulary.next_step("Lists jobs. Then more.", "job_list") is None
     assert alone.next_step("Lists jobs. Then more.", "job_list") is None
+
+
+def test_a_route_that_ends_a_sentence_keeps_its_stop():
+    vocabulary = Vocabulary([("GET", "/jobs/{name}/history", "job_history")])
+
+    assert vocabulary.translate("A job's own is GET /jobs/demo/history.") == "A job's own is `job_history`."
