@@ -2,13 +2,15 @@
 on every session).
 
 Belongs here: rewriting a resolved JSON Schema into an equivalent shorter one (`compact`: an optional field's
-`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`). Not here:
+`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`, no
+description words that the name, the enum or the pattern already say). Not here:
 reading the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across
 tools, not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 NULL = {"type": "null"}
@@ -17,6 +19,11 @@ DATA_KEYWORDS = ("default", "examples", "const", "enum")
 NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
 # Keywords that apply to every instance type: an `anyOf [X, null]` whose X has one cannot fold null into X's type.
 UNTYPED = ("const", "not", "allOf", "anyOf", "oneOf", "if", "$ref")
+# Words a description may add to its field's name, enum and enclosing fields and still say nothing more, as `_words`
+# writes them ("its" as "it", "this" as "thi").
+FILLER = frozenset(("a", "an", "and", "by", "for", "in", "it", "of", "on", "or", "the", "thi", "to", "with"))
+# A pattern in words, as the API spells out a name's: "(1-40 characters: a lowercase letter first, …)".
+PATTERN_IN_WORDS = re.compile(r" \(\d+-\d+ characters: [^()]*\)")
 # Numeric bounds, which pydantic writes as floats (`le=100` as `100.0`).
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
@@ -27,20 +34,38 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
     return folded
 
 
-def _folded(schema: Any, names: bool = False) -> Any:
+def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()) -> Any:
     """Every `anyOf [X, null]` as X admitting null, whole bounds as integers; without `examples` (the REST document
-    keeps them), `title` (pydantic's `Instancecount` repeats the name) or an empty `required`."""
+    keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required`, the words that spell out
+    a pattern the schema carries, or a description that only repeats the field's name, its enum or the fields it sits
+    in (`key` of `taints`: "Taint key.")."""
     if isinstance(schema, list):
-        return [_folded(item) for item in schema]
+        return [_folded(item, said=said) for item in schema]
     if not isinstance(schema, dict):
         return schema
     if names:
-        return {key: _folded(value) for key, value in schema.items()}
+        return {key: _folded(value, said=said | _words(key)) for key, value in schema.items()}
+    schema = _nullable(schema)
+    if "pattern" in schema and isinstance(schema.get("description"), str):
+        schema = {**schema, "description": PATTERN_IN_WORDS.sub("", schema["description"])}
+    said = said | {word for value in schema.get("enum") or () if isinstance(value, str) for word in _words(value)}
     return {
-        key: value if key in DATA_KEYWORDS else _bound(value) if key in BOUNDS else _folded(value, key in NAME_MAPS)
-        for key, value in _nullable(schema).items()
-        if key not in ("examples", "title") and (key, value) != ("required", [])
+        key: value
+        if key in DATA_KEYWORDS
+        else _bound(value)
+        if key in BOUNDS
+        else _folded(value, key in NAME_MAPS, said)
+        for key, value in schema.items()
+        if key not in ("examples", "title")
+        and (key, value) != ("required", [])
+        and not (key == "description" and isinstance(value, str) and _words(value) <= said | FILLER)
     }
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of a name or a sentence, in lower case and singular: `instanceGroups` → instance, group."""
+    split = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).lower()
+    return frozenset(word.removesuffix("s") for word in re.findall(r"[a-z0-9]+", split))
 
 
 def _bound(value: Any) -> Any:

@@ -1,11 +1,12 @@
 """OpenAPI → MCP tools: one tool per API operation, named by its operationId.
 
 Belongs here: reading the OpenAPI document (resolving `$ref`s, flattening path, query and body
-arguments into one closed object schema), writing descriptions for the model and deriving the
-annotations from the HTTP method, the result's fields from the success responses, the role each tool
-needs (the API's `x-required-role`), the statuses an operation ends in (`x-terminal` of the API's
+arguments into one closed object schema, referring to the tool that owns a model it takes whole), writing
+descriptions for the model (summary, next step, notes) and deriving the annotations from the HTTP method, the role
+each tool needs (the API's `x-required-role`), the statuses an operation ends in (`x-terminal` of the API's
 OperationStatus), which tools are long polls and when their wait is done (a route's `x-long-poll`) and which tool
-waits for what a route creates (`x-waited-by`). Not here: HTTP calls (`client`) or serving (`server`).
+waits for what a route creates (`x-waited-by`). Not here: HTTP calls (`client`), serving (`server`) or the schemas'
+encoding (`compact`).
 """
 
 from __future__ import annotations
@@ -26,18 +27,18 @@ RESUME_TOOL = "operation_resume"
 MAX_WAIT_SECONDS = 240
 # Roles from weakest to strongest, as the API's `x-required-role` names them.
 ROLES = ("viewer", "operator", "admin")
-SYNCHRONOUS_NOTE = "Answers with the outcome itself: there is no operation to wait on."
-# Each destructive route's description says when it answers with a plan and a token; the note says what to do then.
+SYNCHRONOUS_NOTE = "No operation to wait on."
+# A tool that starts an operation closes with this; operation_wait's description says when an operation has ended.
+OPERATION_NOTE = f"Starts an operation: wait for it with {WAIT_TOOL}."
+# What a destructive call does without its token, and what to do then (the route says when it asks: the plan's answer).
 CONFIRMATION_NOTE = (
-    "Show the plan to the person; only after they agree, call again with the same arguments and the confirmationToken."
+    "Destructive: may answer with a plan and a confirmationToken instead. Show the plan to the person; only after they "
+    "agree, call again with the same arguments and the token."
 )
-# Path and query parameters many tools share, in the words of one argument: the REST document's longer text spells
-# out what the schema's pattern and bounds say (clusterTag, limit) or what each list tool's description says (continue).
-SHARED_ARGUMENTS = {
-    "clusterTag": "Cluster tag.",
-    "continue": "The previous page's `continue`; an expired one is refused: start again without it.",
-    "limit": "Items per page.",
-}
+# Path and query parameters many tools share, published without the REST document's description: their name, pattern
+# and bounds say it (clusterTag, dryRun, limit), the confirmation note says where a confirmationToken comes from, and
+# the lead of a result with more pages says what to do with its `continue`.
+UNDESCRIBED_ARGUMENTS = ("clusterTag", "confirmationToken", "continue", "dryRun", "limit")
 # The API's extensions of a long-poll route (which field of its answer ends the wait at which values) and of a route
 # that creates a workload (the tool that waits for it).
 LONG_POLL_EXTENSION = "x-long-poll"
@@ -107,11 +108,6 @@ def either(statuses: Sequence[str]) -> str:
     return f"{', '.join(statuses[:-1])} or {statuses[-1]}" if len(statuses) > 1 else "".join(statuses)
 
 
-def mutating_note(terminal: Sequence[str]) -> str:
-    """The closing sentence of a tool that starts an operation."""
-    return f"Returns operationId; call {WAIT_TOOL} until the status is {either(terminal)}."
-
-
 def workload_wait_note(max_wait_seconds: int, progress: bool) -> str:
     """The closing sentence of a workload's wait tool on a server whose calls wait at most `max_wait_seconds`."""
     notes = ", sending progress notifications" if progress else ""
@@ -120,12 +116,12 @@ def workload_wait_note(max_wait_seconds: int, progress: bool) -> str:
 
 def wait_description(max_wait_seconds: int, progress: bool, terminal: Sequence[str]) -> str:
     """What operation_wait does on a server whose calls wait at most `max_wait_seconds`."""
-    notes = " sending progress notifications naming the current stage," if progress else ""
+    notes = ", sending progress notifications naming the current stage" if progress else ""
     return (
         f"Wait for an operation to finish. Blocks until the operation is {either(terminal)}, or until "
-        f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed,{notes} and returns as soon as the "
-        f"operation is terminal. If the result is still PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, "
-        f"read error and the failed stage, fix the cause and call {RESUME_TOOL}."
+        f"timeoutSeconds (at most {max_wait_seconds} on this server) have passed{notes}. If the result is still "
+        f"PENDING or RUNNING, call {WAIT_TOOL} again; if it is FAILED, read error and the failed stage, fix the cause "
+        f"and call {RESUME_TOOL}."
     )
 
 
@@ -133,79 +129,24 @@ def tools_from_openapi(document: dict[str, Any]) -> list[ToolSpec]:
     """Every operation of the document as a tool spec, in document order."""
     components = document.get("components", {}).get("schemas", {})
     terminal = terminal_statuses(document)
-    specs: list[ToolSpec] = []
-    for path, item in document.get("paths", {}).items():
-        for method, operation in item.items():
-            if method not in HTTP_METHODS:
-                continue
-            spec = _spec(path, method.upper(), operation, components, terminal)
-            long_poll = operation.get(LONG_POLL_EXTENSION)
-            specs.append(_as_wait_tool(spec, long_poll, terminal) if long_poll else spec)
-    specs = _with_wait_arguments(specs)
-    vocabulary = Vocabulary((spec.method, spec.path, spec.name) for spec in specs)
-    specs = [_for_agents(spec, vocabulary) for spec in specs]
-    names = [spec.name for spec in specs]
+    operations = [
+        (path, method.upper(), operation)
+        for path, item in document.get("paths", {}).items()
+        for method, operation in item.items()
+        if method in HTTP_METHODS
+    ]
+    names = [_name(path, method, operation) for path, method, operation in operations]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(f"operationIds must be unique; repeated: {', '.join(duplicates)}")
-    return specs
-
-
-def _for_agents(spec: ToolSpec, vocabulary: Vocabulary) -> ToolSpec:
-    """The spec in an agent's words (tools and arguments, never REST routes or status codes), its schema compact."""
-    return replace(
-        spec,
-        description=vocabulary.for_agents(spec.description),
-        input_schema=compact(vocabulary.in_schema(spec.input_schema)),
-    )
-
-
-def _spec(
-    path: str, method: str, operation: dict[str, Any], components: dict[str, Any], terminal: Sequence[str]
-) -> ToolSpec:
-    name = operation.get("operationId")
-    if not name:
-        raise ValueError(f"{method} {path} has no operationId; every API operation must name its tool")
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    locations: dict[str, list[str]] = {"path": [], "query": [], "body": []}
-    for parameter in operation.get("parameters", []):
-        where = parameter["in"]
-        if where not in ("path", "query"):
-            continue
-        schema = _property(parameter.get("schema", {}), components, parameter.get("description"))
-        if parameter["name"] in SHARED_ARGUMENTS:
-            schema["description"] = SHARED_ARGUMENTS[parameter["name"]]
-        _add(properties, parameter["name"], schema, where, locations)
-        if parameter.get("required") or where == "path":
-            required.append(parameter["name"])
-    body = _body_schema(operation, components)
-    if body is not None:
-        for key, schema in body.get("properties", {}).items():
-            _add(properties, key, _property(schema, components, None), "body", locations)
-        if operation["requestBody"].get("required"):
-            required.extend(key for key in body.get("required", []) if key not in required)
-    return ToolSpec(
-        name=name,
-        method=method,
-        path=path,
-        description=_description(
-            method, operation, "confirmationToken" in properties, terminal, _result_fields(operation, components)
-        ),
-        input_schema={
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": False,
-        },
-        annotations=_annotations(method, operation, "confirmationToken" in properties),
-        path_params=tuple(locations["path"]),
-        query_params=tuple(locations["query"]),
-        body_params=tuple(locations["body"]),
-        has_body=body is not None,
-        required_role=operation.get("x-required-role"),
-        wait_tool=operation.get(WAITED_BY_EXTENSION),
-    )
+    vocabulary = Vocabulary((method, path, name) for (path, method, _), name in zip(operations, names, strict=True))
+    owners = _owned_models(operations)
+    specs = []
+    for path, method, operation in operations:
+        spec = _spec(path, method, operation, components, vocabulary, owners)
+        long_poll = operation.get(LONG_POLL_EXTENSION)
+        specs.append(_as_wait_tool(spec, long_poll, terminal) if long_poll else spec)
+    return _with_wait_arguments(specs)
 
 
 def _with_wait_arguments(specs: list[ToolSpec]) -> list[ToolSpec]:
@@ -219,19 +160,80 @@ def _with_wait_arguments(specs: list[ToolSpec]) -> list[ToolSpec]:
     ]
 
 
-def _result_fields(operation: dict[str, Any], components: dict[str, Any]) -> tuple[str, ...]:
-    """The top-level fields of the success responses' JSON objects, in document order.
+def _owned_models(operations: list[tuple[str, str, dict[str, Any]]]) -> dict[str, str]:
+    """Each model a tool takes as its whole body, as an argument elsewhere refers to it: "`tool`'s arguments except
+    its own path and query arguments" (the schema lives in the tool that owns it, not in every tool that nests it)."""
+    owners: dict[str, str] = {}
+    for path, method, operation in operations:
+        reference = _body_reference(operation)
+        if reference is None or reference in owners:
+            continue
+        own = [parameter["name"] for parameter in operation.get("parameters", []) if parameter["in"] != "header"]
+        listed = f"{', '.join(own[:-1])} and {own[-1]}" if len(own) > 1 else "".join(own)
+        owners[reference] = f"`{_name(path, method, operation)}`'s arguments" + (f" except {listed}." if own else ".")
+    return owners
 
-    Named in the description rather than published as an outputSchema: hosts hand the model a tool's name,
-    description and inputSchema only (anthropics/claude-code#54197), while clients validate every result against an
-    outputSchema (the MCP SDK's `ClientSession.validate_tool_result`) - 150k characters that only the validator read.
-    """
-    fields: dict[str, None] = {}
-    for status, response in operation.get("responses", {}).items():
-        schema = response.get("content", {}).get("application/json", {}).get("schema")
-        if status.startswith("2") and schema is not None:
-            fields.update(dict.fromkeys(_resolve(schema, components).get("properties", {})))
-    return tuple(fields)
+
+def _body_reference(operation: dict[str, Any]) -> str | None:
+    """The model a request body refers to (`#/components/schemas/Model`), if it is one."""
+    schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+    reference = schema.get("$ref")
+    return reference.rsplit("/", 1)[-1] if isinstance(reference, str) else None
+
+
+def _name(path: str, method: str, operation: dict[str, Any]) -> str:
+    name = operation.get("operationId")
+    if not name:
+        raise ValueError(f"{method} {path} has no operationId; every API operation must name its tool")
+    return str(name)
+
+
+def _spec(
+    path: str,
+    method: str,
+    operation: dict[str, Any],
+    components: dict[str, Any],
+    vocabulary: Vocabulary,
+    owners: dict[str, str],
+) -> ToolSpec:
+    name = _name(path, method, operation)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    locations: dict[str, list[str]] = {"path": [], "query": [], "body": []}
+    for parameter in operation.get("parameters", []):
+        where = parameter["in"]
+        if where not in ("path", "query"):
+            continue
+        schema = _property(parameter.get("schema", {}), components, parameter.get("description"))
+        if parameter["name"] in UNDESCRIBED_ARGUMENTS:
+            schema.pop("description", None)
+        _add(properties, parameter["name"], schema, where, locations)
+        if parameter.get("required") or where == "path":
+            required.append(parameter["name"])
+    body = _body_schema(operation, components)
+    if body is not None:
+        for key, schema in body.get("properties", {}).items():
+            _add(properties, key, _argument(schema, components, owners), "body", locations)
+        if operation["requestBody"].get("required"):
+            required.extend(key for key in body.get("required", []) if key not in required)
+    return ToolSpec(
+        name=name,
+        method=method,
+        path=path,
+        description=_description(method, operation, "confirmationToken" in properties, vocabulary),
+        input_schema=compact(
+            vocabulary.in_schema(
+                {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+            )
+        ),
+        annotations=_annotations(method, operation, "confirmationToken" in properties),
+        path_params=tuple(locations["path"]),
+        query_params=tuple(locations["query"]),
+        body_params=tuple(locations["body"]),
+        has_body=body is not None,
+        required_role=operation.get("x-required-role"),
+        wait_tool=operation.get(WAITED_BY_EXTENSION),
+    )
 
 
 def _add(
@@ -249,10 +251,22 @@ def _body_schema(operation: dict[str, Any], components: dict[str, Any]) -> dict[
     schema = content.get("application/json", {}).get("schema")
     if schema is None:
         return None
-    resolved: dict[str, Any] = _resolve(schema, components)
+    # The fields stay as the model writes them: `_argument` resolves each (or refers to the tool owning its model).
+    reference = _body_reference(operation)
+    resolved: dict[str, Any] = components[reference] if reference else _resolve(schema, components)
     if resolved.get("type") != "object":
         raise ValueError(f"{operation['operationId']}: a JSON request body must be an object to become arguments")
     return resolved
+
+
+def _argument(schema: dict[str, Any], components: dict[str, Any], owners: dict[str, str]) -> dict[str, Any]:
+    """A body field; one whose model another tool takes whole says so instead of repeating that tool's schema (a model
+    never nests itself, so the tool that owns it never refers to itself)."""
+    reference = schema.get("$ref")
+    owner = owners.get(reference.rsplit("/", 1)[-1]) if isinstance(reference, str) else None
+    if owner is None:
+        return _property(schema, components, None)
+    return {"type": "object", "description": " ".join(filter(None, (schema.get("description"), owner)))}
 
 
 def _property(schema: dict[str, Any], components: dict[str, Any], description: str | None) -> dict[str, Any]:
@@ -279,19 +293,17 @@ def _resolve(schema: Any, components: dict[str, Any], depth: int = 0) -> Any:
     return {key: _resolve(value, components, depth) for key, value in schema.items() if not key.startswith("x-")}
 
 
-def _description(
-    method: str, operation: dict[str, Any], needs_confirmation: bool, terminal: Sequence[str], fields: Sequence[str]
-) -> str:
-    """Summary, the route's description, the answer's fields, then what to do with a plan and whether to wait."""
-    parts = [operation.get("summary", operation["operationId"]).rstrip(".") + "."]
-    if operation.get("description"):
-        parts.append(operation["description"])
-    if fields:
-        parts.append(f"Result fields: {', '.join(fields)}.")
+def _description(method: str, operation: dict[str, Any], needs_confirmation: bool, vocabulary: Vocabulary) -> str:
+    """What the tool does (the route's summary), what to call next (the last sentence of the route's description that
+    names another tool), then what to do with a plan and whether to wait. The rest of the route's description is the
+    REST reader's: to an agent, the arguments' schema says how to call and the result's lead what came of it."""
+    name = operation["operationId"]
+    next_step = vocabulary.next_step(operation.get("description", ""), name)
+    parts = [operation.get("summary", name).rstrip(".") + ".", *([next_step] if next_step else [])]
     if needs_confirmation:
         parts.append(CONFIRMATION_NOTE)
     if method != "GET":
-        parts.append(mutating_note(terminal) if starts_operation(operation) else SYNCHRONOUS_NOTE)
+        parts.append(OPERATION_NOTE if starts_operation(operation) else SYNCHRONOUS_NOTE)
     return " ".join(parts)
 
 
@@ -314,20 +326,17 @@ def _annotations(method: str, operation: dict[str, Any], needs_confirmation: boo
 def _as_wait_tool(spec: ToolSpec, long_poll: dict[str, Any], terminal: Sequence[str]) -> ToolSpec:
     """A long poll at the MCP level: one call waits up to MAX_WAIT_SECONDS by repeating the API's long poll."""
     rest_timeout = spec.input_schema["properties"]["timeoutSeconds"]
-    is_operation = spec.name == WAIT_TOOL
     schema = copy.deepcopy(spec.input_schema)
     schema["properties"]["timeoutSeconds"] = {
         "type": "integer",
         "minimum": 0,
         "maximum": MAX_WAIT_SECONDS,
         "default": MAX_WAIT_SECONDS,
-        "description": f"Seconds to wait at most (0-{MAX_WAIT_SECONDS}). The call returns as soon as the "
-        f"{'operation is terminal' if is_operation else 'wait is done'}.",
     }
     return replace(
         spec,
         description=wait_description(MAX_WAIT_SECONDS, progress=True, terminal=terminal)
-        if is_operation
+        if spec.name == WAIT_TOOL
         else spec.description,
         input_schema=schema,
         query_params=tuple(name for name in spec.query_params if name != "timeoutSeconds"),

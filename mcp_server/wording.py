@@ -11,7 +11,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s,;()'\"`]*)")
+# A route cited in text; a sentence's closing stop is not part of its path.
+ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/(?:[^\s,;()'\"`]*[^\s,;()'\"`.])?)")
+# Where one sentence ends and the next begins: a stop (not that of "e.g." or "i.e."), then a word, a backtick or an
+# opening bracket (a sentence may open with a tool's name).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+(?=[A-Za-z`(])")
 # (pattern, replacement), applied in order: the status codes the API's descriptions cite, as what they mean.
 STATUS_WORDING = tuple(
     (re.compile(pattern), replacement)
@@ -31,7 +35,7 @@ STATUS_WORDING = tuple(
         (r"\((?:400|409) (?=[A-Z])", "("),
         (r"\b409 while ", "Refused while "),
         (r"\b404 before the first check: run cluster_drift_check", "Not found before the first check"),
-        # The tool list says once, at the end of each description, how to wait (tools.mutating_note).
+        # The tool list says once, at the end of each description, how to wait (tools.OPERATION_NOTE).
         (r"[;,] (?:call operation_wait until it is terminal|wait with operation_wait)(?=[.;)])", ""),
         (r"wait with operation_wait, then ", "once it has ended, "),
         (r" \(wait with operation_wait\)", ""),
@@ -51,6 +55,7 @@ class Vocabulary:
     def __init__(self, routes: Iterable[tuple[str, str, str]]) -> None:
         """`routes`: (method, path template, tool name) of every tool."""
         self._routes = [(method, _template(path), name) for method, path, name in routes]
+        self._names = [name for _, _, name in self._routes]
 
     def translate(self, text: str) -> str:
         return ROUTE.sub(self._tool, text)
@@ -60,6 +65,15 @@ class Vocabulary:
         for pattern, replacement in STATUS_WORDING:
             text = pattern.sub(replacement, text)
         return self.translate(text)
+
+    def next_step(self, text: str, own: str) -> str | None:
+        """The last sentence of `text`, in an agent's words, that names a tool other than `own`: what to call next."""
+        others = [re.escape(name) for name in self._names if name != own]
+        if not others:
+            return None
+        naming = re.compile(r"\b(?:" + "|".join(others) + r")\b")
+        sentences = [sentence for sentence in SENTENCE_BREAK.split(self.for_agents(text)) if naming.search(sentence)]
+        return sentences[-1] if sentences else None
 
     def in_schema(self, schema: Any) -> Any:
         """A schema whose descriptions are `for_agents`."""
@@ -77,7 +91,7 @@ class Vocabulary:
         return {key: self.translate(value) if isinstance(value, str) else value for key, value in body.items()}
 
     def _tool(self, match: re.Match[str]) -> str:
-        method, path = match.group(1), match.group(2).split("?", 1)[0].rstrip(".")
+        method, path = match.group(1), match.group(2).split("?", 1)[0]
         for route_method, template, name in self._routes:
             if route_method == method and template.fullmatch(path):
                 return f"`{name}`"

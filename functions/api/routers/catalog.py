@@ -31,7 +31,8 @@ def list_regions() -> RegionList:
     allow=READ,
     operation_id="cluster_get_availability_zones",
     summary="List a Region's Availability Zones (name and zone ID)",
-    description="Read before asking the person for an AZ: offer only these names. Zone IDs identify the same "
+    description="Read before asking the person for an AZ (hyperpod_create, hyperpod_add_instance_group): offer only "
+    "these names. Zone IDs identify the same "
     "physical zone across accounts (training plans and capacity reservations use them).",
     tags=["catalog"],
 )
@@ -45,7 +46,8 @@ def list_availability_zones(region: RegionPath) -> AvailabilityZoneList:
     operation_id="cluster_get_available_instances",
     summary="List HyperPod instance types offered in a Region or one AZ",
     description="Each type with its accelerator, GPU and EFA counts, whether deep health checks and EFA-only "
-    "interfaces apply, and the AZs that offer it. Read before asking the person for an instance type.",
+    "interfaces apply, and the AZs that offer it. Read before asking the person for an instance type "
+    "(hyperpod_create, hyperpod_add_instance_group).",
     tags=["catalog"],
 )
 def list_instance_types(

@@ -196,9 +196,9 @@ def configure_dependencies(clusterTag: ClusterTagPath, dryRun: DryRun = False) -
         "recovery and continuous provisioning, and its first instance group (instance type and count, AZ, EBS size, "
         "capacity type on-demand, spot or training-plan — a training plan's AZ takes precedence; deep health checks "
         "on by default for GPU families that support them). Ask the person for the AZ, instance type, count and "
-        "capacity type; inspect offerings first. 202 with an operation (20+ minutes on AWS); dryRun=true returns "
-        "the plan. Refused before any side effect when the type is not offered in the AZ, the training plan is "
-        "unknown, or the cluster is not ready (409 ClusterNotReady)."
+        "capacity type, offering what cluster_get_available_instances and region_get_quotas list. 202 with an "
+        "operation (20+ minutes on AWS); dryRun=true returns the plan. Refused before any side effect when the type "
+        "is not offered in the AZ, the training plan is unknown, or the cluster is not ready (409 ClusterNotReady)."
     ),
     tags=["clusters"],
     responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},

@@ -1,6 +1,6 @@
-"""The tool list says what the REST document says in fewer characters (issue 30, finding 9): schemas that validate the
-same arguments, argument wording said once, and what a tool returns named in its description instead of an
-outputSchema the model never sees."""
+"""The tool list says what an agent needs in fewer characters (issue 30, finding 9): schemas that validate the same
+arguments, descriptions that say what a tool does and what to call next, argument wording that says more than the
+argument's name, and a model one tool takes whole described in that tool only."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from mcp_server.tools import ToolSpec, tools_from_openapi
 OPTIONAL_FIELDS = {
     "type": "object",
     "properties": {
-        "image": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}], "description": "Image."},
+        "image": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}], "description": "Container to run."},
         "mode": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]},
         "count": {"anyOf": [{"type": "integer", "maximum": 10.0}, {"type": "null"}], "examples": [3]},
         "size": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
@@ -56,25 +56,64 @@ def test_a_compact_schema_accepts_and_refuses_what_the_original_does():
 def test_an_optional_field_is_one_schema_admitting_null():
     properties = compact(OPTIONAL_FIELDS)["properties"]
 
-    assert properties["image"] == {"type": ["string", "null"], "maxLength": 3, "description": "Image."}
+    assert properties["image"] == {"type": ["string", "null"], "maxLength": 3, "description": "Container to run."}
     assert properties["mode"] == {"type": ["string", "null"], "enum": ["a", "b", None]}
     assert properties["count"] == {"type": ["integer", "null"], "maximum": 10}
     assert properties["size"] == OPTIONAL_FIELDS["properties"]["size"]
 
 
-def test_no_tool_publishes_an_output_schema_and_each_names_its_result_fields(specs):
+def test_a_description_that_only_repeats_the_name_its_enum_or_its_field_is_dropped():
+    schema = {
+        "type": "object",
+        "properties": {
+            "capacityType": {"type": "string", "enum": ["on-demand", "spot"], "description": "on-demand or spot."},
+            "taints": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"key": {"type": "string", "description": "Taint key."}}},
+            },
+            "instanceCount": {"type": "integer", "description": "Instances that must come up, at most 10."},
+            "name": {"type": "string", "description": "Its name."},
+        },
+    }
+
+    properties = compact(schema)["properties"]
+
+    assert "description" not in properties["capacityType"]
+    assert "description" not in properties["taints"]["items"]["properties"]["key"]
+    assert properties["instanceCount"]["description"] == "Instances that must come up, at most 10."
+    assert "description" not in properties["name"]
+
+
+def test_a_description_says_what_the_tool_does_and_what_to_call_next(specs):
     listed = [spec.tool().model_dump(by_alias=True, exclude_none=True) for spec in specs.values()]
 
     assert [tool["name"] for tool in listed if "outputSchema" in tool] == []
-    assert "Result fields: continue, clusters." in specs["cluster_list_all"].description
-    assert "Result fields: operationId, status, stages" in specs["cluster_create_eks"].description
+    assert specs["cluster_list_all"].description == "List the clusters this control plane manages."
+    assert specs["job_submit_from_recipe"].description == (
+        "Submit a training job from a recipe. Then job_wait until the job is done (Succeeded or Failed). No "
+        "operation to wait on."
+    )
+    assert specs["cluster_create_eks"].description == (
+        "Stage 1: create the network and the EKS control plane. Starts an operation: wait for it with operation_wait."
+    )
 
 
-def test_an_argument_many_tools_share_is_worded_once_and_keeps_its_constraints(specs):
+def test_a_model_one_tool_takes_whole_is_described_in_that_tool_only(specs):
+    properties = specs["cluster_create"].input_schema["properties"]
+
+    assert properties["hyperpod"] == {
+        "type": "object",
+        "description": "Stage 4: the first instance group. `hyperpod_create`'s arguments except clusterTag and dryRun.",
+    }
+    assert "instanceType" in specs["hyperpod_create"].input_schema["properties"]
+    assert specs["cluster_create"].input_schema["required"] == ["clusterTag", "region", "hyperpod"]
+
+
+def test_an_argument_many_tools_share_says_no_more_than_its_name_and_keeps_its_constraints(specs):
     tag = specs["cluster_get"].input_schema["properties"]["clusterTag"]
     limit = specs["cluster_list_all"].input_schema["properties"]["limit"]
 
-    assert tag == {"type": "string", "pattern": "^[a-z][a-z0-9-]{2,20}$", "description": "Cluster tag."}
+    assert tag == {"type": "string", "pattern": "^[a-z][a-z0-9-]{2,20}$"}
     assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 100, 50)
     assert not Draft202012Validator(specs["cluster_get"].input_schema).is_valid({"clusterTag": "Bad_Tag"})
 
@@ -84,3 +123,34 @@ def test_a_destructive_tool_says_once_how_to_confirm(specs):
 
     assert description.count("Show the plan to the person") == 1
     assert len(description) < 700
+
+
+def test_a_model_taken_whole_by_a_tool_without_path_or_query_arguments_is_referred_to_by_that_tool():
+    def body(model: str) -> dict[str, object]:
+        schema = {"$ref": f"#/components/schemas/{model}"}
+        return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+    document = {
+        "paths": {
+            "/options": {"post": {"operationId": "options_set", "requestBody": body("Options")}},
+            "/runs": {"post": {"operationId": "run_start", "requestBody": body("Run")}},
+        },
+        "components": {
+            "schemas": {
+                "OperationStatus": {"x-terminal": ["SUCCEEDED"]},
+                "Options": {"type": "object", "properties": {"size": {"type": "integer"}}},
+                "Run": {
+                    "type": "object",
+                    "properties": {"options": {"$ref": "#/components/schemas/Options", "description": "How."}},
+                },
+            }
+        },
+    }
+
+    specs = {spec.name: spec for spec in tools_from_openapi(document)}
+
+    assert specs["run_start"].input_schema["properties"]["options"] == {
+        "type": "object",
+        "description": "How. `options_set`'s arguments.",
+    }
+    assert specs["options_set"].input_schema["properties"] == {"size": {"type": "integer"}}

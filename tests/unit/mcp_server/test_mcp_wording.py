@@ -12,6 +12,7 @@ import pytest
 from api.app import openapi_document
 from mcp_server.server import INSTRUCTIONS
 from mcp_server.tools import tools_from_openapi
+from mcp_server.wording import Vocabulary
 
 # REST verbs and paths, HTTP, and the status codes the API answers with (not a number in a list of values).
 REST = re.compile(
@@ -51,3 +52,19 @@ def test_no_text_speaks_rest():
 def test_a_description_names_each_tool_once(tool):
     text = tool.description or ""
     assert [name for name in NAMES if len(re.findall(rf"\b{name}\b", text)) > 1] == []
+
+
+def test_the_next_step_is_the_last_sentence_naming_another_tool_and_none_without_one():
+    vocabulary = Vocabulary([("GET", "/jobs", "job_list"), ("GET", "/jobs/{name}", "job_get")])
+    alone = Vocabulary([("GET", "/jobs", "job_list")])
+    text = "Lists jobs. GET /jobs/{name} reads one. job_list pages them. Poll job_get until done."
+
+    assert vocabulary.next_step(text, "job_list") == "Poll job_get until done."
+    assert vocabulary.next_step("Lists jobs. Then more.", "job_list") is None
+    assert alone.next_step("Lists jobs. Then more.", "job_list") is None
+
+
+def test_a_route_that_ends_a_sentence_keeps_its_stop():
+    vocabulary = Vocabulary([("GET", "/jobs/{name}/history", "job_history")])
+
+    assert vocabulary.translate("A job's own is GET /jobs/demo/history.") == "A job's own is `job_history`."
