@@ -7,6 +7,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := functions:.
+# Python caches what it compiles (and pytest the test modules and plugins it rewrites: ~640 modules per process):
+# every pytest worker, gate and sandbox subprocess after the first reads them instead of compiling again.
+unexport PYTHONDONTWRITEBYTECODE
 
 # The suites `make test` runs in one pytest session: each worker's start and each suite's last, lone module are paid
 # once, not once per suite (tests/conftest.py prints each suite's summed test time). The browser suite is a session

@@ -13,8 +13,11 @@ export default defineConfig({
   build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 1500 },
   test: {
     environment: "jsdom",
-    // Worker threads start faster than forked processes; each test file still gets its own environment.
+    // Worker threads start faster than forked processes. A worker's files share its module cache (Cloudscape, React
+    // and jsdom are imported once per worker, not once per file: half the suite's CPU); src/test/setup.ts empties
+    // what a file leaves behind (the rendered DOM, sessionStorage) after every test.
     pool: "threads",
+    isolate: false,
     // One worker per core: vitest's default leaves a core free (for its watch mode, which `make test` does not use).
     maxWorkers: availableParallelism(),
     globals: true,
