@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 RESULTS = Path(__file__).resolve().parents[2] / "frontend" / "test-results"
 
@@ -27,3 +27,27 @@ def pick(page: Page, option: str | re.Pattern[str]) -> None:
     page.get_by_role("option", name=option).first.hover()
     page.keyboard.press("Enter")
     expect(page.get_by_role("option")).to_have_count(0)
+
+
+# Every word of the element's text that the layout broke across lines ("InSe / rvice"); wrapping between words is fine.
+_BROKEN_WORDS = """(root) => {
+  const broken = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const rects = [...range.getClientRects()].filter((rect) => rect.width > 0);
+      const tops = new Set(rects.map((rect) => Math.round(rect.top)));
+      if (tops.size > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+def broken_words(locator: Locator) -> list[str]:
+    """The words inside `locator` (its first match) broken across lines."""
+    words: list[str] = locator.first.evaluate(_BROKEN_WORDS)
+    return words

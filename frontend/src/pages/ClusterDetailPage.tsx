@@ -12,7 +12,7 @@ import { useNavigate, useParams, useSearchParams } from "react-router-dom";
 import { unwrap } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
-import { Status } from "../components/status";
+import { ClusterStatus } from "../components/status";
 import { useResource } from "../hooks/useResource";
 import type { Operation } from "../hooks/useOperation";
 import { Overview } from "./cluster/Overview";
@@ -74,7 +74,7 @@ export default function ClusterDetailPage() {
     <SpaceBetween size="m">
       <Header
         variant="h1"
-        description={<Status value={data.status} />}
+        description={<ClusterStatus cluster={data} />}
         actions={
           <SpaceBetween size="xs" direction="horizontal">
             <Button iconName="refresh" ariaLabel="Refresh" onClick={cluster.reload} />

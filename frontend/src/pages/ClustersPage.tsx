@@ -13,7 +13,7 @@ import { unwrap, type Schemas } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
 import { RouterLink } from "../components/links";
-import { Status } from "../components/status";
+import { STAGES_BAR_WIDTH, Status } from "../components/status";
 import { allPages, useResource } from "../hooks/useResource";
 
 type Cluster = Schemas["ClusterView"];
@@ -84,6 +84,7 @@ export default function ClustersPage() {
           {
             id: "stages",
             header: "Stages",
+            minWidth: STAGES_BAR_WIDTH,
             cell: (cluster) => (
               <ProgressBar
                 value={(100 * CREATION_STAGES.filter((stage) => cluster.stagesDone.includes(stage)).length) / CREATION_STAGES.length}

@@ -11,7 +11,7 @@ import Input from "@cloudscape-design/components/input";
 import Multiselect from "@cloudscape-design/components/multiselect";
 import Select from "@cloudscape-design/components/select";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import Toggle from "@cloudscape-design/components/toggle";
 import { useState } from "react";
@@ -19,6 +19,7 @@ import { ApiError, unwrap, type Schemas } from "../../api/client";
 import { FEATURE_LABELS } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { Status } from "../../components/status";
 import { useResource } from "../../hooks/useResource";
 import { useInstanceGroups } from "./groups";
 import { usePlannedAction } from "./plan";
@@ -67,7 +68,6 @@ export function withTouch(
 /** A feature's label as it declares it (its field's title in the OpenAPI document); an unknown one by its name. */
 const label = (name: FeatureName) => FEATURE_LABELS[name] ?? name;
 
-const STATES: Record<FeatureState["state"], StatusIndicatorProps.Type> = { enabled: "success", disabled: "stopped", partial: "warning" };
 
 const CONFIG_MODES = [
   { value: "default", label: "default", description: "HyperPod chooses the memory share" },
@@ -238,10 +238,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
             id: "state",
             header: "State",
             cell: (name) => (
-              <StatusIndicator type={STATES[live[name].state]}>
-                {live[name].state}
-                {live[name].status ? ` (${live[name].status})` : ""}
-              </StatusIndicator>
+<Status value={live[name].state} detail={live[name].status} />
             ),
           },
           { id: "settings", header: "Settings", cell: (name) => settingsOf(name, live[name]) },

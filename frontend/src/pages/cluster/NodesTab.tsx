@@ -9,7 +9,6 @@ import Button from "@cloudscape-design/components/button";
 import Header from "@cloudscape-design/components/header";
 import Pagination from "@cloudscape-design/components/pagination";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import TextFilter from "@cloudscape-design/components/text-filter";
 import type { RouteKey } from "../../api/contract.gen";
@@ -142,7 +141,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
           { id: "nodeId", header: "Node", sortingField: "nodeId", cell: (node) => node.nodeId },
           { id: "instanceGroup", header: "Instance group", sortingField: "instanceGroup", cell: (node) => node.instanceGroup },
           { id: "instanceType", header: "Instance type", cell: (node) => node.instanceType },
-          { id: "status", header: "Status", sortingField: "status", cell: (node) => <Status value={node.status} /> },
+          { id: "status", header: "Status", sortingField: "status", cell: (node) => <Status value={node.status} detail={node.statusMessage} vocabulary="machine" /> },
           { id: "health", header: "Health", sortingField: "health", cell: (node) => <Health node={node} /> },
           { id: "ready", header: "Kubernetes", cell: (node) => (node.ready == null ? "not registered" : node.ready ? "Ready" : "NotReady") },
           { id: "capacityType", header: "Capacity", sortingField: "capacityType", cell: (node) => node.capacityType },
@@ -155,14 +154,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
   );
 }
 
-/** HyperPod's node-health-status label as the API reports it, with its status message. */
+/** HyperPod's node-health-status label as the API reports it. */
 function Health({ node }: { node: Node }) {
-  if (!node.health) return <StatusIndicator type="pending">unknown</StatusIndicator>;
-  const type = node.health === "Schedulable" ? "success" : node.health.startsWith("Unschedulable") ? "error" : "warning";
-  return (
-    <StatusIndicator type={type}>
-      {node.health}
-      {node.statusMessage ? `: ${node.statusMessage}` : ""}
-    </StatusIndicator>
-  );
+  return <Status value={node.health ?? "unknown"} />;
 }

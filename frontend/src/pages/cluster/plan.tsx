@@ -11,12 +11,13 @@ import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
 import Modal from "@cloudscape-design/components/modal";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useState, type ReactNode } from "react";
 import { ApiError, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { Status } from "../../components/status";
 import { RouterLink } from "../../components/links";
 
 /**
@@ -48,12 +49,6 @@ export interface PlannedAction {
   run: (confirmationToken: string | undefined) => Promise<Answer>;
 }
 
-const CHECK_TYPES: Record<Schemas["PreflightCheck"]["status"], StatusIndicatorProps.Type> = {
-  pass: "success",
-  warn: "warning",
-  fail: "error",
-};
-
 /** A plan as the API returned it: its message, the actions it would take and its pre-flight checks. */
 export function PlanDetails({ plan }: { plan: Answer }) {
   const checks = plan.checks ?? [];
@@ -81,7 +76,7 @@ export function PlanDetails({ plan }: { plan: Answer }) {
             {
               id: "status",
               header: "Check",
-              cell: (check) => <StatusIndicator type={CHECK_TYPES[check.status]}>{check.status}</StatusIndicator>,
+              cell: (check) => <Status value={check.status} />,
             },
             { id: "check", header: "What", cell: (check) => check.check },
             { id: "numbers", header: "Need / have", cell: (check) => numbersOf(check) },
