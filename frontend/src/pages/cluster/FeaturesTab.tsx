@@ -98,10 +98,11 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   const [touched, setTouched] = useState<Partial<Record<FeatureName, Touched>>>({});
   const [outcomes, setOutcomes] = useState<Record<string, Schemas["FeatureOutcome"]>>({});
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const planned = usePlannedAction(() => {
+  const refresh = () => {
     features.reload();
     reload();
-  });
+  };
+  const planned = usePlannedAction(refresh, refresh);
   const admin = identity.mayCall("PATCH /clusters/{clusterTag}/features");
   const live = features.data?.features ?? {};
   const names = Object.keys(live) as FeatureName[];

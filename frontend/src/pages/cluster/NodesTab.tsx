@@ -45,10 +45,11 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
       }),
     [api, clusterTag],
   );
-  const planned = usePlannedAction(() => {
+  const refresh = () => {
     nodes.reload();
     reload();
-  });
+  };
+  const planned = usePlannedAction(refresh, refresh);
   const { items, collectionProps, filterProps, paginationProps, filteredItemsCount, actions } = useCollection(nodes.data ?? [], {
     filtering: {
       defaultFilteringText: filter ?? "",

@@ -120,11 +120,13 @@ interface Open {
 }
 
 /**
- * `start(action)` loads the action's plan into a modal; Confirm runs it with the plan's token, announces the
- * operation and calls `onStarted` with the API's answer. Render `modal` once in the tab.
+ * `start(action)` loads the action's plan into a modal; Confirm runs it with the plan's token and calls `onStarted`
+ * with the API's answer. The operation it started has a flash that follows it to its end, when `onSettled` runs (a
+ * tab re-reads what the operation changed). Render `modal` once in the tab.
  */
 export function usePlannedAction(
   onStarted: (started: Answer) => void,
+  onSettled?: (operation: Schemas["OperationView"]) => void,
 ): { start: (action: PlannedAction) => void; modal: ReactNode } {
   const { notify } = useApp();
   const [open, setOpen] = useState<Open | null>(null);
@@ -142,7 +144,8 @@ export function usePlannedAction(
     try {
       const started = await current.action.run(current.plan?.confirmationToken ?? undefined);
       setOpen(null);
-      notify.success(startedNotice(current.action.header, started));
+      if (started.operationId) notify.operation(current.action.header, started.operationId, onSettled);
+      else notify.success(startedNotice(current.action.header, started));
       onStarted(started);
     } catch (error) {
       setOpen({ ...current, running: false, error });

@@ -58,7 +58,7 @@ export default function CreateClusterPage() {
     try {
       const outcome = await send(api, form, false);
       if (isAccepted(outcome)) {
-        notify.success(`Operation ${outcome.operationId} started: ${outcome.stages.join(", ")}.`);
+        notify.operation(`Create cluster ${form.clusterTag} (${outcome.stages.join(", ")})`, outcome.operationId);
         navigate(`/clusters/${encodeURIComponent(form.clusterTag)}`);
       }
     } catch (error) {

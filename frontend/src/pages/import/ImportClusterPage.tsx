@@ -61,7 +61,7 @@ export default function ImportClusterPage() {
       const outcome = await unwrap(api.POST("/clusters/import", { params: { query: { dryRun } }, body }));
       if (!isAccepted(outcome)) setPlan(outcome);
       else {
-        notify.success(`Importing ${body.clusterTag}: operation ${outcome.operationId}.`);
+        notify.operation(`Import cluster ${body.clusterTag}`, outcome.operationId);
         navigate(`/clusters/${encodeURIComponent(body.clusterTag)}`);
       }
     } catch (reason) {
