@@ -4,6 +4,7 @@ import { createContext, useCallback, useContext, useMemo, useState, type ReactNo
 import { ApiError, unwrap, type ApiClient, type Schemas } from "./api/client";
 import { REQUIRED_ROLES, type RouteKey } from "./api/contract.gen";
 import { operationEnd } from "./api/operations";
+import { forPeople } from "./components/forPeople";
 import { endedFlash, runningFlash, unfollowedFlash, type Flash } from "./components/operationFlash";
 import type { ConsoleConfig, Role } from "./config";
 
@@ -48,7 +49,7 @@ interface AppContextValue {
 const AppContext = createContext<AppContextValue | null>(null);
 
 export function errorText(error: unknown): { message: string; requestId?: string; code?: string } {
-  if (error instanceof ApiError) return { message: error.message, requestId: error.requestId, code: error.code };
+  if (error instanceof ApiError) return { message: forPeople(error.message), requestId: error.requestId, code: error.code };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 

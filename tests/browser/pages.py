@@ -29,12 +29,13 @@ def pick(page: Page, option: str | re.Pattern[str]) -> None:
     expect(page.get_by_role("option")).to_have_count(0)
 
 
-# Every word of the element's text that the layout broke across lines ("InSe / rvice"); wrapping between words is fine.
+# Every word of the element's text that the layout broke across lines ("InSe / rvice"). A word is a run of letters and
+# digits: a line may end between words, after a hyphen or a slash of a name or an address, but not inside a word.
 _BROKEN_WORDS = """(root) => {
   const broken = [];
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const word of node.textContent.matchAll(/\\S+/g)) {
+    for (const word of node.textContent.matchAll(/[A-Za-z0-9]+/g)) {
       const range = document.createRange();
       range.setStart(node, word.index);
       range.setEnd(node, word.index + word[0].length);

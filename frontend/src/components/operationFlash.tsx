@@ -7,6 +7,7 @@ import Button from "@cloudscape-design/components/button";
 import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
 import { useNavigate } from "react-router-dom";
 import type { Schemas } from "../api/client";
+import { forPeople } from "./forPeople";
 import { RouterLink } from "./links";
 
 type Operation = Schemas["OperationView"];
@@ -55,7 +56,7 @@ export function endedFlash(header: string, operation: Operation, resume?: () => 
     header: `${header}: failed${step}`,
     content: (
       <>
-        {operation.error?.message ?? "The operation failed."} (operation {link})
+        {forPeople(operation.error?.message ?? "The operation failed.")} (operation {link})
       </>
     ),
     action,

@@ -37,6 +37,7 @@ export default function ClusterDetailPage() {
     planned.start({
       header: `Delete cluster ${clusterTag}`,
       confirmLabel: "Delete cluster",
+      typeToConfirm: clusterTag,
       plan: () => unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { dryRun: true } } })),
       run: (confirmationToken) =>
         unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } })),

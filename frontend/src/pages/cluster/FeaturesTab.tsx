@@ -19,6 +19,7 @@ import { ApiError, unwrap, type Schemas } from "../../api/client";
 import { FEATURE_LABELS } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { forPeople } from "../../components/forPeople";
 import { Status } from "../../components/status";
 import { useResource } from "../../hooks/useResource";
 import { useInstanceGroups } from "./groups";
@@ -82,7 +83,7 @@ interface Refusal {
 /** A dependency refusal (409 FeatureDependency) names its feature in the error details. */
 function refusalOf(error: unknown): Refusal | null {
   if (error instanceof ApiError && typeof error.details?.feature === "string") {
-    return { feature: error.details.feature, message: error.message };
+    return { feature: error.details.feature, message: forPeople(error.message) };
   }
   return null;
 }
@@ -96,13 +97,16 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   );
   const groups = useInstanceGroups(clusterTag);
   const [touched, setTouched] = useState<Partial<Record<FeatureName, Touched>>>({});
-  const [outcomes, setOutcomes] = useState<Record<string, Schemas["FeatureOutcome"]>>({});
+  const [outcomes, setOutcomes] = useState<Outcomes>({ features: {}, applied: false });
   const [refusal, setRefusal] = useState<Refusal | null>(null);
   const refresh = () => {
     features.reload();
     reload();
   };
-  const planned = usePlannedAction(refresh, refresh);
+  const planned = usePlannedAction(refresh, () => {
+    setOutcomes({ features: {}, applied: false });
+    refresh();
+  });
   const admin = identity.mayCall("PATCH /clusters/{clusterTag}/features");
   const live = features.data?.features ?? {};
   const names = Object.keys(live) as FeatureName[];
@@ -118,7 +122,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   const patch = async (query: { dryRun?: boolean; confirmationToken?: string }) => {
     try {
       const result = await unwrap(api.PATCH("/clusters/{clusterTag}/features", { params: { path: { clusterTag }, query }, body }));
-      setOutcomes(result.features);
+      setOutcomes({ features: result.features, applied: !query.dryRun });
       return result;
     } catch (error) {
       setRefusal(refusalOf(error));
@@ -245,7 +249,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
           { id: "settings", header: "Settings", cell: (name) => settingsOf(name, live[name]) },
           { id: "requires", header: "Requires", cell: (name) => live[name].requires?.join(", ") || "-" },
           { id: "resources", header: "Resources", cell: (name) => live[name].resources?.join(", ") || "-" },
-          { id: "outcome", header: "Outcome", cell: (name) => <Outcome name={name} state={live[name]} outcome={outcomes[name]} refusal={refusal} /> },
+          { id: "outcome", header: "Outcome", cell: (name) => <Outcome name={name} state={live[name]} outcome={outcomes.features[name]} applied={outcomes.applied} refusal={refusal} /> },
         ]}
       />
       {planned.modal}
@@ -253,17 +257,27 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   );
 }
 
-/** In the feature's row: its dependency refusal, else the API's outcome of the last PATCH, else its live message. */
-function Outcome(props: { name: string; state: FeatureState; outcome?: Schemas["FeatureOutcome"]; refusal: Refusal | null }) {
-  const { name, state, outcome, refusal } = props;
+/** The last PATCH's per-feature outcomes: planned (a dry run) or applied (its operation running until it settles). */
+interface Outcomes {
+  features: Record<string, Schemas["FeatureOutcome"]>;
+  applied: boolean;
+}
+
+/**
+ * In the feature's row: its dependency refusal, else the last PATCH's outcome — pending while only planned, in progress
+ * once applied (nothing is done until its operation ends) — else its live message.
+ */
+function Outcome(props: { name: string; state: FeatureState; outcome?: Schemas["FeatureOutcome"]; applied: boolean; refusal: Refusal | null }) {
+  const { name, state, outcome, applied, refusal } = props;
   if (refusal?.feature === name) return <StatusIndicator type="error">{refusal.message}</StatusIndicator>;
   if (outcome) {
+    const unchanged = outcome.outcome === "unchanged";
     return (
-      <StatusIndicator type={outcome.outcome === "unchanged" ? "info" : "success"}>
-        {outcome.outcome}
-        {outcome.message ? `: ${outcome.message}` : ""}
+      <StatusIndicator type={unchanged ? "info" : applied ? "in-progress" : "pending"}>
+        {unchanged ? "unchanged" : `${applied ? "being" : "would be"} ${outcome.outcome}`}
+        {outcome.message ? `: ${forPeople(outcome.message)}` : ""}
       </StatusIndicator>
     );
   }
-  return state.message ?? "-";
+  return state.message ? forPeople(state.message) : "-";
 }

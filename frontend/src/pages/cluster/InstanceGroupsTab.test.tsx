@@ -136,6 +136,23 @@ describe("InstanceGroupsTab", () => {
     ]);
   });
 
+  it("shows what a scale's dry run answered it changes, not 'No action'", async () => {
+    const { api } = fakeApi({
+      ...ROUTES,
+      "PATCH /clusters/{clusterTag}/instance-groups/{name}": { changes: { instanceCount: "updated" }, actions: [], message: "Scaling adds 1 node." },
+    });
+    renderTab(InstanceGroupsTab, { api, search: "?scale=workers" });
+    const count = await screen.findByRole("spinbutton", { name: "Target count" });
+    await userEvent.clear(count);
+    await userEvent.type(count, "3");
+    await userEvent.click(screen.getByRole("button", { name: "Review scaling" }));
+    const dialog = await screen.findByRole("dialog");
+    const changes = await within(dialog).findByRole("table", { name: "Changes" });
+    expect(within(changes).getByText("instanceCount")).toBeInTheDocument();
+    expect(within(changes).getByText("updated")).toBeInTheDocument();
+    expect(within(dialog).queryByText("No action.")).toBeNull();
+  });
+
   it("deletes a group after showing its plan", async () => {
     const { api, calls } = fakeApi({
       ...ROUTES,

@@ -17,7 +17,8 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Status } from "../../components/status";
 import { allPages, useResource } from "../../hooks/useResource";
-import { usePlannedAction, type Answer } from "./plan";
+import { usePlannedAction } from "./plan";
+import type { Answer } from "./PlanDetails";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
 

@@ -15,7 +15,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
 import { selected } from "../create/ClusterStep";
-import { PlanDetails } from "../cluster/plan";
+import { PlanDetails } from "../cluster/PlanDetails";
 import { isAccepted } from "../create/form";
 
 const FIELDS = ["clusterTag", "region", "eksClusterName", "hyperPodClusterName"] as const;
