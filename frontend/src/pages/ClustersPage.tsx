@@ -15,6 +15,7 @@ import { ErrorAlert } from "../components/ErrorAlert";
 import { RouterLink } from "../components/links";
 import { STAGES_BAR_WIDTH, Status } from "../components/status";
 import { allPages, useResource } from "../hooks/useResource";
+import { paginationLabels } from "../components/labels";
 
 type Cluster = Schemas["ClusterView"];
 
@@ -72,7 +73,7 @@ export default function ClustersPage() {
         filter={
           <TextFilter {...filterProps} filteringPlaceholder="Find clusters" countText={`${filteredItemsCount ?? 0} matches`} />
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("clusters")} />}
         columnDefinitions={[
           {
             id: "clusterTag",

@@ -21,6 +21,7 @@ import { usePlannedAction } from "./plan";
 import type { Answer } from "./PlanDetails";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
+import { paginationLabels } from "../../components/labels";
 
 type Node = Schemas["NodeView"];
 type NodeAction = Schemas["NodeBatchRequest"]["action"];
@@ -138,7 +139,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
             countText={`${filteredItemsCount ?? 0} matches`}
           />
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("nodes")} />}
         columnDefinitions={[
           { id: "nodeId", header: "Node", sortingField: "nodeId", cell: (node) => node.nodeId },
           { id: "instanceGroup", header: "Instance group", sortingField: "instanceGroup", cell: (node) => node.instanceGroup },

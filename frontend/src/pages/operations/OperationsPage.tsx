@@ -18,6 +18,7 @@ import { STAGES_BAR_WIDTH, Status } from "../../components/status";
 import type { Operation } from "../../hooks/useOperation";
 import { allPages, useResource } from "../../hooks/useResource";
 import { formatTime, operationDuration, stagesDone } from "./format";
+import { paginationLabels } from "../../components/labels";
 
 type Cluster = Schemas["ClusterView"];
 const STATUSES: Operation["status"][] = ["PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"];
@@ -139,7 +140,7 @@ export default function OperationsPage() {
             </div>
           </SpaceBetween>
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("operations")} />}
         columnDefinitions={[
           {
             id: "operationId",
