@@ -1,8 +1,11 @@
 /** What every page uses: the typed API client, who is signed in, and the notification bar. */
 import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
-import { ApiError, type ApiClient } from "./api/client";
+import { ApiError, unwrap, type ApiClient, type Schemas } from "./api/client";
 import { REQUIRED_ROLES, type RouteKey } from "./api/contract.gen";
+import { operationEnd } from "./api/operations";
+import { forPeople } from "./components/forPeople";
+import { endedFlash, runningFlash, unfollowedFlash, type Flash } from "./components/operationFlash";
 import type { ConsoleConfig, Role } from "./config";
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
@@ -28,6 +31,11 @@ export interface Notify {
   success: (content: ReactNode) => void;
   /** Shows an API error with its message, code and request id. */
   error: (error: unknown, header?: string) => void;
+  /**
+   * Follows an operation a page started: one flash, running until the operation ends, then its outcome (failure
+   * with Resume), announced. `onSettled` runs at each end (after a resume from the flash too).
+   */
+  operation: (header: string, operationId: string, onSettled?: (operation: Schemas["OperationView"]) => void) => void;
 }
 
 interface AppContextValue {
@@ -41,31 +49,56 @@ interface AppContextValue {
 const AppContext = createContext<AppContextValue | null>(null);
 
 export function errorText(error: unknown): { message: string; requestId?: string; code?: string } {
-  if (error instanceof ApiError) return { message: error.message, requestId: error.requestId, code: error.code };
+  if (error instanceof ApiError) return { message: forPeople(error.message), requestId: error.requestId, code: error.code };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
 export function AppProvider(props: { config: ConsoleConfig; api: ApiClient; identity: Identity; children: ReactNode }) {
   const { config, api, identity, children } = props;
   const [flashes, setFlashes] = useState<FlashbarProps.MessageDefinition[]>([]);
-  const push = useCallback((flash: Omit<FlashbarProps.MessageDefinition, "id" | "onDismiss" | "dismissible">) => {
-    const id = crypto.randomUUID();
+  /** Shows `flash` as the flash `id`: in its place when there is one, else first. */
+  const put = useCallback((flash: Flash, id: string = crypto.randomUUID()) => {
     const dismiss = () => setFlashes((current) => current.filter((item) => item.id !== id));
-    setFlashes((current) => [{ ...flash, id, dismissible: true, dismissLabel: "Dismiss", onDismiss: dismiss }, ...current].slice(0, 5));
+    const item = { ...flash, id, dismissible: !flash.loading, dismissLabel: "Dismiss", onDismiss: dismiss };
+    setFlashes((current) =>
+      current.some((other) => other.id === id)
+        ? current.map((other) => (other.id === id ? item : other))
+        : [item, ...current].slice(0, 5),
+    );
   }, []);
   const notify = useMemo<Notify>(
     () => ({
-      success: (content) => push({ type: "success", content }),
+      success: (content) => put({ type: "success", ariaRole: "status", content }),
       error: (error, header) => {
         const { message, requestId, code } = errorText(error);
-        push({
+        put({
           type: "error",
+          ariaRole: "alert",
           header: header ?? code ?? "Request failed",
           content: requestId ? `${message} (request id ${requestId})` : message,
         });
       },
+      operation: function follow(header, operationId, onSettled) {
+        put(runningFlash(header, operationId), operationId);
+        const resume = async () => {
+          try {
+            await unwrap(api.POST("/operations/{operationId}/resume", { params: { path: { operationId } } }));
+            follow(header, operationId, onSettled);
+          } catch (error) {
+            notify.error(error, "The operation could not be resumed");
+          }
+        };
+        const mayResume = identity.mayCall("POST /operations/{operationId}/resume");
+        operationEnd(api, operationId).then(
+          (ended) => {
+            put(endedFlash(header, ended, mayResume ? () => void resume() : undefined), operationId);
+            onSettled?.(ended);
+          },
+          (error: unknown) => put(unfollowedFlash(header, operationId, errorText(error).message), operationId),
+        );
+      },
     }),
-    [push],
+    [put, api, identity],
   );
   const value = useMemo(() => ({ config, api, identity, notify, flashes }), [config, api, identity, notify, flashes]);
   return <AppContext.Provider value={value}>{children}</AppContext.Provider>;

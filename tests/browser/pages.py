@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 RESULTS = Path(__file__).resolve().parents[2] / "frontend" / "test-results"
 
@@ -27,3 +27,44 @@ def pick(page: Page, option: str | re.Pattern[str]) -> None:
     page.get_by_role("option", name=option).first.hover()
     page.keyboard.press("Enter")
     expect(page.get_by_role("option")).to_have_count(0)
+
+
+# Every word of the element's text that the layout broke across lines ("InSe / rvice"). A word is a run of letters and
+# digits: a line may end between words, after a hyphen or a slash of a name or an address, but not inside a word.
+_BROKEN_WORDS = """(root) => {
+  const broken = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.textContent.matchAll(/[A-Za-z0-9]+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const rects = [...range.getClientRects()].filter((rect) => rect.width > 0);
+      const tops = new Set(rects.map((rect) => Math.round(rect.top)));
+      if (tops.size > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+}"""
+
+
+def broken_words(locator: Locator) -> list[str]:
+    """The words inside `locator` (its first match) broken across lines."""
+    words: list[str] = locator.first.evaluate(_BROKEN_WORDS)
+    return words
+
+
+# Buttons a screen reader would announce only as "button": no text, no aria-label, no aria-labelledby, no title. Those
+# hidden from it (aria-hidden, invisible: Cloudscape's measuring copies) are not announced at all.
+_UNNAMED_BUTTONS = """() => [...document.querySelectorAll('button, [role="button"]')]
+  .filter((button) => button.getClientRects().length > 0 && getComputedStyle(button).visibility !== "hidden")
+  .filter((button) => !button.closest('[aria-hidden="true"]'))
+  .filter((button) => !button.textContent.trim() && !button.getAttribute("aria-label")
+    && !button.getAttribute("aria-labelledby") && !button.getAttribute("title"))
+  .map((button) => button.outerHTML.slice(0, 160))"""
+
+
+def unnamed_buttons(page: Page) -> list[str]:
+    """The visible buttons of the page without an accessible name (axe-core's `button-name`)."""
+    buttons: list[str] = page.evaluate(_UNNAMED_BUTTONS)
+    return buttons

@@ -132,3 +132,25 @@ def test_a_viewer_sees_no_write_action_on_any_tab(console: Page, cluster: Runnin
         console.goto(f"/clusters/{TAG}?tab={tab}")
         expect(console.get_by_role("heading", name=re.compile(f"^{heading}"))).to_be_visible()
         expect(console.get_by_role("button", name=action)).to_have_count(0)
+
+
+def test_a_failed_scale_shows_its_failure_on_the_tab_where_it_started_and_resumes_from_there(
+    console: Page, cluster: RunningSandbox
+):
+    with cluster.client() as api:
+        groups = api.get(f"/clusters/{TAG}/instance-groups").json()["instanceGroups"]
+    group = next(group["instanceGroupName"] for group in groups if group["capacityType"] == "on-demand")
+    cluster.sandbox.add_fault("Update Instance Group", 1, cluster_tag=TAG)
+    open_tab(console, f"instance-groups&scale={group}")
+    count = console.get_by_role("spinbutton", name="Target count")
+    count.fill("2")
+    console.get_by_role("button", name="Review scaling").click()
+    console.get_by_role("dialog").get_by_role("button", name="Scale").click()
+    header = f"Scale instance group {group} to 2"
+    failure = console.get_by_role("alert").filter(has_text=f"{header}: failed")
+    expect(failure).to_be_visible()
+    expect(console).to_have_url(re.compile(r"tab=instance-groups"))
+    shoot(console, "cluster-instance-groups-scale-failed")
+    failure.get_by_role("button", name="Resume").click()
+    expect(console.get_by_role("status").filter(has_text=f"{header}: done")).to_be_visible()
+    expect(console.get_by_role("row").filter(has_text=group)).to_contain_text("2 / 2")

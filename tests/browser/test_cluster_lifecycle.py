@@ -8,7 +8,7 @@ import re
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import broken_words, pick, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 STAGES = ("eks", "dependencies", "hyperpod", "storage")
@@ -113,6 +113,8 @@ def test_a_failed_creation_resumes_from_the_page(console: Page, running_sandbox:
     expect(failure).to_be_visible(timeout=READY_MS)
     expect(stage_row(console, "hyperpod")).to_contain_text("FAILED")
     expect(stage_row(console, "eks")).to_contain_text("SUCCEEDED")
+    # EKS is ACTIVE, but the cluster is not what was asked for: its status says so, in red.
+    expect(console.get_by_text("ACTIVE (create failed)").first).to_be_visible()
     shoot(console, "cluster-failed")
 
     mark_document(console)
@@ -134,12 +136,33 @@ def test_delete_shows_the_plan_before_the_confirmation(console: Page, running_sa
     dialog = console.get_by_role("dialog")
     expect(dialog).to_contain_text("Delete cluster doomed")
     expect(dialog.get_by_role("table", name="Planned actions")).to_contain_text("eks-cluster-doomed")
+    expect(dialog).not_to_contain_text("confirmationToken")
+    remove = dialog.get_by_role("button", name="Delete cluster")
+    expect(remove).to_be_disabled()
+    dialog.get_by_role("textbox", name="To confirm, type doomed").fill("doomed")
     shoot(console, "cluster-delete-plan")
-    dialog.get_by_role("button", name="Delete cluster").click()
+    assert broken_words(dialog.get_by_role("table", name="Planned actions")) == []
+    remove.click()
 
     expect(console).to_have_url(re.compile(r"/clusters$"), timeout=READY_MS)
     with running_sandbox.client() as api:
         assert api.get("/clusters/doomed").status_code == 404
+
+
+def test_a_failing_pre_flight_check_leads_the_review_with_its_fix_and_holds_create(console: Page):
+    sign_in(console, "admin")
+    console.goto(
+        "/clusters/create?step=3&clusterTag=toobig&region=us-west-2&availabilityZone=us-west-2a"
+        "&instanceType=ml.g6.8xlarge&instanceCount=1000"
+    )
+    failing = console.get_by_role("group").filter(has_text="fix first")
+    expect(failing).to_contain_text("ml.g6.8xlarge")
+    shoot(console, "create-review-refused")
+    for table in ("Planned actions", "Pre-flight checks"):
+        assert broken_words(console.get_by_role("table", name=table)) == [], table
+    expect(console.get_by_role("button", name="Create cluster")).to_have_attribute("aria-disabled", "true")
+    console.get_by_role("button", name="Create cluster").click(force=True)
+    expect(console).to_have_url(re.compile(r"/clusters/create\?"))
 
 
 def test_the_wizard_can_be_completed_with_the_keyboard_only(console: Page):

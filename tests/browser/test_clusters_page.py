@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import shoot, sign_in, unnamed_buttons
 from tests.conftest import RunningSandbox
 
 
@@ -41,3 +41,17 @@ def test_an_unknown_address_says_so_and_a_permalink_survives_a_reload(console: P
     # Creating and importing clusters are admin routes (x-required-role in the OpenAPI document).
     expect(console.get_by_role("button", name="Create cluster")).to_have_count(0)
     expect(console.get_by_role("button", name="Import cluster")).to_have_count(0)
+
+
+def test_every_button_of_the_shell_and_the_list_pages_has_a_name(console: Page, running_sandbox: RunningSandbox):
+    with running_sandbox.client() as api:
+        accepted = api.post("/clusters/eks", json={"clusterTag": "named", "region": "us-west-2"})
+        assert accepted.status_code == 202, accepted.text
+    sign_in(console, "admin")
+    for path, heading in (("/clusters", "Clusters"), ("/operations", "Operations"), ("/audit", "Audit trail")):
+        console.goto(path)
+        expect(console.get_by_role("heading", name=heading).first).to_be_visible()
+        expect(
+            console.get_by_role("row").filter(has_text="/clusters/eks" if path == "/audit" else "named").first
+        ).to_be_visible()
+        assert unnamed_buttons(console) == [], path

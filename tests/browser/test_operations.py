@@ -8,7 +8,7 @@ import gzip
 
 from playwright.sync_api import Page, Response, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import broken_words, shoot, sign_in
 from tests.conftest import RunningSandbox
 
 # Issue 13: the first page load stays within 1 MB of JavaScript, gzip.
@@ -109,3 +109,19 @@ def test_the_first_page_load_stays_within_the_javascript_budget(console: Page):
     assert size <= JAVASCRIPT_BUDGET_BYTES, (
         f"{size} bytes of JavaScript (gzip) over the {JAVASCRIPT_BUDGET_BYTES} budget"
     )
+
+
+def test_on_a_narrow_window_statuses_and_filter_labels_keep_whole_words_and_stage_bars_their_width(
+    console: Page, running_sandbox: RunningSandbox
+):
+    operation_id = failed_operation(running_sandbox, "narrow")
+    console.set_viewport_size({"width": 1024, "height": 800})
+    sign_in(console, "admin")
+    for path, name in (("/operations?clusterTag=narrow", operation_id), ("/clusters", "narrow")):
+        console.goto(path)
+        row = console.get_by_role("row").filter(has_text=name)
+        expect(row).to_contain_text("FAILED")
+        assert broken_words(console.locator("main")) == [], path
+        bar = row.get_by_role("progressbar").bounding_box()
+        assert bar is not None and bar["width"] >= 100, f"the stages bar of {name} is {bar} on {path}"
+        shoot(console, f"narrow-{path.strip('/').split('?')[0]}")

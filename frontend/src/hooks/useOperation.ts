@@ -6,12 +6,10 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { unwrap, type Schemas } from "../api/client";
 import { TERMINAL_STATUSES } from "../api/contract.gen";
+import { LONG_POLL_SECONDS } from "../api/operations";
 import { useApp } from "../app-context";
 
 export type Operation = Schemas["OperationView"];
-
-/** How long one wait holds a request: under API Gateway's 29 s (the API caps a wait at 25 s). */
-export const LONG_POLL_SECONDS = 20;
 
 /**
  * The operation `id` as it changes; `reload` reads it again and follows it (after a resume). `onSettled` runs each

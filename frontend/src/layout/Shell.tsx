@@ -68,6 +68,17 @@ export function breadcrumbsFor(pathname: string): BreadcrumbGroupProps.Item[] {
   return items;
 }
 
+const FLASHBAR_LABELS = {
+  ariaLabel: "Notifications",
+  notificationBarText: "Notifications",
+  notificationBarAriaLabel: "View all notifications",
+  errorIconAriaLabel: "Error",
+  warningIconAriaLabel: "Warning",
+  successIconAriaLabel: "Success",
+  infoIconAriaLabel: "Information",
+  inProgressIconAriaLabel: "In progress",
+};
+
 export function Shell({ children }: { children: ReactNode }) {
   const { config, identity, flashes } = useApp();
   const location = useLocation();
@@ -105,9 +116,10 @@ export function Shell({ children }: { children: ReactNode }) {
       <AppLayout
         headerSelector="#top-nav"
         toolsHide
+        ariaLabels={{ navigation: "Side navigation", navigationToggle: "Open side navigation", navigationClose: "Close side navigation", notifications: "Notifications" }}
         navigation={<SideNavigation activeHref={navigation.activeHref} items={navigation.items} onFollow={follow} />}
-        breadcrumbs={<BreadcrumbGroup items={breadcrumbsFor(location.pathname)} onFollow={follow} />}
-        notifications={<Flashbar items={flashes} stackItems />}
+        breadcrumbs={<BreadcrumbGroup items={breadcrumbsFor(location.pathname)} onFollow={follow} ariaLabel="Breadcrumbs" expandAriaLabel="Show path" />}
+        notifications={<Flashbar items={flashes} stackItems i18nStrings={FLASHBAR_LABELS} />}
         content={<Suspense fallback={<Spinner size="large" />}>{children}</Suspense>}
       />
     </>

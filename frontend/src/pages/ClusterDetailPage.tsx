@@ -12,7 +12,7 @@ import { useNavigate, useParams, useSearchParams } from "react-router-dom";
 import { unwrap } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
-import { Status } from "../components/status";
+import { ClusterStatus } from "../components/status";
 import { useResource } from "../hooks/useResource";
 import type { Operation } from "../hooks/useOperation";
 import { Overview } from "./cluster/Overview";
@@ -37,6 +37,7 @@ export default function ClusterDetailPage() {
     planned.start({
       header: `Delete cluster ${clusterTag}`,
       confirmLabel: "Delete cluster",
+      typeToConfirm: clusterTag,
       plan: () => unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { dryRun: true } } })),
       run: (confirmationToken) =>
         unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } })),
@@ -74,7 +75,7 @@ export default function ClusterDetailPage() {
     <SpaceBetween size="m">
       <Header
         variant="h1"
-        description={<Status value={data.status} />}
+        description={<ClusterStatus cluster={data} />}
         actions={
           <SpaceBetween size="xs" direction="horizontal">
             <Button iconName="refresh" ariaLabel="Refresh" onClick={cluster.reload} />

@@ -13,8 +13,9 @@ import { unwrap, type Schemas } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
 import { RouterLink } from "../components/links";
-import { Status } from "../components/status";
+import { STAGES_BAR_WIDTH, Status } from "../components/status";
 import { allPages, useResource } from "../hooks/useResource";
+import { paginationLabels } from "../components/labels";
 
 type Cluster = Schemas["ClusterView"];
 
@@ -72,7 +73,7 @@ export default function ClustersPage() {
         filter={
           <TextFilter {...filterProps} filteringPlaceholder="Find clusters" countText={`${filteredItemsCount ?? 0} matches`} />
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("clusters")} />}
         columnDefinitions={[
           {
             id: "clusterTag",
@@ -84,6 +85,7 @@ export default function ClustersPage() {
           {
             id: "stages",
             header: "Stages",
+            minWidth: STAGES_BAR_WIDTH,
             cell: (cluster) => (
               <ProgressBar
                 value={(100 * CREATION_STAGES.filter((stage) => cluster.stagesDone.includes(stage)).length) / CREATION_STAGES.length}

@@ -17,6 +17,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
 import { allPages, useResource } from "../../hooks/useResource";
 import { formatTime } from "../operations/format";
+import { paginationLabels } from "../../components/labels";
 
 type AuditEntry = Schemas["AuditEntry"];
 const FILTERS = [
@@ -97,7 +98,7 @@ export default function AuditPage() {
           </form>
         }
         empty={<Box textAlign="center">No request matches.</Box>}
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("audit records")} />}
         columnDefinitions={[
           { id: "at", header: "Time", cell: (entry) => formatTime(entry.at) },
           { id: "actor", header: "Actor", cell: (entry) => entry.actor },

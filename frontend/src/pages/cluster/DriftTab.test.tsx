@@ -2,7 +2,7 @@ import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import DriftTab from "./DriftTab";
 import { fakeApi } from "../../test/fakeApi";
-import { renderTab } from "./testing";
+import { operationIn, renderTab } from "./testing";
 
 const REPORT = {
   clusterTag: "demo",
@@ -55,10 +55,12 @@ describe("DriftTab", () => {
     const { api, calls } = fakeApi({
       "GET /clusters/{clusterTag}/drift": REPORT,
       "POST /operations/{operationId}/resume": { status: 202, body: { operationId: "op-stuck-0001" } },
+      "GET /operations/{operationId}": operationIn("op-stuck-0001", "SUCCEEDED"),
     });
     renderTab(DriftTab, { api });
     await userEvent.click(await screen.findByRole("button", { name: "Resume op-stuck-0001" }));
-    expect(await screen.findByText("op-stuck-0001: resumed.")).toBeInTheDocument();
-    expect(calls.at(-1)?.pathParams).toEqual({ operationId: "op-stuck-0001" });
+    expect(await screen.findByText("Resume operation: done")).toBeInTheDocument();
+    const resumes = calls.filter((call) => call.method === "POST");
+    expect(resumes.map((call) => call.pathParams)).toEqual([{ operationId: "op-stuck-0001" }]);
   });
 });

@@ -54,7 +54,7 @@ export default function DriftTab({ cluster }: ClusterTabProps) {
     setResuming(operationId);
     try {
       await unwrap(api.POST("/operations/{operationId}/resume", { params: { path: { operationId } } }));
-      notify.success(`${operationId}: resumed.`);
+      notify.operation("Resume operation", operationId);
     } catch (reason) {
       notify.error(reason, "The operation could not be resumed");
     } finally {

@@ -60,6 +60,9 @@ describe("FeaturesTab", () => {
     await userEvent.click(screen.getByRole("button", { name: "Review changes" }));
     const dialog = await screen.findByRole("dialog");
     await within(dialog).findByText("kuberay-operator");
+    const row = screen.getByText("KubeRay operator").closest("tr")!;
+    expect(row).toHaveTextContent("would be enabled");
+    expect(row.querySelector('[class*="status-success"]')).toBeNull();
     await userEvent.click(within(dialog).getByRole("button", { name: "Apply" }));
     await screen.findByRole("link", { name: "op-features" });
     const patches = calls.filter((call) => call.method === "PATCH");

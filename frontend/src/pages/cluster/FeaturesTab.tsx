@@ -11,7 +11,7 @@ import Input from "@cloudscape-design/components/input";
 import Multiselect from "@cloudscape-design/components/multiselect";
 import Select from "@cloudscape-design/components/select";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import Toggle from "@cloudscape-design/components/toggle";
 import { useState } from "react";
@@ -19,6 +19,8 @@ import { ApiError, unwrap, type Schemas } from "../../api/client";
 import { FEATURE_LABELS } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { forPeople } from "../../components/forPeople";
+import { Status } from "../../components/status";
 import { useResource } from "../../hooks/useResource";
 import { useInstanceGroups } from "./groups";
 import { usePlannedAction } from "./plan";
@@ -67,7 +69,6 @@ export function withTouch(
 /** A feature's label as it declares it (its field's title in the OpenAPI document); an unknown one by its name. */
 const label = (name: FeatureName) => FEATURE_LABELS[name] ?? name;
 
-const STATES: Record<FeatureState["state"], StatusIndicatorProps.Type> = { enabled: "success", disabled: "stopped", partial: "warning" };
 
 const CONFIG_MODES = [
   { value: "default", label: "default", description: "HyperPod chooses the memory share" },
@@ -82,7 +83,7 @@ interface Refusal {
 /** A dependency refusal (409 FeatureDependency) names its feature in the error details. */
 function refusalOf(error: unknown): Refusal | null {
   if (error instanceof ApiError && typeof error.details?.feature === "string") {
-    return { feature: error.details.feature, message: error.message };
+    return { feature: error.details.feature, message: forPeople(error.message) };
   }
   return null;
 }
@@ -96,11 +97,15 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   );
   const groups = useInstanceGroups(clusterTag);
   const [touched, setTouched] = useState<Partial<Record<FeatureName, Touched>>>({});
-  const [outcomes, setOutcomes] = useState<Record<string, Schemas["FeatureOutcome"]>>({});
+  const [outcomes, setOutcomes] = useState<Outcomes>({ features: {}, applied: false });
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const planned = usePlannedAction(() => {
+  const refresh = () => {
     features.reload();
     reload();
+  };
+  const planned = usePlannedAction(refresh, () => {
+    setOutcomes({ features: {}, applied: false });
+    refresh();
   });
   const admin = identity.mayCall("PATCH /clusters/{clusterTag}/features");
   const live = features.data?.features ?? {};
@@ -117,7 +122,7 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   const patch = async (query: { dryRun?: boolean; confirmationToken?: string }) => {
     try {
       const result = await unwrap(api.PATCH("/clusters/{clusterTag}/features", { params: { path: { clusterTag }, query }, body }));
-      setOutcomes(result.features);
+      setOutcomes({ features: result.features, applied: !query.dryRun });
       return result;
     } catch (error) {
       setRefusal(refusalOf(error));
@@ -238,16 +243,13 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
             id: "state",
             header: "State",
             cell: (name) => (
-              <StatusIndicator type={STATES[live[name].state]}>
-                {live[name].state}
-                {live[name].status ? ` (${live[name].status})` : ""}
-              </StatusIndicator>
+<Status value={live[name].state} detail={live[name].status} />
             ),
           },
           { id: "settings", header: "Settings", cell: (name) => settingsOf(name, live[name]) },
           { id: "requires", header: "Requires", cell: (name) => live[name].requires?.join(", ") || "-" },
           { id: "resources", header: "Resources", cell: (name) => live[name].resources?.join(", ") || "-" },
-          { id: "outcome", header: "Outcome", cell: (name) => <Outcome name={name} state={live[name]} outcome={outcomes[name]} refusal={refusal} /> },
+          { id: "outcome", header: "Outcome", cell: (name) => <Outcome name={name} state={live[name]} outcome={outcomes.features[name]} applied={outcomes.applied} refusal={refusal} /> },
         ]}
       />
       {planned.modal}
@@ -255,17 +257,27 @@ export default function FeaturesTab({ cluster, reload }: ClusterTabProps) {
   );
 }
 
-/** In the feature's row: its dependency refusal, else the API's outcome of the last PATCH, else its live message. */
-function Outcome(props: { name: string; state: FeatureState; outcome?: Schemas["FeatureOutcome"]; refusal: Refusal | null }) {
-  const { name, state, outcome, refusal } = props;
+/** The last PATCH's per-feature outcomes: planned (a dry run) or applied (its operation running until it settles). */
+interface Outcomes {
+  features: Record<string, Schemas["FeatureOutcome"]>;
+  applied: boolean;
+}
+
+/**
+ * In the feature's row: its dependency refusal, else the last PATCH's outcome — pending while only planned, in progress
+ * once applied (nothing is done until its operation ends) — else its live message.
+ */
+function Outcome(props: { name: string; state: FeatureState; outcome?: Schemas["FeatureOutcome"]; applied: boolean; refusal: Refusal | null }) {
+  const { name, state, outcome, applied, refusal } = props;
   if (refusal?.feature === name) return <StatusIndicator type="error">{refusal.message}</StatusIndicator>;
   if (outcome) {
+    const unchanged = outcome.outcome === "unchanged";
     return (
-      <StatusIndicator type={outcome.outcome === "unchanged" ? "info" : "success"}>
-        {outcome.outcome}
-        {outcome.message ? `: ${outcome.message}` : ""}
+      <StatusIndicator type={unchanged ? "info" : applied ? "in-progress" : "pending"}>
+        {unchanged ? "unchanged" : `${applied ? "being" : "would be"} ${outcome.outcome}`}
+        {outcome.message ? `: ${forPeople(outcome.message)}` : ""}
       </StatusIndicator>
     );
   }
-  return state.message ?? "-";
+  return state.message ? forPeople(state.message) : "-";
 }

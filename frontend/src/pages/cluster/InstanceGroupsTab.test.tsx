@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import InstanceGroupsTab from "./InstanceGroupsTab";
-import { fakeApi, type Answers } from "../../test/fakeApi";
-import { accepted, PLAN_WITH_TOKEN, renderTab } from "./testing";
+import { fakeApi, type Answers, type Call } from "../../test/fakeApi";
+import { accepted, operationIn, PLAN_WITH_TOKEN, renderTab } from "./testing";
 
 const GROUP = {
   instanceGroupName: "workers",
@@ -40,6 +40,10 @@ const ROUTES: Answers = {
     ],
   },
 };
+
+function groupReads(calls: Call[]): Call[] {
+  return calls.filter((call) => call.method === "GET" && call.path === "/clusters/{clusterTag}/instance-groups");
+}
 
 async function choose(label: string, option: string) {
   await userEvent.click(screen.getByRole("button", { name: new RegExp(label) }));
@@ -132,6 +136,23 @@ describe("InstanceGroupsTab", () => {
     ]);
   });
 
+  it("shows what a scale's dry run answered it changes, not 'No action'", async () => {
+    const { api } = fakeApi({
+      ...ROUTES,
+      "PATCH /clusters/{clusterTag}/instance-groups/{name}": { changes: { instanceCount: "updated" }, actions: [], message: "Scaling adds 1 node." },
+    });
+    renderTab(InstanceGroupsTab, { api, search: "?scale=workers" });
+    const count = await screen.findByRole("spinbutton", { name: "Target count" });
+    await userEvent.clear(count);
+    await userEvent.type(count, "3");
+    await userEvent.click(screen.getByRole("button", { name: "Review scaling" }));
+    const dialog = await screen.findByRole("dialog");
+    const changes = await within(dialog).findByRole("table", { name: "Changes" });
+    expect(within(changes).getByText("instanceCount")).toBeInTheDocument();
+    expect(within(changes).getByText("updated")).toBeInTheDocument();
+    expect(within(dialog).queryByText("No action.")).toBeNull();
+  });
+
   it("deletes a group after showing its plan", async () => {
     const { api, calls } = fakeApi({
       ...ROUTES,
@@ -149,5 +170,50 @@ describe("InstanceGroupsTab", () => {
       { dryRun: true },
       { confirmationToken: "token-1" },
     ]);
+  });
+
+  it("follows a scale to its failure on the tab: the flash says so, announced, offers Resume, and the groups are re-read", async () => {
+    const failure = { code: "CapacityError", message: "Insufficient capacity for ml.g6.4xlarge.", step: "Scale Instance Group" };
+    let resumed = false;
+    let fail: () => void = () => undefined;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    const { api, calls } = fakeApi({
+      ...ROUTES,
+      "PATCH /clusters/{clusterTag}/instance-groups/{name}": (call) =>
+        call.query.dryRun
+          ? { changes: { instanceCount: "updated" }, actions: [] }
+          : { status: 202, body: { changes: { instanceCount: "updated" }, message: "Scaling.", operationId: "op-scale" } },
+      "GET /operations/{operationId}": () => operationIn("op-scale", "RUNNING"),
+      "GET /operations/{operationId}/wait": async () =>
+        resumed ? operationIn("op-scale", "SUCCEEDED") : failing.then(() => operationIn("op-scale", "FAILED", failure)),
+      "POST /operations/{operationId}/resume": () => {
+        resumed = true;
+        return { status: 202, body: accepted("op-scale") };
+      },
+    });
+    renderTab(InstanceGroupsTab, { api, search: "?scale=workers" });
+    const count = await screen.findByRole("spinbutton", { name: "Target count" });
+    await userEvent.clear(count);
+    await userEvent.type(count, "3");
+    await userEvent.click(screen.getByRole("button", { name: "Review scaling" }));
+    const dialog = await screen.findByRole("dialog");
+    await waitFor(() => expect(within(dialog).getByRole("button", { name: "Scale" })).toBeEnabled());
+    await userEvent.click(within(dialog).getByRole("button", { name: "Scale" }));
+
+    const running = await screen.findByText("Scale instance group workers to 3");
+    expect(running.closest('[role="status"]')).not.toBeNull();
+    const readsBefore = groupReads(calls).length;
+    fail();
+    const failed = await screen.findByText('Scale instance group workers to 3: failed in step "Scale Instance Group"');
+    const flash = failed.closest('[role="alert"]') as HTMLElement;
+    expect(flash).not.toBeNull();
+    expect(within(flash).getByText(/Insufficient capacity for ml.g6.4xlarge/)).toBeInTheDocument();
+    expect(screen.queryByText(/Scale instance group workers to 3$/)).toBeNull();
+    await waitFor(() => expect(groupReads(calls)).toHaveLength(readsBefore + 1));
+
+    await userEvent.click(within(flash).getByRole("button", { name: "Resume" }));
+    const done = await screen.findByText("Scale instance group workers to 3: done");
+    expect(done.closest('[role="status"]')).not.toBeNull();
+    expect(calls.filter((call) => call.method === "POST").map((call) => call.pathParams)).toEqual([{ operationId: "op-scale" }]);
   });
 });

@@ -35,7 +35,7 @@ export default function InstanceGroupsTab({ cluster, reload }: ClusterTabProps) 
     groups.reload();
     reload();
   };
-  const planned = usePlannedAction(refresh);
+  const planned = usePlannedAction(refresh, refresh);
   const { items, collectionProps } = useCollection(groups.data ?? [], {
     selection: { trackBy: "instanceGroupName" },
     sorting: { defaultState: { sortingColumn: { sortingField: "instanceGroupName" } } },

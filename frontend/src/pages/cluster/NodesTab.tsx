@@ -9,7 +9,6 @@ import Button from "@cloudscape-design/components/button";
 import Header from "@cloudscape-design/components/header";
 import Pagination from "@cloudscape-design/components/pagination";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import TextFilter from "@cloudscape-design/components/text-filter";
 import type { RouteKey } from "../../api/contract.gen";
@@ -18,9 +17,11 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Status } from "../../components/status";
 import { allPages, useResource } from "../../hooks/useResource";
-import { usePlannedAction, type Answer } from "./plan";
+import { usePlannedAction } from "./plan";
+import type { Answer } from "./PlanDetails";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
+import { paginationLabels } from "../../components/labels";
 
 type Node = Schemas["NodeView"];
 type NodeAction = Schemas["NodeBatchRequest"]["action"];
@@ -46,10 +47,11 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
       }),
     [api, clusterTag],
   );
-  const planned = usePlannedAction(() => {
+  const refresh = () => {
     nodes.reload();
     reload();
-  });
+  };
+  const planned = usePlannedAction(refresh, refresh);
   const { items, collectionProps, filterProps, paginationProps, filteredItemsCount, actions } = useCollection(nodes.data ?? [], {
     filtering: {
       defaultFilteringText: filter ?? "",
@@ -137,12 +139,12 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
             countText={`${filteredItemsCount ?? 0} matches`}
           />
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("nodes")} />}
         columnDefinitions={[
           { id: "nodeId", header: "Node", sortingField: "nodeId", cell: (node) => node.nodeId },
           { id: "instanceGroup", header: "Instance group", sortingField: "instanceGroup", cell: (node) => node.instanceGroup },
           { id: "instanceType", header: "Instance type", cell: (node) => node.instanceType },
-          { id: "status", header: "Status", sortingField: "status", cell: (node) => <Status value={node.status} /> },
+          { id: "status", header: "Status", sortingField: "status", cell: (node) => <Status value={node.status} detail={node.statusMessage} vocabulary="machine" /> },
           { id: "health", header: "Health", sortingField: "health", cell: (node) => <Health node={node} /> },
           { id: "ready", header: "Kubernetes", cell: (node) => (node.ready == null ? "not registered" : node.ready ? "Ready" : "NotReady") },
           { id: "capacityType", header: "Capacity", sortingField: "capacityType", cell: (node) => node.capacityType },
@@ -155,14 +157,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
   );
 }
 
-/** HyperPod's node-health-status label as the API reports it, with its status message. */
+/** HyperPod's node-health-status label as the API reports it. */
 function Health({ node }: { node: Node }) {
-  if (!node.health) return <StatusIndicator type="pending">unknown</StatusIndicator>;
-  const type = node.health === "Schedulable" ? "success" : node.health.startsWith("Unschedulable") ? "error" : "warning";
-  return (
-    <StatusIndicator type={type}>
-      {node.health}
-      {node.statusMessage ? `: ${node.statusMessage}` : ""}
-    </StatusIndicator>
-  );
+  return <Status value={node.health ?? "unknown"} />;
 }

@@ -3,7 +3,7 @@ import Container from "@cloudscape-design/components/container";
 import Header from "@cloudscape-design/components/header";
 import KeyValuePairs from "@cloudscape-design/components/key-value-pairs";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import { Status } from "../../components/status";
+import { ClusterStatus } from "../../components/status";
 import type { Operation } from "../../hooks/useOperation";
 import { OverviewOperation, time } from "./OverviewOperation";
 import type { ClusterTabProps } from "./tabs";
@@ -26,7 +26,7 @@ export function Overview({ cluster, onOperationChange, startedOperationId }: Ove
         <KeyValuePairs
           columns={3}
           items={[
-            { label: "Status", value: <Status value={cluster.status} /> },
+            { label: "Status", value: <ClusterStatus cluster={cluster} /> },
             { label: "Region", value: cluster.region },
             { label: "Stages done", value: cluster.stagesDone.join(", ") || "none" },
             { label: "EKS cluster", value: cluster.eksClusterName },

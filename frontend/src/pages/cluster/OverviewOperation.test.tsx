@@ -1,6 +1,7 @@
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { vi } from "vitest";
-import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
+import { LONG_POLL_SECONDS } from "../../api/operations";
+import type { Operation } from "../../hooks/useOperation";
 import { fakeApi, renderPage, type Call } from "../../test/fakeApi";
 import { OverviewOperation } from "./OverviewOperation";
 

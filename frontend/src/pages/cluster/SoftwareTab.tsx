@@ -33,10 +33,11 @@ const BATCH_TYPES = [
 export default function SoftwareTab({ cluster, reload }: ClusterTabProps) {
   const { api, identity } = useApp();
   const groups = useInstanceGroups(cluster.clusterTag);
-  const planned = usePlannedAction(() => {
+  const refresh = () => {
     groups.reload();
     reload();
-  });
+  };
+  const planned = usePlannedAction(refresh, refresh);
   const update = (body: Request) => {
     const path = { clusterTag: cluster.clusterTag };
     planned.start({

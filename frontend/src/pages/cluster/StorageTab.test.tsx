@@ -2,7 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import StorageTab from "./StorageTab";
 import { fakeApi } from "../../test/fakeApi";
-import { accepted, renderTab } from "./testing";
+import { accepted, operationIn, renderTab } from "./testing";
 
 describe("StorageTab", () => {
   it("shows the claims and bucket, and offers no configuration to a viewer", () => {
@@ -18,6 +18,7 @@ describe("StorageTab", () => {
         call.query.dryRun
           ? { dryRun: true, actions: [{ action: "create", resource: "PersistentVolumeClaim", name: "data" }] }
           : { status: 202, body: accepted("op-storage") },
+      "GET /operations/{operationId}": operationIn("op-storage", "SUCCEEDED"),
     });
     renderTab(StorageTab, { api, role: "operator" });
     await userEvent.click(screen.getByRole("button", { name: "Configure storage" }));
@@ -28,8 +29,8 @@ describe("StorageTab", () => {
     const dialog = await screen.findByRole("dialog");
     await within(dialog).findByText("PersistentVolumeClaim");
     await userEvent.click(within(dialog).getByRole("button", { name: "Configure storage" }));
-    await screen.findByRole("link", { name: "op-storage" });
-    expect(calls.map((call) => [call.query, call.body])).toEqual([
+    await screen.findByText("Configure storage: done");
+    expect(calls.filter((call) => call.method === "POST").map((call) => [call.query, call.body])).toEqual([
       [{ dryRun: true }, { claimName: "data" }],
       [{}, { claimName: "data" }],
     ]);

@@ -33,7 +33,7 @@ const DEPLOYMENT_TYPES = [
 export default function StorageTab({ cluster, reload }: ClusterTabProps) {
   const { api, identity } = useApp();
   const [action, setAction] = useQueryParam("action");
-  const planned = usePlannedAction(reload);
+  const planned = usePlannedAction(reload, reload);
   const configure = (body: Request) =>
     planned.start({
       header: "Configure storage",

@@ -9,27 +9,17 @@
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
+import FormField from "@cloudscape-design/components/form-field";
+import Input from "@cloudscape-design/components/input";
 import Modal from "@cloudscape-design/components/modal";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
-import Table from "@cloudscape-design/components/table";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import { useState, type ReactNode } from "react";
 import { ApiError, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
-
-/**
- * What the plan-then-confirm flow reads of the API's answers (Plan, Accepted, UpdateResult, FeaturesUpdate): the plan's
- * message, actions, checks and token, and the operation a call started.
- */
-export interface Answer {
-  actions?: Schemas["PlannedAction"][];
-  checks?: Schemas["PreflightCheck"][];
-  message?: string | null;
-  confirmationToken?: string | null;
-  operationId?: string | null;
-}
+import { PlanDetails, refused, type Answer } from "./PlanDetails";
 
 /**
  * A request body as a form sends it: only the fields the person set. The generated request types require every field
@@ -46,75 +36,12 @@ export interface PlannedAction {
   plan: () => Promise<Answer>;
   /** The real call, with the plan's confirmationToken when the API gave one. */
   run: (confirmationToken: string | undefined) => Promise<Answer>;
-}
-
-const CHECK_TYPES: Record<Schemas["PreflightCheck"]["status"], StatusIndicatorProps.Type> = {
-  pass: "success",
-  warn: "warning",
-  fail: "error",
-};
-
-/** A plan as the API returned it: its message, the actions it would take and its pre-flight checks. */
-export function PlanDetails({ plan }: { plan: Answer }) {
-  const checks = plan.checks ?? [];
-  return (
-    <SpaceBetween size="s">
-      {plan.message && <Box>{plan.message}</Box>}
-      <Table
-        variant="embedded"
-        ariaLabels={{ tableLabel: "Planned actions" }}
-        items={plan.actions ?? []}
-        empty={<Box textAlign="center">No action.</Box>}
-        columnDefinitions={[
-          { id: "action", header: "Action", cell: (action) => action.action },
-          { id: "resource", header: "Resource", cell: (action) => action.resource },
-          { id: "name", header: "Name", cell: (action) => action.name },
-          { id: "detail", header: "Detail", cell: (action) => action.detail ?? "-" },
-        ]}
-      />
-      {checks.length > 0 && (
-        <Table
-          variant="embedded"
-          ariaLabels={{ tableLabel: "Pre-flight checks" }}
-          items={checks}
-          columnDefinitions={[
-            {
-              id: "status",
-              header: "Check",
-              cell: (check) => <StatusIndicator type={CHECK_TYPES[check.status]}>{check.status}</StatusIndicator>,
-            },
-            { id: "check", header: "What", cell: (check) => check.check },
-            { id: "numbers", header: "Need / have", cell: (check) => numbersOf(check) },
-            { id: "fix", header: "Fix", cell: (check) => check.fix ?? "-" },
-          ]}
-        />
-      )}
-    </SpaceBetween>
-  );
-}
-
-function numbersOf(check: Schemas["PreflightCheck"]): string {
-  if (check.need == null && check.have == null) return "-";
-  return `${check.need ?? "?"} / ${check.have ?? "?"}`;
-}
-
-/** Whether a plan's pre-flight checks refuse it (the API would refuse the real call). */
-export function refused(plan: Answer): boolean {
-  return (plan.checks ?? []).some((check) => check.status === "fail");
+  /** A name the person types to confirm (a cluster's, to delete it), as the AWS console asks. */
+  typeToConfirm?: string;
 }
 
 export function OperationLink({ operationId }: { operationId: string }) {
   return <RouterLink href={`/operations/${encodeURIComponent(operationId)}`}>{operationId}</RouterLink>;
-}
-
-/** Announces what a call started: the operation with its link, or the API's message when nothing had to change. */
-export function startedNotice(header: string, started: Answer): ReactNode {
-  if (!started.operationId) return `${header}: ${started.message ?? "nothing to change."}`;
-  return (
-    <>
-      {header}: operation <OperationLink operationId={started.operationId} /> started.
-    </>
-  );
 }
 
 interface Open {
@@ -125,11 +52,13 @@ interface Open {
 }
 
 /**
- * `start(action)` loads the action's plan into a modal; Confirm runs it with the plan's token, announces the
- * operation and calls `onStarted` with the API's answer. Render `modal` once in the tab.
+ * `start(action)` loads the action's plan into a modal; Confirm runs it with the plan's token and calls `onStarted`
+ * with the API's answer. The operation it started has a flash that follows it to its end, when `onSettled` runs (a
+ * tab re-reads what the operation changed). Render `modal` once in the tab.
  */
 export function usePlannedAction(
   onStarted: (started: Answer) => void,
+  onSettled?: (operation: Schemas["OperationView"]) => void,
 ): { start: (action: PlannedAction) => void; modal: ReactNode } {
   const { notify } = useApp();
   const [open, setOpen] = useState<Open | null>(null);
@@ -147,7 +76,8 @@ export function usePlannedAction(
     try {
       const started = await current.action.run(current.plan?.confirmationToken ?? undefined);
       setOpen(null);
-      notify.success(startedNotice(current.action.header, started));
+      if (started.operationId) notify.operation(current.action.header, started.operationId, onSettled);
+      else notify.success(`${current.action.header}: ${started.message ?? "nothing to change."}`);
       onStarted(started);
     } catch (error) {
       setOpen({ ...current, running: false, error });
@@ -161,6 +91,7 @@ export function usePlannedAction(
       plan={open.plan}
       error={open.error}
       running={open.running}
+      typeToConfirm={open.action.typeToConfirm}
       onCancel={() => setOpen(null)}
       onConfirm={() => void confirm(open)}
     />
@@ -168,17 +99,23 @@ export function usePlannedAction(
   return { start, modal };
 }
 
-/** The dialog of a plan: its details (or the refusal, or "Planning" while it loads), Cancel and the action's button. */
+/**
+ * The dialog of a plan: its details (or the refusal, or "Planning" while it loads), the name to type when the action
+ * asks for it, Cancel and the action's button.
+ */
 function PlanModal(props: {
   header: string;
   confirmLabel: string;
   plan?: Answer;
   error?: unknown;
   running: boolean;
+  typeToConfirm?: string;
   onCancel: () => void;
   onConfirm: () => void;
 }) {
-  const { plan, error } = props;
+  const { plan, error, typeToConfirm } = props;
+  const [typed, setTyped] = useState("");
+  const confirmed = !typeToConfirm || typed === typeToConfirm;
   return (
     <Modal
       visible
@@ -191,7 +128,7 @@ function PlanModal(props: {
             <Button variant="link" onClick={props.onCancel}>
               Cancel
             </Button>
-            <Button variant="primary" loading={props.running} disabled={!plan || refused(plan)} onClick={props.onConfirm}>
+            <Button variant="primary" loading={props.running} disabled={!plan || refused(plan) || !confirmed} onClick={props.onConfirm}>
               {props.confirmLabel}
             </Button>
           </SpaceBetween>
@@ -201,6 +138,11 @@ function PlanModal(props: {
       <SpaceBetween size="m">
         <ErrorAlert error={error} />
         {plan ? <PlanDetails plan={plan} /> : !error && <StatusIndicator type="loading">Planning</StatusIndicator>}
+        {plan && typeToConfirm && (
+          <FormField label={`To confirm, type ${typeToConfirm}`}>
+            <Input value={typed} onChange={({ detail }) => setTyped(detail.value)} placeholder={typeToConfirm} ariaRequired />
+          </FormField>
+        )}
       </SpaceBetween>
     </Modal>
   );

@@ -43,6 +43,11 @@ export function accepted(operationId: string) {
   return { operationId, status: "RUNNING", stages: [], operation: { operationId } };
 }
 
+/** The operation `operationId` as `GET /operations/{operationId}` answers it, in `status`. */
+export function operationIn(operationId: string, status: Schemas["OperationStatus"], error?: Schemas["OperationError"]) {
+  return { operationId, status, kind: "update_instance_group", target: "demo", stages: [], destructive: false, error: error ?? null };
+}
+
 function Flashes() {
   const { flashes } = useApp();
   return <Flashbar items={flashes} />;

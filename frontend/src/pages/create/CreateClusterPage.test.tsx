@@ -1,4 +1,5 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import createWrapper from "@cloudscape-design/components/test-utils/dom";
 import type { ReactNode } from "react";
 import { fakeApi, LocationSearch, renderPage, type Call } from "../../test/fakeApi";
@@ -76,6 +77,40 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
     expect(screen.getByTestId("location").textContent).toContain("instanceType=ml.g6.8xlarge");
   });
 
+  it("leads the review with a failing pre-flight check and its fix, and holds Create until it is fixed", async () => {
+    const checks = [
+      { check: "quota: VPCs per Region", status: "pass", have: 4, need: 1 },
+      {
+        check: "quota: ml.g6.8xlarge for cluster usage",
+        status: "fail",
+        have: 0,
+        need: 2,
+        fix: "Request an increase at https://console.aws.amazon.com/servicequotas/home/services/sagemaker/quotas/L-1234",
+      },
+    ];
+    const { api, calls } = fakeApi({
+      ...catalog,
+      "POST /clusters": { dryRun: true, actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-demo" }], checks },
+    });
+    renderWizard(
+      "/clusters/create?step=3&clusterTag=demo&region=us-west-2" +
+        "&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
+      api,
+    );
+    const lead = await screen.findByText("A pre-flight check fails: fix first");
+    const alert = lead.closest('[role="alert"], [class*="awsui_alert"]') as HTMLElement;
+    expect(within(alert).getByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
+    const quota = within(alert).getByRole("link", { name: /^open/ });
+    expect(quota).toHaveAttribute("href", "https://console.aws.amazon.com/servicequotas/home/services/sagemaker/quotas/L-1234");
+    const table = screen.getByRole("table", { name: "Pre-flight checks" });
+    expect(within(table).getAllByRole("row")[1]).toHaveTextContent("fail");
+    const create = screen.getByRole("button", { name: "Create cluster" });
+    // Disabled with a reason: aria-disabled, so that the reason stays reachable by keyboard.
+    expect(create).toHaveAttribute("aria-disabled", "true");
+    await userEvent.click(create);
+    expect(calls.filter((call) => call.method === "POST" && !call.query.dryRun)).toEqual([]);
+  });
+
   it("shows the API's pre-flight checks on the review before anything is created", async () => {
     const dryRuns: Call[] = [];
     const { api } = fakeApi({
@@ -94,9 +129,10 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
         "&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=2",
       api,
     );
-    expect(await screen.findByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
-    expect(screen.getByText("Request a quota increase")).toBeInTheDocument();
-    expect(screen.getByText("fail")).toBeInTheDocument();
+    const checks = await screen.findByRole("table", { name: "Pre-flight checks" });
+    expect(within(checks).getByText("quota: ml.g6.8xlarge for cluster usage")).toBeInTheDocument();
+    expect(within(checks).getByText("Request a quota increase")).toBeInTheDocument();
+    expect(within(checks).getByText("fail")).toBeInTheDocument();
     expect(screen.getByText("eks-cluster-demo")).toBeInTheDocument();
     expect(dryRuns).toHaveLength(1);
     expect(dryRuns[0].query).toEqual({ dryRun: true });

@@ -3,10 +3,12 @@
  * URL, so a half-filled wizard is a permalink; the review shows the API's dry run before the submit.
  */
 import Alert from "@cloudscape-design/components/alert";
+import Button from "@cloudscape-design/components/button";
+import SpaceBetween from "@cloudscape-design/components/space-between";
 import Wizard, { type WizardProps } from "@cloudscape-design/components/wizard";
 import { useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
-import { useApp } from "../../app-context";
+import { errorText, useApp } from "../../app-context";
 import { ClusterStep } from "./ClusterStep";
 import { formFromQuery, isAccepted, queryFromForm, SCOPES, scopeOf, send, type CreateForm } from "./form";
 import { InstanceGroupStep } from "./InstanceGroupStep";
@@ -40,6 +42,7 @@ export default function CreateClusterPage() {
   const activeStep = Math.min(Number(query.get("step") ?? 0) || 0, ids.length - 1);
   const [blocked, setBlocked] = useState<string>();
   const [submitting, setSubmitting] = useState(false);
+  const [refused, setRefused] = useState(false);
   const permalink = queryFromForm(form, activeStep).toString();
   useEffect(() => {
     if (permalink !== query.toString()) setQuery(new URLSearchParams(permalink), { replace: true });
@@ -58,11 +61,11 @@ export default function CreateClusterPage() {
     try {
       const outcome = await send(api, form, false);
       if (isAccepted(outcome)) {
-        notify.success(`Operation ${outcome.operationId} started: ${outcome.stages.join(", ")}.`);
+        notify.operation(`Create cluster ${form.clusterTag} (${outcome.stages.join(", ")})`, outcome.operationId);
         navigate(`/clusters/${encodeURIComponent(form.clusterTag)}`);
       }
     } catch (error) {
-      notify.error(error, "The cluster could not be created");
+      setBlocked(`The API refused the request: ${errorText(error).message}`);
     } finally {
       setSubmitting(false);
     }
@@ -71,9 +74,22 @@ export default function CreateClusterPage() {
     cluster: { title: "Scope and cluster", content: <ClusterStep form={form} update={update} /> },
     instanceGroup: { title: "Instance group", content: <InstanceGroupStep form={form} update={update} /> },
     storage: { title: "Storage", content: <StorageStep form={form} update={update} /> },
-    review: { title: "Review and create", content: <ReviewStep form={form} /> },
+    review: { title: "Review and create", content: <ReviewStep form={form} onRefused={setRefused} /> },
   };
   const steps = ids.map((id, index) => ({ ...content[id], errorText: index === activeStep ? blocked : undefined }));
+  const submitText = scopeOf(form).creates ? "Create cluster" : "Run stage";
+  // A refused dry run holds the submit: the wizard's own buttons, with the submit disabled and saying why.
+  const held = activeStep === ids.length - 1 && refused && (
+    <SpaceBetween direction="horizontal" size="xs">
+      <Button variant="link" onClick={() => navigate("/clusters")}>
+        Cancel
+      </Button>
+      <Button onClick={() => setQuery(queryFromForm(form, activeStep - 1))}>Previous</Button>
+      <Button variant="primary" disabled disabledReason="The plan is refused: fix what it says first.">
+        {submitText}
+      </Button>
+    </SpaceBetween>
+  );
   return (
     <Wizard
       steps={steps}
@@ -82,7 +98,8 @@ export default function CreateClusterPage() {
       onCancel={() => navigate("/clusters")}
       onSubmit={() => void submit()}
       isLoadingNextStep={submitting}
-      submitButtonText={scopeOf(form).creates ? "Create cluster" : "Run stage"}
+      submitButtonText={submitText}
+      customPrimaryActions={held || undefined}
       i18nStrings={{
         stepNumberLabel: (number) => `Step ${number}`,
         collapsedStepsLabel: (number, count) => `Step ${number} of ${count}`,

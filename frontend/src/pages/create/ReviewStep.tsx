@@ -4,16 +4,21 @@ import Header from "@cloudscape-design/components/header";
 import KeyValuePairs from "@cloudscape-design/components/key-value-pairs";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Spinner from "@cloudscape-design/components/spinner";
+import { useEffect } from "react";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
-import { PlanDetails } from "../cluster/plan";
+import { PlanDetails, refused } from "../cluster/PlanDetails";
 import { isAccepted, scopeOf, send, type CreateForm } from "./form";
 
-export function ReviewStep({ form }: { form: CreateForm }) {
+/** `onRefused(true)` while the dry run refuses the request (a failing pre-flight check, a 4xx), so that the wizard
+ * can hold its submit. */
+export function ReviewStep({ form, onRefused }: { form: CreateForm; onRefused: (refused: boolean) => void }) {
   const { api } = useApp();
   const scope = scopeOf(form);
   const plan = useResource((signal) => send(api, { ...form }, true, signal), [api, JSON.stringify(form)]);
+  const refusal = !!plan.error || (!!plan.data && !isAccepted(plan.data) && refused(plan.data));
+  useEffect(() => onRefused(refusal), [onRefused, refusal]);
   const choices = [
     { label: "What to run", value: scope.label },
     { label: "Cluster tag", value: form.clusterTag },

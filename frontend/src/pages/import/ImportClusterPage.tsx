@@ -15,7 +15,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
 import { selected } from "../create/ClusterStep";
-import { PlanDetails } from "../cluster/plan";
+import { PlanDetails } from "../cluster/PlanDetails";
 import { isAccepted } from "../create/form";
 
 const FIELDS = ["clusterTag", "region", "eksClusterName", "hyperPodClusterName"] as const;
@@ -61,7 +61,7 @@ export default function ImportClusterPage() {
       const outcome = await unwrap(api.POST("/clusters/import", { params: { query: { dryRun } }, body }));
       if (!isAccepted(outcome)) setPlan(outcome);
       else {
-        notify.success(`Importing ${body.clusterTag}: operation ${outcome.operationId}.`);
+        notify.operation(`Import cluster ${body.clusterTag}`, outcome.operationId);
         navigate(`/clusters/${encodeURIComponent(body.clusterTag)}`);
       }
     } catch (reason) {

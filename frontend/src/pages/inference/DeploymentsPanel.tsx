@@ -11,18 +11,17 @@ import Header from "@cloudscape-design/components/header";
 import Input from "@cloudscape-design/components/input";
 import Modal from "@cloudscape-design/components/modal";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useState } from "react";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { Status } from "../../components/status";
 import { useConfirmation } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
 import { DeployForm } from "./DeployForm";
 import { useDeployments } from "./useModelServing";
 
-const STATUS_TYPES = { Ready: "success", Loading: "loading", "Scaled to zero": "stopped" } as const;
 // What PATCH …/deployments/{name} accepts for `replicas`.
 const MAX_REPLICAS = 64;
 
@@ -117,7 +116,7 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
         }
         columnDefinitions={[
           { id: "name", header: "Name", cell: (item) => item.name },
-          { id: "status", header: "Status", cell: (item) => <StatusIndicator type={STATUS_TYPES[item.status]}>{item.status}</StatusIndicator> },
+          { id: "status", header: "Status", cell: (item) => <Status value={item.status} /> },
           { id: "model", header: "Model", cell: (item) => item.model ?? "-" },
           { id: "engine", header: "Engine", cell: (item) => item.engine },
           { id: "gpus", header: "GPUs per replica", cell: (item) => item.gpus },

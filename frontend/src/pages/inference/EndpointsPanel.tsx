@@ -11,13 +11,13 @@ import Container from "@cloudscape-design/components/container";
 import Header from "@cloudscape-design/components/header";
 import KeyValuePairs from "@cloudscape-design/components/key-value-pairs";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import Table from "@cloudscape-design/components/table";
 import { useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { Status } from "../../components/status";
 import { useResource } from "../../hooks/useResource";
 import { usePlannedAction } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
@@ -27,19 +27,8 @@ import { POLL_MS, SETTLED_ENDPOINT_STATES, useEndpoints } from "./useModelServin
 
 type State = Schemas["EndpointState"];
 
-const STATE_TYPES: Record<State, StatusIndicatorProps.Type> = {
-  DeploymentPending: "pending",
-  DeploymentInProgress: "in-progress",
-  DeploymentFailed: "error",
-  DeploymentComplete: "success",
-  DeletionPending: "pending",
-  DeletionInProgress: "in-progress",
-  DeletionFailed: "error",
-  DeletionComplete: "stopped",
-};
-
 export function EndpointState({ state }: { state: State }) {
-  return <StatusIndicator type={STATE_TYPES[state]}>{state}</StatusIndicator>;
+  return <Status value={state} />;
 }
 
 /** Re-read `reload` every 2 s while `changing`. */

@@ -1,6 +1,7 @@
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { LONG_POLL_SECONDS, type Operation } from "../../hooks/useOperation";
+import { LONG_POLL_SECONDS } from "../../api/operations";
+import type { Operation } from "../../hooks/useOperation";
 import { fakeApi, renderPage, type Answers, type Call } from "../../test/fakeApi";
 import OperationDetailPage from "./OperationDetailPage";
 

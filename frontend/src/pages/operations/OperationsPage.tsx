@@ -14,15 +14,18 @@ import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
-import { Status } from "../../components/status";
+import { STAGES_BAR_WIDTH, Status } from "../../components/status";
 import type { Operation } from "../../hooks/useOperation";
 import { allPages, useResource } from "../../hooks/useResource";
 import { formatTime, operationDuration, stagesDone } from "./format";
+import { paginationLabels } from "../../components/labels";
 
 type Cluster = Schemas["ClusterView"];
 const STATUSES: Operation["status"][] = ["PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"];
 const ALL = { value: "", label: "All" };
 const NO_MATCH = "No operation matches the filters.";
+/** Wide enough for a filter's inline label and its value, so neither breaks inside a word. */
+const FILTER_SELECT_WIDTH = 220;
 
 export default function OperationsPage() {
   const { api } = useApp();
@@ -119,21 +122,25 @@ export default function OperationsPage() {
               filteringPlaceholder="Find operations"
               countText={`${filteredItemsCount ?? 0} matches`}
             />
-            <Select
-              inlineLabelText="Cluster"
-              options={clusterOptions}
-              selectedOption={selected(clusterOptions, clusterTag)}
-              onChange={(event) => setParam("clusterTag", event.detail.selectedOption.value ?? "")}
-            />
-            <Select
-              inlineLabelText="Status"
-              options={statusOptions}
-              selectedOption={selected(statusOptions, status)}
-              onChange={(event) => setParam("status", event.detail.selectedOption.value ?? "")}
-            />
+            <div style={{ minWidth: FILTER_SELECT_WIDTH }}>
+              <Select
+                inlineLabelText="Cluster"
+                options={clusterOptions}
+                selectedOption={selected(clusterOptions, clusterTag)}
+                onChange={(event) => setParam("clusterTag", event.detail.selectedOption.value ?? "")}
+              />
+            </div>
+            <div style={{ minWidth: FILTER_SELECT_WIDTH }}>
+              <Select
+                inlineLabelText="Status"
+                options={statusOptions}
+                selectedOption={selected(statusOptions, status)}
+                onChange={(event) => setParam("status", event.detail.selectedOption.value ?? "")}
+              />
+            </div>
           </SpaceBetween>
         }
-        pagination={<Pagination {...paginationProps} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("operations")} />}
         columnDefinitions={[
           {
             id: "operationId",
@@ -155,6 +162,7 @@ export default function OperationsPage() {
           {
             id: "stages",
             header: "Stages",
+            minWidth: STAGES_BAR_WIDTH,
             cell: (operation) => (
               <ProgressBar
                 value={operation.stages.length ? (100 * stagesDone(operation)) / operation.stages.length : 0}

@@ -149,7 +149,7 @@ function Logs({ clusterTag, job, follow }: { clusterTag: string; job: Job; follo
       <SpaceBetween size="s">
         <ErrorAlert error={error} header="The log could not be read" />
         {logs && logs.lines.length > 0 ? (
-          <pre ref={view} aria-label="Log lines" style={{ maxHeight: 480, overflow: "auto", margin: 0, whiteSpace: "pre-wrap" }}>
+          <pre ref={view} aria-label="Log lines" tabIndex={0} style={{ maxHeight: 480, overflow: "auto", margin: 0, whiteSpace: "pre-wrap" }}>
             {logs.lines.join("\n")}
           </pre>
         ) : (

@@ -1,21 +1,13 @@
 /** A job's phase and its restarts against the budget, as the job list and the job detail show them. */
-import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import type { Schemas } from "../../api/client";
+import { Status } from "../../components/status";
 
 type Phase = Schemas["JobPhase"];
-
-const TYPES: Record<Phase, StatusIndicatorProps.Type> = {
-  Pending: "pending",
-  Running: "in-progress",
-  Restarting: "warning",
-  Succeeded: "success",
-  Failed: "error",
-};
 
 export const TERMINAL_PHASES: ReadonlySet<Phase> = new Set(["Succeeded", "Failed"]);
 
 export function JobPhase({ phase }: { phase: Phase }) {
-  return <StatusIndicator type={TYPES[phase]}>{phase}</StatusIndicator>;
+  return <Status value={phase} />;
 }
 
 /** "1 of 3 in place, 0 of 1 full": restarts used against what the run policy allows; "-" for a Ray job (KubeRay has
