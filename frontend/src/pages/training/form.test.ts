@@ -20,7 +20,7 @@ describe("submitBody", () => {
       efa: true,
       environment: "NCCL_DEBUG=INFO\nEMPTY=",
       numRestartBeforeFullJobRestart: "2",
-      cleanPodPolicy: "None",
+      cleanPodPolicy: "All",
       logMonitoring: [{ ...EMPTY_RULE, name: "hang", logPattern: "step (\\d+)", expectedRecurringFrequencyInSeconds: "300" }],
     });
     expect(body).toEqual({
@@ -33,7 +33,7 @@ describe("submitBody", () => {
       gpusPerNode: 4,
       efa: true,
       environment: { NCCL_DEBUG: "INFO", EMPTY: "" },
-      runPolicy: { restartPolicy: { numRestartBeforeFullJobRestart: 2 }, cleanPodPolicy: "None" },
+      runPolicy: { restartPolicy: { numRestartBeforeFullJobRestart: 2 }, cleanPodPolicy: "All" },
       logMonitoring: [{ name: "hang", logPattern: "step (\\d+)", expectedRecurringFrequencyInSeconds: 300 }],
     });
   });

@@ -23,7 +23,7 @@ export const API_DEFAULTS = {
   numRestartBeforeFullJobRestart: 3,
   evalPeriodSeconds: 21600,
   maxFullJobRestarts: 1,
-  cleanPodPolicy: "All" as CleanPodPolicy,
+  cleanPodPolicy: "None" as CleanPodPolicy,
 };
 
 /** One log-monitoring rule as the form holds it: hang detection (a pattern expected every N s) or an outlier
