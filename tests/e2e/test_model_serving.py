@@ -248,3 +248,14 @@ def test_scaling_to_zero_needs_the_persons_confirmation_through_the_api_and_the_
 
     assert done.status_code == 200, done.text
     assert (done.json()["changes"], done.json()["deployment"]["replicas"]) == ({"replicas": "updated"}, 0)
+
+
+def test_a_running_model_server_counts_its_gpus_as_used_in_the_overview(running_sandbox, cluster, operator) -> None:
+    """Issue 31, finding 6: the overview read 0 GPUs used while GPU workloads ran (the emulator dropped the pods'
+    `resources`)."""
+    used_before = operator.get(f"/clusters/{TAG}/overview").json()["gpus"]["used"]
+    body = {"name": "busy", "command": "vllm serve Qwen/Qwen3-0.6B", "gpus": 1}
+    assert operator.post(f"/clusters/{TAG}/deployments", json=body).status_code == 201
+
+    assert ready(operator, "busy")["status"] == "Ready"
+    assert operator.get(f"/clusters/{TAG}/overview").json()["gpus"]["used"] == used_before + 1

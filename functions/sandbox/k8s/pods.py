@@ -124,7 +124,7 @@ def _pod(owner: JsonObject, request: PodRequest, node: str) -> JsonObject:
     metadata = owner["metadata"]
     template_metadata = request.template.get("metadata") or {}
     spec = request.template.get("spec") or {}
-    containers = [{k: v for k, v in c.items() if k != "resources"} for c in spec.get("containers") or []]
+    containers = [pod_container(c) for c in spec.get("containers") or []]
     reference = {
         "apiVersion": owner["apiVersion"],
         "kind": owner["kind"],
@@ -155,6 +155,16 @@ def _pod(owner: JsonObject, request: PodRequest, node: str) -> JsonObject:
             ],
         },
     }
+
+
+def pod_container(container: JsonObject) -> JsonObject:
+    """A template's container as the API server stores it in a pod: its `resources` kept, a limit without a request
+    requested at the limit (Kubernetes defaulting, "Resource Management for Pods and Containers")."""
+    resources = container.get("resources")
+    if not resources:
+        return dict(container)
+    requests = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
+    return {**container, "resources": {**resources, **({"requests": requests} if requests else {})}}
 
 
 def node_ready(node: JsonObject) -> bool:

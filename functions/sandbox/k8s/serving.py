@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-from sandbox.k8s.pods import node_ready
+from sandbox.k8s.pods import node_ready, pod_container
 
 JsonObject = dict[str, Any]
 
@@ -102,7 +102,7 @@ class ModelServingSimulation:
                 },
                 "spec": {
                     **({"nodeName": nodes[0]["metadata"]["name"]} if scheduled else {}),
-                    "containers": [{k: v for k, v in container.items() if k != "resources"}],
+                    "containers": [pod_container(container)],
                 },
                 "status": {
                     "phase": "Running" if scheduled else "Pending",

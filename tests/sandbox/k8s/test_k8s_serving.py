@@ -75,6 +75,17 @@ def test_pods_start_loading_then_become_ready_and_the_deployment_counts_them(wor
     assert ready_replicas(store) == 2
 
 
+def test_a_deployments_pods_keep_the_templates_gpu_resources_with_requests_defaulted_to_limits(world) -> None:
+    _, _, store = world
+
+    deploy(store, gpus=2)
+
+    [pod] = store.list("", "v1", "pods", "default", SELECTOR)
+    resources = pod["spec"]["containers"][0]["resources"]
+    assert resources["limits"]["nvidia.com/gpu"] == "2"
+    assert resources["requests"]["nvidia.com/gpu"] == "2"
+
+
 def test_the_echo_model_answers_behind_the_service_only_once_a_pod_is_ready(world) -> None:
     emulator, serving, store = world
     serving.seconds_to_load = 0.3

@@ -74,6 +74,20 @@ def test_a_job_gets_a_pod_per_node_writes_logs_and_completes(world) -> None:
     assert len(log.splitlines()) == 30 and log.splitlines()[-1].endswith("step 30/30 loss=0.0667")
 
 
+def test_a_jobs_pods_keep_the_templates_gpu_resources_with_requests_defaulted_to_limits(world) -> None:
+    _, _, store = world
+    submit(store, "gpus", **KEEP)
+
+    until(store, "gpus", lambda job: condition(job) is not None)
+
+    pods = store.list("", "v1", "pods", "default", "instantstart.aws/job=gpus")
+    assert len(pods) == 2
+    for pod in pods:
+        resources = pod["spec"]["containers"][0]["resources"]
+        assert resources["limits"]["nvidia.com/gpu"] == "4"
+        assert resources["requests"]["nvidia.com/gpu"] == "4"
+
+
 def test_a_job_that_fits_no_node_stays_created(world) -> None:
     _, _, store = world
     submit(store, "big", gpusPerNode=8)

@@ -1,7 +1,8 @@
+import createWrapper from "@cloudscape-design/components/test-utils/dom";
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fakeApi, renderPage, type Answers, type Call } from "../../test/fakeApi";
-import { gpuSeries, slices } from "./charts";
+import { GPU_COLORS, gpuSeries, slices } from "./charts";
 import MonitoringPage, { POLL_MS } from "./MonitoringPage";
 
 const GPUS = { total: 16, allocatable: 16, used: 6, available: 10 };
@@ -71,6 +72,22 @@ describe("MonitoringPage", { timeout: 30_000 }, () => {
     expect(screen.getByRole("link", { name: /Amazon Managed Grafana/ })).toHaveAttribute("href", "https://g.example");
   });
 
+  it("draws available GPUs in the neutral chart colour, not the palette's red, beside the used ones", async () => {
+    show();
+    await screen.findByText("6 of 16");
+    const legend = createWrapper().findBarChart()!.findLegend()!;
+    const markers = legend.findItems().map((item) => [item.getElement().textContent?.trim(), item.getElement().innerHTML]);
+    expect(markers).toEqual([
+      ["Used", expect.stringContaining(rgb(GPU_COLORS.used))],
+      ["Available", expect.stringContaining(rgb(GPU_COLORS.available))],
+    ]);
+  });
+
+  it("links to the cluster's Cost tab", async () => {
+    show();
+    expect(await screen.findByRole("link", { name: "Instance-hours and cost so far" })).toHaveAttribute("href", "/clusters/demo?tab=cost");
+  });
+
   it("polls the overview", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
@@ -100,6 +117,12 @@ describe("MonitoringPage", { timeout: 30_000 }, () => {
     expect(fake.calls.at(-1)?.query).toMatchObject({ phase: "Pending", continue: undefined });
   });
 });
+
+/** `#688ae8` as the DOM writes an inline colour: `rgb(104, 138, 232)`. */
+function rgb(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+  return `rgb(${r}, ${g}, ${b})`;
+}
 
 describe("chart data", () => {
   it("stacks used and available GPUs per group and drops empty slices, largest first", () => {

@@ -1,8 +1,9 @@
 /**
  * Monitoring (`/clusters/{tag}/monitoring`): the overview the server aggregates over every node and pod, polled
  * every 10 s — GPUs used and available per instance group, node health, pods by phase, the pending pods and why,
- * the newest Kubernetes Warning events, links to the observability dashboards when that feature is on — and the
- * cluster's pods a page at a time.
+ * the newest Kubernetes Warning events, links to the observability dashboards when that feature is on and to the
+ * cluster's Cost tab — and the cluster's pods a page at a time. The API holds no per-cluster alarms (the control
+ * plane's CloudWatch alarms are its own, `infra/monitoring.py`), so none are shown here.
  */
 import BarChart from "@cloudscape-design/components/bar-chart";
 import Box from "@cloudscape-design/components/box";
@@ -20,7 +21,8 @@ import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
-import { gpuSeries, slices, type Overview } from "./charts";
+import { RouterLink } from "../../components/links";
+import { GPU_COLORS, gpuSeries, slices, type Overview } from "./charts";
 import { PodsTable } from "./PodsTable";
 
 export const POLL_MS = 10_000;
@@ -61,10 +63,14 @@ function Summary({ overview }: { overview: Overview }) {
   const links = overview.observability;
   return (
     <Container header={<Header variant="h2">Summary</Header>}>
-      <ColumnLayout columns={4} variant="text-grid">
+      <ColumnLayout columns={5} variant="text-grid">
         <Figure label="Nodes" value={`${overview.nodesTotal}`} detail={`${overview.nodesUnhealthy} unhealthy`} />
         <Figure label="GPUs used" value={`${overview.gpus.used} of ${overview.gpus.allocatable}`} detail={`${overview.gpus.available} available`} />
         <Figure label="Pods" value={`${overview.podsTotal}`} detail={`${overview.podsByPhase.Pending ?? 0} pending`} />
+        <div>
+          <Box variant="awsui-key-label">Cost</Box>
+          <RouterLink href={`/clusters/${encodeURIComponent(overview.clusterTag)}?tab=cost`}>Instance-hours and cost so far</RouterLink>
+        </div>
         <div>
           <Box variant="awsui-key-label">Observability</Box>
           {links ? (
@@ -107,8 +113,8 @@ function Charts({ overview }: { overview: Overview }) {
       <Container header={<Header variant="h2">GPUs per instance group</Header>}>
         <BarChart
           series={[
-            { title: "Used", type: "bar", data: gpus.used },
-            { title: "Available", type: "bar", data: gpus.available },
+            { title: "Used", type: "bar", data: gpus.used, color: GPU_COLORS.used },
+            { title: "Available", type: "bar", data: gpus.available, color: GPU_COLORS.available },
           ]}
           stackedBars
           xScaleType="categorical"

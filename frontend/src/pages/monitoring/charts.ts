@@ -16,6 +16,13 @@ export function gpuSeries(overview: Overview): { used: { x: string; y: number }[
   };
 }
 
+/**
+ * The GPU bars' colours: Cloudscape's first categorical chart colour for used GPUs and its neutral status colour
+ * (`colorChartsStatusNeutral`) for available ones, which are spare capacity, not an error (left to the palette,
+ * the second series is drawn in its red-pink).
+ */
+export const GPU_COLORS = { used: "#688ae8", available: "#8c8c94" } as const;
+
 /** A count map (`{"Running": 3}`) as pie slices, largest first, without empty ones. */
 export function slices(counts: Record<string, number>): Slice[] {
   return Object.entries(counts)
