@@ -219,19 +219,21 @@ def test_deploy_a_model_server_and_chat_with_it(running_sandbox, ledger, workloa
 
 
 def test_train_then_deploy_the_jobs_output(running_sandbox, ledger, workloads) -> None:
-    async def story(agent: Agent) -> dict[str, Any]:
+    async def story(agent: Agent) -> tuple[dict[str, Any], dict[str, Any]]:
         lead, waited = await agent.settle(*await agent.call("job_submit_from_recipe", recipe_job("tuned")))
         assert waited["job"]["phase"] == "Succeeded", waited
         assert "inference_deploy_container" in lead, lead
         server = {"clusterTag": workloads, "name": "tuned"}
         deploy = {**server, "modelSource": {"job": "tuned"}, "command": "vllm serve --max-model-len 1280", "gpus": 1}
-        lead, _ = await agent.settle(
+        lead, ready = await agent.settle(
             *await agent.call("inference_deploy_container", {**deploy, "serviceType": "internal"})
         )
+        assert "inference_call_model" in lead, lead
         _, answer = await agent.call("inference_call_model", {**server, "prompt": "Who are you?"})
-        return answer
+        return ready["deployment"], answer
 
-    answer = replay(running_sandbox, ledger, "train -> deploy", story)
+    deployment, answer = replay(running_sandbox, ledger, "train -> deploy", story)
+    assert deployment["status"] == "Ready" and "out/tuned" in str(deployment["modelSourceUri"]), deployment
     assert answer["object"] == "chat.completion", answer
 
 
