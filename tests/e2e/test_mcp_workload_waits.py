@@ -5,16 +5,12 @@ status back to back (7 job reads, 4 service lists, 4 endpoint reads)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcp import Client
 
-from mcp_server.client import ApiClient
-from mcp_server.server import build_server
-from mcp_server.tools import tools_from_openapi
+from tests.mcp_conversation import Tool, converse
 
 TAG = "waits"
 REGION = "us-west-2"
@@ -22,7 +18,6 @@ INSTANCE_TYPE = "ml.g6.4xlarge"
 JOB = {"image": "train:1", "nodes": 1, "gpusPerNode": 1, "instanceType": INSTANCE_TYPE}
 SERVE = "vllm serve Qwen/Qwen3-0.6B --max-model-len 1280 --tensor-parallel-size 1"
 MODEL = {"source": {"huggingFace": {"modelId": "Qwen/Qwen3-0.6B"}}, "image": "vllm/vllm-openai:v0.10.0", "gpus": 1}
-Tool = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any]]]]
 
 
 @pytest.fixture(scope="module")
@@ -40,29 +35,6 @@ def seconds_of_work(running_sandbox) -> Iterator[None]:
     sandbox.training.seconds_per_line, sandbox.serving.seconds_to_load, sandbox.inference.seconds_to_load = 0.03, 1, 1
     yield
     sandbox.training.seconds_per_line, sandbox.serving.seconds_to_load, sandbox.inference.seconds_to_load = before
-
-
-def converse(running_sandbox, story: Callable[[Tool], Awaitable[Any]]) -> tuple[Any, list[str], list[str]]:
-    """Run `story` against the tools; what it returned, the tools called and the progress messages received."""
-    calls: list[str] = []
-    progress: list[str] = []
-
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        progress.append(message or "")
-
-    async def conversation() -> Any:
-        api = ApiClient(f"{running_sandbox.base_url}/api", "sandbox-operator")
-        async with Client(build_server(tools_from_openapi((await api.openapi_document()).document), api)) as client:
-
-            async def tool(name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-                calls.append(name)
-                result = await client.call_tool(name, arguments, progress_callback=on_progress)
-                assert not result.is_error, result.content
-                return result.content[0].text.split("\n", 1)[0], dict(result.structured_content)
-
-            return await story(tool)
-
-    return asyncio.run(conversation()), calls, progress
 
 
 def test_a_submitted_job_is_waited_for_to_its_end_in_one_call(running_sandbox, cluster, seconds_of_work) -> None:
