@@ -33,8 +33,8 @@ from infra.rendering import SETTING_OF_PLACEHOLDER
 
 STEP_HANDLER = "steps.handler.lambda_handler"
 STEP_TIMEOUT = Duration.seconds(60)
-POLL_SECONDS = 5
-POLL_MAX_SECONDS = 7200
+# The waits' bounds (`core.polling`) are the settings' own defaults, written there alone.
+POLL_SETTINGS = {field: Settings.model_fields[field].default for field in ("poll_seconds", "poll_max_seconds")}
 
 
 class StepLambdasStack(NestedStack):
@@ -74,8 +74,7 @@ class StepLambdasStack(NestedStack):
             # with the boundaries of the roles they create, whichever step of theirs runs.
             **{setting: table.table_name for setting, table in self._tables.items()},
             **{setting: self._grant_values[value] for value, setting in SETTING_OF_PLACEHOLDER.items()},
-            "poll_seconds": POLL_SECONDS,
-            "poll_max_seconds": POLL_MAX_SECONDS,
+            **POLL_SETTINGS,
         }
         if not access.assumes_kubernetes_role:
             del settings["kubernetes_role_arn"]  # only the groups that reach the Kubernetes API may assume it

@@ -27,6 +27,7 @@ from sandbox.aws.eks.access import AccessEntries
 from sandbox.aws.eks.addon_routes import AddonRoutes
 from sandbox.aws.eks.authorization import KubernetesAuthorizer
 from sandbox.aws.eks.clusters import EksClusters
+from sandbox.aws.eks.health import can_run_pods
 from sandbox.aws.fsx import FsxExtension
 from sandbox.aws.hyperpod.extension import HyperPodExtension, MotoAccount
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
@@ -164,7 +165,7 @@ class Sandbox:
             on_active=self._eks_cluster_active,
             on_deleted=self._eks_cluster_deleted,
         )
-        self.addons = AddonRoutes(ACCOUNT_ID, seconds, nodes=self._eks_cluster_nodes)
+        self.addons = AddonRoutes(ACCOUNT_ID, seconds, schedulable=self._eks_cluster_schedulable)
         self.fsx = FsxExtension(seconds_to_available=seconds)
         self._extensions: tuple[Extension, ...] = (
             StepFunctionsExtension(),
@@ -255,11 +256,12 @@ class Sandbox:
         self.training.serve(name)
         self.inference.serve(name)
 
-    def _eks_cluster_nodes(self, name: str) -> list[dict[str, Any]]:
-        """The Node objects of an EKS cluster (none before its Kubernetes API exists)."""
+    def _eks_cluster_schedulable(self, name: str, tolerates: tuple[str, ...]) -> bool:
+        """Whether a node of an EKS cluster can run a pod tolerating the taint keys `tolerates` (read in place: a
+        cluster of thousands of nodes answers at its first schedulable node, copying none)."""
         if name not in self.emulator.clusters():
-            return []
-        return self.emulator.store(name).list("", "v1", "nodes")
+            return False
+        return self.emulator.store(name).any("", "v1", "nodes", lambda node: can_run_pods(node, tolerates))
 
     def _eks_cluster_deleted(self, region: str, name: str) -> None:
         self.emulator.remove_cluster(name)

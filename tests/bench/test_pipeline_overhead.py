@@ -32,6 +32,7 @@ import boto3
 import pytest
 
 from controlplane import wiring
+from controlplane.core import deadlines
 from controlplane.core.polling import PollSettings
 from controlplane.workflows.asl import RETRY
 from sandbox.runtime import HOME_REGION
@@ -67,6 +68,7 @@ class Awaited:
     ready: Callable[[str], bool]
     aws_seconds: int
     by_event: bool = False
+    usually: timedelta = timedelta(0)  # the wait's usual duration (`core.deadlines`): no check before it
 
 
 def _eks_active(tag: str) -> bool:
@@ -105,7 +107,14 @@ def _fsx_available(tag: str) -> bool:
 
 
 AWAITED = (
-    Awaited("EKS control plane ACTIVE", "Create EKS Cluster", "Check EKS Cluster", _eks_active, AWS_SECONDS["eks"]),
+    Awaited(
+        "EKS control plane ACTIVE",
+        "Create EKS Cluster",
+        "Check EKS Cluster",
+        _eks_active,
+        AWS_SECONDS["eks"],
+        usually=deadlines.EKS_CLUSTER_ACTIVE_USUALLY,
+    ),
     Awaited("stage-3 add-ons settled", "Ensure Addons", "Check Addons", _addons_settled, AWS_SECONDS["addon"]),
     Awaited(
         "HyperPod InService (event-ended)",
@@ -125,6 +134,7 @@ AWAITED = (
         "Check FSx File System",
         _fsx_available,
         AWS_SECONDS["fsx"],
+        usually=deadlines.FSX_AVAILABLE_USUALLY,
     ),
 )
 
@@ -261,16 +271,16 @@ def analyse(history: list[dict[str, Any]], ready: dict[str, datetime]) -> Pipeli
     )
 
 
-def expected_notice(seconds: float) -> float:
-    """How long after a resource of about `seconds` is ready the poll policy notices it, on average: the back-off's
-    checks from the resource's creation, over durations from 80 % to 120 % of `seconds`."""
+def expected_notice(seconds: float, usually: timedelta) -> float:
+    """How long after a resource of about `seconds` (usually at least `usually`) is ready the poll policy notices it,
+    on average: the checks from the resource's creation, over durations from 80 % to 120 % of `seconds`."""
     config = wiring.settings()
     policy = PollSettings(config.poll_seconds, config.poll_max_seconds)
     delays = []
     for step in range(41):
         duration, at = seconds * (0.8 + step / 100), 0.0
         while at < duration:
-            at += policy.wait_seconds(timedelta(seconds=at))
+            at += policy.wait_seconds(timedelta(seconds=at), usually=usually)
         delays.append(at - duration)
     return statistics.mean(delays)
 
@@ -339,7 +349,7 @@ def test_what_the_control_plane_adds_to_a_pipeline(scaled_sandbox: RunningSandbo
     means = []
     for awaited in AWAITED:
         noticed = statistics.median(run.noticed[awaited.name] for run in runs)
-        means.append(0.0 if awaited.by_event else expected_notice(awaited.aws_seconds))
+        means.append(0.0 if awaited.by_event else expected_notice(awaited.aws_seconds, awaited.usually))
         expected = "event" if awaited.by_event else f"{means[-1]:.1f}"
         checks = statistics.median(run.rounds[awaited.check] for run in runs)
         print(f"{awaited.name:38} {awaited.aws_seconds:6} {noticed:16.1f} {expected:>15} {checks:7.0f}")

@@ -18,6 +18,12 @@ from controlplane.models.instance_groups import RollingPolicy
 
 LONGEST_WAIT = timedelta(hours=72)
 
+# The least the work usually takes AWS (a wait loop does not check before: `core.polling`), from below its usual time:
+# an EKS control plane is ACTIVE in about 10 minutes, an FSx for Lustre file system of the smallest size AVAILABLE in
+# about 10 (larger ones take longer).
+EKS_CLUSTER_ACTIVE_USUALLY = timedelta(minutes=8)
+FSX_AVAILABLE_USUALLY = timedelta(minutes=8)
+
 EKS_CLUSTER_ACTIVE = timedelta(minutes=30)
 EKS_CLUSTER_DELETED = timedelta(minutes=30)
 NAT_GATEWAY_RELEASED = timedelta(minutes=20)

@@ -4,11 +4,15 @@ A workflow waits with Task(check) → Choice(`$.poll.done`) → Wait(`SecondsPat
 `controlplane.workflows.asl`). A check step observes live state, then hands `Poller.poll` what it waits for
 (`Wait`: a description and a deadline from `core.deadlines`) and whether it is done; the poller returns the
 loop's next `PollState`:
-- back-off: the next wait is a twentieth of the time already waited, at least `first_wait_seconds` and at most
-  `max_wait_seconds` (5 s → 2 h on AWS), so completion is noticed within about 5 % of the time the work took (a
-  minute's add-on within 5 s, a 10-minute EKS control plane within 30 s, 15 s on average: what the waits without an
-  event add to a pipeline, `tests/bench/test_pipeline_overhead.py`) and a 72-hour wait stays below a tenth of Step
-  Functions' 25,000-event history limit (`tests/workflows/test_workflow_history.py`);
+- usual duration: work that takes AWS a known least time (an EKS control plane, an FSx file system: `Wait.usually`)
+  is checked once at the start (a failure, or work already done, shows at once), then not before that time has
+  passed; the back-off counts from there;
+- back-off: the next wait is a twentieth of the time already waited (past the usual duration), at least
+  `first_wait_seconds` and at most `max_wait_seconds` (5 s → 2 h on AWS), so completion is noticed within about 5 %
+  of the time the work took past its usual (a minute's add-on within 5 s; a 10-minute EKS control plane, usually 8,
+  within 5 s rather than the 30 s of a back-off from its start: what the waits without an event add to a pipeline,
+  `tests/bench/test_pipeline_overhead.py`) and a 72-hour wait stays below a tenth of Step Functions' 25,000-event
+  history limit (`tests/workflows/test_workflow_history.py`);
 - deadline: once the wait has lasted its deadline, the check fails with `WaitTimeoutError`, saying what it waited
   for and for how long (the last wait ends at the deadline); `POST /operations/{id}/resume` runs the workflow
   again, which waits afresh.
@@ -51,20 +55,27 @@ class PollSettings:
     first_wait_seconds: int
     max_wait_seconds: int
 
-    def wait_seconds(self, waited: timedelta, by_event: bool = False) -> int:
-        """Seconds to wait before the next check, after `waited` of waiting (`by_event`: an event ends it early)."""
+    def wait_seconds(self, waited: timedelta, by_event: bool = False, usually: timedelta = timedelta(0)) -> int:
+        """Seconds to wait before the next check, after `waited` of waiting (`by_event`: an event ends it early) for
+        work that usually takes `usually`: until then (in one wait, as long as a wait may last), then the back-off
+        from there."""
+        early = math.ceil((usually - waited).total_seconds())
+        if early > 0:
+            return min(early, self.max_wait_seconds)
         factor = EVENT_FALLBACK_FACTOR if by_event else 1
-        grown = int(waited.total_seconds() * BACKOFF_FRACTION * factor)
+        grown = int((waited - usually).total_seconds() * BACKOFF_FRACTION * factor)
         return min(self.max_wait_seconds * factor, max(self.first_wait_seconds * factor, grown))
 
 
 @dataclass(frozen=True)
 class Wait:
-    """What a loop waits for, as a person reads it ("EKS cluster eks-cluster-demo to be ACTIVE"), and how long the
-    work may take before the operation fails."""
+    """What a loop waits for, as a person reads it ("EKS cluster eks-cluster-demo to be ACTIVE"), how long the work may
+    take before the operation fails, and the least it usually takes (no check in between; counted from the loop's
+    first check, so a resumed loop waits it again)."""
 
     what: str
     deadline: timedelta
+    usually: timedelta = timedelta(0)
 
 
 class Poller:
@@ -89,7 +100,7 @@ class Poller:
         return PollState(
             done=done,
             attempts=ctx.attempt(),
-            waitSeconds=min(self._settings.wait_seconds(waited, by_event), until_deadline),
+            waitSeconds=min(self._settings.wait_seconds(waited, by_event, wait.usually), until_deadline),
             status=status,
             startedAt=started,
         )

@@ -49,7 +49,9 @@ class Buckets:
         self._pods_by_node: dict[str, set[ObjectKey]] = {}
         # Each stored object's JSON by served version, encoded on its first read after a write (the API server's
         # watch cache keeps serializations the same way), so a list of many objects costs a join, not an encoding.
-        self._encoded: dict[tuple[StorageKey, ObjectKey], dict[str, tuple[JsonObject, bytes]]] = {}
+        # Kept by the stored object's identity (a write stores a new object and drops the old one's): a lookup per
+        # item of a 125,000-pod list, not a key built for each.
+        self._encoded: dict[int, tuple[JsonObject, dict[str, bytes]]] = {}
         self.revision = 0
         self.logs: dict[ObjectKey, str] = {}
 
@@ -89,13 +91,13 @@ class Buckets:
 
     def encoded(self, kind: Kind, obj: JsonObject) -> bytes:
         """A stored object as JSON served at ``kind``'s version; encoded again only once a write replaced it."""
-        by_version = self._encoded.setdefault((kind.storage, object_key(obj)), {})
-        cached = by_version.get(kind.api_version)
-        if cached is not None and cached[0] is obj:
-            return cached[1]
-        served = obj if obj["apiVersion"] == kind.api_version else {**obj, "apiVersion": kind.api_version}
-        body = encode_json(served)
-        by_version[kind.api_version] = (obj, body)
+        cached = self._encoded.get(id(obj))
+        if cached is None or cached[0] is not obj:
+            cached = self._encoded[id(obj)] = (obj, {})
+        body = cached[1].get(kind.api_version)
+        if body is None:
+            served = obj if obj["apiVersion"] == kind.api_version else {**obj, "apiVersion": kind.api_version}
+            body = cached[1][kind.api_version] = encode_json(served)
         return body
 
     def select(
@@ -200,6 +202,7 @@ class Buckets:
             meta["generation"] = live_meta["generation"] + 1
         meta["resourceVersion"] = self._next_revision()
         self._objects[kind.storage][object_key(new)] = new
+        self._encoded.pop(id(live), None)
         self._index(kind.storage, object_key(new), live, new)
         events.append(("MODIFIED", copy.deepcopy(new)))
         if kind.storage == CRDS:
@@ -217,7 +220,7 @@ class Buckets:
             for child in list(self._objects.get(served, {})):
                 self.remove(served, child, events)
         del self._objects[storage][key]
-        self._encoded.pop((storage, key), None)
+        self._encoded.pop(id(obj), None)
         self._ordered.pop(storage, None)
         self._index(storage, key, obj, None)
         events.append(("DELETED", copy.deepcopy(obj)))

@@ -25,7 +25,7 @@ from typing import Any
 
 from sandbox.aws.ecr import pull_error
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-from sandbox.k8s.pods import SimulatedPods, now
+from sandbox.k8s.pods import SimulatedPods, now, running_container, waiting_container
 
 JsonObject = dict[str, Any]
 APPS = ("apps", "v1", "daemonsets")
@@ -236,21 +236,12 @@ def _revision(template: JsonObject) -> str:
 
 def _status(containers: list[JsonObject], errors: dict[str, str]) -> JsonObject:
     """A Running, Ready pod; or Pending with the containers that cannot pull their image in ImagePullBackOff."""
-    stamp = now()
-    statuses = []
-    for container in containers:
-        name, image = container.get("name", ""), container.get("image", "")
-        if name in errors:
-            waiting = {"reason": "ImagePullBackOff", "message": f'Back-off pulling image "{image}"'}
-            statuses.append(
-                {"name": name, "image": image, "imageID": "", "ready": False, "restartCount": 0, "started": False}
-                | {"state": {"waiting": waiting}}
-            )
-        else:
-            statuses.append(
-                {"name": name, "image": image, "ready": not errors, "restartCount": 0, "started": True}
-                | {"state": {"running": {"startedAt": stamp}}}
-            )
+    statuses = [
+        waiting_container(container, "ImagePullBackOff", f'Back-off pulling image "{container.get("image", "")}"')
+        if container.get("name", "") in errors
+        else running_container(container, ready=not errors)
+        for container in containers
+    ]
     unready = [status["name"] for status in statuses if not status["ready"]]
     ready = {"type": "Ready", "status": "True"}
     if unready:
@@ -258,7 +249,7 @@ def _status(containers: list[JsonObject], errors: dict[str, str]) -> JsonObject:
         ready = {"type": "Ready", "status": "False", "reason": "ContainersNotReady", "message": message}
     return {
         "phase": "Pending" if errors else "Running",
-        "startTime": stamp,
+        "startTime": now(),
         "conditions": [{"type": "PodScheduled", "status": "True"}, ready],
         "containerStatuses": statuses,
     }

@@ -175,6 +175,15 @@ class ClusterStore:
 
         return self._emulator.transact(self._cluster, read)
 
+    def any(self, group: str, version: str, plural: str, predicate: Callable[[JsonObject], bool]) -> bool:
+        """Whether an object of a kind (in any namespace) satisfies ``predicate``, which is shown the stored objects
+        themselves, under the lock, until one does: no copies, so it must neither keep nor change them."""
+
+        def read(store: ObjectStore, _: list[Event]) -> bool:
+            return any(predicate(obj) for obj in store.select(store.served(group, version, plural), None))
+
+        return self._emulator.transact(self._cluster, read)
+
     def put(self, obj: JsonObject) -> JsonObject:
         """Create or replace ``obj`` (routed by apiVersion and kind); an unchanged write is a no-op.
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-from sandbox.k8s.pods import node_ready
+from sandbox.k8s.pods import node_ready, running_container, waiting_container
 
 JsonObject = dict[str, Any]
 
@@ -142,7 +142,7 @@ class InferenceOperatorSimulation:
                 "spec": {"nodeName": node["metadata"]["name"], "containers": [{"name": "worker", "image": image}]},
                 "status": {
                     "phase": "Pending",
-                    "containerStatuses": [{"name": "worker", "ready": False, "restartCount": 0, "image": image}],
+                    "containerStatuses": [waiting_container({"name": "worker", "image": image})],
                 },
             }
         )
@@ -154,8 +154,7 @@ class InferenceOperatorSimulation:
         if pod is not None:
             pod["status"]["phase"] = "Running"
             pod["status"]["startTime"] = _now()
-            for container in pod["status"].get("containerStatuses") or []:
-                container["ready"] = True
+            pod["status"]["containerStatuses"] = [running_container(c) for c in pod["spec"]["containers"]]
             store.put(pod)
 
     # --- delete (the operator's finalizer) --------------------------------------------------

@@ -7,6 +7,8 @@ Not here: when a controller creates, restarts or finishes its pods (each control
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 
 JsonObject = dict[str, Any]
 GPU = "nvidia.com/gpu"
+DOCKER_HUB = "docker.io"
 
 
 def now() -> str:
@@ -82,11 +85,20 @@ class SimulatedPods:
 
     @staticmethod
     def set_phase(store: ClusterStore, namespace: str, pod_name: str, phase: str) -> None:
+        """A pod whose containers ended: Succeeded (exit code 0) or Failed (1), each container terminated."""
         pod = store.get("", "v1", "pods", namespace, pod_name)
         if pod is not None:
             pod["status"]["phase"] = phase
+            succeeded = phase == "Succeeded"
             for container in pod["status"].get("containerStatuses") or []:
-                container["ready"] = False
+                terminated = {
+                    "exitCode": 0 if succeeded else 1,
+                    "reason": "Completed" if succeeded else "Error",
+                    "startedAt": ((container.get("state") or {}).get("running") or {}).get("startedAt"),
+                    "finishedAt": now(),
+                    "containerID": container.get("containerID"),
+                }
+                container.update(ready=False, started=False, state={"terminated": terminated})
             store.put(pod)
 
     @staticmethod
@@ -149,10 +161,7 @@ def _pod(owner: JsonObject, request: PodRequest, node: str) -> JsonObject:
         "status": {
             "phase": "Running",
             "startTime": now(),
-            "containerStatuses": [
-                {"name": c.get("name", "main"), "ready": True, "restartCount": 0, "image": c.get("image", "")}
-                for c in containers
-            ],
+            "containerStatuses": [running_container(container) for container in containers],
         },
     }
 
@@ -165,6 +174,62 @@ def pod_container(container: JsonObject) -> JsonObject:
         return dict(container)
     requests = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
     return {**container, "resources": {**resources, **({"requests": requests} if requests else {})}}
+
+
+def image_reference(image: str) -> str:
+    """An image as the kubelet reports it (containerd's normalized reference): a Docker Hub image with its registry and
+    `library/` for an official image, and `:latest` when it names neither a tag nor a digest."""
+    first, _, rest = image.partition("/")
+    if not rest or ("." not in first and ":" not in first and first != "localhost"):
+        image = f"{DOCKER_HUB}/{image if rest else f'library/{image}'}"
+    if "@" not in image and ":" not in image.rsplit("/", 1)[-1]:
+        image += ":latest"
+    return image
+
+
+def image_id(image: str) -> str:
+    """The digest the kubelet resolved the image to, as `repository@sha256:...` (the reference's own digest when it
+    names one; else a digest that stands for the tag's, the same for the same image)."""
+    reference = image_reference(image)
+    if "@" in reference:
+        return reference
+    repository = reference.rsplit(":", 1)[0]
+    return f"{repository}@sha256:{hashlib.sha256(reference.encode()).hexdigest()}"
+
+
+def running_container(container: JsonObject, ready: bool = True) -> JsonObject:
+    """A started container's status as the kubelet reports it: its image pulled (`image`, `imageID`), a container id
+    and a running state; `ready` false while its readiness probe fails."""
+    image = container.get("image", "")
+    return {
+        "name": container.get("name", "main"),
+        "image": image_reference(image),
+        "imageID": image_id(image),
+        "containerID": f"containerd://{secrets.token_hex(32)}",
+        "ready": ready,
+        "restartCount": 0,
+        "started": True,
+        "state": {"running": {"startedAt": now()}},
+        "lastState": {},
+    }
+
+
+def waiting_container(
+    container: JsonObject, reason: str = "ContainerCreating", message: str | None = None
+) -> JsonObject:
+    """A container the kubelet has not started (its image not pulled yet, or failing to): its image as the pod spec
+    names it, an empty `imageID` and no container id, as the kubelet reports a container the runtime does not have."""
+    waiting = {"reason": reason, **({"message": message} if message else {})}
+    return {
+        "name": container.get("name", "main"),
+        "image": container.get("image", ""),
+        "imageID": "",
+        "ready": False,
+        "restartCount": 0,
+        "started": False,
+        "state": {"waiting": waiting},
+        "lastState": {},
+    }
 
 
 def node_ready(node: JsonObject) -> bool:

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-from sandbox.k8s.pods import node_ready, pod_container
+from sandbox.k8s.pods import node_ready, pod_container, running_container
 
 JsonObject = dict[str, Any]
 
@@ -108,7 +108,12 @@ class ModelServingSimulation:
                     "phase": "Running" if scheduled else "Pending",
                     "startTime": _now(),
                     "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
-                    "containerStatuses": [{"name": container.get("name", "server"), "ready": False, "restartCount": 0}],
+                    # The kubelet of the node reports the containers; an unscheduled pod has none to report.
+                    **(
+                        {"containerStatuses": [running_container({"name": "server", **container}, ready=False)]}
+                        if scheduled
+                        else {}
+                    ),
                 },
             }
         )

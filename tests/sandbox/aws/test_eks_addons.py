@@ -17,6 +17,7 @@ from moto.eks import urls as eks_urls
 
 from sandbox.aws.eks.addon_routes import AddonRoutes
 from sandbox.aws.eks.catalog import TRAINING_OPERATOR
+from sandbox.aws.eks.health import can_run_pods
 
 ACCOUNT = "123456789012"
 REGION = "us-west-2"
@@ -89,7 +90,11 @@ def env(account: Account) -> Iterator[Env]:
     for name in account.eks.list_clusters()["clusters"]:
         account.eks.delete_cluster(name=name)
     nodes = {CLUSTER: [ready_node()]}
-    routes = AddonRoutes(ACCOUNT, seconds=DELAY, nodes=lambda name: nodes.get(name, []))
+    routes = AddonRoutes(
+        ACCOUNT,
+        seconds=DELAY,
+        schedulable=lambda name, tolerates: any(can_run_pods(node, tolerates) for node in nodes.get(name, [])),
+    )
     routes.install()
     account.eks.create_cluster(
         name=CLUSTER,

@@ -10,6 +10,7 @@ from controlplane.models.clusters import KubernetesVersion
 from sandbox.aws.eks.addons import ClusterAddons
 from sandbox.aws.eks.catalog import CATALOG, INFERENCE_OPERATOR, TRAINING_OPERATOR, version_key
 from sandbox.aws.eks.errors import EksError
+from sandbox.aws.eks.health import can_run_pods
 
 ARN = "arn:aws:eks:us-west-2:123456789012:cluster/ml-eks"
 SECONDS = 5.0
@@ -29,6 +30,11 @@ def clock() -> Clock:
     return Clock()
 
 
+def no_nodes(tolerates: tuple[str, ...]) -> bool:
+    """A cluster without nodes: nothing can run a pod."""
+    return False
+
+
 NODE = {"metadata": {"name": "node-1"}, "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
 
 
@@ -40,7 +46,7 @@ def nodes() -> list[dict[str, Any]]:
 
 @pytest.fixture
 def addons(clock: Clock, nodes: list[dict[str, Any]]) -> ClusterAddons:
-    return ClusterAddons(ARN, "1.34", SECONDS, lambda: nodes, clock)
+    return ClusterAddons(ARN, "1.34", SECONDS, lambda tolerates: any(can_run_pods(n, tolerates) for n in nodes), clock)
 
 
 def later(addons: ClusterAddons, clock: Clock) -> None:
@@ -84,8 +90,8 @@ def test_an_add_on_settles_active_after_the_delay_and_then_deletes(addons: Clust
 
 
 def test_without_a_version_an_add_on_gets_the_newest_for_the_kubernetes_version(clock: Clock) -> None:
-    newest = ClusterAddons(ARN, "1.35", SECONDS, list, clock).create_addon("cert-manager")
-    unknown = ClusterAddons(ARN, "1.19", SECONDS, list, clock).create_addon("cert-manager", "v1.17.2-eksbuild.1")
+    newest = ClusterAddons(ARN, "1.35", SECONDS, no_nodes, clock).create_addon("cert-manager")
+    unknown = ClusterAddons(ARN, "1.19", SECONDS, no_nodes, clock).create_addon("cert-manager", "v1.17.2-eksbuild.1")
 
     assert newest["addonVersion"] == "v1.18.2-eksbuild.2"
     assert unknown["addonVersion"] == "v1.17.2-eksbuild.1"  # a version the catalog does not cover takes any

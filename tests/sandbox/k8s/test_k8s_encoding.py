@@ -32,3 +32,14 @@ def test_a_removed_objects_encoding_is_dropped() -> None:
     store.encoded(PODS, stored)
     store.remove(PODS.storage, ("default", "p"), [])
     assert store._encoded == {}
+
+
+def test_a_replaced_objects_encoding_is_dropped_with_it() -> None:
+    """Encodings are kept by the stored object's identity (a 125,000-pod list looks each up, building no key): the
+    object a write replaced takes its encoding with it."""
+    store = ObjectStore()
+    stored = store.insert(PODS, pod("p", "Pending"), [])
+    store.encoded(PODS, stored)
+    replaced = store.replace(PODS, stored, pod("p", "Running"), [])
+    store.encoded(PODS, replaced)
+    assert [cached for cached, _ in store._encoded.values()] == [replaced]

@@ -264,3 +264,23 @@ def test_a_node_name_selection_looks_only_at_that_nodes_pods(monkeypatch: pytest
 
     assert len(found) == 10
     assert len(looked_at) == 10
+
+
+def test_any_shows_the_stored_objects_themselves_and_stops_at_the_first_match() -> None:
+    """The sandbox's EKS add-ons ask whether a node can run their pods on every call: a cluster of thousands of nodes
+    answers at its first schedulable node, copying none (a copy of every node made status 0.9 s at 5,000 nodes)."""
+    emulator = KubernetesEmulator()
+    store = emulator.store("c")
+    for index in range(5):
+        store.put({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n-{index}"}})
+    shown: list[dict[str, Any]] = []
+
+    def second(node: dict[str, Any]) -> bool:
+        shown.append(node)
+        return node["metadata"]["name"] == "n-1"
+
+    assert store.any("", "v1", "nodes", second)
+    assert [node["metadata"]["name"] for node in shown] == ["n-0", "n-1"]
+    stored = emulator.transact("c", lambda objects, _: objects.get(BUILTIN_KINDS[("", "v1", "nodes")], None, "n-0"))
+    assert shown[0] is stored
+    assert not store.any("", "v1", "nodes", lambda node: False)

@@ -89,6 +89,23 @@ def test_every_check_of_a_loop_measures_from_its_first_check(ctx, clock):
     assert (later.attempts, later.waitSeconds, later.startedAt) == (2, 60, first.startedAt)
 
 
+def test_work_of_a_usual_duration_is_checked_at_once_then_once_it_usually_ends_then_backs_off_from_there(ctx, clock):
+    poller = Poller(AWS, clock)
+    wait = Wait("EKS cluster eks-cluster-demo to be ACTIVE", timedelta(minutes=30), usually=timedelta(minutes=8))
+    first = poller.poll(ctx, wait, done=False, status="CREATING")
+    clock.sleep(first.waitSeconds)
+    second = poller.poll(ctx.model_copy(update={"poll": first}), wait, done=False, status="CREATING")
+    clock.sleep(200)  # 200 s past the usual 8 min: a twentieth of that
+    later = poller.poll(ctx.model_copy(update={"poll": second}), wait, done=False, status="CREATING")
+    assert (first.waitSeconds, second.waitSeconds, later.waitSeconds) == (480, 5, 10)
+
+
+def test_a_usual_duration_waits_no_longer_at_a_time_than_the_settings_let_a_wait_last(ctx, clock):
+    sandbox = Poller(PollSettings(first_wait_seconds=1, max_wait_seconds=1), clock)
+    wait = Wait("EKS cluster eks-cluster-demo to be ACTIVE", timedelta(minutes=30), usually=timedelta(minutes=8))
+    assert sandbox.poll(ctx, wait, done=False, status="CREATING").waitSeconds == 1
+
+
 def test_the_last_wait_ends_at_the_deadline_rather_than_a_back_off_past_it(ctx, clock):
     poller = Poller(AWS, clock)
     wait = Wait("HyperPod cluster hp-cluster-demo and its instances to be in service", timedelta(hours=4, minutes=40))

@@ -178,7 +178,11 @@ class EksStackService:
             raise InvalidRequestError(
                 f"EKS cluster {cluster.name} failed to create; see its health in the EKS console."
             )
-        wait = Wait(f"EKS cluster {cluster.name} to be ACTIVE", deadlines.EKS_CLUSTER_ACTIVE)
+        wait = Wait(
+            f"EKS cluster {cluster.name} to be ACTIVE",
+            deadlines.EKS_CLUSTER_ACTIVE,
+            deadlines.EKS_CLUSTER_ACTIVE_USUALLY,
+        )
         return self._poll.poll(ctx, wait, done=cluster.status == "ACTIVE", status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:

@@ -144,7 +144,9 @@ class StorageService:
                 "system, then resume."
             )
         wait = Wait(
-            f"FSx file system {found.file_system_id} to be AVAILABLE", deadlines.fsx_available(fsx.storageCapacityGiB)
+            f"FSx file system {found.file_system_id} to be AVAILABLE",
+            deadlines.fsx_available(fsx.storageCapacityGiB),
+            deadlines.FSX_AVAILABLE_USUALLY,
         )
         return self._poll.poll(ctx, wait, done=found.lifecycle == "AVAILABLE", status=found.lifecycle)
 

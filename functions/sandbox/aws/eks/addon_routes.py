@@ -3,7 +3,8 @@
 Served: CreateAddon, DescribeAddon, ListAddons, DeleteAddon, DescribeAddonVersions (from the catalog),
 CreatePodIdentityAssociation, DescribePodIdentityAssociation, ListPodIdentityAssociations and
 DeletePodIdentityAssociation. Each EKS cluster gets its own add-on state, dropped when moto no longer has the cluster
-(or has a new one of the same name); ``nodes(cluster name)`` reads the Node objects its add-ons' health depends on.
+(or has a new one of the same name); ``schedulable(cluster name, tolerated taint keys)`` says whether a node of the
+cluster can run a pod tolerating those taints, which its add-ons' health depends on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from moto.eks.models import eks_backends
 
-from sandbox.aws.eks.addons import ClusterAddons, JsonObject
+from sandbox.aws.eks.addons import ClusterAddons
 from sandbox.aws.eks.catalog import CATALOG, addon_info
 from sandbox.aws.eks.errors import EksError
 from sandbox.aws.eks.rest import CLUSTER, Response, RestCall, ok, route
@@ -23,11 +24,11 @@ from sandbox.aws.patches import Patches
 
 
 class AddonRoutes:
-    def __init__(self, account: str, seconds: float, nodes: Callable[[str], list[JsonObject]]) -> None:
+    def __init__(self, account: str, seconds: float, schedulable: Callable[[str, tuple[str, ...]], bool]) -> None:
         self._account = account
         # How long an add-on takes to settle, for the clusters seen from then on; a benchmark may set it.
         self.seconds = seconds
-        self._nodes = nodes
+        self._schedulable = schedulable
         self._lock = threading.Lock()
         self._clusters: dict[tuple[str, str], tuple[Any, ClusterAddons]] = {}  # → (moto's createdAt, state)
         self._patches = Patches()
@@ -64,7 +65,7 @@ class AddonRoutes:
         if known is None or known[0] != cluster.created_at:
             known = self._clusters[key] = (
                 cluster.created_at,
-                ClusterAddons(cluster.arn, str(cluster.version), self.seconds, partial(self._nodes, name)),
+                ClusterAddons(cluster.arn, str(cluster.version), self.seconds, partial(self._schedulable, name)),
             )
         return known[1]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from sandbox.aws.eks.catalog import CATALOG, AddonEntry, version_key
 from sandbox.aws.eks.errors import EksError
-from sandbox.aws.eks.health import REPLICAS_ISSUE, can_run_pods
+from sandbox.aws.eks.health import REPLICAS_ISSUE
 
 JsonObject = dict[str, Any]
 
@@ -51,14 +51,14 @@ class _Association:
 
 class ClusterAddons:
     """The add-ons and pod identity associations of one EKS cluster (its ARN and Kubernetes version given);
-    ``nodes`` reads the cluster's Node objects."""
+    ``schedulable(tolerates)`` says whether a node of the cluster can run a pod tolerating those taint keys."""
 
     def __init__(
         self,
         arn: str,
         kubernetes_version: str,
         seconds: float,
-        nodes: Callable[[], list[JsonObject]],
+        schedulable: Callable[[tuple[str, ...]], bool],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.arn = arn
@@ -67,7 +67,7 @@ class ClusterAddons:
         self._kubernetes_version = kubernetes_version
         self._seconds = seconds
         self._clock = clock
-        self._nodes = nodes
+        self._schedulable = schedulable
         self._addons: dict[str, _Addon] = {}
         self._associations: dict[str, _Association] = {}
 
@@ -145,7 +145,6 @@ class ClusterAddons:
         """Settle every add-on whose delay has passed, oldest first (a dependency created first settles first), and
         bring the health of the settled ones in line with the cluster's nodes."""
         now = self._clock()
-        nodes: list[JsonObject] | None = None
         for name, addon in sorted(self._addons.items(), key=lambda item: item[1].started):
             shape = addon.shape
             due = now - addon.started >= self._seconds
@@ -166,8 +165,7 @@ class ClusterAddons:
             if not entry.needs_nodes(shape["addonVersion"]):
                 self._set(shape, "ACTIVE", [])
                 continue
-            nodes = self._nodes() if nodes is None else nodes
-            if not any(can_run_pods(node, entry.tolerates) for node in nodes):
+            if not self._schedulable(entry.tolerates):
                 addon.placed = None
                 self._set(shape, "DEGRADED", [dict(REPLICAS_ISSUE)])
                 continue

@@ -110,7 +110,7 @@ class Fleet:
             image_version=group.image_version,
         )
         node.missing_permissions = self._missing_permissions(cluster, group.spec.execution_role)
-        cluster.nodes.append(node)
+        cluster.nodes.add(node)
         self._kubernetes.put_node(cluster, group, node)
         return node
 
@@ -137,8 +137,7 @@ class Fleet:
         )
 
     def terminate(self, cluster: Cluster, node: Node) -> None:
-        if node in cluster.nodes:
-            cluster.nodes.remove(node)
+        cluster.nodes.remove(node)
         self._kubernetes.remove_node(cluster, node)
 
     def replace(self, cluster: Cluster, node: Node) -> Node | None:

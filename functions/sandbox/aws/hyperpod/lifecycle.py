@@ -87,7 +87,7 @@ class ClusterLifecycle(SimulationState):
             self._scheduler.cancel(cluster)
 
             def gone() -> None:
-                for node in list(cluster.nodes):
+                for node in cluster.nodes:
                     self._fleet.terminate(cluster, node)
                 self._clusters.get(where, {}).pop(cluster.name, None)
 

@@ -7,6 +7,10 @@ rides along in ``echo``, exactly as the caller sent it, for DescribeCluster to r
 
 from __future__ import annotations
 
+import bisect
+import heapq
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +120,74 @@ class Node:
         return f"hyperpod-{self.instance_id}"
 
 
+class ClusterNodes:
+    """A cluster's nodes in launch order, indexed by instance id, by group and by subnet: finding a node, a group's
+    nodes, a subnet's count and a page of ListClusterNodes cost what they return, not the cluster's size (at 5,000
+    nodes every DescribeCluster counts each group's nodes and a listing takes 50 pages)."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Node] = {}
+        self._by_group: dict[str, dict[str, Node]] = {}
+        self._in_subnet: Counter[str | None] = Counter()
+        self._ordered: list[Node] | None = None  # by launch time, kept until a node comes or goes
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __iter__(self) -> Iterator[Node]:
+        """The nodes as they are now: a node added or removed meanwhile does not disturb the iteration."""
+        return iter(self.ordered())
+
+    def __contains__(self, node: object) -> bool:
+        return isinstance(node, Node) and self._by_id.get(node.instance_id) is node
+
+    def add(self, node: Node) -> None:
+        self._by_id[node.instance_id] = node
+        self._by_group.setdefault(node.group, {})[node.instance_id] = node
+        self._in_subnet[node.subnet_id] += 1
+        self._ordered = None
+
+    def remove(self, node: Node) -> None:
+        if node in self:
+            del self._by_id[node.instance_id]
+            del self._by_group[node.group][node.instance_id]
+            self._in_subnet[node.subnet_id] -= 1
+            self._ordered = None
+
+    def get(self, instance_id: str) -> Node | None:
+        return self._by_id.get(instance_id)
+
+    def in_group(self, group: str) -> list[Node]:
+        return list(self._by_group.get(group, {}).values())
+
+    def in_subnet(self, subnet_id: str) -> int:
+        return self._in_subnet[subnet_id]
+
+    def ordered(self) -> list[Node]:
+        """Every node by launch time."""
+        if self._ordered is None:
+            self._ordered = sorted(self._by_id.values(), key=_launched)
+        return self._ordered
+
+    def listed(self, group_contains: str | None = None, launched_after: float | None = None) -> list[Node]:
+        """ListClusterNodes' nodes by launch time: of the groups whose name contains `group_contains`, launched after
+        `launched_after`."""
+        if group_contains:
+            groups = [
+                sorted(nodes.values(), key=_launched) for g, nodes in self._by_group.items() if group_contains in g
+            ]
+            nodes = list(heapq.merge(*groups, key=_launched))
+        else:
+            nodes = self.ordered()
+        if launched_after is not None:
+            nodes = nodes[bisect.bisect_right(nodes, launched_after, key=_launched) :]
+        return nodes
+
+
+def _launched(node: Node) -> float:
+    return node.launch_time
+
+
 @dataclass
 class InstanceGroup:
     spec: GroupSpec
@@ -149,7 +221,7 @@ class Cluster:
     settings: ClusterSettings
     tags: dict[str, str] = field(default_factory=dict)
     groups: dict[str, InstanceGroup] = field(default_factory=dict)
-    nodes: list[Node] = field(default_factory=list)
+    nodes: ClusterNodes = field(default_factory=ClusterNodes)
     creating: bool = True
     deleting: bool = False
     updating: int = 0
@@ -196,14 +268,14 @@ class Cluster:
         return "InService"
 
     def group_nodes(self, group: str) -> list[Node]:
-        return [node for node in self.nodes if node.group == group]
+        return self.nodes.in_group(group)
 
     def running_nodes(self, group: str) -> list[Node]:
         """The nodes that count towards a group's CurrentCount (running or rebooting)."""
         return [node for node in self.group_nodes(group) if node.status in ("Running", "Pending")]
 
     def node(self, instance_id: str) -> Node | None:
-        return next((node for node in self.nodes if node.instance_id == instance_id), None)
+        return self.nodes.get(instance_id)
 
     def training_plan_arns(self) -> list[str]:
         return sorted({g.spec.training_plan_arn for g in self.groups.values() if g.spec.training_plan_arn})

@@ -51,21 +51,19 @@ class HyperPodSimulation(ClusterLifecycle, NodeActions):
         """IPv4 addresses HyperPod nodes hold in a subnet: each node's private address (its primary interface)."""
         with self.lock:
             return sum(
-                1
+                cluster.nodes.in_subnet(subnet_id)
                 for clusters in self._clusters.values()
                 for cluster in clusters.values()
-                for node in cluster.nodes
-                if node.subnet_id == subnet_id
             )
 
     def nodes_on_plan(self, plan: TrainingPlan) -> int:
         with self.lock:
             return sum(
-                1
+                len(cluster.group_nodes(group.name))
                 for clusters in self._clusters.values()
                 for cluster in clusters.values()
-                for node in cluster.nodes
-                if node.group in cluster.groups and cluster.groups[node.group].spec.training_plan_arn == plan.arn
+                for group in cluster.groups.values()
+                if group.spec.training_plan_arn == plan.arn
             )
 
     def add_training_plan(

@@ -161,6 +161,23 @@ def test_the_eks_cluster_is_polled_until_active_within_its_deadline(stack, ctx, 
     assert stack.check_eks_cluster(polled).done
 
 
+def test_the_eks_cluster_is_checked_again_when_a_control_plane_is_usually_active_then_every_few_seconds(
+    network, iam, eks, clock, kubernetes, ctx
+):
+    """EKS takes about 10 minutes: a back-off from the start noticed its readiness 15 s late on average, after 24
+    checks; checked again at 8 minutes, then every 5 s, it is noticed within 5 s."""
+    poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=7200), clock)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    stack = EksStackService(network, iam, eks, kubernetes, access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
+    build(stack, ctx)
+
+    first = stack.check_eks_cluster(ctx)
+    clock.sleep(first.waitSeconds)
+    second = stack.check_eks_cluster(ctx.model_copy(update={"poll": first}))
+
+    assert (first.waitSeconds, second.waitSeconds) == (8 * 60, 5)
+
+
 def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
     build(stack, ctx)
     eks.add_cluster("eks-cluster-demo", status="FAILED")

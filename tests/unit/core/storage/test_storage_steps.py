@@ -179,6 +179,18 @@ def test_an_imported_cluster_puts_the_fsx_file_system_into_its_own_subnet_and_gr
     assert (spec.subnet_id, spec.security_group_ids) == ("subnet-team", ("sg-t",))
 
 
+def test_an_fsx_file_system_is_checked_again_when_one_is_usually_available(gateways, clock, configure):
+    storage = StorageService(**gateways, poll=Poller(PollSettings(5, 7200), clock), deployment=DEPLOYMENT)
+    ctx = configure(ConfigureStorageRequest(fsx=FsxRequest(claimName="scratch")))
+    network = gateways["network"]
+    vpc = network.create_vpc("demo", "10.90.0.0/16")
+    network.create_subnet("demo", vpc.vpc_id, "compute-us-west-2c", "10.90.64.0/20", "us-west-2c", False)
+    network.create_security_group("demo", vpc.vpc_id)
+    storage.create_fsx_file_system(ctx)
+
+    assert storage.check_fsx_file_system(ctx).waitSeconds == 8 * 60
+
+
 def test_fsx_waits_until_available_fails_on_a_failed_file_system_and_then_mounts_it(storage, configure, gateways):
     ctx = configure(ConfigureStorageRequest(fsx=FsxRequest(claimName="scratch")))
     with pytest.raises(ResourceNotReadyError, match="no compute subnet"):

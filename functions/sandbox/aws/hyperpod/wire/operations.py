@@ -64,13 +64,8 @@ def update_cluster_software(simulation: HyperPodSimulation, where: Where, reques
 
 def list_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     cluster = simulation.cluster(where, request["ClusterName"])
-    nodes = sorted(cluster.nodes, key=lambda node: node.launch_time)
     after = request.get("CreationTimeAfter")
-    if after is not None:
-        nodes = [node for node in nodes if node.launch_time > _epoch(after)]
-    group = request.get("InstanceGroupNameContains")
-    if group:
-        nodes = [node for node in nodes if group in node.group]
+    nodes = cluster.nodes.listed(request.get("InstanceGroupNameContains"), None if after is None else _epoch(after))
     page, token = _page(nodes, request)
     return _with_token({"ClusterNodeSummaries": [node_summary(cluster, node) for node in page]}, token)
 
