@@ -3,6 +3,7 @@ finding, and every acknowledgement is finding-specific, reasoned, and still need
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -116,27 +117,35 @@ def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
     return found
 
 
+@pytest.fixture(scope="module")
+def acknowledged(synth: Any) -> list[tuple[Any, str, str]]:
+    """The synthesized app's acknowledgements, found once: each walk of the construct tree crosses jsii per node."""
+    return acknowledgements(synth.app)
+
+
 def test_synthesis_reports_no_unacknowledged_findings(synth: Any, validation_report: dict[str, Any]) -> None:
     # The fixture's app.synth() already raised if any plugin reported a violation; the report agrees.
     violations = [v for report in validation_report["pluginReports"] for v in report.get("violations", [])]
     assert violations == []
 
 
-def test_every_acknowledgement_has_a_reason(synth: Any) -> None:
-    acks = acknowledgements(synth.app)
+def test_every_acknowledgement_has_a_reason(acknowledged: list[tuple[Any, str, str]]) -> None:
+    acks = acknowledged
     assert acks, "expected the stack's documented acknowledgements"
     short = [(c.node.path, finding) for c, finding, reason in acks if len(reason) < MIN_REASON_LENGTH]
     assert short == []
     assert all(finding.startswith("AwsSolutions-") for _, finding, _ in acks)
 
 
-def test_acknowledgement_count_is_the_reviewed_baseline(synth: Any) -> None:
-    assert len(acknowledgements(synth.app)) == EXPECTED_ACKNOWLEDGEMENTS
+def test_acknowledgement_count_is_the_reviewed_baseline(acknowledged: list[tuple[Any, str, str]]) -> None:
+    assert len(acknowledged) == EXPECTED_ACKNOWLEDGEMENTS
 
 
-def test_acknowledgements_are_finding_specific_and_still_needed(synth: Any) -> None:
+def test_acknowledgements_are_finding_specific_and_still_needed(
+    synth: Any, acknowledged: list[tuple[Any, str, str]]
+) -> None:
     """Each acknowledgement names one finding that the acknowledged construct really produces."""
-    for construct, finding, _ in acknowledgements(synth.app):
+    for construct, finding, _ in acknowledged:
         rule = finding.split("[")[0]
         if rule == "AwsSolutions-IAM5" and finding == "AwsSolutions-IAM5[Action::*]":
             # Only the service roles' boundary: a ceiling over AWS managed policies, whose denials are the point.
@@ -198,12 +207,14 @@ _REASON_PART = re.compile(r"(?:^|; )((?:[a-z0-9-]+:[A-Za-z0-9*]+)(?:, [a-z0-9-]+
 _CLAIMS_TAG_CONDITION = re.compile(r"requires the (request to tag|.*\btag\b)|limited to resources carrying the tag")
 
 
-def test_wildcard_reasons_claim_a_tag_condition_only_where_the_statement_has_one(synth: Any) -> None:
+def test_wildcard_reasons_claim_a_tag_condition_only_where_the_statement_has_one(
+    acknowledged: list[tuple[Any, str, str]],
+) -> None:
     """Each part of a role's IAM5 reason names its statement's actions; a part that says the statement requires a tag is
     about statements that all carry an aws:RequestTag / aws:ResourceTag condition (several statements of one role
     share a wildcard resource, so a joined reason must not lend one statement's condition to another)."""
     checked = 0
-    for construct, finding, reason in acknowledgements(synth.app):
+    for construct, finding, reason in acknowledged:
         if not finding.startswith("AwsSolutions-IAM5[Resource::") or not isinstance(construct, (iam.Role, iam.Policy)):
             continue
         resource = finding[len("AwsSolutions-IAM5[Resource::") : -1]
@@ -228,13 +239,23 @@ def _listed(value: Any) -> list[Any]:
 
 
 def _allow_statements_on(construct: Any, resource: str) -> list[dict[str, Any]]:
-    found = []
-    for child in construct.node.find_all():
-        if isinstance(child, (iam.CfnPolicy, iam.CfnManagedPolicy)):
-            for statement in cdk.Stack.of(child).resolve(child.policy_document)["Statement"]:
-                if statement["Effect"] == "Allow" and resource in {flatten(r) for r in _listed(statement["Resource"])}:
-                    found.append(statement)
-    return found
+    return [
+        statement
+        for statement in _policy_statements(construct)
+        if statement["Effect"] == "Allow" and resource in {flatten(r) for r in _listed(statement["Resource"])}
+    ]
+
+
+@functools.cache
+def _policy_statements(construct: Any) -> list[dict[str, Any]]:
+    """The resolved statements of the policies under a construct; a role is acknowledged for many findings, and each
+    resolution crosses jsii, so each construct's are resolved once."""
+    return [
+        statement
+        for child in construct.node.find_all()
+        if isinstance(child, (iam.CfnPolicy, iam.CfnManagedPolicy))
+        for statement in cdk.Stack.of(child).resolve(child.policy_document)["Statement"]
+    ]
 
 
 def _is_mcp_route_without_gateway_auth(method: apigw.CfnMethod) -> bool:
@@ -249,15 +270,12 @@ def _is_mcp_route_without_gateway_auth(method: apigw.CfnMethod) -> bool:
 
 def _wildcard_resources(construct: Any) -> set[str]:
     found = set()
-    for child in construct.node.find_all():
-        if isinstance(child, (iam.CfnPolicy, iam.CfnManagedPolicy)):
-            document = cdk.Stack.of(child).resolve(child.policy_document)
-            for statement in document["Statement"]:
-                resources = statement.get("Resource", [])
-                for resource in resources if isinstance(resources, list) else [resources]:
-                    flat = flatten(resource)
-                    if "*" in flat and statement["Effect"] == "Allow":
-                        found.add(flat)
+    for statement in _policy_statements(construct):
+        resources = statement.get("Resource", [])
+        for resource in resources if isinstance(resources, list) else [resources]:
+            flat = flatten(resource)
+            if "*" in flat and statement["Effect"] == "Allow":
+                found.add(flat)
     return found
 
 
