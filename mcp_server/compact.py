@@ -57,9 +57,8 @@ def compact(schema: dict[str, Any], tool: str = "") -> dict[str, Any]:
 def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()) -> Any:
     """Every `anyOf [X, null]` as X, whole bounds as integers, an enum without its type; without `examples` (the REST
     document keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required`, the words that
-    spell out
-    a pattern the schema carries, or a description that only repeats the field's name, its enum or the fields it sits
-    in (`key` of `taints`: "Taint key.")."""
+    spell out a pattern the schema carries, or a description that only repeats the tool's or the field's name, its
+    enum or the fields it sits in (`key` of `taints`: "Taint key.")."""
     if isinstance(schema, list):
         return [_folded(item, said=said) for item in schema]
     if not isinstance(schema, dict):
