@@ -1,11 +1,13 @@
-"""The tool list's schemas in as few characters as say the same (issue 30, finding 9: an agent pays for the list
-on every session).
+"""The tool list's schemas in as few characters as say what an agent needs (issue 30, finding 9: an agent pays for
+the list on every session).
 
-Belongs here: rewriting a resolved JSON Schema into an equivalent shorter one (`compact`: an optional field's
-`anyOf [X, null]` as one schema of type `[X, "null"]`, whole bounds as integers, no `title` or `examples`, no
-description words that the name, the enum or the pattern already say). Not here:
-reading the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across
-tools, not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
+Belongs here: rewriting a resolved JSON Schema into a shorter one (`compact`, the schema the server validates calls
+with) that accepts the same arguments except an explicit null for an optional field (absent says the same: the API's
+default), with whole bounds as integers, an enum without the type its values already say, no `title` or `examples`,
+and no description words that the name, the enum or the pattern already say; and what of it the tool list carries
+(`listed`: no bounds or closed objects, which the server's answer to a call outside them names). Not here: reading
+the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across tools,
+not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ NULL = {"type": "null"}
 # Keywords that hold data, not schemas; and those under which every value is a schema, keyed by name.
 DATA_KEYWORDS = ("default", "examples", "const", "enum")
 NAME_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-# Keywords that apply to every instance type: an `anyOf [X, null]` whose X has one cannot fold null into X's type.
-UNTYPED = ("const", "not", "allOf", "anyOf", "oneOf", "if", "$ref")
 # Words a description may add to its field's name, enum and enclosing fields and still say nothing more, as `_words`
 # writes them ("its" as "it", "this" as "thi").
 FILLER = frozenset(("a", "an", "and", "by", "for", "in", "it", "of", "on", "or", "the", "thi", "to", "with"))
@@ -26,19 +26,39 @@ FILLER = frozenset(("a", "an", "and", "by", "for", "in", "it", "of", "on", "or",
 PATTERN_IN_WORDS = re.compile(r" \(\d+-\d+ characters: [^()]*\)")
 # Numeric bounds, which pydantic writes as floats (`le=100` as `100.0`).
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+# What the server checks a call against but the tool list leaves out: sizes and closed objects.
+CHECKED_ONLY = (*BOUNDS, "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
 
 
-def compact(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema`, validating the same instances, in fewer characters."""
-    folded: dict[str, Any] = _folded(schema)
+def listed(schema: Any, names: bool = False) -> Any:
+    """What the tool list carries of a compact schema: names, types, patterns, enums, defaults, `required` and
+    descriptions, without bounds or `additionalProperties: false`. The server still validates each call against the
+    whole schema and answers one outside it with what to fix."""
+    if isinstance(schema, list):
+        return [listed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if names:
+        return {key: listed(value) for key, value in schema.items()}
+    return {
+        key: value if key in DATA_KEYWORDS else listed(value, key in NAME_MAPS)
+        for key, value in schema.items()
+        if key not in CHECKED_ONLY and (key, value) != ("additionalProperties", False)
+    }
+
+
+def compact(schema: dict[str, Any], tool: str = "") -> dict[str, Any]:
+    """`schema` in fewer characters, accepting the same instances but an optional field's explicit null; the words
+    of its `tool`'s name count as said (`name` of inference_get_deployment: "Deployment.")."""
+    folded: dict[str, Any] = _folded(schema, said=_words(tool))
     return folded
 
 
 def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()) -> Any:
-    """Every `anyOf [X, null]` as X admitting null, whole bounds as integers; without `examples` (the REST document
-    keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required`, the words that spell out
-    a pattern the schema carries, or a description that only repeats the field's name, its enum or the fields it sits
-    in (`key` of `taints`: "Taint key.")."""
+    """Every `anyOf [X, null]` as X, whole bounds as integers, an enum without its type; without `examples` (the REST
+    document keeps them), `title` (pydantic's `Instancecount` repeats the name), an empty `required`, the words that
+    spell out a pattern the schema carries, or a description that only repeats the tool's or the field's name, its
+    enum or the fields it sits in (`key` of `taints`: "Taint key.")."""
     if isinstance(schema, list):
         return [_folded(item, said=said) for item in schema]
     if not isinstance(schema, dict):
@@ -58,6 +78,7 @@ def _folded(schema: Any, names: bool = False, said: frozenset[str] = frozenset()
         for key, value in schema.items()
         if key not in ("examples", "title")
         and (key, value) != ("required", [])
+        and not (key == "type" and _typed_by_enum(schema))
         and not (key == "description" and isinstance(value, str) and _words(value) <= said | FILLER)
     }
 
@@ -72,18 +93,23 @@ def _bound(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def _typed_by_enum(schema: dict[str, Any]) -> bool:
+    """Whether every value of the schema's enum is of its (single) type: the enum says the type."""
+    names = {str: "string", bool: "boolean", int: "integer"}
+    values = schema.get("enum")
+    return isinstance(values, list) and all(names.get(type(value)) == schema.get("type") for value in values)
+
+
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """`{anyOf: [X, null], description}` as `{...X, type: [X's type, null], description}` where X's keywords all
-    apply to its own type only (so null still passes them); the field's description wins over the model's."""
+    """`{anyOf: [X, null], description}` as `{...X, description}` for an optional field (its default is absent or
+    null, so leaving it out says what null says); the field's description wins over the model's."""
     branches = schema.get("anyOf")
     if not isinstance(branches, list) or len(branches) != 2 or NULL not in branches:
         return schema
-    other = branches[1] if branches[0] == NULL else branches[0]
-    if not isinstance(other, dict) or not isinstance(other.get("type"), str) or any(key in other for key in UNTYPED):
+    if schema.get("default") is not None:
         return schema
-    rest = {key: value for key, value in schema.items() if key != "anyOf"}
-    folded = {key: value for key, value in other.items() if key not in rest}
-    folded["type"] = [other["type"], "null"]
-    if "enum" in folded:
-        folded["enum"] = [*folded["enum"], None]
-    return {**folded, **rest}
+    other = branches[1] if branches[0] == NULL else branches[0]
+    if not isinstance(other, dict):
+        return schema
+    rest = {key: value for key, value in schema.items() if key not in ("anyOf", "default")}
+    return {**{key: value for key, value in other.items() if key not in rest}, **rest}

@@ -18,7 +18,7 @@ from typing import Any
 
 import mcp_types as types
 
-from mcp_server.compact import compact
+from mcp_server.compact import compact, listed
 from mcp_server.wording import Vocabulary
 
 WAIT_TOOL = "operation_wait"
@@ -29,11 +29,11 @@ MAX_WAIT_SECONDS = 240
 ROLES = ("viewer", "operator", "admin")
 SYNCHRONOUS_NOTE = "No operation to wait on."
 # A tool that starts an operation closes with this; operation_wait's description says when an operation has ended.
-OPERATION_NOTE = f"Starts an operation: wait for it with {WAIT_TOOL}."
+OPERATION_NOTE = f"Starts an operation: wait with {WAIT_TOOL}."
 # What a destructive call does without its token, and what to do then (the route says when it asks: the plan's answer).
 CONFIRMATION_NOTE = (
-    "Destructive: may answer with a plan and a confirmationToken instead. Show the plan to the person; only after they "
-    "agree, call again with the same arguments and the token."
+    "Destructive: may answer with a plan and a confirmationToken. Show the plan to the person; once they agree, repeat "
+    "the call with the token."
 )
 # Path and query parameters many tools share, published without the REST document's description: their name, pattern
 # and bounds say it (clusterTag, dryRun, limit), the confirmation note says where a confirmationToken comes from, and
@@ -44,6 +44,10 @@ UNDESCRIBED_ARGUMENTS = ("clusterTag", "confirmationToken", "continue", "dryRun"
 LONG_POLL_EXTENSION = "x-long-poll"
 WAITED_BY_EXTENSION = "x-waited-by"
 HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+# The MCP specification's value of each hint a tool leaves out (ToolAnnotations).
+HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+# The hints that mean something only for a tool that is not read-only.
+WRITE_HINTS = ("destructive_hint", "idempotent_hint")
 
 
 @dataclass(frozen=True)
@@ -87,8 +91,8 @@ class ToolSpec:
         return types.Tool(
             name=self.name,
             description=self.description,
-            input_schema=self.input_schema,
-            annotations=self.annotations,
+            input_schema=listed(self.input_schema),
+            annotations=listed_hints(self.annotations),
         )
 
     def allowed_for(self, role: str | None) -> bool:
@@ -96,6 +100,19 @@ class ToolSpec:
         if role not in ROLES or self.required_role not in ROLES:
             return True
         return ROLES.index(role) >= ROLES.index(str(self.required_role))
+
+
+def listed_hints(annotations: types.ToolAnnotations) -> types.ToolAnnotations:
+    """The hints a client would not assume: those that differ from the specification's defaults, without the write
+    hints of a read-only tool (the specification gives them meaning only when readOnlyHint is false)."""
+    hints = annotations.model_dump(exclude_none=True)
+    return types.ToolAnnotations(
+        **{
+            hint: value
+            for hint, value in hints.items()
+            if value != HINT_DEFAULTS.get(hint) and not (annotations.read_only_hint and hint in WRITE_HINTS)
+        }
+    )
 
 
 def terminal_statuses(document: dict[str, Any]) -> tuple[str, ...]:
@@ -224,7 +241,8 @@ def _spec(
         input_schema=compact(
             vocabulary.in_schema(
                 {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-            )
+            ),
+            name,
         ),
         annotations=_annotations(method, operation, "confirmationToken" in properties),
         path_params=tuple(locations["path"]),

@@ -35,7 +35,7 @@ def list_audit(
     ] = None,
     actor: Annotated[
         str | None,
-        Query(min_length=1, max_length=512, description="Only this caller, or the user the MCP server acted for."),
+        Query(min_length=1, max_length=512, description="Only this caller (or user the MCP server acted for)."),
     ] = None,
     operationId: Annotated[
         str | None, Query(pattern=OPERATION_ID_PATTERN, description="Only requests about this operation.")

@@ -38,7 +38,7 @@ DryRun = Annotated[bool, Query(description="Return what would change without doi
     allow=READ,
     operation_id="inference_list_deployments",
     summary="List the cluster's self-managed model servers",
-    description="The model servers (Deployments made by inference_deploy_container), by name, in pages of `limit`: "
+    description="The model servers (Deployments made by the deploy call), by name, in pages of `limit`: "
     "engine, model, GPUs per replica, replicas ready of those asked for, status (Loading until every replica "
     "is ready) and service type.",
     tags=["inference"],

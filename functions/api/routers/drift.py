@@ -16,11 +16,11 @@ router = Routes()
     operation_id="cluster_drift_get",
     summary="Read the last drift findings of a cluster",
     description=(
-        "The last reconcile (scheduled, or run with cluster_drift_check): each managed field whose live value "
-        "differs from what the control plane recorded, by field path (instanceGroups[workers].instanceCount: "
-        "recorded 4, live 2; features.observability.role: recorded <name>, live missing), and the operations "
-        "RUNNING past their deadline with the call that resumes them (operation_resume). Fields the control plane "
-        "does not manage are never drift. 404 before the first check: run cluster_drift_check."
+        "The last reconcile (scheduled, or run now): each managed field whose live value differs from what the "
+        "control plane recorded, by field path (instanceGroups[workers].instanceCount: recorded 4, live 2; "
+        "features.observability.role: recorded <name>, live missing), and the operations RUNNING past their "
+        "deadline. Fields the control plane does not manage are never drift. Resume a stuck operation with "
+        "operation_resume. 404 before the first check: run cluster_drift_check."
     ),
     tags=["drift"],
 )
@@ -37,9 +37,8 @@ def get_drift(clusterTag: ClusterTagPath) -> DriftReport:
     description=(
         "Compares what the control plane recorded (instance groups, features and their IAM chains, add-on "
         "versions, storage claims, ownership tags) with live state now, stores the report (cluster_drift_get "
-        "reads it) and returns it. Changes nothing in the cluster: to bring a field back, make the change the "
-        "finding's message names (e.g. PATCH the instance group, enable the feature again); resume a stuck "
-        "operation with operation_resume."
+        "reads it) and returns it. Changes nothing in the cluster: each finding's message names the change that "
+        "brings it back. Resume a stuck operation with operation_resume."
     ),
     tags=["drift"],
 )

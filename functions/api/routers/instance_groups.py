@@ -52,10 +52,9 @@ def list_instance_groups(
     operation_id="hyperpod_add_instance_group",
     summary="Add an instance group to the HyperPod cluster",
     description=(
-        "Capacity is decided here and some of it is immutable: ask the person for the instance type, count, AZ and "
-        "capacity type (on-demand, spot, or training-plan whose AZ takes precedence), offering what "
-        "cluster_get_available_instances and region_get_quotas list, and whether the group needs efa-only "
-        "interfaces (only for types with more than one EFA card; cannot change later) or its own subnet. "
+        "Capacity is decided here and some of it is immutable. Ask the person for the instance type, count, AZ, "
+        "capacity type, efa-only interfaces and an own subnet, offering what cluster_get_available_instances and "
+        "region_get_quotas list. "
         "Custom taints exclude deep health checks. 202 with an operation; wait with operation_wait. dryRun=true "
         "returns the plan."
     ),

@@ -19,9 +19,8 @@ router = Routes()
     operation_id="mlflow_list_tracking_servers",
     summary="List the MLflow tracking servers a job can log to",
     description="The SageMaker managed MLflow tracking servers in the cluster's Region, newest first, in pages of "
-    "`limit` (pass `continue` back for the next page): name, ARN, status. Only when the person wants experiment "
-    "tracking: pass one's name with an experiment as `mlflow` to job_submit_from_recipe, which sets the job's "
-    "MLFLOW_TRACKING_URI and MLFLOW_EXPERIMENT_NAME.",
+    "`limit` (pass `continue` back for the next page): name, ARN, status. Only for experiment tracking: pass "
+    "one's name as `mlflow` to job_submit_from_recipe (the job gets MLFLOW_TRACKING_URI).",
     tags=["jobs"],
 )
 def list_tracking_servers(

@@ -25,7 +25,7 @@ from controlplane.models.operations import (
 
 router = Routes()
 
-OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN, description="Operation id (op-…).")]
+OperationIdPath = Annotated[str, Path(pattern=OPERATION_ID_PATTERN)]
 
 
 @router.get(

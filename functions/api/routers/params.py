@@ -25,10 +25,10 @@ from controlplane.models.operations import LONG_POLL_EXTENSION, MAX_WAIT_SECONDS
 ClusterTagPath = Annotated[str, Path(pattern=CLUSTER_TAG_PATTERN, description=f"Cluster tag ({CLUSTER_TAG_RULE}).")]
 NodeIdPath = Annotated[
     str,
-    Path(pattern=NODE_ID_PATTERN, description="The node: its EC2 instance id (i-…) or Kubernetes name (hyperpod-i-…)."),
+    Path(pattern=NODE_ID_PATTERN, description="EC2 id (i-…) or node name (hyperpod-i-…)."),
     AfterValidator(instance_id),
 ]
-RegionPath = Annotated[str, Path(pattern=REGION_PATTERN, description="AWS Region code, e.g. us-west-2.")]
+RegionPath = Annotated[str, Path(pattern=REGION_PATTERN, description="e.g. us-west-2.")]
 DryRun = Annotated[bool, Query(description="Return the planned actions without doing anything.")]
 ConfirmationToken = Annotated[str | None, Query(description="Token from a prior plan.")]
 WaitSeconds = Annotated[

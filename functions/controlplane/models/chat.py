@@ -29,11 +29,9 @@ class ChatCompletionRequest(Contract):
     prompt: str | None = Field(
         default=None, min_length=1, max_length=MAX_CONTENT, description="Shorthand for one user message."
     )
-    messages: list[ChatMessage] | None = Field(
-        default=None, min_length=1, max_length=100, description="The conversation so far, oldest first."
-    )
+    messages: list[ChatMessage] | None = Field(default=None, min_length=1, max_length=100, description="Oldest first.")
     model: Annotated[str, StringConstraints(max_length=256)] | None = Field(
-        default=None, description="The model name the server expects; absent: the model it serves."
+        default=None, description="Absent: the one it serves."
     )
     max_tokens: int | None = Field(default=None, ge=1, le=32768)
     temperature: float | None = Field(default=None, ge=0, le=2)

@@ -39,18 +39,16 @@ class CreateEksClusterRequest(Contract):
     """Stage 1: a VPC with public and private subnets in two AZs and an EKS control plane."""
 
     clusterTag: ClusterTag = Field(
-        description="Short name for the cluster; resources are named from it (eks-cluster-<clusterTag>).",
+        description="Short name; resources are named from it.",
         examples=["demo"],
     )
-    region: Region = Field(description="AWS Region to create the cluster in.", examples=["us-west-2"])
+    region: Region = Field(examples=["us-west-2"])
     vpcCidr: VpcCidr | None = Field(
         default=None,
-        description="IPv4 CIDR for the new VPC (/16 to /18, private range). Omit to pick a free 10.N.0.0/16.",
+        description="A private /16 to /18; omit to pick a free one.",
         examples=["10.90.0.0/16"],
     )
-    kubernetesVersion: KubernetesVersion = Field(
-        default=DEFAULT_KUBERNETES_VERSION, description="EKS Kubernetes version."
-    )
+    kubernetesVersion: KubernetesVersion = Field(default=DEFAULT_KUBERNETES_VERSION)
 
 
 EKS_NAME_PATTERN = r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"
@@ -60,19 +58,17 @@ HYPERPOD_NAME_PATTERN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
 class ImportClusterRequest(Contract):
     """Adopt an EKS cluster (and its HyperPod cluster) that the control plane did not create."""
 
-    clusterTag: ClusterTag = Field(
-        description="Short name the control plane will know the cluster by.", examples=["team"]
-    )
-    region: Region = Field(description="AWS Region of the existing cluster.", examples=["us-west-2"])
+    clusterTag: ClusterTag = Field(description="The control plane's name for it.", examples=["team"])
+    region: Region = Field(examples=["us-west-2"])
     eksClusterName: str = Field(
         pattern=EKS_NAME_PATTERN,
-        description="Name of the existing EKS cluster (ACTIVE, authenticationMode API or API_AND_CONFIG_MAP).",
+        description="ACTIVE, authenticationMode API or API_AND_CONFIG_MAP.",
         examples=["ml-platform"],
     )
     hyperPodClusterName: str | None = Field(
         default=None,
         pattern=HYPERPOD_NAME_PATTERN,
-        description="Name of an InService HyperPod cluster orchestrated by that EKS cluster, if there is one.",
+        description="Its InService HyperPod cluster, if any.",
     )
 
 

@@ -41,26 +41,21 @@ SecretName = Annotated[str, StringConstraints(pattern=SECRET_NAME_PATTERN)]
 class DownloadRequest(Contract):
     """A Hugging Face model or dataset to copy into the cluster's S3 claim, at `<prefix>/<repoId>`."""
 
-    repoId: RepoId = Field(description="The Hugging Face repository, e.g. `Qwen/Qwen2.5-0.5B`.")
-    repoType: Literal["model", "dataset"] = Field(default="model", description="A model or a dataset repository.")
+    repoId: RepoId = Field(description="e.g. `Qwen/Qwen2.5-0.5B`.")
+    repoType: Literal["model", "dataset"] = "model"
     revision: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._/-]{1,128}$")] = Field(
-        default="main", description="Branch, tag or commit to download."
+        default="main", description="Branch, tag or commit."
     )
-    prefix: Prefix | None = Field(
-        default=None, description="Where in the claim: `models` for a model and `datasets` for a dataset by default."
-    )
-    sizeGiB: int = Field(
-        default=20, ge=1, le=2000, description="The download's expected size: it sizes how long the operation waits."
-    )
+    prefix: Prefix | None = Field(default=None, description="Default: `models` or `datasets`.")
+    sizeGiB: int = Field(default=20, ge=1, le=2000, description="Expected size: sets how long the operation waits.")
     token: HuggingFaceToken | None = Field(
         default=None,
-        description="A Hugging Face token for gated or private repositories. Stored only in a Kubernetes Secret in "
-        "the claim's namespace; never returned or recorded.",
+        description="For gated or private repositories; kept only in a Kubernetes Secret.",
     )
     tokenSecret: SecretName | None = Field(
         default=None,
-        description=f"Instead of `token`: an existing Secret in the claim's namespace holding it under "
-        f"`{SECRET_TOKEN_KEY}`, labelled as the control plane's ({OWNED_SECRET_LABEL}).",
+        description=f"Instead of `token`: a Secret of the claim's namespace, labelled {OWNED_SECRET_LABEL}, with "
+        f"it under `{SECRET_TOKEN_KEY}`.",
     )
 
     @model_validator(mode="after")

@@ -65,45 +65,41 @@ class L2CacheBackend(StrEnum):
 
 
 class S3Source(Contract):
-    path: ModelPath = Field(description="The model's prefix in the bucket, e.g. `models/Qwen/Qwen3-0.6B`.")
+    path: ModelPath = Field(description="The model's prefix, e.g. `models/Qwen/Qwen3-0.6B`.")
     bucket: Annotated[str, StringConstraints(pattern=S3_BUCKET_PATTERN)] | None = Field(
-        default=None, description="The bucket; the cluster's data bucket (its S3 claim's) when absent."
+        default=None, description="Absent: the cluster's S3 claim's."
     )
 
 
 class FsxSource(Contract):
     fileSystemId: Annotated[str, StringConstraints(pattern=r"^fs-[0-9a-f]{8,17}$")]
-    path: ModelPath = Field(description="The model's directory in the file system.")
+    path: ModelPath = Field(description="The model's directory.")
     dnsName: Annotated[str, StringConstraints(max_length=253)] | None = None
     mountName: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_]{1,16}$")] | None = None
 
 
 class HuggingFaceSource(Contract):
     modelId: Annotated[str, StringConstraints(pattern=HF_MODEL_ID_PATTERN)] = Field(
-        description="The Hugging Face model as `<organization>/<model>`, e.g. `Qwen/Qwen3-0.6B`."
+        description="e.g. `Qwen/Qwen3-0.6B`."
     )
     commitSha: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
         default=None,
-        description="The model's revision as a full 40-character lowercase hex commit SHA (the inference operator "
-        "accepts no short SHA, branch or tag); absent: the main branch.",
+        description="A full commit SHA (no branch or tag); absent: main.",
     )
     tokenSecret: SecretName | None = Field(
         default=None,
-        description="A Secret in the endpoint's namespace holding a Hugging Face token under `token` (gated or "
-        f"private models), labelled as the control plane's ({OWNED_SECRET_LABEL}); the token itself never passes "
-        "through this API.",
+        description=f"A Secret of the endpoint's namespace, labelled {OWNED_SECRET_LABEL}, with the Hugging Face "
+        "token under `token`.",
     )
 
 
 class EndpointModelSource(Contract):
-    """Exactly one of: an S3 prefix, an FSx directory, a Hugging Face model, or a finished training job's output."""
+    """Exactly one of s3, fsx, huggingFace or job."""
 
     s3: S3Source | None = None
     fsx: FsxSource | None = None
     huggingFace: HuggingFaceSource | None = None
-    job: JobName | None = Field(
-        default=None, description="A Succeeded training job of the cluster: its S3 output path is the model."
-    )
+    job: JobName | None = Field(default=None, description="A Succeeded training job: its output is the model.")
 
     @model_validator(mode="after")
     def _exactly_one(self) -> EndpointModelSource:
@@ -117,11 +113,9 @@ class EndpointModelSource(Contract):
 
 
 class L2Cache(Contract):
-    backend: L2CacheBackend = Field(
-        description="`tieredstorage` (needs the tieredStorage feature) or `redis` (needs `localUrl`)."
-    )
+    backend: L2CacheBackend = Field(description="tieredstorage needs the tieredStorage feature, redis `localUrl`.")
     localUrl: Annotated[str, StringConstraints(pattern=r"^rediss?://[^\s]{1,500}$")] | None = Field(
-        default=None, description="The Redis URL (`redis://host:port`); only with the redis backend."
+        default=None, description="redis backend only."
     )
 
 
@@ -129,7 +123,7 @@ class KvCache(Contract):
     """The KV cache: L1 in the workers' CPU memory, L2 on tiered storage or Redis."""
 
     enableL1Cache: bool = True
-    l2: L2Cache | None = Field(default=None, description="An L2 cache; absent: none.")
+    l2: L2Cache | None = None
 
 
 class Routing(Contract):
@@ -154,13 +148,13 @@ class ModelSpec(Contract):
     """A model the caller describes: where it is and the serving container that loads it."""
 
     source: EndpointModelSource
-    image: str = Field(min_length=1, max_length=512, description="The worker (serving) image.")
-    invocationPort: int = Field(default=8080, ge=1, le=65535, description="The port the worker serves on.")
-    gpus: int = Field(default=1, ge=0, le=64, description="GPUs per worker (nvidia.com/gpu).")
+    image: str = Field(min_length=1, max_length=512, description="The serving image.")
+    invocationPort: int = Field(default=8080, ge=1, le=65535, description="The serving port.")
+    gpus: int = Field(default=1, ge=0, le=64, description="Per worker.")
     cpu: Annotated[str, StringConstraints(pattern=r"^\d{1,4}(m|\.\d{1,3})?$")] | None = Field(
-        default=None, description="CPU per worker (Kubernetes quantity, e.g. `4`)."
+        default=None, description="Per worker, e.g. `4`."
     )
-    memoryGi: int | None = Field(default=None, ge=1, le=4096, description="Memory per worker in GiB.")
+    memoryGi: int | None = Field(default=None, ge=1, le=4096, description="Per worker.")
     args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=64)
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
         default_factory=dict, max_length=100
@@ -171,27 +165,27 @@ class JumpStartSpec(Contract):
     """A SageMaker JumpStart catalog model (SageMakerPublicHub)."""
 
     modelId: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")] = Field(
-        description="The JumpStart model id, e.g. `deepseek-llm-r1-distill-qwen-1-5b`."
+        description="e.g. `deepseek-llm-r1-distill-qwen-1-5b`."
     )
     modelVersion: Annotated[str, StringConstraints(pattern=r"^\d{1,4}\.\d{1,4}\.\d{1,4}$")] | None = Field(
-        default=None, description="The model's version, `major.minor.patch`; absent: the newest."
+        default=None, description="Absent: the newest."
     )
-    acceptEula: bool = Field(default=False, description="Accept the model's end-user licence (gated models).")
+    acceptEula: bool = Field(default=False, description="Gated models.")
 
 
 class CreateEndpointRequest(Contract):
     """A managed endpoint: `replicas` workers on `instanceType` behind a SageMaker endpoint, from `model` or
     `jumpStart` (exactly one)."""
 
-    name: EndpointName = Field(description=f"Endpoint name ({ENDPOINT_NAME_RULE}); unique in the cluster.")
+    name: EndpointName = Field(description=f"Unique in the cluster ({ENDPOINT_NAME_RULE}).")
     instanceType: Annotated[str, StringConstraints(pattern=INSTANCE_TYPE_PATTERN)] = Field(
-        description="Instance type of the workers' nodes (one the cluster has)."
+        description="One the cluster has."
     )
     replicas: int = Field(default=1, ge=1, le=100)
-    model: ModelSpec | None = Field(default=None, description="A model you describe → InferenceEndpointConfig.")
-    jumpStart: JumpStartSpec | None = Field(default=None, description="A JumpStart catalog model → JumpStartModel.")
-    kvCache: KvCache | None = Field(default=None, description="KV cache; absent: the operator's default (L1 only).")
-    routing: Routing | None = Field(default=None, description="Intelligent routing; immutable after creation.")
+    model: ModelSpec | None = Field(default=None, description="Your model (or jumpStart).")
+    jumpStart: JumpStartSpec | None = Field(default=None, description="A JumpStart catalog model.")
+    kvCache: KvCache | None = Field(default=None, description="Absent: L1 only.")
+    routing: Routing | None = Field(default=None, description="Immutable.")
     autoscaling: Autoscaling | None = None
 
     @model_validator(mode="after")

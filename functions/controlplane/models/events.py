@@ -76,14 +76,12 @@ class NodeHistory(PageView):
 class RemediationPolicy(Contract):
     """What an unhealthy-node event does on this cluster once HyperPod's own recovery has not acted."""
 
-    action: RemediationAction = Field(
-        default="notify", description="notify: record only; reboot or replace: start that node operation."
-    )
+    action: RemediationAction = Field(default="notify", description="notify only records.")
     maxActionsPerHour: int = Field(default=2, ge=1, le=100, description="Node operations per hour on the cluster.")
     maxActionsPerGroupPerHour: int = Field(
         default=1, ge=1, le=100, description="Node operations per hour in one instance group."
     )
-    recordOnly: bool = Field(default=False, description="Dry run of the policy: record what it would do, do nothing.")
+    recordOnly: bool = Field(default=False, description="Record what it would do, do nothing.")
 
 
 class RemediationPolicyView(RemediationPolicy, View):

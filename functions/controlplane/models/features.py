@@ -31,21 +31,19 @@ LiveState = Literal["enabled", "disabled", "partial"]
 
 
 class ToggleFeature(Contract):
-    enabled: bool = Field(description="true installs the feature, false removes exactly what enabling created.")
+    enabled: bool = Field(description="false removes it.")
 
 
 class TieredStorageFeature(Contract):
     """Managed tiered checkpointing: TieredStorageConfig on the HyperPod cluster plus its IRSA chain."""
 
     enabled: bool
-    configMode: Literal["default", "custom"] | None = Field(
-        default=None, description="default lets HyperPod choose the memory share; custom needs percentage."
-    )
+    configMode: Literal["default", "custom"] | None = Field(default=None, description="custom needs percentage.")
     percentage: int | None = Field(
         default=None,
         ge=MIN_TIERED_PERCENTAGE,
         le=MAX_TIERED_PERCENTAGE,
-        description="Instance memory reserved for checkpoints (20-100), with configMode custom.",
+        description="Share of instance memory for checkpoints.",
     )
 
     @model_validator(mode="after")
@@ -67,8 +65,8 @@ class KarpenterFeature(Contract):
         default=None,
         min_length=1,
         max_length=MAX_KARPENTER_GROUPS,
-        description="Instance groups Karpenter may scale (1-10, on-demand, without training plans or deep health "
-        "checks). Needed to enable; omitted keeps the current ones.",
+        description="On-demand groups without training plans or deep health checks. Needed to enable; omitted "
+        "keeps the current ones.",
     )
 
     @model_validator(mode="after")
@@ -109,46 +107,42 @@ class Feature(StrEnum):
         """`fsx_csi_driver` for fsxCsiDriver: the feature's module in `core.features.catalog`, its steps' group."""
         return re.sub(r"(?=[A-Z])", "_", self.value).lower()
 
-    CERT_MANAGER = ("certManager", "cert-manager", "EKS add-on cert-manager (installed by the dependencies stage).")
+    CERT_MANAGER = ("certManager", "cert-manager", "EKS add-on cert-manager.")
     FSX_CSI_DRIVER = (
         "fsxCsiDriver",
         "FSx CSI driver",
-        "EKS add-on aws-fsx-csi-driver with its own IRSA role (FSx for Lustre volumes).",
+        "EKS add-on aws-fsx-csi-driver (FSx for Lustre volumes).",
     )
     KUBERAY_OPERATOR = (
         "kuberayOperator",
         "KubeRay operator",
-        "KubeRay operator (RayCluster, RayJob, RayService) in namespace kuberay-operator.",
+        "KubeRay operator (RayCluster, RayJob, RayService).",
     )
     TIERED_STORAGE = (
         "tieredStorage",
         "Tiered checkpointing",
-        "Managed tiered checkpointing and its IRSA chain (needs the HyperPod cluster).",
+        "Managed tiered checkpointing.",
         TieredStorageFeature,
     )
     TRAINING_OPERATOR = (
         "trainingOperator",
         "Training operator",
-        "HyperPod training operator add-on (needs certManager and the HyperPod cluster).",
+        "HyperPod training operator (needs certManager).",
     )
     OBSERVABILITY = (
         "observability",
         "Observability",
-        "HyperPod observability: an Amazon Managed Service for Prometheus workspace for the cluster and the "
-        "observability add-on writing to it, with its pod identity role (needs the HyperPod cluster). Grafana is "
-        "yours to bring: the feature's settings give the workspace endpoint to add as a Prometheus data source.",
+        "HyperPod observability: a Prometheus workspace and the add-on writing to it (bring your own Grafana).",
     )
     INFERENCE_OPERATOR = (
         "inferenceOperator",
         "Inference operator",
-        "HyperPod inference operator add-on with its execution role (IRSA) and TLS certificate bucket (needs "
-        "certManager, fsxCsiDriver and the HyperPod cluster).",
+        "HyperPod inference operator (needs certManager and fsxCsiDriver).",
     )
     KARPENTER = (
         "karpenter",
         "Karpenter autoscaling",
-        "Managed Karpenter autoscaling (AutoScaling with a ClusterRole, HyperpodNodeClass and NodePool over the "
-        "chosen instance groups; needs the HyperPod cluster with NodeRecovery Automatic).",
+        "Managed Karpenter autoscaling of instance groups (needs NodeRecovery Automatic).",
         KarpenterFeature,
     )
 

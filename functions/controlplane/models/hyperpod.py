@@ -23,7 +23,7 @@ RESERVED_LABEL_PREFIXES = ("sagemaker.amazonaws.com/", "kubernetes.io/", "k8s.io
 
 
 class Taint(Contract):
-    """A Kubernetes taint HyperPod puts on every node of the group."""
+    """A Kubernetes node taint."""
 
     key: str = Field(pattern=LABEL_KEY_PATTERN, description="Taint key.", examples=["team"])
     value: str | None = Field(default=None, max_length=63, description="Taint value.")
@@ -47,13 +47,11 @@ class CreateHyperPodRequest(Contract):
     availabilityZone: str | None = Field(
         default=None,
         pattern=AZ_PATTERN,
-        description="AZ of the instance group (e.g. us-west-2c). Omit for a training plan: its AZ is used.",
+        description="Omit for a training plan (its AZ is used).",
         examples=["us-west-2c"],
     )
-    instanceType: str = Field(
-        pattern=INSTANCE_TYPE_PATTERN, description="HyperPod instance type.", examples=["ml.g6.4xlarge"]
-    )
-    instanceCount: int = Field(ge=1, le=MAX_FIRST_GROUP_COUNT, description="Number of instances.", examples=[1])
+    instanceType: str = Field(pattern=INSTANCE_TYPE_PATTERN, examples=["ml.g6.4xlarge"])
+    instanceCount: int = Field(ge=1, le=MAX_FIRST_GROUP_COUNT, examples=[1])
     capacityType: CapacityType = Field(default="on-demand", description="on-demand, spot or training-plan.")
     trainingPlanArn: str | None = Field(
         default=None, pattern=TRAINING_PLAN_ARN_PATTERN, description="Required with capacityType training-plan."
@@ -62,28 +60,23 @@ class CreateHyperPodRequest(Contract):
     instanceGroupName: str = Field(
         default="accelerated-worker", pattern=GROUP_NAME_PATTERN, description="Name of the first instance group."
     )
-    deepHealthChecks: bool | None = Field(
-        default=None, description="Run deep health checks on new nodes. Default: on for GPU families that support them."
-    )
+    deepHealthChecks: bool | None = Field(default=None, description="Default: on for GPU families that have them.")
     dedicatedSubnet: bool = Field(default=False, description="Give the group its own compute subnet.")
     minInstanceCount: int | None = Field(
         default=None,
         ge=0,
         le=MAX_GROUP_COUNT,
-        description="Instances that must come up for the group to turn InService (at most instanceCount).",
+        description="Instances up for the group to be InService (at most instanceCount).",
     )
     networkInterface: NetworkInterfaceType | None = Field(
         default=None,
-        description="efa (EFA with ENA) or efa-only (EFA without IP networking; types with more than one EFA card). "
-        "Immutable once the group exists.",
+        description="efa-only: no IP networking, types with several EFA cards only. Immutable.",
     )
-    labels: dict[str, str] = Field(
-        default_factory=dict, max_length=50, description="Kubernetes labels on every node of the group."
-    )
+    labels: dict[str, str] = Field(default_factory=dict, max_length=50, description="Node labels.")
     taints: list[Taint] = Field(
         default_factory=list,
         max_length=50,
-        description="Kubernetes taints on every node of the group (not with deep health checks).",
+        description="Node taints (not with deep health checks).",
     )
 
     @model_validator(mode="after")

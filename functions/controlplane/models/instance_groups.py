@@ -30,7 +30,7 @@ class AddInstanceGroupRequest(CreateHyperPodRequest):
     """A new group on an existing HyperPod cluster; the same fields as stage 4's first group."""
 
     instanceGroupName: str = Field(
-        pattern=GROUP_NAME_PATTERN, description="Name of the new group, unique in the cluster.", examples=["spot-g6"]
+        pattern=GROUP_NAME_PATTERN, description="Unique in the cluster.", examples=["spot-g6"]
     )
 
 
@@ -46,24 +46,18 @@ class UpdateInstanceGroupRequest(Contract):
 
     # Constraints sit on the non-null branch: on the union pydantic publishes them as `ge`/`le` and `maxLength`,
     # keywords JSON Schema does not have for numbers, objects and arrays (issue 30, finding 7).
-    instanceCount: GroupCount | SkipJsonSchema[None] = Field(default=None, description="New target count.")
-    minInstanceCount: GroupCount | SkipJsonSchema[None] = Field(default=None, description="New minimum count.")
+    instanceCount: GroupCount | SkipJsonSchema[None] = None
+    minInstanceCount: GroupCount | SkipJsonSchema[None] = None
     labels: Annotated[dict[str, str], Field(max_length=50)] | SkipJsonSchema[None] = Field(
-        default=None,
-        description="The group's full set of Kubernetes labels (replaces the current set; {} removes every label).",
+        default=None, description="Replaces every node label ({} removes them)."
     )
     taints: Annotated[list[Taint], Field(max_length=50)] | SkipJsonSchema[None] = Field(
-        default=None,
-        description="The group's full set of Kubernetes taints (replaces the current set; [] removes every taint).",
+        default=None, description="Replaces every node taint ([] removes them)."
     )
-    deepHealthChecks: bool | SkipJsonSchema[None] = Field(
-        default=None, description="Run deep health checks on nodes added later."
-    )
-    instanceType: str | SkipJsonSchema[None] = Field(
-        default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
-    )
+    deepHealthChecks: bool | SkipJsonSchema[None] = Field(default=None, description="For nodes added later.")
+    instanceType: str | SkipJsonSchema[None] = Field(default=None, description="Immutable: only the live value.")
     networkInterface: NetworkInterfaceType | SkipJsonSchema[None] = Field(
-        default=None, description="Immutable: accepted only when equal to the live value (explicit diff)."
+        default=None, description="Immutable: only the live value."
     )
 
     @field_validator("*", mode="before")

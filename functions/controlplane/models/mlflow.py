@@ -23,10 +23,10 @@ class MlflowTracking(Contract):
     `MLFLOW_TRACKING_URI` (the server's ARN, as the sagemaker-mlflow plugin reads it) and `MLFLOW_EXPERIMENT_NAME`."""
 
     trackingServer: Annotated[str, StringConstraints(pattern=TRACKING_SERVER_NAME_PATTERN)] = Field(
-        description="The tracking server's name (mlflow_list_tracking_servers lists them)."
+        description="mlflow_list_tracking_servers lists them."
     )
     experiment: Annotated[str, StringConstraints(pattern=EXPERIMENT_NAME_PATTERN)] = Field(
-        description="The MLflow experiment the runs are logged under (letters, digits, - _ . /)."
+        description="The runs' experiment."
     )
 
 

@@ -43,13 +43,13 @@ class NodeList(PageView):
 class NodeBatchRequest(Contract):
     """Several nodes at once, with the confirmation token of a prior plan."""
 
-    action: NodeAction = Field(description="reboot (soft), replace (new hardware, volumes destroyed) or delete.")
+    action: NodeAction = Field(description="replace: new hardware, volumes destroyed.")
     nodeIds: list[NodeId] = Field(
         min_length=1,
         max_length=MAX_NODES_PER_REQUEST,
-        description="EC2 instance ids of the nodes (GET /clusters/{clusterTag}/nodes lists them).",
+        description="EC2 ids (GET /clusters/{clusterTag}/nodes lists them).",
     )
-    confirmationToken: str | None = Field(default=None, description="Token from a prior plan of the same request.")
+    confirmationToken: str | None = None
 
 
 class NodeTarget(View):

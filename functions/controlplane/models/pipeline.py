@@ -25,8 +25,8 @@ class EksOptions(Contract):
 class CreateClusterRequest(Contract):
     """All stages in one operation: network and EKS, dependencies, HyperPod, storage."""
 
-    clusterTag: ClusterTag = Field(description="Short name for the cluster.", examples=["demo"])
-    region: Region = Field(description="AWS Region.", examples=["us-west-2"])
+    clusterTag: ClusterTag = Field(examples=["demo"])
+    region: Region = Field(examples=["us-west-2"])
     eks: EksOptions = Field(default_factory=EksOptions, description="Stage 1 options.")
     hyperpod: CreateHyperPodRequest = Field(description="Stage 4: the first instance group.")
     storage: ConfigureStorageRequest = Field(default_factory=ConfigureStorageRequest, description="Stage 5.")

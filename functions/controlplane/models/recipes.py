@@ -97,7 +97,7 @@ class Recipe(Contract):
     command: list[Annotated[str, StringConstraints(min_length=1, max_length=4096)]] = Field(min_length=1)
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(default_factory=dict)
     parameters: list[RecipeParameter] = Field(min_length=1)
-    ray: RayOptions | None = Field(default=None, description="Ray kinds only: Ray version, runtime env, cleanup.")
+    ray: RayOptions | None = Field(default=None, description="Ray kinds only.")
     example: dict[ParameterName, Value] = Field(
         description="Values a job from this recipe runs with: every required parameter, and any other worth showing. "
         "The tests submit each recipe with its example, so a new recipe is its file (and its docs) alone."
@@ -128,17 +128,17 @@ class SubmitRecipeJobRequest(Contract):
     """A job from a recipe: the recipe, the job's name and placement, and the values of the recipe's parameters
     (a parameter left out takes its default)."""
 
-    recipe: RecipeName = Field(description="The recipe (recipe_list_all lists them).")
-    name: JobName = Field(description="Job name; unique in the cluster's job namespace.")
+    recipe: RecipeName = Field(description="recipe_list_all lists them.")
+    name: JobName = Field(description="Unique in the cluster.")
     image: str | None = Field(default=None, min_length=1, max_length=512, description="Unset keeps the recipe's.")
-    instanceType: str | None = Field(default=None, description="Place on nodes of this instance type (ml.*).")
-    instanceGroup: str | None = Field(default=None, description="Place on nodes of this instance group.")
-    efa: bool = Field(default=False, description="Request every EFA interface of the instance type.")
+    instanceType: str | None = Field(default=None, description="Place on this instance type.")
+    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    efa: bool = Field(default=False, description="Request every EFA interface.")
     values: dict[ParameterName, Value] = Field(
         default_factory=dict, max_length=100, description="Parameter values by name; recipe_get lists them."
     )
     mlflow: MlflowTracking | None = Field(
-        default=None, description="Optional: log the job's runs to a SageMaker managed MLflow tracking server."
+        default=None, description="Log the runs to a SageMaker managed MLflow tracking server."
     )
 
 

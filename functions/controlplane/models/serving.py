@@ -29,8 +29,8 @@ GPU_COUNT_QUESTION = (
 
 
 class ServiceType(StrEnum):
-    """How a deployment is reached: a Service behind an internet-facing load balancer, a cluster-internal
-    Service, or none (warm workers of the model pool, bound to services one by one)."""
+    """A Service behind an internet-facing load balancer, a cluster-internal one, or none (pool: warm workers
+    bound to services one by one)."""
 
     EXTERNAL = "external"
     INTERNAL = "internal"
@@ -40,42 +40,38 @@ class ServiceType(StrEnum):
 class JobModelSource(Contract):
     """Where the model comes from when it is not named in the command: a finished training job's output."""
 
-    job: JobName = Field(description="A Succeeded training job of the cluster; its output directory is served.")
+    job: JobName = Field(description="A Succeeded training job: its output is served.")
 
 
 class DeployModelRequest(Contract):
     """A model server as a Deployment: `replicas` pods, each with `gpus` GPUs, and a Service of `serviceType`."""
 
-    name: DeploymentName = Field(description=f"Deployment and Service name ({DEPLOYMENT_NAME_RULE}).")
+    name: DeploymentName = Field(description=f"Also the Service's ({DEPLOYMENT_NAME_RULE}).")
     command: str = Field(
         min_length=1,
         max_length=4096,
-        description="The serving command: `vllm serve <model> …`, `python -m sglang.launch_server --model-path "
-        "<model> …`, or any command with `image`.",
+        description="`vllm serve <model> …`, `python -m sglang.launch_server --model-path <model> …`, or any "
+        "command with `image`.",
     )
-    gpus: int = Field(ge=1, le=64, description=f"Required. {GPU_COUNT_QUESTION}")
-    image: str | None = Field(
-        default=None, min_length=1, max_length=512, description="Container image; inferred for vLLM and SGLang."
+    gpus: int = Field(
+        ge=1, le=64, description="Per replica; never derived from --tensor-parallel-size, which must not exceed it."
     )
-    port: int | None = Field(
-        default=None, ge=1, le=65535, description="The server's port; inferred from --port or the engine's default."
-    )
+    image: str | None = Field(default=None, min_length=1, max_length=512, description="Inferred for vLLM and SGLang.")
+    port: int | None = Field(default=None, ge=1, le=65535, description="Inferred from --port or the engine.")
     replicas: int = Field(default=1, ge=1, le=64)
-    instanceType: str | None = Field(default=None, description="Place the pods on nodes of this instance type (ml.*).")
+    instanceType: str | None = Field(default=None, description="Place on this instance type.")
     serviceType: ServiceType = ServiceType.INTERNAL
-    modelSource: JobModelSource | None = Field(
-        default=None, description="Serve a finished training job's output instead of the command's model."
-    )
+    modelSource: JobModelSource | None = Field(default=None, description="Instead of the command's model.")
     huggingFaceToken: HuggingFaceToken | None = Field(
         default=None,
-        description="A Hugging Face token for gated models; kept only in a Kubernetes Secret, never returned.",
+        description="For gated models; kept only in a Kubernetes Secret.",
     )
     huggingFaceTokenSecret: SecretName | None = Field(
         default=None,
-        description=f"Instead of `huggingFaceToken`: an existing Secret in the server's namespace holding it under "
-        f"`{SECRET_TOKEN_KEY}`, labelled as the control plane's ({OWNED_SECRET_LABEL}).",
+        description=f"Instead of `huggingFaceToken`: a Secret of the server's namespace, labelled "
+        f"{OWNED_SECRET_LABEL}, with it under `{SECRET_TOKEN_KEY}`.",
     )
-    sharedMemoryGi: int = Field(default=16, ge=1, le=2048, description="Size of /dev/shm (memory-backed).")
+    sharedMemoryGi: int = Field(default=16, ge=1, le=2048, description="Size of /dev/shm.")
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
         default_factory=dict, max_length=100
     )
@@ -97,8 +93,8 @@ class DeployModelRequest(Contract):
 class UpdateDeploymentRequest(Contract):
     """An explicit diff: only the fields given change."""
 
-    replicas: int | None = Field(default=None, ge=0, le=64, description="Pods of the deployment.")
-    image: str | None = Field(default=None, min_length=1, max_length=512, description="The server's image.")
+    replicas: int | None = Field(default=None, ge=0, le=64)
+    image: str | None = Field(default=None, min_length=1, max_length=512)
 
     @model_validator(mode="after")
     def _something(self) -> UpdateDeploymentRequest:
@@ -193,7 +189,7 @@ class PoolActionRequest(Contract):
     worker: Annotated[str, StringConstraints(pattern=POD_NAME_PATTERN)] = Field(description="The worker's pod.")
     service: DeploymentName | None = Field(default=None, description="For bind: the service to serve through.")
     serviceType: Literal["internal", "external"] = Field(
-        default="internal", description="For bind: the kind of Service created when it does not exist yet."
+        default="internal", description="For bind: the Service's kind if it is new."
     )
 
     @model_validator(mode="after")

@@ -29,13 +29,13 @@ class FsxRequest(Contract):
         default=FSX_SMALLEST_GIB, ge=FSX_SMALLEST_GIB, description="1200, or a multiple of 2400 GiB."
     )
     deploymentType: FsxDeploymentType = Field(
-        default="SCRATCH_2", description="SCRATCH_2 (temporary, no replication) or PERSISTENT_2 (durable)."
+        default="SCRATCH_2", description="SCRATCH_2 is temporary, PERSISTENT_2 durable."
     )
     perUnitStorageThroughput: int | None = Field(
         default=None,
-        description="MB/s per TiB, PERSISTENT_2 only: 125, 250, 500 or 1000 (default 125). Omit for SCRATCH_2.",
+        description="MB/s per TiB, PERSISTENT_2 only: 125 (default), 250, 500 or 1000.",
     )
-    claimName: str = Field(default="fsx-claim", pattern=CLAIM_PATTERN, description="PersistentVolumeClaim name.")
+    claimName: str = Field(default="fsx-claim", pattern=CLAIM_PATTERN)
 
     @model_validator(mode="after")
     def _valid_for_deployment_type(self) -> FsxRequest:
@@ -65,23 +65,22 @@ class ConfigureStorageRequest(Contract):
     bucketName: str | None = Field(
         default=None,
         pattern=BUCKET_PATTERN,
-        description="An existing bucket to mount. Omit to create instantstart-<clusterTag>-<account>-<region>.",
+        description="An existing bucket; omit to create one.",
     )
     claimName: str = Field(
         default="s3-claim",
         pattern=CLAIM_PATTERN,
-        description="PersistentVolumeClaim name; workload templates mount it at /s3.",
+        description="Workloads mount it at /s3.",
     )
     namespace: str = Field(
         default="default",
         pattern=CLAIM_PATTERN,
-        description="Namespace of the claims, and of the jobs, model servers, downloads and endpoints that mount "
-        "them: `default`, a namespace stage 5 creates (labelled app.kubernetes.io/managed-by=instantstart), or an "
-        "existing one carrying that label. Never a kube-* namespace.",
+        description="Of the claims and the workloads that mount them: `default`, a new one, or one labelled "
+        "app.kubernetes.io/managed-by=instantstart; never kube-*.",
     )
     fsx: FsxRequest | None = Field(
         default=None,
-        description="Also create an FSx for Lustre file system (needs stage 4's compute subnet) and its claim.",
+        description="Also an FSx for Lustre file system and its claim (needs stage 4's subnet).",
     )
 
     @field_validator("namespace")

@@ -56,38 +56,36 @@ TERMINAL_PHASES = frozenset({JobPhase.SUCCEEDED, JobPhase.FAILED})
 
 
 class RestartPolicy(Contract):
-    """HyperPod's restart budget: in-place restarts of the failed process, then full job restarts."""
+    """In-place restarts of the failed process, then full job restarts."""
 
     numRestartBeforeFullJobRestart: int = Field(
-        default=3, ge=0, le=100, description="In-place process restarts before the whole job is restarted."
+        default=3, ge=0, le=100, description="In-place restarts before a full job restart."
     )
     evalPeriodSeconds: int = Field(default=21600, ge=60, description="Window in which restarts are counted.")
-    maxFullJobRestarts: int = Field(default=1, ge=0, le=100, description="Full job restarts before the job fails.")
+    maxFullJobRestarts: int = Field(default=1, ge=0, le=100, description="Before the job fails.")
 
 
 class RunPolicy(Contract):
-    """The recovery budget, visible and editable; the defaults are the project's."""
+    """The job's recovery budget."""
 
     jobMaxRetryCount: int = Field(default=5, ge=0, le=1000, description="Retries of the job before it fails.")
     restartPolicy: RestartPolicy = Field(default_factory=RestartPolicy)
     cleanPodPolicy: Literal["All", "OnlyComplete", "None"] = Field(
         default="None",
-        description="Which pods are deleted when the job ends. None (the default) keeps them, and so their logs for "
-        "job_get_logs, until the job is deleted (a finished pod holds no GPU); All deletes them, their logs with them.",
+        description="Pods deleted when the job ends. None keeps them and their logs until the job is deleted; All "
+        "deletes them, logs too.",
     )
 
 
 class LogMonitoringRule(Contract):
-    """A hang or outlier rule of HyperPod's log monitoring: a log pattern expected within a time, or a metric
-    parsed from the log compared with a threshold."""
+    """A hang rule (a log pattern expected in time) or an outlier rule (a metric from the log against a
+    threshold)."""
 
     name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9-]{1,63}$")]
     logPattern: str = Field(min_length=1, max_length=1024, description="Regex; a metric is its first group.")
     expectedStartCutOffInSeconds: int | None = Field(default=None, ge=0)
     expectedRecurringFrequencyInSeconds: int | None = Field(default=None, ge=0, description="Hang detection.")
-    metricThreshold: int | None = Field(
-        default=None, description="Outlier detection, with operator: an integer, as the job's CRD takes it."
-    )
+    metricThreshold: int | None = Field(default=None, description="Outlier detection, with operator.")
     operator: Literal["gt", "lt", "eq", "gteq", "lteq"] | None = None
     metricEvaluationDataPoints: int | None = Field(default=None, ge=1)
 
@@ -109,18 +107,18 @@ class RayOptions(Contract):
     """What only the KubeRay path reads (kind RayJob or RayCluster)."""
 
     rayVersion: Annotated[str, StringConstraints(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")] = Field(
-        default="2.46.0", description="The Ray version of the image (KubeRay's rayClusterSpec.rayVersion)."
+        default="2.46.0", description="The image's Ray version."
     )
     runtimeEnv: dict[str, Any] = Field(
         default_factory=dict,
         max_length=20,
-        description="RayJob: Ray's runtime_env (pip, env_vars, working_dir, …) for the job's driver and tasks.",
+        description="RayJob: Ray's runtime_env (pip, env_vars, working_dir, …).",
     )
     shutdownAfterJobFinishes: bool = Field(
-        default=True, description="RayJob: delete the Ray cluster (its pods) when the job ends."
+        default=True, description="RayJob: delete the Ray cluster when the job ends."
     )
     ttlSecondsAfterFinished: int = Field(
-        default=0, ge=0, le=604800, description="RayJob: seconds the finished Ray cluster is kept before deletion."
+        default=0, ge=0, le=604800, description="RayJob: seconds to keep the finished Ray cluster."
     )
 
 
@@ -133,40 +131,37 @@ class SubmitJobRequest(Contract):
     `gpusPerNode` GPUs); a RayJob submits `command` as its entrypoint once the Ray cluster is up, a RayCluster
     stays up until deleted. `ray` holds the Ray-only options."""
 
-    name: JobName = Field(description=f"Job name ({JOB_NAME_RULE}); unique in the cluster's job namespace.")
+    name: JobName = Field(description=f"Unique in the cluster ({JOB_NAME_RULE}).")
     kind: JobKind = Field(
         default=JobKind.HYPERPOD_PYTORCH_JOB,
-        description="HyperPodPyTorchJob (HyperPod training operator) or RayJob / RayCluster (KubeRay operator).",
+        description="RayJob and RayCluster run on KubeRay.",
     )
     image: str = Field(
         min_length=1,
         max_length=512,
-        description="Container image; HyperPodPyTorchJob: it runs `hyperpodrun`; Ray kinds: it has Ray installed.",
+        description="HyperPodPyTorchJob: runs `hyperpodrun`; Ray kinds: has Ray.",
     )
     command: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(
         default_factory=list,
         max_length=64,
-        description="HyperPodPyTorchJob: the entrypoint (empty keeps the image's). RayJob: the entrypoint argv, "
-        "submitted to the Ray cluster (required). RayCluster: none.",
+        description="HyperPodPyTorchJob: the entrypoint (empty: the image's). RayJob: the entrypoint argv (required).",
     )
     args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=256)
-    nodes: int = Field(default=1, ge=1, le=1000, description="Nodes (pods), one pod per node.")
-    gpusPerNode: int = Field(default=1, ge=0, le=64, description="GPUs each pod requests (nvidia.com/gpu).")
-    instanceType: str | None = Field(default=None, description="Place on nodes of this instance type (ml.*).")
-    instanceGroup: str | None = Field(default=None, description="Place on nodes of this instance group.")
-    efa: bool = Field(default=False, description="Request every EFA interface of the instance type.")
-    deepHealthCheckedOnly: bool = Field(default=False, description="Only nodes that passed deep health checks.")
-    sharedMemoryGi: int = Field(default=64, ge=1, le=2048, description="Size of /dev/shm (memory-backed).")
+    nodes: int = Field(default=1, ge=1, le=1000, description="One pod per node.")
+    gpusPerNode: int = Field(default=1, ge=0, le=64, description="GPUs per pod.")
+    instanceType: str | None = Field(default=None, description="Place on this instance type.")
+    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    efa: bool = Field(default=False, description="Request every EFA interface.")
+    deepHealthCheckedOnly: bool = False
+    sharedMemoryGi: int = Field(default=64, ge=1, le=2048, description="Size of /dev/shm.")
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
         default_factory=dict, max_length=100
     )
     runPolicy: RunPolicy = Field(default_factory=RunPolicy)
     logMonitoring: list[LogMonitoringRule] = Field(default_factory=list, max_length=20)
-    elastic: ElasticPolicy | None = Field(default=None, description="Elastic training; not on spot capacity.")
-    tieredCheckpointing: bool = Field(
-        default=False, description="The job saves through managed tiered checkpointing (not with elastic)."
-    )
-    ray: RayOptions | None = Field(default=None, description="Ray kinds only: Ray version, runtime env, cleanup.")
+    elastic: ElasticPolicy | None = Field(default=None, description="Not on spot capacity.")
+    tieredCheckpointing: bool = Field(default=False, description="Not with elastic.")
+    ray: RayOptions | None = Field(default=None, description="Ray kinds only.")
 
     @model_validator(mode="after")
     def _placement(self) -> SubmitJobRequest:

@@ -10,8 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from api.app import openapi_document
-from mcp_server.compact import compact
-from mcp_server.tools import ToolSpec, tools_from_openapi
+from mcp_server.compact import NULL, compact
+from mcp_server.tools import HINT_DEFAULTS, WRITE_HINTS, ToolSpec, tools_from_openapi
 
 OPTIONAL_FIELDS = {
     "type": "object",
@@ -44,22 +44,56 @@ def specs() -> dict[str, ToolSpec]:
     return {spec.name: spec for spec in tools_from_openapi(openapi_document())}
 
 
-def test_a_compact_schema_accepts_and_refuses_what_the_original_does():
+def test_a_compact_schema_accepts_and_refuses_what_the_original_does_but_an_explicit_null():
     original, compacted = Draft202012Validator(OPTIONAL_FIELDS), Draft202012Validator(compact(OPTIONAL_FIELDS))
+    explicit_null = {"image": None, "mode": None, "count": None}
 
-    assert [compacted.is_valid(instance) for instance in INSTANCES] == [
-        original.is_valid(instance) for instance in INSTANCES
+    assert [compacted.is_valid(instance) for instance in INSTANCES if instance != explicit_null] == [
+        original.is_valid(instance) for instance in INSTANCES if instance != explicit_null
     ]
+    assert original.is_valid(explicit_null)
+    assert not any(compacted.is_valid({field: None}) for field in explicit_null)
     assert len(json.dumps(compact(OPTIONAL_FIELDS))) < len(json.dumps(OPTIONAL_FIELDS))
 
 
-def test_an_optional_field_is_one_schema_admitting_null():
+def test_an_optional_field_is_its_schema_without_null_and_an_enum_says_its_type():
     properties = compact(OPTIONAL_FIELDS)["properties"]
 
-    assert properties["image"] == {"type": ["string", "null"], "maxLength": 3, "description": "Container to run."}
-    assert properties["mode"] == {"type": ["string", "null"], "enum": ["a", "b", None]}
-    assert properties["count"] == {"type": ["integer", "null"], "maximum": 10}
+    assert properties["image"] == {"type": "string", "maxLength": 3, "description": "Container to run."}
+    assert properties["mode"] == {"enum": ["a", "b"]}
+    assert properties["count"] == {"type": "integer", "maximum": 10}
     assert properties["size"] == OPTIONAL_FIELDS["properties"]["size"]
+
+
+def test_an_optional_field_whose_default_is_not_null_keeps_null():
+    schema = {"anyOf": [{"type": "integer"}, NULL], "default": 5}
+
+    assert Draft202012Validator(compact({"type": "object", "properties": {"count": schema}})).is_valid({"count": None})
+
+
+def test_the_list_leaves_bounds_and_closed_objects_to_the_server_which_still_checks_them(specs):
+    spec = specs["hyperpod_update_instance_group"]
+    listed = spec.tool().input_schema
+
+    assert "maximum" not in json.dumps(listed) and 'additionalProperties": false' not in json.dumps(listed)
+    assert listed["properties"]["labels"] == {
+        "additionalProperties": {"type": "string"},
+        "type": "object",
+        "description": spec.input_schema["properties"]["labels"]["description"],
+    }
+    assert spec.input_schema["additionalProperties"] is False
+    assert spec.input_schema["properties"]["instanceCount"]["minimum"] == 0
+    assert not Draft202012Validator(spec.input_schema).is_valid(
+        {"clusterTag": "demo", "name": "g", "instanceCount": -3}
+    )
+
+
+def test_a_description_that_only_repeats_the_tool_name_is_dropped(specs):
+    assert "description" not in specs["inference_get_deployment"].input_schema["properties"]["name"]
+    assert compact(
+        {"type": "object", "properties": {"x": {"type": "string", "description": "Endpoint."}}},
+        "inference_endpoint_get",
+    )["properties"]["x"] == {"type": "string"}
 
 
 def test_a_description_that_only_repeats_the_name_its_enum_or_its_field_is_dropped():
@@ -94,7 +128,7 @@ def test_a_description_says_what_the_tool_does_and_what_to_call_next(specs):
         "operation to wait on."
     )
     assert specs["cluster_create_eks"].description == (
-        "Stage 1: create the network and the EKS control plane. Starts an operation: wait for it with operation_wait."
+        "Stage 1: create the network and the EKS control plane. Starts an operation: wait with operation_wait."
     )
 
 
@@ -154,3 +188,20 @@ def test_a_model_taken_whole_by_a_tool_without_path_or_query_arguments_is_referr
         "description": "How. `options_set`'s arguments.",
     }
     assert specs["options_set"].input_schema["properties"] == {"size": {"type": "integer"}}
+
+
+def test_the_list_carries_only_the_hints_that_differ_from_the_specifications_defaults(specs):
+    def hints(name: str) -> dict[str, object]:
+        return specs[name].tool().annotations.model_dump(by_alias=True, exclude_none=True)
+
+    assert hints("cluster_get") == {"readOnlyHint": True, "openWorldHint": False}
+    assert hints("cluster_delete") == {"idempotentHint": True, "openWorldHint": False}
+    assert hints("cluster_create_eks") == {"destructiveHint": False, "openWorldHint": False}
+    for spec in specs.values():
+        listed = spec.tool().annotations
+        for hint, default in HINT_DEFAULTS.items():
+            value = getattr(listed, hint)
+            if spec.read_only and hint in WRITE_HINTS:
+                assert value is None, spec.name
+            else:
+                assert (default if value is None else value) == getattr(spec.annotations, hint), (spec.name, hint)
