@@ -113,6 +113,7 @@ export default function OperationDetailPage() {
       </Container>
       <Table
         header={<Header variant="h2">Stages</Header>}
+        ariaLabels={{ tableLabel: "Stages" }}
         items={operation.stages}
         trackBy="name"
         empty={<Box textAlign="center">This operation has no stages.</Box>}
