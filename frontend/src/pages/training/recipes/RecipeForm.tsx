@@ -3,7 +3,7 @@
  * the person's last values for it; the job's name and placement; optional MLflow tracking (a server of the cluster's
  * Region, chosen from the API's list, and an experiment). **Review** asks the API for a dry run and shows the job it
  * renders to; **Submit job** submits exactly that and opens the job's detail. The review, or the dry run's refusal,
- * sits right above the actions and scrolls into view; a refusal leads with its fix (and shows at the field it names)
+ * sits right above the actions and both scroll into view; a refusal leads with its fix (and shows at the field it names)
  * and holds the action until something changes; any change asks for a new review.
  */
 import Box from "@cloudscape-design/components/box";
@@ -49,9 +49,10 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
   const [review, setReview] = useState<RecipeJob>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const outcome = useRef<HTMLElement>(null);
+  // The end of the form: scrolled to the bottom of the window, it shows the actions with the review right above them.
+  const end = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (review || error) outcome.current?.scrollIntoView?.({ behavior: "smooth", block: "nearest" });
+    if (review || error) end.current?.scrollIntoView?.({ block: "end" });
   }, [review, error]);
   const changed = <T,>(set: (value: T) => void) => (value: T) => {
     set(value);
@@ -131,12 +132,13 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
             {tracked && <TrackingFields clusterTag={clusterTag} tracking={tracking} onChange={changed(setTracking)} />}
           </Section>
           {Boolean(review || error) && (
-            <section ref={outcome} aria-label="Review">
+            <section aria-label="Review">
               {error ? <ErrorAlert error={error} header="The dry run refuses this job: fix first" /> : review && <Review review={review} />}
             </section>
           )}
         </SpaceBetween>
       </Form>
+      <div ref={end} />
     </form>
   );
 }

@@ -147,7 +147,10 @@ describe("Submit from a recipe", { timeout: 30_000 }, () => {
     expect(review.compareDocumentPosition(submit) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     expect(screen.getByRole("region", { name: "Experiment tracking" }).compareDocumentPosition(review) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     await waitFor(() => expect(scrolled).toHaveBeenCalled());
-    expect(scrolled.mock.contexts.at(-1)).toBe(review);
+    // Scrolled to the end of the form: the action at the bottom of the window, the review right above it.
+    const target = scrolled.mock.contexts.at(-1) as Element;
+    expect(submit.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(scrolled.mock.calls.at(-1)).toEqual([{ block: "end" }]);
   });
 
   it("holds the action on a dry run's refusal, saying the fix first, until something changes", async () => {
