@@ -48,11 +48,19 @@ def test_an_admin_sees_a_failed_operation_with_its_step_and_resumes_it_to_the_en
         console.get_by_role("button", name="Resume").click()
     assert resumed.value.status == 202
     assert running_sandbox.wait_terminal(operation_id)["status"] == "SUCCEEDED"
-    # Long polls carry the page to the end without a reload.
+    # Long polls carry the page to the end without a reload; the attempts keep the first one's failure.
+    stages = console.get_by_role("table", name="Stages", exact=True)
     for status in ("FAILED", "RUNNING", "PENDING"):
-        expect(console.get_by_text(status, exact=True)).to_have_count(0, timeout=30_000)
-    expect(console.get_by_text("SUCCEEDED", exact=True).first).to_be_visible()
+        expect(stages.get_by_text(status, exact=True)).to_have_count(0, timeout=30_000)
+    expect(stages.get_by_text("SUCCEEDED", exact=True).first).to_be_visible()
     expect(console.get_by_role("button", name="Resume")).to_have_count(0)
+    expect(console.get_by_text("Last step")).to_be_visible()
+    expect(console.get_by_text("Current step")).to_have_count(0)
+    attempts = console.get_by_role("region", name="Attempts (2)")
+    expect(attempts.get_by_role("region", name="Attempt 2: SUCCEEDED")).to_be_visible()
+    first = attempts.get_by_role("region", name="Attempt 1: FAILED")
+    expect(first.get_by_text('SandboxFaultInjected in step "Ensure Cluster Role"')).to_be_visible()
+    expect(first.get_by_role("table", name="Stages of attempt 1")).to_contain_text("FAILED")
     shoot(console, "operation-succeeded")
 
 

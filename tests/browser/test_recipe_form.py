@@ -73,6 +73,9 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     pick(console, re.compile("sandbox-tracking"))
     console.get_by_label("Experiment", exact=True).fill("recipe-ui")
     console.get_by_role("button", name="Review").click()
+    # The review comes into view right above the action, however long the form.
+    expect(console.get_by_role("region", name="Review")).to_be_in_viewport()
+    expect(console.get_by_role("button", name="Submit job")).to_be_in_viewport()
     expect(console.get_by_text(re.compile(r"hyperpodrun --nnodes=1 .*--data=s3://data-bkt/ds"))).to_be_visible()
     expect(console.get_by_text(re.compile("MLFLOW_EXPERIMENT_NAME=recipe-ui"))).to_be_visible()
     shoot(console, "recipe-review")
@@ -90,3 +93,29 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
 
     console.goto(f"/clusters/{TAG}/jobs?action=recipe&recipe=pytorch-script")
     expect(console.get_by_label("Script", exact=True)).to_have_value("/s3/code/train.py")
+    # Where the last job wrote is not offered again: a new job must not overwrite its output.
+    expect(console.get_by_label("Output path", exact=True)).to_have_value("")
+
+
+def test_a_dry_run_refusing_more_gpus_than_the_type_has_holds_the_action_with_its_fix(
+    console: Page, cluster: RunningSandbox
+):
+    sign_in(console, "operator")
+    console.goto(f"/clusters/{TAG}/jobs?action=recipe&recipe=pytorch-script")
+    console.get_by_label("Job name", exact=True).fill("too-many-gpus")
+    console.get_by_role("button", name=re.compile("The instance type")).click()
+    pick(console, INSTANCE_TYPE)
+    console.get_by_label("Script", exact=True).fill("/s3/code/train.py")
+    console.get_by_label("Dataset", exact=True).fill("s3://data-bkt/ds")
+    console.get_by_label("Output path", exact=True).fill("s3://data-bkt/out-2")
+    console.get_by_label("Gpus per node", exact=True).fill("8")
+    console.get_by_role("button", name="Review").click()
+
+    refusal = console.get_by_role("region", name="Review")
+    expect(refusal).to_contain_text("The dry run refuses this job: fix first")
+    expect(refusal).to_contain_text("GPU")
+    expect(refusal).to_be_in_viewport()
+    expect(console.get_by_role("button", name="Review")).to_have_attribute("aria-disabled", "true")
+    shoot(console, "recipe-refused")
+    console.get_by_label("Gpus per node", exact=True).fill("1")
+    expect(console.get_by_role("button", name="Review")).not_to_have_attribute("aria-disabled", "true")

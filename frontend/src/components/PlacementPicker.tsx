@@ -74,15 +74,16 @@ function option(options: SelectProps.Option[], value: string): SelectProps.Optio
 /**
  * The capacity type, the training plan or AZ, and the instance type of `value`. A new capacity type or AZ clears
  * the instance type (and a new capacity type the plan); a chosen plan brings its instance type, and `onChange`
- * gets the plan too (the wizard takes its instance count).
+ * gets the plan too (the wizard takes its instance count). `errors`: the API's problems with these fields.
  */
 export function PlacementPicker(props: {
   region: string;
   value: Placement;
   offer: PlacementOffer;
   onChange: (change: Partial<Placement>, plan?: TrainingPlan) => void;
+  errors?: Partial<Record<keyof Placement, string>>;
 }) {
-  const { region, value, offer, onChange } = props;
+  const { region, value, offer, onChange, errors = {} } = props;
   const { zones, plans, types, zone } = offer;
   const zoneOptions = (zones.data?.availabilityZones ?? []).map((az) => ({ value: az.name, label: az.name, description: az.zoneId }));
   const planOptions = (plans.data?.trainingPlans ?? []).map((plan) => ({
@@ -99,7 +100,7 @@ export function PlacementPicker(props: {
   return (
     <>
       <ErrorAlert error={zones.error ?? plans.error ?? types.error} header="The Region's offer could not be read" />
-      <FormField label="Capacity type">
+      <FormField label="Capacity type" errorText={errors.capacityType}>
         <RadioGroup
           value={value.capacityType}
           items={CAPACITY_TYPES}
@@ -109,7 +110,11 @@ export function PlacementPicker(props: {
         />
       </FormField>
       {value.capacityType === "training-plan" ? (
-        <FormField label="Training plan" description="The group runs in the plan's Availability Zone, on its instance type.">
+        <FormField
+          label="Training plan"
+          description="The group runs in the plan's Availability Zone, on its instance type."
+          errorText={errors.trainingPlanArn}
+        >
           <Select
             selectedOption={option(planOptions, value.trainingPlanArn)}
             options={planOptions}
@@ -123,7 +128,7 @@ export function PlacementPicker(props: {
           />
         </FormField>
       ) : (
-        <FormField label="Availability Zone">
+        <FormField label="Availability Zone" errorText={errors.availabilityZone}>
           <Select
             selectedOption={option(zoneOptions, value.availabilityZone)}
             options={zoneOptions}
@@ -133,7 +138,7 @@ export function PlacementPicker(props: {
           />
         </FormField>
       )}
-      <FormField label="Instance type" description="Only the types offered in the Availability Zone.">
+      <FormField label="Instance type" description="Only the types offered in the Availability Zone." errorText={errors.instanceType}>
         <Select
           selectedOption={option(typeOptions, value.instanceType)}
           options={typeOptions}

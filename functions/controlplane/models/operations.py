@@ -28,6 +28,9 @@ INCARNATION_DESCRIPTION = (
     "Minted when the cluster was registered: a cluster deleted and created again under the same tag is another "
     "incarnation, and an operation acts only on the incarnation it was created for."
 )
+# The attempts an operation keeps: the first (where the trouble usually began) and the latest, so a record resumed
+# many times stays small.
+MAX_ATTEMPTS_KEPT = 10
 DESTRUCTIVE_DESCRIPTION = (
     "Started with a plan's confirmation token (it deletes, terminates or restarts): resuming it needs a fresh plan "
     "and token too."
@@ -101,6 +104,23 @@ class OperationError(View):
     step: str | None = None
 
 
+class Attempt(View):
+    """One run of an operation's workflow: its start, or a resume."""
+
+    number: int = Field(description="1 for the start, then one more for each resume.")
+    actor: str
+    status: OperationStatus = OperationStatus.PENDING
+    startedAt: datetime
+    endedAt: datetime | None = None
+    lastStep: str | None = Field(default=None, description="The last step it ran (when it failed, the failed one).")
+    error: OperationError | None = None
+    stages: list[Stage] = Field(
+        default_factory=list,
+        description="The stages this attempt ran, with their times in it; stages an earlier attempt finished pass "
+        "through and are not listed.",
+    )
+
+
 class Operation(View):
     """One run of a workflow against one cluster; advanced only by the workflow's steps."""
 
@@ -118,6 +138,7 @@ class Operation(View):
     updatedAt: datetime
     executionArn: str | None = None
     attempt: int = 1
+    attempts: list[Attempt] = Field(default_factory=list)
     statusTool: str = "operation_wait"
     version: int = 1
     input: dict[str, Any] = Field(default_factory=dict)
@@ -139,12 +160,16 @@ class OperationView(View):
     destructive: bool = Field(default=False, description=DESTRUCTIVE_DESCRIPTION)
     status: OperationStatus
     stages: list[Stage]
-    currentStep: str | None = None
+    currentStep: str | None = Field(default=None, description="The step running now; none once the operation ends.")
     error: OperationError | None = None
     actor: str
     createdAt: datetime
     updatedAt: datetime
     attempt: int
+    attempts: list[Attempt] = Field(
+        description=f"Its runs, oldest first: the start and each resume, each with its own error and stages (the "
+        f"first and the latest, at most {MAX_ATTEMPTS_KEPT})."
+    )
     statusTool: str
 
     @classmethod

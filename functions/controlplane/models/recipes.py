@@ -64,6 +64,11 @@ class RecipeParameter(Contract):
     choices: list[str] | None = Field(default=None, description="enum: the values allowed.")
     pattern: str | None = Field(default=None, description="string and s3uri: a regex the whole value matches.")
     maxLength: int = Field(default=1024, ge=1, le=4096, description="string and s3uri: the longest value.")
+    perJob: bool = Field(
+        default=False,
+        description="Each job gives its own value (where it writes): never offered again from the caller's last "
+        "values, so a new job cannot overwrite the last one's output.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> RecipeParameter:
@@ -159,7 +164,9 @@ class RecipeDetail(RecipeSummary):
     command: list[str]
     environment: dict[str, str]
     lastValues: dict[str, Any] = Field(
-        default_factory=dict, description="The values the caller last submitted this recipe with; empty if never."
+        default_factory=dict,
+        description="The values the caller last submitted this recipe with (but those of perJob parameters); empty "
+        "if never.",
     )
 
 

@@ -22,6 +22,7 @@ function operation(status: Operation["status"], stages: StageFields[], extra: Pa
     createdAt: "2026-01-01T10:00:00Z",
     updatedAt: "2026-01-01T10:05:00Z",
     attempt: 1,
+    attempts: [],
     statusTool: "operation_wait",
     ...extra,
   };

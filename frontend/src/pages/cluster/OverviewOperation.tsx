@@ -14,10 +14,12 @@ import SpaceBetween from "@cloudscape-design/components/space-between";
 import Table from "@cloudscape-design/components/table";
 import { useState } from "react";
 import { unwrap } from "../../api/client";
+import { TERMINAL_STATUSES } from "../../api/contract.gen";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Status } from "../../components/status";
 import { useOperation, type Operation } from "../../hooks/useOperation";
+import { stepItem } from "../operations/Attempts";
 import { resumePlan } from "../operations/resume";
 import { OperationLink, usePlannedAction } from "./plan";
 
@@ -106,7 +108,7 @@ export function OverviewOperation(props: {
           columns={4}
           items={[
             { label: "Status", value: <Status value={operation.status} /> },
-            { label: "Current step", value: operation.currentStep ?? "-" },
+            stepItem(operation, TERMINAL_STATUSES.has(operation.status)),
             { label: "Attempt", value: String(operation.attempt) },
             { label: "Started by", value: operation.actor },
             { label: "Created", value: time(operation.createdAt) },

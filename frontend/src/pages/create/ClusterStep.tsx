@@ -8,11 +8,13 @@ import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { allPages, useResource } from "../../hooks/useResource";
-import { KUBERNETES_VERSIONS, SCOPES, scopeOf, type CreateForm, type KubernetesVersion, type Scope } from "./form";
+import { KUBERNETES_VERSIONS, SCOPES, scopeOf, type CreateForm, type FieldErrors, type KubernetesVersion, type Scope } from "./form";
 
 export interface StepProps {
   form: CreateForm;
   update: (change: Partial<CreateForm>) => void;
+  /** The API's problems with the form's fields, shown at each field. */
+  errors?: FieldErrors;
 }
 
 /** The option of `options` whose value is `value`, or none (Cloudscape selects take the option object). */
@@ -20,7 +22,7 @@ export function selected(options: SelectProps.Option[], value: string): SelectPr
   return options.find((option) => option.value === value) ?? null;
 }
 
-export function ClusterStep({ form, update }: StepProps) {
+export function ClusterStep({ form, update, errors }: StepProps) {
   const { identity } = useApp();
   const scopes = SCOPES.filter((choice) => identity.mayCall(choice.route));
   return (
@@ -32,12 +34,12 @@ export function ClusterStep({ form, update }: StepProps) {
           items={scopes.map((choice) => ({ value: choice.scope, label: choice.label, description: choice.description }))}
         />
       </FormField>
-      {scopeOf(form).creates ? <NewCluster form={form} update={update} /> : <ExistingCluster form={form} update={update} />}
+      {scopeOf(form).creates ? <NewCluster form={form} update={update} errors={errors} /> : <ExistingCluster form={form} update={update} errors={errors} />}
     </SpaceBetween>
   );
 }
 
-function NewCluster({ form, update }: StepProps) {
+function NewCluster({ form, update, errors = {} }: StepProps) {
   const { api } = useApp();
   const regions = useResource((signal) => unwrap(api.GET("/regions", { signal })), [api]);
   const regionOptions = (regions.data?.regions ?? []).map((region) => ({ value: region, label: region }));
@@ -45,10 +47,14 @@ function NewCluster({ form, update }: StepProps) {
   return (
     <SpaceBetween size="l">
       <ErrorAlert error={regions.error} header="Regions could not be listed" />
-      <FormField label="Cluster tag" description="Short name; resources are named from it (eks-cluster-<tag>).">
+      <FormField
+        label="Cluster tag"
+        description="Short name; resources are named from it (eks-cluster-<tag>)."
+        errorText={errors.clusterTag}
+      >
         <Input value={form.clusterTag} onChange={({ detail }) => update({ clusterTag: detail.value })} placeholder="demo" />
       </FormField>
-      <FormField label="Region">
+      <FormField label="Region" errorText={errors.region}>
         <Select
           selectedOption={selected(regionOptions, form.region)}
           onChange={({ detail }) =>
@@ -60,14 +66,18 @@ function NewCluster({ form, update }: StepProps) {
           placeholder="Choose a Region"
         />
       </FormField>
-      <FormField label="Kubernetes version">
+      <FormField label="Kubernetes version" errorText={errors.kubernetesVersion}>
         <Select
           selectedOption={selected(versionOptions, form.kubernetesVersion)}
           onChange={({ detail }) => update({ kubernetesVersion: detail.selectedOption.value as KubernetesVersion })}
           options={versionOptions}
         />
       </FormField>
-      <FormField label="VPC CIDR" description="A private /16 to /18. Leave empty to pick a free 10.N.0.0/16.">
+      <FormField
+        label="VPC CIDR"
+        description="A private /16 to /18. Leave empty to pick a free 10.N.0.0/16."
+        errorText={errors.vpcCidr}
+      >
         <Input
           value={form.vpcCidr}
           onChange={({ detail }) => update({ vpcCidr: detail.value })}
@@ -78,7 +88,7 @@ function NewCluster({ form, update }: StepProps) {
   );
 }
 
-function ExistingCluster({ form, update }: StepProps) {
+function ExistingCluster({ form, update, errors = {} }: StepProps) {
   const { api } = useApp();
   const clusters = useResource(
     (signal) =>
@@ -97,7 +107,7 @@ function ExistingCluster({ form, update }: StepProps) {
   return (
     <SpaceBetween size="l">
       <ErrorAlert error={clusters.error} header="Clusters could not be listed" />
-      <FormField label="Cluster">
+      <FormField label="Cluster" errorText={errors.clusterTag}>
         <Select
           selectedOption={selected(options, form.clusterTag)}
           onChange={({ detail }) =>

@@ -55,6 +55,14 @@ const catalog = {
   "GET /regions/{region}/training-plans": { region: "us-west-2", trainingPlans: [] },
 };
 
+/** The error text of the form field labelled `label`, if it shows one. */
+function fieldError(container: HTMLElement, label: string): string | undefined {
+  const field = createWrapper(container)
+    .findAllFormFields()
+    .find((candidate) => candidate.findLabel()?.getElement().textContent === label);
+  return field?.findError()?.getElement().textContent ?? undefined;
+}
+
 function optionValues(select: ReturnType<ReturnType<typeof createWrapper>["findSelect"]>): string[] {
   return (select?.findDropdown().findOptions() ?? []).map((option) => option.findLabel().getElement().textContent ?? "");
 }
@@ -141,6 +149,54 @@ describe("the creation wizard", { timeout: 30_000 }, () => {
       region: "us-west-2",
       hyperpod: { instanceType: "ml.g6.8xlarge", instanceCount: 2, availabilityZone: "us-west-2a", capacityType: "on-demand" },
     });
+  });
+
+  it("shows a refused request's field errors at their fields, opening the first step that has one", async () => {
+    const problems = [
+      { field: "clusterTag", problem: "String should match pattern '^[a-z][a-z0-9-]{1,20}$'", type: "string_pattern_mismatch" },
+      { field: "hyperpod.instanceCount", problem: "Input should be less than or equal to 100", type: "less_than_equal" },
+    ];
+    const { api } = fakeApi({
+      ...catalog,
+      "POST /clusters": (call: Call) =>
+        call.query.dryRun
+          ? { dryRun: true, actions: [{ action: "create", resource: "AWS::EKS::Cluster", name: "eks-cluster-Demo" }], checks: [] }
+          : { status: 400, body: { code: "InvalidRequest", message: "The request is not valid: ...", requestId: "req-3", details: { problems } } },
+    });
+    const { container } = renderWizard(
+      "/clusters/create?step=3&clusterTag=Demo&region=us-west-2&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=500",
+      api,
+    );
+    await screen.findByText("eks-cluster-Demo");
+    await userEvent.click(screen.getByRole("button", { name: "Create cluster" }));
+    expect(await screen.findByText(problems[0].problem)).toBeInTheDocument();
+    expect(fieldError(container, "Cluster tag")).toBe(problems[0].problem);
+    expect(screen.queryByText(/The API refused the request/)).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Next" }));
+    await screen.findByText(problems[1].problem);
+    expect(fieldError(container, "Instance count")).toBe(problems[1].problem);
+  });
+
+  it("marks the fields a refused dry run names, and clears a field's error once it changes", async () => {
+    const problem = "Input should be less than or equal to 100";
+    const { api } = fakeApi({
+      ...catalog,
+      "POST /clusters": {
+        status: 400,
+        body: { code: "InvalidRequest", message: "The request is not valid: hyperpod.instanceCount: ...", requestId: "req-4", details: { problems: [{ field: "hyperpod.instanceCount", problem, type: "less_than_equal" }] } },
+      },
+    });
+    const { container } = renderWizard(
+      "/clusters/create?step=3&clusterTag=demo&region=us-west-2&availabilityZone=us-west-2a&instanceType=ml.g6.8xlarge&instanceCount=500",
+      api,
+    );
+    await screen.findByText("The API refuses this request");
+    await userEvent.click(screen.getByRole("button", { name: "Previous" }));
+    await userEvent.click(screen.getByRole("button", { name: "Previous" }));
+    await screen.findByText(problem);
+    expect(fieldError(container, "Instance count")).toBe(problem);
+    await userEvent.type(screen.getByRole("spinbutton", { name: /Instance count/ }), "{backspace}");
+    expect(fieldError(container, "Instance count")).toBeUndefined();
   });
 
   it("offers an operator only the stage the operator role may run", async () => {

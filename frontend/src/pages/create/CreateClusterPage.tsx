@@ -1,16 +1,29 @@
 /**
  * Create a cluster: a wizard that runs the whole pipeline or one stage. The step and every choice live in the
- * URL, so a half-filled wizard is a permalink; the review shows the API's dry run before the submit.
+ * URL, so a half-filled wizard is a permalink; the review shows the API's dry run before the submit. A refused
+ * request's field problems show at their fields (a refused submit opens the first step that has one); a field's
+ * error clears once it changes.
  */
 import Alert from "@cloudscape-design/components/alert";
 import Button from "@cloudscape-design/components/button";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Wizard, { type WizardProps } from "@cloudscape-design/components/wizard";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { errorText, useApp } from "../../app-context";
 import { ClusterStep } from "./ClusterStep";
-import { formFromQuery, isAccepted, queryFromForm, SCOPES, scopeOf, send, type CreateForm } from "./form";
+import {
+  FIELD_STEPS,
+  fieldErrors,
+  formFromQuery,
+  isAccepted,
+  queryFromForm,
+  SCOPES,
+  scopeOf,
+  send,
+  type CreateForm,
+  type FieldErrors,
+} from "./form";
 import { InstanceGroupStep } from "./InstanceGroupStep";
 import { ReviewStep } from "./ReviewStep";
 import { StorageStep } from "./StorageStep";
@@ -43,6 +56,7 @@ export default function CreateClusterPage() {
   const [blocked, setBlocked] = useState<string>();
   const [submitting, setSubmitting] = useState(false);
   const [refused, setRefused] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
   const permalink = queryFromForm(form, activeStep).toString();
   useEffect(() => {
     if (permalink !== query.toString()) setQuery(new URLSearchParams(permalink), { replace: true });
@@ -50,7 +64,14 @@ export default function CreateClusterPage() {
 
   if (!allowed.length) return <Alert type="info">Creating a cluster needs the operator or admin role.</Alert>;
 
-  const update = (change: Partial<CreateForm>) => setChosen((current) => ({ ...current, ...change }));
+  const update = (change: Partial<CreateForm>) => {
+    setChosen((current) => ({ ...current, ...change }));
+    setErrors((current) => Object.fromEntries(Object.entries(current).filter(([key]) => !(key in change))));
+  };
+  const onRefused = useCallback((refusal: boolean, error?: unknown) => {
+    setRefused(refusal);
+    setErrors(fieldErrors(error));
+  }, []);
   const navigateTo = ({ detail }: { detail: WizardProps.NavigateDetail }) => {
     const problem = detail.requestedStepIndex > activeStep ? missing(form, ids[activeStep]) : undefined;
     setBlocked(problem);
@@ -65,16 +86,20 @@ export default function CreateClusterPage() {
         navigate(`/clusters/${encodeURIComponent(form.clusterTag)}`);
       }
     } catch (error) {
-      setBlocked(`The API refused the request: ${errorText(error).message}`);
+      const problems = fieldErrors(error);
+      const first = ids.findIndex((id) => Object.keys(problems).some((key) => FIELD_STEPS[key as keyof CreateForm] === id));
+      setErrors(problems);
+      if (first < 0) setBlocked(`The API refused the request: ${errorText(error).message}`);
+      else setQuery(queryFromForm(form, first));
     } finally {
       setSubmitting(false);
     }
   };
   const content: Record<string, WizardProps.Step> = {
-    cluster: { title: "Scope and cluster", content: <ClusterStep form={form} update={update} /> },
-    instanceGroup: { title: "Instance group", content: <InstanceGroupStep form={form} update={update} /> },
-    storage: { title: "Storage", content: <StorageStep form={form} update={update} /> },
-    review: { title: "Review and create", content: <ReviewStep form={form} onRefused={setRefused} /> },
+    cluster: { title: "Scope and cluster", content: <ClusterStep form={form} update={update} errors={errors} /> },
+    instanceGroup: { title: "Instance group", content: <InstanceGroupStep form={form} update={update} errors={errors} /> },
+    storage: { title: "Storage", content: <StorageStep form={form} update={update} errors={errors} /> },
+    review: { title: "Review and create", content: <ReviewStep form={form} onRefused={onRefused} /> },
   };
   const steps = ids.map((id, index) => ({ ...content[id], errorText: index === activeStep ? blocked : undefined }));
   const submitText = scopeOf(form).creates ? "Create cluster" : "Run stage";

@@ -9,7 +9,7 @@ import Toggle from "@cloudscape-design/components/toggle";
 import { PlacementPicker, usePlacementOffer } from "../../components/PlacementPicker";
 import type { StepProps } from "./ClusterStep";
 
-export function InstanceGroupStep({ form, update }: StepProps) {
+export function InstanceGroupStep({ form, update, errors = {} }: StepProps) {
   const offer = usePlacementOffer(form.region, form);
 
   return (
@@ -18,9 +18,10 @@ export function InstanceGroupStep({ form, update }: StepProps) {
         region={form.region}
         value={form}
         offer={offer}
+        errors={errors}
         onChange={(change, plan) => update(plan ? { ...change, instanceCount: String(plan.instanceCount) } : change)}
       />
-      <FormField label="Instance count">
+      <FormField label="Instance count" errorText={errors.instanceCount}>
         <Input
           type="number"
           inputMode="numeric"
@@ -28,10 +29,10 @@ export function InstanceGroupStep({ form, update }: StepProps) {
           onChange={({ detail }) => update({ instanceCount: detail.value })}
         />
       </FormField>
-      <FormField label="Instance group name">
+      <FormField label="Instance group name" errorText={errors.instanceGroupName}>
         <Input value={form.instanceGroupName} onChange={({ detail }) => update({ instanceGroupName: detail.value })} />
       </FormField>
-      <FormField label="EBS volume per instance (GB)">
+      <FormField label="EBS volume per instance (GB)" errorText={errors.ebsVolumeSizeGb}>
         <Input
           type="number"
           inputMode="numeric"

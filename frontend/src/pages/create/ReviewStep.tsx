@@ -11,14 +11,14 @@ import { useResource } from "../../hooks/useResource";
 import { PlanDetails, refused } from "../cluster/PlanDetails";
 import { isAccepted, scopeOf, send, type CreateForm } from "./form";
 
-/** `onRefused(true)` while the dry run refuses the request (a failing pre-flight check, a 4xx), so that the wizard
- * can hold its submit. */
-export function ReviewStep({ form, onRefused }: { form: CreateForm; onRefused: (refused: boolean) => void }) {
+/** `onRefused(true, error)` while the dry run refuses the request (a failing pre-flight check, a 4xx: its error), so
+ * that the wizard can hold its submit and show the fields' problems at them. */
+export function ReviewStep({ form, onRefused }: { form: CreateForm; onRefused: (refused: boolean, error?: unknown) => void }) {
   const { api } = useApp();
   const scope = scopeOf(form);
   const plan = useResource((signal) => send(api, { ...form }, true, signal), [api, JSON.stringify(form)]);
   const refusal = !!plan.error || (!!plan.data && !isAccepted(plan.data) && refused(plan.data));
-  useEffect(() => onRefused(refusal), [onRefused, refusal]);
+  useEffect(() => onRefused(refusal, plan.error), [onRefused, refusal, plan.error]);
   const choices = [
     { label: "What to run", value: scope.label },
     { label: "Cluster tag", value: form.clusterTag },

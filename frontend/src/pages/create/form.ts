@@ -1,9 +1,9 @@
 /**
  * The creation wizard's choices, kept in the URL's query (every wizard state is a permalink), and the one place
  * that turns them into a request to the route the chosen scope runs. Validation stays with the API: a dry run
- * on the review step shows its refusals and pre-flight checks.
+ * on the review step shows its refusals and pre-flight checks, and a refusal's field problems go to their fields.
  */
-import { unwrap, type ApiClient, type Schemas } from "../../api/client";
+import { ApiError, unwrap, type ApiClient, type Schemas } from "../../api/client";
 import type { RouteKey } from "../../api/contract.gen";
 import type { CapacityType } from "../../components/PlacementPicker";
 
@@ -222,3 +222,52 @@ export function send(api: ApiClient, form: CreateForm, dryRun: boolean, signal?:
       );
   }
 }
+
+/** A refused request's problems by the form field they name (the fields a person can fix). */
+export type FieldErrors = Partial<Record<keyof CreateForm, string>>;
+
+/** The API's name of a field inside an FSx request, where it differs from the form's. */
+const FSX_FIELDS: Record<string, keyof CreateForm> = { deploymentType: "fsxDeploymentType", storageCapacityGiB: "fsxStorageCapacityGiB" };
+
+/** The form field an API field path names (`hyperpod.instanceCount` → instanceCount), if the form has one. */
+function formField(path: string): keyof CreateForm | undefined {
+  const parts = path.split(".");
+  const last = parts[parts.length - 1];
+  if (parts.includes("fsx")) return FSX_FIELDS[last];
+  return (KEYS as string[]).includes(last) && last !== "scope" ? (last as keyof CreateForm) : undefined;
+}
+
+/** The field errors of a 400 (its `details.problems`), each under the form field it names. */
+export function fieldErrors(error: unknown): FieldErrors {
+  const details = error instanceof ApiError ? error.details : undefined;
+  const problems = Array.isArray(details?.problems) ? (details.problems as { field?: string; problem?: string }[]) : [];
+  const errors: FieldErrors = {};
+  for (const { field, problem } of problems) {
+    const key = field ? formField(field) : undefined;
+    if (key && problem && !errors[key]) errors[key] = problem;
+  }
+  return errors;
+}
+
+/** The wizard step each form field is on. */
+export const FIELD_STEPS: Record<keyof CreateForm, "cluster" | "instanceGroup" | "storage"> = {
+  scope: "cluster",
+  clusterTag: "cluster",
+  region: "cluster",
+  kubernetesVersion: "cluster",
+  vpcCidr: "cluster",
+  availabilityZone: "instanceGroup",
+  capacityType: "instanceGroup",
+  instanceType: "instanceGroup",
+  instanceCount: "instanceGroup",
+  trainingPlanArn: "instanceGroup",
+  instanceGroupName: "instanceGroup",
+  ebsVolumeSizeGb: "instanceGroup",
+  dedicatedSubnet: "instanceGroup",
+  bucketName: "storage",
+  claimName: "storage",
+  namespace: "storage",
+  fsx: "storage",
+  fsxDeploymentType: "storage",
+  fsxStorageCapacityGiB: "storage",
+};

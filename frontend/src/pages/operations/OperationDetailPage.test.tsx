@@ -20,7 +20,45 @@ const FAILED: Operation = {
   createdAt: "2026-12-01T10:00:00Z",
   updatedAt: "2026-12-01T10:05:00Z",
   attempt: 1,
+  attempts: [
+    {
+      number: 1,
+      actor: "alice",
+      status: "FAILED",
+      startedAt: "2026-12-01T10:00:00Z",
+      endedAt: "2026-12-01T10:05:00Z",
+      lastStep: "Create HyperPod Cluster",
+      error: { code: "InsufficientCapacity", message: "No ml.g6.4xlarge in us-west-2c.", step: "Create HyperPod Cluster" },
+      stages: [
+        { name: "hyperpod", status: "FAILED", startedAt: "2026-12-01T10:00:00Z", endedAt: "2026-12-01T10:05:00Z", message: "capacity" },
+      ],
+    },
+  ],
   statusTool: "operation_get",
+};
+
+/** FAILED resumed by bob, who then succeeded: two attempts, the first still with its error. */
+const RESUMED: Operation = {
+  ...FAILED,
+  status: "SUCCEEDED",
+  error: null,
+  currentStep: null,
+  attempt: 2,
+  actor: "bob",
+  stages: [{ name: "hyperpod", status: "SUCCEEDED", startedAt: "2026-12-01T11:00:00Z", endedAt: "2026-12-01T11:20:00Z" }],
+  attempts: [
+    FAILED.attempts[0],
+    {
+      number: 2,
+      actor: "bob",
+      status: "SUCCEEDED",
+      startedAt: "2026-12-01T11:00:00Z",
+      endedAt: "2026-12-01T11:20:00Z",
+      lastStep: "Wait For HyperPod Cluster",
+      error: null,
+      stages: [{ name: "hyperpod", status: "SUCCEEDED", startedAt: "2026-12-01T11:00:00Z", endedAt: "2026-12-01T11:20:00Z" }],
+    },
+  ],
 };
 
 function page(role: "viewer" | "operator" | "admin", answers: Answers) {
@@ -93,6 +131,28 @@ describe("OperationDetailPage", () => {
     await waitFor(() => expect(fake.calls.filter((call) => call.method === "POST")).toHaveLength(2));
     const resumes = fake.calls.filter((call) => call.method === "POST").map((call) => call.query);
     expect(resumes).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+  });
+
+  it("shows each attempt with its own outcome, the first attempt's error kept after a resume", async () => {
+    page("viewer", { "GET /operations/{operationId}": RESUMED });
+    const attempts = await screen.findByRole("region", { name: "Attempts (2)" });
+    const second = within(attempts).getByRole("region", { name: /Attempt 2/ });
+    const first = within(attempts).getByRole("region", { name: /Attempt 1/ });
+    expect(within(second).getByText(/by bob/)).toBeInTheDocument();
+    expect(within(second).getByText("SUCCEEDED")).toBeInTheDocument();
+    expect(within(first).getByText(/by alice/)).toBeInTheDocument();
+    expect(within(first).getByText('InsufficientCapacity in step "Create HyperPod Cluster"')).toBeInTheDocument();
+    expect(within(first).getByText("No ml.g6.4xlarge in us-west-2c.")).toBeInTheDocument();
+    const stages = within(first).getByRole("table", { name: "Stages of attempt 1" });
+    expect(within(stages).getByText("capacity")).toBeInTheDocument();
+    expect(within(stages).getByText("FAILED")).toBeInTheDocument();
+  });
+
+  it("shows an ended operation's last step, not a current one", async () => {
+    page("viewer", { "GET /operations/{operationId}": RESUMED });
+    expect(await screen.findByText("Last step")).toBeInTheDocument();
+    expect(screen.queryByText("Current step")).toBeNull();
+    expect(screen.getByText("Wait For HyperPod Cluster")).toBeInTheDocument();
   });
 
   it("shows an API error with its message and request id", async () => {

@@ -1,6 +1,6 @@
 /**
  * One operation: its stages with timestamps (kept current by long polling), the error with the step that failed,
- * and Resume or Cancel for a role the API allows them to (a destructive operation's Resume shows its plan first).
+ * its attempts (each run's own error and stages), and Resume or Cancel for a role the API allows them to (a destructive operation's Resume shows its plan first).
  */
 import Alert from "@cloudscape-design/components/alert";
 import Box from "@cloudscape-design/components/box";
@@ -21,6 +21,7 @@ import { RouterLink } from "../../components/links";
 import { Status } from "../../components/status";
 import { useOperation } from "../../hooks/useOperation";
 import { usePlannedAction } from "../cluster/plan";
+import { Attempts, stepItem } from "./Attempts";
 import { formatTime, operationDuration } from "./format";
 import { resumePlan } from "./resume";
 
@@ -100,7 +101,7 @@ export default function OperationDetailPage() {
             { label: "Duration", value: operationDuration(operation) },
             { label: "Attempt", value: operation.attempt },
             { label: "Cluster incarnation", value: operation.incarnation },
-            { label: "Current step", value: operation.currentStep ?? "-" },
+            stepItem(operation, terminal),
             {
               label: "Audit trail",
               value: (
@@ -112,6 +113,7 @@ export default function OperationDetailPage() {
       </Container>
       <Table
         header={<Header variant="h2">Stages</Header>}
+        ariaLabels={{ tableLabel: "Stages" }}
         items={operation.stages}
         trackBy="name"
         empty={<Box textAlign="center">This operation has no stages.</Box>}
@@ -123,6 +125,7 @@ export default function OperationDetailPage() {
           { id: "message", header: "Message", cell: (stage) => stage.message ?? "-" },
         ]}
       />
+      <Attempts operation={operation} />
     </SpaceBetween>
   );
 }

@@ -19,6 +19,7 @@ function operation(id: string, target: string, status: Operation["status"]): Ope
     createdAt: "2026-12-01T10:00:00Z",
     updatedAt: "2026-12-01T10:03:05Z",
     attempt: 1,
+    attempts: [],
     statusTool: "operation_get",
   };
 }

@@ -1,6 +1,10 @@
 """How an operation and its stages move: PENDING → RUNNING → SUCCEEDED | FAILED | CANCELLED, and back to
 PENDING on resume. Pure functions of an operation and the time; the service reads, applies and writes them.
 
+Each run of the workflow (the start, each resume) is an attempt: `stages` is the operation's whole picture (a stage
+an earlier attempt finished keeps its times while a resume passes through it), and the latest of `attempts` records
+what this run did (its stages, its last step, its outcome), so a resume never erases the attempt before it.
+
 A function returns None when the operation is already where the transition would take it, so that the
 service writes nothing (steps are retried and re-run on resume).
 """
@@ -14,6 +18,8 @@ from datetime import datetime
 from controlplane.core.stages import stage_names, stage_of
 from controlplane.models.errors import OperationStateError
 from controlplane.models.operations import (
+    MAX_ATTEMPTS_KEPT,
+    Attempt,
     Operation,
     OperationError,
     OperationKind,
@@ -55,12 +61,13 @@ def new_operation(
         actor=principal,
         createdAt=now,
         updatedAt=now,
+        attempts=[Attempt(number=1, actor=principal, startedAt=now)],
     )
 
 
 def begin_step(operation: Operation, step: str, now: datetime) -> Operation | None:
-    """The step's stage becomes RUNNING and earlier unfinished stages SUCCEEDED; a stopped operation stops
-    its steps."""
+    """The step's stage becomes RUNNING and earlier unfinished stages SUCCEEDED; a stage an earlier attempt finished
+    stays as it was (its step passes through). A stopped operation stops its steps."""
     if operation.status.terminal:
         raise OperationStateError(f"Operation {operation.operationId} is {operation.status}; step {step} stops.")
     if operation.status == OperationStatus.RUNNING and operation.currentStep == step:
@@ -72,13 +79,16 @@ def begin_step(operation: Operation, step: str, now: datetime) -> Operation | No
             current = current.model_copy(
                 update={"status": StageStatus.SUCCEEDED, "startedAt": current.startedAt or now, "endedAt": now}
             )
-        elif index == position and current.status != StageStatus.RUNNING:
+        elif index == position and current.status not in (StageStatus.RUNNING, StageStatus.SUCCEEDED):
             current = current.model_copy(
                 update={"status": StageStatus.RUNNING, "startedAt": now, "endedAt": None, "message": None}
             )
         stages.append(current)
-    return operation.model_copy(
-        update={"status": OperationStatus.RUNNING, "stages": stages, "currentStep": step, "updatedAt": now}
+    return _advanced(
+        operation,
+        stages,
+        {"status": OperationStatus.RUNNING, "currentStep": step, "updatedAt": now},
+        {"status": OperationStatus.RUNNING, "lastStep": step},
     )
 
 
@@ -88,14 +98,15 @@ def note_phase(operation: Operation, step: str, message: str, now: datetime) -> 
     if operation.stage(stage).message == message:
         return None
     stages = [s.model_copy(update={"message": message}) if s.name == stage else s for s in operation.stages]
-    return operation.model_copy(update={"stages": stages, "updatedAt": now})
+    return _advanced(operation, stages, {"updatedAt": now}, {})
 
 
 def finish(
     operation: Operation, status: OperationStatus, now: datetime, error: OperationError | None = None
 ) -> Operation | None:
-    """A terminal status. A failure fails the failed step's stage (a stage still RUNNING before it had
-    finished); success finishes every stage; cancel cancels the running one. Finished stages stay."""
+    """A terminal status, which ends the attempt and leaves no current step. A failure fails the failed step's stage
+    (a stage still RUNNING before it had finished); success finishes every stage; cancel cancels the running one.
+    Finished stages stay."""
     if operation.status.terminal:
         return None
     failed_stage = stage_of(operation.kind, error.step) if error is not None and error.step else None
@@ -118,7 +129,13 @@ def finish(
                 }
             )
         stages.append(stage)
-    return operation.model_copy(update={"status": status, "stages": stages, "error": error, "updatedAt": now})
+    last_step = (error.step if error is not None else None) or operation.currentStep
+    return _advanced(
+        operation,
+        stages,
+        {"status": status, "error": error, "currentStep": None, "updatedAt": now},
+        {"status": status, "error": error, "endedAt": now, **({"lastStep": last_step} if last_step else {})},
+    )
 
 
 def require_resumable(operation: Operation) -> None:
@@ -132,9 +149,13 @@ def require_resumable(operation: Operation) -> None:
 
 
 def rerun(operation: Operation, principal: str, now: datetime) -> Operation:
-    """A FAILED or CANCELLED operation made PENDING again for its next attempt; succeeded stages stay."""
+    """A FAILED or CANCELLED operation made PENDING again for its next attempt, appended to its attempts (the
+    earlier ones kept as they ended); succeeded stages stay."""
     require_resumable(operation)
     stages = [stage if stage.status == StageStatus.SUCCEEDED else Stage(name=stage.name) for stage in operation.stages]
+    attempts = [*_attempts(operation), Attempt(number=operation.attempt + 1, actor=principal, startedAt=now)]
+    if len(attempts) > MAX_ATTEMPTS_KEPT:
+        attempts = [attempts[0], *attempts[1 - MAX_ATTEMPTS_KEPT :]]
     return operation.model_copy(
         update={
             "status": OperationStatus.PENDING,
@@ -142,6 +163,7 @@ def rerun(operation: Operation, principal: str, now: datetime) -> Operation:
             "error": None,
             "currentStep": None,
             "attempt": operation.attempt + 1,
+            "attempts": attempts,
             "updatedAt": now,
             "actor": principal,
         }
@@ -153,3 +175,23 @@ def stage_of_step(operation: Operation, step: str) -> str:
     if stage is None:
         raise OperationStateError(f"Step {step} is not part of a {operation.kind.value} workflow.")
     return stage
+
+
+def _advanced(
+    operation: Operation, stages: list[Stage], update: dict[str, object], attempt_update: dict[str, object]
+) -> Operation:
+    """The operation with `stages` and `update`, its latest attempt with `attempt_update` and the stages it has
+    changed (those it ran)."""
+    *earlier, current = _attempts(operation)
+    ran = {stage.name for stage in current.stages} | {
+        new.name for old, new in zip(operation.stages, stages, strict=True) if new != old
+    }
+    current = current.model_copy(update={**attempt_update, "stages": [stage for stage in stages if stage.name in ran]})
+    return operation.model_copy(update={**update, "stages": stages, "attempts": [*earlier, current]})
+
+
+def _attempts(operation: Operation) -> list[Attempt]:
+    """The operation's attempts; one standing for the current attempt of a record written before attempts were kept."""
+    if operation.attempts:
+        return list(operation.attempts)
+    return [Attempt(number=operation.attempt, actor=operation.actor, startedAt=operation.createdAt)]

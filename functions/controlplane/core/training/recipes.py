@@ -132,9 +132,12 @@ class RecipeService:
         return RecipeList(recipes=[RecipeSummary.model_validate(r.model_dump()) for r in self._recipes.values()])
 
     def get(self, name: str, actor: Actor) -> RecipeDetail:
+        """The recipe with the caller's last values for it, but where the last job wrote (its perJob parameters)."""
         recipe = self._recipe(name)
+        per_job = {parameter.name for parameter in recipe.parameters if parameter.perJob}
         last = self._last_values.get(actor.principal, name) or {}
-        return RecipeDetail.model_validate({**recipe.model_dump(), "lastValues": last})
+        offered = {key: value for key, value in last.items() if key not in per_job}
+        return RecipeDetail.model_validate({**recipe.model_dump(), "lastValues": offered})
 
     def submit(self, cluster_tag: str, request: SubmitRecipeJobRequest, actor: Actor, dry_run: bool) -> RecipeJob:
         """Render the recipe (with the MLflow environment when `request.mlflow` chooses a tracking server); unless

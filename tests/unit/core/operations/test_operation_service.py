@@ -5,7 +5,7 @@ from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.persistence import ClusterLock
 from controlplane.models.clusters import ClusterStatus, NetworkPlan
 from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleOperationError, StaleVersionError
-from controlplane.models.operations import OperationKind, OperationStatus, StageStatus
+from controlplane.models.operations import MAX_ATTEMPTS_KEPT, OperationKind, OperationStatus, StageStatus
 
 STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api", "events"]
 ADMIN = Actor("alice", Role.ADMIN)
@@ -261,3 +261,73 @@ def test_a_step_of_another_incarnation_is_refused_and_its_failure_leaves_the_new
     failed = service.fail_execution(operation.operationId, "arn:exec", {"Error": "StaleOperationError", "Cause": "x"})
     assert failed.status == OperationStatus.FAILED
     assert registry.find("demo") == before
+
+
+def fail_at(service, operation, step, clock, cause="boom"):
+    service.begin_step(operation.operationId, step, "inc-demo")
+    clock.sleep(5)
+    return service.fail_execution(operation.operationId, "arn:exec", {"Error": "X", "Cause": cause})
+
+
+def test_an_ended_operation_has_no_current_step_and_its_attempt_names_the_last_one(service, registry, clock):
+    operation = start(service, registry)
+    failed = fail_at(service, operation, "Ensure Cluster Role", clock)
+    assert failed.currentStep is None
+    assert failed.attempts[-1].lastStep == "Ensure Cluster Role"
+    registry.release("demo", operation.operationId, 1)
+    service.resume(operation.operationId, ADMIN)
+    service.begin_step(operation.operationId, "Ensure Event Forwarding", "inc-demo")
+    succeeded = service.succeed(operation.operationId)
+    assert succeeded.currentStep is None
+    assert succeeded.attempts[-1].lastStep == "Ensure Event Forwarding"
+
+
+def test_resume_appends_an_attempt_and_keeps_the_first_attempts_error_and_stages(service, registry, clock):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    clock.sleep(5)
+    failed = fail_at(service, operation, "Ensure Cluster Role", clock, cause='{"errorMessage": "denied"}')
+    registry.release("demo", operation.operationId, 1)
+    clock.sleep(60)
+    service.resume(operation.operationId, Actor("bob", Role.ADMIN))
+    service.begin_step(operation.operationId, "Ensure Cluster Role", "inc-demo")
+    clock.sleep(5)
+    resumed = service.fail_execution(operation.operationId, "arn:exec2", {"Error": "Y", "Cause": "again"})
+
+    first, second = resumed.attempts
+    assert (first.number, first.actor, first.status) == (1, "alice", OperationStatus.FAILED)
+    assert first.error == failed.error and first.error.message == "Step 'Ensure Cluster Role' failed: denied"
+    assert first.startedAt == operation.createdAt and first.endedAt == failed.updatedAt
+    assert [(s.name, s.status) for s in first.stages] == [
+        ("network", StageStatus.SUCCEEDED),
+        ("iam", StageStatus.FAILED),
+    ]
+    assert first.stages == failed.stages[:2]
+    assert (second.number, second.actor, second.status) == (2, "bob", OperationStatus.FAILED)
+    assert second.error.message == "Step 'Ensure Cluster Role' failed: again"
+    assert [(s.name, s.status) for s in second.stages] == [("iam", StageStatus.FAILED)]
+    assert second.stages[0].startedAt > first.endedAt
+
+
+def test_a_step_passing_through_a_stage_an_earlier_attempt_finished_keeps_its_times(service, registry, clock):
+    operation = start(service, registry)
+    service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    clock.sleep(5)
+    failed = fail_at(service, operation, "Ensure Cluster Role", clock)
+    registry.release("demo", operation.operationId, 1)
+    clock.sleep(60)
+    service.resume(operation.operationId, ADMIN)
+    passing = service.begin_step(operation.operationId, "Ensure VPC", "inc-demo")
+    assert passing.stage("network") == failed.stage("network")
+    assert passing.currentStep == "Ensure VPC" and passing.attempts[-1].stages == []
+
+
+def test_the_attempts_kept_are_bounded_keeping_the_first(service, registry, clock):
+    operation = start(service, registry)
+    for attempt in range(1, MAX_ATTEMPTS_KEPT + 3):
+        fail_at(service, operation, "Ensure Cluster Role", clock, cause=f"failure {attempt}")
+        registry.release("demo", operation.operationId, attempt)
+        resumed = service.resume(operation.operationId, ADMIN)
+    assert len(resumed.attempts) == MAX_ATTEMPTS_KEPT
+    assert resumed.attempts[0].error.message == "Step 'Ensure Cluster Role' failed: failure 1"
+    assert [a.number for a in resumed.attempts][-2:] == [resumed.attempt - 1, resumed.attempt]

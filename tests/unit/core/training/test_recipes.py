@@ -313,3 +313,18 @@ def test_no_job_may_take_the_name_of_the_recipe_route():
     """`/clusters/{tag}/jobs/from-recipe` is the recipe route: a job of that name could never be read back."""
     with pytest.raises(ValidationError, match="reserved"):
         SubmitJobRequest(name="from-recipe", image="example.com/train:1")
+
+
+@pytest.mark.parametrize("recipe", sorted(shipped_recipes()))
+def test_where_each_recipe_writes_is_chosen_per_job(recipe: str) -> None:
+    outputs = [p for p in shipped_recipes()[recipe].parameters if p.name.startswith("output")]
+    assert outputs and all(parameter.perJob for parameter in outputs)
+
+
+def test_the_last_values_never_offer_the_last_jobs_output_location_again(world: World) -> None:
+    """A form filled from the last job's values would write the next job over the last one's checkpoints."""
+    world.service.submit("demo", job_request(epochs=3), ALICE, dry_run=False)
+
+    offered = world.service.get("pytorch-script", ALICE).lastValues
+
+    assert offered["epochs"] == 3 and "outputPath" not in offered

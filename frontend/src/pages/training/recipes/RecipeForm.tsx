@@ -2,8 +2,9 @@
  * A recipe's typed form, rendered generically from the recipe's schema (`fieldOf` per parameter) and prefilled with
  * the person's last values for it; the job's name and placement; optional MLflow tracking (a server of the cluster's
  * Region, chosen from the API's list, and an experiment). **Review** asks the API for a dry run and shows the job it
- * renders to; **Submit job** submits exactly that and opens the job's detail. A refusal shows at the field it names
- * and above the actions; any change asks for a new review.
+ * renders to; **Submit job** submits exactly that and opens the job's detail. The review, or the dry run's refusal,
+ * sits right above the actions and both scroll into view; a refusal leads with its fix (and shows at the field it names)
+ * and holds the action until something changes; any change asks for a new review.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -18,7 +19,7 @@ import KeyValuePairs from "@cloudscape-design/components/key-value-pairs";
 import RadioGroup from "@cloudscape-design/components/radio-group";
 import Select from "@cloudscape-design/components/select";
 import SpaceBetween from "@cloudscape-design/components/space-between";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useNavigate } from "react-router-dom";
 import { unwrap, type Schemas } from "../../../api/client";
 import { errorText, useApp } from "../../../app-context";
@@ -48,9 +49,15 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
   const [review, setReview] = useState<RecipeJob>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  // The end of the form: scrolled to the bottom of the window, it shows the actions with the review right above them.
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (review || error) end.current?.scrollIntoView?.({ block: "end" });
+  }, [review, error]);
   const changed = <T,>(set: (value: T) => void) => (value: T) => {
     set(value);
     setReview(undefined);
+    setError(undefined);
   };
   const body = () => recipeBody(recipe, name, placement, values, tracked ? tracking : NO_TRACKING);
   const send = async (dryRun: boolean) => {
@@ -87,7 +94,12 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
             <Button formAction="none" variant="link" onClick={onCancel}>
               Cancel
             </Button>
-            <Button variant="primary" loading={busy} disabled={!ready}>
+            <Button
+              variant="primary"
+              loading={busy}
+              disabled={!ready || Boolean(error)}
+              disabledReason={error ? "The dry run refuses this job: fix what it says, then review again." : undefined}
+            >
               {review ? "Submit job" : "Review"}
             </Button>
           </SpaceBetween>
@@ -119,10 +131,14 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
             </Checkbox>
             {tracked && <TrackingFields clusterTag={clusterTag} tracking={tracking} onChange={changed(setTracking)} />}
           </Section>
-          {review && <Review review={review} />}
-          <ErrorAlert error={error} header="The API refused the job" />
+          {Boolean(review || error) && (
+            <section aria-label="Review">
+              {error ? <ErrorAlert error={error} header="The dry run refuses this job: fix first" /> : review && <Review review={review} />}
+            </section>
+          )}
         </SpaceBetween>
       </Form>
+      <div ref={end} />
     </form>
   );
 }
@@ -264,8 +280,10 @@ function Review({ review }: { review: RecipeJob }) {
 
 function Section({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
   return (
-    <Container header={<Header variant="h2" description={description}>{title}</Header>}>
-      <SpaceBetween size="m">{children}</SpaceBetween>
-    </Container>
+    <section aria-label={title}>
+      <Container header={<Header variant="h2" description={description}>{title}</Header>}>
+        <SpaceBetween size="m">{children}</SpaceBetween>
+      </Container>
+    </section>
   );
 }

@@ -1,5 +1,6 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { vi } from "vitest";
 import { fakeApi, renderPage, type Answers } from "../../../test/fakeApi";
 import JobsPage from "../JobsPage";
 
@@ -133,5 +134,47 @@ describe("Submit from a recipe", { timeout: 30_000 }, () => {
     expect(await screen.findByText(/must be at most 64\. \(request id req-9\)/)).toBeInTheDocument();
     expect(screen.getAllByText(/Parameter 'nodes' of recipe 'demo-recipe' must be at most 64\./)).toHaveLength(2);
     expect(screen.getByLabelText("Nodes")).toHaveValue(65);
+  });
+
+  it("puts the review right above the action and scrolls it into view", async () => {
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    show();
+    await fillJob();
+    await userEvent.click(screen.getByRole("button", { name: "Review" }));
+    const review = await screen.findByRole("region", { name: "Review" });
+    const submit = screen.getByRole("button", { name: "Submit job" });
+    expect(review.compareDocumentPosition(submit) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(screen.getByRole("region", { name: "Experiment tracking" }).compareDocumentPosition(review) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    await waitFor(() => expect(scrolled).toHaveBeenCalled());
+    // Scrolled to the end of the form: the action at the bottom of the window, the review right above it.
+    const target = scrolled.mock.contexts.at(-1) as Element;
+    expect(submit.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(scrolled.mock.calls.at(-1)).toEqual([{ block: "end" }]);
+  });
+
+  it("holds the action on a dry run's refusal, saying the fix first, until something changes", async () => {
+    Element.prototype.scrollIntoView = vi.fn();
+    show({
+      ...ANSWERS,
+      "POST /clusters/{clusterTag}/jobs/from-recipe": {
+        status: 400,
+        body: {
+          code: "FeatureNotEnabled",
+          message: "HyperPodPyTorchJob needs the 'trainingOperator' feature (the HyperPod training operator add-on is not installed).",
+          requestId: "req-7",
+          details: { feature: "trainingOperator" },
+        },
+      },
+    });
+    await fillJob();
+    await userEvent.click(screen.getByRole("button", { name: "Review" }));
+    const refusal = await screen.findByRole("region", { name: "Review" });
+    expect(within(refusal).getByText("The dry run refuses this job: fix first")).toBeInTheDocument();
+    expect(within(refusal).getByText(/needs the 'trainingOperator' feature/)).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Review" })).toHaveAttribute("aria-disabled", "true");
+    await userEvent.type(screen.getByLabelText("Script"), "x");
+    expect(screen.getByRole("button", { name: "Review" })).not.toHaveAttribute("aria-disabled");
+    expect(screen.queryByText("The dry run refuses this job: fix first")).toBeNull();
   });
 });
