@@ -219,7 +219,8 @@ class ClusterView(View):
     activeOperationId: str | None = None
     lastOperationId: str | None = None
     lastOperation: LastOperation | None = Field(
-        default=None, description="How the last finished operation ended: a failed create leaves an ACTIVE cluster half built."
+        default=None,
+        description="How the last finished operation ended: a failed create leaves an ACTIVE cluster half built.",
     )
     createdAt: datetime
     updatedAt: datetime
