@@ -31,7 +31,7 @@ export function InstanceGroupStep({ form, update }: StepProps) {
       <FormField label="Instance group name">
         <Input value={form.instanceGroupName} onChange={({ detail }) => update({ instanceGroupName: detail.value })} />
       </FormField>
-      <FormField label="EBS volume per instance (GB)">
+      <FormField label="EBS volume per instance (GiB)">
         <Input
           type="number"
           inputMode="numeric"
