@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in, unnamed_buttons
+from tests.browser.pages import record_state, sign_in, unnamed_buttons
 from tests.conftest import RunningSandbox
 
 
@@ -21,7 +21,7 @@ def test_the_clusters_page_lists_each_cluster_with_status_and_stages(console: Pa
     expect(row).to_contain_text("eks")
     expect(console.get_by_role("button", name="Create cluster")).to_be_visible()
     expect(console.get_by_role("button", name="Import cluster")).to_be_visible()
-    shoot(console, "clusters")
+    record_state(console, "clusters")
 
 
 def test_a_viewer_sees_no_write_actions(console: Page):

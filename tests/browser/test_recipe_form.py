@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "recipeui"
@@ -75,7 +75,7 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     console.get_by_role("button", name="Review").click()
     expect(console.get_by_text(re.compile(r"hyperpodrun --nnodes=1 .*--data=s3://data-bkt/ds"))).to_be_visible()
     expect(console.get_by_text(re.compile("MLFLOW_EXPERIMENT_NAME=recipe-ui"))).to_be_visible()
-    shoot(console, "recipe-review")
+    record_state(console, "recipe-review")
     console.get_by_role("button", name="Submit job").click()
 
     expect(console).to_have_url(re.compile(rf"/clusters/{TAG}/jobs/recipe-hello$"))
@@ -86,7 +86,7 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     console.wait_for_function(f"() => ({COUNT_LINES}) > {first}", timeout=15_000)
     assert log_lines(console) > first
     assert console.evaluate("window.__notReloaded") is True
-    shoot(console, "recipe-job-running")
+    record_state(console, "recipe-job-running")
 
     console.goto(f"/clusters/{TAG}/jobs?action=recipe&recipe=pytorch-script")
     expect(console.get_by_label("Script", exact=True)).to_have_value("/s3/code/train.py")
