@@ -87,3 +87,4 @@ def test_a_job_submitted_from_the_page_streams_its_log_and_succeeds(console: Pag
 
     console.goto(f"/clusters/{TAG}/jobs")
     expect(console.get_by_role("row").filter(has_text="hello")).to_contain_text("Succeeded")
+    record_state(console, "training-jobs")
