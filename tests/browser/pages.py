@@ -94,19 +94,3 @@ def broken_words(locator: Locator) -> list[str]:
     """The words inside `locator` (its first match) broken across lines."""
     words: list[str] = locator.first.evaluate(_BROKEN_WORDS)
     return words
-
-
-# Buttons a screen reader would announce only as "button": no text, no aria-label, no aria-labelledby, no title. Those
-# hidden from it (aria-hidden, invisible: Cloudscape's measuring copies) are not announced at all.
-_UNNAMED_BUTTONS = """() => [...document.querySelectorAll('button, [role="button"]')]
-  .filter((button) => button.getClientRects().length > 0 && getComputedStyle(button).visibility !== "hidden")
-  .filter((button) => !button.closest('[aria-hidden="true"]'))
-  .filter((button) => !button.textContent.trim() && !button.getAttribute("aria-label")
-    && !button.getAttribute("aria-labelledby") && !button.getAttribute("title"))
-  .map((button) => button.outerHTML.slice(0, 160))"""
-
-
-def unnamed_buttons(page: Page) -> list[str]:
-    """The visible buttons of the page without an accessible name (axe-core's `button-name`)."""
-    buttons: list[str] = page.evaluate(_UNNAMED_BUTTONS)
-    return buttons
