@@ -121,26 +121,23 @@ export default function ClustersPage() {
   );
 }
 
-/** The operation running on the cluster, else how its last one ended, linked to the operation's page. */
+/** The operation running on the cluster, else how its last one ended; its kind links to the operation's page. */
 function LastOperation({ cluster }: { cluster: Cluster }) {
-  const link = (operationId: string) => <RouterLink href={`/operations/${encodeURIComponent(operationId)}`}>{operationId}</RouterLink>;
+  const link = (operationId: string, text: string) => <RouterLink href={`/operations/${encodeURIComponent(operationId)}`}>{text}</RouterLink>;
   if (cluster.activeOperationId) {
     return (
       <SpaceBetween size="xxs">
         <Status value="RUNNING" />
-        {link(cluster.activeOperationId)}
+        <Box variant="small">{link(cluster.activeOperationId, "running operation")}</Box>
       </SpaceBetween>
     );
   }
   const last = cluster.lastOperation;
   if (!last) return <>-</>;
-  const where = last.failedStageNumber ? ` at stage ${last.failedStageNumber}: ${last.failedStage}` : "";
   return (
     <SpaceBetween size="xxs">
-      <Status value={last.status} detail={where ? where.trim() : undefined} />
-      <Box variant="small">
-        {last.kind} {link(last.operationId)}
-      </Box>
+      <Status value={last.status} />
+      <Box variant="small">{link(last.operationId, last.kind)}</Box>
     </SpaceBetween>
   );
 }
