@@ -1,6 +1,6 @@
 /** The console's routes; every page is its own chunk (route-level code splitting), and every view is a URL. */
 import { lazy } from "react";
-import { Navigate, Route, Routes } from "react-router-dom";
+import { Navigate, Route, Routes, useParams } from "react-router-dom";
 import { Shell } from "./layout/Shell";
 
 const ClustersPage = lazy(() => import("./pages/ClustersPage"));
@@ -13,6 +13,7 @@ const OperationDetailPage = lazy(() => import("./pages/operations/OperationDetai
 const JobsPage = lazy(() => import("./pages/training/JobsPage"));
 const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
 const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
+const DeploymentDetailPage = lazy(() => import("./pages/inference/DeploymentDetailPage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
 
@@ -28,6 +29,8 @@ export function App() {
         <Route path="/clusters/:clusterTag/jobs" element={<JobsPage />} />
         <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
         <Route path="/clusters/:clusterTag/inference" element={<InferencePage />} />
+        <Route path="/clusters/:clusterTag/inference/deployments" element={<ModelServersTab />} />
+        <Route path="/clusters/:clusterTag/inference/deployments/:name" element={<DeploymentDetailPage />} />
         <Route path="/clusters/:clusterTag/monitoring" element={<MonitoringPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
@@ -36,4 +39,10 @@ export function App() {
       </Routes>
     </Shell>
   );
+}
+
+/** The breadcrumb above a model server's page: the Inference page's model servers tab. */
+function ModelServersTab() {
+  const clusterTag = useParams().clusterTag ?? "";
+  return <Navigate to={`/clusters/${encodeURIComponent(clusterTag)}/inference?tab=deployments`} replace />;
 }

@@ -1,6 +1,6 @@
 /** What every page uses: the typed API client, who is signed in, and the notification bar. */
 import type { FlashbarProps } from "@cloudscape-design/components/flashbar";
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 import { ApiError, unwrap, type ApiClient, type Schemas } from "./api/client";
 import { REQUIRED_ROLES, type RouteKey } from "./api/contract.gen";
 import { operationEnd } from "./api/operations";
@@ -44,6 +44,11 @@ interface AppContextValue {
   identity: Identity;
   notify: Notify;
   flashes: FlashbarProps.MessageDefinition[];
+  /**
+   * The page now shown (its path, from the router): an ended operation's flash clears once the page it started on is
+   * left; one still running stays until it ends.
+   */
+  showPage: (pathname: string) => void;
 }
 
 const AppContext = createContext<AppContextValue | null>(null);
@@ -56,9 +61,26 @@ export function errorText(error: unknown): { message: string; requestId?: string
 export function AppProvider(props: { config: ConsoleConfig; api: ApiClient; identity: Identity; children: ReactNode }) {
   const { config, api, identity, children } = props;
   const [flashes, setFlashes] = useState<FlashbarProps.MessageDefinition[]>([]);
+  const page = useRef<string | undefined>(undefined);
+  /** The page each followed operation's flash started on, by flash id. */
+  const startedOn = useRef(new Map<string, string | undefined>());
+  const showPage = useCallback((pathname: string) => {
+    if (page.current === pathname) return;
+    page.current = pathname;
+    setFlashes((current) =>
+      current.filter((item) => {
+        const left = item.id !== undefined && startedOn.current.has(item.id) && startedOn.current.get(item.id) !== pathname && !item.loading;
+        if (left) startedOn.current.delete(item.id as string);
+        return !left;
+      }),
+    );
+  }, []);
   /** Shows `flash` as the flash `id`: in its place when there is one, else first. */
   const put = useCallback((flash: Flash, id: string = crypto.randomUUID()) => {
-    const dismiss = () => setFlashes((current) => current.filter((item) => item.id !== id));
+    const dismiss = () => {
+      startedOn.current.delete(id);
+      setFlashes((current) => current.filter((item) => item.id !== id));
+    };
     const item = { ...flash, id, dismissible: !flash.loading, dismissLabel: "Dismiss", onDismiss: dismiss };
     setFlashes((current) =>
       current.some((other) => other.id === id)
@@ -79,6 +101,7 @@ export function AppProvider(props: { config: ConsoleConfig; api: ApiClient; iden
         });
       },
       operation: function follow(header, operationId, onSettled) {
+        startedOn.current.set(operationId, page.current);
         put(runningFlash(header, operationId), operationId);
         const resume = async () => {
           try {
@@ -100,7 +123,7 @@ export function AppProvider(props: { config: ConsoleConfig; api: ApiClient; iden
     }),
     [put, api, identity],
   );
-  const value = useMemo(() => ({ config, api, identity, notify, flashes }), [config, api, identity, notify, flashes]);
+  const value = useMemo(() => ({ config, api, identity, notify, flashes, showPage }), [config, api, identity, notify, flashes, showPage]);
   return <AppContext.Provider value={value}>{children}</AppContext.Provider>;
 }
 

@@ -1,6 +1,7 @@
 """Browser tests: Playwright drives Debian's Chromium through the built console against a running sandbox.
 
-Every page records the browser console; an error logged there fails the test. What tests do on a page is in
+Every page records the browser console; an error logged there fails the test. Each page state a test records is
+screenshot into build/screenshots/ (index.html lists them) and checked by axe-core. What tests do on a page is in
 `tests/browser/pages.py`.
 """
 
@@ -13,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 from sandbox.server.console import CONSOLE_DIR
+from tests.browser.pages import AXE, write_screenshot_index
 from tests.conftest import RunningSandbox
 
 CHROMIUM = "/usr/bin/chromium"
@@ -32,10 +34,13 @@ def _is_api_refusal(message: ConsoleMessage) -> bool:
 def browser() -> Iterator[Browser]:
     if not (CONSOLE_DIR / "index.html").is_file():
         pytest.fail("The console is not built: `make test` builds it (cd frontend && npm ci && npm run build).")
+    if not AXE.is_file():
+        pytest.fail("axe-core is not installed: `make install` installs the console's devDependencies.")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield chromium
         chromium.close()
+    write_screenshot_index()
 
 
 @pytest.fixture

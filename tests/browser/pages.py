@@ -1,5 +1,5 @@
-"""What browser tests do on the console: sign in as a sandbox role, pick a dropdown's option, and keep a screenshot
-of each page."""
+"""What browser tests do on the console: sign in as a sandbox role, pick a dropdown's option, and record each page
+state a test reaches: a screenshot for a reviewer, and axe-core's accessibility check."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
-RESULTS = Path(__file__).resolve().parents[2] / "frontend" / "test-results"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "build" / "screenshots"
+AXE = ROOT / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+# What a person using a screen reader or a keyboard cannot get past; axe-core's "moderate" and "minor" are advice.
+BLOCKING_IMPACTS = ("critical", "serious")
 
 
 def sign_in(page: Page, role: str = "admin") -> None:
@@ -16,9 +20,47 @@ def sign_in(page: Page, role: str = "admin") -> None:
     page.get_by_role("button", name=f"Sign in as {role}").click()
 
 
-def shoot(page: Page, name: str) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
+def record_state(page: Page, name: str) -> None:
+    """Keep a screenshot of the page as `name` and assert axe-core finds nothing critical or serious in it."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    violations = accessibility_violations(page)
+    assert not violations, f"axe-core on {name}: {violations}"
+
+
+_AXE_RUN = """async (impacts) => {
+  const results = await axe.run(document, { resultTypes: ["violations"] });
+  return results.violations
+    .filter((violation) => impacts.includes(violation.impact))
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at `
+      + violation.nodes.slice(0, 3).map((node) => node.target.join(" ")).join(", "));
+}"""
+
+
+def accessibility_violations(page: Page) -> list[str]:
+    """axe-core's critical and serious violations on the page as it is now, one line each."""
+    if not page.evaluate("() => 'axe' in window"):
+        page.add_script_tag(path=str(AXE))
+    violations: list[str] = page.evaluate(_AXE_RUN, list(BLOCKING_IMPACTS))
+    return violations
+
+
+def write_screenshot_index() -> None:
+    """build/screenshots/index.html: every screenshot the suite kept, by name, for a reviewer to open."""
+    shots = sorted(SCREENSHOTS.glob("*.png")) if SCREENSHOTS.is_dir() else []
+    if not shots:
+        return
+    figures = "\n".join(
+        f'<figure><figcaption>{shot.stem}</figcaption><a href="{shot.name}"><img src="{shot.name}" alt="{shot.stem}" '
+        'loading="lazy"></a></figure>'
+        for shot in shots
+    )
+    (SCREENSHOTS / "index.html").write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>InstantStart console screenshots</title>'
+        "<style>body{font-family:sans-serif}img{max-width:480px;border:1px solid #ccc}figure{display:inline-block;"
+        "vertical-align:top;margin:8px}</style></head><body><h1>InstantStart console: the browser suite's page states"
+        f"</h1>\n{figures}\n</body></html>\n"
+    )
 
 
 def pick(page: Page, option: str | re.Pattern[str]) -> None:
@@ -52,19 +94,3 @@ def broken_words(locator: Locator) -> list[str]:
     """The words inside `locator` (its first match) broken across lines."""
     words: list[str] = locator.first.evaluate(_BROKEN_WORDS)
     return words
-
-
-# Buttons a screen reader would announce only as "button": no text, no aria-label, no aria-labelledby, no title. Those
-# hidden from it (aria-hidden, invisible: Cloudscape's measuring copies) are not announced at all.
-_UNNAMED_BUTTONS = """() => [...document.querySelectorAll('button, [role="button"]')]
-  .filter((button) => button.getClientRects().length > 0 && getComputedStyle(button).visibility !== "hidden")
-  .filter((button) => !button.closest('[aria-hidden="true"]'))
-  .filter((button) => !button.textContent.trim() && !button.getAttribute("aria-label")
-    && !button.getAttribute("aria-labelledby") && !button.getAttribute("title"))
-  .map((button) => button.outerHTML.slice(0, 160))"""
-
-
-def unnamed_buttons(page: Page) -> list[str]:
-    """The visible buttons of the page without an accessible name (axe-core's `button-name`)."""
-    buttons: list[str] = page.evaluate(_UNNAMED_BUTTONS)
-    return buttons

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, Request, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "detail"
@@ -62,7 +62,7 @@ def test_add_a_spot_instance_group(console: Page, cluster: RunningSandbox):
     pick(console, "us-west-2c")
     console.get_by_role("button", name="Choose an instance type").click()
     pick(console, "ml.g6.4xlarge")
-    shoot(console, "cluster-instance-groups-add")
+    record_state(console, "cluster-instance-groups-add")
     console.get_by_role("button", name="Review plan").click()
     dialog = console.get_by_role("dialog")
     expect(dialog.get_by_role("table", name="Pre-flight checks")).to_be_visible()
@@ -70,7 +70,7 @@ def test_add_a_spot_instance_group(console: Page, cluster: RunningSandbox):
     assert operation_started(console, cluster)["status"] == "SUCCEEDED"
     console.get_by_role("button", name="Refresh instance groups").click()
     expect(console.get_by_role("row").filter(has_text="spot-g6")).to_contain_text("spot")
-    shoot(console, "cluster-instance-groups")
+    record_state(console, "cluster-instance-groups")
 
 
 def test_toggling_one_feature_sends_exactly_that_feature(console: Page, cluster: RunningSandbox):
@@ -90,7 +90,7 @@ def test_toggling_one_feature_sends_exactly_that_feature(console: Page, cluster:
     assert json.loads(patch.value.post_data or "") == {"kuberayOperator": {"enabled": True}}
     assert operation_started(console, cluster)["status"] == "SUCCEEDED"
     expect(console.get_by_role("row").filter(has_text="KubeRay operator")).to_contain_text("enabled")
-    shoot(console, "cluster-features")
+    record_state(console, "cluster-features")
 
 
 def test_reboot_a_node_and_see_its_operation(console: Page, cluster: RunningSandbox):
@@ -103,7 +103,7 @@ def test_reboot_a_node_and_see_its_operation(console: Page, cluster: RunningSand
     expect(dialog.get_by_role("table", name="Planned actions")).to_be_visible()
     dialog.get_by_role("button", name="Reboot").click()
     assert operation_started(console, cluster)["status"] == "SUCCEEDED"
-    shoot(console, "cluster-nodes")
+    record_state(console, "cluster-nodes")
 
 
 def test_storage_and_software_tabs_show_what_is_configured(console: Page, cluster: RunningSandbox):
@@ -111,10 +111,10 @@ def test_storage_and_software_tabs_show_what_is_configured(console: Page, cluste
     expect(console.get_by_text("s3-claim")).to_be_visible()
     console.get_by_role("button", name="Configure storage").click()
     expect(console).to_have_url(f"{cluster.base_url}/clusters/{TAG}?tab=storage&action=configure")
-    shoot(console, "cluster-storage")
+    record_state(console, "cluster-storage")
     console.goto(f"/clusters/{TAG}?tab=software")
     expect(console.get_by_role("button", name="Review update")).to_be_visible()
-    shoot(console, "cluster-software")
+    record_state(console, "cluster-software")
 
 
 def test_a_viewer_sees_no_write_action_on_any_tab(console: Page, cluster: RunningSandbox):
@@ -132,6 +132,8 @@ def test_a_viewer_sees_no_write_action_on_any_tab(console: Page, cluster: Runnin
         console.goto(f"/clusters/{TAG}?tab={tab}")
         expect(console.get_by_role("heading", name=re.compile(f"^{heading}"))).to_be_visible()
         expect(console.get_by_role("button", name=action)).to_have_count(0)
+        if tab in ("events", "remediation"):  # the other tabs' states are recorded by the tests that act on them
+            record_state(console, f"cluster-{tab}")
 
 
 def test_a_failed_scale_shows_its_failure_on_the_tab_where_it_started_and_resumes_from_there(
@@ -150,7 +152,7 @@ def test_a_failed_scale_shows_its_failure_on_the_tab_where_it_started_and_resume
     failure = console.get_by_role("alert").filter(has_text=f"{header}: failed")
     expect(failure).to_be_visible()
     expect(console).to_have_url(re.compile(r"tab=instance-groups"))
-    shoot(console, "cluster-instance-groups-scale-failed")
+    record_state(console, "cluster-instance-groups-scale-failed")
     failure.get_by_role("button", name="Resume").click()
     expect(console.get_by_role("status").filter(has_text=f"{header}: done")).to_be_visible()
     expect(console.get_by_role("row").filter(has_text=group)).to_contain_text("2 / 2")

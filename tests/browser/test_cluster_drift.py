@@ -9,7 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import sign_in
+from tests.browser.pages import record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "drifted"
@@ -37,6 +37,7 @@ def test_check_now_shows_a_group_resized_out_of_band(console: Page, cluster: Run
     console.get_by_role("button", name="Check now").click()
     expect(console.get_by_text("drift found", exact=False)).to_be_visible()
     expect(console.get_by_role("row").filter(has_text="].instanceCount").first).to_contain_text("3")
+    record_state(console, "cluster-drift")
 
 
 def test_the_cost_tab_prices_the_on_demand_group(console: Page, cluster: RunningSandbox) -> None:
@@ -44,3 +45,4 @@ def test_the_cost_tab_prices_the_on_demand_group(console: Page, cluster: Running
     row = console.get_by_role("row").filter(has_text="ml.g6.4xlarge").first
     expect(row).to_contain_text("On-demand")
     expect(row).to_contain_text("$1.65")
+    record_state(console, "cluster-cost")

@@ -8,7 +8,7 @@ import re
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.pages import broken_words, pick, shoot, sign_in
+from tests.browser.pages import broken_words, pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 STAGES = ("eks", "dependencies", "hyperpod", "storage")
@@ -60,11 +60,15 @@ def tab_to(page: Page, target: Locator, limit: int = 60) -> None:
 
 def test_the_wizard_creates_a_cluster_and_the_page_follows_it_to_ready(console: Page):
     sign_in(console, "admin")
-    console.get_by_role("button", name="Create cluster").click()
+    # The module's first test: no cluster yet, and the empty list offers the first step.
+    first_step = console.get_by_role("row").filter(has_text="No clusters").get_by_role("button", name="Create cluster")
+    expect(first_step).to_be_visible()
+    record_state(console, "clusters-empty")
+    first_step.click()
     expect(console).to_have_url(re.compile(r"/clusters/create$"))
     console.get_by_label("Cluster tag").fill("wizard")
     choose(console, "Region", "us-west-2")
-    shoot(console, "create-cluster")
+    record_state(console, "create-cluster")
     console.get_by_role("button", name="Next").click()
 
     choose(console, "Availability Zone", "us-west-2d")
@@ -74,22 +78,22 @@ def test_the_wizard_creates_a_cluster_and_the_page_follows_it_to_ready(console: 
     expect(console.get_by_role("option", name="ml.g5.8xlarge")).to_have_count(0)
     pick(console, "ml.g6.8xlarge")
     expect(console).to_have_url(re.compile(r"step=1.*instanceType=ml\.g6\.8xlarge"))
-    shoot(console, "create-instance-group")
+    record_state(console, "create-instance-group")
     console.get_by_role("button", name="Next").click()
-    shoot(console, "create-storage")
+    record_state(console, "create-storage")
     console.get_by_role("button", name="Next").click()
 
     checks = console.get_by_role("table", name="Pre-flight checks")
     expect(checks).to_contain_text("pass")
     expect(console.get_by_role("table", name="Planned actions")).to_contain_text("AWS::EKS::Cluster")
-    shoot(console, "create-review")
+    record_state(console, "create-review")
     console.get_by_role("button", name="Create cluster").click()
 
     expect(console).to_have_url(re.compile(r"/clusters/wizard$"))
     mark_document(console)
     expect_ready(console)
     expect_no_reload(console)
-    shoot(console, "cluster-overview")
+    record_state(console, "cluster-overview")
 
 
 def test_a_failed_creation_resumes_from_the_page(console: Page, running_sandbox: RunningSandbox):
@@ -113,9 +117,18 @@ def test_a_failed_creation_resumes_from_the_page(console: Page, running_sandbox:
     expect(failure).to_be_visible(timeout=READY_MS)
     expect(stage_row(console, "hyperpod")).to_contain_text("FAILED")
     expect(stage_row(console, "eks")).to_contain_text("SUCCEEDED")
-    # EKS is ACTIVE, but the cluster is not what was asked for: its status says so, in red.
-    expect(console.get_by_text("ACTIVE (create failed)").first).to_be_visible()
-    shoot(console, "cluster-failed")
+    # EKS is ACTIVE, but the cluster is not what was asked for: its status says so, in red, with the stage that failed,
+    # here and in the clusters list.
+    half_built = re.compile(r"ACTIVE \(create failed at stage \d: hyperpod\)")
+    expect(console.get_by_text(half_built).first).to_be_visible()
+    record_state(console, "cluster-failed")
+    console.get_by_role("link", name="Clusters", exact=True).first.click()
+    row = console.get_by_role("row").filter(has_text="faulty")
+    expect(row.get_by_text(half_built)).to_be_visible()
+    expect(row).to_contain_text("FAILED")
+    expect(row).to_contain_text("US West (Oregon)")
+    record_state(console, "clusters-half-built")
+    row.get_by_role("link", name="faulty").click()
 
     mark_document(console)
     console.get_by_role("button", name="Resume").click()
@@ -140,7 +153,7 @@ def test_delete_shows_the_plan_before_the_confirmation(console: Page, running_sa
     remove = dialog.get_by_role("button", name="Delete cluster")
     expect(remove).to_be_disabled()
     dialog.get_by_role("textbox", name="To confirm, type doomed").fill("doomed")
-    shoot(console, "cluster-delete-plan")
+    record_state(console, "cluster-delete-plan")
     assert broken_words(dialog.get_by_role("table", name="Planned actions")) == []
     remove.click()
 
@@ -157,7 +170,7 @@ def test_a_failing_pre_flight_check_leads_the_review_with_its_fix_and_holds_crea
     )
     failing = console.get_by_role("group").filter(has_text="fix first")
     expect(failing).to_contain_text("ml.g6.8xlarge")
-    shoot(console, "create-review-refused")
+    record_state(console, "create-review-refused")
     for table in ("Planned actions", "Pre-flight checks"):
         assert broken_words(console.get_by_role("table", name=table)) == [], table
     expect(console.get_by_role("button", name="Create cluster")).to_have_attribute("aria-disabled", "true")
@@ -203,7 +216,7 @@ def test_the_import_form_is_a_permalink_and_admin_only(console: Page):
     console.reload()
     expect(console.get_by_label("EKS cluster name")).to_have_value("ml-platform")
     expect(console.get_by_role("button", name="Import", exact=True)).to_be_disabled()
-    shoot(console, "import-cluster")
+    record_state(console, "import-cluster")
 
     console.evaluate("sessionStorage.clear()")  # sign out
     sign_in(console, "operator")

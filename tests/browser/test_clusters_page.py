@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in, unnamed_buttons
+from tests.browser.pages import accessibility_violations, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 
@@ -21,7 +21,7 @@ def test_the_clusters_page_lists_each_cluster_with_status_and_stages(console: Pa
     expect(row).to_contain_text("eks")
     expect(console.get_by_role("button", name="Create cluster")).to_be_visible()
     expect(console.get_by_role("button", name="Import cluster")).to_be_visible()
-    shoot(console, "clusters")
+    record_state(console, "clusters")
 
 
 def test_a_viewer_sees_no_write_actions(console: Page):
@@ -43,7 +43,7 @@ def test_an_unknown_address_says_so_and_a_permalink_survives_a_reload(console: P
     expect(console.get_by_role("button", name="Import cluster")).to_have_count(0)
 
 
-def test_every_button_of_the_shell_and_the_list_pages_has_a_name(console: Page, running_sandbox: RunningSandbox):
+def test_the_shell_and_the_list_pages_pass_axe_core(console: Page, running_sandbox: RunningSandbox):
     with running_sandbox.client() as api:
         accepted = api.post("/clusters/eks", json={"clusterTag": "named", "region": "us-west-2"})
         assert accepted.status_code == 202, accepted.text
@@ -54,4 +54,4 @@ def test_every_button_of_the_shell_and_the_list_pages_has_a_name(console: Page, 
         expect(
             console.get_by_role("row").filter(has_text="/clusters/eks" if path == "/audit" else "named").first
         ).to_be_visible()
-        assert unnamed_buttons(console) == [], path
+        assert accessibility_violations(console) == [], path

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "managed"
@@ -60,7 +60,7 @@ def test_an_endpoint_created_from_the_tab_answers_in_the_chat_box(console: Page,
     choose(console, "Instance type", INSTANCE_TYPE)
     console.get_by_label("Hugging Face model id").fill("Qwen/Qwen3-0.6B")
     console.get_by_label("Worker image").fill("vllm/vllm-openai:v0.10.0")
-    shoot(console, "inference-endpoint-create")
+    record_state(console, "inference-endpoint-create")
     console.get_by_role("button", name="Create endpoint").click()
 
     row = console.get_by_role("row").filter(has_text="Qwen/Qwen3-0.6B")
@@ -74,4 +74,4 @@ def test_an_endpoint_created_from_the_tab_answers_in_the_chat_box(console: Page,
     answer = console.get_by_test_id("answer")
     expect(answer).to_contain_text("sandbox")
     expect(answer).to_contain_text("What is HyperPod?")
-    shoot(console, "inference-endpoint-chat")
+    record_state(console, "inference-endpoint-chat")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "inference"
@@ -50,7 +50,7 @@ def test_a_model_deployed_from_the_page_answers_in_the_chat_box(console: Page, c
     console.get_by_label("Serving command").fill(SEED_COMMAND)
     expect(console.get_by_role("button", name="Deploy", exact=True)).to_be_disabled()
     console.get_by_label("GPUs per replica").fill("1")
-    shoot(console, "inference-deploy")
+    record_state(console, "inference-deploy")
     console.get_by_role("button", name="Deploy", exact=True).click()
 
     row = console.get_by_role("row").filter(has_text="Qwen/Qwen3-0.6B")
@@ -66,4 +66,34 @@ def test_a_model_deployed_from_the_page_answers_in_the_chat_box(console: Page, c
     answer = console.get_by_test_id("answer")
     expect(answer).to_contain_text("sandbox")
     expect(answer).to_contain_text("What is HyperPod?")
-    shoot(console, "inference-chat")
+    record_state(console, "inference-chat")
+
+
+def test_a_model_server_opens_on_its_own_page_and_is_deleted_after_its_plan_and_name(
+    console: Page, cluster: RunningSandbox
+):
+    with cluster.client("sandbox-operator") as api:
+        body = {"name": "gone", "command": SEED_COMMAND, "gpus": 1}
+        deployed = api.post(f"/clusters/{TAG}/deployments", json=body)
+        assert deployed.status_code == 201, deployed.text
+    sign_in(console, "operator")
+    console.goto(f"/clusters/{TAG}/inference")
+    console.get_by_role("searchbox", name="Find model servers").fill("gone")
+    expect(console.get_by_role("link", name="qwen")).to_have_count(0)
+    console.get_by_role("link", name="gone").click()
+    expect(console).to_have_url(f"{cluster.base_url}/clusters/{TAG}/inference/deployments/gone")
+    expect(console.get_by_role("heading", name="gone")).to_be_visible()
+    expect(console.get_by_text("Ready").first).to_be_visible(timeout=20_000)
+    record_state(console, "inference-model-server")
+
+    console.get_by_role("button", name="Delete").click()
+    dialog = console.get_by_role("dialog")
+    expect(dialog.get_by_text("default/gone").first).to_be_visible()
+    remove = dialog.get_by_role("button", name="Delete model server")
+    expect(remove).to_be_disabled()
+    dialog.get_by_role("textbox", name="To confirm, type gone").fill("gone")
+    record_state(console, "inference-model-server-delete")
+    remove.click()
+    expect(console).to_have_url(f"{cluster.base_url}/clusters/{TAG}/inference?tab=deployments")
+    expect(console.get_by_text("Deleted model server gone and its Services.")).to_be_visible()
+    expect(console.get_by_role("link", name="gone")).to_have_count(0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import shoot, sign_in
+from tests.browser.pages import record_state, sign_in
 from tests.conftest import RunningSandbox
 from tests.e2e.test_monitoring import pod, warning
 
@@ -58,4 +58,4 @@ def test_the_monitoring_page_renders_its_charts_and_pages_the_pods(console: Page
     expect(console.get_by_role("cell", name="work-059")).to_be_visible()
     navigation = console.get_by_role("group", name=f"Cluster {TAG}").get_by_role("link", name="Monitoring")
     expect(navigation).to_have_attribute("aria-current", "page")
-    shoot(console, "monitoring-page")
+    record_state(console, "monitoring-page")

@@ -8,7 +8,7 @@ import gzip
 
 from playwright.sync_api import Page, Response, expect
 
-from tests.browser.pages import broken_words, shoot, sign_in
+from tests.browser.pages import broken_words, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 # Issue 13: the first page load stays within 1 MB of JavaScript, gzip.
@@ -36,12 +36,12 @@ def test_an_admin_sees_a_failed_operation_with_its_step_and_resumes_it_to_the_en
     expect(row).to_contain_text("FAILED")
     expect(row).to_contain_text("create_eks_cluster")
     expect(row).to_contain_text("sandbox-admin")
-    shoot(console, "operations")
+    record_state(console, "operations")
 
     row.get_by_role("link", name=operation_id).click()
     expect(console).to_have_url(f"{running_sandbox.base_url}/operations/{operation_id}")
     expect(console.get_by_text('in step "Ensure Cluster Role"')).to_be_visible()
-    shoot(console, "operation-failed")
+    record_state(console, "operation-failed")
     # The page's resume request is answered before the wait starts: the operation is still FAILED until then.
     resume_path = f"/api/operations/{operation_id}/resume"
     with console.expect_response(lambda response: response.url.endswith(resume_path)) as resumed:
@@ -61,7 +61,7 @@ def test_an_admin_sees_a_failed_operation_with_its_step_and_resumes_it_to_the_en
     first = attempts.get_by_role("region", name="Attempt 1: FAILED")
     expect(first.get_by_text('SandboxFaultInjected in step "Ensure Cluster Role"')).to_be_visible()
     expect(first.get_by_role("table", name="Stages of attempt 1")).to_contain_text("FAILED")
-    shoot(console, "operation-succeeded")
+    record_state(console, "operation-succeeded")
 
 
 def test_a_viewer_sees_no_write_action_and_an_operator_no_admin_action(console: Page, running_sandbox: RunningSandbox):
@@ -84,7 +84,7 @@ def test_an_api_error_shows_its_message_and_request_id(console: Page):
     alert = console.get_by_role("group").filter(has_text="The operation could not be read")
     expect(alert).to_contain_text("op-00000000000000000000")
     expect(alert).to_contain_text("request id ")
-    shoot(console, "operation-not-found")
+    record_state(console, "operation-not-found")
     console.goto("/audit")
     expect(console.get_by_text("needs the operator role")).to_be_visible()
 
@@ -97,7 +97,7 @@ def test_the_audit_trail_shows_who_did_what_filtered_by_the_url(console: Page, r
     expect(row).to_contain_text("sandbox-admin")
     expect(row).to_contain_text("202")
     expect(console.get_by_role("textbox", name="Operation id")).to_have_value(operation_id)
-    shoot(console, "audit")
+    record_state(console, "audit")
 
 
 def test_the_first_page_load_stays_within_the_javascript_budget(console: Page):
@@ -132,4 +132,4 @@ def test_on_a_narrow_window_statuses_and_filter_labels_keep_whole_words_and_stag
         assert broken_words(console.locator("main")) == [], path
         bar = row.get_by_role("progressbar").bounding_box()
         assert bar is not None and bar["width"] >= 100, f"the stages bar of {name} is {bar} on {path}"
-        shoot(console, f"narrow-{path.strip('/').split('?')[0]}")
+        record_state(console, f"narrow-{path.strip('/').split('?')[0]}")

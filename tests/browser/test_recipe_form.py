@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "recipeui"
@@ -78,7 +78,7 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     expect(console.get_by_role("button", name="Submit job")).to_be_in_viewport()
     expect(console.get_by_text(re.compile(r"hyperpodrun --nnodes=1 .*--data=s3://data-bkt/ds"))).to_be_visible()
     expect(console.get_by_text(re.compile("MLFLOW_EXPERIMENT_NAME=recipe-ui"))).to_be_visible()
-    shoot(console, "recipe-review")
+    record_state(console, "recipe-review")
     console.get_by_role("button", name="Submit job").click()
 
     expect(console).to_have_url(re.compile(rf"/clusters/{TAG}/jobs/recipe-hello$"))
@@ -89,7 +89,7 @@ def test_a_pytorch_recipe_submitted_from_the_training_page_streams_its_log(conso
     console.wait_for_function(f"() => ({COUNT_LINES}) > {first}", timeout=15_000)
     assert log_lines(console) > first
     assert console.evaluate("window.__notReloaded") is True
-    shoot(console, "recipe-job-running")
+    record_state(console, "recipe-job-running")
 
     console.goto(f"/clusters/{TAG}/jobs?action=recipe&recipe=pytorch-script")
     expect(console.get_by_label("Script", exact=True)).to_have_value("/s3/code/train.py")
@@ -116,6 +116,6 @@ def test_a_dry_run_refusing_more_gpus_than_the_type_has_holds_the_action_with_it
     expect(refusal).to_contain_text("GPU")
     expect(refusal).to_be_in_viewport()
     expect(console.get_by_role("button", name="Review")).to_have_attribute("aria-disabled", "true")
-    shoot(console, "recipe-refused")
+    record_state(console, "recipe-refused")
     console.get_by_label("Gpus per node", exact=True).fill("1")
     expect(console.get_by_role("button", name="Review")).not_to_have_attribute("aria-disabled", "true")

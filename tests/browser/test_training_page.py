@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.pages import pick, shoot, sign_in
+from tests.browser.pages import pick, record_state, sign_in
 from tests.conftest import RunningSandbox
 
 TAG = "training"
@@ -67,7 +67,7 @@ def test_a_job_submitted_from_the_page_streams_its_log_and_succeeds(console: Pag
     # Finished pods stay, so the page reads the log's last lines after the job ends.
     console.get_by_role("button", name=re.compile("Pods deleted when the job ends")).click()
     pick(console, "None")
-    shoot(console, "training-submit")
+    record_state(console, "training-submit")
     console.get_by_role("button", name="Submit job").click()
 
     expect(console).to_have_url(re.compile(rf"/clusters/{TAG}/jobs/hello$"))
@@ -78,12 +78,13 @@ def test_a_job_submitted_from_the_page_streams_its_log_and_succeeds(console: Pag
     # A later 2 s read brings new lines into the same page.
     console.wait_for_function(f"() => ({COUNT_LINES}) > {first}", timeout=10_000)
     assert log_lines(console) > first
-    shoot(console, "training-job-running")
+    record_state(console, "training-job-running")
 
     expect(console.get_by_text("Succeeded", exact=True).first).to_be_visible(timeout=30_000)
     expect(console.get_by_label("Log lines")).to_contain_text("step 30/30", timeout=10_000)
     assert console.evaluate("window.__notReloaded") is True
-    shoot(console, "training-job-succeeded")
+    record_state(console, "training-job-succeeded")
 
     console.goto(f"/clusters/{TAG}/jobs")
     expect(console.get_by_role("row").filter(has_text="hello")).to_contain_text("Succeeded")
+    record_state(console, "training-jobs")

@@ -16,7 +16,7 @@ from controlplane.adapters.aws.dynamo.confirmations import DynamoConfirmationSto
 from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
 from controlplane.adapters.aws.dynamo.registry import DynamoClusterRegistry
 from controlplane.core.ports.persistence import ClusterLock, Confirmation
-from controlplane.models.clusters import ClusterRecord, ClusterStatus
+from controlplane.models.clusters import ClusterRecord, ClusterStatus, LastOperation
 from controlplane.models.errors import ClusterBusyError, ClusterExistsError, StaleVersionError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage
 from sandbox.aws.stubber import SerializedStubber
@@ -171,6 +171,21 @@ def test_only_one_of_fifty_concurrent_operations_gets_the_cluster_lock(tables):
     registry.release("demo", holder, 1)
     assert registry.find("demo").activeOperationId is None
     assert registry.holder("demo") is None
+
+
+def test_a_cluster_keeps_how_its_last_operation_ended(tables):
+    registry = DynamoClusterRegistry("clusters")
+    last = LastOperation(
+        operationId="op-1",
+        kind=OperationKind.CREATE_CLUSTER,
+        status=OperationStatus.FAILED,
+        failedStage="hyperpod",
+        failedStageNumber=3,
+        endedAt=NOW,
+    )
+    registry.create(record().model_copy(update={"lastOperation": last}))
+    assert registry.find("demo").lastOperation == last
+    assert registry.page(10).items[0].lastOperation == last
 
 
 def test_a_lock_is_released_only_by_the_attempt_holding_it(tables):

@@ -27,7 +27,7 @@ export interface Placement {
 export const CAPACITY_TYPES: { value: CapacityType; label: string; description: string }[] = [
   { value: "on-demand", label: "On-demand", description: "Pay by the hour, no interruption." },
   { value: "spot", label: "Spot", description: "Spare capacity at a discount; instances can be reclaimed." },
-  { value: "training-plan", label: "Training plan", description: "Reserved capacity of a SageMaker training plan (its AZ is used)." },
+  { value: "training-plan", label: "Training plan", description: "Reserved capacity of a SageMaker training plan (its Availability Zone is used)." },
 ];
 
 export interface PlacementOffer {

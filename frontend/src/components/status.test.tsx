@@ -91,13 +91,16 @@ describe("Status", () => {
 });
 
 describe("ClusterStatus", () => {
-  const operation = (status: Schemas["OperationStatus"]) => ({ operationId: "op-1", kind: "create_cluster", status }) as Schemas["OperationView"];
-  const cluster = (status: Schemas["OperationStatus"]) =>
-    ({ status: "ACTIVE", lastOperationId: "op-1", operations: [operation(status)] }) as unknown as Schemas["ClusterDetail"];
+  const cluster = (status: Schemas["OperationStatus"], failed?: { stage: string; number: number }, activeOperationId?: string) =>
+    ({
+      status: "ACTIVE",
+      activeOperationId,
+      lastOperation: { operationId: "op-1", kind: "create_cluster", status, failedStage: failed?.stage, failedStageNumber: failed?.number },
+    }) as unknown as Schemas["ClusterView"];
 
-  it("says a cluster whose create failed part-way is not well, though EKS is ACTIVE", () => {
-    const { container } = render(<ClusterStatus cluster={cluster("FAILED")} />);
-    expect(screen.getByText("ACTIVE (create failed)")).toBeInTheDocument();
+  it("says a cluster whose create failed part-way is not well, though EKS is ACTIVE, and at which stage", () => {
+    const { container } = render(<ClusterStatus cluster={cluster("FAILED", { stage: "hyperpod", number: 3 })} />);
+    expect(screen.getByText("ACTIVE (create failed at stage 3: hyperpod)")).toBeInTheDocument();
     expect(indicator(container)).toBe("error");
   });
 
@@ -105,5 +108,10 @@ describe("ClusterStatus", () => {
     const { container } = render(<ClusterStatus cluster={cluster("SUCCEEDED")} />);
     expect(screen.getByText("ACTIVE")).toBeInTheDocument();
     expect(indicator(container)).toBe("success");
+  });
+
+  it("shows the status alone while a resume runs", () => {
+    render(<ClusterStatus cluster={cluster("FAILED", { stage: "hyperpod", number: 3 }, "op-2")} />);
+    expect(screen.getByText("ACTIVE")).toBeInTheDocument();
   });
 });

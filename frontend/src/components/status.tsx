@@ -115,10 +115,20 @@ export const STAGES_BAR_WIDTH = 200;
 
 const CREATIONS: ReadonlySet<string> = new Set(["create_cluster", "create_eks_cluster", "import_cluster"]);
 
-/** A cluster's status, saying when its create (or import) failed part-way: EKS is ACTIVE, the rest is not built. */
-export function ClusterStatus({ cluster }: { cluster: Schemas["ClusterDetail"] }) {
-  const last = (cluster.operations ?? []).find((operation) => operation.operationId === cluster.lastOperationId);
-  const unfinished = last && CREATIONS.has(last.kind) && (last.status === "FAILED" || last.status === "CANCELLED");
-  const verb = last?.kind === "import_cluster" ? "import" : "create";
-  return <Status value={cluster.status} detail={unfinished ? `${verb} ${last.status.toLowerCase()}` : undefined} />;
+/**
+ * A cluster's status, saying when its last create (or import) failed part-way and at which stage: EKS is ACTIVE, the
+ * rest is not built ("ACTIVE (create failed at stage 3: hyperpod)"). A resume under way shows the status alone.
+ */
+export function ClusterStatus({ cluster }: { cluster: Schemas["ClusterView"] }) {
+  const last = cluster.lastOperation;
+  if (!last || cluster.activeOperationId || !CREATIONS.has(last.kind) || !(last.status === "FAILED" || last.status === "CANCELLED")) {
+    return <Status value={cluster.status} />;
+  }
+  const outcome = `${last.kind === "import_cluster" ? "import" : "create"} ${last.status.toLowerCase()}`;
+  const where = last.failedStageNumber ? ` at stage ${last.failedStageNumber}: ${last.failedStage}` : "";
+  return (
+    <span style={{ whiteSpace: "nowrap" }}>
+      <StatusIndicator type={statusType(cluster.status, outcome)}>{`${cluster.status} (${outcome}${where})`}</StatusIndicator>
+    </span>
+  );
 }

@@ -4,7 +4,7 @@ import BreadcrumbGroup, { type BreadcrumbGroupProps } from "@cloudscape-design/c
 import Flashbar from "@cloudscape-design/components/flashbar";
 import SideNavigation, { type SideNavigationProps } from "@cloudscape-design/components/side-navigation";
 import TopNavigation from "@cloudscape-design/components/top-navigation";
-import { Suspense, type ReactNode } from "react";
+import { Suspense, useEffect, type ReactNode } from "react";
 import { useLocation, useNavigate } from "react-router-dom";
 import Spinner from "@cloudscape-design/components/spinner";
 import { useApp } from "../app-context";
@@ -23,8 +23,9 @@ const CLUSTER_PAGE_LABELS: Record<string, string> = {
   inference: "Inference",
   monitoring: "Monitoring",
 };
-/** The labels of a path's parts by position: section, page, a cluster's page. */
-const LABELS = [SECTION_LABELS, PAGE_LABELS, CLUSTER_PAGE_LABELS];
+const CLUSTER_PAGE_PART_LABELS: Record<string, string> = { deployments: "Model servers" };
+/** The labels of a path's parts by position: section, page, a cluster's page, a part of that page. */
+const LABELS = [SECTION_LABELS, PAGE_LABELS, CLUSTER_PAGE_LABELS, CLUSTER_PAGE_PART_LABELS];
 
 /** The cluster a path is inside (`/clusters/{tag}/…`), if any. */
 function clusterOf(pathname: string): string | undefined {
@@ -80,8 +81,9 @@ const FLASHBAR_LABELS = {
 };
 
 export function Shell({ children }: { children: ReactNode }) {
-  const { config, identity, flashes } = useApp();
+  const { config, identity, flashes, showPage } = useApp();
   const location = useLocation();
+  useEffect(() => showPage(location.pathname), [showPage, location.pathname]);
   const navigate = useNavigate();
   const navigation = navigationFor(location.pathname);
   const follow = (event: CustomEvent<{ href: string; external?: boolean }>) => {

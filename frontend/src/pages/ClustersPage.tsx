@@ -1,4 +1,7 @@
-/** Clusters: every registry entry with its status and stage progress; create and import start here. */
+/**
+ * Clusters: every registry entry with its status (a half-built one says where its create failed), stage progress and
+ * last operation; create and import start here, and an empty list says so.
+ */
 import { useCollection } from "@cloudscape-design/collection-hooks";
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -13,7 +16,8 @@ import { unwrap, type Schemas } from "../api/client";
 import { useApp } from "../app-context";
 import { ErrorAlert } from "../components/ErrorAlert";
 import { RouterLink } from "../components/links";
-import { STAGES_BAR_WIDTH, Status } from "../components/status";
+import { regionName } from "../components/regions";
+import { ClusterStatus, STAGES_BAR_WIDTH, Status } from "../components/status";
 import { allPages, useResource } from "../hooks/useResource";
 import { paginationLabels } from "../components/labels";
 
@@ -33,9 +37,22 @@ export default function ClustersPage() {
       }),
     [api],
   );
+  const mayCreate = identity.mayCall("POST /clusters");
   const { items, collectionProps, filterProps, paginationProps, filteredItemsCount } = useCollection(clusters.data ?? [], {
     filtering: {
-      empty: <Box textAlign="center">No clusters yet.</Box>,
+      empty: (
+        <Box textAlign="center" color="inherit">
+          <SpaceBetween size="xxs">
+            <Box variant="strong" color="inherit">
+              No clusters
+            </Box>
+            <Box variant="p" color="inherit">
+              {mayCreate ? "Create a HyperPod cluster on EKS: network, EKS, dependencies, HyperPod and storage, in stages." : "An admin or operator creates the first cluster."}
+            </Box>
+            {mayCreate && <Button onClick={() => navigate("/clusters/create")}>Create cluster</Button>}
+          </SpaceBetween>
+        </Box>
+      ),
       noMatch: <Box textAlign="center">No cluster matches the filter.</Box>,
     },
     pagination: { pageSize: 20 },
@@ -59,7 +76,7 @@ export default function ClustersPage() {
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh" onClick={clusters.reload} />
                 {identity.mayCall("POST /clusters/import") && <Button onClick={() => navigate("/clusters/import")}>Import cluster</Button>}
-                {identity.mayCall("POST /clusters") && (
+                {mayCreate && (
                   <Button variant="primary" onClick={() => navigate("/clusters/create")}>
                     Create cluster
                   </Button>
@@ -81,7 +98,7 @@ export default function ClustersPage() {
             sortingField: "clusterTag",
             cell: (cluster) => <RouterLink href={`/clusters/${encodeURIComponent(cluster.clusterTag)}`}>{cluster.clusterTag}</RouterLink>,
           },
-          { id: "status", header: "Status", sortingField: "status", cell: (cluster) => <Status value={cluster.status} /> },
+          { id: "status", header: "Status", sortingField: "status", cell: (cluster) => <ClusterStatus cluster={cluster} /> },
           {
             id: "stages",
             header: "Stages",
@@ -94,21 +111,33 @@ export default function ClustersPage() {
               />
             ),
           },
-          { id: "region", header: "Region", sortingField: "region", cell: (cluster) => cluster.region },
+          { id: "region", header: "Region", sortingField: "region", cell: (cluster) => regionName(cluster.region) },
           { id: "kubernetesVersion", header: "Kubernetes", cell: (cluster) => cluster.kubernetesVersion },
-          {
-            id: "activeOperation",
-            header: "Running operation",
-            cell: (cluster) =>
-              cluster.activeOperationId ? (
-                <RouterLink href={`/operations/${encodeURIComponent(cluster.activeOperationId)}`}>{cluster.activeOperationId}</RouterLink>
-              ) : (
-                "-"
-              ),
-          },
+          { id: "operation", header: "Last operation", cell: (cluster) => <LastOperation cluster={cluster} /> },
           { id: "createdAt", header: "Created", sortingField: "createdAt", cell: (cluster) => new Date(cluster.createdAt).toLocaleString() },
         ]}
       />
+    </SpaceBetween>
+  );
+}
+
+/** The operation running on the cluster, else how its last one ended; its kind links to the operation's page. */
+function LastOperation({ cluster }: { cluster: Cluster }) {
+  const link = (operationId: string, text: string) => <RouterLink href={`/operations/${encodeURIComponent(operationId)}`}>{text}</RouterLink>;
+  if (cluster.activeOperationId) {
+    return (
+      <SpaceBetween size="xxs">
+        <Status value="RUNNING" />
+        <Box variant="small">{link(cluster.activeOperationId, "running operation")}</Box>
+      </SpaceBetween>
+    );
+  }
+  const last = cluster.lastOperation;
+  if (!last) return <>-</>;
+  return (
+    <SpaceBetween size="xxs">
+      <Status value={last.status} />
+      <Box variant="small">{link(last.operationId, last.kind)}</Box>
     </SpaceBetween>
   );
 }

@@ -20,7 +20,7 @@ from controlplane.core.ports.hyperpod import HyperPodGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode
 from controlplane.core.ports.persistence import Clock, ClusterRegistry, KeptBesideCluster
 from controlplane.core.storage.plan import storage_facts
-from controlplane.models.clusters import ClusterRecord, ClusterStatus, StageName
+from controlplane.models.clusters import ClusterRecord, ClusterStatus, LastOperation, StageName
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
 from controlplane.models.operations import Operation, OperationKind, OperationStatus
@@ -214,7 +214,11 @@ class ClusterService:
                 records.forget_cluster(record.clusterTag)
             self._registry.delete(operation.target)
             return
-        update: dict[str, object] = {"lastOperationId": operation.operationId, "updatedAt": now}
+        update: dict[str, object] = {
+            "lastOperationId": operation.operationId,
+            "lastOperation": LastOperation.of(operation, now),
+            "updatedAt": now,
+        }
         stage = STAGE_OF_KIND.get(operation.kind)
         if operation.kind == OperationKind.IMPORT_CLUSTER:
             update["status"] = ClusterStatus.ACTIVE if succeeded else ClusterStatus.FAILED

@@ -10,7 +10,14 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from controlplane.models.common import ClusterTag, Contract, PageView, Region, View
-from controlplane.models.operations import INCARNATION_DESCRIPTION, OperationView
+from controlplane.models.operations import (
+    INCARNATION_DESCRIPTION,
+    Operation,
+    OperationKind,
+    OperationStatus,
+    OperationView,
+    StageStatus,
+)
 from controlplane.models.preflight import PreflightCheck
 
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35"]
@@ -140,6 +147,32 @@ class Plan(View):
     )
 
 
+class LastOperation(View):
+    """How the cluster's last finished operation ended, so a list shows a half-built cluster as such."""
+
+    operationId: str
+    kind: OperationKind
+    status: OperationStatus
+    failedStage: str | None = Field(default=None, description="The stage that failed or was cancelled, if one did.")
+    failedStageNumber: int | None = Field(default=None, description="That stage's place in the operation, from 1.")
+    endedAt: datetime
+
+    @classmethod
+    def of(cls, operation: Operation, ended_at: datetime) -> LastOperation:
+        unfinished = (StageStatus.FAILED, StageStatus.CANCELLED)
+        failed = next(
+            ((number, stage) for number, stage in enumerate(operation.stages, 1) if stage.status in unfinished), None
+        )
+        return cls(
+            operationId=operation.operationId,
+            kind=operation.kind,
+            status=operation.status,
+            failedStage=failed[1].name if failed else None,
+            failedStageNumber=failed[0] if failed else None,
+            endedAt=ended_at,
+        )
+
+
 class ClusterRecord(View):
     """The registry's entry for a cluster (persisted)."""
 
@@ -153,6 +186,7 @@ class ClusterRecord(View):
     stagesDone: list[str] = Field(default_factory=list)
     activeOperationId: str | None = None
     lastOperationId: str | None = None
+    lastOperation: LastOperation | None = None
     createdAt: datetime
     updatedAt: datetime
     createdBy: str
@@ -180,6 +214,10 @@ class ClusterView(View):
     fsxClaim: str | None = None
     activeOperationId: str | None = None
     lastOperationId: str | None = None
+    lastOperation: LastOperation | None = Field(
+        default=None,
+        description="How the last finished operation ended: a failed create leaves an ACTIVE cluster half built.",
+    )
     createdAt: datetime
     updatedAt: datetime
     imported: bool = Field(default=False, description="Adopted with POST /clusters/import, not created here.")

@@ -9,12 +9,12 @@ from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
 from controlplane.core.storage.plan import storage_features, storage_plan
-from controlplane.models.clusters import ClusterStatus, NetworkPlan, StageName
+from controlplane.models.clusters import ClusterStatus, ClusterView, LastOperation, NetworkPlan, StageName
 from controlplane.models.drift import DriftReport
 from controlplane.models.errors import ClusterNotFoundError, ClusterNotReadyError
 from controlplane.models.events import EventRecord, RemediationPolicyView
 from controlplane.models.hyperpod import HyperPodPlan
-from controlplane.models.operations import OperationKind, OperationStatus
+from controlplane.models.operations import Operation, OperationKind, OperationStatus, Stage, StageStatus
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL
 from controlplane.models.storage import ConfigureStorageRequest
 from tests.fakes.account import ACCOUNT_ID
@@ -81,6 +81,48 @@ def test_a_failed_stage_one_fails_the_cluster_unless_its_eks_stage_was_recorded(
     registry.save(make_record("eks", status=ClusterStatus.CREATING))
     clusters.record_outcome(operation)
     assert registry.find("demo").status == ClusterStatus.ACTIVE
+
+
+def test_a_create_that_failed_halfway_leaves_an_active_cluster_whose_last_operation_names_the_failed_stage(
+    clusters, registry, make_record, clock
+):
+    record = make_record("eks", "dependencies", status=ClusterStatus.CREATING)
+    registry.create(record)
+    stages = [
+        Stage(name=name, status=status)
+        for name, status in zip(
+            ("eks", "dependencies", "hyperpod", "storage"),
+            (StageStatus.SUCCEEDED, StageStatus.SUCCEEDED, StageStatus.FAILED, StageStatus.PENDING),
+            strict=True,
+        )
+    ]
+    failed = Operation(
+        operationId="op-create",
+        kind=OperationKind.CREATE_CLUSTER,
+        target="demo",
+        incarnation=record.incarnation,
+        status=OperationStatus.FAILED,
+        stages=stages,
+        actor="alice",
+        createdAt=clock.now(),
+        updatedAt=clock.now(),
+    )
+    clusters.record_outcome(failed)
+    listed = ClusterView.of(clusters.page().items[0])
+    assert listed.status == ClusterStatus.ACTIVE
+    assert listed.lastOperation == LastOperation(
+        operationId="op-create",
+        kind=OperationKind.CREATE_CLUSTER,
+        status=OperationStatus.FAILED,
+        failedStage="hyperpod",
+        failedStageNumber=3,
+        endedAt=clock.now(),
+    )
+    succeeded = [stage.model_copy(update={"status": StageStatus.SUCCEEDED}) for stage in stages]
+    clusters.record_outcome(failed.model_copy(update={"status": OperationStatus.SUCCEEDED, "stages": succeeded}))
+    last = clusters.get("demo").lastOperation
+    assert last is not None
+    assert (last.status, last.failedStage, last.failedStageNumber) == (OperationStatus.SUCCEEDED, None, None)
 
 
 def test_an_import_activates_or_fails_the_cluster(clusters, operations, registry, make_record):

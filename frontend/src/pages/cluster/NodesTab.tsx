@@ -148,7 +148,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
           { id: "health", header: "Health", sortingField: "health", cell: (node) => <Health node={node} /> },
           { id: "ready", header: "Kubernetes", cell: (node) => (node.ready == null ? "not registered" : node.ready ? "Ready" : "NotReady") },
           { id: "capacityType", header: "Capacity", sortingField: "capacityType", cell: (node) => node.capacityType },
-          { id: "availabilityZone", header: "AZ", sortingField: "availabilityZone", cell: (node) => node.availabilityZone ?? "-" },
+          { id: "availabilityZone", header: "Availability Zone", sortingField: "availabilityZone", cell: (node) => node.availabilityZone ?? "-" },
           { id: "launchTime", header: "Launched", cell: (node) => (node.launchTime ? new Date(node.launchTime).toLocaleString() : "-") },
         ]}
       />

@@ -7,6 +7,7 @@ import { ClusterStatus } from "../../components/status";
 import type { Operation } from "../../hooks/useOperation";
 import { OverviewOperation, time } from "./OverviewOperation";
 import type { ClusterTabProps } from "./tabs";
+import { regionName } from "../../components/regions";
 
 export interface OverviewProps extends Pick<ClusterTabProps, "cluster"> {
   /** Runs when the followed operation settles, or after a resume or cancel from this tab. */
@@ -27,7 +28,7 @@ export function Overview({ cluster, onOperationChange, startedOperationId }: Ove
           columns={3}
           items={[
             { label: "Status", value: <ClusterStatus cluster={cluster} /> },
-            { label: "Region", value: cluster.region },
+            { label: "Region", value: `${regionName(cluster.region)} (${cluster.region})` },
             { label: "Stages done", value: cluster.stagesDone.join(", ") || "none" },
             { label: "EKS cluster", value: cluster.eksClusterName },
             { label: "Kubernetes version", value: cluster.kubernetesVersion },

@@ -121,6 +121,7 @@ function PlanModal(props: {
       visible
       size="large"
       header={props.header}
+      closeAriaLabel="Close dialog"
       onDismiss={props.onCancel}
       footer={
         <Box float="right">

@@ -9,6 +9,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { allPages, useResource } from "../../hooks/useResource";
 import { KUBERNETES_VERSIONS, SCOPES, scopeOf, type CreateForm, type FieldErrors, type KubernetesVersion, type Scope } from "./form";
+import { regionName, regionOption } from "../../components/regions";
 
 export interface StepProps {
   form: CreateForm;
@@ -42,7 +43,7 @@ export function ClusterStep({ form, update, errors }: StepProps) {
 function NewCluster({ form, update, errors = {} }: StepProps) {
   const { api } = useApp();
   const regions = useResource((signal) => unwrap(api.GET("/regions", { signal })), [api]);
-  const regionOptions = (regions.data?.regions ?? []).map((region) => ({ value: region, label: region }));
+  const regionOptions = (regions.data?.regions ?? []).map(regionOption);
   const versionOptions = KUBERNETES_VERSIONS.map((version) => ({ value: version, label: version }));
   return (
     <SpaceBetween size="l">
@@ -101,7 +102,7 @@ function ExistingCluster({ form, update, errors = {} }: StepProps) {
   const options = (clusters.data ?? []).map((cluster) => ({
     value: cluster.clusterTag,
     label: cluster.clusterTag,
-    description: `${cluster.region} · ${cluster.status} · stages done: ${cluster.stagesDone.join(", ") || "none"}`,
+    description: `${regionName(cluster.region)} · ${cluster.status} · stages done: ${cluster.stagesDone.join(", ") || "none"}`,
     tags: [cluster.region],
   }));
   return (

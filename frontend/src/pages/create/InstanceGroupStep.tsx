@@ -32,7 +32,7 @@ export function InstanceGroupStep({ form, update, errors = {} }: StepProps) {
       <FormField label="Instance group name" errorText={errors.instanceGroupName}>
         <Input value={form.instanceGroupName} onChange={({ detail }) => update({ instanceGroupName: detail.value })} />
       </FormField>
-      <FormField label="EBS volume per instance (GB)" errorText={errors.ebsVolumeSizeGb}>
+      <FormField label="EBS volume per instance (GiB)" errorText={errors.ebsVolumeSizeGb}>
         <Input
           type="number"
           inputMode="numeric"

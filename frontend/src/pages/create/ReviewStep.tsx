@@ -10,6 +10,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
 import { PlanDetails, refused } from "../cluster/PlanDetails";
 import { isAccepted, scopeOf, send, type CreateForm } from "./form";
+import { regionName } from "../../components/regions";
 
 /** `onRefused(true, error)` while the dry run refuses the request (a failing pre-flight check, a 4xx: its error), so
  * that the wizard can hold its submit and show the fields' problems at them. */
@@ -22,7 +23,7 @@ export function ReviewStep({ form, onRefused }: { form: CreateForm; onRefused: (
   const choices = [
     { label: "What to run", value: scope.label },
     { label: "Cluster tag", value: form.clusterTag },
-    { label: "Region", value: form.region },
+    { label: "Region", value: `${regionName(form.region)} (${form.region})` },
   ];
   if (scope.creates) choices.push({ label: "Kubernetes version", value: form.kubernetesVersion });
   if (scope.steps.includes("instanceGroup")) {

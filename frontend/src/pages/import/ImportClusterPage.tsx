@@ -17,6 +17,7 @@ import { useResource } from "../../hooks/useResource";
 import { selected } from "../create/ClusterStep";
 import { PlanDetails } from "../cluster/PlanDetails";
 import { isAccepted } from "../create/form";
+import { regionOption } from "../../components/regions";
 
 const FIELDS = ["clusterTag", "region", "eksClusterName", "hyperPodClusterName"] as const;
 type Field = (typeof FIELDS)[number];
@@ -70,7 +71,7 @@ export default function ImportClusterPage() {
       setBusy(false);
     }
   };
-  const regionOptions = (regions.data?.regions ?? []).map((region) => ({ value: region, label: region }));
+  const regionOptions = (regions.data?.regions ?? []).map(regionOption);
   return (
     <Form
       header={

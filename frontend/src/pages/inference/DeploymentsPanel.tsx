@@ -1,24 +1,31 @@
 /**
- * The Deployments tab: the cluster's self-managed model servers (engine, model, GPUs, replicas ready, status), and
- * for an operator **Deploy model** (`?action=deploy`) with the command form and **Scale** for the selected server
- * (to zero only once the operator has confirmed the plan the API answers with: the server stops). A deployed or
- * scaled server is followed here until it is Ready.
+ * The Deployments tab: the cluster's self-managed model servers (engine, model, GPUs, replicas ready, status), found
+ * by text and in pages, each opening its own page; for an operator **Deploy model** (`?action=deploy`) with the
+ * command form, **Scale** for the selected server (to zero only once the operator has confirmed the plan the API
+ * answers with: the server stops) and **Delete** (the plan, then the server's name typed). A deployed or scaled server
+ * is followed here until it is Ready.
  */
+import { useCollection } from "@cloudscape-design/collection-hooks";
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
 import FormField from "@cloudscape-design/components/form-field";
 import Header from "@cloudscape-design/components/header";
 import Input from "@cloudscape-design/components/input";
 import Modal from "@cloudscape-design/components/modal";
+import Pagination from "@cloudscape-design/components/pagination";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Table from "@cloudscape-design/components/table";
+import TextFilter from "@cloudscape-design/components/text-filter";
 import { useState } from "react";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { paginationLabels } from "../../components/labels";
+import { RouterLink } from "../../components/links";
 import { Status } from "../../components/status";
 import { useConfirmation } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
+import { useDeleteModelServer } from "./deleteModelServer";
 import { DeployForm } from "./DeployForm";
 import { useDeployments } from "./useModelServing";
 
@@ -36,6 +43,19 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
   const [selected, setSelected] = useState<Schemas["DeploymentSummary"][]>([]);
   const [scaling, setScaling] = useState<Schemas["DeploymentSummary"]>();
   const confirmation = useConfirmation();
+  const deletion = useDeleteModelServer(clusterTag, () => {
+    setSelected([]);
+    deployments.reload();
+  });
+  const { items, collectionProps, filterProps, paginationProps, filteredItemsCount } = useCollection(deployments.data ?? [], {
+    filtering: {
+      empty: <Box textAlign="center">No model server yet.</Box>,
+      noMatch: <Box textAlign="center">No model server matches the filter.</Box>,
+    },
+    pagination: { pageSize: 20 },
+    sorting: { defaultState: { sortingColumn: { sortingField: "name" } } },
+  });
+  const selectable = mayScale || deletion.allowed;
   const scale = async (name: string, replicas: number) => {
     setScaling(undefined);
     try {
@@ -83,21 +103,30 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
     <SpaceBetween size="m">
       <ErrorAlert error={deployments.error} header="Model servers could not be listed" />
       <Table
-        selectionType={mayScale ? "single" : undefined}
+        {...collectionProps}
+        selectionType={selectable ? "single" : undefined}
         selectedItems={selected}
         onSelectionChange={({ detail }) => setSelected(detail.selectedItems)}
         ariaLabels={{ selectionGroupLabel: "Model server selection", itemSelectionLabel: (_, item) => `Select ${item.name}` }}
         loading={deployments.loading && !deployments.data}
         loadingText="Loading model servers"
-        items={deployments.data ?? []}
+        items={items}
         trackBy="name"
-        empty={<Box textAlign="center">No model server yet.</Box>}
+        filter={
+          <TextFilter {...filterProps} filteringPlaceholder="Find model servers" filteringAriaLabel="Find model servers" countText={`${filteredItemsCount ?? 0} matches`} />
+        }
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("model servers")} />}
         header={
           <Header
             counter={deployments.data ? `(${deployments.data.length})` : undefined}
             actions={
               <SpaceBetween size="xs" direction="horizontal">
                 <Button iconName="refresh" ariaLabel="Refresh model servers" onClick={deployments.reload} />
+                {deletion.allowed && (
+                  <Button disabled={selected.length !== 1} onClick={() => deletion.start(selected[0].name)}>
+                    Delete
+                  </Button>
+                )}
                 {mayScale && (
                   <Button disabled={selected.length !== 1} onClick={() => setScaling(selected[0])}>
                     Scale
@@ -115,8 +144,15 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
           </Header>
         }
         columnDefinitions={[
-          { id: "name", header: "Name", cell: (item) => item.name },
-          { id: "status", header: "Status", cell: (item) => <Status value={item.status} /> },
+          {
+            id: "name",
+            header: "Name",
+            sortingField: "name",
+            cell: (item) => (
+              <RouterLink href={`/clusters/${encodeURIComponent(clusterTag)}/inference/deployments/${encodeURIComponent(item.name)}`}>{item.name}</RouterLink>
+            ),
+          },
+          { id: "status", header: "Status", sortingField: "status", cell: (item) => <Status value={item.status} /> },
           { id: "model", header: "Model", cell: (item) => item.model ?? "-" },
           { id: "engine", header: "Engine", cell: (item) => item.engine },
           { id: "gpus", header: "GPUs per replica", cell: (item) => item.gpus },
@@ -128,6 +164,7 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
         <ScaleDialog server={scaling} onCancel={() => setScaling(undefined)} onScale={(replicas) => void scale(scaling.name, replicas)} />
       )}
       {confirmation.modal}
+      {deletion.modal}
     </SpaceBetween>
   );
 }
@@ -141,6 +178,7 @@ function ScaleDialog(props: { server: Schemas["DeploymentSummary"]; onCancel: ()
     <Modal
       visible
       header={`Scale ${props.server.name}`}
+      closeAriaLabel="Close dialog"
       onDismiss={props.onCancel}
       footer={
         <Box float="right">

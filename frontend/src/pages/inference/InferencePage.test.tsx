@@ -106,6 +106,40 @@ describe("InferencePage", { timeout: 30_000 }, () => {
     expect(patches.map((call) => call.query)).toEqual([{}, { confirmationToken: "token-z" }]);
   });
 
+  it("deletes a model server only after its plan and its name typed, and opens each server's page", async () => {
+    const plan = {
+      dryRun: true,
+      confirmationToken: "token-9",
+      message: "Deleting qwen stops its model server and removes its Services; callers lose it.",
+      actions: [{ action: "delete", resource: "Deployment", name: "default/qwen", detail: "1 replica(s)" }],
+    };
+    const { calls } = show("operator", "/clusters/demo/inference", {
+      "DELETE /clusters/{clusterTag}/deployments/{name}": (call) =>
+        call.query.confirmationToken ? { ...plan, dryRun: false, confirmationToken: null, message: "Deleted model server qwen and its Services." } : plan,
+    });
+    expect(await screen.findByRole("link", { name: "qwen" })).toHaveAttribute("href", "/clusters/demo/inference/deployments/qwen");
+    await userEvent.click(screen.getByRole("radio", { name: "Select qwen" }));
+    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    const dialog = await screen.findByRole("dialog");
+    expect((await within(dialog).findAllByText("default/qwen")).length).toBeGreaterThan(0);
+    const remove = within(dialog).getByRole("button", { name: "Delete model server" });
+    expect(remove).toBeDisabled();
+    await userEvent.type(within(dialog).getByRole("textbox", { name: "To confirm, type qwen" }), "qwen");
+    await userEvent.click(remove);
+    await waitFor(() =>
+      expect(calls.filter((call) => call.method === "DELETE").map((call) => call.query)).toEqual([{}, { confirmationToken: "token-9" }]),
+    );
+  });
+
+  it("finds model servers by text", async () => {
+    show("viewer", "/clusters/demo/inference", {
+      "GET /clusters/{clusterTag}/deployments": { clusterTag: "demo", deployments: [SERVER, { ...SERVER, name: "llama", model: "meta/llama" }] },
+    });
+    await userEvent.type(await screen.findByRole("searchbox", { name: "Find model servers" }), "llama");
+    await waitFor(() => expect(screen.queryByRole("link", { name: "qwen" })).toBeNull());
+    expect(screen.getByRole("link", { name: "llama" })).toBeInTheDocument();
+  });
+
   it("offers a viewer no scaling", async () => {
     show("viewer", "/clusters/demo/inference");
     await screen.findByText("Qwen/Qwen3-0.6B");

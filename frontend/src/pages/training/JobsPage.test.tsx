@@ -1,4 +1,4 @@
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fakeApi, renderPage, type Answers } from "../../test/fakeApi";
 import JobsPage from "./JobsPage";
@@ -40,6 +40,15 @@ describe("JobsPage", { timeout: 30_000 }, () => {
     expect(row).toHaveTextContent("1 of 3 in place, 0 of 1 full");
     expect(screen.getByRole("link", { name: "hello" })).toHaveAttribute("href", "/clusters/demo/jobs/hello");
     expect(screen.queryByRole("button", { name: "Submit job" })).toBeNull();
+  });
+
+  it("finds jobs by text and shows them in pages", async () => {
+    const many = Array.from({ length: 25 }, (_, index) => ({ ...JOB, name: `job-${String(index).padStart(2, "0")}` }));
+    show("viewer", "/clusters/demo/jobs", { ...ANSWERS, "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [...many, RAY_JOB] } });
+    expect(await screen.findByRole("button", { name: "Page 2 of jobs" })).toBeInTheDocument();
+    await userEvent.type(screen.getByRole("searchbox", { name: "Find jobs" }), "verl");
+    await waitFor(() => expect(screen.queryByRole("link", { name: "job-00" })).toBeNull());
+    expect(screen.getByRole("link", { name: "verl" })).toBeInTheDocument();
   });
 
   it("shows each job's kind, and no restart budget for a Ray job", async () => {

@@ -1,18 +1,22 @@
 /**
  * Training (`/clusters/{tag}/jobs`): the cluster's jobs of every kind with phase, nodes, GPUs and restarts against the
- * budget (every page of `continue`); **Submit job** (`?action=submit`, operator) opens the job form, **Submit from a
+ * budget (every page of `continue`), found by text and shown in pages, newest first; **Submit job** (`?action=submit`, operator) opens the job form, **Submit from a
  * recipe** (`?action=recipe`) a recipe's form. A submitted job opens its detail page.
  */
+import { useCollection } from "@cloudscape-design/collection-hooks";
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
 import Header from "@cloudscape-design/components/header";
+import Pagination from "@cloudscape-design/components/pagination";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Table from "@cloudscape-design/components/table";
+import TextFilter from "@cloudscape-design/components/text-filter";
 import { useState } from "react";
 import { useNavigate, useParams } from "react-router-dom";
 import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { paginationLabels } from "../../components/labels";
 import { RouterLink } from "../../components/links";
 import { allPages, useResource } from "../../hooks/useResource";
 import { useQueryParam } from "../cluster/query";
@@ -38,6 +42,14 @@ export default function JobsPage() {
       }),
     [api, clusterTag],
   );
+  const { items, collectionProps, filterProps, paginationProps, filteredItemsCount } = useCollection(jobs.data ?? [], {
+    filtering: {
+      empty: <Box textAlign="center">No training job yet.</Box>,
+      noMatch: <Box textAlign="center">No job matches the filter.</Box>,
+    },
+    pagination: { pageSize: 20 },
+    sorting: { defaultState: { sortingColumn: { sortingField: "createdAt" }, isDescending: true } },
+  });
   const maySubmit = identity.mayCall("POST /clusters/{clusterTag}/jobs");
   const mayUseRecipes = identity.mayCall("POST /clusters/{clusterTag}/jobs/from-recipe");
   if (maySubmit && action === "submit") return <SubmitJob clusterTag={clusterTag} onCancel={() => setAction(null)} />;
@@ -46,12 +58,14 @@ export default function JobsPage() {
     <SpaceBetween size="m">
       <ErrorAlert error={jobs.error} header="Jobs could not be listed" />
       <Table
+        {...collectionProps}
         loading={jobs.loading}
         loadingText="Loading jobs"
-        items={jobs.data ?? []}
+        items={items}
         trackBy="name"
         variant="full-page"
-        empty={<Box textAlign="center">No training job yet.</Box>}
+        filter={<TextFilter {...filterProps} filteringPlaceholder="Find jobs" filteringAriaLabel="Find jobs" countText={`${filteredItemsCount ?? 0} matches`} />}
+        pagination={<Pagination {...paginationProps} ariaLabels={paginationLabels("jobs")} />}
         header={
           <Header
             variant="awsui-h1-sticky"
@@ -73,13 +87,13 @@ export default function JobsPage() {
           </Header>
         }
         columnDefinitions={[
-          { id: "name", header: "Job", cell: (job) => <RouterLink href={jobPath(clusterTag, job.name)}>{job.name}</RouterLink> },
-          { id: "kind", header: "Kind", cell: (job) => job.kind },
-          { id: "phase", header: "Phase", cell: (job) => <JobPhase phase={job.phase} /> },
+          { id: "name", header: "Job", sortingField: "name", cell: (job) => <RouterLink href={jobPath(clusterTag, job.name)}>{job.name}</RouterLink> },
+          { id: "kind", header: "Kind", sortingField: "kind", cell: (job) => job.kind },
+          { id: "phase", header: "Phase", sortingField: "phase", cell: (job) => <JobPhase phase={job.phase} /> },
           { id: "nodes", header: "Nodes", cell: (job) => job.nodes },
           { id: "gpus", header: "GPUs per node", cell: (job) => job.gpusPerNode },
           { id: "restarts", header: "Restarts / budget", cell: (job) => restartsText(job.restartBudget) },
-          { id: "created", header: "Created", cell: (job) => (job.createdAt ? new Date(job.createdAt).toLocaleString() : "-") },
+          { id: "created", header: "Created", sortingField: "createdAt", cell: (job) => (job.createdAt ? new Date(job.createdAt).toLocaleString() : "-") },
         ]}
       />
     </SpaceBetween>
