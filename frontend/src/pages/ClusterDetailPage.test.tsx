@@ -7,7 +7,7 @@ import { fakeApi } from "../test/fakeApi";
 import ClusterDetailPage from "./ClusterDetailPage";
 import { accepted, CLUSTER, PLAN_WITH_TOKEN } from "./cluster/testing";
 
-function operation(operationId: string, kind: string): Operation {
+function operation(operationId: string, kind: Operation["kind"]): Operation {
   return {
     operationId,
     kind,
@@ -18,8 +18,9 @@ function operation(operationId: string, kind: string): Operation {
     createdAt: "2026-01-01T10:00:00Z",
     updatedAt: "2026-01-01T10:05:00Z",
     attempt: 1,
+    attempts: [],
     statusTool: "operation_wait",
-  } as Operation;
+  };
 }
 
 describe("the cluster page", () => {
