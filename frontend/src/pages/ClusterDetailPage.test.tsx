@@ -19,6 +19,8 @@ function operation(operationId: string, kind: Operation["kind"]): Operation {
     updatedAt: "2026-01-01T10:05:00Z",
     attempt: 1,
     attempts: [],
+    destructive: kind === "delete_eks_cluster",
+    incarnation: "inc-demo",
     statusTool: "operation_wait",
   };
 }
