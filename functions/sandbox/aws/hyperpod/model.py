@@ -108,12 +108,15 @@ class Node:
     private_ip: str
     launch_time: float
     image_version: str = IMAGE_VERSION
-    status: str = "Running"  # Running | Pending (rebooting) | ShuttingDown (replacing, deleting)
+    # Running | Pending (rebooting) | ShuttingDown (replacing, deleting) | DeepHealthCheckInProgress
+    status: str = "Running"
     message: str = ""
     health: str = SCHEDULABLE
     last_software_update: float | None = None
     # What the execution role does not allow the node (sandbox.aws.hyperpod.access): its kubelet is not Ready.
     missing_permissions: tuple[str, ...] = ()
+    # A fault injected for its next deep health check: it fails, and HyperPod "reboot"s or "replace"s it.
+    health_check_fault: str | None = None
 
     @property
     def kubernetes_name(self) -> str:

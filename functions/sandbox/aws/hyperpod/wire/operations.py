@@ -92,6 +92,11 @@ def batch_delete_cluster_nodes(simulation: HyperPodSimulation, where: Where, req
     return outcome(simulation.delete_nodes(where, request["ClusterName"], _node_ids(request)), "Code")
 
 
+def start_cluster_health_check(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    configurations = list(request["DeepHealthCheckConfigurations"])
+    return {"ClusterArn": simulation.start_health_check(where, request["ClusterName"], configurations).arn}
+
+
 def list_tags(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     cluster = simulation.cluster(where, request["ResourceArn"])
     return {"Tags": [{"Key": key, "Value": value} for key, value in cluster.tags.items()]}
@@ -119,6 +124,7 @@ OPERATIONS: dict[str, Operation] = {
     "BatchRebootClusterNodes": batch_reboot_cluster_nodes,
     "BatchReplaceClusterNodes": batch_replace_cluster_nodes,
     "BatchDeleteClusterNodes": batch_delete_cluster_nodes,
+    "StartClusterHealthCheck": start_cluster_health_check,
     "ListTags": list_tags,
     "ListTrainingPlans": list_training_plans,
     "DescribeTrainingPlan": describe_training_plan,
