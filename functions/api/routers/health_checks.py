@@ -23,7 +23,7 @@ router = Routes()
     description="Name nodeIds, instanceGroups (every node of each), or both; each must be Running. Each node leaves "
     "scheduling while checked; HyperPod reboots or replaces a node that fails. Without confirmationToken it returns "
     "the plan and a token: show it to the person, then repeat with the token. 202: an operation that ends when every "
-    "check has; its stage gives each node's outcome (healthy, rebooted, replaced by <id>). Wait with operation_wait.",
+    "check has; its stage gives each node's outcome (healthy, rebooted, replaced by <id>).",
     tags=["nodes"],
     responses={202: response_doc(Accepted, "Operation started"), 200: response_doc(Plan, "Plan (and token)")},
 )
