@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field
 from controlplane.models.common import Contract, PageView, View
 
 EventKind = Literal["ClusterStateChange", "NodeHealth", "ClusterEvent", "Remediation"]
-RemediationAction = Literal["notify", "reboot", "replace"]
+RemediationAction = Literal["notify", "reboot", "replace", "health-check"]
 RemediationOutcome = Literal["started", "would-start", "notified", "left-to-hyperpod", "limited", "busy", "not-running"]
 UNHEALTHY = "Unhealthy"
 NO_REPAIR = "None"
@@ -77,7 +77,9 @@ class RemediationPolicy(Contract):
     """What an unhealthy-node event does on this cluster once HyperPod's own recovery has not acted."""
 
     action: RemediationAction = Field(
-        default="notify", description="notify: record only; reboot or replace: start that node operation."
+        default="notify",
+        description="notify: record only; reboot, replace or health-check (deep health checks, after which HyperPod "
+        "reboots or replaces a failing node): start that node operation.",
     )
     maxActionsPerHour: int = Field(default=2, ge=1, le=100, description="Node operations per hour on the cluster.")
     maxActionsPerGroupPerHour: int = Field(
