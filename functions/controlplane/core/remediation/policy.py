@@ -1,7 +1,8 @@
 """The remediation policy an admin sets per cluster (the API's side; `service` applies it to events).
 
-A policy that replaces nodes (replace, or health-check: a node that fails is replaced) destroys each unhealthy node's volumes with no one asked at the time, so setting one is
-planned first and stored only with the plan's confirmation token, bound to the policy asked for and the one it
+A policy that replaces nodes (replace, or health-check: a node that fails its checks is replaced) destroys each
+unhealthy node's volumes with no one asked at the time, so setting one is planned first and stored only with the
+plan's confirmation token, bound to the policy asked for and the one it
 replaces. A request without the token is refused with the plan and its token (`confirmation_asked`): the PUT's 200
 means the policy is stored. Every other policy (notify, reboot, a replacing one that only records) is stored at once,
 and resending the policy in force changes nothing.

@@ -1,5 +1,5 @@
-"""Remediation: the cluster's policy (notify | reboot | replace | health-check, limits, dry run; set through `policy`) applied to
-an unhealthy node.
+"""Remediation: the cluster's policy (notify | reboot | replace | health-check, limits, dry run; set through
+`policy`) applied to an unhealthy node.
 
 HyperPod's own automatic recovery comes first: the policy acts only when the event says HyperPod repairs nothing
 (`RepairAction` None) and the node is still Running (not already rebooting, replaced or gone). It then starts the
@@ -23,7 +23,6 @@ from controlplane.core.registry import ClusterService
 from controlplane.models.audit import AuditEntry
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ClusterBusyError
-from controlplane.models.health_checks import DEFAULT_CHECKS
 from controlplane.models.events import (
     NO_REPAIR,
     EventRecord,
@@ -32,6 +31,7 @@ from controlplane.models.events import (
     RemediationPolicy,
     RemediationPolicyView,
 )
+from controlplane.models.health_checks import DEFAULT_CHECKS
 from controlplane.models.nodes import NodeTarget
 from controlplane.models.operations import OperationKind
 
