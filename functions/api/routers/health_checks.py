@@ -6,7 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from api.authorization import Routes, admin
 from api.context import plan_or_run
-from api.routers.params import ClusterTagPath, DryRun
+from api.routers.params import ClusterTagPath
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Accepted, Plan
@@ -27,13 +27,11 @@ router = Routes()
     tags=["nodes"],
     responses={202: response_doc(Accepted, "Operation started"), 200: response_doc(Plan, "Plan (and token)")},
 )
-def start_health_check(
-    clusterTag: ClusterTagPath, body: StartHealthCheckRequest, dryRun: DryRun = False
-) -> Response[str]:
+def start_health_check(clusterTag: ClusterTagPath, body: StartHealthCheckRequest) -> Response[str]:
     service = wiring.health_checks()
     return plan_or_run(
         router,
-        dry_run=dryRun or not body.confirmationToken,
+        dry_run=not body.confirmationToken,
         scope=f"health-check {clusterTag}",
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan(clusterTag, body, caller),

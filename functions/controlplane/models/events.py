@@ -78,8 +78,7 @@ class RemediationPolicy(Contract):
 
     action: RemediationAction = Field(
         default="notify",
-        description="notify: record only; reboot, replace or health-check (deep health checks, after which HyperPod "
-        "reboots or replaces a failing node): start that node operation.",
+        description="notify: record only; else start that node operation (health-check: deep health checks).",
     )
     maxActionsPerHour: int = Field(default=2, ge=1, le=100, description="Node operations per hour on the cluster.")
     maxActionsPerGroupPerHour: int = Field(

@@ -23,17 +23,15 @@ GroupName = Annotated[str, StringConstraints(pattern=GROUP_NAME_PATTERN)]
 class StartHealthCheckRequest(Contract):
     """Nodes to check, named one by one or by their instance groups (every node of each), and the checks to run."""
 
-    nodeIds: list[NodeId] = Field(default=[], max_length=MAX_CHECKED_NODES, description="Nodes to check.")
-    instanceGroups: list[GroupName] = Field(
-        default=[], max_length=20, description="Groups whose every node is checked."
-    )
+    nodeIds: list[NodeId] = Field(default=[], max_length=MAX_CHECKED_NODES)
+    instanceGroups: list[GroupName] = Field(default=[], max_length=20, description="Every node of each.")
     checks: list[DeepHealthCheck] = Field(
         default=list(DEFAULT_CHECKS),
         min_length=1,
         max_length=3,
-        description="InstanceStress (GPU/accelerator stress), InstanceConnectivity (EFA), MultiNodeTrainingValidation.",
+        description="InstanceStress: GPU; InstanceConnectivity: EFA.",
     )
-    confirmationToken: str | None = Field(default=None, description="Token from a prior plan of the same request.")
+    confirmationToken: str | None = None
 
     @model_validator(mode="after")
     def _names_nodes(self) -> StartHealthCheckRequest:
