@@ -9,7 +9,7 @@ workflow's steps are `health_check_steps`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from controlplane.core.auth import Actor
@@ -163,7 +163,7 @@ class HealthCheckService:
         return record
 
 
-def _planned(targets: list[NodeTarget], checks: list[str]) -> list[PlannedAction]:
+def _planned(targets: list[NodeTarget], checks: Sequence[str]) -> list[PlannedAction]:
     return [
         PlannedAction(
             action="update",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.naming import hyperpod_cluster_of
@@ -86,7 +87,7 @@ class RemediationService:
             return self._note(decision, "would-start", f"Dry run: would {policy.action} {node_id}.")
         actor = Actor(principal=POLICY_ACTOR, role=Role.ADMIN, request_id=event.eventId)
         try:
-            checks = {"checks": list(DEFAULT_CHECKS)} if policy.action == "health-check" else {}
+            checks: dict[str, Any] = {"checks": list(DEFAULT_CHECKS)} if policy.action == "health-check" else {}
             operation = self._operations.start(
                 record,
                 actor,
