@@ -116,3 +116,31 @@ def test_an_unknown_cluster_is_resource_not_found(world: World) -> None:
             DeepHealthCheckConfigurations=[{"InstanceGroupName": "w", "DeepHealthChecks": CHECKS}],
         )
     assert raised.value.response["Error"]["Code"] == "ResourceNotFound"
+
+
+def test_a_continuous_cluster_records_the_check_as_an_operation_and_its_nodes_events(world: World) -> None:
+    world.create(NodeProvisioningMode="Continuous")
+    world.wait_for("hp")
+    first, second = (node["InstanceId"] for node in world.nodes())
+    world.hyperpod.fail_health_check("hp", second)
+
+    start(world)
+    (operation,) = world.sagemaker.list_cluster_operations(ClusterName="hp")["ClusterOperationSummaries"]
+    assert (operation["Type"], operation["Status"]) == ("DeepHealthCheck", "InProgress")
+    wait_until(
+        lambda: world.sagemaker.list_cluster_operations(ClusterName="hp", Status="Done")["ClusterOperationSummaries"]
+    )
+
+    listed = world.sagemaker.list_cluster_events(ClusterName="hp", OperationId=operation["OperationId"])["Events"]
+    described = {event["InstanceId"]: [] for event in listed}
+    for event in sorted(listed, key=lambda event: event["EventTime"]):
+        described[event["InstanceId"]].append(event["Description"])
+    assert [text.split(" workers ", 1)[1] for text in described[first]] == [
+        "started deep health checks InstanceConnectivity, InstanceStress (simulated)",
+        "passed its deep health checks (simulated)",
+    ]
+    assert "replaced by i-" in described[second][-1]
+    page = world.sagemaker.list_cluster_events(ClusterName="hp", NodeId=first, MaxResults=1)
+    assert len(page["Events"]) == 1 and page["NextToken"]
+    detail = world.sagemaker.describe_cluster_event(ClusterName="hp", EventId=page["Events"][0]["EventId"])
+    assert detail["EventDetails"]["InstanceId"] == first and detail["EventDetails"]["ResourceType"] == "Instance"

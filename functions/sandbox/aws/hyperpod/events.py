@@ -3,7 +3,7 @@ Cluster State Change when a cluster's status changes (only then: HyperPod's "clu
 rebooted or replaced, or a group scaled under continuous provisioning, leaves the cluster InService and sends none),
 a Node Health Event when a node is marked unhealthy, and, for clusters that provision continuously (the only ones
 with cluster events, per the HyperPod cluster events reference), an Info-level Cluster Event about an instance when
-its reboot, replacement or deletion is done.
+its reboot, replacement or deletion is done, or its deep health check starts or ends (kept for ListClusterEvents).
 
 Times carry milliseconds (EventBridge's own have seconds), so that two changes in one simulated second keep their
 order.
@@ -38,11 +38,16 @@ class Emitter:
             cluster.reported_status = cluster.status
             self.emit(state_change(cluster))
 
-    def instance_done(self, cluster: Cluster, node: Node, done: str) -> None:
-        """The Cluster Event saying an instance's reboot, replacement or deletion is `done` (continuous only)."""
+    def instance_done(self, cluster: Cluster, node: Node, done: str, operation_id: str | None = None) -> None:
+        """The Cluster Event saying what was `done` to an instance (continuous only), emitted and kept on the cluster
+        for ListClusterEvents; `operation_id` names the cluster operation it belongs to (a deep health check)."""
         if cluster.settings.continuous:
             what = f"Instance {node.instance_id} in cluster {cluster.name} and instance group {node.group} {done}"
-            self.emit(instance_event(cluster, node, what))
+            event = instance_event(cluster, node, what, operation_id)
+            recorded = dict(event["detail"]["EventDetails"])
+            recorded["EventTime"] = recorded["EventTime"] / 1000
+            cluster.events.append(recorded)
+            self.emit(event)
 
 
 def state_change(cluster: Cluster) -> JsonObject:
@@ -82,7 +87,7 @@ def node_health(cluster: Cluster, node: Node, health: str, repair_action: str) -
     return _envelope(cluster, NODE_HEALTH, detail)
 
 
-def instance_event(cluster: Cluster, node: Node, description: str) -> JsonObject:
+def instance_event(cluster: Cluster, node: Node, description: str, operation_id: str | None = None) -> JsonObject:
     """An Info-level Cluster Event about one instance (ResourceType Instance)."""
     detail = {
         "EventDetails": {
@@ -97,6 +102,8 @@ def instance_event(cluster: Cluster, node: Node, description: str) -> JsonObject
             "Description": f"{description} (simulated)",
         }
     }
+    if operation_id is not None:
+        detail["EventDetails"]["OperationId"] = operation_id
     return _envelope(cluster, CLUSTER_EVENT, detail)
 
 

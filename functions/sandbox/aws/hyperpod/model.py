@@ -232,6 +232,10 @@ class Cluster:
     autoscaling_ready: bool = False
     failure_message: str | None = None
     reported_status: str | None = None  # the status its last Cluster State Change event carried
+    # What ListClusterEvents and ListClusterOperations read (continuous provisioning only): ClusterEventDetail and
+    # ClusterOperationSummary dicts, oldest first (times in epoch seconds).
+    events: list[JsonObject] = field(default_factory=list)
+    operations: list[JsonObject] = field(default_factory=list)
 
     @property
     def status(self) -> str:
