@@ -110,7 +110,7 @@ class HealthChecks(NodeActions):
             self._kubernetes.patch_node(cluster, node, labels=labels)
 
             def replaced() -> None:
-                self._replace(cluster, node)
+                self._replace(cluster, node, operation.id)
                 operation.done(node)
 
             self._scheduler.later(cluster, replaced)
