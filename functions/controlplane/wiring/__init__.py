@@ -17,6 +17,7 @@ from controlplane.wiring.dependencies import cluster_dependencies_service, node_
 from controlplane.wiring.hyperpod import (
     health_check_steps,
     health_checks,
+    hyperpod_activity,
     hyperpod_stage,
     instance_group_steps,
     instance_groups,

@@ -10,6 +10,7 @@ from controlplane.settings import settings
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
+    from controlplane.core.hyperpod.activity import HyperPodActivityService
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
     from controlplane.core.hyperpod.groups import InstanceGroupService
     from controlplane.core.hyperpod.health_check_steps import HealthCheckSteps
@@ -90,6 +91,14 @@ def node_steps(region: str) -> NodeSteps:
         eks=AwsEksGateway(region=region),
         kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_clients()),
     )
+
+
+@provider
+def hyperpod_activity() -> HyperPodActivityService:
+    from controlplane.adapters.aws.hyperpod_activity import AwsHyperPodActivityGateway
+    from controlplane.core.hyperpod.activity import HyperPodActivityService
+
+    return HyperPodActivityService(clusters=wiring.clusters(), activity=AwsHyperPodActivityGateway)
 
 
 @provider
