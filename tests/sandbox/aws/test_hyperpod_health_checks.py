@@ -144,3 +144,20 @@ def test_a_continuous_cluster_records_the_check_as_an_operation_and_its_nodes_ev
     assert len(page["Events"]) == 1 and page["NextToken"]
     detail = world.sagemaker.describe_cluster_event(ClusterName="hp", EventId=page["Events"][0]["EventId"])
     assert detail["EventDetails"]["InstanceId"] == first and detail["EventDetails"]["ResourceType"] == "Instance"
+
+
+def test_a_continuous_clusters_scaling_is_an_operation_with_its_groups_event(world: World) -> None:
+    world.create(NodeProvisioningMode="Continuous")
+    world.wait_for("hp")
+    world.sagemaker.update_cluster(ClusterName="hp", InstanceGroups=[world.group(count=3)])
+
+    def done() -> list[dict[str, Any]]:
+        return world.sagemaker.list_cluster_operations(ClusterName="hp", Type="Scaling", Status="Done")[
+            "ClusterOperationSummaries"
+        ]
+
+    (operation,) = wait_until(done)
+    (event,) = world.sagemaker.list_cluster_events(ClusterName="hp", OperationId=operation["OperationId"])["Events"]
+    assert (event["ResourceType"], event["InstanceGroupName"]) == ("InstanceGroup", "workers")
+    assert "scaled to 3 instances" in event["Description"]
+    assert "InstanceId" not in event
