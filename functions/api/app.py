@@ -37,6 +37,8 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Before the nodes' row: a node's history is the events' route.
     (re.compile(r"/clusters/[^/]+/(?:events|remediation-policy|nodes/[^/]+/history)$"), "events"),
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
+    (re.compile(r"/clusters/[^/]+/health-checks$"), "health_checks"),
+    (re.compile(r"/clusters/[^/]+/hyperpod-events$"), "hyperpod_activity"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
     (re.compile(r"/clusters/[^/]+/drift$"), "drift"),
     (re.compile(r"/clusters/[^/]+/cost$"), "cost"),

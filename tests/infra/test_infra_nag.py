@@ -101,7 +101,9 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # feature reads.
 # 299: +1 for the reboot check's health read (issue 30, finding 4): the node steps' eks:DescribeCluster on any cluster
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
-EXPECTED_ACKNOWLEDGEMENTS = 299
+# 302: +3 for the deep-health-check workflow (check_node_health), as for every workflow: its state machine's log
+# delivery (Resource::*), and its execution ARNs (execution:<machine>:*) on the API role and the operations steps.
+EXPECTED_ACKNOWLEDGEMENTS = 302
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

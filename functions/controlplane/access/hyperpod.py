@@ -24,6 +24,8 @@ DESCRIBE_HYPERPOD = Grant(
 READ_NODES = Grant(
     ("sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON
 )
+# HyperPod's own cluster events (GET …/hyperpod-events).
+READ_ACTIVITY = Grant(("sagemaker:ListClusterEvents",), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON)
 # Changing a HyperPod cluster the control plane created (the ownership tag is on the cluster).
 UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), HYPERPOD_CLUSTERS, MANAGED_RESOURCE, HYPERPOD_CLUSTERS_REASON)
 

@@ -121,6 +121,7 @@ def resumes() -> ResumeService:
             wiring.stage_requests(),
             wiring.instance_groups(),
             wiring.nodes(),
+            wiring.health_checks(),
             wiring.features(),
             wiring.downloads(),
         ),

@@ -11,7 +11,13 @@ from controlplane.access.eks import (
     DESCRIBE_EKS_CLUSTER,
 )
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, Grant
-from controlplane.access.hyperpod import DESCRIBE_HYPERPOD, READ_NODES, TRAINING_PLANS, TRAINING_PLANS_REASON
+from controlplane.access.hyperpod import (
+    DESCRIBE_HYPERPOD,
+    READ_ACTIVITY,
+    READ_NODES,
+    TRAINING_PLANS,
+    TRAINING_PLANS_REASON,
+)
 from controlplane.access.s3 import buckets
 from controlplane.access.workflows import EXECUTIONS, EXECUTIONS_REASON, START_EXECUTION
 from infra.access.kubernetes import ASSUME_JOBS_ROLE, ASSUME_VIEW_ROLE
@@ -46,6 +52,7 @@ API_ACCESS = FunctionAccess(
         DESCRIBE_HYPERPOD,
         # The node list, and each node a node action names (checked before its operation starts).
         READ_NODES,
+        READ_ACTIVITY,
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
         # the view role.
         ASSUME_VIEW_ROLE,

@@ -108,12 +108,15 @@ class Node:
     private_ip: str
     launch_time: float
     image_version: str = IMAGE_VERSION
-    status: str = "Running"  # Running | Pending (rebooting) | ShuttingDown (replacing, deleting)
+    # Running | Pending (rebooting) | ShuttingDown (replacing, deleting) | DeepHealthCheckInProgress
+    status: str = "Running"
     message: str = ""
     health: str = SCHEDULABLE
     last_software_update: float | None = None
     # What the execution role does not allow the node (sandbox.aws.hyperpod.access): its kubelet is not Ready.
     missing_permissions: tuple[str, ...] = ()
+    # A fault injected for its next deep health check: it fails, and HyperPod "reboot"s or "replace"s it.
+    health_check_fault: str | None = None
 
     @property
     def kubernetes_name(self) -> str:
@@ -229,6 +232,10 @@ class Cluster:
     autoscaling_ready: bool = False
     failure_message: str | None = None
     reported_status: str | None = None  # the status its last Cluster State Change event carried
+    # What ListClusterEvents and ListClusterOperations read (continuous provisioning only): ClusterEventDetail and
+    # ClusterOperationSummary dicts, oldest first (times in epoch seconds).
+    events: list[JsonObject] = field(default_factory=list)
+    operations: list[JsonObject] = field(default_factory=list)
 
     @property
     def status(self) -> str:

@@ -2,11 +2,11 @@
 
 CreateCluster is ``Creating`` and then ``InService`` with its nodes; UpdateCluster scales, adds and deletes
 groups and changes settings; UpdateClusterSoftware moves groups to a new image while the cluster is
-``SystemUpdating``; nodes reboot, are replaced or deleted; an unhealthy node is replaced under automatic recovery.
-Every transition takes ``seconds`` and happens lazily: each operation first runs the transitions that have come
-due, so no thread exists (`state`). The clusters' operations are `lifecycle`, the nodes' `node_actions`. Nodes
-show up in Kubernetes through :class:`HyperPodKubernetes`; subnets, zones and the EKS orchestrator are read
-through :class:`~sandbox.aws.hyperpod.fleet.Account`.
+``SystemUpdating``; nodes reboot, are replaced or deleted, run deep health checks; an unhealthy node is replaced
+under automatic recovery. Every transition takes ``seconds`` and happens lazily: each operation first runs the
+transitions that have come due, so no thread exists (`state`). The clusters' operations are `lifecycle`, the nodes'
+`node_actions` and `health_checks`. Nodes show up in Kubernetes through :class:`HyperPodKubernetes`; subnets, zones
+and the EKS orchestrator are read through :class:`~sandbox.aws.hyperpod.fleet.Account`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from __future__ import annotations
 import time
 
 from sandbox.aws.hyperpod.fleet import Where
+from sandbox.aws.hyperpod.health_checks import HealthChecks
 from sandbox.aws.hyperpod.lifecycle import ClusterLifecycle
 from sandbox.aws.hyperpod.model import Cluster, HyperPodError, TrainingPlan
-from sandbox.aws.hyperpod.node_actions import NodeActions
 
 DEFAULT_ACCOUNT_ID = "123456789012"  # moto's, and so the sandbox's
 
 
-class HyperPodSimulation(ClusterLifecycle, NodeActions):
+class HyperPodSimulation(ClusterLifecycle, HealthChecks):
     """Every simulated HyperPod cluster and training plan, per (account, region): its reads and training plans here,
     its operations inherited. Thread-safe."""
 
