@@ -32,6 +32,7 @@ from controlplane.wiring.lifecycle import (
     preflight,
     resumes,
     stage_requests,
+    training_plans,
 )
 from controlplane.wiring.network import eks_stack
 from controlplane.wiring.provider import reset
