@@ -15,6 +15,7 @@ const JobDetailPage = lazy(() => import("./pages/training/JobDetailPage"));
 const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
+const TrainingPlansPage = lazy(() => import("./pages/trainingPlans/TrainingPlansPage"));
 
 export function App() {
   return (
@@ -32,6 +33,7 @@ export function App() {
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />
+        <Route path="/training-plans" element={<TrainingPlansPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Shell>

@@ -13,10 +13,11 @@ import { signOut } from "../auth/session";
 export const NAVIGATION: SideNavigationProps.Item[] = [
   { type: "link", text: "Clusters", href: "/clusters" },
   { type: "link", text: "Operations", href: "/operations" },
+  { type: "link", text: "Training plans", href: "/training-plans" },
   { type: "link", text: "Audit trail", href: "/audit" },
 ];
 
-const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail" };
+const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail", "training-plans": "Training plans" };
 const PAGE_LABELS: Record<string, string> = { create: "Create cluster", import: "Import cluster" };
 const CLUSTER_PAGE_LABELS: Record<string, string> = {
   jobs: "Training jobs",
