@@ -151,6 +151,12 @@ class Feature(StrEnum):
         "chosen instance groups; needs the HyperPod cluster with NodeRecovery Automatic).",
         KarpenterFeature,
     )
+    DEV_SPACES = (
+        "devSpaces",
+        "Dev spaces",
+        "HyperPod spaces add-on amazon-sagemaker-spaces: JupyterLab and Code Editor spaces (needs certManager and the "
+        "HyperPod cluster).",
+    )
 
 
 class FeatureRequests(Contract):

@@ -50,5 +50,6 @@ from controlplane.wiring.shared import (
     kubernetes_readers,
     poller,
 )
+from controlplane.wiring.spaces import spaces
 from controlplane.wiring.storage import storage_service
 from controlplane.wiring.training import download_steps, downloads, live_logs, mlflow, recipes, training_jobs
