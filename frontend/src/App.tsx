@@ -16,6 +16,7 @@ const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
 const TrainingPlansPage = lazy(() => import("./pages/trainingPlans/TrainingPlansPage"));
+const SpacesPage = lazy(() => import("./pages/spaces/SpacesPage"));
 
 export function App() {
   return (
@@ -30,6 +31,7 @@ export function App() {
         <Route path="/clusters/:clusterTag/jobs/:jobName" element={<JobDetailPage />} />
         <Route path="/clusters/:clusterTag/inference" element={<InferencePage />} />
         <Route path="/clusters/:clusterTag/monitoring" element={<MonitoringPage />} />
+        <Route path="/clusters/:clusterTag/spaces" element={<SpacesPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />

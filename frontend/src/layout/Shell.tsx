@@ -23,6 +23,7 @@ const CLUSTER_PAGE_LABELS: Record<string, string> = {
   jobs: "Training jobs",
   inference: "Inference",
   monitoring: "Monitoring",
+  spaces: "Dev spaces",
 };
 /** The labels of a path's parts by position: section, page, a cluster's page. */
 const LABELS = [SECTION_LABELS, PAGE_LABELS, CLUSTER_PAGE_LABELS];
@@ -33,7 +34,7 @@ function clusterOf(pathname: string): string | undefined {
   return section === "clusters" && tag && !(tag in PAGE_LABELS) ? tag : undefined;
 }
 
-/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference, monitoring). */
+/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference, monitoring, dev spaces). */
 export function navigationFor(pathname: string): { items: SideNavigationProps.Item[]; activeHref: string } {
   const tag = clusterOf(pathname);
   if (!tag) return { items: NAVIGATION, activeHref: `/${pathname.split("/")[1] ?? ""}` };
@@ -49,10 +50,11 @@ export function navigationFor(pathname: string): { items: SideNavigationProps.It
         { type: "link", text: "Training jobs", href: `${cluster}/jobs` },
         { type: "link", text: "Inference", href: `${cluster}/inference` },
         { type: "link", text: "Monitoring", href: `${cluster}/monitoring` },
+        { type: "link", text: "Dev spaces", href: `${cluster}/spaces` },
       ],
     },
   ];
-  const page = [`${cluster}/jobs`, `${cluster}/inference`, `${cluster}/monitoring`].find((href) => pathname.startsWith(href));
+  const page = [`${cluster}/jobs`, `${cluster}/inference`, `${cluster}/monitoring`, `${cluster}/spaces`].find((href) => pathname.startsWith(href));
   return { items, activeHref: page ?? cluster };
 }
 
