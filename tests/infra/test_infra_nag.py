@@ -100,7 +100,10 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # feature reads.
 # 299: +1 for the reboot check's health read (issue 30, finding 4): the node steps' eks:DescribeCluster on any cluster
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
-EXPECTED_ACKNOWLEDGEMENTS = 299
+# 305: +6 for the devSpaces feature's step group (issue 32, item 4), as every add-on feature's: its role's add-on,
+# EKS and HyperPod cluster patterns, its unscoped statement and its function's runtime. Buying a training plan (item
+# 5) adds none: the API's training-plan/* and Resource::* acknowledgements already cover its grants.
+EXPECTED_ACKNOWLEDGEMENTS = 305
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:
