@@ -70,3 +70,31 @@ def test_only_an_admin_buys_a_training_plan(running_sandbox):
     with running_sandbox.client("sandbox-operator") as api:
         refused = api.post(f"/regions/{REGION}/training-plans", json=body)
     assert refused.status_code == 403, refused.text
+
+
+def test_a_new_instance_group_uses_the_plan_bought_through_the_api(running_sandbox):
+    running_sandbox.build_cluster("tpgroup")
+    running_sandbox.sandbox.quotas.set(REGION, "sagemaker", "ml.p5.48xlarge for cluster usage", 4)
+    with running_sandbox.client("sandbox-admin") as api:
+        found = api.get(f"/regions/{REGION}/training-plan-offerings", params=SEARCH).json()
+        body = {
+            "trainingPlanName": "p5-for-group",
+            "trainingPlanOfferingId": found["offerings"][0]["trainingPlanOfferingId"],
+            "search": SEARCH,
+        }
+        token = api.post(f"/regions/{REGION}/training-plans", json=body).json()["confirmationToken"]
+        bought = api.post(f"/regions/{REGION}/training-plans", params={"confirmationToken": token}, json=body)
+        assert bought.status_code == 201, bought.text
+        group = {
+            "instanceGroupName": "reserved",
+            "instanceType": "ml.p5.48xlarge",
+            "instanceCount": 2,
+            "capacityType": "training-plan",
+            "trainingPlanArn": bought.json()["trainingPlanArn"],
+        }
+        plan = api.post("/clusters/tpgroup/instance-groups", params={"dryRun": "true"}, json=group)
+    assert plan.status_code == 200, plan.text
+    checks = {check["check"]: check for check in plan.json()["checks"]}
+    assert checks["capacity: training plan p5-for-group"]["status"] == "pass", checks
+    # The offering starts at the next whole hour: its instances wait until then, and the plan says so.
+    assert checks["capacity window: training plan p5-for-group"]["status"] == "warn", checks
