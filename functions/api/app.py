@@ -52,6 +52,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/mlflow-tracking-servers$"), "mlflow"),
     (re.compile(r"/clusters/[^/]+/(?:overview|pods)$"), "monitoring"),
     (re.compile(r"/clusters/[^/]+/endpoints(?:/|$)"), "endpoints"),
+    (re.compile(r"/clusters/[^/]+/spaces(?:/|$)"), "spaces"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

@@ -284,6 +284,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
         identities=delete_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),
         checks=(read_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),),
     ),
+    Feature.DEV_SPACES: FeatureAccess(ensure=_CREATE_ADDON, remove=DELETE_ADDON),
 }
 
 

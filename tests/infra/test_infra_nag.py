@@ -103,7 +103,10 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
 # 302: +3 for the deep-health-check workflow (check_node_health), as for every workflow: its state machine's log
 # delivery (Resource::*), and its execution ARNs (execution:<machine>:*) on the API role and the operations steps.
-EXPECTED_ACKNOWLEDGEMENTS = 302
+# 308: +6 for the devSpaces feature's step group (issue 32, item 4), as every add-on feature's: its role's add-on,
+# EKS and HyperPod cluster patterns, its unscoped statement and its function's runtime. Buying a training plan (item
+# 5) adds none: the API's training-plan/* and Resource::* acknowledgements already cover its grants.
+EXPECTED_ACKNOWLEDGEMENTS = 308
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

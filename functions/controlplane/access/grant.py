@@ -35,6 +35,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "sagemaker:ListClusters",
         "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",
+        "sagemaker:SearchTrainingPlanOfferings",
         "servicequotas:ListServiceQuotas",
         "states:SendTaskSuccess",
         "xray:PutTelemetryRecords",

@@ -145,6 +145,12 @@ class Feature(StrEnum):
         "Managed Karpenter autoscaling of instance groups (needs NodeRecovery Automatic).",
         KarpenterFeature,
     )
+    DEV_SPACES = (
+        "devSpaces",
+        "Dev spaces",
+        "HyperPod spaces add-on amazon-sagemaker-spaces: JupyterLab and Code Editor spaces (needs certManager and the "
+        "HyperPod cluster).",
+    )
 
 
 class FeatureRequests(Contract):

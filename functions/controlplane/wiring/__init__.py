@@ -41,6 +41,7 @@ from controlplane.wiring.lifecycle import (
     preflight,
     resumes,
     stage_requests,
+    training_plans,
 )
 from controlplane.wiring.network import eks_stack
 from controlplane.wiring.provider import reset
@@ -58,5 +59,6 @@ from controlplane.wiring.shared import (
     kubernetes_readers,
     poller,
 )
+from controlplane.wiring.spaces import spaces
 from controlplane.wiring.storage import storage_service
 from controlplane.wiring.training import download_steps, downloads, live_logs, mlflow, recipes, training_jobs

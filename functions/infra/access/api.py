@@ -1,6 +1,7 @@
 """The REST API function's role: the reads behind validation, pre-flight, cost and every live view; starting and
 stopping this deployment's workflows; reading clusters through the view role and writing jobs through the jobs role;
-and the API's own tables. It creates nothing in AWS itself: changes run in the workflows."""
+and the API's own tables. It creates nothing in AWS itself (changes run in the workflows) but the training plan a person
+confirmed: one call, nothing to stage."""
 
 from __future__ import annotations
 
@@ -37,6 +38,14 @@ API_ACCESS = FunctionAccess(
         describe("DescribeVpcs", "DescribeAvailabilityZones", "DescribeInstanceTypeOfferings"),
         Grant(("sagemaker:ListTrainingPlans",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(("sagemaker:DescribeTrainingPlan",), TRAINING_PLANS, reason=TRAINING_PLANS_REASON),
+        # Buying a training plan: its offerings, and reserving one the person confirmed at its price.
+        Grant(("sagemaker:SearchTrainingPlanOfferings",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+        Grant(
+            ("sagemaker:CreateTrainingPlan",),
+            TRAINING_PLANS,
+            reason="The person names the training plan at run time; the API creates it only with their confirmation "
+            "of its upfront fee",
+        ),
         # Pre-flight: the quotas a request needs (found by name, read by code) and the usage counted against them,
         # every resource of the Region (HyperPod instances of any cluster, VPCs, gateways, addresses, EKS clusters).
         Grant(("servicequotas:GetServiceQuota",), _PREFLIGHT_QUOTAS, reason=_PREFLIGHT_QUOTAS_REASON),

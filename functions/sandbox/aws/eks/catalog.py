@@ -25,6 +25,7 @@ _NOT_NEWEST = ("1.32", "1.33", "1.34")
 TRAINING_OPERATOR = "amazon-sagemaker-hyperpod-training-operator"
 INFERENCE_OPERATOR = "amazon-sagemaker-hyperpod-inference"
 OBSERVABILITY = "amazon-sagemaker-hyperpod-observability"
+SPACES = "amazon-sagemaker-spaces"
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,17 @@ CATALOG: dict[str, AddonEntry] = {
             (("v1.1.0-eksbuild.1", _ALL), ("v1.0.2-eksbuild.1", _NOT_NEWEST)),
             association_namespace="hyperpod-observability",
             deployments=("hyperpod-observability-operator",),
+        ),
+        # The spaces controller's Deployment (jupyter-k8s's controller manager, which the add-on packages) [src:
+        # jupyter-infra/jupyter-k8s config/manager/manager.yaml; doc: SageMaker Developer Guide, "SageMaker Spaces on
+        # HyperPod"] [inferred: the add-on's version names].
+        AddonEntry(
+            SPACES,
+            "eks",
+            "aws",
+            (("v1.0.0-eksbuild.1", _ALL),),
+            dependencies={"cert-manager": None},
+            deployments=("jupyter-k8s-controller-manager",),
         ),
     )
 }

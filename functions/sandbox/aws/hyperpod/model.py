@@ -298,6 +298,7 @@ class TrainingPlan:
     zone_id: str
     start: float
     duration_hours: int
+    upfront_fee: str = "0.00"
 
     @property
     def end(self) -> float:

@@ -16,7 +16,8 @@ import time
 from sandbox.aws.hyperpod.fleet import Where
 from sandbox.aws.hyperpod.health_checks import HealthChecks
 from sandbox.aws.hyperpod.lifecycle import ClusterLifecycle
-from sandbox.aws.hyperpod.model import Cluster, HyperPodError, TrainingPlan
+from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
+from sandbox.aws.hyperpod.offerings import Offering
 
 DEFAULT_ACCOUNT_ID = "123456789012"  # moto's, and so the sandbox's
 
@@ -46,6 +47,33 @@ class HyperPodSimulation(ClusterLifecycle, HealthChecks):
                 if name_or_arn in (plan.name, plan.arn):
                     return plan
         raise HyperPodError("ResourceNotFound", f"Training plan {name_or_arn} not found.")
+
+    def search_offerings(self, where: Where, request: JsonObject) -> list[Offering]:
+        """SearchTrainingPlanOfferings: the Region's first two AZs offer capacity (`offerings`)."""
+        with self.lock:
+            return self.offerings.search(where, [f"{where[1]}a", f"{where[1]}b"], request)
+
+    def create_training_plan(self, where: Where, name: str, offering_id: str) -> TrainingPlan:
+        """CreateTrainingPlan: the offering, still offered, reserved as a plan that starts when it does."""
+        with self.lock:
+            if name in self._plans.get(where, {}):
+                raise HyperPodError("ResourceInUse", f"Training plan {name} already exists.")
+            offering = self.offerings.take(where, offering_id)
+            arn = f"arn:aws:sagemaker:{where[1]}:{where[0]}:training-plan/{name}"
+            zone_id = self._account.zone_id(where, offering.zone)
+            plan = TrainingPlan(
+                arn,
+                name,
+                offering.instance_type,
+                offering.count,
+                offering.zone,
+                zone_id,
+                offering.start,
+                offering.duration_hours,
+                offering.fee,
+            )
+            self._plans.setdefault(where, {})[name] = plan
+            return plan
 
     def addresses_in(self, subnet_id: str) -> int:
         """IPv4 addresses HyperPod nodes hold in a subnet: each node's private address (its primary interface)."""

@@ -15,6 +15,7 @@ from sandbox.aws.hyperpod.clock import Scheduler
 from sandbox.aws.hyperpod.fleet import Account, Fleet, Where
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
 from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
+from sandbox.aws.hyperpod.offerings import OfferingBook
 
 
 class SimulationState:
@@ -35,6 +36,7 @@ class SimulationState:
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
+        self.offerings = OfferingBook()  # a test may give it its own clock
 
     @property
     def seconds(self) -> float:

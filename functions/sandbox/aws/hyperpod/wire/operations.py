@@ -155,6 +155,16 @@ def describe_training_plan(simulation: HyperPodSimulation, where: Where, request
     return {**plan_summary(simulation, plan), "UnhealthyInstanceCount": 0, "AvailableSpareInstanceCount": 0}
 
 
+def search_training_plan_offerings(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    offerings = simulation.search_offerings(where, request)
+    return {"TrainingPlanOfferings": [offering.wire(request) for offering in offerings]}
+
+
+def create_training_plan(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    plan = simulation.create_training_plan(where, request["TrainingPlanName"], request["TrainingPlanOfferingId"])
+    return {"TrainingPlanArn": plan.arn}
+
+
 OPERATIONS: dict[str, Operation] = {
     "CreateCluster": create_cluster,
     "DescribeCluster": describe_cluster,
@@ -174,6 +184,8 @@ OPERATIONS: dict[str, Operation] = {
     "ListTags": list_tags,
     "ListTrainingPlans": list_training_plans,
     "DescribeTrainingPlan": describe_training_plan,
+    "SearchTrainingPlanOfferings": search_training_plan_offerings,
+    "CreateTrainingPlan": create_training_plan,
 }
 
 
