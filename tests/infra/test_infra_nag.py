@@ -100,7 +100,9 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # feature reads.
 # 299: +1 for the reboot check's health read (issue 30, finding 4): the node steps' eks:DescribeCluster on any cluster
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
-EXPECTED_ACKNOWLEDGEMENTS = 299
+# 305: +6 for the taskGovernance feature's step group (issue 32): its function's runtime (L1), its role's X-Ray
+# (Resource::*) and the add-on feature pattern every add-on group has (EKS clusters and add-ons, HyperPod clusters).
+EXPECTED_ACKNOWLEDGEMENTS = 305
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -144,6 +144,12 @@ class Feature(StrEnum):
         "HyperPod inference operator add-on with its execution role (IRSA) and TLS certificate bucket (needs "
         "certManager, fsxCsiDriver and the HyperPod cluster).",
     )
+    TASK_GOVERNANCE = (
+        "taskGovernance",
+        "Task governance",
+        "HyperPod task governance add-on (Kueue): teams' compute quotas and the scheduler's priority classes "
+        "(needs the HyperPod cluster).",
+    )
     KARPENTER = (
         "karpenter",
         "Karpenter autoscaling",

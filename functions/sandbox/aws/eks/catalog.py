@@ -25,6 +25,7 @@ _NOT_NEWEST = ("1.32", "1.33", "1.34")
 TRAINING_OPERATOR = "amazon-sagemaker-hyperpod-training-operator"
 INFERENCE_OPERATOR = "amazon-sagemaker-hyperpod-inference"
 OBSERVABILITY = "amazon-sagemaker-hyperpod-observability"
+TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,15 @@ CATALOG: dict[str, AddonEntry] = {
             (("v1.1.0-eksbuild.1", _ALL), ("v1.0.2-eksbuild.1", _NOT_NEWEST)),
             association_namespace="hyperpod-observability",
             deployments=("hyperpod-observability-operator",),
+        ),
+        # Kueue's controller manager in kueue-system, which the add-on packages (v1.6: Kueue v0.19.2) [doc: SageMaker
+        # Developer Guide, "Upgrade the task governance add-on"] [inferred: the Deployment's name is Kueue's own].
+        AddonEntry(
+            TASK_GOVERNANCE,
+            "eks",
+            "aws",
+            (("v1.6.0-eksbuild.1", _ALL), ("v1.3.0-eksbuild.1", _NOT_NEWEST)),
+            deployments=("kueue-controller-manager",),
         ),
     )
 }
