@@ -14,7 +14,7 @@ from sandbox.aws.hyperpod import events
 from sandbox.aws.hyperpod.clock import Scheduler
 from sandbox.aws.hyperpod.fleet import Account, Fleet, Where
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
-from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
+from sandbox.aws.hyperpod.model import Cluster, ComputeQuota, HyperPodError, JsonObject, TrainingPlan
 
 
 class SimulationState:
@@ -35,6 +35,7 @@ class SimulationState:
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
+        self._quotas: dict[Where, dict[str, ComputeQuota]] = {}
 
     @property
     def seconds(self) -> float:

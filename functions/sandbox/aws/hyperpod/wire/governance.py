@@ -1,0 +1,87 @@
+"""Task governance's compute-quota operations on the wire (`GOVERNANCE_OPERATIONS` by action name), in botocore's
+shapes: Create/Describe/List/Update/DeleteComputeQuota."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sandbox.aws.hyperpod.model import ComputeQuota, JsonObject
+from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
+
+Operation = Callable[[HyperPodSimulation, Where, JsonObject], JsonObject]
+
+
+def create_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    quota = simulation.create_quota(
+        where,
+        request["Name"],
+        request["ClusterArn"],
+        request["ComputeQuotaConfig"],
+        request["ComputeQuotaTarget"],
+        request.get("ActivationState", "Enabled"),
+        request.get("Description"),
+    )
+    return {"ComputeQuotaArn": quota.arn, "ComputeQuotaId": quota.quota_id}
+
+
+def describe_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    quota = simulation.quota(where, request["ComputeQuotaId"])
+    described = {**_summary(quota), "ComputeQuotaVersion": quota.version}
+    if quota.description is not None:
+        described["Description"] = quota.description
+    return described
+
+
+def list_compute_quotas(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    quotas = simulation.quotas(where, request.get("ClusterArn"))
+    start = int(request.get("NextToken") or 0)
+    end = start + int(request.get("MaxResults") or 10)
+    result: JsonObject = {"ComputeQuotaSummaries": [_summary(quota) for quota in quotas[start:end]]}
+    if end < len(quotas):
+        result["NextToken"] = str(end)
+    return result
+
+
+def update_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    target = request.get("ComputeQuotaTarget") or {}
+    changes = {key: request[key] for key in ("ComputeQuotaConfig", "ActivationState", "Description") if key in request}
+    if "FairShareWeight" in target:
+        changes["FairShareWeight"] = target["FairShareWeight"]
+    quota = simulation.update_quota(
+        where, request["ComputeQuotaId"], request["TargetVersion"], changes, target.get("TeamName")
+    )
+    return {"ComputeQuotaArn": quota.arn, "ComputeQuotaVersion": quota.version}
+
+
+def delete_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    simulation.delete_quota(where, request["ComputeQuotaId"])
+    return {}
+
+
+def _summary(quota: ComputeQuota) -> dict[str, Any]:
+    target: JsonObject = {"TeamName": quota.team}
+    if quota.fair_share_weight is not None:
+        target["FairShareWeight"] = quota.fair_share_weight
+    return {
+        "ComputeQuotaArn": quota.arn,
+        "ComputeQuotaId": quota.quota_id,
+        "Name": quota.name,
+        "ComputeQuotaVersion": quota.version,
+        "Status": quota.status,
+        "ClusterArn": quota.cluster_arn,
+        "ComputeQuotaConfig": quota.config,
+        "ComputeQuotaTarget": target,
+        "ActivationState": quota.activation,
+        "CreationTime": quota.created,
+        "LastModifiedTime": quota.modified,
+    }
+
+
+GOVERNANCE_OPERATIONS: dict[str, Operation] = {
+    "CreateComputeQuota": create_compute_quota,
+    "DescribeComputeQuota": describe_compute_quota,
+    "ListComputeQuotas": list_compute_quotas,
+    "UpdateComputeQuota": update_compute_quota,
+    "DeleteComputeQuota": delete_compute_quota,
+}
