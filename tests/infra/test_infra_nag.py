@@ -102,7 +102,9 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
 # 305: +6 for the taskGovernance feature's step group (issue 32): its function's runtime (L1), its role's X-Ray
 # (Resource::*) and the add-on feature pattern every add-on group has (EKS clusters and add-ons, HyperPod clusters).
-EXPECTED_ACKNOWLEDGEMENTS = 305
+# 306: +1 for the teams' compute quotas on the API role: compute-quota/* (SageMaker assigns their IDs; creating and
+# deleting require the ownership tags); ListComputeQuotas joins the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 306
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

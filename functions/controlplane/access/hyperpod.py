@@ -3,8 +3,8 @@ nodes, the training plans a group may use, and the execution role every instance
 
 from __future__ import annotations
 
-from controlplane.access.conditions import MANAGED_RESOURCE
-from controlplane.access.grant import Grant
+from controlplane.access.conditions import MANAGED_REQUEST, MANAGED_RESOURCE
+from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, Grant
 from controlplane.access.iam import role_arns
 from controlplane.core.identity import SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import hyperpod_execution_role_name
@@ -44,4 +44,23 @@ PASS_EXECUTION_ROLE = Grant(
     HYPERPOD_EXEC_ROLES,
     {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
     STAGE4_ROLES_REASON,
+)
+
+# Task governance: the teams' compute quotas of a cluster (SageMaker assigns their IDs). Created on a cluster and
+# tagged as the control plane's, deleted only while they carry those tags; ListComputeQuotas has no resource type.
+COMPUTE_QUOTAS = ("arn:{partition}:sagemaker:*:{account}:compute-quota/*",)
+COMPUTE_QUOTAS_REASON = (
+    "Compute quota ARNs end in an ID that SageMaker assigns at creation; creating and tagging require the "
+    "InstantStart ownership tags in the request, deleting them on the quota"
+)
+MANAGE_COMPUTE_QUOTAS = (
+    Grant(("sagemaker:ListComputeQuotas",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+    Grant(
+        ("sagemaker:CreateComputeQuota",),
+        HYPERPOD_CLUSTERS + COMPUTE_QUOTAS,
+        MANAGED_REQUEST,
+        COMPUTE_QUOTAS_REASON,
+    ),
+    Grant(("sagemaker:AddTags",), COMPUTE_QUOTAS, MANAGED_REQUEST, COMPUTE_QUOTAS_REASON),
+    Grant(("sagemaker:DeleteComputeQuota",), COMPUTE_QUOTAS, MANAGED_RESOURCE, COMPUTE_QUOTAS_REASON),
 )

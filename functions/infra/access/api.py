@@ -1,6 +1,6 @@
 """The REST API function's role: the reads behind validation, pre-flight, cost and every live view; starting and
 stopping this deployment's workflows; reading clusters through the view role and writing jobs through the jobs role;
-and the API's own tables. It creates nothing in AWS itself: changes run in the workflows."""
+and the API's own tables. Changes run in the workflows, but for the teams' compute quotas (one SageMaker call)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from controlplane.access.eks import (
     DESCRIBE_EKS_CLUSTER,
 )
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, Grant
-from controlplane.access.hyperpod import DESCRIBE_HYPERPOD, READ_NODES, TRAINING_PLANS, TRAINING_PLANS_REASON
+from controlplane.access.hyperpod import (
+    DESCRIBE_HYPERPOD,
+    MANAGE_COMPUTE_QUOTAS,
+    READ_NODES,
+    TRAINING_PLANS,
+    TRAINING_PLANS_REASON,
+)
 from controlplane.access.s3 import buckets
 from controlplane.access.workflows import EXECUTIONS, EXECUTIONS_REASON, START_EXECUTION
 from infra.access.kubernetes import ASSUME_JOBS_ROLE, ASSUME_VIEW_ROLE
@@ -60,6 +66,8 @@ API_ACCESS = FunctionAccess(
             "the API only invokes them",
         ),
         START_EXECUTION,
+        # /clusters/{clusterTag}/teams: the teams' compute quotas (one call each, like a job's submission).
+        *MANAGE_COMPUTE_QUOTAS,
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(

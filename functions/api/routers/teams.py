@@ -1,0 +1,77 @@
+"""/clusters/{clusterTag}/teams: HyperPod task governance — each team's compute quota (list, create, delete)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from api.authorization import READ, Routes, admin
+from api.context import once, plan_or_run
+from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
+from api.routers.responses import response_doc
+from controlplane import wiring
+from controlplane.models.clusters import Plan
+from controlplane.models.governance import TEAM_PATTERN, CreateTeamQuotaRequest, TeamsView, TeamView
+
+router = Routes()
+
+TeamPath = Annotated[str, Path(pattern=TEAM_PATTERN, max_length=40, description="The team's name.")]
+
+
+@router.get(
+    "/clusters/<clusterTag>/teams",
+    allow=READ,
+    operation_id="hyperpod_list_teams",
+    summary="List the teams and their compute quotas",
+    description="Per team: its quota per instance type, lend/borrow, namespace and Kueue queue (jobs submitted with "
+    "`team` run there); with the cluster's capacity and what the quotas guarantee, per instance type.",
+    tags=["teams"],
+)
+def list_teams(clusterTag: ClusterTagPath) -> TeamsView:
+    return wiring.teams().teams(clusterTag)
+
+
+@router.post(
+    "/clusters/<clusterTag>/teams",
+    allow=admin("create team quotas"),
+    operation_id="hyperpod_create_team",
+    summary="Create a team with its compute quota",
+    description="Needs the taskGovernance feature. Refused when an instance type is not the cluster's or the "
+    "quotas would exceed its capacity. 201 with the team.",
+    tags=["teams"],
+    responses={201: response_doc(TeamView, "Team created")},
+)
+def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> Response[str]:
+    return once(
+        router,
+        scope=f"teams#{clusterTag}",
+        body=request.model_dump(mode="json"),
+        run=lambda caller: wiring.teams().create(clusterTag, request),
+        status=201,
+    )
+
+
+@router.delete(
+    "/clusters/<clusterTag>/teams/<team>",
+    allow=admin("delete team quotas"),
+    operation_id="hyperpod_delete_team",
+    summary="Delete a team's compute quota",
+    description="Without confirmationToken: the plan and a token (10 minutes); show it to the person, then repeat "
+    "with the token. Its jobs then wait for idle capacity.",
+    tags=["teams"],
+    responses={200: response_doc(Plan, "Plan (and token), or the deleted team")},
+)
+def delete_team(
+    clusterTag: ClusterTagPath, team: TeamPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
+) -> Response[str]:
+    service = wiring.teams()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"delete-team {clusterTag}/{team}",
+        body={"team": team, "confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, team, caller),
+        run=lambda caller: service.delete(clusterTag, team, confirmationToken or "", caller),
+    )

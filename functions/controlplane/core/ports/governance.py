@@ -1,0 +1,47 @@
+"""HyperPod task governance of one Region: the teams' compute quotas on a cluster (SageMaker's ComputeQuota)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class QuotaAllocation:
+    instance_type: str
+    count: int
+
+
+@dataclass(frozen=True)
+class ComputeQuotaSpec:
+    """What a team is guaranteed and how it shares: `sharing` Lend | DontLend | LendAndBorrow, `borrow_limit` the
+    percentage of its guarantee it may borrow, `preempt` Never | LowerPriority (its own tasks)."""
+
+    name: str
+    team: str
+    allocations: tuple[QuotaAllocation, ...]
+    sharing: str
+    borrow_limit: int | None
+    preempt: str
+    fair_share_weight: int | None
+
+
+@dataclass(frozen=True)
+class ComputeQuota:
+    quota_id: str
+    spec: ComputeQuotaSpec
+    status: str
+    version: int
+    active: bool
+
+
+class GovernanceGateway(Protocol):
+    def quotas(self, cluster_arn: str) -> list[ComputeQuota]:
+        """Every compute quota of the cluster (ListComputeQuotas, all pages)."""
+        ...
+
+    def create_quota(self, cluster_arn: str, spec: ComputeQuotaSpec, tags: dict[str, str]) -> str:
+        """CreateComputeQuota; returns the quota's ID."""
+        ...
+
+    def delete_quota(self, quota_id: str) -> None: ...

@@ -1,0 +1,77 @@
+"""Task governance contracts: a team's compute quota on a cluster (what it is guaranteed per instance type and how it
+lends and borrows), and the teams view (quota, use and queued work per team). The names Kueue reads are built here:
+a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`, a priority class's label
+`<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from controlplane.models.common import Contract, View
+
+TEAM_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+MAX_TEAM_LENGTH = 40
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+
+Sharing = Literal["Lend", "DontLend", "LendAndBorrow"]
+
+
+def team_namespace(team: str) -> str:
+    return f"hyperpod-ns-{team}"
+
+
+def team_queue(team: str) -> str:
+    return f"{team_namespace(team)}-localqueue"
+
+
+def priority_label(priority: str) -> str:
+    return f"{priority}-priority"
+
+
+class InstanceAllocation(Contract):
+    instanceType: str = Field(pattern=r"^ml\.[a-z0-9-]+\.[a-z0-9]+$", description="An instance type of the cluster.")
+    count: int = Field(ge=1, le=10000, description="Instances of that type the team is guaranteed.")
+
+
+class CreateTeamQuotaRequest(Contract):
+    """A team and its compute quota (CreateComputeQuota)."""
+
+    team: str = Field(
+        min_length=1,
+        max_length=MAX_TEAM_LENGTH,
+        pattern=TEAM_PATTERN,
+        description="Lowercase letters, digits, '-'; its jobs run in namespace hyperpod-ns-<team>.",
+    )
+    allocations: list[InstanceAllocation] = Field(min_length=1, max_length=20)
+    sharing: Sharing = Field(default="LendAndBorrow", description="Lend idle quota, borrow idle quota, or neither.")
+    borrowLimit: int | None = Field(
+        default=None, ge=1, le=500, description="With LendAndBorrow: the share of its quota it may borrow, in percent."
+    )
+    preemptTeamTasks: Literal["Never", "LowerPriority"] = "LowerPriority"
+    fairShareWeight: int | None = Field(default=None, ge=0, le=100, description="Its weight under fair share.")
+
+
+class TeamView(View):
+    team: str
+    namespace: str
+    localQueue: str
+    quotaId: str
+    status: str
+    active: bool
+    allocations: list[InstanceAllocation]
+    sharing: Sharing
+    borrowLimit: int | None = None
+    preemptTeamTasks: str
+    fairShareWeight: int | None = None
+
+
+class TeamsView(View):
+    """Each team's quota, and the cluster's capacity per instance type (its groups' counts) with what is allocated."""
+
+    clusterTag: str
+    teams: list[TeamView]
+    capacity: dict[str, int] = Field(description="Instances per type: the sum of the instance groups' counts.")
+    allocated: dict[str, int] = Field(description="Instances per type the teams' quotas guarantee.")
