@@ -45,7 +45,9 @@ def list_compute_quotas(simulation: HyperPodSimulation, where: Where, request: J
 
 def update_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     target = request.get("ComputeQuotaTarget") or {}
-    changes = {key: request[key] for key in ("ComputeQuotaConfig", "ActivationState", "Description") if key in request}
+    changes: JsonObject = {
+        key: request[key] for key in ("ComputeQuotaConfig", "ActivationState", "Description") if key in request
+    }
     if "FairShareWeight" in target:
         changes["FairShareWeight"] = target["FairShareWeight"]
     quota = simulation.update_quota(
