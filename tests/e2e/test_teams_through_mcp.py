@@ -59,3 +59,27 @@ def test_a_quota_over_the_clusters_capacity_is_a_tool_error_saying_what_is_left(
 
     message = asyncio.run(conversation())
     assert "at most 2" in message and "Lower the count" in message, message
+
+
+def test_an_agent_sets_the_scheduler_policy_then_changes_it_only_with_the_plans_token(running_sandbox, cluster):
+    first = {"clusterTag": TAG, "priorityClasses": [{"name": "training", "weight": 50}]}
+    changed = {**first, "priorityClasses": [{"name": "training", "weight": 50}, {"name": "inference", "weight": 90}]}
+
+    async def story(tool):
+        _, created = await tool("hyperpod_put_scheduler_policy", first)
+        assert created["priorityClasses"] == [{"name": "training", "weight": 50}]
+        _, plan = await tool("hyperpod_put_scheduler_policy", {**changed, "dryRun": True})
+        _, updated = await tool(
+            "hyperpod_put_scheduler_policy", {**changed, "confirmationToken": plan["confirmationToken"]}
+        )
+        assert updated["version"] == 2
+        _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
+        _, plan = await tool("hyperpod_delete_scheduler_policy", {"clusterTag": TAG})
+        await tool(
+            "hyperpod_delete_scheduler_policy", {"clusterTag": TAG, "confirmationToken": plan["confirmationToken"]}
+        )
+        return teams["schedulerPolicy"]
+
+    policy, _, _ = converse(running_sandbox, story, token="sandbox-admin")
+    assert [p["name"] for p in policy["priorityClasses"]] == ["training", "inference"]
+    assert (policy["status"], policy["fairShare"]) == ("Updated", True)

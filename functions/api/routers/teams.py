@@ -1,4 +1,5 @@
-"""/clusters/{clusterTag}/teams: HyperPod task governance — each team's compute quota (list, create, delete)."""
+"""/clusters/{clusterTag}/teams and …/scheduler-policy: HyperPod task governance — each team's compute quota (list,
+create, delete) and the cluster's scheduler policy (priority classes, fair share: put, delete)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
 from api.routers.responses import response_doc
 from controlplane import wiring
 from controlplane.models.clusters import Plan
-from controlplane.models.governance import TEAM_PATTERN, CreateTeamQuotaRequest, TeamsView, TeamView
+from controlplane.models.governance import (
+    TEAM_PATTERN,
+    CreateTeamQuotaRequest,
+    SchedulerPolicyRequest,
+    SchedulerPolicyView,
+    TeamsView,
+    TeamView,
+)
 
 router = Routes()
 
@@ -25,8 +33,8 @@ TeamPath = Annotated[str, Path(pattern=TEAM_PATTERN, max_length=40, description=
     allow=READ,
     operation_id="hyperpod_list_teams",
     summary="List the teams and their compute quotas",
-    description="Per team: its quota per instance type, lend/borrow, namespace and Kueue queue (jobs submitted with "
-    "`team` run there); with the cluster's capacity and what the quotas guarantee, per instance type.",
+    description="Per team: its quota per instance type, lend/borrow, namespace and Kueue queue; the cluster's "
+    "capacity and what the quotas guarantee, per instance type; and its scheduler policy.",
     tags=["teams"],
 )
 def list_teams(clusterTag: ClusterTagPath) -> TeamsView:
@@ -74,4 +82,55 @@ def delete_team(
         body={"team": team, "confirmationToken": confirmationToken},
         plan=lambda caller: service.plan_delete(clusterTag, team, caller),
         run=lambda caller: service.delete(clusterTag, team, confirmationToken or "", caller),
+    )
+
+
+@router.put(
+    "/clusters/<clusterTag>/scheduler-policy",
+    allow=admin("set the scheduler policy"),
+    operation_id="hyperpod_put_scheduler_policy",
+    summary="Set the cluster's scheduler policy (priority classes, fair share)",
+    description="Creates it, or changes it with the token of its plan (dryRun=true, or the 400 without a token "
+    "carries the plan and token). An equal policy changes nothing.",
+    tags=["teams"],
+    responses={200: response_doc(SchedulerPolicyView, "The policy, or the plan with dryRun")},
+)
+def put_scheduler_policy(
+    clusterTag: ClusterTagPath,
+    request: SchedulerPolicyRequest,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
+) -> Response[str]:
+    service = wiring.scheduler_policy()
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"scheduler-policy {clusterTag}",
+        body={**request.model_dump(mode="json"), "confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_put(clusterTag, request, caller),
+        run=lambda caller: service.put(clusterTag, request, confirmationToken, caller),
+    )
+
+
+@router.delete(
+    "/clusters/<clusterTag>/scheduler-policy",
+    allow=admin("delete the scheduler policy"),
+    operation_id="hyperpod_delete_scheduler_policy",
+    summary="Delete the cluster's scheduler policy",
+    description="Without confirmationToken: the plan and a token (10 minutes); show it to the person, then repeat "
+    "with the token.",
+    tags=["teams"],
+    responses={200: response_doc(Plan, "Plan (and token), or the deleted policy")},
+)
+def delete_scheduler_policy(
+    clusterTag: ClusterTagPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
+) -> Response[str]:
+    service = wiring.scheduler_policy()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"delete-scheduler-policy {clusterTag}",
+        body={"confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_delete(clusterTag, caller),
+        run=lambda caller: service.delete(clusterTag, confirmationToken or "", caller),
     )

@@ -33,6 +33,7 @@ NO_RESOURCE_LEVEL = frozenset(
         "logs:DescribeLogGroups",
         "pricing:GetProducts",
         "sagemaker:ListClusters",
+        "sagemaker:ListClusterSchedulerConfigs",
         "sagemaker:ListComputeQuotas",
         "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",

@@ -64,3 +64,27 @@ MANAGE_COMPUTE_QUOTAS = (
     Grant(("sagemaker:AddTags",), COMPUTE_QUOTAS, MANAGED_REQUEST, COMPUTE_QUOTAS_REASON),
     Grant(("sagemaker:DeleteComputeQuota",), COMPUTE_QUOTAS, MANAGED_RESOURCE, COMPUTE_QUOTAS_REASON),
 )
+# The cluster's scheduler config, likewise: found by listing (no resource type), read, created tagged, changed and
+# deleted only while it carries the ownership tags.
+SCHEDULER_CONFIGS = ("arn:{partition}:sagemaker:*:{account}:cluster-scheduler-config/*",)
+SCHEDULER_CONFIGS_REASON = (
+    "Scheduler config ARNs end in an ID that SageMaker assigns at creation; reads name any of the account's, "
+    "creating requires the InstantStart ownership tags in the request, updating and deleting them on the config"
+)
+MANAGE_SCHEDULER_CONFIGS = (
+    Grant(("sagemaker:ListClusterSchedulerConfigs",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+    Grant(("sagemaker:DescribeClusterSchedulerConfig",), SCHEDULER_CONFIGS, reason=SCHEDULER_CONFIGS_REASON),
+    Grant(
+        ("sagemaker:CreateClusterSchedulerConfig",),
+        HYPERPOD_CLUSTERS + SCHEDULER_CONFIGS,
+        MANAGED_REQUEST,
+        SCHEDULER_CONFIGS_REASON,
+    ),
+    Grant(("sagemaker:AddTags",), SCHEDULER_CONFIGS, MANAGED_REQUEST, SCHEDULER_CONFIGS_REASON),
+    Grant(
+        ("sagemaker:UpdateClusterSchedulerConfig", "sagemaker:DeleteClusterSchedulerConfig"),
+        SCHEDULER_CONFIGS,
+        MANAGED_RESOURCE,
+        SCHEDULER_CONFIGS_REASON,
+    ),
+)

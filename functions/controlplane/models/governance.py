@@ -1,13 +1,13 @@
 """Task governance contracts: a team's compute quota on a cluster (what it is guaranteed per instance type and how it
-lends and borrows), and the teams view (quota, use and queued work per team). The names Kueue reads are built here:
-a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`, a priority class's label
-`<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
+lends and borrows), the cluster's scheduler policy (priority classes, fair share), and the teams view. The names
+Kueue reads are built here: a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`,
+a priority class's label `<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from controlplane.models.common import Contract, View
 
@@ -54,6 +54,36 @@ class CreateTeamQuotaRequest(Contract):
     fairShareWeight: int | None = Field(default=None, ge=0, le=100, description="Its weight under fair share.")
 
 
+class PriorityClass(Contract):
+    name: str = Field(
+        min_length=1, max_length=MAX_TEAM_LENGTH, pattern=TEAM_PATTERN, description="Jobs name it as `priority`."
+    )
+    weight: int = Field(ge=0, le=100, description="Higher runs first (0-100).")
+
+
+class SchedulerPolicyRequest(Contract):
+    """The cluster's scheduler config (CreateClusterSchedulerConfig / Update): priority classes and fair share."""
+
+    priorityClasses: list[PriorityClass] = Field(min_length=1, max_length=20)
+    fairShare: bool = Field(default=True, description="Share idle capacity by the teams' fair-share weights.")
+    idleResourceSharing: bool = Field(default=True, description="Let teams borrow what others leave idle.")
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> SchedulerPolicyRequest:
+        names = [priority.name for priority in self.priorityClasses]
+        if len(names) != len(set(names)):
+            raise ValueError("priorityClasses: each name once")
+        return self
+
+
+class SchedulerPolicyView(View):
+    priorityClasses: list[PriorityClass]
+    fairShare: bool
+    idleResourceSharing: bool
+    status: str
+    version: int
+
+
 class TeamView(View):
     team: str
     namespace: str
@@ -75,3 +105,4 @@ class TeamsView(View):
     teams: list[TeamView]
     capacity: dict[str, int] = Field(description="Instances per type: the sum of the instance groups' counts.")
     allocated: dict[str, int] = Field(description="Instances per type the teams' quotas guarantee.")
+    schedulerPolicy: SchedulerPolicyView | None = Field(default=None, description="None: no scheduler config yet.")

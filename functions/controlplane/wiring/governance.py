@@ -1,4 +1,4 @@
-"""Task governance: a cluster's teams and their compute quotas."""
+"""Task governance: a cluster's teams and their compute quotas, and its scheduler policy."""
 
 from __future__ import annotations
 
@@ -8,21 +8,40 @@ from controlplane import wiring
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
-    from controlplane.core.governance.teams import TeamService
+    from controlplane.core.governance.scheduler import SchedulerPolicyService
+    from controlplane.core.governance.teams import ClusterReader, TeamService
+
+
+def _governed() -> ClusterReader:
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.governance.teams import ClusterReader
+
+    return ClusterReader(clusters=wiring.clusters(), hyperpod=AwsHyperPodGateway)
 
 
 @provider
 def teams() -> TeamService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.governance import AwsGovernanceGateway
-    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.core.governance.teams import TeamService
 
     return TeamService(
-        clusters=wiring.clusters(),
+        cluster=_governed(),
         confirmations=wiring.confirmations(),
         deployment=wiring.deployment(),
-        hyperpod=AwsHyperPodGateway,
         governance=AwsGovernanceGateway,
         eks=AwsEksGateway,
+    )
+
+
+@provider
+def scheduler_policy() -> SchedulerPolicyService:
+    from controlplane.adapters.aws.governance import AwsGovernanceGateway
+    from controlplane.core.governance.scheduler import SchedulerPolicyService
+
+    return SchedulerPolicyService(
+        cluster=_governed(),
+        confirmations=wiring.confirmations(),
+        deployment=wiring.deployment(),
+        governance=AwsGovernanceGateway,
     )

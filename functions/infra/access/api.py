@@ -1,6 +1,7 @@
 """The REST API function's role: the reads behind validation, pre-flight, cost and every live view; starting and
 stopping this deployment's workflows; reading clusters through the view role and writing jobs through the jobs role;
-and the API's own tables. Changes run in the workflows, but for the teams' compute quotas (one SageMaker call)."""
+and the API's own tables. Changes run in the workflows, but for task governance's quotas and scheduler config (one
+SageMaker call each)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, 
 from controlplane.access.hyperpod import (
     DESCRIBE_HYPERPOD,
     MANAGE_COMPUTE_QUOTAS,
+    MANAGE_SCHEDULER_CONFIGS,
     READ_NODES,
     TRAINING_PLANS,
     TRAINING_PLANS_REASON,
@@ -66,8 +68,10 @@ API_ACCESS = FunctionAccess(
             "the API only invokes them",
         ),
         START_EXECUTION,
-        # /clusters/{clusterTag}/teams: the teams' compute quotas (one call each, like a job's submission).
+        # /clusters/{clusterTag}/teams and …/scheduler-policy: the teams' compute quotas and the scheduler config
+        # (one call each, like a job's submission).
         *MANAGE_COMPUTE_QUOTAS,
+        *MANAGE_SCHEDULER_CONFIGS,
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(

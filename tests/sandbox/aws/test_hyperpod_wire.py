@@ -652,3 +652,34 @@ def test_compute_quotas_are_refused_as_sagemaker_refuses_them(world: World) -> N
     with pytest.raises(ClientError) as error:
         world.sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=7, ActivationState="Disabled")
     assert error_code(error) == "ConflictException"
+
+
+SCHEDULER = {
+    "PriorityClasses": [{"Name": "inference", "Weight": 90}, {"Name": "training", "Weight": 50}],
+    "FairShare": "Enabled",
+}
+
+
+def test_a_cluster_has_one_scheduler_config_updated_by_version_and_deleted(world: World) -> None:
+    arn = world.create()
+    created = world.sagemaker.create_cluster_scheduler_config(Name="policy", ClusterArn=arn, SchedulerConfig=SCHEDULER)
+    config_id = created["ClusterSchedulerConfigId"]
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.create_cluster_scheduler_config(Name="again", ClusterArn=arn, SchedulerConfig=SCHEDULER)
+    assert error_code(error) == "ConflictException"
+    listed = world.sagemaker.list_cluster_scheduler_configs(ClusterArn=arn)["ClusterSchedulerConfigSummaries"]
+    assert [(c["ClusterSchedulerConfigId"], c["Status"]) for c in listed] == [(config_id, "Created")]
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.update_cluster_scheduler_config(
+            ClusterSchedulerConfigId=config_id, TargetVersion=2, SchedulerConfig=SCHEDULER
+        )
+    assert error_code(error) == "ConflictException"
+    changed = {**SCHEDULER, "FairShare": "Disabled"}
+    updated = world.sagemaker.update_cluster_scheduler_config(
+        ClusterSchedulerConfigId=config_id, TargetVersion=1, SchedulerConfig=changed
+    )
+    assert updated["ClusterSchedulerConfigVersion"] == 2
+    described = world.sagemaker.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert (described["Status"], described["SchedulerConfig"]) == ("Updated", changed)
+    world.sagemaker.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert world.sagemaker.list_cluster_scheduler_configs(ClusterArn=arn)["ClusterSchedulerConfigSummaries"] == []

@@ -1,11 +1,20 @@
-"""SageMaker HyperPod task governance: the compute quotas of a cluster (Create/List/DeleteComputeQuota)."""
+"""SageMaker HyperPod task governance: the compute quotas of a cluster (Create/List/DeleteComputeQuota) and its
+scheduler config (Create/List/Describe/Update/DeleteClusterSchedulerConfig)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from controlplane.adapters.aws.session import client, tag_list
-from controlplane.core.ports.governance import ComputeQuota, ComputeQuotaSpec, QuotaAllocation
+from controlplane.core.ports.governance import (
+    ComputeQuota,
+    ComputeQuotaSpec,
+    QuotaAllocation,
+    SchedulerConfig,
+    SchedulerPolicy,
+)
+
+LIVE = ("Creating", "Created", "Updating", "Updated", "UpdateFailed", "UpdateRollbackFailed")
 
 
 class AwsGovernanceGateway:
@@ -18,7 +27,7 @@ class AwsGovernanceGateway:
             _quota(summary)
             for page in pages.paginate(ClusterArn=cluster_arn)
             for summary in page.get("ComputeQuotaSummaries", [])
-            if summary.get("Status") not in ("Deleting", "Deleted")
+            if summary.get("Status") in LIVE
         ]
 
     def create_quota(self, cluster_arn: str, spec: ComputeQuotaSpec, tags: dict[str, str]) -> str:
@@ -47,6 +56,51 @@ class AwsGovernanceGateway:
 
     def delete_quota(self, quota_id: str) -> None:
         client("sagemaker", self._region).delete_compute_quota(ComputeQuotaId=quota_id)
+
+    def scheduler_config(self, cluster_arn: str) -> SchedulerConfig | None:
+        sagemaker = client("sagemaker", self._region)
+        pages = sagemaker.get_paginator("list_cluster_scheduler_configs").paginate(ClusterArn=cluster_arn)
+        live = [s for page in pages for s in page.get("ClusterSchedulerConfigSummaries", []) if s["Status"] in LIVE]
+        if not live:
+            return None
+        described = sagemaker.describe_cluster_scheduler_config(
+            ClusterSchedulerConfigId=live[0]["ClusterSchedulerConfigId"]
+        )
+        config = described.get("SchedulerConfig") or {}
+        return SchedulerConfig(
+            config_id=described["ClusterSchedulerConfigId"],
+            policy=SchedulerPolicy(
+                priority_classes=tuple((p["Name"], int(p["Weight"])) for p in config.get("PriorityClasses") or []),
+                fair_share=config.get("FairShare", "Enabled") == "Enabled",
+                idle_sharing=config.get("IdleResourceSharing", "Enabled") == "Enabled",
+            ),
+            status=described["Status"],
+            version=int(described["ClusterSchedulerConfigVersion"]),
+        )
+
+    def create_scheduler_config(
+        self, cluster_arn: str, name: str, policy: SchedulerPolicy, tags: dict[str, str]
+    ) -> str:
+        created = client("sagemaker", self._region).create_cluster_scheduler_config(
+            Name=name, ClusterArn=cluster_arn, SchedulerConfig=_scheduler(policy), Tags=tag_list(tags)
+        )
+        return str(created["ClusterSchedulerConfigId"])
+
+    def update_scheduler_config(self, config_id: str, version: int, policy: SchedulerPolicy) -> None:
+        client("sagemaker", self._region).update_cluster_scheduler_config(
+            ClusterSchedulerConfigId=config_id, TargetVersion=version, SchedulerConfig=_scheduler(policy)
+        )
+
+    def delete_scheduler_config(self, config_id: str) -> None:
+        client("sagemaker", self._region).delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+
+
+def _scheduler(policy: SchedulerPolicy) -> dict[str, Any]:
+    return {
+        "PriorityClasses": [{"Name": name, "Weight": weight} for name, weight in policy.priority_classes],
+        "FairShare": "Enabled" if policy.fair_share else "Disabled",
+        "IdleResourceSharing": "Enabled" if policy.idle_sharing else "Disabled",
+    }
 
 
 def _quota(summary: dict[str, Any]) -> ComputeQuota:

@@ -1,4 +1,5 @@
-"""A cluster's teams: each a compute quota (SageMaker) whose namespace and queue the task governance add-on makes.
+"""A cluster's teams: each a compute quota (SageMaker) whose namespace and queue the task governance add-on makes;
+the teams view also shows the cluster's scheduler policy (`scheduler`).
 
 Creating a quota is checked first: the add-on is installed, the team is new, each instance type is one of the
 cluster's, and the quotas of every team together stay within the cluster's capacity (its instance groups' counts per
@@ -12,11 +13,18 @@ from collections import Counter
 from collections.abc import Callable
 
 from controlplane.core.auth import Actor
+from controlplane.core.concurrency import together
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
 from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.governance import ComputeQuota, ComputeQuotaSpec, GovernanceGateway, QuotaAllocation
+from controlplane.core.ports.governance import (
+    ComputeQuota,
+    ComputeQuotaSpec,
+    GovernanceGateway,
+    QuotaAllocation,
+    SchedulerConfig,
+)
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
@@ -25,6 +33,8 @@ from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
     InstanceAllocation,
+    PriorityClass,
+    SchedulerPolicyView,
     TeamsView,
     TeamView,
     team_namespace,
@@ -44,31 +54,49 @@ class QuotaExceedsCapacityError(InvalidRequestError):
     code = "QuotaExceedsCapacity"
 
 
+class ClusterReader:
+    """A registered cluster with its live HyperPod cluster, which task governance works on."""
+
+    def __init__(self, clusters: ClusterService, hyperpod: Callable[[str], HyperPodGateway]) -> None:
+        self._clusters = clusters
+        self._hyperpod = hyperpod
+
+    def __call__(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
+        record = self._clusters.get(cluster_tag)
+        cluster = None
+        if StageName.HYPERPOD.value in record.stagesDone:
+            name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
+            cluster = self._hyperpod(record.region).find_cluster(name)
+        if cluster is None:
+            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster yet; finish stage 4 first.")
+        return record, cluster
+
+
 class TeamService:
     def __init__(
         self,
-        clusters: ClusterService,
+        cluster: ClusterReader,
         confirmations: Confirmations,
         deployment: Deployment,
-        hyperpod: Callable[[str], HyperPodGateway],
         governance: Callable[[str], GovernanceGateway],
         eks: Callable[[str], EksGateway],
     ) -> None:
-        self._clusters = clusters
+        self._cluster = cluster
         self._confirmations = confirmations
         self._deployment = deployment
-        self._hyperpod = hyperpod
         self._governance = governance
         self._eks = eks
 
     def teams(self, cluster_tag: str) -> TeamsView:
         record, cluster = self._cluster(cluster_tag)
-        quotas = self._governance(record.region).quotas(cluster.arn)
+        gateway = self._governance(record.region)
+        quotas, scheduler = together(lambda: gateway.quotas(cluster.arn), lambda: gateway.scheduler_config(cluster.arn))
         return TeamsView(
             clusterTag=cluster_tag,
             teams=[_view(quota) for quota in sorted(quotas, key=lambda quota: quota.spec.team)],
             capacity=dict(_capacity(cluster)),
             allocated=dict(_allocated(quotas)),
+            schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
         )
 
     def team(self, cluster_tag: str, team: str) -> TeamView:
@@ -125,7 +153,7 @@ class TeamService:
 
     def delete(self, cluster_tag: str, team: str, token: str, actor: Actor) -> TeamView:
         view = self.team(cluster_tag, team)
-        record = self._clusters.get(cluster_tag)
+        record, _ = self._cluster(cluster_tag)
         with self._confirmations.redeeming(
             token,
             actor,
@@ -136,16 +164,6 @@ class TeamService:
         ):
             self._governance(record.region).delete_quota(view.quotaId)
         return view.model_copy(update={"status": "Deleting"})
-
-    def _cluster(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
-        record = self._clusters.get(cluster_tag)
-        cluster = None
-        if StageName.HYPERPOD.value in record.stagesDone:
-            name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
-            cluster = self._hyperpod(record.region).find_cluster(name)
-        if cluster is None:
-            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster yet; finish stage 4 first.")
-        return record, cluster
 
 
 def _capacity(cluster: HyperPodCluster) -> Counter[str]:
@@ -184,6 +202,17 @@ def _refuse_over_capacity(
                 "group first.",
                 {"instanceType": allocation.instanceType, "have": max(have, 0), "need": allocation.count},
             )
+
+
+def policy_view(config: SchedulerConfig) -> SchedulerPolicyView:
+    policy = config.policy
+    return SchedulerPolicyView(
+        priorityClasses=[PriorityClass(name=name, weight=weight) for name, weight in policy.priority_classes],
+        fairShare=policy.fair_share,
+        idleResourceSharing=policy.idle_sharing,
+        status=config.status,
+        version=config.version,
+    )
 
 
 def _view(quota: ComputeQuota) -> TeamView:

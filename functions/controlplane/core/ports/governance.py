@@ -1,4 +1,5 @@
-"""HyperPod task governance of one Region: the teams' compute quotas on a cluster (SageMaker's ComputeQuota)."""
+"""HyperPod task governance of one Region: the teams' compute quotas on a cluster (SageMaker's ComputeQuota) and
+the cluster's scheduler config (ClusterSchedulerConfig: priority classes, fair share)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,23 @@ class ComputeQuota:
     active: bool
 
 
+@dataclass(frozen=True)
+class SchedulerPolicy:
+    """Priority classes by name with their weight (0-100), and whether fair share and idle sharing are on."""
+
+    priority_classes: tuple[tuple[str, int], ...]
+    fair_share: bool
+    idle_sharing: bool
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    config_id: str
+    policy: SchedulerPolicy
+    status: str
+    version: int
+
+
 class GovernanceGateway(Protocol):
     def quotas(self, cluster_arn: str) -> list[ComputeQuota]:
         """Every compute quota of the cluster (ListComputeQuotas, all pages)."""
@@ -45,3 +63,17 @@ class GovernanceGateway(Protocol):
         ...
 
     def delete_quota(self, quota_id: str) -> None: ...
+
+    def scheduler_config(self, cluster_arn: str) -> SchedulerConfig | None:
+        """The cluster's scheduler config (one at most), described."""
+        ...
+
+    def create_scheduler_config(
+        self, cluster_arn: str, name: str, policy: SchedulerPolicy, tags: dict[str, str]
+    ) -> str: ...
+
+    def update_scheduler_config(self, config_id: str, version: int, policy: SchedulerPolicy) -> None:
+        """UpdateClusterSchedulerConfig from `version` (refused when it has moved on)."""
+        ...
+
+    def delete_scheduler_config(self, config_id: str) -> None: ...

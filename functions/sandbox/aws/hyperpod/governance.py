@@ -1,6 +1,7 @@
-"""Task governance's compute quotas (CreateComputeQuota and its siblings), as SageMaker keeps them: one per team
-and cluster, on an instance type the cluster has, versioned (an update names the version it read). The quota's
-Kueue side (the team's namespace, queues) is the add-on's, in the cluster; not here."""
+"""Task governance as SageMaker keeps it: compute quotas (CreateComputeQuota and its siblings), one per team and
+cluster, on an instance type the cluster has; and one scheduler config per cluster (CreateClusterSchedulerConfig and
+its siblings). Both are versioned: an update names the version it read. Their Kueue side (the teams' namespaces and
+queues, the priority classes) is the add-on's, in the cluster; not here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 import uuid
 
 from sandbox.aws.hyperpod.fleet import Where
-from sandbox.aws.hyperpod.model import ComputeQuota, HyperPodError, JsonObject, validation
+from sandbox.aws.hyperpod.model import ComputeQuota, HyperPodError, JsonObject, SchedulerConfig, validation
 from sandbox.aws.hyperpod.state import SimulationState
 
 
@@ -95,6 +96,69 @@ class Governance(SimulationState):
             self.quota(where, quota_id)
             del self._quotas[where][quota_id]
 
+    def create_scheduler_config(
+        self, where: Where, name: str, cluster_arn: str, config: JsonObject, description: str | None
+    ) -> SchedulerConfig:
+        with self.lock:
+            self.advance()
+            cluster = self._find(where, cluster_arn)
+            configs = self._scheduler_configs.setdefault(where, {})
+            if any(found.cluster_arn == cluster.arn for found in configs.values()):
+                raise HyperPodError(
+                    "ConflictException", f"A cluster scheduler config already exists for cluster {cluster.arn}."
+                )
+            _check_priority_classes(config)
+            config_id = uuid.uuid4().hex[:12]
+            now = time.time()
+            created = SchedulerConfig(
+                config_id=config_id,
+                arn=f"arn:aws:sagemaker:{where[1]}:{where[0]}:cluster-scheduler-config/{config_id}",
+                name=name,
+                cluster_arn=cluster.arn,
+                config=config,
+                description=description,
+                created=now,
+                modified=now,
+            )
+            configs[config_id] = created
+            return created
+
+    def scheduler_config(self, where: Where, config_id: str) -> SchedulerConfig:
+        with self.lock:
+            found = self._scheduler_configs.get(where, {}).get(config_id)
+            if found is None:
+                raise HyperPodError("ResourceNotFound", f"Cluster scheduler config {config_id} not found.")
+            return found
+
+    def scheduler_configs(self, where: Where, cluster_arn: str | None) -> list[SchedulerConfig]:
+        with self.lock:
+            found = self._scheduler_configs.get(where, {}).values()
+            return sorted((c for c in found if cluster_arn in (None, c.cluster_arn)), key=lambda c: c.created)
+
+    def update_scheduler_config(
+        self, where: Where, config_id: str, target_version: int, config: JsonObject | None, description: str | None
+    ) -> SchedulerConfig:
+        with self.lock:
+            found = self.scheduler_config(where, config_id)
+            if target_version != found.version:
+                raise HyperPodError(
+                    "ConflictException",
+                    f"TargetVersion {target_version} does not match the scheduler config's version {found.version}.",
+                )
+            if config is not None:
+                _check_priority_classes(config)
+                found.config = config
+            found.description = description if description is not None else found.description
+            found.version += 1
+            found.status = "Updated"
+            found.modified = time.time()
+            return found
+
+    def delete_scheduler_config(self, where: Where, config_id: str) -> None:
+        with self.lock:
+            self.scheduler_config(where, config_id)
+            del self._scheduler_configs[where][config_id]
+
     def _check_types(self, cluster_arn: str, config: JsonObject) -> None:
         """Each allocated instance type must be one of the cluster's instance groups'."""
         cluster = next(c for clusters in self._clusters.values() for c in clusters.values() if c.arn == cluster_arn)
@@ -104,3 +168,9 @@ class Governance(SimulationState):
                 raise validation(
                     f"Instance type {resource['InstanceType']} is not in cluster {cluster.name}'s instance groups."
                 )
+
+
+def _check_priority_classes(config: JsonObject) -> None:
+    names = [priority["Name"] for priority in config.get("PriorityClasses") or []]
+    if len(names) != len(set(names)):
+        raise validation("Priority class names must be unique.")

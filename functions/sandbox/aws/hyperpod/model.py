@@ -317,6 +317,23 @@ class ComputeQuota:
     status: str = "Created"
 
 
+@dataclass
+class SchedulerConfig:
+    """A cluster's scheduler config (task governance): its priority classes, fair share and idle resource sharing as
+    sent, versioned like a compute quota."""
+
+    config_id: str
+    arn: str
+    name: str
+    cluster_arn: str
+    config: JsonObject
+    description: str | None
+    created: float
+    modified: float
+    version: int = 1
+    status: str = "Created"
+
+
 @dataclass(frozen=True)
 class NodeFailure:
     node_id: str

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.governance.teams import (
+    ClusterReader,
     QuotaExceedsCapacityError,
     TeamExistsError,
     TeamNotFoundError,
@@ -44,10 +45,9 @@ def world() -> World:
 
 def teams(world: World) -> TeamService:
     return TeamService(
-        world.clusters,
+        ClusterReader(world.clusters, lambda region: world.hyperpod),
         world.confirmations,
         DEPLOYMENT,
-        lambda region: world.hyperpod,
         lambda region: world.governance,  # type: ignore[attr-defined]
         lambda region: world.eks,
     )
