@@ -55,3 +55,23 @@ describe("TeamsTab", () => {
     expect(deletes.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
   });
 });
+
+describe("SchedulerPolicyPanel", () => {
+  it("changes the scheduler policy with the token of its plan", async () => {
+    const policy = { priorityClasses: [{ name: "training", weight: 50 }], fairShare: true, idleResourceSharing: true, status: "Created", version: 1 };
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": { ...TEAMS, schedulerPolicy: policy },
+      "PUT /clusters/{clusterTag}/scheduler-policy": (call) => (call.query.dryRun ? PLAN_WITH_TOKEN : policy),
+    });
+    renderTab(TeamsTab, { api });
+    const input = await screen.findByDisplayValue("training:50");
+    await userEvent.clear(input);
+    await userEvent.type(input, "training:50, inference:90");
+    await userEvent.click(screen.getAllByRole("button", { name: "Save policy" })[0]);
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(await within(dialog).findByRole("button", { name: "Save policy" }));
+    const puts = calls.filter((call) => call.method === "PUT");
+    expect(puts.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+    expect(puts[1].body).toEqual({ priorityClasses: [{ name: "training", weight: 50 }, { name: "inference", weight: 90 }] });
+  });
+});

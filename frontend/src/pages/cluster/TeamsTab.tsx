@@ -1,6 +1,6 @@
 /**
  * Teams tab (task governance): each team's compute quota, namespace and Kueue queue, the cluster's capacity per
- * instance type with what the quotas guarantee, a form that creates a team (`?action=create-team`) and the delete
+ * instance type with what the quotas guarantee, its scheduler policy (`SchedulerPolicyPanel`), a form that creates a team (`?action=create-team`) and the delete
  * of a team's quota through the API's plan and confirmation.
  */
 import Box from "@cloudscape-design/components/box";
@@ -19,6 +19,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
 import { sent, usePlannedAction } from "./plan";
+import { SchedulerPolicyPanel } from "./SchedulerPolicyPanel";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
 
@@ -119,6 +120,7 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
         ]}
         empty={<Box textAlign="center">No team has a compute quota. Enable task governance on the Features tab, then create a team.</Box>}
       />
+      {teams.data && <SchedulerPolicyPanel key={teams.data.schedulerPolicy?.version ?? 0} clusterTag={clusterTag} policy={teams.data.schedulerPolicy} onChanged={teams.reload} />}
       {mayCreate && action === "create-team" && (
         <TeamForm types={Object.keys(capacity)} error={createError} onCancel={() => setAction(null)} onCreate={(body) => void create(body)} />
       )}
