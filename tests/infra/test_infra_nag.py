@@ -102,9 +102,10 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
 # 305: +6 for the taskGovernance feature's step group (issue 32): its function's runtime (L1), its role's X-Ray
 # (Resource::*) and the add-on feature pattern every add-on group has (EKS clusters and add-ons, HyperPod clusters).
-# 306: +1 for the teams' compute quotas on the API role: compute-quota/* (SageMaker assigns their IDs; creating and
-# deleting require the ownership tags); ListComputeQuotas joins the API's existing Resource::* acknowledgement.
-EXPECTED_ACKNOWLEDGEMENTS = 306
+# 307: +2 for task governance on the API role: compute-quota/* and cluster-scheduler-config/* (SageMaker assigns
+# their IDs; creating, changing and deleting require the ownership tags); ListComputeQuotas and
+# ListClusterSchedulerConfigs join the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 307
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

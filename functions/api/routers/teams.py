@@ -25,7 +25,7 @@ from controlplane.models.governance import (
 
 router = Routes()
 
-TeamPath = Annotated[str, Path(pattern=TEAM_PATTERN, max_length=40, description="The team's name.")]
+TeamPath = Annotated[str, Path(pattern=TEAM_PATTERN, max_length=40)]
 
 
 @router.get(
@@ -33,8 +33,8 @@ TeamPath = Annotated[str, Path(pattern=TEAM_PATTERN, max_length=40, description=
     allow=READ,
     operation_id="hyperpod_list_teams",
     summary="List the teams and their compute quotas",
-    description="Per team: its quota per instance type, lend/borrow, namespace and Kueue queue; the cluster's "
-    "capacity and what the quotas guarantee, per instance type; and its scheduler policy.",
+    description="Each team's quota, namespace and Kueue queue; capacity and guarantees per instance type; the "
+    "scheduler policy.",
     tags=["teams"],
 )
 def list_teams(clusterTag: ClusterTagPath) -> TeamsView:
@@ -46,8 +46,7 @@ def list_teams(clusterTag: ClusterTagPath) -> TeamsView:
     allow=admin("create team quotas"),
     operation_id="hyperpod_create_team",
     summary="Create a team with its compute quota",
-    description="Needs the taskGovernance feature. Refused when an instance type is not the cluster's or the "
-    "quotas would exceed its capacity. 201 with the team.",
+    description="Needs the taskGovernance feature; the quotas must fit the cluster's capacity.",
     tags=["teams"],
     responses={201: response_doc(TeamView, "Team created")},
 )
@@ -66,8 +65,7 @@ def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> 
     allow=admin("delete team quotas"),
     operation_id="hyperpod_delete_team",
     summary="Delete a team's compute quota",
-    description="Without confirmationToken: the plan and a token (10 minutes); show it to the person, then repeat "
-    "with the token. Its jobs then wait for idle capacity.",
+    description="Its jobs then wait for idle capacity.",
     tags=["teams"],
     responses={200: response_doc(Plan, "Plan (and token), or the deleted team")},
 )
@@ -90,8 +88,7 @@ def delete_team(
     allow=admin("set the scheduler policy"),
     operation_id="hyperpod_put_scheduler_policy",
     summary="Set the cluster's scheduler policy (priority classes, fair share)",
-    description="Creates it, or changes it with the token of its plan (dryRun=true, or the 400 without a token "
-    "carries the plan and token). An equal policy changes nothing.",
+    description="A change needs its plan's token (dryRun=true).",
     tags=["teams"],
     responses={200: response_doc(SchedulerPolicyView, "The policy, or the plan with dryRun")},
 )
@@ -117,8 +114,6 @@ def put_scheduler_policy(
     allow=admin("delete the scheduler policy"),
     operation_id="hyperpod_delete_scheduler_policy",
     summary="Delete the cluster's scheduler policy",
-    description="Without confirmationToken: the plan and a token (10 minutes); show it to the person, then repeat "
-    "with the token.",
     tags=["teams"],
     responses={200: response_doc(Plan, "Plan (and token), or the deleted policy")},
 )

@@ -32,8 +32,8 @@ def priority_label(priority: str) -> str:
 
 
 class InstanceAllocation(Contract):
-    instanceType: str = Field(pattern=r"^ml\.[a-z0-9-]+\.[a-z0-9]+$", description="An instance type of the cluster.")
-    count: int = Field(ge=1, le=10000, description="Instances of that type the team is guaranteed.")
+    instanceType: str = Field(pattern=r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+    count: int = Field(ge=1, le=10000, description="Instances guaranteed.")
 
 
 class CreateTeamQuotaRequest(Contract):
@@ -43,30 +43,26 @@ class CreateTeamQuotaRequest(Contract):
         min_length=1,
         max_length=MAX_TEAM_LENGTH,
         pattern=TEAM_PATTERN,
-        description="Lowercase letters, digits, '-'; its jobs run in namespace hyperpod-ns-<team>.",
+        description="Its namespace: hyperpod-ns-<team>.",
     )
     allocations: list[InstanceAllocation] = Field(min_length=1, max_length=20)
-    sharing: Sharing = Field(default="LendAndBorrow", description="Lend idle quota, borrow idle quota, or neither.")
-    borrowLimit: int | None = Field(
-        default=None, ge=1, le=500, description="With LendAndBorrow: the share of its quota it may borrow, in percent."
-    )
+    sharing: Sharing = "LendAndBorrow"
+    borrowLimit: int | None = Field(default=None, ge=1, le=500, description="% of its quota it may borrow.")
     preemptTeamTasks: Literal["Never", "LowerPriority"] = "LowerPriority"
-    fairShareWeight: int | None = Field(default=None, ge=0, le=100, description="Its weight under fair share.")
+    fairShareWeight: int | None = Field(default=None, ge=0, le=100)
 
 
 class PriorityClass(Contract):
-    name: str = Field(
-        min_length=1, max_length=MAX_TEAM_LENGTH, pattern=TEAM_PATTERN, description="Jobs name it as `priority`."
-    )
-    weight: int = Field(ge=0, le=100, description="Higher runs first (0-100).")
+    name: str = Field(min_length=1, max_length=MAX_TEAM_LENGTH, pattern=TEAM_PATTERN)
+    weight: int = Field(ge=0, le=100, description="Higher first.")
 
 
 class SchedulerPolicyRequest(Contract):
     """The cluster's scheduler config (CreateClusterSchedulerConfig / Update): priority classes and fair share."""
 
     priorityClasses: list[PriorityClass] = Field(min_length=1, max_length=20)
-    fairShare: bool = Field(default=True, description="Share idle capacity by the teams' fair-share weights.")
-    idleResourceSharing: bool = Field(default=True, description="Let teams borrow what others leave idle.")
+    fairShare: bool = True
+    idleResourceSharing: bool = Field(default=True, description="Teams may borrow idle capacity.")
 
     @model_validator(mode="after")
     def _names_unique(self) -> SchedulerPolicyRequest:
