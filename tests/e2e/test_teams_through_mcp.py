@@ -1,6 +1,6 @@
 """Task governance in the sandbox, as an agent runs it through the MCP tools: with the taskGovernance feature enabled
-on a cluster of two ml.g6.4xlarge, a team gets a quota of one, a second team asking for two is refused with what
-is left, and deleting a team is planned before it is confirmed."""
+on a cluster of two ml.g6.4xlarge, a team gets a quota of one, a second team asking for three is refused with what
+is left, and changing or deleting a team, or changing the scheduler policy, is planned before it is confirmed."""
 
 from __future__ import annotations
 
@@ -29,12 +29,20 @@ def quota(team: str, count: int) -> dict[str, Any]:
     return {"clusterTag": TAG, "team": team, "allocations": [{"instanceType": INSTANCE_TYPE, "count": count}]}
 
 
-def test_an_agent_gives_a_team_a_quota_within_capacity_and_deletes_it_after_confirmation(running_sandbox, cluster):
+def test_an_agent_gives_a_team_a_quota_within_capacity_changes_it_and_deletes_it_after_confirmation(
+    running_sandbox, cluster
+):
     async def story(tool):
         _, created = await tool("hyperpod_create_team", quota("ml-a", 1))
         assert created["localQueue"] == "hyperpod-ns-ml-a-localqueue"
         _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
         assert (teams["capacity"], teams["allocated"]) == ({INSTANCE_TYPE: 2}, {INSTANCE_TYPE: 1})
+        change = {"clusterTag": TAG, "team": "ml-a", "allocations": [{"instanceType": INSTANCE_TYPE, "count": 2}]}
+        _, plan = await tool("hyperpod_update_team", change)
+        _, updated = await tool("hyperpod_update_team", {**change, "confirmationToken": plan["confirmationToken"]})
+        assert updated["allocations"] == [{"instanceType": INSTANCE_TYPE, "count": 2}]
+        _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
+        assert (teams["allocated"], teams["teams"][0]["status"]) == ({INSTANCE_TYPE: 2}, "Updated")
         _, plan = await tool("hyperpod_delete_team", {"clusterTag": TAG, "team": "ml-a"})
         assert plan["confirmationToken"]
         await tool(

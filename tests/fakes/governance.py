@@ -22,6 +22,12 @@ class InMemoryGovernanceGateway:
         self.tags[quota_id] = tags
         return quota_id
 
+    def update_quota(self, quota_id: str, version: int, spec: ComputeQuotaSpec, active: bool) -> None:
+        for quotas in self.quotas_by_cluster.values():
+            if quota_id in quotas:
+                assert version == quotas[quota_id].version, "the service updates from the version it read"
+                quotas[quota_id] = ComputeQuota(quota_id, spec, "Updated", version + 1, active)
+
     def delete_quota(self, quota_id: str) -> None:
         for quotas in self.quotas_by_cluster.values():
             quotas.pop(quota_id, None)

@@ -21,6 +21,7 @@ from controlplane.models.governance import (
     SchedulerPolicyView,
     TeamsView,
     TeamView,
+    UpdateTeamQuotaRequest,
 )
 
 router = Routes()
@@ -57,6 +58,33 @@ def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> 
         body=request.model_dump(mode="json"),
         run=lambda caller: wiring.teams().create(clusterTag, request),
         status=201,
+    )
+
+
+@router.patch(
+    "/clusters/<clusterTag>/teams/<team>",
+    allow=admin("change team quotas"),
+    operation_id="hyperpod_update_team",
+    summary="Change a team's compute quota",
+    description="Only the fields sent change; new allocations must fit the cluster's capacity.",
+    tags=["teams"],
+    responses={200: response_doc(Plan, "Plan (and token), or the changed team")},
+)
+def update_team(
+    clusterTag: ClusterTagPath,
+    team: TeamPath,
+    request: UpdateTeamQuotaRequest,
+    confirmationToken: ConfirmationToken = None,
+    dryRun: DryRun = False,
+) -> Response[str]:
+    service = wiring.teams()
+    return plan_or_run(
+        router,
+        dry_run=dryRun or not confirmationToken,
+        scope=f"update-team {clusterTag}/{team}",
+        body={**request.model_dump(mode="json", exclude_unset=True), "confirmationToken": confirmationToken},
+        plan=lambda caller: service.plan_update(clusterTag, team, request, caller),
+        run=lambda caller: service.update(clusterTag, team, request, confirmationToken or "", caller),
     )
 
 

@@ -51,7 +51,7 @@ PASS_EXECUTION_ROLE = Grant(
 COMPUTE_QUOTAS = ("arn:{partition}:sagemaker:*:{account}:compute-quota/*",)
 COMPUTE_QUOTAS_REASON = (
     "Compute quota ARNs end in an ID that SageMaker assigns at creation; creating and tagging require the "
-    "InstantStart ownership tags in the request, deleting them on the quota"
+    "InstantStart ownership tags in the request, changing and deleting them on the quota"
 )
 MANAGE_COMPUTE_QUOTAS = (
     Grant(("sagemaker:ListComputeQuotas",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
@@ -62,7 +62,12 @@ MANAGE_COMPUTE_QUOTAS = (
         COMPUTE_QUOTAS_REASON,
     ),
     Grant(("sagemaker:AddTags",), COMPUTE_QUOTAS, MANAGED_REQUEST, COMPUTE_QUOTAS_REASON),
-    Grant(("sagemaker:DeleteComputeQuota",), COMPUTE_QUOTAS, MANAGED_RESOURCE, COMPUTE_QUOTAS_REASON),
+    Grant(
+        ("sagemaker:UpdateComputeQuota", "sagemaker:DeleteComputeQuota"),
+        COMPUTE_QUOTAS,
+        MANAGED_RESOURCE,
+        COMPUTE_QUOTAS_REASON,
+    ),
 )
 # The cluster's scheduler config, likewise: found by listing (no resource type), read, created tagged, changed and
 # deleted only while it carries the ownership tags.

@@ -52,6 +52,23 @@ class CreateTeamQuotaRequest(Contract):
     fairShareWeight: int | None = Field(default=None, ge=0, le=100)
 
 
+class UpdateTeamQuotaRequest(Contract):
+    """Only the fields to change (UpdateComputeQuota); absent ones stay."""
+
+    allocations: list[InstanceAllocation] | None = Field(default=None, min_length=1, max_length=20)
+    sharing: Sharing | None = None
+    borrowLimit: int | None = Field(default=None, ge=1, le=500)
+    preemptTeamTasks: Literal["Never", "LowerPriority"] | None = None
+    fairShareWeight: int | None = Field(default=None, ge=0, le=100)
+    active: bool | None = Field(default=None, description="false suspends the quota.")
+
+    @model_validator(mode="after")
+    def _touches_something(self) -> UpdateTeamQuotaRequest:
+        if not self.model_fields_set:
+            raise ValueError("name at least one field to change, e.g. allocations")
+        return self
+
+
 class PriorityClass(Contract):
     name: str = Field(min_length=1, max_length=MAX_TEAM_LENGTH, pattern=TEAM_PATTERN)
     weight: int = Field(ge=0, le=100, description="Higher first.")

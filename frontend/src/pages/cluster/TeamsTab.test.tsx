@@ -56,6 +56,27 @@ describe("TeamsTab", () => {
   });
 });
 
+describe("TeamsTab change", () => {
+  it("changes the chosen team's quota with the token of its plan", async () => {
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": TEAMS,
+      "PATCH /clusters/{clusterTag}/teams/{team}": (call) => (call.query.dryRun ? PLAN_WITH_TOKEN : TEAM),
+    });
+    renderTab(TeamsTab, { api });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select ml-a" }));
+    await userEvent.click(screen.getByRole("button", { name: "Change quota" }));
+    const count = screen.getByDisplayValue("2");
+    await userEvent.clear(count);
+    await userEvent.type(count, "3");
+    await userEvent.click(screen.getByRole("button", { name: "Review change" }));
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(await within(dialog).findByRole("button", { name: "Change quota" }));
+    const patches = calls.filter((call) => call.method === "PATCH");
+    expect(patches.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+    expect(patches[1].body).toEqual({ allocations: [{ instanceType: "ml.g5.xlarge", count: 3 }], sharing: "LendAndBorrow" });
+  });
+});
+
 describe("SchedulerPolicyPanel", () => {
   it("changes the scheduler policy with the token of its plan", async () => {
     const policy = { priorityClasses: [{ name: "training", weight: 50 }], fairShare: true, idleResourceSharing: true, status: "Created", version: 1 };

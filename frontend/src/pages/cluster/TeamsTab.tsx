@@ -1,7 +1,8 @@
 /**
  * Teams tab (task governance): each team's compute quota, namespace and Kueue queue, the cluster's capacity per
- * instance type with what the quotas guarantee, its scheduler policy (`SchedulerPolicyPanel`), a form that creates a team (`?action=create-team`) and the delete
- * of a team's quota through the API's plan and confirmation.
+ * instance type with what the quotas guarantee, its scheduler policy (`SchedulerPolicyPanel`), a form that creates a
+ * team (`?action=create-team`) or changes the chosen one's quota (`?action=change-team`), and the delete of a team's
+ * quota; a change and a delete go through the API's plan and confirmation.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -25,6 +26,7 @@ import type { ClusterTabProps } from "./tabs";
 
 type Team = Schemas["TeamView"];
 type Request = Schemas["CreateTeamQuotaRequest"];
+type Change = Schemas["UpdateTeamQuotaRequest"];
 
 const SHARING = [
   { value: "LendAndBorrow", label: "Lend and borrow idle capacity" },
@@ -46,6 +48,7 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
   const [createError, setCreateError] = useState<unknown>();
   const mayCreate = identity.mayCall("POST /clusters/{clusterTag}/teams");
   const mayDelete = identity.mayCall("DELETE /clusters/{clusterTag}/teams/{team}");
+  const mayChange = identity.mayCall("PATCH /clusters/{clusterTag}/teams/{team}");
 
   const remove = (team: string) => {
     const call = (query: { dryRun?: boolean; confirmationToken?: string }) =>
@@ -58,6 +61,21 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
         await call({ confirmationToken });
         setSelected([]);
         return { message: `team ${team}'s compute quota is being deleted.` };
+      },
+    });
+  };
+  const change = (team: string, body: Request) => {
+    const sentChange = sent<Change>({ allocations: body.allocations, ...(body.sharing ? { sharing: body.sharing } : {}) });
+    const call = (query: { dryRun?: boolean; confirmationToken?: string }) =>
+      unwrap(api.PATCH("/clusters/{clusterTag}/teams/{team}", { params: { path: { clusterTag, team }, query }, body: sentChange }));
+    planned.start({
+      header: `Change team ${team}'s quota`,
+      confirmLabel: "Change quota",
+      plan: () => call({ dryRun: true }),
+      run: async (confirmationToken) => {
+        await call({ confirmationToken });
+        setAction(null);
+        return { message: `team ${team}'s compute quota is being changed.` };
       },
     });
   };
@@ -82,7 +100,7 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
         loading={teams.loading}
         loadingText="Reading the compute quotas"
         items={teams.data?.teams ?? []}
-        selectionType={mayDelete ? "single" : undefined}
+        selectionType={mayDelete || mayChange ? "single" : undefined}
         selectedItems={selected}
         onSelectionChange={({ detail }) => setSelected(detail.selectedItems)}
         trackBy="team"
@@ -95,6 +113,11 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
               .join("; ") || "no instance groups"}`}
             actions={
               <SpaceBetween direction="horizontal" size="xs">
+                {mayChange && (
+                  <Button disabled={!chosen} onClick={() => setAction("change-team")}>
+                    Change quota
+                  </Button>
+                )}
                 {mayDelete && (
                   <Button disabled={!chosen} onClick={() => chosen && remove(chosen.team)}>
                     Delete
@@ -124,20 +147,26 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
       {mayCreate && action === "create-team" && (
         <TeamForm types={Object.keys(capacity)} error={createError} onCancel={() => setAction(null)} onCreate={(body) => void create(body)} />
       )}
+      {mayChange && action === "change-team" && chosen && (
+        <TeamForm key={chosen.team} types={Object.keys(capacity)} editing={chosen} error={undefined} onCancel={() => setAction(null)} onCreate={(body) => change(chosen.team, body)} />
+      )}
       {planned.modal}
     </SpaceBetween>
   );
 }
 
-function TeamForm(props: { types: string[]; error: unknown; onCancel: () => void; onCreate: (body: Request) => void }) {
-  const { types, error, onCancel, onCreate } = props;
-  const [team, setTeam] = useState("");
-  const [instanceType, setInstanceType] = useState(types[0] ?? "");
-  const [count, setCount] = useState("1");
-  const [sharing, setSharing] = useState<Request["sharing"]>("LendAndBorrow");
-  const body = sent<Request>({ team, allocations: [{ instanceType, count: Number(count) }], ...(sharing === "LendAndBorrow" ? {} : { sharing }) });
+/** Creates a team, or (`editing`) changes the chosen team's quota: its name then stays. */
+function TeamForm(props: { types: string[]; editing?: Team; error: unknown; onCancel: () => void; onCreate: (body: Request) => void }) {
+  const { types, editing, error, onCancel, onCreate } = props;
+  const [first] = editing?.allocations ?? [];
+  const [team, setTeam] = useState(editing?.team ?? "");
+  const [instanceType, setInstanceType] = useState(first?.instanceType ?? types[0] ?? "");
+  const [count, setCount] = useState(String(first?.count ?? 1));
+  const [sharing, setSharing] = useState<Request["sharing"]>(editing?.sharing ?? "LendAndBorrow");
+  const label = editing ? "Review change" : "Create team";
+  const body = sent<Request>({ team, allocations: [{ instanceType, count: Number(count) }], ...(sharing === "LendAndBorrow" && !editing ? {} : { sharing }) });
   return (
-    <Container header={<Header variant="h2">Create team</Header>}>
+    <Container header={<Header variant="h2">{editing ? `Change team ${editing.team}'s quota` : "Create team"}</Header>}>
       <form onSubmit={(event) => event.preventDefault()}>
         <Form
           errorText={error ? <ErrorAlert error={error} /> : undefined}
@@ -147,14 +176,14 @@ function TeamForm(props: { types: string[]; error: unknown; onCancel: () => void
                 Cancel
               </Button>
               <Button variant="primary" onClick={() => onCreate(body)}>
-                Create team
+                {label}
               </Button>
             </SpaceBetween>
           }
         >
           <SpaceBetween size="m">
             <FormField label="Team" description="Lowercase letters, digits and '-'; its jobs run in namespace hyperpod-ns-<team>.">
-              <Input value={team} onChange={({ detail }) => setTeam(detail.value)} />
+              <Input value={team} disabled={Boolean(editing)} onChange={({ detail }) => setTeam(detail.value)} />
             </FormField>
             <FormField label="Instance type">
               <Select

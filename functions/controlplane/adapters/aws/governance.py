@@ -31,28 +31,24 @@ class AwsGovernanceGateway:
         ]
 
     def create_quota(self, cluster_arn: str, spec: ComputeQuotaSpec, tags: dict[str, str]) -> str:
-        sharing: dict[str, Any] = {"Strategy": spec.sharing}
-        if spec.borrow_limit is not None:
-            sharing["BorrowLimit"] = spec.borrow_limit
-        target: dict[str, Any] = {"TeamName": spec.team}
-        if spec.fair_share_weight is not None:
-            target["FairShareWeight"] = spec.fair_share_weight
         created = client("sagemaker", self._region).create_compute_quota(
             Name=spec.name,
             ClusterArn=cluster_arn,
-            ComputeQuotaConfig={
-                "ComputeQuotaResources": [
-                    {"InstanceType": allocation.instance_type, "Count": allocation.count}
-                    for allocation in spec.allocations
-                ],
-                "ResourceSharingConfig": sharing,
-                "PreemptTeamTasks": spec.preempt,
-            },
-            ComputeQuotaTarget=target,
+            ComputeQuotaConfig=_quota_config(spec),
+            ComputeQuotaTarget=_target(spec),
             ActivationState="Enabled",
             Tags=tag_list(tags),
         )
         return str(created["ComputeQuotaId"])
+
+    def update_quota(self, quota_id: str, version: int, spec: ComputeQuotaSpec, active: bool) -> None:
+        client("sagemaker", self._region).update_compute_quota(
+            ComputeQuotaId=quota_id,
+            TargetVersion=version,
+            ComputeQuotaConfig=_quota_config(spec),
+            ComputeQuotaTarget=_target(spec),
+            ActivationState="Enabled" if active else "Disabled",
+        )
 
     def delete_quota(self, quota_id: str) -> None:
         client("sagemaker", self._region).delete_compute_quota(ComputeQuotaId=quota_id)
@@ -93,6 +89,26 @@ class AwsGovernanceGateway:
 
     def delete_scheduler_config(self, config_id: str) -> None:
         client("sagemaker", self._region).delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+
+
+def _quota_config(spec: ComputeQuotaSpec) -> dict[str, Any]:
+    sharing: dict[str, Any] = {"Strategy": spec.sharing}
+    if spec.borrow_limit is not None:
+        sharing["BorrowLimit"] = spec.borrow_limit
+    return {
+        "ComputeQuotaResources": [
+            {"InstanceType": allocation.instance_type, "Count": allocation.count} for allocation in spec.allocations
+        ],
+        "ResourceSharingConfig": sharing,
+        "PreemptTeamTasks": spec.preempt,
+    }
+
+
+def _target(spec: ComputeQuotaSpec) -> dict[str, Any]:
+    target: dict[str, Any] = {"TeamName": spec.team}
+    if spec.fair_share_weight is not None:
+        target["FairShareWeight"] = spec.fair_share_weight
+    return target
 
 
 def _scheduler(policy: SchedulerPolicy) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 from controlplane.core.auth import Actor
 from controlplane.core.concurrency import together
@@ -37,6 +38,7 @@ from controlplane.models.governance import (
     SchedulerPolicyView,
     TeamsView,
     TeamView,
+    UpdateTeamQuotaRequest,
     team_namespace,
     team_queue,
 )
@@ -103,7 +105,7 @@ class TeamService:
         view = self.teams(cluster_tag)
         found = next((known for known in view.teams if known.team == team), None)
         if found is None:
-            raise _unknown(cluster_tag, team, view)
+            raise _unknown(cluster_tag, team, [known.team for known in view.teams])
         return found
 
     def create(self, cluster_tag: str, request: CreateTeamQuotaRequest) -> TeamView:
@@ -124,7 +126,7 @@ class TeamService:
                 f"delete its quota first (DELETE /clusters/{cluster_tag}/teams/{request.team}).",
                 {"team": request.team},
             )
-        _refuse_over_capacity(cluster_tag, request, _capacity(cluster), _allocated(quotas))
+        _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), _allocated(quotas))
         spec = ComputeQuotaSpec(
             name=f"{cluster_tag}-{request.team}"[:63],
             team=request.team,
@@ -136,6 +138,61 @@ class TeamService:
         )
         quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
         return _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
+
+    def plan_update(self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest, actor: Actor) -> Plan:
+        """The checked change and the token that confirms it (the team's jobs may be requeued or preempted)."""
+        quota, spec = self._updated(cluster_tag, team, request)
+        token, expires_at = self._confirmations.issue(
+            actor, "update-team", f"{cluster_tag}/{team}", fingerprint([request, _view(quota)])
+        )
+        return Plan(
+            actions=[PlannedAction(action="update", resource="compute quota", name=quota.quota_id, detail=_sum(spec))],
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Changes team '{team}''s compute quota on '{cluster_tag}'; its running jobs may be preempted. "
+            "Ask the person to confirm, then repeat the request with confirmationToken.",
+        )
+
+    def update(
+        self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest, token: str, actor: Actor
+    ) -> TeamView:
+        quota, spec = self._updated(cluster_tag, team, request)
+        active = quota.active if request.active is None else request.active
+        record, _ = self._cluster(cluster_tag)
+        with self._confirmations.redeeming(
+            token,
+            actor,
+            "update-team",
+            f"{cluster_tag}/{team}",
+            f"Repeat PATCH /clusters/{cluster_tag}/teams/{team} without a token",
+            fingerprint([request, _view(quota)]),
+        ):
+            self._governance(record.region).update_quota(quota.quota_id, quota.version, spec, active)
+        return _view(ComputeQuota(quota.quota_id, spec, "Updating", quota.version + 1, active))
+
+    def _updated(
+        self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest
+    ) -> tuple[ComputeQuota, ComputeQuotaSpec]:
+        """The team's live quota and its spec with the request applied, within the cluster's capacity."""
+        record, cluster = self._cluster(cluster_tag)
+        quotas = self._governance(record.region).quotas(cluster.arn)
+        quota = next((found for found in quotas if found.spec.team == team), None)
+        if quota is None:
+            raise _unknown(cluster_tag, team, [found.spec.team for found in quotas])
+        spec = quota.spec
+        changes = {
+            "sharing": request.sharing or spec.sharing,
+            "borrow_limit": request.borrowLimit if "borrowLimit" in request.model_fields_set else spec.borrow_limit,
+            "preempt": request.preemptTeamTasks or spec.preempt,
+            "fair_share_weight": (
+                request.fairShareWeight if "fairShareWeight" in request.model_fields_set else spec.fair_share_weight
+            ),
+        }
+        if request.allocations is not None:
+            others = _allocated([found for found in quotas if found.spec.team != team])
+            _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), others)
+            changes["allocations"] = tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations)
+        return quota, replace(spec, **changes)
 
     def plan_delete(self, cluster_tag: str, team: str, actor: Actor) -> Plan:
         view = self.team(cluster_tag, team)
@@ -183,10 +240,10 @@ def _allocated(quotas: list[ComputeQuota]) -> Counter[str]:
 
 
 def _refuse_over_capacity(
-    cluster_tag: str, request: CreateTeamQuotaRequest, capacity: Counter[str], allocated: Counter[str]
+    cluster_tag: str, allocations: list[InstanceAllocation], capacity: Counter[str], allocated: Counter[str]
 ) -> None:
     """Pre-flight: each type is the cluster's, and every team's guarantees together fit its capacity."""
-    for allocation in request.allocations:
+    for allocation in allocations:
         have = capacity[allocation.instanceType] - allocated[allocation.instanceType]
         if allocation.instanceType not in capacity:
             raise QuotaExceedsCapacityError(
@@ -232,10 +289,14 @@ def _view(quota: ComputeQuota) -> TeamView:
     )
 
 
-def _unknown(cluster_tag: str, team: str, view: TeamsView) -> TeamNotFoundError:
-    known = ", ".join(t.team for t in view.teams) or "none yet"
+def _unknown(cluster_tag: str, team: str, teams: list[str]) -> TeamNotFoundError:
     return TeamNotFoundError(
-        f"Team '{team}' has no compute quota on '{cluster_tag}' (teams: {known}); create it with POST "
-        f"/clusters/{cluster_tag}/teams.",
-        {"teams": [t.team for t in view.teams]},
+        f"Team '{team}' has no compute quota on '{cluster_tag}' (teams: {', '.join(sorted(teams)) or 'none yet'}); "
+        f"create it with POST /clusters/{cluster_tag}/teams.",
+        {"teams": sorted(teams)},
     )
+
+
+def _sum(spec: ComputeQuotaSpec) -> str:
+    guaranteed = ", ".join(f"{a.count} x {a.instance_type}" for a in spec.allocations)
+    return f"{guaranteed}; {spec.sharing}"

@@ -62,6 +62,10 @@ class GovernanceGateway(Protocol):
         """CreateComputeQuota; returns the quota's ID."""
         ...
 
+    def update_quota(self, quota_id: str, version: int, spec: ComputeQuotaSpec, active: bool) -> None:
+        """UpdateComputeQuota from `version` (refused when it has moved on); the team stays."""
+        ...
+
     def delete_quota(self, quota_id: str) -> None: ...
 
     def scheduler_config(self, cluster_arn: str) -> SchedulerConfig | None:

@@ -18,7 +18,7 @@ from controlplane.core.governance.teams import (
 )
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError
-from controlplane.models.governance import CreateTeamQuotaRequest
+from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.governance import InMemoryGovernanceGateway
 from tests.unit.core.hyperpod.world import EKS_NAME, World
@@ -111,3 +111,24 @@ def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
     with pytest.raises(TeamNotFoundError, match=r"teams: ml-a\); create it with POST /clusters/demo/teams") as error:
         teams(world).plan_delete("demo", "ml-z", ADMIN)
     assert error.value.status == 404
+
+
+def test_a_quota_change_is_planned_checked_against_the_other_teams_and_confirmed(world):
+    teams(world).create("demo", request("ml-a", 2))
+    teams(world).create("demo", request("ml-b", 1))
+    with pytest.raises(QuotaExceedsCapacityError, match="1 already guaranteed to other teams, so at most 3"):
+        teams(world).plan_update(
+            "demo", "ml-a", UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 4}]), ADMIN
+        )
+    change = UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 3}], active=False)
+    plan = teams(world).plan_update("demo", "ml-a", change, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        teams(world).update("demo", "ml-a", change, "not-the-token", ADMIN)
+    updated = teams(world).update("demo", "ml-a", change, plan.confirmationToken, ADMIN)
+    assert (updated.allocations[0].count, updated.active, updated.sharing) == (3, False, "LendAndBorrow")
+    assert teams(world).teams("demo").allocated == {G5: 4}
+
+
+def test_a_quota_change_names_something_to_change():
+    with pytest.raises(ValidationError, match="at least one field"):
+        UpdateTeamQuotaRequest()
