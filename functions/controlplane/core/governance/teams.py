@@ -180,19 +180,20 @@ class TeamService:
         if quota is None:
             raise _unknown(cluster_tag, team, [found.spec.team for found in quotas])
         spec = quota.spec
-        changes = {
-            "sharing": request.sharing or spec.sharing,
-            "borrow_limit": request.borrowLimit if "borrowLimit" in request.model_fields_set else spec.borrow_limit,
-            "preempt": request.preemptTeamTasks or spec.preempt,
-            "fair_share_weight": (
-                request.fairShareWeight if "fairShareWeight" in request.model_fields_set else spec.fair_share_weight
-            ),
-        }
+        touched = request.model_fields_set
+        allocations = spec.allocations
         if request.allocations is not None:
             others = _allocated([found for found in quotas if found.spec.team != team])
             _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), others)
-            changes["allocations"] = tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations)
-        return quota, replace(spec, **changes)
+            allocations = tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations)
+        return quota, replace(
+            spec,
+            allocations=allocations,
+            sharing=request.sharing or spec.sharing,
+            borrow_limit=request.borrowLimit if "borrowLimit" in touched else spec.borrow_limit,
+            preempt=request.preemptTeamTasks or spec.preempt,
+            fair_share_weight=request.fairShareWeight if "fairShareWeight" in touched else spec.fair_share_weight,
+        )
 
     def plan_delete(self, cluster_tag: str, team: str, actor: Actor) -> Plan:
         view = self.team(cluster_tag, team)
