@@ -40,6 +40,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/health-checks$"), "health_checks"),
     (re.compile(r"/clusters/[^/]+/hyperpod-events$"), "hyperpod_activity"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
+    (re.compile(r"/clusters/[^/]+/(?:teams|scheduler-policy)(?:/|$)"), "teams"),
     (re.compile(r"/clusters/[^/]+/drift$"), "drift"),
     (re.compile(r"/clusters/[^/]+/cost$"), "cost"),
     # Before the jobs' row: …/jobs/from-recipe is the recipes' route (so `from-recipe` is no name for a job).

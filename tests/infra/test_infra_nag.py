@@ -106,7 +106,12 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # 308: +6 for the devSpaces feature's step group (issue 32, item 4), as every add-on feature's: its role's add-on,
 # EKS and HyperPod cluster patterns, its unscoped statement and its function's runtime. Buying a training plan (item
 # 5) adds none: the API's training-plan/* and Resource::* acknowledgements already cover its grants.
-EXPECTED_ACKNOWLEDGEMENTS = 308
+# 314: +6 for the taskGovernance feature's step group (issue 32): its function's runtime (L1), its role's X-Ray
+# (Resource::*) and the add-on feature pattern every add-on group has (EKS clusters and add-ons, HyperPod clusters).
+# 316: +2 for task governance on the API role: compute-quota/* and cluster-scheduler-config/* (SageMaker assigns
+# their IDs; creating, changing and deleting require the ownership tags); ListComputeQuotas and
+# ListClusterSchedulerConfigs join the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 316
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

@@ -33,6 +33,8 @@ NO_RESOURCE_LEVEL = frozenset(
         "logs:DescribeLogGroups",
         "pricing:GetProducts",
         "sagemaker:ListClusters",
+        "sagemaker:ListClusterSchedulerConfigs",
+        "sagemaker:ListComputeQuotas",
         "sagemaker:ListMlflowTrackingServers",
         "sagemaker:ListTrainingPlans",
         "sagemaker:SearchTrainingPlanOfferings",

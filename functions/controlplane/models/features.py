@@ -139,6 +139,12 @@ class Feature(StrEnum):
         "Inference operator",
         "HyperPod inference operator (needs certManager and fsxCsiDriver).",
     )
+    TASK_GOVERNANCE = (
+        "taskGovernance",
+        "Task governance",
+        "HyperPod task governance add-on (Kueue): teams' compute quotas and the scheduler's priority classes "
+        "(needs the HyperPod cluster).",
+    )
     KARPENTER = (
         "karpenter",
         "Karpenter autoscaling",

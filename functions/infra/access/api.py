@@ -1,7 +1,7 @@
 """The REST API function's role: the reads behind validation, pre-flight, cost and every live view; starting and
 stopping this deployment's workflows; reading clusters through the view role and writing jobs through the jobs role;
 and the API's own tables. It creates nothing in AWS itself (changes run in the workflows) but the training plan a person
-confirmed: one call, nothing to stage."""
+confirmed, and task governance's quotas and scheduler config: one SageMaker call each, nothing to stage."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from controlplane.access.eks import (
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, Grant
 from controlplane.access.hyperpod import (
     DESCRIBE_HYPERPOD,
+    MANAGE_COMPUTE_QUOTAS,
+    MANAGE_SCHEDULER_CONFIGS,
     READ_ACTIVITY,
     READ_NODES,
     TRAINING_PLANS,
@@ -76,6 +78,10 @@ API_ACCESS = FunctionAccess(
             "the API only invokes them",
         ),
         START_EXECUTION,
+        # /clusters/{clusterTag}/teams and …/scheduler-policy: the teams' compute quotas and the scheduler config
+        # (one call each, like a job's submission).
+        *MANAGE_COMPUTE_QUOTAS,
+        *MANAGE_SCHEDULER_CONFIGS,
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(

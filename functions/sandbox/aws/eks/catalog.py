@@ -26,6 +26,7 @@ TRAINING_OPERATOR = "amazon-sagemaker-hyperpod-training-operator"
 INFERENCE_OPERATOR = "amazon-sagemaker-hyperpod-inference"
 OBSERVABILITY = "amazon-sagemaker-hyperpod-observability"
 SPACES = "amazon-sagemaker-spaces"
+TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,15 @@ CATALOG: dict[str, AddonEntry] = {
             (("v1.0.0-eksbuild.1", _ALL),),
             dependencies={"cert-manager": None},
             deployments=("jupyter-k8s-controller-manager",),
+        ),
+        # Kueue's controller manager in kueue-system, which the add-on packages (v1.6: Kueue v0.19.2) [doc: SageMaker
+        # Developer Guide, "Upgrade the task governance add-on"] [inferred: the Deployment's name is Kueue's own].
+        AddonEntry(
+            TASK_GOVERNANCE,
+            "eks",
+            "aws",
+            (("v1.6.0-eksbuild.1", _ALL), ("v1.3.0-eksbuild.1", _NOT_NEWEST)),
+            deployments=("kueue-controller-manager",),
         ),
     )
 }

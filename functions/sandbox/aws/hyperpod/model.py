@@ -305,6 +305,43 @@ class TrainingPlan:
         return self.start + self.duration_hours * 3600
 
 
+@dataclass
+class ComputeQuota:
+    """A team's compute quota on a cluster (task governance): the request's config and target as sent, a version
+    that each update raises, and the scheduler resource status (Created, then Updated)."""
+
+    quota_id: str
+    arn: str
+    name: str
+    cluster_arn: str
+    config: JsonObject
+    team: str
+    fair_share_weight: int | None
+    activation: str
+    description: str | None
+    created: float
+    modified: float
+    version: int = 1
+    status: str = "Created"
+
+
+@dataclass
+class SchedulerConfig:
+    """A cluster's scheduler config (task governance): its priority classes, fair share and idle resource sharing as
+    sent, versioned like a compute quota."""
+
+    config_id: str
+    arn: str
+    name: str
+    cluster_arn: str
+    config: JsonObject
+    description: str | None
+    created: float
+    modified: float
+    version: int = 1
+    status: str = "Created"
+
+
 @dataclass(frozen=True)
 class NodeFailure:
     node_id: str

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from sandbox.aws.hyperpod.fleet import Where
+from sandbox.aws.hyperpod.governance import Governance
 from sandbox.aws.hyperpod.health_checks import HealthChecks
 from sandbox.aws.hyperpod.lifecycle import ClusterLifecycle
 from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
@@ -22,9 +23,9 @@ from sandbox.aws.hyperpod.offerings import Offering
 DEFAULT_ACCOUNT_ID = "123456789012"  # moto's, and so the sandbox's
 
 
-class HyperPodSimulation(ClusterLifecycle, HealthChecks):
+class HyperPodSimulation(ClusterLifecycle, HealthChecks, Governance):
     """Every simulated HyperPod cluster and training plan, per (account, region): its reads and training plans here,
-    its operations inherited. Thread-safe."""
+    its operations (and the clusters' compute quotas) inherited. Thread-safe."""
 
     def cluster(self, where: Where, name_or_arn: str) -> Cluster:
         with self.lock:

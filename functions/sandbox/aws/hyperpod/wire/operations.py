@@ -11,6 +11,7 @@ from typing import Any
 
 from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
+from sandbox.aws.hyperpod.wire.governance import GOVERNANCE_OPERATIONS
 from sandbox.aws.hyperpod.wire.requests import CLUSTER_SETTINGS, cluster_settings, group_spec
 from sandbox.aws.hyperpod.wire.responses import cluster_summary, describe, node_summary, outcome, plan_summary
 
@@ -186,6 +187,7 @@ OPERATIONS: dict[str, Operation] = {
     "DescribeTrainingPlan": describe_training_plan,
     "SearchTrainingPlanOfferings": search_training_plan_offerings,
     "CreateTrainingPlan": create_training_plan,
+    **GOVERNANCE_OPERATIONS,
 }
 
 
