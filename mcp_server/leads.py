@@ -30,6 +30,7 @@ NEXT_TOOL = {
     "reboot_nodes": ("hyperpod_list_nodes", "to see each node's health"),
     "replace_nodes": ("hyperpod_list_nodes", "to see each node's health"),
     "delete_nodes": ("hyperpod_list_nodes", "to see the nodes left"),
+    "check_node_health": ("hyperpod_list_nodes", "to see each node's health"),
     "download_to_storage": ("s3_storage_list_contents", "to see what was downloaded"),
 }
 # How many items of a list a lead names before it counts the rest.

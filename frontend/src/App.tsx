@@ -16,6 +16,8 @@ const InferencePage = lazy(() => import("./pages/inference/InferencePage"));
 const DeploymentDetailPage = lazy(() => import("./pages/inference/DeploymentDetailPage"));
 const AuditPage = lazy(() => import("./pages/audit/AuditPage"));
 const MonitoringPage = lazy(() => import("./pages/monitoring/MonitoringPage"));
+const TrainingPlansPage = lazy(() => import("./pages/trainingPlans/TrainingPlansPage"));
+const SpacesPage = lazy(() => import("./pages/spaces/SpacesPage"));
 
 export function App() {
   return (
@@ -32,9 +34,11 @@ export function App() {
         <Route path="/clusters/:clusterTag/inference/deployments" element={<ModelServersTab />} />
         <Route path="/clusters/:clusterTag/inference/deployments/:name" element={<DeploymentDetailPage />} />
         <Route path="/clusters/:clusterTag/monitoring" element={<MonitoringPage />} />
+        <Route path="/clusters/:clusterTag/spaces" element={<SpacesPage />} />
         <Route path="/operations" element={<OperationsPage />} />
         <Route path="/operations/:operationId" element={<OperationDetailPage />} />
         <Route path="/audit" element={<AuditPage />} />
+        <Route path="/training-plans" element={<TrainingPlansPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Shell>

@@ -37,7 +37,10 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Before the nodes' row: a node's history is the events' route.
     (re.compile(r"/clusters/[^/]+/(?:events|remediation-policy|nodes/[^/]+/history)$"), "events"),
     (re.compile(r"/clusters/[^/]+/nodes(?:/|$)"), "nodes"),
+    (re.compile(r"/clusters/[^/]+/health-checks$"), "health_checks"),
+    (re.compile(r"/clusters/[^/]+/hyperpod-events$"), "hyperpod_activity"),
     (re.compile(r"/clusters/[^/]+/features(?:/|$)"), "features"),
+    (re.compile(r"/clusters/[^/]+/(?:teams|scheduler-policy)(?:/|$)"), "teams"),
     (re.compile(r"/clusters/[^/]+/drift$"), "drift"),
     (re.compile(r"/clusters/[^/]+/cost$"), "cost"),
     # Before the jobs' row: …/jobs/from-recipe is the recipes' route (so `from-recipe` is no name for a job).
@@ -50,6 +53,7 @@ ROUTERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/clusters/[^/]+/mlflow-tracking-servers$"), "mlflow"),
     (re.compile(r"/clusters/[^/]+/(?:overview|pods)$"), "monitoring"),
     (re.compile(r"/clusters/[^/]+/endpoints(?:/|$)"), "endpoints"),
+    (re.compile(r"/clusters/[^/]+/spaces(?:/|$)"), "spaces"),
     (re.compile(r"/clusters(?:/|$)"), "clusters"),
     (re.compile(r"/operations(?:/|$)"), "operations"),
     (re.compile(r"/regions/[^/]+/quotas(?:/|$)"), "quotas"),

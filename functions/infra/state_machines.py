@@ -39,7 +39,12 @@ WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
         OperationKind.UPDATE_CLUSTER_SOFTWARE,
     ),
     "features": (OperationKind.UPDATE_CLUSTER_FEATURES,),
-    "nodes": (OperationKind.REBOOT_NODES, OperationKind.REPLACE_NODES, OperationKind.DELETE_NODES),
+    "nodes": (
+        OperationKind.REBOOT_NODES,
+        OperationKind.REPLACE_NODES,
+        OperationKind.DELETE_NODES,
+        OperationKind.CHECK_NODE_HEALTH,
+    ),
     "downloads": (OperationKind.DOWNLOAD_TO_STORAGE,),
 }
 LOG_DELIVERY_REASON = (

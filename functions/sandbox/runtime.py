@@ -51,6 +51,7 @@ from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.inference import InferenceOperatorSimulation
 from sandbox.k8s.kuberay import KubeRaySimulation
 from sandbox.k8s.serving import ModelServingSimulation
+from sandbox.k8s.spaces import SpacesSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
 from sandbox.provisioning import provision
 from steps.handler import lambda_handler as step_handler
@@ -147,6 +148,7 @@ class Sandbox:
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
         self.daemon_sets = DaemonSetController(self.emulator)
+        self.spaces = SpacesSimulation(self.emulator, options.seconds_to_load_model)
         self.sagemaker_runtime = SageMakerRuntimeExtension()
         self.inference = InferenceOperatorSimulation(
             self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
@@ -232,6 +234,7 @@ class Sandbox:
         self.serving.install()
         self.daemon_sets.install()
         self.inference.install()
+        self.spaces.install()
         self._provision()
         self.events.install()
 
@@ -255,6 +258,7 @@ class Sandbox:
         self.emulator.add_cluster(name)
         self.training.serve(name)
         self.inference.serve(name)
+        self.spaces.serve(name)
 
     def _eks_cluster_schedulable(self, name: str, tolerates: tuple[str, ...]) -> bool:
         """Whether a node of an EKS cluster can run a pod tolerating the taint keys `tolerates` (read in place: a

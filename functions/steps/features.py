@@ -249,6 +249,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
         checks=(read_roles(INFERENCE_ROLES, INFERENCE_ROLES_REASON),),
         reads=READ_TLS_BUCKETS,
     ),
+    Feature.TASK_GOVERNANCE: FeatureAccess(ensure=_CREATE_ADDON, remove=DELETE_ADDON),
     Feature.KARPENTER: FeatureAccess(
         ensure=(
             Grant(
@@ -284,6 +285,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
         identities=delete_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),
         checks=(read_roles(KARPENTER_ROLES, KARPENTER_ROLES_REASON),),
     ),
+    Feature.DEV_SPACES: FeatureAccess(ensure=_CREATE_ADDON, remove=DELETE_ADDON),
 }
 
 

@@ -1,6 +1,7 @@
 """Node actions on the control plane's own HyperPod clusters: one batch call each (reboot, replace, delete), then a
 check that reads the nodes until each has settled. The three actions share the service's `act` and `check`; a
-reboot's check also reads the rebooted nodes' health in Kubernetes (did the reboot cure them)."""
+reboot's check also reads the rebooted nodes' health in Kubernetes (did the reboot cure them). A deep health check
+is one StartClusterHealthCheck, then a check that reads each node's outcome."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from controlplane.access.conditions import MANAGED_RESOURCE
 from controlplane.access.eks import DESCRIBE_EKS_CLUSTER
 from controlplane.access.grant import ASSUME_KUBERNETES_ROLE, Grant
 from controlplane.access.hyperpod import HYPERPOD_CLUSTERS, HYPERPOD_CLUSTERS_REASON, READ_NODES
-from controlplane.models.workflow import NodeActionInput
+from controlplane.models.workflow import CheckNodeHealthInput, NodeActionInput
 from steps.groups import NODES
 from steps.step import Step, work
 
@@ -36,6 +37,10 @@ def _check(name: str, *grants: Grant) -> Step:
     )
 
 
+START_HEALTH_CHECK = Grant(
+    ("sagemaker:StartClusterHealthCheck",), HYPERPOD_CLUSTERS, MANAGED_RESOURCE, HYPERPOD_CLUSTERS_REASON
+)
+
 STEPS = (
     _act("Reboot Nodes", "sagemaker:BatchRebootClusterNodes"),
     _act("Replace Nodes", "sagemaker:BatchReplaceClusterNodes"),
@@ -43,4 +48,19 @@ STEPS = (
     _check("Check Nodes Rebooted", DESCRIBE_EKS_CLUSTER, ASSUME_KUBERNETES_ROLE),
     _check("Check Nodes Replaced"),
     _check("Check Nodes Deleted"),
+    work(
+        "Start Health Check",
+        NODES,
+        CheckNodeHealthInput,
+        lambda ctx: wiring.health_check_steps(ctx.region).start(ctx),
+        (READ_NODES, START_HEALTH_CHECK),
+    ),
+    work(
+        "Check Health Check",
+        NODES,
+        CheckNodeHealthInput,
+        lambda ctx: wiring.health_check_steps(ctx.region).check(ctx),
+        (READ_NODES, DESCRIBE_EKS_CLUSTER, ASSUME_KUBERNETES_ROLE),
+        waiting="{status}",
+    ),
 )

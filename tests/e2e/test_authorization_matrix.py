@@ -36,6 +36,9 @@ BODIES = {
         "jumpStart": {"modelId": "m"},
     },
     "inference_endpoint_call": {"messages": [{"role": "user", "content": "hi"}]},
+    "hyperpod_create_team": {"team": "authz-team", "allocations": [{"instanceType": "ml.g6.4xlarge", "count": 1}]},
+    "hyperpod_update_team": {"active": False},
+    "hyperpod_put_scheduler_policy": {"priorityClasses": [{"name": "training", "weight": 50}]},
 }
 PARAMETERS = {
     "clusterTag": "authz",
@@ -45,6 +48,7 @@ PARAMETERS = {
     "nodeId": "i-0123456789abcdef0",
     "jobName": "authz-job",
     "recipeName": "pytorch-script",
+    "team": "authz-team",
 }
 
 

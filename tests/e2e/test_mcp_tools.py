@@ -104,8 +104,9 @@ def test_every_tool_sets_all_four_annotations_from_its_method(specs):
 def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confirmation(specs):
     # Cancel answers with the cancelled operation, a job's submit (by hand or from a recipe) and delete with the
     # job, the model servers' tools with the server, the pool worker or the completion, a managed endpoint's create,
-    # call and delete with the endpoint, a drift check with its report, a remediation policy's put with the policy;
-    # the rest start an operation (node actions included).
+    # call and delete with the endpoint, a drift check with its report, a remediation policy's put with the policy,
+    # a training plan's purchase with the plan, a dev space's tools with the space, task governance's team and
+    # scheduler-policy tools with the team or policy; the rest start an operation (node actions included).
     synchronous = {
         "operation_cancel",
         "job_submit",
@@ -121,6 +122,15 @@ def test_mutating_tools_name_the_status_tool_and_destructive_ones_ask_for_confir
         "inference_endpoint_call",
         "inference_endpoint_delete",
         "remediation_policy_put",
+        "training_plan_create",
+        "space_create",
+        "space_set_status",
+        "space_delete",
+        "hyperpod_create_team",
+        "hyperpod_update_team",
+        "hyperpod_delete_team",
+        "hyperpod_put_scheduler_policy",
+        "hyperpod_delete_scheduler_policy",
     }
     for spec in specs.values():
         starts_operation = spec.method != "GET" and spec.name not in synchronous

@@ -172,6 +172,22 @@ class InMemoryHyperPodGateway:
             ),
         )
 
+    def start_health_check(self, cluster_name: str, nodes: dict[str, list[str]], checks: list[str]) -> None:
+        """Every named node is DeepHealthCheckInProgress until the test says how its check ended."""
+        self._cluster(cluster_name)
+        self.calls.append(("start_health_check", cluster_name, copy.deepcopy(nodes), tuple(checks)))
+        checked = {node_id for node_ids in nodes.values() for node_id in node_ids}
+        self.cluster_nodes[cluster_name] = [
+            replace(node, status="DeepHealthCheckInProgress") if node.node_id in checked else node
+            for node in self.nodes(cluster_name)
+        ]
+
+    def set_node(self, cluster_name: str, node_id: str, **fields: Any) -> None:
+        """Change one node's fields (its status, say), as SageMaker would."""
+        self.cluster_nodes[cluster_name] = [
+            replace(node, **fields) if node.node_id == node_id else node for node in self.nodes(cluster_name)
+        ]
+
     def update_settings(self, name: str, settings: dict[str, Any]) -> None:
         cluster = self._cluster(name)
         self.calls.append(("update_settings", name, copy.deepcopy(settings)))

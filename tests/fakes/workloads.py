@@ -76,6 +76,14 @@ class InMemoryWorkloadGateway:
         key = describe({"kind": kind, "metadata": {"name": name, "namespace": namespace}})
         return self.kubernetes.api(cluster.name).objects.pop(key, None) is not None
 
+    def patch_object(self, cluster: EksCluster, region: str, obj: dict[str, Any]) -> bool:
+        objects = self.kubernetes.api(cluster.name).objects
+        live = objects.get(describe(obj))
+        if live is None:
+            return False
+        objects[describe(obj)] = _merged(live, obj)
+        return True
+
     def pods(self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]) -> list[KubernetesPod]:
         found = [
             fake.pod
@@ -120,3 +128,16 @@ class InMemorySecretGateway:
             return None
         keys = {*(found.get("data") or {}), *(found.get("stringData") or {})}
         return SecretFacts(labels=dict(found["metadata"].get("labels") or {}), keys=frozenset(keys))
+
+
+def _merged(live: Any, patch: Any) -> Any:
+    """A JSON merge patch (RFC 7386) of `live` with `patch`."""
+    if not isinstance(patch, dict) or not isinstance(live, dict):
+        return copy.deepcopy(patch)
+    merged = dict(live)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = _merged(live.get(key), value)
+    return merged

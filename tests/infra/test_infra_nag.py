@@ -101,7 +101,17 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # feature reads.
 # 299: +1 for the reboot check's health read (issue 30, finding 4): the node steps' eks:DescribeCluster on any cluster
 # name (a rebooted node's health label is read in its cluster's Kubernetes API, as the downloads steps read theirs).
-EXPECTED_ACKNOWLEDGEMENTS = 299
+# 302: +3 for the deep-health-check workflow (check_node_health), as for every workflow: its state machine's log
+# delivery (Resource::*), and its execution ARNs (execution:<machine>:*) on the API role and the operations steps.
+# 308: +6 for the devSpaces feature's step group (issue 32, item 4), as every add-on feature's: its role's add-on,
+# EKS and HyperPod cluster patterns, its unscoped statement and its function's runtime. Buying a training plan (item
+# 5) adds none: the API's training-plan/* and Resource::* acknowledgements already cover its grants.
+# 314: +6 for the taskGovernance feature's step group (issue 32): its function's runtime (L1), its role's X-Ray
+# (Resource::*) and the add-on feature pattern every add-on group has (EKS clusters and add-ons, HyperPod clusters).
+# 316: +2 for task governance on the API role: compute-quota/* and cluster-scheduler-config/* (SageMaker assigns
+# their IDs; creating, changing and deleting require the ownership tags); ListComputeQuotas and
+# ListClusterSchedulerConfigs join the API's existing Resource::* acknowledgement.
+EXPECTED_ACKNOWLEDGEMENTS = 316
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

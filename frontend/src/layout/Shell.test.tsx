@@ -17,7 +17,7 @@ describe("navigationFor", () => {
     const inside = navigationFor("/clusters/demo/jobs/hello");
     expect(inside.activeHref).toBe("/clusters/demo/jobs");
     expect(inside.items.at(-1)).toMatchObject({ type: "section", text: "Cluster demo" });
-    expect(navigationFor("/clusters/create").items).toHaveLength(3);
+    expect(navigationFor("/clusters/create").items).toHaveLength(4);
     expect(breadcrumbsFor("/clusters/demo/jobs/hello").slice(3)).toEqual([
       { text: "Training jobs", href: "/clusters/demo/jobs" },
       { text: "hello", href: "/clusters/demo/jobs/hello" },

@@ -13,15 +13,17 @@ import { signOut } from "../auth/session";
 export const NAVIGATION: SideNavigationProps.Item[] = [
   { type: "link", text: "Clusters", href: "/clusters" },
   { type: "link", text: "Operations", href: "/operations" },
+  { type: "link", text: "Training plans", href: "/training-plans" },
   { type: "link", text: "Audit trail", href: "/audit" },
 ];
 
-const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail" };
+const SECTION_LABELS: Record<string, string> = { clusters: "Clusters", operations: "Operations", audit: "Audit trail", "training-plans": "Training plans" };
 const PAGE_LABELS: Record<string, string> = { create: "Create cluster", import: "Import cluster" };
 const CLUSTER_PAGE_LABELS: Record<string, string> = {
   jobs: "Training jobs",
   inference: "Inference",
   monitoring: "Monitoring",
+  spaces: "Dev spaces",
 };
 const CLUSTER_PAGE_PART_LABELS: Record<string, string> = { deployments: "Model servers" };
 /** The labels of a path's parts by position: section, page, a cluster's page, a part of that page. */
@@ -33,7 +35,7 @@ function clusterOf(pathname: string): string | undefined {
   return section === "clusters" && tag && !(tag in PAGE_LABELS) ? tag : undefined;
 }
 
-/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference, monitoring). */
+/** The side navigation: the sections, and inside a cluster its own pages (overview, training jobs, inference, monitoring, dev spaces). */
 export function navigationFor(pathname: string): { items: SideNavigationProps.Item[]; activeHref: string } {
   const tag = clusterOf(pathname);
   if (!tag) return { items: NAVIGATION, activeHref: `/${pathname.split("/")[1] ?? ""}` };
@@ -49,10 +51,11 @@ export function navigationFor(pathname: string): { items: SideNavigationProps.It
         { type: "link", text: "Training jobs", href: `${cluster}/jobs` },
         { type: "link", text: "Inference", href: `${cluster}/inference` },
         { type: "link", text: "Monitoring", href: `${cluster}/monitoring` },
+        { type: "link", text: "Dev spaces", href: `${cluster}/spaces` },
       ],
     },
   ];
-  const page = [`${cluster}/jobs`, `${cluster}/inference`, `${cluster}/monitoring`].find((href) => pathname.startsWith(href));
+  const page = [`${cluster}/jobs`, `${cluster}/inference`, `${cluster}/monitoring`, `${cluster}/spaces`].find((href) => pathname.startsWith(href));
   return { items, activeHref: page ?? cluster };
 }
 

@@ -3,8 +3,8 @@ nodes, the training plans a group may use, and the execution role every instance
 
 from __future__ import annotations
 
-from controlplane.access.conditions import MANAGED_RESOURCE
-from controlplane.access.grant import Grant
+from controlplane.access.conditions import MANAGED_REQUEST, MANAGED_RESOURCE
+from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, Grant
 from controlplane.access.iam import role_arns
 from controlplane.core.identity import SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import hyperpod_execution_role_name
@@ -24,6 +24,8 @@ DESCRIBE_HYPERPOD = Grant(
 READ_NODES = Grant(
     ("sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON
 )
+# HyperPod's own cluster events (GET …/hyperpod-events).
+READ_ACTIVITY = Grant(("sagemaker:ListClusterEvents",), HYPERPOD_CLUSTERS, reason=HYPERPOD_READS_REASON)
 # Changing a HyperPod cluster the control plane created (the ownership tag is on the cluster).
 UPDATE_HYPERPOD = Grant(("sagemaker:UpdateCluster",), HYPERPOD_CLUSTERS, MANAGED_RESOURCE, HYPERPOD_CLUSTERS_REASON)
 
@@ -44,4 +46,52 @@ PASS_EXECUTION_ROLE = Grant(
     HYPERPOD_EXEC_ROLES,
     {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
     STAGE4_ROLES_REASON,
+)
+
+# Task governance: the teams' compute quotas of a cluster (SageMaker assigns their IDs). Created on a cluster and
+# tagged as the control plane's, deleted only while they carry those tags; ListComputeQuotas has no resource type.
+COMPUTE_QUOTAS = ("arn:{partition}:sagemaker:*:{account}:compute-quota/*",)
+COMPUTE_QUOTAS_REASON = (
+    "Compute quota ARNs end in an ID that SageMaker assigns at creation; creating and tagging require the "
+    "InstantStart ownership tags in the request, changing and deleting them on the quota"
+)
+MANAGE_COMPUTE_QUOTAS = (
+    Grant(("sagemaker:ListComputeQuotas",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+    Grant(
+        ("sagemaker:CreateComputeQuota",),
+        HYPERPOD_CLUSTERS + COMPUTE_QUOTAS,
+        MANAGED_REQUEST,
+        COMPUTE_QUOTAS_REASON,
+    ),
+    Grant(("sagemaker:AddTags",), COMPUTE_QUOTAS, MANAGED_REQUEST, COMPUTE_QUOTAS_REASON),
+    Grant(
+        ("sagemaker:UpdateComputeQuota", "sagemaker:DeleteComputeQuota"),
+        COMPUTE_QUOTAS,
+        MANAGED_RESOURCE,
+        COMPUTE_QUOTAS_REASON,
+    ),
+)
+# The cluster's scheduler config, likewise: found by listing (no resource type), read, created tagged, changed and
+# deleted only while it carries the ownership tags.
+SCHEDULER_CONFIGS = ("arn:{partition}:sagemaker:*:{account}:cluster-scheduler-config/*",)
+SCHEDULER_CONFIGS_REASON = (
+    "Scheduler config ARNs end in an ID that SageMaker assigns at creation; reads name any of the account's, "
+    "creating requires the InstantStart ownership tags in the request, updating and deleting them on the config"
+)
+MANAGE_SCHEDULER_CONFIGS = (
+    Grant(("sagemaker:ListClusterSchedulerConfigs",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+    Grant(("sagemaker:DescribeClusterSchedulerConfig",), SCHEDULER_CONFIGS, reason=SCHEDULER_CONFIGS_REASON),
+    Grant(
+        ("sagemaker:CreateClusterSchedulerConfig",),
+        HYPERPOD_CLUSTERS + SCHEDULER_CONFIGS,
+        MANAGED_REQUEST,
+        SCHEDULER_CONFIGS_REASON,
+    ),
+    Grant(("sagemaker:AddTags",), SCHEDULER_CONFIGS, MANAGED_REQUEST, SCHEDULER_CONFIGS_REASON),
+    Grant(
+        ("sagemaker:UpdateClusterSchedulerConfig", "sagemaker:DeleteClusterSchedulerConfig"),
+        SCHEDULER_CONFIGS,
+        MANAGED_RESOURCE,
+        SCHEDULER_CONFIGS_REASON,
+    ),
 )

@@ -47,6 +47,8 @@ DEEP_HEALTH_CHECKS_PER_INSTANCE = timedelta(seconds=6)
 SOFTWARE_UPDATE = timedelta(hours=1)
 # Rebooted nodes back Running, replaced or deleted nodes gone (a replacement is provisioned like a new instance).
 NODES_SETTLED = timedelta(hours=1)
+# Deep health checks: GPU/EFA stress runs for up to a few hours, then a failed node is rebooted or replaced.
+HEALTH_CHECKS_DONE = timedelta(hours=6)
 SOFTWARE_UPDATE_PER_BATCH = timedelta(minutes=30)
 # A Hugging Face download: the image pull and the repository's file list, then the bytes at a modest 20 MB/s.
 DOWNLOAD = timedelta(minutes=20)

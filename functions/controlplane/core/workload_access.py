@@ -1,5 +1,6 @@
 """What the API's jobs role may do in a cluster, through Kubernetes RBAC: exactly the workload objects it writes —
-training jobs (HyperPodPyTorchJob, RayJob, RayCluster), managed inference endpoints, download tokens' Secrets — and
+training jobs (HyperPodPyTorchJob, RayJob, RayCluster), managed inference endpoints, dev spaces' Workspaces (started
+and stopped by patch), download tokens' Secrets — and
 the model servers' Deployments and Services, with pool workers' labels and calls through the service proxy; and read
 Secrets only in the namespaces the control plane owns, to check that a workload's token Secret is its own.
 
@@ -18,6 +19,7 @@ from typing import Any
 from controlplane.core.endpoints.manifest import API_GROUP as ENDPOINTS_API_GROUP
 from controlplane.core.endpoints.manifest import PLURALS as ENDPOINT_PLURALS
 from controlplane.core.naming import JOB_WRITERS_GROUP, MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.core.spaces import manifest as spaces
 from controlplane.core.storage.namespace import SHARED_NAMESPACE, secret_reader_rbac
 from controlplane.core.training import manifest, ray
 
@@ -33,6 +35,8 @@ JOB_VERBS = ["create", "delete", "get", "list"]
 # A request's Hugging Face token is written to a Secret by the API: create and delete anywhere, read nowhere but
 # through a namespace's Secret reader.
 SECRET_RULE = {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create", "delete"]}
+# Dev spaces: written as jobs are, and patched to start and stop.
+SPACE_RULE = {"apiGroups": [spaces.API_GROUP], "resources": [spaces.PLURAL], "verbs": [*JOB_VERBS, "patch"]}
 SERVING_WRITER_ROLE = "instantstart-model-server-writer"
 SERVING_RULES = [
     {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["create", "delete", "get", "patch"]},
@@ -46,6 +50,7 @@ def job_writer_rbac() -> list[dict[str, Any]]:
     """The ClusterRole that may create, read and delete job objects, and its binding to the jobs group."""
     rules = [
         *({"apiGroups": [group], "resources": plurals, "verbs": JOB_VERBS} for group, plurals in JOB_RESOURCES.items()),
+        SPACE_RULE,
         SECRET_RULE,
     ]
     return _bound_to_job_writers(JOB_WRITER_ROLE, rules)

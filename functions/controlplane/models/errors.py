@@ -53,6 +53,12 @@ class PreflightFailedError(InvalidRequestError):
     code = "PreflightFailed"
 
 
+class TrainingPlanOfferingUnavailableError(InvalidRequestError):
+    """A training plan offering that is unknown or no longer offered (offerings expire): search again."""
+
+    code = "TrainingPlanOfferingUnavailable"
+
+
 class KubernetesObjectRejectedError(InvalidRequestError):
     """A cluster's Kubernetes API refused an object the control plane wrote (a field or value its schema refuses)."""
 
@@ -136,6 +142,10 @@ class StaleVersionError(ConflictError):
     """A conditional write lost the race: someone else advanced the record first."""
 
     code = "StaleVersion"
+
+
+class TrainingPlanExistsError(ConflictError):
+    code = "TrainingPlanExists"
 
 
 class ForeignResourceError(ConflictError):

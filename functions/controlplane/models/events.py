@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field
 from controlplane.models.common import Contract, PageView, View
 
 EventKind = Literal["ClusterStateChange", "NodeHealth", "ClusterEvent", "Remediation"]
-RemediationAction = Literal["notify", "reboot", "replace"]
+RemediationAction = Literal["notify", "reboot", "replace", "health-check"]
 RemediationOutcome = Literal["started", "would-start", "notified", "left-to-hyperpod", "limited", "busy", "not-running"]
 UNHEALTHY = "Unhealthy"
 NO_REPAIR = "None"
@@ -76,7 +76,10 @@ class NodeHistory(PageView):
 class RemediationPolicy(Contract):
     """What an unhealthy-node event does on this cluster once HyperPod's own recovery has not acted."""
 
-    action: RemediationAction = Field(default="notify", description="notify only records.")
+    action: RemediationAction = Field(
+        default="notify",
+        description="notify only records; health-check runs deep health checks.",
+    )
     maxActionsPerHour: int = Field(default=2, ge=1, le=100, description="Node operations per hour on the cluster.")
     maxActionsPerGroupPerHour: int = Field(
         default=1, ge=1, le=100, description="Node operations per hour in one instance group."

@@ -139,11 +139,23 @@ class Feature(StrEnum):
         "Inference operator",
         "HyperPod inference operator (needs certManager and fsxCsiDriver).",
     )
+    TASK_GOVERNANCE = (
+        "taskGovernance",
+        "Task governance",
+        "HyperPod task governance add-on (Kueue): teams' compute quotas and the scheduler's priority classes "
+        "(needs the HyperPod cluster).",
+    )
     KARPENTER = (
         "karpenter",
         "Karpenter autoscaling",
         "Managed Karpenter autoscaling of instance groups (needs NodeRecovery Automatic).",
         KarpenterFeature,
+    )
+    DEV_SPACES = (
+        "devSpaces",
+        "Dev spaces",
+        "HyperPod spaces add-on amazon-sagemaker-spaces: JupyterLab and Code Editor spaces (needs certManager and the "
+        "HyperPod cluster).",
     )
 
 

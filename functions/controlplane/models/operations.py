@@ -87,6 +87,7 @@ class OperationKind(StrEnum):
     REBOOT_NODES = "reboot_nodes"
     REPLACE_NODES = "replace_nodes"
     DELETE_NODES = "delete_nodes"
+    CHECK_NODE_HEALTH = "check_node_health"
     DOWNLOAD_TO_STORAGE = "download_to_storage"
 
 

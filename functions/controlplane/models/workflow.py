@@ -19,6 +19,7 @@ from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
 from controlplane.models.downloads import DownloadPlan
 from controlplane.models.features import FeatureChanges
+from controlplane.models.health_checks import DeepHealthCheck
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
 from controlplane.models.nodes import NodeAction, NodeTarget
@@ -221,6 +222,17 @@ class DeleteNodesInput(NodeActionInput):
         return "delete"
 
 
+class CheckNodeHealthInput(WorkflowState):
+    """A deep health check: the nodes with their groups, the checks, when the request was accepted (a replacement is
+    a node its group launched since), and, once StartClusterHealthCheck ran, the nodes it took."""
+
+    kind: Literal[OperationKind.CHECK_NODE_HEALTH] = OperationKind.CHECK_NODE_HEALTH
+    nodes: list[NodeTarget]
+    checks: list[DeepHealthCheck]
+    requestedAt: datetime
+    acted: ActedNodes | None = None
+
+
 class DownloadToStorageInput(WorkflowState):
     kind: Literal[OperationKind.DOWNLOAD_TO_STORAGE] = OperationKind.DOWNLOAD_TO_STORAGE
     download: DownloadPlan
@@ -242,6 +254,7 @@ WorkflowInput = Annotated[
     | RebootNodesInput
     | ReplaceNodesInput
     | DeleteNodesInput
+    | CheckNodeHealthInput
     | DownloadToStorageInput,
     Field(discriminator="kind"),
 ]

@@ -14,7 +14,17 @@ Constructors are called with keywords. A new factory is a `@provider` in its con
 from controlplane.settings import settings
 from controlplane.wiring.advanced_features import feature_reads, feature_steps, features
 from controlplane.wiring.dependencies import cluster_dependencies_service, node_agents
-from controlplane.wiring.hyperpod import hyperpod_stage, instance_group_steps, instance_groups, node_steps, nodes
+from controlplane.wiring.governance import scheduler_policy, teams
+from controlplane.wiring.hyperpod import (
+    health_check_steps,
+    health_checks,
+    hyperpod_activity,
+    hyperpod_stage,
+    instance_group_steps,
+    instance_groups,
+    node_steps,
+    nodes,
+)
 from controlplane.wiring.hyperpod_events import (
     event_forwarding_steps,
     event_wait_steps,
@@ -32,6 +42,7 @@ from controlplane.wiring.lifecycle import (
     preflight,
     resumes,
     stage_requests,
+    training_plans,
 )
 from controlplane.wiring.network import eks_stack
 from controlplane.wiring.provider import reset
@@ -49,5 +60,6 @@ from controlplane.wiring.shared import (
     kubernetes_readers,
     poller,
 )
+from controlplane.wiring.spaces import spaces
 from controlplane.wiring.storage import storage_service
 from controlplane.wiring.training import download_steps, downloads, live_logs, mlflow, recipes, training_jobs

@@ -10,8 +10,11 @@ from controlplane.settings import settings
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
+    from controlplane.core.hyperpod.activity import HyperPodActivityService
     from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
     from controlplane.core.hyperpod.groups import InstanceGroupService
+    from controlplane.core.hyperpod.health_check_steps import HealthCheckSteps
+    from controlplane.core.hyperpod.health_checks import HealthCheckService
     from controlplane.core.hyperpod.node_steps import NodeSteps
     from controlplane.core.hyperpod.nodes import NodeService
     from controlplane.core.hyperpod.stage import HyperPodStageService
@@ -83,6 +86,43 @@ def node_steps(region: str) -> NodeSteps:
     from controlplane.core.hyperpod.node_steps import NodeSteps
 
     return NodeSteps(
+        hyperpod=AwsHyperPodGateway(region=region),
+        poll=wiring.poller(),
+        eks=AwsEksGateway(region=region),
+        kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_clients()),
+    )
+
+
+@provider
+def hyperpod_activity() -> HyperPodActivityService:
+    from controlplane.adapters.aws.hyperpod_activity import AwsHyperPodActivityGateway
+    from controlplane.core.hyperpod.activity import HyperPodActivityService
+
+    return HyperPodActivityService(clusters=wiring.clusters(), activity=AwsHyperPodActivityGateway)
+
+
+@provider
+def health_checks() -> HealthCheckService:
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.core.hyperpod.health_checks import HealthCheckService
+
+    return HealthCheckService(
+        clusters=wiring.clusters(),
+        operations=wiring.operations(),
+        confirmations=wiring.confirmations(),
+        hyperpod=AwsHyperPodGateway,
+        clock=wiring.clock(),
+    )
+
+
+@provider
+def health_check_steps(region: str) -> HealthCheckSteps:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.hyperpod.health_check_steps import HealthCheckSteps
+
+    return HealthCheckSteps(
         hyperpod=AwsHyperPodGateway(region=region),
         poll=wiring.poller(),
         eks=AwsEksGateway(region=region),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from controlplane.core.preflight.service import PreflightService
     from controlplane.core.registry import ClusterService
     from controlplane.core.resumption import ResumeService
+    from controlplane.core.training_plans import TrainingPlanService
 
 
 @provider
@@ -121,6 +122,7 @@ def resumes() -> ResumeService:
             wiring.stage_requests(),
             wiring.instance_groups(),
             wiring.nodes(),
+            wiring.health_checks(),
             wiring.features(),
             wiring.downloads(),
         ),
@@ -182,3 +184,14 @@ def catalog() -> CatalogService:
     from controlplane.core.catalog import CatalogService
 
     return CatalogService(account=AwsAccountGateway(), pins=cluster_dependencies())
+
+
+@provider
+def training_plans() -> TrainingPlanService:
+    from controlplane.adapters.aws.account import AwsAccountGateway
+    from controlplane.adapters.aws.training_plans import AwsTrainingPlanMarket
+    from controlplane.core.training_plans import TrainingPlanService
+
+    return TrainingPlanService(
+        account=AwsAccountGateway(), market=AwsTrainingPlanMarket(), confirmations=wiring.confirmations()
+    )

@@ -247,6 +247,17 @@ DELETE_NODES = _node_action(
     "Wait For Node Deletion",
 )
 
+CHECK_NODE_HEALTH = Workflow(
+    OperationKind.CHECK_NODE_HEALTH,
+    "Deep health checks (StartClusterHealthCheck) on chosen nodes; wait until each node's check has ended (it passed, "
+    "or HyperPod rebooted or replaced it).",
+    Stage(
+        "nodes",
+        Task("Start Health Check", keep="acted", kept=("nodeIds",)),
+        Poll("Check Health Check", "Are Health Checks Done", "Wait For Health Checks", topic="nodes"),
+    ),
+)
+
 
 def _disable(feature: Feature) -> Branch:
     return Branch(
@@ -314,6 +325,7 @@ WORKFLOWS: dict[OperationKind, Workflow] = {
         REBOOT_NODES,
         REPLACE_NODES,
         DELETE_NODES,
+        CHECK_NODE_HEALTH,
         DOWNLOAD_TO_STORAGE,
     )
 }

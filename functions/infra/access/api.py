@@ -1,6 +1,7 @@
 """The REST API function's role: the reads behind validation, pre-flight, cost and every live view; starting and
 stopping this deployment's workflows; reading clusters through the view role and writing jobs through the jobs role;
-and the API's own tables. It creates nothing in AWS itself: changes run in the workflows."""
+and the API's own tables. It creates nothing in AWS itself (changes run in the workflows) but the training plan a person
+confirmed, and task governance's quotas and scheduler config: one SageMaker call each, nothing to stage."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from controlplane.access.eks import (
     DESCRIBE_EKS_CLUSTER,
 )
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, FunctionAccess, Grant
-from controlplane.access.hyperpod import DESCRIBE_HYPERPOD, READ_NODES, TRAINING_PLANS, TRAINING_PLANS_REASON
+from controlplane.access.hyperpod import (
+    DESCRIBE_HYPERPOD,
+    MANAGE_COMPUTE_QUOTAS,
+    MANAGE_SCHEDULER_CONFIGS,
+    READ_ACTIVITY,
+    READ_NODES,
+    TRAINING_PLANS,
+    TRAINING_PLANS_REASON,
+)
 from controlplane.access.s3 import buckets
 from controlplane.access.workflows import EXECUTIONS, EXECUTIONS_REASON, START_EXECUTION
 from infra.access.kubernetes import ASSUME_JOBS_ROLE, ASSUME_VIEW_ROLE
@@ -31,6 +40,14 @@ API_ACCESS = FunctionAccess(
         describe("DescribeVpcs", "DescribeAvailabilityZones", "DescribeInstanceTypeOfferings"),
         Grant(("sagemaker:ListTrainingPlans",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(("sagemaker:DescribeTrainingPlan",), TRAINING_PLANS, reason=TRAINING_PLANS_REASON),
+        # Buying a training plan: its offerings, and reserving one the person confirmed at its price.
+        Grant(("sagemaker:SearchTrainingPlanOfferings",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
+        Grant(
+            ("sagemaker:CreateTrainingPlan",),
+            TRAINING_PLANS,
+            reason="The person names the training plan at run time; the API creates it only with their confirmation "
+            "of its upfront fee",
+        ),
         # Pre-flight: the quotas a request needs (found by name, read by code) and the usage counted against them,
         # every resource of the Region (HyperPod instances of any cluster, VPCs, gateways, addresses, EKS clusters).
         Grant(("servicequotas:GetServiceQuota",), _PREFLIGHT_QUOTAS, reason=_PREFLIGHT_QUOTAS_REASON),
@@ -46,6 +63,7 @@ API_ACCESS = FunctionAccess(
         DESCRIBE_HYPERPOD,
         # The node list, and each node a node action names (checked before its operation starts).
         READ_NODES,
+        READ_ACTIVITY,
         # Nodes' Ready state and health labels, and the pods an instance-group deletion would strand: read through
         # the view role.
         ASSUME_VIEW_ROLE,
@@ -60,6 +78,10 @@ API_ACCESS = FunctionAccess(
             "the API only invokes them",
         ),
         START_EXECUTION,
+        # /clusters/{clusterTag}/teams and …/scheduler-policy: the teams' compute quotas and the scheduler config
+        # (one call each, like a job's submission).
+        *MANAGE_COMPUTE_QUOTAS,
+        *MANAGE_SCHEDULER_CONFIGS,
         # GET /clusters/{clusterTag}/mlflow-tracking-servers, and the tracking server a recipe job chooses.
         Grant(("sagemaker:ListMlflowTrackingServers",), ("*",), reason=NO_RESOURCE_LEVEL_REASON),
         Grant(

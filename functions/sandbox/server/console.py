@@ -66,6 +66,8 @@ requests sent by pages of another origin.</li>
 <li>Faults: <code>POST /sandbox/faults {"step": "Create EKS Cluster", "times": 1}</code>.</li>
 <li>Node faults: <code>POST /sandbox/node-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-...",
 "hyperPodRepairs": false}</code> marks a node unhealthy and emits its Node Health Event.</li>
+<li>Health-check faults: <code>POST /sandbox/health-check-faults {"clusterName": "hp-cluster-demo", "nodeId": "i-...",
+"recovery": "replace"}</code> makes the node fail its next deep health check (then rebooted or replaced).</li>
 <li>Job faults: <code>POST /sandbox/job-faults {"clusterTag": "demo", "jobName": "llama", "afterLines": 5}</code>
 kills a training job's process.</li>
 <li>Download faults: <code>POST /sandbox/download-faults {"repoId": "Qwen/Qwen2.5-0.5B"}</code> fails that

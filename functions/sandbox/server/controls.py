@@ -71,6 +71,27 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
             )
         return Response(status_code=204)
 
+    async def fail_health_check(request: Request) -> Response:
+        """Make a HyperPod node fail its next deep health check; HyperPod then reboots or replaces it (`recovery`)."""
+        try:
+            payload = json.loads(await request.body() or b"{}")
+            await run_in_threadpool(
+                sandbox.hyperpod.fail_health_check,
+                str(payload["clusterName"]),
+                str(payload["nodeId"]),
+                str(payload.get("recovery", "replace")),
+            )
+        except (KeyError, ValueError, TypeError) as error:
+            return JSONResponse(
+                {
+                    "code": "InvalidRequest",
+                    "message": f'{error}. Body: {{"clusterName": "hp-cluster-<tag>", "nodeId": "i-...", '
+                    '"recovery": "replace"}',
+                },
+                status_code=400,
+            )
+        return Response(status_code=204)
+
     async def kill_job_process(request: Request) -> Response:
         """Kill a training job's process (now, or once it has written `afterLines` log lines)."""
         try:
@@ -157,6 +178,7 @@ def control_routes(sandbox: Sandbox) -> list[Route]:
         ("/sandbox/faults", list_faults, "GET"),
         ("/sandbox/faults", clear_faults, "DELETE"),
         ("/sandbox/node-faults", fail_node, "POST"),
+        ("/sandbox/health-check-faults", fail_health_check, "POST"),
         ("/sandbox/job-faults", kill_job_process, "POST"),
         ("/sandbox/download-faults", fail_download, "POST"),
         ("/sandbox/out-of-band", change_out_of_band, "POST"),

@@ -593,3 +593,93 @@ def test_karpenter_kinds_are_served_while_autoscaling_is_enabled_and_its_cluster
     assert world.describe("auto")["AutoScaling"]["Status"] == "Deleting"
     wait_until(lambda: world.describe("auto")["AutoScaling"]["Status"] == "InService")
     assert not karpenter & crds()
+
+
+# --- task governance: compute quotas --------------------------------------------------------------------------------
+
+
+def quota_request(cluster_arn: str, team: str = "ml-a", count: int = 1, **extra: Any) -> dict[str, Any]:
+    return {
+        "Name": f"{team}-quota",
+        "ClusterArn": cluster_arn,
+        "ComputeQuotaConfig": {
+            "ComputeQuotaResources": [{"InstanceType": "ml.g5.xlarge", "Count": count}],
+            "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50},
+            "PreemptTeamTasks": "LowerPriority",
+        },
+        "ComputeQuotaTarget": {"TeamName": team, "FairShareWeight": 10},
+        **extra,
+    }
+
+
+def test_a_compute_quota_is_created_listed_described_updated_and_deleted(world: World) -> None:
+    arn = world.create(groups=[world.group(InstanceType="ml.g5.xlarge")])
+    created = world.sagemaker.create_compute_quota(**quota_request(arn))
+    quota_id = created["ComputeQuotaId"]
+    described = world.sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)
+    assert (described["Status"], described["ComputeQuotaVersion"], described["ActivationState"]) == (
+        "Created",
+        1,
+        "Enabled",
+    )
+    assert described["ComputeQuotaTarget"] == {"TeamName": "ml-a", "FairShareWeight": 10}
+    listed = world.sagemaker.list_compute_quotas(ClusterArn=arn)["ComputeQuotaSummaries"]
+    assert [q["ComputeQuotaId"] for q in listed] == [quota_id]
+    updated = world.sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, ActivationState="Disabled")
+    assert updated["ComputeQuotaVersion"] == 2
+    assert world.sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)["Status"] == "Updated"
+    world.sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.describe_compute_quota(ComputeQuotaId=quota_id)
+    assert error_code(error) == "ResourceNotFound"
+
+
+def test_compute_quotas_are_refused_as_sagemaker_refuses_them(world: World) -> None:
+    arn = world.create(groups=[world.group(InstanceType="ml.g5.xlarge")])
+    world.sagemaker.create_compute_quota(**quota_request(arn))
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.create_compute_quota(**quota_request(arn))
+    assert error_code(error) == "ConflictException"
+    other_type = quota_request(arn, team="ml-b")
+    other_type["ComputeQuotaConfig"]["ComputeQuotaResources"][0]["InstanceType"] = "ml.p5.48xlarge"
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.create_compute_quota(**other_type)
+    assert error_code(error) == "ValidationException"
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.create_compute_quota(**quota_request(arn.replace(arn.rsplit("/", 1)[1], "000000000000")))
+    assert error_code(error) == "ResourceNotFound"
+    quota_id = world.sagemaker.list_compute_quotas(ClusterArn=arn)["ComputeQuotaSummaries"][0]["ComputeQuotaId"]
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=7, ActivationState="Disabled")
+    assert error_code(error) == "ConflictException"
+
+
+SCHEDULER = {
+    "PriorityClasses": [{"Name": "inference", "Weight": 90}, {"Name": "training", "Weight": 50}],
+    "FairShare": "Enabled",
+}
+
+
+def test_a_cluster_has_one_scheduler_config_updated_by_version_and_deleted(world: World) -> None:
+    arn = world.create()
+    created = world.sagemaker.create_cluster_scheduler_config(Name="policy", ClusterArn=arn, SchedulerConfig=SCHEDULER)
+    config_id = created["ClusterSchedulerConfigId"]
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.create_cluster_scheduler_config(Name="again", ClusterArn=arn, SchedulerConfig=SCHEDULER)
+    assert error_code(error) == "ConflictException"
+    listed = world.sagemaker.list_cluster_scheduler_configs(ClusterArn=arn)["ClusterSchedulerConfigSummaries"]
+    assert [(c["ClusterSchedulerConfigId"], c["Status"]) for c in listed] == [(config_id, "Created")]
+    with pytest.raises(ClientError) as error:
+        world.sagemaker.update_cluster_scheduler_config(
+            ClusterSchedulerConfigId=config_id, TargetVersion=2, SchedulerConfig=SCHEDULER
+        )
+    assert error_code(error) == "ConflictException"
+    changed = {**SCHEDULER, "FairShare": "Disabled"}
+    updated = world.sagemaker.update_cluster_scheduler_config(
+        ClusterSchedulerConfigId=config_id, TargetVersion=1, SchedulerConfig=changed
+    )
+    assert updated["ClusterSchedulerConfigVersion"] == 2
+    described = world.sagemaker.describe_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert (described["Status"], described["SchedulerConfig"]) == ("Updated", changed)
+    world.sagemaker.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert world.sagemaker.list_cluster_scheduler_configs(ClusterArn=arn)["ClusterSchedulerConfigSummaries"] == []

@@ -12,6 +12,7 @@ from controlplane.adapters.k8s.client import bearer_token
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.http import asgi_app
 from sandbox.k8s.inference import InferenceOperatorSimulation
+from sandbox.k8s.spaces import SpacesSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
 
 CLUSTER = "strict"
@@ -296,3 +297,49 @@ def test_a_short_hugging_face_commit_is_refused_by_the_published_inference_crd(
     assert response.status_code == 422
     assert response.json()["details"]["causes"][0]["field"] == "spec.modelSourceConfig.huggingFaceModel.commitSHA"
     assert "should match '^[0-9a-f]{40}$'" in response.json()["message"]
+
+
+def test_the_simulated_spaces_controller_serves_the_published_workspace_schema_under_server_side_apply(
+    emulator: KubernetesEmulator, api: TestClient
+) -> None:
+    SpacesSimulation(emulator, seconds_to_start=0).serve(CLUSTER)
+    workspace = {
+        "apiVersion": "workspace.jupyter.org/v1alpha1",
+        "kind": "Workspace",
+        "metadata": {"name": "lab"},
+        "spec": {
+            "displayName": "lab",
+            "desiredStatus": "Running",
+            "volumes": [{"name": "s3", "persistentVolumeClaimName": "s3-claim", "mountPath": "/s3", "readOnly": True}],
+        },
+    }
+
+    response = api.patch(
+        "/apis/workspace.jupyter.org/v1alpha1/namespaces/default/workspaces/lab",
+        params={"fieldManager": "instantstart", "fieldValidation": "Strict"},
+        headers={"Content-Type": APPLY},
+        json=workspace,
+    )
+
+    assert response.status_code == 500
+    assert response.json()["message"].endswith(".spec.volumes[0].readOnly: field not declared in schema")
+
+
+def test_the_published_workspace_schema_refuses_a_desired_status_it_does_not_know(
+    emulator: KubernetesEmulator, api: TestClient
+) -> None:
+    SpacesSimulation(emulator, seconds_to_start=0).serve(CLUSTER)
+    workspace = {
+        "apiVersion": "workspace.jupyter.org/v1alpha1",
+        "kind": "Workspace",
+        "metadata": {"name": "lab"},
+        "spec": {"displayName": "lab", "desiredStatus": "Paused"},
+    }
+
+    response = api.post(
+        "/apis/workspace.jupyter.org/v1alpha1/namespaces/default/workspaces",
+        params={"fieldValidation": "Strict"},
+        json=workspace,
+    )
+
+    assert response.status_code == 422

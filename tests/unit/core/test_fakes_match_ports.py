@@ -33,6 +33,7 @@ from controlplane.core.ports.prometheus import PrometheusGateway
 from controlplane.core.ports.quotas import QuotaGateway
 from controlplane.core.ports.serving import ServingGateway
 from controlplane.core.ports.storage import BucketGateway, FileSystemGateway
+from controlplane.core.ports.training_plans import TrainingPlanMarket
 from tests.fakes.account import InMemoryAccountGateway
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.events import InMemoryEventForwarding
@@ -63,6 +64,7 @@ from tests.fakes.prometheus import InMemoryPrometheusGateway
 from tests.fakes.quotas import InMemoryQuotaGateway
 from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.storage import InMemoryBucketGateway, InMemoryFileSystemGateway
+from tests.fakes.training_plans import InMemoryTrainingPlanMarket
 from tests.fakes.workloads import InMemoryWorkloadGateway
 
 PAIRS = [
@@ -95,6 +97,7 @@ PAIRS = [
     (ConnectionNotifier, RecordingNotifier),
     (PusherLauncher, RecordingPusherLauncher),
     (LogSource, ScriptedLogSource),
+    (TrainingPlanMarket, InMemoryTrainingPlanMarket),
 ]
 
 

@@ -1,7 +1,8 @@
 /**
  * Events tab: the HyperPod events recorded for the cluster (status changes, node health, Error-level cluster events)
  * and the remediation policy's decisions, newest first, a page at a time (`limit`/`continue`: "Load more"). With
- * `?node=` it is that node's history instead (`GET …/nodes/{nodeId}/history`); a node in the list links to it.
+ * `?node=` it is that node's history instead (`GET …/nodes/{nodeId}/history`); a node in the list links to it. Below,
+ * HyperPod's own cluster events with their filters (`HyperPodEventsPanel`).
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -15,6 +16,7 @@ import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { RouterLink } from "../../components/links";
+import { HyperPodEventsPanel } from "./HyperPodEventsPanel";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
 
@@ -134,6 +136,7 @@ export default function EventsTab({ cluster }: ClusterTabProps) {
           },
         ]}
       />
+      {!nodeId && <HyperPodEventsPanel clusterTag={clusterTag} />}
     </SpaceBetween>
   );
 }

@@ -112,4 +112,27 @@ describe("NodesTab", () => {
     expect(within(dialog).getByRole("button", { name: "Delete" })).toBeDisabled();
     await waitFor(() => expect(calls.filter((call) => call.method === "DELETE")).toHaveLength(1));
   });
+
+  it("runs deep health checks on a selection with the token of their plan, and offers them to admins only", async () => {
+    const { api, calls } = fakeApi({
+      ...LIST,
+      "POST /clusters/{clusterTag}/health-checks": (call) =>
+        (call.body as { confirmationToken?: string }).confirmationToken
+          ? { status: 202, body: accepted("op-check") }
+          : PLAN_WITH_TOKEN,
+    });
+    const operator = renderTab(NodesTab, { api: fakeApi(LIST).api, role: "operator" });
+    await screen.findByText(B);
+    expect(screen.queryByRole("button", { name: "Deep health check" })).toBeNull();
+    operator.unmount();
+    renderTab(NodesTab, { api });
+    await userEvent.click(await screen.findByRole("checkbox", { name: `Select ${A}` }));
+    await userEvent.click(screen.getByRole("button", { name: "Deep health check" }));
+    const dialog = await screen.findByRole("dialog");
+    expect(await within(dialog).findByText("Confirm with the token.")).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Run checks" }));
+    await screen.findByRole("link", { name: "op-check" });
+    const checks = calls.filter((call) => call.path.endsWith("/health-checks"));
+    expect(checks.map((call) => call.body)).toEqual([{ nodeIds: [A] }, { nodeIds: [A], confirmationToken: "token-1" }]);
+  });
 });

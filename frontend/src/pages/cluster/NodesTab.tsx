@@ -1,7 +1,8 @@
 /**
  * Nodes tab: the HyperPod nodes with health, capacity type and AZ (every page of `continue`), filtered by `?filter=`;
  * reboot, replace or delete one node (its own route) or a selection (`POST …/nodes/batch`), each through the API's
- * plan and confirmation (a reboot too: it stops the node's pods).
+ * plan and confirmation (a reboot too: it stops the node's pods). Deep health checks on a selection
+ * (`POST …/health-checks`) go through the same plan: the nodes leave scheduling, and a failing one is replaced.
  */
 import { useCollection } from "@cloudscape-design/collection-hooks";
 import Box from "@cloudscape-design/components/box";
@@ -17,7 +18,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { Status } from "../../components/status";
 import { allPages, useResource } from "../../hooks/useResource";
-import { usePlannedAction } from "./plan";
+import { sent, usePlannedAction } from "./plan";
 import type { Answer } from "./PlanDetails";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
@@ -32,6 +33,8 @@ export const NODE_ACTIONS: { action: NodeAction; route: RouteKey; label: string 
   { action: "replace", route: "POST /clusters/{clusterTag}/nodes/{nodeId}/replace", label: "Replace" },
   { action: "delete", route: "DELETE /clusters/{clusterTag}/nodes/{nodeId}", label: "Delete" },
 ];
+
+const HEALTH_CHECK_ROUTE: RouteKey = "POST /clusters/{clusterTag}/health-checks";
 
 export default function NodesTab({ cluster, reload }: ClusterTabProps) {
   const { api, identity } = useApp();
@@ -65,6 +68,23 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
   const selected = collectionProps.selectedItems ?? [];
   const allowed = NODE_ACTIONS.filter((item) => identity.mayCall(item.route));
 
+  const healthCheck = (chosen: readonly Node[]) => {
+    const nodeIds = chosen.map((node) => node.nodeId);
+    const call = (confirmationToken?: string): Promise<Answer> =>
+      unwrap(
+        api.POST("/clusters/{clusterTag}/health-checks", {
+          params: { path: { clusterTag } },
+          body: sent<Schemas["StartHealthCheckRequest"]>(confirmationToken ? { nodeIds, confirmationToken } : { nodeIds }),
+        }),
+      );
+    planned.start({
+      header: `Deep health check of ${nodeIds.length === 1 ? `node ${nodeIds[0]}` : `${nodeIds.length} nodes`}`,
+      confirmLabel: "Run checks",
+      plan: () => call(),
+      run: (token) => call(token),
+    });
+  };
+
   const act = (action: NodeAction, label: string, chosen: readonly Node[]) => {
     const nodeIds = chosen.map((node) => node.nodeId);
     const [single] = nodeIds;
@@ -92,7 +112,7 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
       <ErrorAlert error={nodes.error} header="Nodes could not be listed" />
       <Table
         {...collectionProps}
-        selectionType={allowed.length ? "multi" : undefined}
+        selectionType={allowed.length || identity.mayCall(HEALTH_CHECK_ROUTE) ? "multi" : undefined}
         loading={nodes.loading}
         loadingText="Loading nodes"
         items={items}
@@ -121,6 +141,17 @@ export default function NodesTab({ cluster, reload }: ClusterTabProps) {
                     {item.label}
                   </Button>
                 ))}
+                {identity.mayCall(HEALTH_CHECK_ROUTE) && (
+                  <Button
+                    disabled={selected.length === 0 || selected.length > 100}
+                    onClick={() => {
+                      healthCheck(selected);
+                      actions.setSelectedItems([]);
+                    }}
+                  >
+                    Deep health check
+                  </Button>
+                )}
               </SpaceBetween>
             }
             description="Select one node or up to 25 for a batch."

@@ -1,6 +1,6 @@
 /**
  * Remediation tab: what an unhealthy-node event does on the cluster when HyperPod's own recovery did not act — the
- * action (notify | reboot | replace), the record-only switch and the limits per hour. Everyone sees the policy; an
+ * action (notify | reboot | replace | health-check), the record-only switch and the limits per hour. Everyone sees the policy; an
  * admin (`PUT …/remediation-policy`) edits it; a policy that replaces nodes is saved only once the admin has confirmed
  * the plan the API answers with. What the policy did is in the Events tab (and each node's history).
  */
@@ -32,6 +32,11 @@ const ACTIONS: { value: Action; label: string; description: string }[] = [
   { value: "notify", label: "Notify", description: "Record the event only" },
   { value: "reboot", label: "Reboot", description: "Reboot the node" },
   { value: "replace", label: "Replace", description: "Replace the node (its volumes are lost)" },
+  {
+    value: "health-check",
+    label: "Deep health check",
+    description: "Run GPU/EFA checks; HyperPod reboots or replaces the node if it fails (its volumes are then lost)",
+  },
 ];
 const LIMIT_RANGE = { min: 1, max: 100 };
 
@@ -124,10 +129,10 @@ export default function RemediationTab({ cluster }: ClusterTabProps) {
                   ariaLabel="Action"
                 />
               </FormField>
-              {draft.action === "replace" && !draft.recordOnly && (
+              {(draft.action === "replace" || draft.action === "health-check") && !draft.recordOnly && (
                 <Alert type="warning">
-                  Replace destroys the node's volumes: agree it with the people using the cluster first. Saving shows the plan to
-                  confirm.
+                  {draft.action === "replace" ? "Replace destroys the node's volumes" : "A node that fails its deep health checks is replaced, which destroys its volumes"}
+                  : agree it with the people using the cluster first. Saving shows the plan to confirm.
                 </Alert>
               )}
               <Toggle checked={draft.recordOnly ?? false} onChange={(event) => setDraft({ ...draft, recordOnly: event.detail.checked })}>

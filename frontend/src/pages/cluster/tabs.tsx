@@ -1,5 +1,5 @@
 /**
- * The cluster detail page's tabs after Overview (instance groups, nodes, storage, software, features, events,
+ * The cluster detail page's tabs after Overview (instance groups, nodes, storage, software, features, teams, events,
  * remediation, drift, cost), each its own chunk. The active tab is the URL's `?tab=` so every tab is a permalink.
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from "react";
@@ -23,6 +23,7 @@ export const CLUSTER_TABS: ClusterTab[] = [
   { id: "storage", label: "Storage", component: lazy(() => import("./StorageTab")) },
   { id: "software", label: "Software", component: lazy(() => import("./SoftwareTab")) },
   { id: "features", label: "Features", component: lazy(() => import("./FeaturesTab")) },
+  { id: "teams", label: "Teams", component: lazy(() => import("./TeamsTab")) },
   { id: "events", label: "Events", component: lazy(() => import("./EventsTab")) },
   { id: "remediation", label: "Remediation", component: lazy(() => import("./RemediationTab")) },
   { id: "drift", label: "Drift", component: lazy(() => import("./DriftTab")) },

@@ -200,6 +200,15 @@ class AwsHyperPodGateway:
             request["ImageId"] = image_id
         client("sagemaker", self._region).update_cluster_software(**request)
 
+    def start_health_check(self, cluster_name: str, nodes: dict[str, list[str]], checks: list[str]) -> None:
+        configurations = [
+            {"InstanceGroupName": group, "InstanceIds": node_ids, "DeepHealthChecks": checks}
+            for group, node_ids in sorted(nodes.items())
+        ]
+        client("sagemaker", self._region).start_cluster_health_check(
+            ClusterName=cluster_name, DeepHealthCheckConfigurations=configurations
+        )
+
 
 DEEP_HEALTH_CHECKS = ["InstanceStress", "InstanceConnectivity"]
 

@@ -95,6 +95,29 @@ class KubernetesWorkloadGateway:
                 raise
         return True
 
+    def patch_object(self, cluster: EksCluster, region: str, obj: dict[str, Any]) -> bool:
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.dynamic import DynamicClient
+
+        metadata = obj["metadata"]
+        with self._factory.api_client(cluster, region) as api:
+            dynamic = DynamicClient(api)
+            resource = dynamic.resources.get(api_version=obj["apiVersion"], kind=obj["kind"])
+            try:
+                dynamic.patch(
+                    resource,
+                    body=obj,
+                    name=metadata["name"],
+                    namespace=metadata["namespace"],
+                    content_type="application/merge-patch+json",
+                    query_params=strict_query(),
+                )
+            except ApiException as error:
+                if error.status == 404:
+                    return False
+                raise rejection(error, obj) or error from None
+        return True
+
     def pods(self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]) -> list[KubernetesPod]:
         from kubernetes import client as k8s
 

@@ -32,6 +32,7 @@ NEEDS_NODES_FROM: dict[str, str] = {
     "amazon-sagemaker-hyperpod-training-operator": "v0",  # hp-training-operator-controller-manager
     "amazon-sagemaker-hyperpod-inference": "v0",  # hyperpod-inference-controller-manager
     "amazon-sagemaker-hyperpod-observability": "v0",  # the observability operator
+    "amazon-sagemaker-hyperpod-taskgovernance": "v0",  # kueue-controller-manager
 }
 
 

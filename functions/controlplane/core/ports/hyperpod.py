@@ -173,5 +173,8 @@ class HyperPodGateway(Protocol):
         self, cluster_name: str, groups: list[str], image_id: str | None, rolling: RollingUpdate
     ) -> None: ...
 
+    def start_health_check(self, cluster_name: str, nodes: dict[str, list[str]], checks: list[str]) -> None:
+        """StartClusterHealthCheck: the deep health `checks` on the given nodes, by instance group."""
+
     def update_settings(self, name: str, settings: dict[str, Any]) -> None:
         """UpdateCluster with only the given cluster-level settings (no instance group changes)."""

@@ -138,6 +138,10 @@ class WorkloadGateway(Protocol):
     ) -> bool:
         """Delete the object (its dependents in the background); False when it did not exist."""
 
+    def patch_object(self, cluster: EksCluster, region: str, obj: dict[str, Any]) -> bool:
+        """Merge-patch the object `obj` names with `obj` (strict: an undeclared field is refused); False when it does
+        not exist."""
+
     def pods(self, cluster: EksCluster, region: str, namespace: str, labels: Mapping[str, str]) -> list[KubernetesPod]:
         """The namespace's pods carrying every one of `labels`, by name."""
 

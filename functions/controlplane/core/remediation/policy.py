@@ -1,7 +1,8 @@
 """The remediation policy an admin sets per cluster (the API's side; `service` applies it to events).
 
-A policy that replaces nodes destroys each unhealthy node's volumes with no one asked at the time, so setting one is
-planned first and stored only with the plan's confirmation token, bound to the policy asked for and the one it
+A policy that replaces nodes (replace, or health-check: a node that fails its checks is replaced) destroys each
+unhealthy node's volumes with no one asked at the time, so setting one is planned first and stored only with the
+plan's confirmation token, bound to the policy asked for and the one it
 replaces. A request without the token is refused with the plan and its token (`confirmation_asked`): the PUT's 200
 means the policy is stored. Every other policy (notify, reboot, a replacing one that only records) is stored at once,
 and resending the policy in force changes nothing.
@@ -18,6 +19,8 @@ from controlplane.models.clusters import Plan, PlannedAction
 from controlplane.models.events import RemediationPolicy, RemediationPolicyView
 
 REPLACING_POLICY_ACTION = "set-replacing-remediation-policy"
+# The actions after which a node may be replaced (a deep health check replaces a node that fails it).
+REPLACING = {"replace", "health-check"}
 
 
 class RemediationPolicyService:
@@ -46,7 +49,7 @@ class RemediationPolicyService:
         )
         if dry_run:
             return view
-        if policy.action != "replace" or policy.recordOnly:
+        if policy.action not in REPLACING or policy.recordOnly:
             self._store.save_policy(view)
             return view
         actions = [_replacing(cluster_tag, policy, current)]
@@ -79,11 +82,12 @@ def _rules(view: RemediationPolicyView) -> RemediationPolicy:
 
 def _replacing(cluster_tag: str, policy: RemediationPolicy, current: RemediationPolicyView) -> PlannedAction:
     was = current.action + (" (record only)" if current.recordOnly else "")
+    how = "replaced with new hardware" if policy.action == "replace" else "deep health checked, replaced if it fails,"
     return PlannedAction(
         action="update",
         resource="Remediation policy",
         name=cluster_tag,
-        detail=f"replace: an unhealthy node HyperPod does not repair is replaced with new hardware and its root and "
-        f"secondary EBS volumes are destroyed; at most {policy.maxActionsPerHour} per hour on the cluster and "
+        detail=f"{policy.action}: an unhealthy node HyperPod does not repair is {how} and its root and secondary EBS "
+        f"volumes are destroyed; at most {policy.maxActionsPerHour} per hour on the cluster and "
         f"{policy.maxActionsPerGroupPerHour} per instance group (was {was})",
     )

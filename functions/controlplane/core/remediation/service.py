@@ -1,5 +1,5 @@
-"""Remediation: the cluster's policy (notify | reboot | replace, limits, dry run; set through `policy`) applied to
-an unhealthy node.
+"""Remediation: the cluster's policy (notify | reboot | replace | health-check, limits, dry run; set through
+`policy`) applied to an unhealthy node.
 
 HyperPod's own automatic recovery comes first: the policy acts only when the event says HyperPod repairs nothing
 (`RepairAction` None) and the node is still Running (not already rebooting, replaced or gone). It then starts the
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.naming import hyperpod_cluster_of
@@ -31,12 +32,19 @@ from controlplane.models.events import (
     RemediationPolicy,
     RemediationPolicyView,
 )
+from controlplane.models.health_checks import DEFAULT_CHECKS
 from controlplane.models.nodes import NodeTarget
 from controlplane.models.operations import OperationKind
 
 POLICY_ACTOR = "remediation-policy"
 WINDOW = timedelta(hours=1)
-KINDS = {"reboot": OperationKind.REBOOT_NODES, "replace": OperationKind.REPLACE_NODES}
+KINDS = {
+    "reboot": OperationKind.REBOOT_NODES,
+    "replace": OperationKind.REPLACE_NODES,
+    "health-check": OperationKind.CHECK_NODE_HEALTH,
+}
+# Each action's route, as the audit trail records it.
+ROUTES = {"reboot": "nodes/{node}/reboot", "replace": "nodes/{node}/replace", "health-check": "health-checks"}
 COUNTED: set[RemediationOutcome] = {"started", "would-start"}
 
 
@@ -79,12 +87,14 @@ class RemediationService:
             return self._note(decision, "would-start", f"Dry run: would {policy.action} {node_id}.")
         actor = Actor(principal=POLICY_ACTOR, role=Role.ADMIN, request_id=event.eventId)
         try:
+            checks: dict[str, Any] = {"checks": list(DEFAULT_CHECKS)} if policy.action == "health-check" else {}
             operation = self._operations.start(
                 record,
                 actor,
                 KINDS[policy.action],
                 nodes=[NodeTarget(nodeId=node_id, instanceGroup=node.group)],
                 requestedAt=self._clock.now(),
+                **checks,
             )
         except ClusterBusyError as error:
             return self._note(decision, "busy", f"Not started: {error}")
@@ -95,7 +105,7 @@ class RemediationService:
                 actor=POLICY_ACTOR,
                 onBehalfOf=policy.updatedBy,
                 role="admin",
-                action=f"POST /clusters/{record.clusterTag}/nodes/{node_id}/{policy.action}",
+                action=f"POST /clusters/{record.clusterTag}/{ROUTES[policy.action].format(node=node_id)}",
                 operationId=operation.operationId,
                 requestId=event.eventId,
                 outcome="202",

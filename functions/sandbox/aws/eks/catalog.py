@@ -25,6 +25,8 @@ _NOT_NEWEST = ("1.32", "1.33", "1.34")
 TRAINING_OPERATOR = "amazon-sagemaker-hyperpod-training-operator"
 INFERENCE_OPERATOR = "amazon-sagemaker-hyperpod-inference"
 OBSERVABILITY = "amazon-sagemaker-hyperpod-observability"
+SPACES = "amazon-sagemaker-spaces"
+TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,26 @@ CATALOG: dict[str, AddonEntry] = {
             (("v1.1.0-eksbuild.1", _ALL), ("v1.0.2-eksbuild.1", _NOT_NEWEST)),
             association_namespace="hyperpod-observability",
             deployments=("hyperpod-observability-operator",),
+        ),
+        # The spaces controller's Deployment (jupyter-k8s's controller manager, which the add-on packages) [src:
+        # jupyter-infra/jupyter-k8s config/manager/manager.yaml; doc: SageMaker Developer Guide, "SageMaker Spaces on
+        # HyperPod"] [inferred: the add-on's version names].
+        AddonEntry(
+            SPACES,
+            "eks",
+            "aws",
+            (("v1.0.0-eksbuild.1", _ALL),),
+            dependencies={"cert-manager": None},
+            deployments=("jupyter-k8s-controller-manager",),
+        ),
+        # Kueue's controller manager in kueue-system, which the add-on packages (v1.6: Kueue v0.19.2) [doc: SageMaker
+        # Developer Guide, "Upgrade the task governance add-on"] [inferred: the Deployment's name is Kueue's own].
+        AddonEntry(
+            TASK_GOVERNANCE,
+            "eks",
+            "aws",
+            (("v1.6.0-eksbuild.1", _ALL), ("v1.3.0-eksbuild.1", _NOT_NEWEST)),
+            deployments=("kueue-controller-manager",),
         ),
     )
 }

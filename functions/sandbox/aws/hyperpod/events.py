@@ -3,7 +3,8 @@ Cluster State Change when a cluster's status changes (only then: HyperPod's "clu
 rebooted or replaced, or a group scaled under continuous provisioning, leaves the cluster InService and sends none),
 a Node Health Event when a node is marked unhealthy, and, for clusters that provision continuously (the only ones
 with cluster events, per the HyperPod cluster events reference), an Info-level Cluster Event about an instance when
-its reboot, replacement or deletion is done.
+its reboot, replacement or deletion is done, or its deep health check starts or ends, and about an instance group
+when a Scaling operation created or resized it (kept for ListClusterEvents).
 
 Times carry milliseconds (EventBridge's own have seconds), so that two changes in one simulated second keep their
 order.
@@ -38,11 +39,24 @@ class Emitter:
             cluster.reported_status = cluster.status
             self.emit(state_change(cluster))
 
-    def instance_done(self, cluster: Cluster, node: Node, done: str) -> None:
-        """The Cluster Event saying an instance's reboot, replacement or deletion is `done` (continuous only)."""
+    def instance_done(self, cluster: Cluster, node: Node, done: str, operation_id: str | None = None) -> None:
+        """The Cluster Event saying what was `done` to an instance (continuous only), emitted and kept on the cluster
+        for ListClusterEvents; `operation_id` names the cluster operation it belongs to (a deep health check)."""
         if cluster.settings.continuous:
             what = f"Instance {node.instance_id} in cluster {cluster.name} and instance group {node.group} {done}"
-            self.emit(instance_event(cluster, node, what))
+            self._record(cluster, instance_event(cluster, node, what, operation_id))
+
+    def group_done(self, cluster: Cluster, group: str, done: str, operation_id: str) -> None:
+        """The Cluster Event saying what was `done` to an instance group by a Scaling operation (continuous only)."""
+        if cluster.settings.continuous:
+            what = f"Instance group {group} in cluster {cluster.name} {done}"
+            self._record(cluster, cluster_event(cluster, "InstanceGroup", what, operation_id, group=group))
+
+    def _record(self, cluster: Cluster, event: JsonObject) -> None:
+        recorded = dict(event["detail"]["EventDetails"])
+        recorded["EventTime"] = recorded["EventTime"] / 1000
+        cluster.events.append(recorded)
+        self.emit(event)
 
 
 def state_change(cluster: Cluster) -> JsonObject:
@@ -82,20 +96,37 @@ def node_health(cluster: Cluster, node: Node, health: str, repair_action: str) -
     return _envelope(cluster, NODE_HEALTH, detail)
 
 
-def instance_event(cluster: Cluster, node: Node, description: str) -> JsonObject:
+def instance_event(cluster: Cluster, node: Node, description: str, operation_id: str | None = None) -> JsonObject:
     """An Info-level Cluster Event about one instance (ResourceType Instance)."""
+    return cluster_event(cluster, "Instance", description, operation_id, group=node.group, instance=node.instance_id)
+
+
+def cluster_event(
+    cluster: Cluster,
+    resource_type: str,
+    description: str,
+    operation_id: str | None,
+    group: str | None = None,
+    instance: str | None = None,
+) -> JsonObject:
+    """An Info-level Cluster Event about an instance group or one of its instances."""
     detail = {
         "EventDetails": {
             "EventId": str(uuid.uuid4()),
             "ClusterArn": cluster.arn,
             "ClusterName": cluster.name,
-            "InstanceGroupName": node.group,
-            "InstanceId": node.instance_id,
-            "ResourceType": "Instance",
+            "InstanceGroupName": group,
+            "InstanceId": instance,
+            "ResourceType": resource_type,
             "EventTime": int(datetime.now(UTC).timestamp() * 1000),
             "EventLevel": "Info",
             "Description": f"{description} (simulated)",
         }
+    }
+    detail["EventDetails"] = {
+        key: value
+        for key, value in {**detail["EventDetails"], "OperationId": operation_id}.items()
+        if value is not None
     }
     return _envelope(cluster, CLUSTER_EVENT, detail)
 

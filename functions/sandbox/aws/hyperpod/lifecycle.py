@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 import string
 import time
+import uuid
 from dataclasses import replace
 
 from sandbox.aws.hyperpod import access, rules
@@ -137,16 +138,23 @@ class ClusterLifecycle(SimulationState):
             cluster.updating += 1
             if autoscaling is not None:
                 cluster.autoscaling_ready = False
+            scaling = scaling_operation(cluster) if changed else None
 
             def finish() -> None:
                 for group in changed:
                     if group.name not in cluster.groups:
                         continue
-                    if group.creating:
+                    created = group.creating
+                    if created:
                         self._finish_group_creation(cluster, group)
                     else:
                         group.scaling = max(0, group.scaling - 1)
                         self._fleet.reconcile(cluster, group)
+                    if scaling is not None:
+                        done = "created" if created else "scaled"
+                        self._events.group_done(cluster, group.name, f"{done} to {group.target} instances", scaling)
+                if scaling is not None:
+                    finish_operation(cluster, scaling)
                 for group in deleting:
                     for node in cluster.group_nodes(group.name):
                         self._fleet.terminate(cluster, node)
@@ -237,6 +245,21 @@ class ClusterLifecycle(SimulationState):
     def _finish_group_creation(self, cluster: Cluster, group: InstanceGroup) -> None:
         group.creating = False
         self._fleet.reconcile(cluster, group)
+
+
+def scaling_operation(cluster: Cluster) -> str:
+    """A Scaling cluster operation (ListClusterOperations) for an UpdateCluster that changes groups; its id."""
+    operation_id = str(uuid.uuid4())
+    if cluster.settings.continuous:
+        summary = {"OperationId": operation_id, "ClusterArn": cluster.arn, "Type": "Scaling", "Status": "InProgress"}
+        cluster.operations.append({**summary, "CreationTime": time.time()})
+    return operation_id
+
+
+def finish_operation(cluster: Cluster, operation_id: str) -> None:
+    for operation in cluster.operations:
+        if operation["OperationId"] == operation_id:
+            operation["Status"] = "Done"
 
 
 def _inherit(cluster: Cluster, spec: GroupSpec) -> GroupSpec:

@@ -108,12 +108,15 @@ class Node:
     private_ip: str
     launch_time: float
     image_version: str = IMAGE_VERSION
-    status: str = "Running"  # Running | Pending (rebooting) | ShuttingDown (replacing, deleting)
+    # Running | Pending (rebooting) | ShuttingDown (replacing, deleting) | DeepHealthCheckInProgress
+    status: str = "Running"
     message: str = ""
     health: str = SCHEDULABLE
     last_software_update: float | None = None
     # What the execution role does not allow the node (sandbox.aws.hyperpod.access): its kubelet is not Ready.
     missing_permissions: tuple[str, ...] = ()
+    # A fault injected for its next deep health check: it fails, and HyperPod "reboot"s or "replace"s it.
+    health_check_fault: str | None = None
 
     @property
     def kubernetes_name(self) -> str:
@@ -229,6 +232,10 @@ class Cluster:
     autoscaling_ready: bool = False
     failure_message: str | None = None
     reported_status: str | None = None  # the status its last Cluster State Change event carried
+    # What ListClusterEvents and ListClusterOperations read (continuous provisioning only): ClusterEventDetail and
+    # ClusterOperationSummary dicts, oldest first (times in epoch seconds).
+    events: list[JsonObject] = field(default_factory=list)
+    operations: list[JsonObject] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -291,10 +298,48 @@ class TrainingPlan:
     zone_id: str
     start: float
     duration_hours: int
+    upfront_fee: str = "0.00"
 
     @property
     def end(self) -> float:
         return self.start + self.duration_hours * 3600
+
+
+@dataclass
+class ComputeQuota:
+    """A team's compute quota on a cluster (task governance): the request's config and target as sent, a version
+    that each update raises, and the scheduler resource status (Created, then Updated)."""
+
+    quota_id: str
+    arn: str
+    name: str
+    cluster_arn: str
+    config: JsonObject
+    team: str
+    fair_share_weight: int | None
+    activation: str
+    description: str | None
+    created: float
+    modified: float
+    version: int = 1
+    status: str = "Created"
+
+
+@dataclass
+class SchedulerConfig:
+    """A cluster's scheduler config (task governance): its priority classes, fair share and idle resource sharing as
+    sent, versioned like a compute quota."""
+
+    config_id: str
+    arn: str
+    name: str
+    cluster_arn: str
+    config: JsonObject
+    description: str | None
+    created: float
+    modified: float
+    version: int = 1
+    status: str = "Created"
 
 
 @dataclass(frozen=True)

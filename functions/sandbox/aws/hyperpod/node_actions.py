@@ -73,10 +73,10 @@ class NodeActions(SimulationState):
             if repairing:
                 self._scheduler.later(cluster, lambda: self._replace(cluster, node))
 
-    def _replace(self, cluster: Cluster, node: Node) -> None:
+    def _replace(self, cluster: Cluster, node: Node, operation_id: str | None = None) -> None:
         replacement = self._fleet.replace(cluster, node)
         if replacement is not None:
-            self._events.instance_done(cluster, node, f"replaced by {replacement.instance_id}")
+            self._events.instance_done(cluster, node, f"replaced by {replacement.instance_id}", operation_id)
 
     def _batch(
         self,

@@ -2,11 +2,11 @@
 
 CreateCluster is ``Creating`` and then ``InService`` with its nodes; UpdateCluster scales, adds and deletes
 groups and changes settings; UpdateClusterSoftware moves groups to a new image while the cluster is
-``SystemUpdating``; nodes reboot, are replaced or deleted; an unhealthy node is replaced under automatic recovery.
-Every transition takes ``seconds`` and happens lazily: each operation first runs the transitions that have come
-due, so no thread exists (`state`). The clusters' operations are `lifecycle`, the nodes' `node_actions`. Nodes
-show up in Kubernetes through :class:`HyperPodKubernetes`; subnets, zones and the EKS orchestrator are read
-through :class:`~sandbox.aws.hyperpod.fleet.Account`.
+``SystemUpdating``; nodes reboot, are replaced or deleted, run deep health checks; an unhealthy node is replaced
+under automatic recovery. Every transition takes ``seconds`` and happens lazily: each operation first runs the
+transitions that have come due, so no thread exists (`state`). The clusters' operations are `lifecycle`, the nodes'
+`node_actions` and `health_checks`. Nodes show up in Kubernetes through :class:`HyperPodKubernetes`; subnets, zones
+and the EKS orchestrator are read through :class:`~sandbox.aws.hyperpod.fleet.Account`.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ from __future__ import annotations
 import time
 
 from sandbox.aws.hyperpod.fleet import Where
+from sandbox.aws.hyperpod.governance import Governance
+from sandbox.aws.hyperpod.health_checks import HealthChecks
 from sandbox.aws.hyperpod.lifecycle import ClusterLifecycle
-from sandbox.aws.hyperpod.model import Cluster, HyperPodError, TrainingPlan
-from sandbox.aws.hyperpod.node_actions import NodeActions
+from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
+from sandbox.aws.hyperpod.offerings import Offering
 
 DEFAULT_ACCOUNT_ID = "123456789012"  # moto's, and so the sandbox's
 
 
-class HyperPodSimulation(ClusterLifecycle, NodeActions):
+class HyperPodSimulation(ClusterLifecycle, HealthChecks, Governance):
     """Every simulated HyperPod cluster and training plan, per (account, region): its reads and training plans here,
-    its operations inherited. Thread-safe."""
+    its operations (and the clusters' compute quotas) inherited. Thread-safe."""
 
     def cluster(self, where: Where, name_or_arn: str) -> Cluster:
         with self.lock:
@@ -46,6 +48,33 @@ class HyperPodSimulation(ClusterLifecycle, NodeActions):
                 if name_or_arn in (plan.name, plan.arn):
                     return plan
         raise HyperPodError("ResourceNotFound", f"Training plan {name_or_arn} not found.")
+
+    def search_offerings(self, where: Where, request: JsonObject) -> list[Offering]:
+        """SearchTrainingPlanOfferings: the Region's first two AZs offer capacity (`offerings`)."""
+        with self.lock:
+            return self.offerings.search(where, [f"{where[1]}a", f"{where[1]}b"], request)
+
+    def create_training_plan(self, where: Where, name: str, offering_id: str) -> TrainingPlan:
+        """CreateTrainingPlan: the offering, still offered, reserved as a plan that starts when it does."""
+        with self.lock:
+            if name in self._plans.get(where, {}):
+                raise HyperPodError("ResourceInUse", f"Training plan {name} already exists.")
+            offering = self.offerings.take(where, offering_id)
+            arn = f"arn:aws:sagemaker:{where[1]}:{where[0]}:training-plan/{name}"
+            zone_id = self._account.zone_id(where, offering.zone)
+            plan = TrainingPlan(
+                arn,
+                name,
+                offering.instance_type,
+                offering.count,
+                offering.zone,
+                zone_id,
+                offering.start,
+                offering.duration_hours,
+                offering.fee,
+            )
+            self._plans.setdefault(where, {})[name] = plan
+            return plan
 
     def addresses_in(self, subnet_id: str) -> int:
         """IPv4 addresses HyperPod nodes hold in a subnet: each node's private address (its primary interface)."""

@@ -14,7 +14,15 @@ from sandbox.aws.hyperpod import events
 from sandbox.aws.hyperpod.clock import Scheduler
 from sandbox.aws.hyperpod.fleet import Account, Fleet, Where
 from sandbox.aws.hyperpod.kubernetes import HyperPodKubernetes
-from sandbox.aws.hyperpod.model import Cluster, HyperPodError, JsonObject, TrainingPlan
+from sandbox.aws.hyperpod.model import (
+    Cluster,
+    ComputeQuota,
+    HyperPodError,
+    JsonObject,
+    SchedulerConfig,
+    TrainingPlan,
+)
+from sandbox.aws.hyperpod.offerings import OfferingBook
 
 
 class SimulationState:
@@ -35,6 +43,9 @@ class SimulationState:
         self._fleet = Fleet(kubernetes, account, self._plan)
         self._clusters: dict[Where, dict[str, Cluster]] = {}
         self._plans: dict[Where, dict[str, TrainingPlan]] = {}
+        self.offerings = OfferingBook()  # a test may give it its own clock
+        self._quotas: dict[Where, dict[str, ComputeQuota]] = {}
+        self._scheduler_configs: dict[Where, dict[str, SchedulerConfig]] = {}
 
     @property
     def seconds(self) -> float:

@@ -5,10 +5,12 @@
   (aws/sagemaker-hyperpod-cli, helm_chart/HyperPodHelmChart/charts/inference-operator/config/crd, 011ca92);
 - `rayjobs.ray.io`, `rayclusters.ray.io`: KubeRay v1.4.2's CRDs (the operator version the control plane pins), which
   the tests check rendered jobs against (the control plane installs KubeRay with open schemas of its own);
-- `nodepools.karpenter.sh`: Karpenter v1.14.1's NodePool CRD (karpenter.sh/v1, kubernetes-sigs/karpenter).
+- `nodepools.karpenter.sh`: Karpenter v1.14.1's NodePool CRD (karpenter.sh/v1, kubernetes-sigs/karpenter);
+- `workspaces.workspace.jupyter.org`: jupyter-k8s's Workspace CRD (jupyter-infra/jupyter-k8s v0.2.0-5, f267035), the
+  controller the HyperPod spaces add-on packages (MIT).
 
-HyperPod's HyperpodNodeClass has no published schema, so the sandbox serves it open. Every source is Apache-2.0; each
-file names its own in `metadata.annotations["instantstart.aws/derived-from"]`.
+HyperPod's HyperpodNodeClass has no published schema, so the sandbox serves it open. Every other source is
+Apache-2.0; each file names its own in `metadata.annotations["instantstart.aws/derived-from"]`.
 """
 
 from __future__ import annotations

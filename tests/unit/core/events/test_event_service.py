@@ -159,3 +159,17 @@ def test_an_event_of_a_cluster_this_control_plane_does_not_manage_is_ignored():
     setup = Setup()
     stranger = setup.unhealthy("i-0123456789abcdef0").model_copy(update={"clusterName": "someone-elses"})
     assert setup.events.handle(stranger).handled == "not-ours"
+
+
+def test_a_health_check_policy_starts_deep_health_checks_on_the_unhealthy_node():
+    setup = Setup()
+    setup.set_policy(RemediationPolicy(action="health-check"))
+    node = setup.node()
+    outcome = setup.events.handle(setup.unhealthy(node))
+    assert outcome.remediation is not None and outcome.remediation.outcome == "started"
+    ((kind, _, payload),) = setup.world.launcher.started
+    assert kind == OperationKind.CHECK_NODE_HEALTH
+    assert payload["nodes"] == [{"nodeId": node, "instanceGroup": "gpu"}]
+    assert payload["checks"] == ["InstanceStress", "InstanceConnectivity"]
+    (entry,) = setup.audit.entries
+    assert entry.action == "POST /clusters/demo/health-checks"

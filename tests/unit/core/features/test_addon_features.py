@@ -171,7 +171,9 @@ def test_pod_identity_addons_need_the_pod_identity_agent(world, feature):
         ensure(world, feature)
 
 
-@pytest.mark.parametrize("feature", [Feature.TRAINING_OPERATOR, Feature.OBSERVABILITY, Feature.INFERENCE_OPERATOR])
+@pytest.mark.parametrize(
+    "feature", [Feature.TRAINING_OPERATOR, Feature.OBSERVABILITY, Feature.INFERENCE_OPERATOR, Feature.TASK_GOVERNANCE]
+)
 def test_hyperpod_addons_need_the_hyperpod_cluster(world, feature):
     del world.hyperpod.clusters[HYPERPOD_NAME]
     with pytest.raises(ClusterNotReadyError, match="has no HyperPod cluster"):
@@ -225,3 +227,10 @@ def test_a_bucket_of_the_same_name_that_is_not_ours_is_refused_and_kept(world):
         ensure(world, Feature.INFERENCE_OPERATOR)
     world.disable(Feature.INFERENCE_OPERATOR)
     assert TLS_BUCKET in world.buckets.buckets
+
+
+def test_task_governance_installs_its_addon_at_the_pin_without_role_or_configuration(world):
+    assert world.enable(Feature.TASK_GOVERNANCE).done
+    call = world.eks.addon_requests[(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")]
+    assert (call.role_arn, call.configuration, call.pod_identities) == (None, None, None)
+    assert world.state(Feature.TASK_GOVERNANCE).settings["version"] == "v1.6.0-eksbuild.1"

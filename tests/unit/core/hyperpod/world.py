@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.hyperpod.group_steps import InstanceGroupSteps
 from controlplane.core.hyperpod.groups import InstanceGroupService
+from controlplane.core.hyperpod.health_check_steps import HealthCheckSteps
+from controlplane.core.hyperpod.health_checks import HealthCheckService
 from controlplane.core.hyperpod.node_steps import NodeSteps
 from controlplane.core.hyperpod.nodes import NodeService
 from controlplane.core.hyperpod.stage import HyperPodStageService
@@ -107,6 +109,14 @@ class World:
             self.kubernetes,
             self.clock,
         )
+
+    def health_checks(self) -> HealthCheckService:
+        return HealthCheckService(
+            self.clusters, self.operations, self.confirmations, lambda region: self.hyperpod, self.clock
+        )
+
+    def health_check_steps(self) -> HealthCheckSteps:
+        return HealthCheckSteps(self.hyperpod, Poller(POLL, self.clock), self.eks, self.kubernetes)
 
     def node_steps(self) -> NodeSteps:
         return NodeSteps(self.hyperpod, Poller(POLL, self.clock), self.eks, self.kubernetes)

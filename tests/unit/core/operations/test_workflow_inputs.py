@@ -16,6 +16,7 @@ from controlplane.models.operations import OperationKind
 from controlplane.models.storage import StoragePlan
 from controlplane.models.workflow import (
     AddInstanceGroupInput,
+    CheckNodeHealthInput,
     ConfigureClusterDependenciesInput,
     ConfigureStorageInput,
     CreateClusterInput,
@@ -89,6 +90,7 @@ OWN_PARTS = {
     OperationKind.REBOOT_NODES: (RebootNodesInput, NODES),
     OperationKind.REPLACE_NODES: (ReplaceNodesInput, NODES),
     OperationKind.DELETE_NODES: (DeleteNodesInput, NODES),
+    OperationKind.CHECK_NODE_HEALTH: (CheckNodeHealthInput, {**NODES, "checks": ["InstanceStress"]}),
     OperationKind.DOWNLOAD_TO_STORAGE: (DownloadToStorageInput, {"download": DOWNLOAD}),
 }
 

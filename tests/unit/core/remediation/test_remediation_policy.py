@@ -101,3 +101,9 @@ def test_a_dry_run_of_a_policy_change_stores_nothing_and_needs_no_token(policies
     view = policies.set_policy("demo", REPLACE, ADMIN, dry_run=True, token=None)
     assert view.action == "replace"
     assert policies.policy("demo").action == "notify"
+
+
+def test_a_health_check_policy_may_replace_nodes_so_it_needs_a_token(policies):
+    with pytest.raises(ConfirmationRequiredError) as asked:
+        policies.set_policy("demo", RemediationPolicy(action="health-check"), ADMIN, dry_run=False, token=None)
+    assert "deep health checked, replaced if it fails" in str(asked.value.details)

@@ -1,5 +1,7 @@
 """The HyperPod operations the control plane calls, one function each (`OPERATIONS` by wire action name): read the
-request, call the simulation, render the response; lists page by an offset token, as SageMaker's do."""
+request, call the simulation, render the response; lists page by an offset token, as SageMaker's do. Cluster events
+and operations are newest first unless SortOrder is Ascending [inferred: botocore declares the sort, not its
+default]."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
+from sandbox.aws.hyperpod.wire.governance import GOVERNANCE_OPERATIONS
 from sandbox.aws.hyperpod.wire.requests import CLUSTER_SETTINGS, cluster_settings, group_spec
 from sandbox.aws.hyperpod.wire.responses import cluster_summary, describe, node_summary, outcome, plan_summary
 
@@ -92,6 +95,52 @@ def batch_delete_cluster_nodes(simulation: HyperPodSimulation, where: Where, req
     return outcome(simulation.delete_nodes(where, request["ClusterName"], _node_ids(request)), "Code")
 
 
+def start_cluster_health_check(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    configurations = list(request["DeepHealthCheckConfigurations"])
+    return {"ClusterArn": simulation.start_health_check(where, request["ClusterName"], configurations).arn}
+
+
+def list_cluster_events(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    after, before = request.get("EventTimeAfter"), request.get("EventTimeBefore")
+    filters = {
+        "InstanceGroupName": request.get("InstanceGroupName"),
+        "InstanceId": request.get("NodeId"),
+        "ResourceType": request.get("ResourceType"),
+        "OperationId": request.get("OperationId"),
+    }
+    events = [
+        event
+        for event in cluster.events
+        if all(value is None or event.get(key) == value for key, value in filters.items())
+        and (after is None or event["EventTime"] > _epoch(after))
+        and (before is None or event["EventTime"] < _epoch(before))
+    ]
+    events.sort(key=lambda event: event["EventTime"], reverse=request.get("SortOrder") != "Ascending")
+    page, token = _page(events, request)
+    return _with_token({"Events": [{k: v for k, v in event.items() if k != "EventDetails"} for event in page]}, token)
+
+
+def describe_cluster_event(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    event = next((event for event in cluster.events if event["EventId"] == request["EventId"]), None)
+    if event is None:
+        raise HyperPodError("ResourceNotFound", f"Event {request['EventId']} not found in cluster {cluster.name}.")
+    return {"EventDetails": event}
+
+
+def list_cluster_operations(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    cluster = simulation.cluster(where, request["ClusterName"])
+    operations = [
+        operation
+        for operation in cluster.operations
+        if request.get("Type") in (None, operation["Type"]) and request.get("Status") in (None, operation["Status"])
+    ]
+    operations.sort(key=lambda operation: operation["CreationTime"], reverse=request.get("SortOrder") != "Ascending")
+    page, token = _page(operations, request)
+    return _with_token({"ClusterOperationSummaries": [dict(operation) for operation in page]}, token)
+
+
 def list_tags(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
     cluster = simulation.cluster(where, request["ResourceArn"])
     return {"Tags": [{"Key": key, "Value": value} for key, value in cluster.tags.items()]}
@@ -107,6 +156,16 @@ def describe_training_plan(simulation: HyperPodSimulation, where: Where, request
     return {**plan_summary(simulation, plan), "UnhealthyInstanceCount": 0, "AvailableSpareInstanceCount": 0}
 
 
+def search_training_plan_offerings(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    offerings = simulation.search_offerings(where, request)
+    return {"TrainingPlanOfferings": [offering.wire(request) for offering in offerings]}
+
+
+def create_training_plan(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
+    plan = simulation.create_training_plan(where, request["TrainingPlanName"], request["TrainingPlanOfferingId"])
+    return {"TrainingPlanArn": plan.arn}
+
+
 OPERATIONS: dict[str, Operation] = {
     "CreateCluster": create_cluster,
     "DescribeCluster": describe_cluster,
@@ -119,9 +178,16 @@ OPERATIONS: dict[str, Operation] = {
     "BatchRebootClusterNodes": batch_reboot_cluster_nodes,
     "BatchReplaceClusterNodes": batch_replace_cluster_nodes,
     "BatchDeleteClusterNodes": batch_delete_cluster_nodes,
+    "StartClusterHealthCheck": start_cluster_health_check,
+    "ListClusterEvents": list_cluster_events,
+    "DescribeClusterEvent": describe_cluster_event,
+    "ListClusterOperations": list_cluster_operations,
     "ListTags": list_tags,
     "ListTrainingPlans": list_training_plans,
     "DescribeTrainingPlan": describe_training_plan,
+    "SearchTrainingPlanOfferings": search_training_plan_offerings,
+    "CreateTrainingPlan": create_training_plan,
+    **GOVERNANCE_OPERATIONS,
 }
 
 

@@ -3,6 +3,8 @@ the clusters', nodes' and training plans' summaries, and the batch node actions'
 
 from __future__ import annotations
 
+import time
+
 from sandbox.aws.hyperpod.kubernetes import hostname
 from sandbox.aws.hyperpod.model import (
     BatchOutcome,
@@ -141,16 +143,17 @@ def node_summary(cluster: Cluster, node: Node) -> JsonObject:
 
 def plan_summary(simulation: HyperPodSimulation, plan: TrainingPlan) -> JsonObject:
     in_use = simulation.nodes_on_plan(plan)
+    status = "Active" if plan.start <= time.time() else "Scheduled"
     return {
         "TrainingPlanArn": plan.arn,
         "TrainingPlanName": plan.name,
-        "Status": "Active",
-        "StatusMessage": "Training plan is active",
+        "Status": status,
+        "StatusMessage": f"Training plan is {status.lower()}",
         "DurationHours": plan.duration_hours,
         "DurationMinutes": 0,
         "StartTime": plan.start,
         "EndTime": plan.end,
-        "UpfrontFee": "0.00",
+        "UpfrontFee": plan.upfront_fee,
         "CurrencyCode": "USD",
         "TotalInstanceCount": plan.count,
         "AvailableInstanceCount": max(0, plan.count - in_use),
@@ -162,7 +165,7 @@ def plan_summary(simulation: HyperPodSimulation, plan: TrainingPlan) -> JsonObje
                 "ReservedCapacityType": "Instance",
                 "InstanceType": plan.instance_type,
                 "TotalInstanceCount": plan.count,
-                "Status": "Active",
+                "Status": status,
                 "AvailabilityZone": plan.zone,
                 "AvailabilityZoneId": plan.zone_id,
                 "DurationHours": plan.duration_hours,

@@ -1,0 +1,98 @@
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import TeamsTab from "./TeamsTab";
+import { fakeApi } from "../../test/fakeApi";
+import { PLAN_WITH_TOKEN, renderTab } from "./testing";
+
+const TEAM = {
+  team: "ml-a",
+  namespace: "hyperpod-ns-ml-a",
+  localQueue: "hyperpod-ns-ml-a-localqueue",
+  quotaId: "abcdef123456",
+  status: "Created",
+  active: true,
+  allocations: [{ instanceType: "ml.g5.xlarge", count: 2 }],
+  sharing: "LendAndBorrow",
+  borrowLimit: 50,
+  preemptTeamTasks: "LowerPriority",
+};
+const TEAMS = { clusterTag: "demo", teams: [TEAM], capacity: { "ml.g5.xlarge": 4 }, allocated: { "ml.g5.xlarge": 2 } };
+
+describe("TeamsTab", () => {
+  it("shows each team's quota and queue with the cluster's capacity, and no action to a viewer", async () => {
+    renderTab(TeamsTab, { api: fakeApi({ "GET /clusters/{clusterTag}/teams": TEAMS }).api, role: "viewer" });
+    const row = (await screen.findByText("ml-a")).closest("tr")!;
+    expect(within(row).getByText("2 × ml.g5.xlarge")).toBeInTheDocument();
+    expect(within(row).getByText("hyperpod-ns-ml-a / hyperpod-ns-ml-a-localqueue")).toBeInTheDocument();
+    expect(screen.getByText(/2 of 4 × ml\.g5\.xlarge guaranteed/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Create team" })).toBeNull();
+  });
+
+  it("creates a team with the chosen instance type and count", async () => {
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": TEAMS,
+      "POST /clusters/{clusterTag}/teams": { status: 201, body: TEAM },
+    });
+    renderTab(TeamsTab, { api });
+    await userEvent.click(await screen.findByRole("button", { name: "Create team" }));
+    await userEvent.type(screen.getByRole("textbox", { name: /Team/ }), "ml-b");
+    await userEvent.click(screen.getAllByRole("button", { name: "Create team" }).at(-1)!);
+    const posted = calls.filter((call) => call.method === "POST");
+    expect(posted.map((call) => call.body)).toEqual([{ team: "ml-b", allocations: [{ instanceType: "ml.g5.xlarge", count: 1 }] }]);
+  });
+
+  it("deletes a team's quota with the token of its plan", async () => {
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": TEAMS,
+      "DELETE /clusters/{clusterTag}/teams/{team}": (call) => (call.query.dryRun ? PLAN_WITH_TOKEN : TEAM),
+    });
+    renderTab(TeamsTab, { api });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select ml-a" }));
+    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(await within(dialog).findByRole("button", { name: "Delete quota" }));
+    const deletes = calls.filter((call) => call.method === "DELETE");
+    expect(deletes.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+  });
+});
+
+describe("TeamsTab change", () => {
+  it("changes the chosen team's quota with the token of its plan", async () => {
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": TEAMS,
+      "PATCH /clusters/{clusterTag}/teams/{team}": (call) => (call.query.dryRun ? PLAN_WITH_TOKEN : TEAM),
+    });
+    renderTab(TeamsTab, { api });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select ml-a" }));
+    await userEvent.click(screen.getByRole("button", { name: "Change quota" }));
+    const count = screen.getByDisplayValue("2");
+    await userEvent.clear(count);
+    await userEvent.type(count, "3");
+    await userEvent.click(screen.getByRole("button", { name: "Review change" }));
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(await within(dialog).findByRole("button", { name: "Change quota" }));
+    const patches = calls.filter((call) => call.method === "PATCH");
+    expect(patches.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+    expect(patches[1].body).toEqual({ allocations: [{ instanceType: "ml.g5.xlarge", count: 3 }], sharing: "LendAndBorrow" });
+  });
+});
+
+describe("SchedulerPolicyPanel", () => {
+  it("changes the scheduler policy with the token of its plan", async () => {
+    const policy = { priorityClasses: [{ name: "training", weight: 50 }], fairShare: true, idleResourceSharing: true, status: "Created", version: 1 };
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": { ...TEAMS, schedulerPolicy: policy },
+      "PUT /clusters/{clusterTag}/scheduler-policy": (call) => (call.query.dryRun ? PLAN_WITH_TOKEN : policy),
+    });
+    renderTab(TeamsTab, { api });
+    const input = await screen.findByDisplayValue("training:50");
+    await userEvent.clear(input);
+    await userEvent.type(input, "training:50, inference:90");
+    await userEvent.click(screen.getAllByRole("button", { name: "Save policy" })[0]);
+    const dialog = await screen.findByRole("dialog");
+    await userEvent.click(await within(dialog).findByRole("button", { name: "Save policy" }));
+    const puts = calls.filter((call) => call.method === "PUT");
+    expect(puts.map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]);
+    expect(puts[1].body).toEqual({ priorityClasses: [{ name: "training", weight: 50 }, { name: "inference", weight: 90 }] });
+  });
+});

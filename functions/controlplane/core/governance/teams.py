@@ -1,0 +1,303 @@
+"""A cluster's teams: each a compute quota (SageMaker) whose namespace and queue the task governance add-on makes;
+the teams view also shows the cluster's scheduler policy (`scheduler`).
+
+Creating a quota is checked first: the add-on is installed, the team is new, each instance type is one of the
+cluster's, and the quotas of every team together stay within the cluster's capacity (its instance groups' counts per
+type). Deleting one is planned first and needs the plan's confirmation token: the team's queued work stays queued
+without a quota.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+
+from controlplane.core.auth import Actor
+from controlplane.core.concurrency import together
+from controlplane.core.confirmations import Confirmations, fingerprint
+from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
+from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
+from controlplane.core.ports.eks import EksGateway
+from controlplane.core.ports.governance import (
+    ComputeQuota,
+    ComputeQuotaSpec,
+    GovernanceGateway,
+    QuotaAllocation,
+    SchedulerConfig,
+)
+from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
+from controlplane.core.registry import ClusterService
+from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
+from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.features import Feature
+from controlplane.models.governance import (
+    CreateTeamQuotaRequest,
+    InstanceAllocation,
+    PriorityClass,
+    SchedulerPolicyView,
+    TeamsView,
+    TeamView,
+    UpdateTeamQuotaRequest,
+    team_namespace,
+    team_queue,
+)
+
+
+class TeamNotFoundError(NotFoundError):
+    code = "TeamNotFound"
+
+
+class TeamExistsError(ConflictError):
+    code = "TeamExists"
+
+
+class QuotaExceedsCapacityError(InvalidRequestError):
+    code = "QuotaExceedsCapacity"
+
+
+class ClusterReader:
+    """A registered cluster with its live HyperPod cluster, which task governance works on."""
+
+    def __init__(self, clusters: ClusterService, hyperpod: Callable[[str], HyperPodGateway]) -> None:
+        self._clusters = clusters
+        self._hyperpod = hyperpod
+
+    def __call__(self, cluster_tag: str) -> tuple[ClusterRecord, HyperPodCluster]:
+        record = self._clusters.get(cluster_tag)
+        cluster = None
+        if StageName.HYPERPOD.value in record.stagesDone:
+            name = hyperpod_cluster_of(cluster_tag, record.hyperPodClusterName)
+            cluster = self._hyperpod(record.region).find_cluster(name)
+        if cluster is None:
+            raise ClusterNotReadyError(f"Cluster '{cluster_tag}' has no HyperPod cluster yet; finish stage 4 first.")
+        return record, cluster
+
+
+class TeamService:
+    def __init__(
+        self,
+        cluster: ClusterReader,
+        confirmations: Confirmations,
+        deployment: Deployment,
+        governance: Callable[[str], GovernanceGateway],
+        eks: Callable[[str], EksGateway],
+    ) -> None:
+        self._cluster = cluster
+        self._confirmations = confirmations
+        self._deployment = deployment
+        self._governance = governance
+        self._eks = eks
+
+    def teams(self, cluster_tag: str) -> TeamsView:
+        record, cluster = self._cluster(cluster_tag)
+        gateway = self._governance(record.region)
+        quotas, scheduler = together(lambda: gateway.quotas(cluster.arn), lambda: gateway.scheduler_config(cluster.arn))
+        return TeamsView(
+            clusterTag=cluster_tag,
+            teams=[_view(quota) for quota in sorted(quotas, key=lambda quota: quota.spec.team)],
+            capacity=dict(_capacity(cluster)),
+            allocated=dict(_allocated(quotas)),
+            schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
+        )
+
+    def team(self, cluster_tag: str, team: str) -> TeamView:
+        view = self.teams(cluster_tag)
+        found = next((known for known in view.teams if known.team == team), None)
+        if found is None:
+            raise _unknown(cluster_tag, team, [known.team for known in view.teams])
+        return found
+
+    def create(self, cluster_tag: str, request: CreateTeamQuotaRequest) -> TeamView:
+        """CreateComputeQuota once every check passes; nothing is created otherwise."""
+        record, cluster = self._cluster(cluster_tag)
+        addon = self._eks(record.region).find_addon(record.eksClusterName, TASK_GOVERNANCE_ADDON)
+        if addon is None:
+            raise ClusterNotReadyError(
+                f"Task governance is not enabled on '{cluster_tag}'; enable it first: PATCH "
+                f'/clusters/{cluster_tag}/features {{"{Feature.TASK_GOVERNANCE.value}": {{"enabled": true}}}}.',
+                {"feature": Feature.TASK_GOVERNANCE.value},
+            )
+        gateway = self._governance(record.region)
+        quotas = gateway.quotas(cluster.arn)
+        if any(quota.spec.team == request.team for quota in quotas):
+            raise TeamExistsError(
+                f"Team '{request.team}' already has a compute quota on '{cluster_tag}'; choose another name, or "
+                f"delete its quota first (DELETE /clusters/{cluster_tag}/teams/{request.team}).",
+                {"team": request.team},
+            )
+        _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), _allocated(quotas))
+        spec = ComputeQuotaSpec(
+            name=f"{cluster_tag}-{request.team}"[:63],
+            team=request.team,
+            allocations=tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations),
+            sharing=request.sharing,
+            borrow_limit=request.borrowLimit,
+            preempt=request.preemptTeamTasks,
+            fair_share_weight=request.fairShareWeight,
+        )
+        quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
+        return _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
+
+    def plan_update(self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest, actor: Actor) -> Plan:
+        """The checked change and the token that confirms it (the team's jobs may be requeued or preempted)."""
+        quota, spec = self._updated(cluster_tag, team, request)
+        token, expires_at = self._confirmations.issue(
+            actor, "update-team", f"{cluster_tag}/{team}", fingerprint([request, _view(quota)])
+        )
+        return Plan(
+            actions=[PlannedAction(action="update", resource="compute quota", name=quota.quota_id, detail=_sum(spec))],
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Changes team '{team}''s compute quota on '{cluster_tag}'; its running jobs may be preempted. "
+            "Ask the person to confirm, then repeat the request with confirmationToken.",
+        )
+
+    def update(
+        self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest, token: str, actor: Actor
+    ) -> TeamView:
+        quota, spec = self._updated(cluster_tag, team, request)
+        active = quota.active if request.active is None else request.active
+        record, _ = self._cluster(cluster_tag)
+        with self._confirmations.redeeming(
+            token,
+            actor,
+            "update-team",
+            f"{cluster_tag}/{team}",
+            f"Repeat PATCH /clusters/{cluster_tag}/teams/{team} without a token",
+            fingerprint([request, _view(quota)]),
+        ):
+            self._governance(record.region).update_quota(quota.quota_id, quota.version, spec, active)
+        return _view(ComputeQuota(quota.quota_id, spec, "Updating", quota.version + 1, active))
+
+    def _updated(
+        self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest
+    ) -> tuple[ComputeQuota, ComputeQuotaSpec]:
+        """The team's live quota and its spec with the request applied, within the cluster's capacity."""
+        record, cluster = self._cluster(cluster_tag)
+        quotas = self._governance(record.region).quotas(cluster.arn)
+        quota = next((found for found in quotas if found.spec.team == team), None)
+        if quota is None:
+            raise _unknown(cluster_tag, team, [found.spec.team for found in quotas])
+        spec = quota.spec
+        touched = request.model_fields_set
+        allocations = spec.allocations
+        if request.allocations is not None:
+            others = _allocated([found for found in quotas if found.spec.team != team])
+            _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), others)
+            allocations = tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations)
+        return quota, replace(
+            spec,
+            allocations=allocations,
+            sharing=request.sharing or spec.sharing,
+            borrow_limit=request.borrowLimit if "borrowLimit" in touched else spec.borrow_limit,
+            preempt=request.preemptTeamTasks or spec.preempt,
+            fair_share_weight=request.fairShareWeight if "fairShareWeight" in touched else spec.fair_share_weight,
+        )
+
+    def plan_delete(self, cluster_tag: str, team: str, actor: Actor) -> Plan:
+        view = self.team(cluster_tag, team)
+        token, expires_at = self._confirmations.issue(
+            actor, "delete-team", f"{cluster_tag}/{team}", fingerprint([view])
+        )
+        return Plan(
+            actions=[PlannedAction(action="delete", resource="compute quota", name=view.quotaId, detail=team)],
+            confirmationToken=token,
+            expiresAt=expires_at,
+            message=f"Deletes team '{team}''s compute quota on '{cluster_tag}': its guaranteed instances go back to "
+            "the cluster, and its jobs wait for idle capacity. Ask the person to confirm, then repeat the request "
+            "with confirmationToken.",
+        )
+
+    def delete(self, cluster_tag: str, team: str, token: str, actor: Actor) -> TeamView:
+        view = self.team(cluster_tag, team)
+        record, _ = self._cluster(cluster_tag)
+        with self._confirmations.redeeming(
+            token,
+            actor,
+            "delete-team",
+            f"{cluster_tag}/{team}",
+            f"Repeat DELETE /clusters/{cluster_tag}/teams/{team} without a token",
+            fingerprint([view]),
+        ):
+            self._governance(record.region).delete_quota(view.quotaId)
+        return view.model_copy(update={"status": "Deleting"})
+
+
+def _capacity(cluster: HyperPodCluster) -> Counter[str]:
+    capacity: Counter[str] = Counter()
+    for group in cluster.groups:
+        if group.instance_type:
+            capacity[group.instance_type] += group.target_count
+    return capacity
+
+
+def _allocated(quotas: list[ComputeQuota]) -> Counter[str]:
+    allocated: Counter[str] = Counter()
+    for quota in quotas:
+        for allocation in quota.spec.allocations:
+            allocated[allocation.instance_type] += allocation.count
+    return allocated
+
+
+def _refuse_over_capacity(
+    cluster_tag: str, allocations: list[InstanceAllocation], capacity: Counter[str], allocated: Counter[str]
+) -> None:
+    """Pre-flight: each type is the cluster's, and every team's guarantees together fit its capacity."""
+    for allocation in allocations:
+        have = capacity[allocation.instanceType] - allocated[allocation.instanceType]
+        if allocation.instanceType not in capacity:
+            raise QuotaExceedsCapacityError(
+                f"Cluster '{cluster_tag}' has no {allocation.instanceType} instances; allocate one of its types: "
+                f"{', '.join(sorted(capacity)) or 'none'}.",
+                {"capacity": dict(capacity)},
+            )
+        if allocation.count > have:
+            raise QuotaExceedsCapacityError(
+                f"{allocation.count} × {allocation.instanceType} exceeds what is left of '{cluster_tag}''s capacity: "
+                f"{capacity[allocation.instanceType]} in its instance groups, {allocated[allocation.instanceType]} "
+                f"already guaranteed to other teams, so at most {max(have, 0)}. Lower the count, or scale an instance "
+                "group first.",
+                {"instanceType": allocation.instanceType, "have": max(have, 0), "need": allocation.count},
+            )
+
+
+def policy_view(config: SchedulerConfig) -> SchedulerPolicyView:
+    policy = config.policy
+    return SchedulerPolicyView(
+        priorityClasses=[PriorityClass(name=name, weight=weight) for name, weight in policy.priority_classes],
+        fairShare=policy.fair_share,
+        idleResourceSharing=policy.idle_sharing,
+        status=config.status,
+        version=config.version,
+    )
+
+
+def _view(quota: ComputeQuota) -> TeamView:
+    spec = quota.spec
+    return TeamView(
+        team=spec.team,
+        namespace=team_namespace(spec.team),
+        localQueue=team_queue(spec.team),
+        quotaId=quota.quota_id,
+        status=quota.status,
+        active=quota.active,
+        allocations=[InstanceAllocation(instanceType=a.instance_type, count=a.count) for a in spec.allocations],
+        sharing=spec.sharing,  # type: ignore[arg-type]
+        borrowLimit=spec.borrow_limit,
+        preemptTeamTasks=spec.preempt,
+        fairShareWeight=spec.fair_share_weight,
+    )
+
+
+def _unknown(cluster_tag: str, team: str, teams: list[str]) -> TeamNotFoundError:
+    return TeamNotFoundError(
+        f"Team '{team}' has no compute quota on '{cluster_tag}' (teams: {', '.join(sorted(teams)) or 'none yet'}); "
+        f"create it with POST /clusters/{cluster_tag}/teams.",
+        {"teams": sorted(teams)},
+    )
+
+
+def _sum(spec: ComputeQuotaSpec) -> str:
+    guaranteed = ", ".join(f"{a.count} x {a.instance_type}" for a in spec.allocations)
+    return f"{guaranteed}; {spec.sharing}"

@@ -1,0 +1,51 @@
+"""An in-memory `GovernanceGateway`: the compute quotas and the scheduler config per cluster ARN."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controlplane.core.ports.governance import ComputeQuota, ComputeQuotaSpec, SchedulerConfig, SchedulerPolicy
+
+
+@dataclass
+class InMemoryGovernanceGateway:
+    quotas_by_cluster: dict[str, dict[str, ComputeQuota]] = field(default_factory=dict)
+    tags: dict[str, dict[str, str]] = field(default_factory=dict)
+    schedulers: dict[str, SchedulerConfig] = field(default_factory=dict)
+
+    def quotas(self, cluster_arn: str) -> list[ComputeQuota]:
+        return list(self.quotas_by_cluster.get(cluster_arn, {}).values())
+
+    def create_quota(self, cluster_arn: str, spec: ComputeQuotaSpec, tags: dict[str, str]) -> str:
+        quota_id = f"q{len(self.tags):011d}"
+        self.quotas_by_cluster.setdefault(cluster_arn, {})[quota_id] = ComputeQuota(quota_id, spec, "Created", 1, True)
+        self.tags[quota_id] = tags
+        return quota_id
+
+    def update_quota(self, quota_id: str, version: int, spec: ComputeQuotaSpec, active: bool) -> None:
+        for quotas in self.quotas_by_cluster.values():
+            if quota_id in quotas:
+                assert version == quotas[quota_id].version, "the service updates from the version it read"
+                quotas[quota_id] = ComputeQuota(quota_id, spec, "Updated", version + 1, active)
+
+    def delete_quota(self, quota_id: str) -> None:
+        for quotas in self.quotas_by_cluster.values():
+            quotas.pop(quota_id, None)
+
+    def scheduler_config(self, cluster_arn: str) -> SchedulerConfig | None:
+        return self.schedulers.get(cluster_arn)
+
+    def create_scheduler_config(
+        self, cluster_arn: str, name: str, policy: SchedulerPolicy, tags: dict[str, str]
+    ) -> str:
+        config_id = f"s{len(self.schedulers):011d}"
+        self.schedulers[cluster_arn] = SchedulerConfig(config_id, policy, "Created", 1)
+        return config_id
+
+    def update_scheduler_config(self, config_id: str, version: int, policy: SchedulerPolicy) -> None:
+        arn, found = next((arn, c) for arn, c in self.schedulers.items() if c.config_id == config_id)
+        assert version == found.version, "the service updates from the version it read"
+        self.schedulers[arn] = SchedulerConfig(config_id, policy, "Updated", version + 1)
+
+    def delete_scheduler_config(self, config_id: str) -> None:
+        self.schedulers = {arn: c for arn, c in self.schedulers.items() if c.config_id != config_id}

@@ -1,0 +1,134 @@
+"""TeamService against in-memory fakes: a team's compute quota is created only with task governance enabled, for a
+new team, on the cluster's instance types and within its capacity; it is deleted only with its plan's token."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic import ValidationError
+
+from controlplane.core.auth import Actor, Role
+from controlplane.core.governance.teams import (
+    ClusterReader,
+    QuotaExceedsCapacityError,
+    TeamExistsError,
+    TeamNotFoundError,
+    TeamService,
+)
+from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError
+from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
+from tests.fakes.deployment import DEPLOYMENT
+from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.unit.core.hyperpod.world import EKS_NAME, World
+
+ADMIN = Actor("alice", Role.ADMIN)
+HP = "hp-cluster-demo"
+G5 = "ml.g5.xlarge"
+
+
+def group(name: str, count: int, instance_type: str = G5) -> InstanceGroup:
+    return InstanceGroup(name, instance_type, "InService", count, count)
+
+
+@pytest.fixture
+def world() -> World:
+    world = World()
+    world.register()
+    world.hyperpod.put_cluster(HP, (group("a", 2), group("b", 2), group("cpu", 1, "ml.m5.xlarge")))
+    world.eks.add_cluster(EKS_NAME)
+    world.eks.add_addon(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")
+    world.governance = InMemoryGovernanceGateway()  # type: ignore[attr-defined]
+    return world
+
+
+def teams(world: World) -> TeamService:
+    return TeamService(
+        ClusterReader(world.clusters, lambda region: world.hyperpod),
+        world.confirmations,
+        DEPLOYMENT,
+        lambda region: world.governance,  # type: ignore[attr-defined]
+        lambda region: world.eks,
+    )
+
+
+def request(team: str = "ml-a", count: int = 2, instance_type: str = G5) -> CreateTeamQuotaRequest:
+    return CreateTeamQuotaRequest(team=team, allocations=[{"instanceType": instance_type, "count": count}])
+
+
+def test_a_team_is_created_with_its_namespace_and_queue_and_counted_against_capacity(world):
+    created = teams(world).create("demo", request())
+    assert (created.namespace, created.localQueue) == ("hyperpod-ns-ml-a", "hyperpod-ns-ml-a-localqueue")
+    view = teams(world).teams("demo")
+    assert [team.team for team in view.teams] == ["ml-a"]
+    assert (view.capacity, view.allocated) == ({G5: 4, "ml.m5.xlarge": 1}, {G5: 2})
+    assert world.governance.tags[created.quotaId]["instantstart:cluster"] == "demo"
+
+
+def test_quotas_over_the_clusters_capacity_are_refused_and_nothing_is_created(world):
+    teams(world).create("demo", request("ml-a", 3))
+    with pytest.raises(QuotaExceedsCapacityError, match="at most 1") as error:
+        teams(world).create("demo", request("ml-b", 2))
+    assert error.value.status == 400
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+
+
+def test_an_instance_type_the_cluster_lacks_is_refused_naming_its_types(world):
+    with pytest.raises(QuotaExceedsCapacityError, match=r"no ml\.p5\.48xlarge instances.*ml\.g5\.xlarge, ml\.m5"):
+        teams(world).create("demo", request(instance_type="ml.p5.48xlarge"))
+
+
+def test_a_team_with_a_quota_already_is_a_conflict(world):
+    teams(world).create("demo", request(count=1))
+    with pytest.raises(TeamExistsError, match="already has a compute quota"):
+        teams(world).create("demo", request(count=1))
+
+
+def test_quotas_need_task_governance_enabled(world):
+    del world.eks.addons[(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")]
+    with pytest.raises(ClusterNotReadyError, match=re.escape('"taskGovernance": {"enabled": true}')):
+        teams(world).create("demo", request())
+
+
+def test_a_team_name_kueue_cannot_use_is_refused():
+    with pytest.raises(ValidationError):
+        request(team="ML_A")
+
+
+def test_deleting_a_team_is_planned_then_confirmed(world):
+    teams(world).create("demo", request())
+    plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
+    assert plan.confirmationToken and plan.actions[0].action == "delete"
+    with pytest.raises(ConfirmationRequiredError):
+        teams(world).delete("demo", "ml-a", "not-the-token", ADMIN)
+    assert teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN).status == "Deleting"
+    assert teams(world).teams("demo").teams == []
+
+
+def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
+    teams(world).create("demo", request())
+    with pytest.raises(TeamNotFoundError, match=r"teams: ml-a\); create it with POST /clusters/demo/teams") as error:
+        teams(world).plan_delete("demo", "ml-z", ADMIN)
+    assert error.value.status == 404
+
+
+def test_a_quota_change_is_planned_checked_against_the_other_teams_and_confirmed(world):
+    teams(world).create("demo", request("ml-a", 2))
+    teams(world).create("demo", request("ml-b", 1))
+    with pytest.raises(QuotaExceedsCapacityError, match="1 already guaranteed to other teams, so at most 3"):
+        teams(world).plan_update(
+            "demo", "ml-a", UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 4}]), ADMIN
+        )
+    change = UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 3}], active=False)
+    plan = teams(world).plan_update("demo", "ml-a", change, ADMIN)
+    with pytest.raises(ConfirmationRequiredError):
+        teams(world).update("demo", "ml-a", change, "not-the-token", ADMIN)
+    updated = teams(world).update("demo", "ml-a", change, plan.confirmationToken, ADMIN)
+    assert (updated.allocations[0].count, updated.active, updated.sharing) == (3, False, "LendAndBorrow")
+    assert teams(world).teams("demo").allocated == {G5: 4}
+
+
+def test_a_quota_change_names_something_to_change():
+    with pytest.raises(ValidationError, match="at least one field"):
+        UpdateTeamQuotaRequest()
