@@ -37,6 +37,8 @@ const WORDS: Record<string, Type> = {
   shuttingdown: "in-progress",
   rebooting: "in-progress",
   replacing: "in-progress",
+  starting: "in-progress",
+  stopping: "in-progress",
   loading: "loading",
   // waiting to start
   pending: "pending",
@@ -72,6 +74,7 @@ const WORDS: Record<string, Type> = {
   disabled: "stopped",
   deletioncomplete: "stopped",
   scaledtozero: "stopped",
+  stopped: "stopped",
 };
 
 const MACHINE_WORDS: Record<string, Type> = { running: "success" };

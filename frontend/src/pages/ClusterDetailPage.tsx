@@ -18,6 +18,7 @@ import type { Operation } from "../hooks/useOperation";
 import { Overview } from "./cluster/Overview";
 import { CLUSTER_TABS } from "./cluster/tabs";
 import { usePlannedAction } from "./cluster/plan";
+import { TAB_SCROLL_LABELS } from "../components/tabs";
 
 export default function ClusterDetailPage() {
   const clusterTag = useParams().clusterTag ?? "";
@@ -90,6 +91,7 @@ export default function ClusterDetailPage() {
         activeTabId={query.get("tab") ?? "overview"}
         onChange={({ detail }) => setQuery(detail.activeTabId === "overview" ? {} : { tab: detail.activeTabId })}
         tabs={tabs}
+        i18nStrings={TAB_SCROLL_LABELS}
       />
       {planned.modal}
     </SpaceBetween>

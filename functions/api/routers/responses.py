@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import UnionType
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
@@ -38,5 +39,6 @@ def _dumps(body: dict[str, Any]) -> str:
     return json.dumps(body, separators=(",", ":"))
 
 
-def response_doc(model: type[View], description: str) -> OpenAPIResponse:
+def response_doc(model: type[View] | UnionType, description: str) -> OpenAPIResponse:
+    """A documented response; a union (`Plan | TeamView`) when one status answers either."""
     return {"description": description, "content": {"application/json": {"model": model}}}

@@ -68,7 +68,7 @@ def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> 
     summary="Change a team's compute quota",
     description="Only the fields sent change; new allocations must fit the cluster's capacity.",
     tags=["teams"],
-    responses={200: response_doc(Plan, "Plan (and token), or the changed team")},
+    responses={200: response_doc(Plan | TeamView, "Plan (and token), or the changed team")},
 )
 def update_team(
     clusterTag: ClusterTagPath,
@@ -95,7 +95,7 @@ def update_team(
     summary="Delete a team's compute quota",
     description="Its jobs then wait for idle capacity.",
     tags=["teams"],
-    responses={200: response_doc(Plan, "Plan (and token), or the deleted team")},
+    responses={200: response_doc(Plan | TeamView, "Plan (and token), or the deleted team")},
 )
 def delete_team(
     clusterTag: ClusterTagPath, team: TeamPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False
@@ -118,7 +118,7 @@ def delete_team(
     summary="Set the cluster's scheduler policy (priority classes, fair share)",
     description="A change needs its plan's token (dryRun=true).",
     tags=["teams"],
-    responses={200: response_doc(SchedulerPolicyView, "The policy, or the plan with dryRun")},
+    responses={200: response_doc(Plan | SchedulerPolicyView, "The policy, or the plan with dryRun")},
 )
 def put_scheduler_policy(
     clusterTag: ClusterTagPath,
@@ -143,7 +143,7 @@ def put_scheduler_policy(
     operation_id="hyperpod_delete_scheduler_policy",
     summary="Delete the cluster's scheduler policy",
     tags=["teams"],
-    responses={200: response_doc(Plan, "Plan (and token), or the deleted policy")},
+    responses={200: response_doc(Plan | SchedulerPolicyView, "Plan (and token), or the deleted policy")},
 )
 def delete_scheduler_policy(
     clusterTag: ClusterTagPath, confirmationToken: ConfirmationToken = None, dryRun: DryRun = False

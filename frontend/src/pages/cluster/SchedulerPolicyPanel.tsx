@@ -66,7 +66,8 @@ export function SchedulerPolicyPanel(props: { clusterTag: string; policy: Policy
     planned.start({
       header: "Delete the scheduler policy",
       confirmLabel: "Delete policy",
-      plan: () => call({ dryRun: true }),
+      // dryRun answers the plan (the 200 is a plan or, once confirmed, the result).
+      plan: () => call({ dryRun: true }) as Promise<Schemas["Plan"]>,
       run: async (confirmationToken) => {
         await call({ confirmationToken });
         return { message: "the scheduler policy is being deleted." };

@@ -56,7 +56,8 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
     planned.start({
       header: `Delete team ${team}`,
       confirmLabel: "Delete quota",
-      plan: () => call({ dryRun: true }),
+      // dryRun answers the plan (the 200 is a plan or, once confirmed, the result).
+      plan: () => call({ dryRun: true }) as Promise<Schemas["Plan"]>,
       run: async (confirmationToken) => {
         await call({ confirmationToken });
         setSelected([]);
@@ -71,7 +72,8 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
     planned.start({
       header: `Change team ${team}'s quota`,
       confirmLabel: "Change quota",
-      plan: () => call({ dryRun: true }),
+      // dryRun answers the plan (the 200 is a plan or, once confirmed, the result).
+      plan: () => call({ dryRun: true }) as Promise<Schemas["Plan"]>,
       run: async (confirmationToken) => {
         await call({ confirmationToken });
         setAction(null);

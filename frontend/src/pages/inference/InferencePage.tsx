@@ -15,6 +15,7 @@ import { EndpointsPanel } from "./EndpointsPanel";
 import { PoolPanel } from "./PoolPanel";
 import { ServicesPanel } from "./ServicesPanel";
 import { useEndpoints, useServices } from "./useModelServing";
+import { TAB_SCROLL_LABELS } from "../../components/tabs";
 
 export default function InferencePage() {
   const clusterTag = useParams().clusterTag ?? "";
@@ -27,6 +28,7 @@ export default function InferencePage() {
       <Tabs
         activeTabId={tab ?? "deployments"}
         onChange={({ detail }) => setTab(detail.activeTabId)}
+        i18nStrings={TAB_SCROLL_LABELS}
         tabs={[
           { id: "deployments", label: "Model servers", content: <DeploymentsPanel clusterTag={clusterTag} /> },
           { id: "services", label: "Services", content: <ServicesPanel clusterTag={clusterTag} /> },
