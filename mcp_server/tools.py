@@ -33,9 +33,9 @@ OPERATION_NOTE = f"Starts an operation: wait with {WAIT_TOOL}."
 # That a destructive call may answer with a plan to confirm first; the answer's lead and the server's instructions say
 # how (show the plan to the person; once they agree, call again with the token).
 CONFIRMATION_NOTE = "Destructive: may first answer with a plan for the person to confirm (confirmationToken)."
-# Path and query parameters many tools share, published without the REST document's description: their name, pattern
-# and bounds say it (clusterTag, dryRun, limit), the confirmation note says where a confirmationToken comes from, and
-# the lead of a result with more pages says what to do with its `continue`.
+# Path and query parameters many tools share, published without the REST document's description: their name says it
+# (clusterTag, dryRun, limit; the server names the pattern or bound a call breaks), the confirmation note says where a
+# confirmationToken comes from, and the lead of a result with more pages says what to do with its `continue`.
 UNDESCRIBED_ARGUMENTS = ("clusterTag", "confirmationToken", "continue", "dryRun", "limit")
 # The API's extensions of a long-poll route (which field of its answer ends the wait at which values) and of a route
 # that creates a workload (the tool that waits for it).
