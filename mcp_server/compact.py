@@ -5,7 +5,8 @@ Belongs here: rewriting a resolved JSON Schema into a shorter one (`compact`, th
 with) that accepts the same arguments except an explicit null for an optional field (absent says the same: the API's
 default), with whole bounds as integers, an enum without the type its values already say, no `title` or `examples`,
 and no description words that the name, the enum or the pattern already say; and what of it the tool list carries
-(`listed`: no bounds or closed objects, which the server's answer to a call outside them names). Not here: reading
+(`listed`: no bounds, closed objects or flags' false defaults; the server's answer to a call outside them names
+what to fix). Not here: reading
 the OpenAPI document or wording (`tools`, `wording`). `$defs` would not help: the API's models repeat across tools,
 not within one, and each tool's schema is a document of its own (the SDK client resolves `$ref` within it).
 """
@@ -32,8 +33,8 @@ CHECKED_ONLY = (*BOUNDS, "minLength", "maxLength", "minItems", "maxItems", "minP
 
 def listed(schema: Any, names: bool = False) -> Any:
     """What the tool list carries of a compact schema: names, types, patterns, enums, defaults, `required` and
-    descriptions, without bounds or `additionalProperties: false`. The server still validates each call against the
-    whole schema and answers one outside it with what to fix."""
+    descriptions, without bounds, `additionalProperties: false` or a flag's `default: false` (a flag left out is
+    off). The server still validates each call against the whole schema and answers one outside it with what to fix."""
     if isinstance(schema, list):
         return [listed(item) for item in schema]
     if not isinstance(schema, dict):
@@ -43,7 +44,9 @@ def listed(schema: Any, names: bool = False) -> Any:
     return {
         key: value if key in DATA_KEYWORDS else listed(value, key in NAME_MAPS)
         for key, value in schema.items()
-        if key not in CHECKED_ONLY and (key, value) != ("additionalProperties", False)
+        if key not in CHECKED_ONLY
+        and (key, value) != ("additionalProperties", False)
+        and not (key == "default" and value is False and schema.get("type") == "boolean")
     }
 
 

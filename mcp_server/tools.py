@@ -27,17 +27,15 @@ RESUME_TOOL = "operation_resume"
 MAX_WAIT_SECONDS = 240
 # Roles from weakest to strongest, as the API's `x-required-role` names them.
 ROLES = ("viewer", "operator", "admin")
-SYNCHRONOUS_NOTE = "No operation to wait on."
-# A tool that starts an operation closes with this; operation_wait's description says when an operation has ended.
+# A tool that starts an operation closes with this (one that does not, starts none); operation_wait's description says
+# when an operation has ended.
 OPERATION_NOTE = f"Starts an operation: wait with {WAIT_TOOL}."
-# What a destructive call does without its token, and what to do then (the route says when it asks: the plan's answer).
-CONFIRMATION_NOTE = (
-    "Destructive: may answer with a plan and a confirmationToken. Show the plan to the person; once they agree, repeat "
-    "the call with the token."
-)
-# Path and query parameters many tools share, published without the REST document's description: their name, pattern
-# and bounds say it (clusterTag, dryRun, limit), the confirmation note says where a confirmationToken comes from, and
-# the lead of a result with more pages says what to do with its `continue`.
+# That a destructive call may answer with a plan to confirm first; the answer's lead and the server's instructions say
+# how (show the plan to the person; once they agree, call again with the token).
+CONFIRMATION_NOTE = "Destructive: may first answer with a plan for the person to confirm (confirmationToken)."
+# Path and query parameters many tools share, published without the REST document's description: their name says it
+# (clusterTag, dryRun, limit; the server names the pattern or bound a call breaks), the confirmation note says where a
+# confirmationToken comes from, and the lead of a result with more pages says what to do with its `continue`.
 UNDESCRIBED_ARGUMENTS = ("clusterTag", "confirmationToken", "continue", "dryRun", "limit")
 # The API's extensions of a long-poll route (which field of its answer ends the wait at which values) and of a route
 # that creates a workload (the tool that waits for it).
@@ -91,7 +89,7 @@ class ToolSpec:
         return types.Tool(
             name=self.name,
             description=self.description,
-            input_schema=listed(self.input_schema),
+            input_schema=_named_from_lists(listed(self.input_schema), self.path_params, self.body_params),
             annotations=listed_hints(self.annotations),
         )
 
@@ -100,6 +98,33 @@ class ToolSpec:
         if role not in ROLES or self.required_role not in ROLES:
             return True
         return ROLES.index(role) >= ROLES.index(str(self.required_role))
+
+
+def _named_from_lists(
+    schema: dict[str, Any], path_params: tuple[str, ...], body_params: tuple[str, ...]
+) -> dict[str, Any]:
+    """A listed schema whose patterns are those of body arguments, which may name something new (a cluster, a job),
+    and whose path arguments are their names and types only: a path or query argument names what exists (a cluster,
+    a node, a Region), which the agent copies from a list or a result. The server checks every call against the whole
+    schema and answers a malformed name with its pattern."""
+    properties = {
+        name: argument
+        if name in body_params
+        else _unpatterned({key: value for key, value in argument.items() if key != "description"})
+        if name in path_params
+        else _unpatterned(argument)
+        for name, argument in schema.get("properties", {}).items()
+    }
+    return {**schema, "properties": properties} if properties else schema
+
+
+def _unpatterned(argument: dict[str, Any]) -> dict[str, Any]:
+    """An argument (or each item of a list argument) without its pattern."""
+    return {
+        key: _unpatterned(value) if key == "items" and isinstance(value, dict) else value
+        for key, value in argument.items()
+        if key != "pattern"
+    }
 
 
 def listed_hints(annotations: types.ToolAnnotations) -> types.ToolAnnotations:
@@ -320,8 +345,8 @@ def _description(method: str, operation: dict[str, Any], needs_confirmation: boo
     parts = [operation.get("summary", name).rstrip(".") + ".", *([next_step] if next_step else [])]
     if needs_confirmation:
         parts.append(CONFIRMATION_NOTE)
-    if method != "GET":
-        parts.append(OPERATION_NOTE if starts_operation(operation) else SYNCHRONOUS_NOTE)
+    if method != "GET" and starts_operation(operation):
+        parts.append(OPERATION_NOTE)
     return " ".join(parts)
 
 

@@ -7,8 +7,13 @@ shared wording (113k); then descriptions of the route's summary, its next step a
 no argument wording that repeats a name, an enum or a pattern, and a model one tool takes whole described in that tool
 only (about 72k); then argument wording said once and short at its model, optional fields without null, enums without
 their type, no bounds or closed objects in the list (the server checks them and names what to fix) and only the hints
-that differ from the specification's defaults (about 56k). What is left is what an agent needs to call correctly:
-argument names, types, patterns, enums, defaults, `required`, what each argument means, and each tool's hints."""
+that differ from the specification's defaults (about 56k). Fourteen issue-32 tools brought it to 66.6k; then no
+pattern or description on a path argument and no pattern on a query argument (each names what exists, copied from a
+list or a result; the server answers a malformed one with its pattern), no flag's false default, a confirmation note
+that only warns (the plan's answer and the server's instructions say how to confirm), no note on a tool that starts no
+operation, and shorter add-on wording (about 59.4k). What is left is what an agent needs to call correctly: argument
+names, types, the patterns of names it makes up, enums, defaults, `required`, what each argument means, and each
+tool's hints."""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from mcp_server.tools import tools_from_openapi
 MEASURED_IN_ISSUE = 306_000
 TARGET = 60_000
 # Where the reductions brought it: a new tool or field stays within it.
-CEILING = 56_500
+CEILING = 59_500
 
 
 def size(tools: list[types.Tool]) -> int:

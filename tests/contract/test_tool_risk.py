@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from api.app import build, openapi_document
-from mcp_server.tools import ToolSpec, tools_from_openapi
+from mcp_server.tools import CONFIRMATION_NOTE, ToolSpec, tools_from_openapi
 
 TOKEN = "confirmationToken"
 
@@ -67,7 +67,7 @@ def test_every_tool_is_destructive_exactly_when_its_route_can_demand_a_confirmat
 )
 def test_what_terminates_deletes_or_restarts_is_destructive_and_asks_for_a_plan_first(specs, name):
     assert specs[name].annotations.destructive_hint, name
-    assert "Show the plan to the person" in specs[name].description
+    assert CONFIRMATION_NOTE in specs[name].description
 
 
 def test_a_tool_that_starts_new_work_on_every_call_is_not_idempotent(specs):

@@ -38,7 +38,7 @@ def get_features(clusterTag: ClusterTagPath) -> FeaturesView:
     "/clusters/<clusterTag>/features",
     allow=admin("change cluster features"),
     operation_id="hyperpod_update_advanced_features",
-    summary="Enable, disable or reconfigure advanced features (explicit diff)",
+    summary="Enable, disable (remove) or reconfigure advanced features (explicit diff)",
     description=(
         'Send only the features to change, e.g. {"tieredStorage": {"enabled": true}}; a feature you omit is '
         "never touched. Each named feature is compared with its live state: the result says per feature "

@@ -31,7 +31,7 @@ LiveState = Literal["enabled", "disabled", "partial"]
 
 
 class ToggleFeature(Contract):
-    enabled: bool = Field(description="false removes it.")
+    enabled: bool
 
 
 class TieredStorageFeature(Contract):
@@ -132,7 +132,7 @@ class Feature(StrEnum):
     OBSERVABILITY = (
         "observability",
         "Observability",
-        "HyperPod observability: a Prometheus workspace and the add-on writing to it (bring your own Grafana).",
+        "A Prometheus workspace and HyperPod's observability add-on writing to it (bring your own Grafana).",
     )
     INFERENCE_OPERATOR = (
         "inferenceOperator",
@@ -142,8 +142,7 @@ class Feature(StrEnum):
     TASK_GOVERNANCE = (
         "taskGovernance",
         "Task governance",
-        "HyperPod task governance add-on (Kueue): teams' compute quotas and the scheduler's priority classes "
-        "(needs the HyperPod cluster).",
+        "Task governance add-on (Kueue): teams' compute quotas and priority classes (needs the HyperPod cluster).",
     )
     KARPENTER = (
         "karpenter",
@@ -154,8 +153,8 @@ class Feature(StrEnum):
     DEV_SPACES = (
         "devSpaces",
         "Dev spaces",
-        "HyperPod spaces add-on amazon-sagemaker-spaces: JupyterLab and Code Editor spaces (needs certManager and the "
-        "HyperPod cluster).",
+        "Spaces add-on amazon-sagemaker-spaces: JupyterLab and Code Editor (needs certManager and the HyperPod "
+        "cluster).",
     )
 
 

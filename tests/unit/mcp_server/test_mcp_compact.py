@@ -4,14 +4,21 @@ argument's name, and a model one tool takes whole described in that tool only.""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
+import httpx
+import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
+from mcp import Client
 
 from api.app import openapi_document
+from mcp_server.client import ApiClient
 from mcp_server.compact import NULL, compact
-from mcp_server.tools import HINT_DEFAULTS, WRITE_HINTS, ToolSpec, tools_from_openapi
+from mcp_server.server import build_server
+from mcp_server.tools import CONFIRMATION_NOTE, HINT_DEFAULTS, WRITE_HINTS, ToolSpec, tools_from_openapi
 
 OPTIONAL_FIELDS = {
     "type": "object",
@@ -124,8 +131,7 @@ def test_a_description_says_what_the_tool_does_and_what_to_call_next(specs):
     assert [tool["name"] for tool in listed if "outputSchema" in tool] == []
     assert specs["cluster_list_all"].description == "List the clusters this control plane manages."
     assert specs["job_submit_from_recipe"].description == (
-        "Submit a training job from a recipe. Then job_wait until the job is done (Succeeded or Failed). No "
-        "operation to wait on."
+        "Submit a training job from a recipe. Then job_wait until the job is done (Succeeded or Failed)."
     )
     assert specs["cluster_create_eks"].description == (
         "Stage 1: create the network and the EKS control plane. Starts an operation: wait with operation_wait."
@@ -152,10 +158,52 @@ def test_an_argument_many_tools_share_says_no_more_than_its_name_and_keeps_its_c
     assert not Draft202012Validator(specs["cluster_get"].input_schema).is_valid({"clusterTag": "Bad_Tag"})
 
 
+def test_a_name_the_agent_copies_from_a_list_is_listed_without_its_pattern_and_a_new_name_with_it(specs):
+    def listed(tool: str) -> dict[str, Any]:
+        properties: dict[str, Any] = specs[tool].tool().input_schema["properties"]
+        return properties
+
+    assert listed("cluster_get")["clusterTag"] == {"type": "string"}
+    assert listed("hyperpod_node_reboot")["nodeId"] == {"type": "string"}
+    assert listed("cluster_get_available_instances")["region"] == {"type": "string"}
+    assert listed("hyperpod_list_cluster_events")["nodeId"] == {"type": "string"}
+    assert listed("cluster_create")["clusterTag"]["pattern"] == "^[a-z][a-z0-9-]{2,20}$"
+    assert "pattern" in listed("job_submit")["name"]
+    assert specs["hyperpod_list_cluster_events"].input_schema["properties"]["nodeId"]["pattern"]
+
+
+def test_a_malformed_name_is_refused_with_its_pattern_before_the_api_is_called(specs):
+    calls: list[httpx.Request] = []
+    api = ApiClient("http://api.invalid", "server-token", transport=httpx.MockTransport(calls.append))
+
+    async def call() -> types.CallToolResult:
+        async with Client(build_server(list(specs.values()), api)) as client:
+            return await client.call_tool("cluster_get", {"clusterTag": "My_Cluster"})
+
+    result = asyncio.run(call())
+
+    assert result.is_error and result.structured_content == {
+        "code": "InvalidArguments",
+        "message": "Invalid arguments for cluster_get: clusterTag: 'My_Cluster' does not match "
+        "'^[a-z][a-z0-9-]{2,20}$'. Fix them and call again.",
+        "details": {"errors": ["clusterTag: 'My_Cluster' does not match '^[a-z][a-z0-9-]{2,20}$'"]},
+    }
+    assert calls == []
+
+
+def test_a_flag_is_listed_without_its_false_default_which_the_server_keeps(specs):
+    listed = specs["hyperpod_put_scheduler_policy"].tool().input_schema["properties"]
+    checked = specs["hyperpod_put_scheduler_policy"].input_schema["properties"]
+
+    assert listed["dryRun"] == {"type": "boolean"}
+    assert checked["dryRun"] == {"type": "boolean", "default": False}
+    assert listed["fairShare"] == {"type": "boolean", "default": True}
+
+
 def test_a_destructive_tool_says_once_how_to_confirm(specs):
     description = specs["cluster_delete"].description
 
-    assert description.count("Show the plan to the person") == 1
+    assert description.count(CONFIRMATION_NOTE) == 1
     assert len(description) < 700
 
 
