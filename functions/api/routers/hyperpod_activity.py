@@ -25,10 +25,10 @@ router = Routes()
     "/clusters/<clusterTag>/hyperpod-events",
     allow=READ,
     operation_id="hyperpod_list_cluster_events",
-    summary="List the cluster's events: HyperPod's and Kubernetes' Warning events",
-    description="HyperPod's cluster events (continuous provisioning) and Kubernetes' Warning events, one list "
-    "(`source`), newest first, paged; filter by instanceGroup, nodeId or operationId (HyperPod's Scaling or "
-    "DeepHealthCheck operation; keeps HyperPod's only). Each row is the whole event.",
+    summary="List HyperPod's events and Kubernetes' Warnings",
+    description="HyperPod's cluster events (continuous provisioning) and the cluster's Kubernetes Warning events in "
+    "one list (`source`), newest first, paged; filter by instanceGroup, nodeId or operationId (a HyperPod Scaling or "
+    "DeepHealthCheck; keeps HyperPod's only). Each row is the whole event: no describe call is needed.",
     tags=["events"],
 )
 def list_cluster_events(
