@@ -100,14 +100,16 @@ class HyperPodActivityService:
 
 
 def _kubernetes_view(event: ClusterEvent, groups: dict[str, str]) -> ClusterEventView | None:
-    """The event as a row; None for one without a time (it cannot be placed)."""
-    if not event.at:
+    """The event as a row; None for one without a readable time (it cannot be placed)."""
+    try:
+        time = datetime.fromisoformat(event.at or "")
+    except ValueError:
         return None
     node = instance_id(event.node) if event.node else None
     return ClusterEventView(
         source="kubernetes",
         eventId=event.uid or f"{event.namespace}/{event.object}/{event.reason}/{event.at}",
-        time=datetime.fromisoformat(event.at),
+        time=time,
         level="Warning",
         description=event.message,
         nodeId=node,

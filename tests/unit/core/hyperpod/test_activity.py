@@ -114,6 +114,17 @@ def test_filters_by_node_and_group_apply_to_both_sources(world, sources):
     assert ids(by_group) == ["uid-3", "hp-1"] and by_group.events[0].instanceGroup == "gpu"
 
 
+def test_a_kubernetes_event_without_a_readable_time_is_left_out(world, sources):
+    _, reads = sources
+    timeless = [
+        ClusterEvent("team", "Pod/p", "BackOff", "no time", None, 1, "uid-none"),
+        ClusterEvent("team", "Pod/p", "BackOff", "bad time", "yesterday", 1, "uid-bad"),
+    ]
+    reads.contents(EKS_NAME).events = [*timeless, kubernetes(3)]
+
+    assert ids(service(world, sources).events("demo", EventFilter(), 10, None)) == ["uid-3"]
+
+
 def test_an_operation_filter_keeps_hyperpods_events_alone(world, sources):
     activity, reads = sources
     activity.clusters["hp-cluster-demo"] = [hyperpod(1, operation="op"), hyperpod(2)]
