@@ -1,4 +1,5 @@
-"""/clusters/{clusterTag}/hyperpod-events: HyperPod's own cluster events (ListClusterEvents), filtered."""
+"""/clusters/{clusterTag}/hyperpod-events: the cluster's events, HyperPod's (ListClusterEvents) and Kubernetes'
+Warning events in one list, filtered."""
 
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ router = Routes()
     "/clusters/<clusterTag>/hyperpod-events",
     allow=READ,
     operation_id="hyperpod_list_cluster_events",
-    summary="List HyperPod's cluster events (continuous provisioning)",
-    description="ListClusterEvents, newest first, paged; filter by instanceGroup, nodeId or operationId (HyperPod's "
-    "Scaling or DeepHealthCheck operation).",
+    summary="List HyperPod's events and Kubernetes' Warnings",
+    description="HyperPod's cluster events (continuous provisioning) and the cluster's Kubernetes Warning events in "
+    "one list (`source`), newest first, paged; filter by instanceGroup, nodeId or operationId (a HyperPod Scaling or "
+    "DeepHealthCheck; keeps HyperPod's only). Each row is the whole event: no describe call is needed.",
     tags=["events"],
 )
 def list_cluster_events(

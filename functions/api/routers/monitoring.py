@@ -30,8 +30,8 @@ POD_FILTERS = ("namespace", "phase", "node")
     description="Read this first to see how a cluster is doing: nodes by state (Ready, Cordoned, NotReady) and by "
     "HyperPod health label, GPUs total / allocatable / used / available for the cluster, per instance group and per "
     "node (the 100 most telling nodes, with the count), pods by phase, the pending ones and why (oldest 50, counts "
-    "by reason), and the newest 50 Kubernetes Warning events (with the count). Counted over every node and pod on "
-    "the server; links to the observability dashboards when that feature is on. Next: GET "
+    "by reason), and the newest 50 warnings, Kubernetes' and HyperPod's (with the Kubernetes count). Counted over "
+    "every node and pod on the server; links to the observability dashboards when that feature is on. Next: GET "
     "/clusters/{clusterTag}/pods to page through pods, GET /clusters/{clusterTag}/nodes for node actions.",
     tags=["monitoring"],
 )

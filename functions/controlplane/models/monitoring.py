@@ -57,12 +57,18 @@ class PendingPod(View):
 
 
 class WarningEvent(View):
+    """A Kubernetes Warning event, or a HyperPod cluster event of level Warn or Error (reason is its level)."""
+
+    source: Literal["hyperpod", "kubernetes"] = "kubernetes"
     namespace: str | None = None
     object: str = Field(description="Kind/name of the object the event is about.")
     reason: str | None = None
     message: str | None = None
     at: str | None = None
     count: int = 1
+    instanceGroup: str | None = None
+    nodeId: str | None = None
+    operationId: str | None = None
 
 
 class ObservabilityLinks(View):
@@ -86,7 +92,7 @@ class ObservabilityLinks(View):
 
 class ClusterOverview(View):
     """Counts over every node and pod, and capped lists: nodes by GPU (those not Ready first, then the fullest),
-    pending pods (oldest first) and Kubernetes Warning events (newest first)."""
+    pending pods (oldest first) and warnings of Kubernetes and HyperPod merged (newest first)."""
 
     clusterTag: str
     hyperPodStatus: str | None = None
@@ -104,8 +110,11 @@ class ClusterOverview(View):
     podsByPhase: dict[str, int]
     pendingByReason: dict[str, int]
     pendingPods: list[PendingPod] = Field(description=f"At most {OVERVIEW_PENDING_PODS}, oldest first.")
-    warningEventsTotal: int
-    events: list[WarningEvent] = Field(description=f"At most {OVERVIEW_EVENTS} Warning events, newest first.")
+    warningEventsTotal: int = Field(description="Kubernetes Warning events counted.")
+    events: list[WarningEvent] = Field(
+        description=f"At most {OVERVIEW_EVENTS} warnings, newest first: Kubernetes' Warning events and HyperPod's "
+        "Warn/Error cluster events; GET /clusters/{clusterTag}/hyperpod-events lists and filters them all."
+    )
     observability: ObservabilityLinks | None = Field(
         default=None, description="Links to the observability dashboards when that feature is on."
     )

@@ -95,10 +95,17 @@ def node_steps(region: str) -> NodeSteps:
 
 @provider
 def hyperpod_activity() -> HyperPodActivityService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.hyperpod_activity import AwsHyperPodActivityGateway
+    from controlplane.adapters.k8s.monitoring import KubernetesClusterReads
     from controlplane.core.hyperpod.activity import HyperPodActivityService
 
-    return HyperPodActivityService(clusters=wiring.clusters(), activity=AwsHyperPodActivityGateway)
+    return HyperPodActivityService(
+        clusters=wiring.clusters(),
+        activity=AwsHyperPodActivityGateway,
+        eks=AwsEksGateway,
+        reads=KubernetesClusterReads(factory=wiring.kubernetes_readers()),
+    )
 
 
 @provider

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 @provider
 def monitoring() -> MonitoringService:
     from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.hyperpod_activity import AwsHyperPodActivityGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
     from controlplane.adapters.k8s.monitoring import KubernetesClusterReads
     from controlplane.core.monitoring.service import MonitoringService
@@ -26,6 +27,7 @@ def monitoring() -> MonitoringService:
         eks=AwsEksGateway,
         hyperpod=AwsHyperPodGateway,
         reads=KubernetesClusterReads(factory=wiring.kubernetes_readers()),
+        activity=AwsHyperPodActivityGateway,
     )
 
 

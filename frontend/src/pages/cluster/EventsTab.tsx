@@ -2,7 +2,7 @@
  * Events tab: the HyperPod events recorded for the cluster (status changes, node health, Error-level cluster events)
  * and the remediation policy's decisions, newest first, a page at a time (`limit`/`continue`: "Load more"). With
  * `?node=` it is that node's history instead (`GET …/nodes/{nodeId}/history`); a node in the list links to it. Below,
- * HyperPod's own cluster events with their filters (`HyperPodEventsPanel`).
+ * the cluster's events, HyperPod's and Kubernetes' Warning events merged, with their filters (`HyperPodEventsPanel`).
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";

@@ -7,6 +7,7 @@ import { renderTab } from "./testing";
 const NODE = "i-0aaaaaaaaaaaaaaa1";
 const OPERATION = "0123abcd-0123-4abc-8def-0123456789ab";
 const PASSED = {
+  source: "hyperpod" as const,
   eventId: "h-1",
   time: "2026-12-02T12:00:05Z",
   resourceType: "Instance",
@@ -17,7 +18,34 @@ const PASSED = {
   operationId: OPERATION,
 };
 
+const NOT_READY = {
+  source: "kubernetes" as const,
+  eventId: "uid-1",
+  time: "2026-12-02T12:00:06Z",
+  level: "Warning",
+  description: "Node is not ready",
+  nodeId: NODE,
+  object: `Node/hyperpod-${NODE}`,
+  reason: "NodeNotReady",
+  namespace: "default",
+  count: 3,
+};
+
 describe("HyperPodEventsPanel", () => {
+  it("shows both sources' events in one table with a source column", async () => {
+    const { api } = fakeApi({
+      "GET /clusters/{clusterTag}/events": { clusterTag: "demo", events: [] },
+      "GET /clusters/{clusterTag}/hyperpod-events": { clusterTag: "demo", events: [NOT_READY, PASSED] },
+    });
+    renderTab(EventsTab, { api });
+    const kubernetes = (await screen.findByText("NodeNotReady: Node is not ready")).closest("tr")!;
+    expect(within(kubernetes).getByText("Kubernetes")).toBeInTheDocument();
+    expect(within(kubernetes).getByText(`Node/hyperpod-${NODE}`)).toBeInTheDocument();
+    const hyperpod = screen.getByText(PASSED.description).closest("tr")!;
+    expect(within(hyperpod).getByText("HyperPod")).toBeInTheDocument();
+  });
+
+
   it("lists HyperPod's cluster events and filters them by the URL's node, sending only whole ids", async () => {
     const { api, calls } = fakeApi({
       "GET /clusters/{clusterTag}/events": { clusterTag: "demo", events: [] },

@@ -1,6 +1,6 @@
 /**
- * HyperPod's own cluster events (`GET …/hyperpod-events`, ListClusterEvents under continuous provisioning), newest
- * first a page at a time, filtered by instance group, node and HyperPod operation (a deep health check's or a
+ * The cluster's events in one table (`GET …/hyperpod-events`): HyperPod's own (ListClusterEvents under continuous
+ * provisioning) and Kubernetes' Warning events, each with its source, newest first a page at a time, filtered by instance group, node and HyperPod operation (a deep health check's or a
  * scaling's). The filters are the URL's (`?hpGroup=&hpNode=&hpOperation=`), so a filtered view is a permalink.
  */
 import Box from "@cloudscape-design/components/box";
@@ -20,7 +20,8 @@ import { useQueryParam } from "./query";
 
 type ClusterEvent = Schemas["ClusterEventView"];
 
-const LEVELS = { Info: "info", Warn: "warning", Error: "error" } as const;
+const LEVELS = { Info: "info", Warn: "warning", Warning: "warning", Error: "error" } as const;
+const SOURCES = { hyperpod: "HyperPod", kubernetes: "Kubernetes" } as const;
 // A filter is sent once it is whole (the API refuses a partial id with a 400).
 const COMPLETE = {
   instanceGroup: /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/,
@@ -72,21 +73,21 @@ export function HyperPodEventsPanel({ clusterTag }: { clusterTag: string }) {
 
   return (
     <SpaceBetween size="m">
-      <ErrorAlert error={error} header="HyperPod's cluster events could not be listed" />
+      <ErrorAlert error={error} header="The cluster's events could not be listed" />
       <Table
         loading={loading && events.length === 0}
-        loadingText="Loading HyperPod events"
+        loadingText="Loading cluster events"
         items={events}
-        trackBy="eventId"
+        trackBy={(event) => `${event.source}/${event.eventId}`}
         wrapLines
-        empty={<Box textAlign="center">No HyperPod cluster event (they exist under continuous provisioning).</Box>}
+        empty={<Box textAlign="center">No event (HyperPod's exist under continuous provisioning).</Box>}
         header={
           <Header
             counter={`(${events.length}${next ? "+" : ""})`}
-            description="HyperPod's own events (ListClusterEvents): scaling, node replacements and reboots, deep health checks, newest first."
-            actions={<Button iconName="refresh" ariaLabel="Refresh HyperPod events" onClick={() => void load(null)} />}
+            description="HyperPod's own events (scaling, node replacements and reboots, deep health checks) and Kubernetes' Warning events, newest first. An operation filter shows HyperPod's only."
+            actions={<Button iconName="refresh" ariaLabel="Refresh cluster events" onClick={() => void load(null)} />}
           >
-            HyperPod cluster events
+            Cluster events
           </Header>
         }
         filter={
@@ -113,9 +114,10 @@ export function HyperPodEventsPanel({ clusterTag }: { clusterTag: string }) {
         }
         columnDefinitions={[
           { id: "time", header: "Time", cell: (event) => new Date(event.time).toLocaleString() },
+          { id: "source", header: "Source", cell: (event) => SOURCES[event.source] },
           { id: "level", header: "Level", cell: (event) => <StatusIndicator type={LEVELS[event.level as keyof typeof LEVELS] ?? "info"}>{event.level ?? "Info"}</StatusIndicator> },
-          { id: "subject", header: "Subject", cell: (event) => event.nodeId ?? event.instanceGroup ?? event.resourceType },
-          { id: "description", header: "Description", cell: (event) => event.description ?? "" },
+          { id: "subject", header: "Subject", cell: (event) => event.object ?? event.nodeId ?? event.instanceGroup ?? event.resourceType ?? "" },
+          { id: "description", header: "Description", cell: (event) => [event.reason, event.description].filter(Boolean).join(": ") },
           { id: "operation", header: "HyperPod operation", cell: (event) => event.operationId ?? "" },
         ]}
       />

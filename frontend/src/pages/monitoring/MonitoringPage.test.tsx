@@ -24,7 +24,10 @@ const OVERVIEW = {
   pendingByReason: { Unschedulable: 1 },
   pendingPods: [{ namespace: "team", name: "stuck", reason: "Unschedulable", message: "Insufficient nvidia.com/gpu" }],
   warningEventsTotal: 1,
-  events: [{ namespace: "team", object: "Pod/stuck", reason: "FailedScheduling", message: "0/2 nodes are available", at: "2026-01-01T00:00:00Z", count: 3 }],
+  events: [
+    { source: "hyperpod" as const, object: "Instance/i-0abc", reason: "Error", message: "Instance i-0abc failed its health checks", at: "2026-01-01T00:00:01Z", count: 1, nodeId: "i-0abc" },
+    { source: "kubernetes" as const, namespace: "team", object: "Pod/stuck", reason: "FailedScheduling", message: "0/2 nodes are available", at: "2026-01-01T00:00:00Z", count: 3 },
+  ],
 };
 const POD = (name: string, phase = "Running") => ({ namespace: "team", name, phase, gpus: 0, restarts: 0, node: "n-1" });
 
@@ -51,7 +54,8 @@ describe("MonitoringPage", { timeout: 30_000 }, () => {
     expect(screen.getByText("Pods by phase")).toBeInTheDocument();
     const pending = screen.getByText("Insufficient nvidia.com/gpu").closest("tr")!;
     expect(within(pending).getByText("team/stuck")).toBeInTheDocument();
-    expect(screen.getByText("0/2 nodes are available")).toBeInTheDocument();
+    expect(within(screen.getByText("0/2 nodes are available").closest("tr")!).getByText("Kubernetes")).toBeInTheDocument();
+    expect(within(screen.getByText("Instance i-0abc failed its health checks").closest("tr")!).getByText("HyperPod")).toBeInTheDocument();
     expect(screen.getByText(/Feature off/)).toBeInTheDocument();
   });
 

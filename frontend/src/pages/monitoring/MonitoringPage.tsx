@@ -1,7 +1,7 @@
 /**
  * Monitoring (`/clusters/{tag}/monitoring`): the overview the server aggregates over every node and pod, polled
  * every 10 s — GPUs used and available per instance group, node health, pods by phase, the pending pods and why,
- * the newest Kubernetes Warning events, links to the observability dashboards when that feature is on and to the
+ * the newest warnings (Kubernetes' Warning events and HyperPod's Warn/Error cluster events, merged), links to the observability dashboards when that feature is on and to the
  * cluster's Cost tab — and the cluster's pods a page at a time. The API holds no per-cluster alarms (the control
  * plane's CloudWatch alarms are its own, `infra/monitoring.py`), so none are shown here.
  */
@@ -183,16 +183,17 @@ function Events({ overview }: { overview: Overview }) {
   return (
     <Table<Schemas["WarningEvent"]>
       items={overview.events}
-      trackBy={(event) => `${event.namespace}/${event.object}/${event.at}/${event.reason}`}
+      trackBy={(event) => `${event.source}/${event.namespace}/${event.object}/${event.at}/${event.reason}`}
       variant="container"
       empty={<Box textAlign="center">No Warning event.</Box>}
       header={
-        <Header variant="h2" counter={`(${overview.warningEventsTotal})`} description="Kubernetes Warning events, newest first.">
+        <Header variant="h2" counter={`(${overview.warningEventsTotal})`} description="Kubernetes' Warning events (counted) and HyperPod's Warn/Error cluster events, newest first.">
           Recent events
         </Header>
       }
       columnDefinitions={[
         { id: "at", header: "When", cell: (event) => (event.at ? new Date(event.at).toLocaleString() : "-") },
+        { id: "source", header: "Source", cell: (event) => (event.source === "hyperpod" ? "HyperPod" : "Kubernetes") },
         { id: "object", header: "Object", cell: (event) => `${event.namespace ? `${event.namespace}/` : ""}${event.object}` },
         { id: "reason", header: "Reason", cell: (event) => event.reason ?? "-" },
         { id: "message", header: "Message", cell: (event) => event.message ?? "-" },

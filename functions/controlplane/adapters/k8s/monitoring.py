@@ -103,6 +103,8 @@ def cluster_event(raw: dict[str, Any]) -> ClusterEvent:
         message=raw.get("message"),
         at=raw.get("lastTimestamp") or raw.get("eventTime") or metadata.get("creationTimestamp"),
         count=int(raw.get("count") or 1),
+        uid=metadata.get("uid"),
+        node=involved.get("name") if involved.get("kind") == "Node" else (raw.get("source") or {}).get("host"),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from typing import TypeVar
 
 from controlplane.core.control_plane import reachable_control_plane
@@ -14,6 +15,7 @@ from controlplane.core.monitoring.tally import EventTally, NodeTally, PodTally, 
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import Addon, EksCluster, EksGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
+from controlplane.core.ports.hyperpod_activity import EventFilter, HyperPodActivityGateway
 from controlplane.core.ports.kubernetes import ClusterReadGateway, PodFacts
 from controlplane.core.registry import ClusterService
 from controlplane.models.clusters import ClusterRecord
@@ -21,8 +23,10 @@ from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.monitoring import ClusterOverview, ObservabilityLinks, PodList, PodView
 
 T = TypeVar("T")
-# The reads of an overview that run at once: HyperPod, the add-on, nodes, pods, events.
-OVERVIEW_READS = 5
+# The reads of an overview that run at once: HyperPod, its events, the add-on, nodes, pods, Kubernetes' events.
+OVERVIEW_READS = 6
+# HyperPod's newest cluster events the overview looks through for warnings.
+HYPERPOD_EVENTS_READ = 200
 
 
 class MonitoringService:
@@ -32,21 +36,27 @@ class MonitoringService:
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
         reads: ClusterReadGateway,
+        activity: Callable[[str], HyperPodActivityGateway],
     ) -> None:
         self._clusters = clusters
         self._eks = eks
         self._hyperpod = hyperpod
         self._reads = reads
+        self._activity = activity
 
     def overview(self, cluster_tag: str) -> ClusterOverview:
         """Nodes by state and health, GPUs per node, group and cluster, pods by phase, the pending ones and why,
-        and the newest Warning events; each Kubernetes list is read in pages and folded into counts as it comes."""
+        and the newest warnings of Kubernetes and HyperPod; each Kubernetes list is read in pages and folded into
+        counts as it comes."""
         record, cluster = self._cluster(cluster_tag)
         region = record.region
         nodes, pods, events = NodeTally(), PodTally(), EventTally()
         hyperpod_name = hyperpod_cluster_of(record.clusterTag, record.hyperPodClusterName)
         with ThreadPoolExecutor(max_workers=OVERVIEW_READS) as pool:
             hyperpod = pool.submit(self._hyperpod(region).find_cluster, hyperpod_name)
+            recent = pool.submit(
+                lambda: list(islice(self._activity(region).events(hyperpod_name, EventFilter()), HYPERPOD_EVENTS_READ))
+            )
             addon = pool.submit(self._eks(region).find_addon, cluster.name, OBSERVABILITY_ADDON)
             streams = [
                 pool.submit(_fold, self._reads.node_pages(cluster, region), nodes.add),
@@ -56,6 +66,7 @@ class MonitoringService:
             for stream in streams:
                 stream.result()
             found, installed = hyperpod.result(), addon.result()
+            events.add_hyperpod(recent.result())
         links = _observability_links(region, hyperpod_name, installed) if installed else None
         return overview(cluster_tag, found, nodes, pods, events, links)
 

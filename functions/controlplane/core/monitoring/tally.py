@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import UTC
 from typing import Any, Generic, TypeVar
 
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodCounts, PodFacts
+from controlplane.models.hyperpod_activity import ClusterEventView
 from controlplane.models.monitoring import (
     HEALTHY,
     NO_HEALTH_LABEL,
@@ -33,6 +35,8 @@ from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, HEALTH_LABEL, 
 FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 # A pending pod that says nothing about why.
 NO_REASON = "Pending"
+
+HYPERPOD_WARNING_LEVELS = frozenset({"Warn", "Error"})  # ListClusterEvents' EventLevel
 
 T = TypeVar("T")
 
@@ -122,32 +126,53 @@ class PodTally:
 
 
 class EventTally:
-    """The count of Warning events and the newest `cap` of them."""
+    """The count of Kubernetes Warning events, and the newest `cap` warnings of Kubernetes and HyperPod."""
 
     def __init__(self, cap: int = OVERVIEW_EVENTS) -> None:
         self.total = 0
+        self._kept = 0
         # Newest first (ISO timestamps order as text); an event without a time sorts last.
-        self._newest: Capped[tuple[int, ClusterEvent]] = Capped(
+        self._newest: Capped[tuple[int, WarningEvent]] = Capped(
             cap, lambda entry: (entry[1].at is None, _descending(entry[1].at or ""), -entry[0])
         )
 
     def add(self, page: Iterable[ClusterEvent]) -> None:
         for event in page:
             self.total += 1
-            self._newest.add((self.total, event))
+            self._keep(
+                WarningEvent(
+                    namespace=event.namespace,
+                    object=event.object,
+                    reason=event.reason,
+                    message=event.message,
+                    at=event.at,
+                    count=event.count,
+                )
+            )
+
+    def add_hyperpod(self, events: Iterable[ClusterEventView]) -> None:
+        """HyperPod's cluster events of level Warn or Error, beside Kubernetes'."""
+        for event in events:
+            if event.level in HYPERPOD_WARNING_LEVELS:
+                self._keep(
+                    WarningEvent(
+                        source="hyperpod",
+                        object=f"{event.resourceType}/{event.nodeId or event.instanceGroup or 'cluster'}",
+                        reason=event.level,
+                        message=event.description,
+                        at=event.time.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        instanceGroup=event.instanceGroup,
+                        nodeId=event.nodeId,
+                        operationId=event.operationId,
+                    )
+                )
 
     def newest(self) -> list[WarningEvent]:
-        return [
-            WarningEvent(
-                namespace=event.namespace,
-                object=event.object,
-                reason=event.reason,
-                message=event.message,
-                at=event.at,
-                count=event.count,
-            )
-            for _, event in self._newest.items()
-        ]
+        return [event for _, event in self._newest.items()]
+
+    def _keep(self, event: WarningEvent) -> None:
+        self._kept += 1
+        self._newest.add((self._kept, event))
 
 
 def overview(

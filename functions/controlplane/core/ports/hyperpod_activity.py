@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
-from controlplane.core.paging import Page
 from controlplane.models.hyperpod_activity import ClusterEventView
 
 
 @dataclass(frozen=True)
 class EventFilter:
-    """ListClusterEvents' filters; None matches any."""
+    """The events' filters; None matches any."""
 
     instance_group: str | None = None
     node_id: str | None = None
@@ -19,7 +20,8 @@ class EventFilter:
 
 
 class HyperPodActivityGateway(Protocol):
-    def event_page(
-        self, cluster_name: str, filters: EventFilter, limit: int, token: str | None = None
-    ) -> Page[ClusterEventView]:
-        """One page of ListClusterEvents, newest first; empty when the cluster does not exist."""
+    def events(
+        self, cluster_name: str, filters: EventFilter, before: datetime | None = None
+    ) -> Iterator[ClusterEventView]:
+        """ListClusterEvents newest first (at or before `before`), read a page at a time as the caller iterates;
+        none when the cluster does not exist."""

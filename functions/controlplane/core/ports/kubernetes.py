@@ -195,6 +195,8 @@ class ClusterEvent:
     message: str | None
     at: str | None
     count: int
+    uid: str | None = None
+    node: str | None = None  # the Kubernetes node it is about or was reported from
 
 
 class ClusterReadGateway(Protocol):

@@ -4,6 +4,7 @@ wait, the observability links, and the pods' pages."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,9 +15,11 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, InstanceGroup
 from controlplane.core.ports.kubernetes import ClusterEvent, KubernetesNode, PodFacts
 from controlplane.core.registry import ClusterService
 from controlplane.models.errors import ClusterNotReadyError, InvalidRequestError
+from controlplane.models.hyperpod_activity import ClusterEventView
 from controlplane.models.monitoring import OVERVIEW_EVENTS, OVERVIEW_NODES, OVERVIEW_PENDING_PODS
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, HEALTH_LABEL, INSTANCE_TYPE_LABEL
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.hyperpod_activity import InMemoryHyperPodActivity
 from tests.fakes.monitoring import InMemoryClusterReads
 from tests.fakes.persistence import InMemoryClusterRegistry
 
@@ -63,8 +66,13 @@ def eks(make_record, registry: InMemoryClusterRegistry) -> InMemoryEksGateway:
 
 
 @pytest.fixture
-def monitoring(clusters: ClusterService, eks: InMemoryEksGateway, hyperpod, reads) -> MonitoringService:
-    return MonitoringService(clusters, lambda region: eks, lambda region: hyperpod, reads)
+def monitoring(clusters: ClusterService, eks: InMemoryEksGateway, hyperpod, reads, activity) -> MonitoringService:
+    return MonitoringService(clusters, lambda region: eks, lambda region: hyperpod, reads, lambda region: activity)
+
+
+@pytest.fixture
+def activity() -> InMemoryHyperPodActivity:
+    return InMemoryHyperPodActivity()
 
 
 def test_overview_counts_gpus_used_by_unfinished_pods_per_node_group_and_cluster(monitoring, reads, hyperpod):
@@ -230,3 +238,31 @@ def test_capped_keeps_the_first_items_by_key_holding_at_most_twice_its_cap():
         assert len(capped._items) < 10
 
     assert capped.items() == [0, 1, 2, 3, 4]
+
+
+def test_the_newest_warnings_merge_hyperpods_warn_and_error_events_with_kubernetes(monitoring, reads, activity):
+    reads.contents(EKS_NAME).events = [event(0, "2026-01-01T00:00:00Z"), event(1, "2026-01-01T00:00:02Z")]
+    activity.clusters["hp-cluster-demo"] = [
+        ClusterEventView(
+            source="hyperpod",
+            eventId=f"e-{level}",
+            time=datetime(2026, 1, 1, 0, 0, second, tzinfo=UTC),
+            resourceType="Instance",
+            level=level,
+            description=level,
+            nodeId="i-0abc",
+            instanceGroup="workers",
+        )
+        for second, level in ((1, "Error"), (3, "Info"), (4, "Warn"))
+    ]
+
+    overview = monitoring.overview("demo")
+
+    assert [(entry.source, entry.message) for entry in overview.events] == [
+        ("hyperpod", "Warn"),
+        ("kubernetes", "event 1"),
+        ("hyperpod", "Error"),
+        ("kubernetes", "event 0"),
+    ]
+    assert overview.events[0].object == "Instance/i-0abc" and overview.events[0].at == "2026-01-01T00:00:04Z"
+    assert overview.warningEventsTotal == 2
