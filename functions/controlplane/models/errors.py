@@ -132,6 +132,12 @@ class StaleOperationError(ConflictError):
     code = "StaleOperation"
 
 
+class FeatureNotEnabledError(ConflictError):
+    """A request needs a cluster feature that is off; the message names it and how to enable it."""
+
+    code = "FeatureNotEnabled"
+
+
 class FeatureDependencyError(ConflictError):
     """A feature change would leave a feature without a feature it needs."""
 

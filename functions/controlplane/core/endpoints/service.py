@@ -36,7 +36,6 @@ from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.schema import schema_problems
-from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -51,7 +50,7 @@ from controlplane.models.endpoints import (
     EndpointSummary,
     L2CacheBackend,
 )
-from controlplane.models.errors import DependencyFailedError, InvalidRequestError
+from controlplane.models.errors import DependencyFailedError, FeatureNotEnabledError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL

@@ -21,7 +21,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGatewa
 from controlplane.core.registry import ClusterService
 from controlplane.core.spaces import manifest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
-from controlplane.models.errors import ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import ConflictError, FeatureNotEnabledError, InvalidRequestError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.spaces import (
     ALLOWED_SPACE_IMAGES,
@@ -42,10 +42,6 @@ class SpaceNotFoundError(NotFoundError):
 
 class SpaceNameInUseError(ConflictError):
     code = "SpaceNameInUse"
-
-
-class SpacesNotEnabledError(ConflictError):
-    code = "FeatureNotEnabled"
 
 
 class SpaceService:
@@ -151,7 +147,7 @@ class SpaceService:
         addon = self._eks(record.region).find_addon(cluster.name, SPACES_ADDON)
         if addon is None or addon.status != "ACTIVE":
             state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
-            raise SpacesNotEnabledError(
+            raise FeatureNotEnabledError(
                 f"Spaces need the '{Feature.DEV_SPACES.value}' feature (the {SPACES_ADDON} add-on is {state}). "
                 f"Enable it with PATCH /clusters/{record.clusterTag}/features "
                 f'{{"{Feature.DEV_SPACES.value}": {{"enabled": true}}}}, then create the space again.',

@@ -26,7 +26,7 @@ from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_P
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
-from controlplane.models.errors import ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import ConflictError, FeatureNotEnabledError, InvalidRequestError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
@@ -57,10 +57,6 @@ class JobNotFoundError(NotFoundError):
 
 class JobNameInUseError(ConflictError):
     code = "JobNameInUse"
-
-
-class FeatureNotEnabledError(ConflictError):
-    code = "FeatureNotEnabled"
 
 
 class StorageClaimMissingError(ConflictError):

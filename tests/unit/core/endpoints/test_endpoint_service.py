@@ -24,13 +24,13 @@ from controlplane.core.ports.kubernetes import KubernetesNode, KubernetesPod
 from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import SecretNotFoundError
 from controlplane.core.training.schema import schema_problems
-from controlplane.core.training.service import FeatureNotEnabledError
 from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.endpoints import CreateEndpointRequest, EndpointKind, EndpointState
 from controlplane.models.errors import (
     ConfirmationRequiredError,
     DependencyFailedError,
+    FeatureNotEnabledError,
     ForeignResourceError,
     InvalidRequestError,
 )

@@ -14,9 +14,9 @@ from controlplane.core.features.catalog.dev_spaces import SPACES_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
 from controlplane.core.spaces.manifest import API_VERSION
-from controlplane.core.spaces.service import SpaceNameInUseError, SpaceService, SpacesNotEnabledError
+from controlplane.core.spaces.service import SpaceNameInUseError, SpaceService
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError
+from controlplane.models.errors import ConfirmationRequiredError, FeatureNotEnabledError, InvalidRequestError
 from controlplane.models.spaces import CreateSpaceRequest, UpdateSpaceRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
@@ -101,7 +101,7 @@ def test_an_image_not_allowed_is_refused_and_nothing_is_created(world):
 
 def test_a_space_needs_the_dev_spaces_feature(world):
     world.eks.addons.clear()
-    with pytest.raises(SpacesNotEnabledError, match="the 'devSpaces' feature"):
+    with pytest.raises(FeatureNotEnabledError, match="the 'devSpaces' feature"):
         world.service.create("demo", CreateSpaceRequest(name="lab"))
 
 

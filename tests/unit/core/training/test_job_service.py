@@ -14,14 +14,18 @@ from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, 
 from controlplane.core.registry import ClusterService
 from controlplane.core.training.manifest import JOB_LABEL
 from controlplane.core.training.service import (
-    FeatureNotEnabledError,
     JobNameInUseError,
     JobNotFoundError,
     StorageClaimMissingError,
     TrainingJobService,
 )
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import ConfirmationRequiredError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import (
+    ConfirmationRequiredError,
+    FeatureNotEnabledError,
+    InvalidRequestError,
+    NotFoundError,
+)
 from controlplane.models.training import JobPhase, SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway

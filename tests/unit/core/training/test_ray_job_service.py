@@ -13,13 +13,12 @@ from controlplane.core.paging import encode_token
 from controlplane.core.ports.kubernetes import KubernetesPod
 from controlplane.core.training.manifest import JOB_LABEL
 from controlplane.core.training.service import (
-    FeatureNotEnabledError,
     JobNameInUseError,
     JobNotFoundError,
     StorageClaimMissingError,
 )
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import InvalidRequestError
+from controlplane.models.errors import FeatureNotEnabledError, InvalidRequestError
 from controlplane.models.training import JobKind, JobPhase, SubmitJobRequest
 from tests.fakes.persistence import FakeClock
 from tests.fakes.workloads import FakePod

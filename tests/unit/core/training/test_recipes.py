@@ -29,9 +29,9 @@ from controlplane.core.training.recipes import (
     shipped_recipes,
 )
 from controlplane.core.training.schema import schema_problems
-from controlplane.core.training.service import FeatureNotEnabledError, JobNameInUseError, TrainingJobService
+from controlplane.core.training.service import JobNameInUseError, TrainingJobService
 from controlplane.models.clusters import ClusterRecord
-from controlplane.models.errors import InvalidRequestError
+from controlplane.models.errors import FeatureNotEnabledError, InvalidRequestError
 from controlplane.models.recipes import Recipe, SubmitRecipeJobRequest
 from controlplane.models.training import SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway

@@ -8,6 +8,7 @@ from typing import Any
 
 from sandbox.aws.hyperpod.model import ComputeQuota, JsonObject, SchedulerConfig
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
+from sandbox.aws.hyperpod.wire.responses import page_of, with_token
 
 Operation = Callable[[HyperPodSimulation, Where, JsonObject], JsonObject]
 
@@ -34,13 +35,8 @@ def describe_compute_quota(simulation: HyperPodSimulation, where: Where, request
 
 
 def list_compute_quotas(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
-    quotas = simulation.quotas(where, request.get("ClusterArn"))
-    start = int(request.get("NextToken") or 0)
-    end = start + int(request.get("MaxResults") or 10)
-    result: JsonObject = {"ComputeQuotaSummaries": [_summary(quota) for quota in quotas[start:end]]}
-    if end < len(quotas):
-        result["NextToken"] = str(end)
-    return result
+    quotas, token = page_of(simulation.quotas(where, request.get("ClusterArn")), request, default_size=10)
+    return with_token({"ComputeQuotaSummaries": [_summary(quota) for quota in quotas]}, token)
 
 
 def update_compute_quota(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -96,13 +92,8 @@ def describe_cluster_scheduler_config(simulation: HyperPodSimulation, where: Whe
 
 
 def list_cluster_scheduler_configs(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
-    found = simulation.scheduler_configs(where, request.get("ClusterArn"))
-    start = int(request.get("NextToken") or 0)
-    end = start + int(request.get("MaxResults") or 10)
-    result: JsonObject = {"ClusterSchedulerConfigSummaries": [_config_summary(c) for c in found[start:end]]}
-    if end < len(found):
-        result["NextToken"] = str(end)
-    return result
+    found, token = page_of(simulation.scheduler_configs(where, request.get("ClusterArn")), request, default_size=10)
+    return with_token({"ClusterSchedulerConfigSummaries": [_config_summary(c) for c in found]}, token)
 
 
 def update_cluster_scheduler_config(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:

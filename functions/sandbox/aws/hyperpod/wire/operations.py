@@ -13,7 +13,15 @@ from sandbox.aws.hyperpod.model import HyperPodError, JsonObject
 from sandbox.aws.hyperpod.simulation import HyperPodSimulation, Where
 from sandbox.aws.hyperpod.wire.governance import GOVERNANCE_OPERATIONS
 from sandbox.aws.hyperpod.wire.requests import CLUSTER_SETTINGS, cluster_settings, group_spec
-from sandbox.aws.hyperpod.wire.responses import cluster_summary, describe, node_summary, outcome, plan_summary
+from sandbox.aws.hyperpod.wire.responses import (
+    cluster_summary,
+    describe,
+    node_summary,
+    outcome,
+    page_of,
+    plan_summary,
+    with_token,
+)
 
 Operation = Callable[[HyperPodSimulation, Where, JsonObject], JsonObject]
 
@@ -30,8 +38,8 @@ def describe_cluster(simulation: HyperPodSimulation, where: Where, request: Json
 
 
 def list_clusters(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
-    page, token = _page(simulation.clusters(where), request)
-    return _with_token({"ClusterSummaries": [cluster_summary(cluster) for cluster in page]}, token)
+    page, token = page_of(simulation.clusters(where), request)
+    return with_token({"ClusterSummaries": [cluster_summary(cluster) for cluster in page]}, token)
 
 
 def delete_cluster(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -69,8 +77,8 @@ def list_cluster_nodes(simulation: HyperPodSimulation, where: Where, request: Js
     cluster = simulation.cluster(where, request["ClusterName"])
     after = request.get("CreationTimeAfter")
     nodes = cluster.nodes.listed(request.get("InstanceGroupNameContains"), None if after is None else _epoch(after))
-    page, token = _page(nodes, request)
-    return _with_token({"ClusterNodeSummaries": [node_summary(cluster, node) for node in page]}, token)
+    page, token = page_of(nodes, request)
+    return with_token({"ClusterNodeSummaries": [node_summary(cluster, node) for node in page]}, token)
 
 
 def describe_cluster_node(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -117,8 +125,8 @@ def list_cluster_events(simulation: HyperPodSimulation, where: Where, request: J
         and (before is None or event["EventTime"] < _epoch(before))
     ]
     events.sort(key=lambda event: event["EventTime"], reverse=request.get("SortOrder") != "Ascending")
-    page, token = _page(events, request)
-    return _with_token({"Events": [{k: v for k, v in event.items() if k != "EventDetails"} for event in page]}, token)
+    page, token = page_of(events, request)
+    return with_token({"Events": [{k: v for k, v in event.items() if k != "EventDetails"} for event in page]}, token)
 
 
 def describe_cluster_event(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -137,8 +145,8 @@ def list_cluster_operations(simulation: HyperPodSimulation, where: Where, reques
         if request.get("Type") in (None, operation["Type"]) and request.get("Status") in (None, operation["Status"])
     ]
     operations.sort(key=lambda operation: operation["CreationTime"], reverse=request.get("SortOrder") != "Ascending")
-    page, token = _page(operations, request)
-    return _with_token({"ClusterOperationSummaries": [dict(operation) for operation in page]}, token)
+    page, token = page_of(operations, request)
+    return with_token({"ClusterOperationSummaries": [dict(operation) for operation in page]}, token)
 
 
 def list_tags(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -147,8 +155,8 @@ def list_tags(simulation: HyperPodSimulation, where: Where, request: JsonObject)
 
 
 def list_training_plans(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
-    page, token = _page(simulation.training_plans(where), request)
-    return _with_token({"TrainingPlanSummaries": [plan_summary(simulation, plan) for plan in page]}, token)
+    page, token = page_of(simulation.training_plans(where), request)
+    return with_token({"TrainingPlanSummaries": [plan_summary(simulation, plan) for plan in page]}, token)
 
 
 def describe_training_plan(simulation: HyperPodSimulation, where: Where, request: JsonObject) -> JsonObject:
@@ -200,15 +208,3 @@ def _epoch(moment: Any) -> float:
     if isinstance(moment, int | float):
         return float(moment)
     return datetime.fromisoformat(str(moment).replace("Z", "+00:00")).timestamp()
-
-
-def _page(items: list[Any], request: JsonObject) -> tuple[list[Any], str | None]:
-    start = int(request.get("NextToken") or 0)
-    end = start + int(request.get("MaxResults") or 100)
-    return items[start:end], (str(end) if end < len(items) else None)
-
-
-def _with_token(result: JsonObject, token: str | None) -> JsonObject:
-    if token is not None:
-        result["NextToken"] = token
-    return result

@@ -1,9 +1,10 @@
 """The simulation's model → SageMaker responses, in the shapes botocore's output models declare: DescribeCluster,
-the clusters', nodes' and training plans' summaries, and the batch node actions' outcome."""
+the clusters', nodes' and training plans' summaries, the batch node actions' outcome and List calls' pages."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from sandbox.aws.hyperpod.kubernetes import hostname
 from sandbox.aws.hyperpod.model import (
@@ -187,4 +188,17 @@ def _taint(taint: Taint) -> JsonObject:
     result = {"Key": taint.key, "Effect": taint.effect}
     if taint.value is not None:
         result["Value"] = taint.value
+    return result
+
+
+def page_of(items: list[Any], request: JsonObject, default_size: int = 100) -> tuple[list[Any], str | None]:
+    """One page of a List call and the next token (NextToken: the index to start at; MaxResults or `default_size`)."""
+    start = int(request.get("NextToken") or 0)
+    end = start + int(request.get("MaxResults") or default_size)
+    return items[start:end], (str(end) if end < len(items) else None)
+
+
+def with_token(result: JsonObject, token: str | None) -> JsonObject:
+    if token is not None:
+        result["NextToken"] = token
     return result
