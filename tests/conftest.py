@@ -227,6 +227,18 @@ class SuiteOrFileScheduling(LoadFileScheduling):
         return f"tests/{suite}" if suite in ONE_WORKER_SUITES else super()._split_scope(nodeid)
 
 
+# The suites by what one of their work units costs, dearest first. xdist hands each worker one unit, then the next in
+# collection order as each finishes: with the long units (the infra suite's one, the workflow and e2e modules that
+# each build clusters) taken first and the unit suite's many short modules last, both workers end close together.
+SUITES_DEAREST_FIRST = ("infra", "workflows", "e2e", "contract", "integration", "sandbox", "unit")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Order the collection (and so xdist's queue of work units) by `SUITES_DEAREST_FIRST`, stably."""
+    rank = {suite: index for index, suite in enumerate(SUITES_DEAREST_FIRST)}
+    items.sort(key=lambda item: rank.get(suite_of(item.nodeid), len(rank)))
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadFileScheduling | None:
     return SuiteOrFileScheduling(config, log) if config.getvalue("dist") == "loadfile" else None
 
