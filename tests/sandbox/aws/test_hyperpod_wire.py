@@ -634,6 +634,16 @@ def test_a_compute_quota_is_created_listed_described_updated_and_deleted(world: 
     assert error_code(error) == "ResourceNotFound"
 
 
+def test_a_new_compute_quota_makes_its_team_namespace_in_the_cluster_which_outlives_it(world: World) -> None:
+    arn = world.create(groups=[world.group(InstanceType="ml.g5.xlarge")])
+    store = world.emulator.store("ml-eks")
+    assert store.get("", "v1", "namespaces", None, "hyperpod-ns-ml-ns") is None
+    quota_id = world.sagemaker.create_compute_quota(**quota_request(arn, team="ml-ns"))["ComputeQuotaId"]
+    assert store.get("", "v1", "namespaces", None, "hyperpod-ns-ml-ns") is not None
+    world.sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
+    assert store.get("", "v1", "namespaces", None, "hyperpod-ns-ml-ns") is not None
+
+
 def test_compute_quotas_are_refused_as_sagemaker_refuses_them(world: World) -> None:
     arn = world.create(groups=[world.group(InstanceType="ml.g5.xlarge")])
     world.sagemaker.create_compute_quota(**quota_request(arn))

@@ -1,7 +1,7 @@
 """Task governance as SageMaker keeps it: compute quotas (CreateComputeQuota and its siblings), one per team and
 cluster, on an instance type the cluster has; and one scheduler config per cluster (CreateClusterSchedulerConfig and
-its siblings). Both are versioned: an update names the version it read. Their Kueue side (the teams' namespaces and
-queues, the priority classes) is the add-on's, in the cluster; not here."""
+its siblings). Both are versioned: an update names the version it read. Their Kueue side is the add-on's, in the
+cluster: a new quota's team namespace appears there (`HyperPodKubernetes.put_team_namespace`)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ class Governance(SimulationState):
                 modified=now,
             )
             quotas[quota_id] = quota
+            self._kubernetes.put_team_namespace(cluster, team)
             return quota
 
     def quota(self, where: Where, quota_id: str) -> ComputeQuota:

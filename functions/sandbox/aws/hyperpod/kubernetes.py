@@ -115,6 +115,13 @@ class HyperPodKubernetes:
         group.current_labels = desired_labels
         group.current_taints = desired_taints
 
+    def put_team_namespace(self, cluster: Cluster, team: str) -> None:
+        """The task governance add-on makes a team's namespace when its compute quota is created [inferred: the add-on's
+        controller reconciles quotas into Kueue objects; the namespace outlives the quota, as its workloads may]."""
+        store = self._store(cluster)
+        if store is not None and store.get("", "v1", "namespaces", None, f"hyperpod-ns-{team}") is None:
+            store.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"hyperpod-ns-{team}"}})
+
     def serve_karpenter(self, cluster: Cluster, enabled: bool) -> None:
         """Managed Karpenter's CRDs appear while AutoScaling is enabled and go when it is disabled."""
         store = self._store(cluster)
