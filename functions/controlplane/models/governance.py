@@ -13,6 +13,7 @@ from controlplane.models.common import Contract, View
 
 TEAM_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 MAX_TEAM_LENGTH = 40
+TEAM_NAMESPACE_PREFIX = "hyperpod-ns-"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
@@ -20,7 +21,7 @@ Sharing = Literal["Lend", "DontLend", "LendAndBorrow"]
 
 
 def team_namespace(team: str) -> str:
-    return f"hyperpod-ns-{team}"
+    return f"{TEAM_NAMESPACE_PREFIX}{team}"
 
 
 def team_queue(team: str) -> str:
@@ -29,6 +30,29 @@ def team_queue(team: str) -> str:
 
 def priority_label(priority: str) -> str:
     return f"{priority}-priority"
+
+
+class TeamWork(Contract):
+    """A workload's team and priority: it runs in the team's namespace, labelled for the team's Kueue queue."""
+
+    team: str | None = Field(
+        default=None,
+        max_length=MAX_TEAM_LENGTH,
+        pattern=TEAM_PATTERN,
+        description="A team with a compute quota (hyperpod_list_teams); runs in hyperpod-ns-<team>.",
+    )
+    priority: str | None = Field(
+        default=None,
+        max_length=MAX_TEAM_LENGTH,
+        pattern=TEAM_PATTERN,
+        description="A priority class of the scheduler policy; needs `team`.",
+    )
+
+    @model_validator(mode="after")
+    def _priority_needs_team(self) -> TeamWork:
+        if self.priority is not None and self.team is None:
+            raise ValueError("`priority` needs `team`: name the team whose queue orders the work by it")
+        return self
 
 
 class InstanceAllocation(Contract):

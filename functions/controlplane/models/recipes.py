@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, View
+from controlplane.models.governance import TeamWork
 from controlplane.models.mlflow import MlflowTracking
 from controlplane.models.training import (
     ENV_NAME_PATTERN,
@@ -129,7 +130,7 @@ class Recipe(Contract):
         return self
 
 
-class SubmitRecipeJobRequest(Contract):
+class SubmitRecipeJobRequest(TeamWork):
     """A job from a recipe: the recipe, the job's name and placement, and the values of the recipe's parameters
     (a parameter left out takes its default)."""
 

@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
 from controlplane.models.downloads import OWNED_SECRET_LABEL, SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
+from controlplane.models.governance import TeamWork
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # A deployment's name is also its Service's (a DNS-1035 label), short enough for the pods' suffixes.
@@ -43,7 +44,7 @@ class JobModelSource(Contract):
     job: JobName = Field(description="A Succeeded training job: its output is served.")
 
 
-class DeployModelRequest(Contract):
+class DeployModelRequest(TeamWork):
     """A model server as a Deployment: `replicas` pods, each with `gpus` GPUs, and a Service of `serviceType`."""
 
     name: DeploymentName = Field(description=f"Also the Service's ({DEPLOYMENT_NAME_RULE}).")

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
+from controlplane.models.governance import TeamWork
 
 # A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
 JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -122,7 +123,7 @@ class RayOptions(Contract):
     )
 
 
-class SubmitJobRequest(Contract):
+class SubmitJobRequest(TeamWork):
     """A training job of `kind`: `nodes` pods, one per node, each with `gpusPerNode` GPUs, on one instance type or
     instance group, with the cluster's S3 claim at /s3 (and FSx at /fsx when the cluster has it).
 

@@ -1,4 +1,4 @@
-"""Task governance: a cluster's teams and their compute quotas, and its scheduler policy."""
+"""Task governance: a cluster's teams and their compute quotas, its scheduler policy, and where a team's work goes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from controlplane.wiring.provider import provider
 if TYPE_CHECKING:
     from controlplane.core.governance.scheduler import SchedulerPolicyService
     from controlplane.core.governance.teams import ClusterReader, TeamService
+    from controlplane.core.team_targets import TeamTargets
 
 
 def _governed() -> ClusterReader:
@@ -44,4 +45,21 @@ def scheduler_policy() -> SchedulerPolicyService:
         confirmations=wiring.confirmations(),
         deployment=wiring.deployment(),
         governance=AwsGovernanceGateway,
+    )
+
+
+@provider
+def team_targets() -> TeamTargets:
+    """The checks of a team's jobs and model servers: AWS reads, and the team's namespace through the view role."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.governance import AwsGovernanceGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.team_targets import TeamTargets
+
+    return TeamTargets(
+        eks=AwsEksGateway,
+        hyperpod=AwsHyperPodGateway,
+        governance=AwsGovernanceGateway,
+        objects=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
     )

@@ -31,6 +31,7 @@ def training_jobs() -> TrainingJobService:
         reads=KubernetesWorkloadGateway(factory=wiring.kubernetes_readers()),
         writes=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
         confirmations=wiring.confirmations(),
+        targets=wiring.team_targets(),
     )
 
 

@@ -28,8 +28,9 @@ from controlplane.core.ports.governance import (
 )
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.team_targets import TeamNotFoundError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
@@ -42,10 +43,6 @@ from controlplane.models.governance import (
     team_namespace,
     team_queue,
 )
-
-
-class TeamNotFoundError(NotFoundError):
-    code = "TeamNotFound"
 
 
 class TeamExistsError(ConflictError):

@@ -7,7 +7,7 @@ kinds are `ray.py`; whether the cluster can run the job is `service.py`'s questi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
@@ -52,6 +52,8 @@ class JobPlacement:
     efa_interfaces: int
     # The jobs' ServiceAccount (the trainingOperator feature's, with the jobs' AWS role) when the namespace has it.
     service_account: str | None = None
+    # A team's job: its Kueue queue and priority labels, on the job object and on every pod template.
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
         "metadata": {
             "name": request.name,
             "namespace": placement.namespace,
-            "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
+            "labels": {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
         },
         "spec": {
             "nprocPerNode": str(request.gpusPerNode) if request.gpusPerNode else "auto",
@@ -127,7 +129,7 @@ def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_n
         spec["affinity"] = {
             "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
         }
-    return {"metadata": {"labels": {JOB_LABEL: request.name}}, "spec": spec}
+    return {"metadata": {"labels": {**placement.labels, JOB_LABEL: request.name}}, "spec": spec}
 
 
 # --- reading a job object back ---------------------------------------------------------------------

@@ -43,7 +43,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
     metadata = {
         "name": request.name,
         "namespace": placement.namespace,
-        "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
+        "labels": {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
     }
     cluster = _cluster_spec(request, placement)
     if request.kind == JobKind.RAY_CLUSTER:
