@@ -35,18 +35,9 @@ def priority_label(priority: str) -> str:
 class TeamWork(Contract):
     """A workload's team and priority: it runs in the team's namespace, labelled for the team's Kueue queue."""
 
-    team: str | None = Field(
-        default=None,
-        max_length=MAX_TEAM_LENGTH,
-        pattern=TEAM_PATTERN,
-        description="A team with a compute quota (hyperpod_list_teams); runs in hyperpod-ns-<team>.",
-    )
-    priority: str | None = Field(
-        default=None,
-        max_length=MAX_TEAM_LENGTH,
-        pattern=TEAM_PATTERN,
-        description="A priority class of the scheduler policy; needs `team`.",
-    )
+    # No pattern: a name not among the teams (or the policy's classes) is refused with the list to choose from.
+    team: str | None = Field(default=None, max_length=MAX_TEAM_LENGTH)
+    priority: str | None = Field(default=None, max_length=MAX_TEAM_LENGTH, description="Needs team.")
 
     @model_validator(mode="after")
     def _priority_needs_team(self) -> TeamWork:

@@ -137,8 +137,8 @@ class SubmitRecipeJobRequest(TeamWork):
     recipe: RecipeName = Field(description="recipe_list_all lists them.")
     name: JobName = Field(description="Unique in the cluster.")
     image: str | None = Field(default=None, min_length=1, max_length=512, description="Unset keeps the recipe's.")
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
-    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    instanceType: str | None = None
+    instanceGroup: str | None = None
     efa: bool = Field(default=False, description="Request every EFA interface.")
     values: dict[ParameterName, Value] = Field(
         default_factory=dict, max_length=100, description="Parameter values by name; recipe_get lists them."

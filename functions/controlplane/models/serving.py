@@ -60,7 +60,7 @@ class DeployModelRequest(TeamWork):
     image: str | None = Field(default=None, min_length=1, max_length=512, description="Inferred for vLLM and SGLang.")
     port: int | None = Field(default=None, ge=1, le=65535, description="Inferred from --port or the engine.")
     replicas: int = Field(default=1, ge=1, le=64)
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
+    instanceType: str | None = None
     serviceType: ServiceType = ServiceType.INTERNAL
     modelSource: JobModelSource | None = Field(default=None, description="Instead of the command's model.")
     huggingFaceToken: HuggingFaceToken | None = Field(

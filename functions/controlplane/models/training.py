@@ -150,8 +150,8 @@ class SubmitJobRequest(TeamWork):
     args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=256)
     nodes: int = Field(default=1, ge=1, le=1000, description="One pod per node.")
     gpusPerNode: int = Field(default=1, ge=0, le=64, description="GPUs per pod.")
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
-    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    instanceType: str | None = None
+    instanceGroup: str | None = None
     efa: bool = Field(default=False, description="Request every EFA interface.")
     deepHealthCheckedOnly: bool = False
     sharedMemoryGi: int = Field(default=64, ge=1, le=2048, description="Size of /dev/shm.")
