@@ -88,6 +88,10 @@ class DeployModelRequest(TeamWork):
     def _one_token_source(self) -> DeployModelRequest:
         if self.huggingFaceToken is not None and self.huggingFaceTokenSecret is not None:
             raise ValueError("Pass either `huggingFaceToken` or `huggingFaceTokenSecret`, not both.")
+        if self.team is not None and self.serviceType == ServiceType.POOL:
+            raise ValueError(
+                "Pool workers run in the cluster's namespace, not a team's: drop `team`, or serve internal."
+            )
         return self
 
 
