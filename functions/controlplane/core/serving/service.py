@@ -133,8 +133,9 @@ class ModelServerService:
             path, source_uri = self._job_output(target, request.modelSource.job)
             parsed = parsed.with_model(path)
         target = replace(target, namespace=team.namespace) if team else target
-        if request.serviceType != ServiceType.POOL and self._objects.get(
-            target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace
+        if self._deployment(target, request.name) is not None or (
+            request.serviceType != ServiceType.POOL
+            and self._objects.get(target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace)
         ):
             raise _name_in_use(request.name, target.namespace)
         if request.huggingFaceTokenSecret is not None:
