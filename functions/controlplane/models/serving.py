@@ -118,6 +118,7 @@ class ServingPod(View):
 
 class DeploymentSummary(View):
     name: str
+    namespace: str | None = Field(default=None, description="The claim's, or a team's hyperpod-ns-<team>.")
     serviceType: ServiceType
     engine: Literal["vllm", "sglang", "custom"]
     model: str | None = None
@@ -132,7 +133,7 @@ class DeploymentSummary(View):
 
 
 class DeploymentDetail(DeploymentSummary):
-    namespace: str
+    namespace: str  # type: ignore[assignment]  # always known once the server is read
     command: list[str]
     modelSourceUri: str | None = Field(default=None, description="The S3 output of the training job served.")
     pods: list[ServingPod]

@@ -223,6 +223,7 @@ class JobEvent(View):
 
 class JobSummary(View):
     name: str
+    namespace: str | None = Field(default=None, description="The claim's, or a team's hyperpod-ns-<team>.")
     kind: JobKind
     phase: JobPhase
     nodes: int
@@ -234,7 +235,7 @@ class JobSummary(View):
 
 
 class JobDetail(JobSummary):
-    namespace: str
+    namespace: str  # type: ignore[assignment]  # always known once the job is read
     image: str | None = None
     pods: list[JobPod]
     events: list[JobEvent] = Field(description="The last events of the job, newest last.")

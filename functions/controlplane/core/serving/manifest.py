@@ -195,6 +195,7 @@ def summary(deployment: dict[str, Any]) -> DeploymentSummary:
     selector = ((spec.get("template") or {}).get("spec") or {}).get("nodeSelector") or {}
     return DeploymentSummary(
         name=deployment["metadata"]["name"],
+        namespace=deployment["metadata"].get("namespace"),
         serviceType=ServiceType(found.get("serviceType", ServiceType.INTERNAL.value)),
         engine=found.get("engine", "custom"),
         model=found.get("model"),

@@ -188,7 +188,6 @@ class ModelServerService:
         pods = self._pods(target, {MODEL_LABEL: name})
         return DeploymentDetail(
             **manifest.summary(found).model_dump(),
-            namespace=target.namespace,
             command=list(manifest.container(found).get("command") or []),
             modelSourceUri=manifest.settings(found).get("modelSourceUri"),
             pods=[manifest.serving_pod(pod) for pod in pods],

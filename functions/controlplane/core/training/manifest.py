@@ -146,6 +146,7 @@ def summary(job: dict[str, Any]) -> JobSummary:
     gpus = ((container.get("resources") or {}).get("limits") or {}).get(GPU_RESOURCE, 0)
     return JobSummary(
         name=job["metadata"]["name"],
+        namespace=job["metadata"].get("namespace"),
         kind=JobKind(job["kind"]),
         phase=phase(job),
         nodes=int(replica.get("replicas") or 0),

@@ -232,7 +232,6 @@ class TrainingJobService:
         rules = rules_of(job)
         return JobDetail(
             **rules.summary(job).model_dump(),
-            namespace=namespace,
             image=rules.image(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
             events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],
