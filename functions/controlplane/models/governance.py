@@ -97,6 +97,26 @@ class SchedulerPolicyView(View):
     version: int
 
 
+class QueueResourceUse(View):
+    """What a team's admitted work uses of one resource on one instance type (Kueue's ClusterQueue usage)."""
+
+    instanceType: str
+    resource: str = Field(description="e.g. nvidia.com/gpu, cpu.")
+    inUse: str
+    borrowed: str = Field(description="Of inUse, borrowed from other teams' idle quota.")
+
+
+class QueuedWork(View):
+    """A job of the team's that Kueue has not admitted, and why it waits (Kueue's own words)."""
+
+    name: str
+    kind: str
+    priorityClass: str | None = None
+    reason: str | None = Field(default=None, description="Pending: no room yet; Inadmissible: cannot run as is.")
+    message: str | None = None
+    since: str | None = None
+
+
 class TeamView(View):
     team: str
     namespace: str
@@ -109,6 +129,9 @@ class TeamView(View):
     borrowLimit: int | None = None
     preemptTeamTasks: str
     fairShareWeight: int | None = None
+    inUse: list[QueueResourceUse] = Field(default_factory=list, description="What its admitted jobs use now.")
+    admittedWorkloads: int = 0
+    queued: list[QueuedWork] = Field(default_factory=list, description="Its jobs waiting for quota, oldest first.")
 
 
 class TeamsView(View):

@@ -20,9 +20,11 @@ from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.ports.queues import KueueGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.training.kinds import JOB_KINDS, rules_of
 from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
+from controlplane.core.training.queueing import with_waiting_reasons
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -72,6 +74,7 @@ class TrainingJobService:
         reads: WorkloadGateway,
         writes: WorkloadGateway,
         confirmations: Confirmations,
+        queues: KueueGateway,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
@@ -79,6 +82,7 @@ class TrainingJobService:
         self._reads = reads
         self._writes = writes
         self._confirmations = confirmations
+        self._queues = queues
 
     # --- submit ------------------------------------------------------------------------------
 
@@ -209,6 +213,7 @@ class TrainingJobService:
             jobs.extend(rules.summary(job) for job in page.items if rules.listed(job))
             index, kind_token = (index, page.next_token) if page.next_token else (index + 1, None)
         next_token = encode_token([index, kind_token]) if index < len(kinds) else None
+        jobs = with_waiting_reasons(jobs, lambda: self._queues.workloads(cluster, record.region, namespace))
         return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=next_token)
 
     def get(self, cluster_tag: str, name: str) -> JobDetail:
@@ -219,8 +224,11 @@ class TrainingJobService:
         pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
         events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
         rules = rules_of(job)
+        [summary] = with_waiting_reasons(
+            [rules.summary(job)], lambda: self._queues.workloads(cluster, record.region, namespace)
+        )
         return JobDetail(
-            **rules.summary(job).model_dump(),
+            **summary.model_dump(),
             namespace=namespace,
             image=rules.image(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],

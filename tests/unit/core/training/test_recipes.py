@@ -43,6 +43,7 @@ from tests.fakes.persistence import (
     InMemoryConfirmationStore,
     InMemoryRecipeValuesStore,
 )
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.workloads import InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -85,6 +86,7 @@ class World:
             workloads,
             workloads,
             Confirmations(InMemoryConfirmationStore(), clock),
+            InMemoryKueueGateway(),
         )
         self.last_values = InMemoryRecipeValuesStore()
         self.mlflow = InMemoryMlflowGateway()
