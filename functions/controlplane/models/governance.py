@@ -1,6 +1,7 @@
 """Task governance contracts: a team's compute quota on a cluster (what it is guaranteed per instance type and how it
 lends and borrows), the cluster's scheduler policy (priority classes, fair share), and the teams view. The names
-Kueue reads are built here: a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`,
+Kueue reads are built here: a team's namespace `hyperpod-ns-<team>`, local queue `hyperpod-ns-<team>-localqueue` and
+cluster queue `hyperpod-ns-<team>-clusterqueue`,
 a priority class's label `<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def team_namespace(team: str) -> str:
 
 def team_queue(team: str) -> str:
     return f"{team_namespace(team)}-localqueue"
+
+
+def team_cluster_queue(team: str) -> str:
+    return f"{team_namespace(team)}-clusterqueue"
 
 
 def priority_label(priority: str) -> str:

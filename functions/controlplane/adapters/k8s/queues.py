@@ -34,7 +34,7 @@ def workload(raw: dict[str, Any]) -> QueuedWorkload:
     meta, spec, status = raw["metadata"], raw.get("spec") or {}, raw.get("status") or {}
     held = {c["type"]: c for c in status.get("conditions") or [] if c.get("status") == "True"}
     reserved = next((c for c in status.get("conditions") or [] if c["type"] == "QuotaReserved"), None)
-    owner = next((o for o in meta.get("ownerReferences") or [] if o.get("controller")), {})
+    owner: dict[str, Any] = next((o for o in meta.get("ownerReferences") or [] if o.get("controller")), {})
     waiting = reserved is not None and reserved.get("status") != "True"
     return QueuedWorkload(
         name=meta["name"],
