@@ -68,9 +68,9 @@ class TrainingOperatorSimulation:
             # A suspended job (Kueue holds it until it is admitted) gets no pod until it is resumed.
             suspended = ((obj.get("spec") or {}).get("runPolicy") or {}).get("suspend") is True
             with self._lock:
+                # Kueue may resume a job while its ADDED is still being delivered: its MODIFIED can come first.
                 if event_type == "ADDED":
                     self._deleted.discard(key)
-                    self._started.discard(key)
                 if suspended or key in self._started:
                     return
                 self._started.add(key)

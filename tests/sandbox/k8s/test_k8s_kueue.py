@@ -137,6 +137,19 @@ def test_a_job_over_its_teams_quota_waits_with_kueues_message_and_no_pods_until_
     assert until(lambda: pods(store, "second"))
 
 
+def test_a_job_admitted_as_it_is_created_runs_once(world: Any) -> None:
+    emulator, training, store = world
+    training.seconds_per_line = 0.001
+    submit(emulator, "once")
+    assert until(
+        lambda: any(c["type"] == "Completed" for c in (job(store, "once").get("status") or {}).get("conditions") or [])
+    )
+    time.sleep(0.1)
+    [pod] = pods(store, "once")
+    log = emulator.transact(CLUSTER, lambda s, _: s.logs.get(("hyperpod-ns-ml-a", pod["metadata"]["name"])))
+    assert log.count("step ") == 30
+
+
 def test_a_finished_job_frees_its_quota_for_the_next(world: Any) -> None:
     emulator, training, store = world
     training.seconds_per_line = 0.001
