@@ -207,8 +207,9 @@ def workload_lead(
     state = _state(workload)
     if still_waiting_after is not None or not body.get("done"):
         after = f" after {still_waiting_after} s" if still_waiting_after is not None else ""
+        why = f" ({workload['waitingReason']})" if workload.get("waitingReason") else ""
         return (
-            f"The {kind} {workload.get('name')} is still {state}{after} — call {spec.name} again with "
+            f"The {kind} {workload.get('name')} is still {state}{after}{why} — call {spec.name} again with "
             f"{_arguments(spec.path_params, arguments, workload)}."
         )
     return f"The {kind} {workload.get('name')} is {state}; {AFTER_WAIT.get(state, 'read it for details')}."
