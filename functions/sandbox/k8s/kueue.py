@@ -210,7 +210,7 @@ class KueueSimulation:
             pod_sets = [PodSet.of(pod_set) for pod_set in workload["spec"]["podSets"]]
             flavors, message = assign(queue, members, pod_sets, labels)
             if flavors is None:
-                _pend(store, workload, "Pending", message)
+                _pend(store, workload, "Inadmissible" if queue.held else "Pending", message)
                 tally["pending"] += 1
                 continue
             admission = _admission(cluster_queue, pod_sets, flavors)

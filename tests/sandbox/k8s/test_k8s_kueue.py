@@ -205,6 +205,29 @@ def test_a_job_for_a_team_without_a_queue_is_inadmissible(world: Any) -> None:
     )
 
 
+def test_a_grown_quota_admits_the_waiting_job(world: Any) -> None:
+    emulator, training, store = world
+    training.seconds_per_line = 5  # the first job holds its quota for the whole test
+    submit(emulator, "first")
+    submit(emulator, "second")
+    assert until(lambda: (reserved(store, "second") or {}).get("reason") == "Pending")
+    store.put(queues.cluster_queue(quota("ml-a", 2)))
+    assert until(lambda: (reserved(store, "second") or {}).get("status") == "True")
+
+
+def test_a_deactivated_quotas_queue_admits_nothing(world: Any) -> None:
+    emulator, _, store = world
+    held = quota("ml-a", 1)
+    held.activation = "Disabled"
+    store.put(queues.cluster_queue(held))
+    submit(emulator, "held")
+    waiting = until(lambda: reserved(store, "held"))
+    assert (waiting["reason"], waiting["message"]) == (
+        "Inadmissible",
+        "ClusterQueue hyperpod-ns-ml-a-clusterqueue is inactive",
+    )
+
+
 def test_a_job_without_the_queue_label_is_not_suspended(world: Any) -> None:
     emulator, _, store = world
     body = {"name": "free", "image": "img", "nodes": 1, "gpusPerNode": 4, "instanceType": TYPE}
