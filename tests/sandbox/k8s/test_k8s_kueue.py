@@ -117,7 +117,8 @@ def test_a_queued_job_is_created_suspended_and_admitted_when_its_teams_queue_has
 def test_a_job_over_its_teams_quota_waits_with_kueues_message_and_no_pods_until_the_first_is_deleted(
     world: Any,
 ) -> None:
-    emulator, _, store = world
+    emulator, training, store = world
+    training.seconds_per_line = 5  # the first job holds its quota until it is deleted
     submit(emulator, "first")
     assert until(lambda: (reserved(store, "first") or {}).get("status") == "True")
     submit(emulator, "second")
