@@ -11,10 +11,9 @@ webhook, and its controller's admission of HyperPodPyTorchJobs.
   creation time, when their ClusterQueue has room (`kueue_quota`); an admitted job is unsuspended. A pending one keeps
   `QuotaReserved: False` with Kueue's message. A finished or deleted job frees its quota and the next is admitted.
 - A priority-class label naming no WorkloadPriorityClass: Kueue's job reconciler cannot build the Workload (it
-  resolves the class first, and fails with the API's NotFound), so the job stays suspended with no Workload and a
-  Warning event says why [inferred from kubernetes-sigs/kueue pkg/controller/jobframework: the workload is constructed
-  from the job, priority class included, before it is created]. The control plane refuses such a job before it is
-  submitted.
+  resolves the class in `prepareWorkload` and returns the API's NotFound, which it retries; no event, no condition),
+  so the job stays suspended with no Workload [src: kubernetes-sigs/kueue pkg/controller/jobframework/reconciler.go,
+  `handleJobWithNoWorkload`]. The control plane refuses such a job before it is submitted.
 Not simulated: preemption, fair-sharing order, admission checks, other job kinds.
 """
 
@@ -118,9 +117,7 @@ class KueueSimulation:
         if priority_class is not None:
             found = store.get(GROUP, VERSION, "workloadpriorityclasses", None, priority_class)
             if found is None:
-                message = f'workloadpriorityclasses.{GROUP} "{priority_class}" not found'
-                _event(store, job, "Warning", "ErrWorkloadCompose", message)
-                return
+                return  # Kueue retries; the job stays suspended with no Workload
             priority = int(found.get("value", 0))
         pod_sets = [
             {"name": replica["name"], "count": int(replica.get("replicas") or 0), "template": replica.get("template")}
@@ -143,6 +140,7 @@ class KueueSimulation:
                 "spec": spec,
             }
         )
+        _event(store, job, "Normal", "CreatedWorkload", f"Created Workload: {meta['namespace']}/{workload_name(job)}")
 
     def _delete_workload(self, store: ClusterStore, job: JsonObject) -> None:
         """The garbage collector deletes a deleted job's Workload (it owns it)."""

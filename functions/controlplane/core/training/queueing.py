@@ -9,8 +9,8 @@ from controlplane.core.ports.queues import QueuedWorkload
 from controlplane.models.training import JobPhase, JobSummary
 
 NO_WORKLOAD = (
-    "Kueue has made no Workload for it yet; the job's events say why (e.g. its priority class is not one of the "
-    "cluster's scheduler policy)."
+    "Kueue has made no Workload for it yet. If this lasts, its kueue.x-k8s.io/priority-class label names no priority "
+    "class of the cluster's scheduler policy (<name>-priority): delete the job and submit it with one that does."
 )
 
 

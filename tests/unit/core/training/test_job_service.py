@@ -371,7 +371,7 @@ def test_a_queued_job_without_a_workload_points_at_its_events(world: World) -> N
     detail = world.service.get("demo", "llama")
 
     assert detail.phase == JobPhase.QUEUED
-    assert detail.waitingReason is not None and "events say why" in detail.waitingReason
+    assert detail.waitingReason is not None and "names no priority class" in detail.waitingReason
 
 
 def test_jobs_kueue_does_not_hold_cost_no_workload_read(world: World) -> None:
