@@ -198,6 +198,9 @@ class KueueSimulation:
             if admission:
                 _use(queues[cluster_queue][1], admission)
                 tally["admitted"] += 1
+            elif not _selects(store, queues[cluster_queue][0], namespace):
+                _pend(store, workload, "Inadmissible", "Workload namespace doesn't match ClusterQueue selector")
+                tally["pending"] += 1
             else:
                 waiting.append((workload, cluster_queue, tally))
         waiting.sort(
@@ -225,6 +228,15 @@ def _suspend_queued_job(store: ObjectStore, kind: Kind, obj: JsonObject) -> None
         return
     if QUEUE_LABEL in ((obj.get("metadata") or {}).get("labels") or {}):
         obj.setdefault("spec", {}).setdefault("runPolicy", {})["suspend"] = True
+
+
+def _selects(store: ClusterStore, cluster_queue: JsonObject, namespace: str) -> bool:
+    """Whether the ClusterQueue's namespaceSelector (its matchLabels) selects the namespace; every namespace carries
+    `kubernetes.io/metadata.name` (the API server sets it)."""
+    selector = ((cluster_queue.get("spec") or {}).get("namespaceSelector") or {}).get("matchLabels") or {}
+    found = store.get("", "v1", "namespaces", None, namespace) or {"metadata": {}}
+    labels = {**(found["metadata"].get("labels") or {}), "kubernetes.io/metadata.name": namespace}
+    return all(labels.get(key) == value for key, value in selector.items())
 
 
 def _served(store: ClusterStore) -> bool:

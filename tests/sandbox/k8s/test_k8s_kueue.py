@@ -231,6 +231,31 @@ def test_a_deactivated_quotas_queue_admits_nothing(world: Any) -> None:
     )
 
 
+def test_a_job_queued_from_a_namespace_its_cluster_queue_does_not_select_is_inadmissible(world: Any) -> None:
+    emulator, _, store = world
+    store.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})
+    borrowed = {**queues.local_queue("ml-a"), "metadata": {"name": "sneaky", "namespace": "elsewhere"}}
+    store.put(borrowed)
+    body = {"name": "outsider", "image": "img", "nodes": 1, "gpusPerNode": 4, "instanceType": TYPE}
+    created = render(SubmitJobRequest.model_validate(body), JobPlacement("elsewhere", "s3-claim", None, 0))
+    created["metadata"]["namespace"] = "elsewhere"
+    created["metadata"]["labels"][kueue.QUEUE_LABEL] = "sneaky"
+    kind = emulator.transact(CLUSTER, lambda s, _: s.served(GROUP, VERSION, PLURAL))
+    emulator.transact(CLUSTER, lambda s, events: s.create(kind, "elsewhere", created, events))
+    outsider = store.get(GROUP, VERSION, PLURAL, "elsewhere", "outsider")
+    waiting = until(
+        lambda: next(
+            (c for c in (store.get(kueue.GROUP, kueue.VERSION, "workloads", "elsewhere", kueue.workload_name(outsider))
+                         or {}).get("status", {}).get("conditions", []) if c["type"] == "QuotaReserved"),
+            None,
+        )
+    )  # fmt: skip
+    assert (waiting["reason"], waiting["message"]) == (
+        "Inadmissible",
+        "Workload namespace doesn't match ClusterQueue selector",
+    )
+
+
 def test_a_job_without_the_queue_label_is_not_suspended(world: Any) -> None:
     emulator, _, store = world
     body = {"name": "free", "image": "img", "nodes": 1, "gpusPerNode": 4, "instanceType": TYPE}
