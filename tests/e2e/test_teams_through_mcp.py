@@ -26,7 +26,7 @@ EKS = f"eks-cluster-{TAG}"
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    running_sandbox.build_cluster(TAG, instances=2, features={"taskGovernance": {"enabled": True}})
+    running_sandbox.build_cluster(TAG, instances=2, storage=True, features={"taskGovernance": {"enabled": True}})
     return TAG
 
 
@@ -98,13 +98,14 @@ def test_an_agent_sets_the_scheduler_policy_then_changes_it_only_with_the_plans_
     assert (policy["status"], policy["fairShare"]) == ("Updated", True)
 
 
-def create_team_job(running_sandbox, name: str, team: str) -> None:
-    """A one-GPU HyperPodPyTorchJob with Kueue's labels, created through the cluster's API (as `hyp` would)."""
+def create_team_job(running_sandbox, name: str, team: str, namespace: str | None = None) -> None:
+    """A one-GPU HyperPodPyTorchJob with Kueue's labels, created through the cluster's API (as `hyp` would), in the
+    team's namespace (or `namespace`, queued to a LocalQueue of that name)."""
     body = {"name": name, "image": "img", "nodes": 1, "gpusPerNode": 1, "instanceType": INSTANCE_TYPE}
-    namespace = f"hyperpod-ns-{team}"
+    namespace = namespace or f"hyperpod-ns-{team}"
     job = render(SubmitJobRequest.model_validate(body), JobPlacement(namespace, "s3-claim", None, 0))
     job["metadata"]["namespace"] = namespace
-    job["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = f"{namespace}-localqueue"
+    job["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = f"hyperpod-ns-{team}-localqueue"
     emulator = running_sandbox.sandbox.emulator
     kind = emulator.transact(EKS, lambda store, _: store.served(GROUP, VERSION, PLURAL))
     emulator.transact(EKS, lambda store, events: store.create(kind, namespace, job, events))
@@ -148,3 +149,34 @@ def test_a_job_over_its_teams_quota_is_queued_with_kueues_reason_until_the_first
     assert (after["queued"], after["admittedWorkloads"]) == ([], 1)
     second = store.get(GROUP, VERSION, PLURAL, "hyperpod-ns-ml-q", "second")
     assert second["spec"]["runPolicy"]["suspend"] is False
+
+
+def test_a_job_kueue_holds_reads_as_queued_with_its_reason_through_the_job_tools(running_sandbox, cluster):
+    """A person queued a job from the storage claim's namespace through a LocalQueue of their own that points at team
+    ml-r's ClusterQueue, which selects only the team's namespace: Kueue holds it, and the job tools say why."""
+    store = running_sandbox.sandbox.emulator.store(EKS)
+
+    async def story(tool):
+        await tool("hyperpod_create_team", quota("ml-r", 1))
+        local = {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "LocalQueue",
+            "metadata": {"name": "hyperpod-ns-ml-r-localqueue", "namespace": "default"},
+            "spec": {"clusterQueue": "hyperpod-ns-ml-r-clusterqueue"},
+        }
+        store.put(local)
+        create_team_job(running_sandbox, "outsider", "ml-r", namespace="default")
+        for _ in range(200):
+            lead, status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "outsider"})
+            if status.get("waitingReason", "").startswith("Inadmissible"):
+                break
+            await asyncio.sleep(0.05)
+        _, listed = await tool("job_list_all", {"clusterTag": TAG})
+        return lead, status, listed
+
+    (lead, status, listed), _, _ = converse(running_sandbox, story, token="sandbox-admin")
+    reason = "Inadmissible: Workload namespace doesn't match ClusterQueue selector"
+    assert (status["phase"], status["waitingReason"]) == ("Queued", reason)
+    assert lead == f"job_get_status: outsider is Queued: {reason}"
+    [row] = [job for job in listed["jobs"] if job["name"] == "outsider"]
+    assert (row["phase"], row["waitingReason"]) == ("Queued", reason)

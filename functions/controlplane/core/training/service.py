@@ -224,8 +224,9 @@ class TrainingJobService:
         pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
         events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
         rules = rules_of(job)
+        where = job["metadata"].get("namespace", namespace)
         [summary] = with_waiting_reasons(
-            [rules.summary(job)], lambda: self._queues.workloads(cluster, record.region, namespace)
+            [rules.summary(job)], lambda: self._queues.workloads(cluster, record.region, where)
         )
         return JobDetail(
             **summary.model_dump(),
