@@ -9,11 +9,13 @@ webhook, and its controller's admission of HyperPodPyTorchJobs.
 - The controller: each such job gets a `Workload` (named `hyperpodpytorchjob-<job>-<hash>`, labelled with the job's
   uid) in the job's namespace. Pending workloads are admitted by priority (the WorkloadPriorityClass's value), then
   creation time, when their ClusterQueue has room (`kueue_quota`); an admitted job is unsuspended. A pending one keeps
-  `QuotaReserved: False` with Kueue's message. A finished or deleted job frees its quota and the next is admitted.
+  `QuotaReserved: False` with Kueue's message (reason Pending; Inadmissible when its LocalQueue or ClusterQueue is
+  missing, the queue is held, or the queue's namespaceSelector does not select the job's namespace). A finished or
+  deleted job frees its quota and the next is admitted.
 - A priority-class label naming no WorkloadPriorityClass: Kueue's job reconciler cannot build the Workload (it
   resolves the class in `prepareWorkload` and returns the API's NotFound, which it retries; no event, no condition),
   so the job stays suspended with no Workload [src: kubernetes-sigs/kueue pkg/controller/jobframework/reconciler.go,
-  `handleJobWithNoWorkload`]. The control plane refuses such a job before it is submitted.
+  `handleJobWithNoWorkload`]. The control plane's submit is to refuse such a job before it is created.
 Not simulated: preemption, fair-sharing order, admission checks, other job kinds.
 """
 
