@@ -1,6 +1,7 @@
 """Task governance contracts: a team's compute quota on a cluster (what it is guaranteed per instance type and how it
 lends and borrows), the cluster's scheduler policy (priority classes, fair share), and the teams view. The names
-Kueue reads are built here: a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`,
+Kueue reads are built here: a team's namespace `hyperpod-ns-<team>`, local queue `hyperpod-ns-<team>-localqueue` and
+cluster queue `hyperpod-ns-<team>-clusterqueue`,
 a priority class's label `<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ def team_namespace(team: str) -> str:
 
 def team_queue(team: str) -> str:
     return f"{team_namespace(team)}-localqueue"
+
+
+def team_cluster_queue(team: str) -> str:
+    return f"{team_namespace(team)}-clusterqueue"
 
 
 def priority_label(priority: str) -> str:
@@ -112,6 +117,26 @@ class SchedulerPolicyView(View):
     version: int
 
 
+class QueueResourceUse(View):
+    """What a team's admitted work uses of one resource on one instance type (Kueue's ClusterQueue usage)."""
+
+    instanceType: str
+    resource: str = Field(description="e.g. nvidia.com/gpu, cpu.")
+    inUse: str
+    borrowed: str = Field(description="Of inUse, borrowed from other teams' idle quota.")
+
+
+class QueuedWork(View):
+    """A job of the team's that Kueue has not admitted, and why it waits (Kueue's own words)."""
+
+    name: str
+    kind: str
+    priorityClass: str | None = None
+    reason: str | None = Field(default=None, description="Pending: no room yet; Inadmissible: cannot run as is.")
+    message: str | None = None
+    since: str | None = None
+
+
 class TeamView(View):
     team: str
     namespace: str
@@ -124,6 +149,9 @@ class TeamView(View):
     borrowLimit: int | None = None
     preemptTeamTasks: str
     fairShareWeight: int | None = None
+    inUse: list[QueueResourceUse] = Field(default_factory=list, description="What its admitted jobs use now.")
+    admittedWorkloads: int = 0
+    queued: list[QueuedWork] = Field(default_factory=list, description="Its jobs waiting for quota, oldest first.")
 
 
 class TeamsView(View):

@@ -46,6 +46,7 @@ HYPERPOD_ONLY_FIELDS = ("runPolicy", "logMonitoring", "elastic", "tieredCheckpoi
 
 
 class JobPhase(StrEnum):
+    QUEUED = "Queued"  # held by Kueue (task governance) until its team's quota has room
     PENDING = "Pending"
     RUNNING = "Running"
     RESTARTING = "Restarting"
@@ -232,6 +233,7 @@ class JobSummary(View):
         default=None, description="HyperPodPyTorchJob only: KubeRay has no HyperPod recovery budget."
     )
     createdAt: datetime | None = None
+    waitingReason: str | None = Field(default=None, description="Queued: why Kueue has not admitted it yet.")
 
 
 class JobDetail(JobSummary):

@@ -24,6 +24,8 @@ def _governed() -> ClusterReader:
 def teams() -> TeamService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.governance import AwsGovernanceGateway
+    from controlplane.adapters.k8s.queues import KubernetesKueueGateway
+    from controlplane.core.governance.queues import TeamQueueReader
     from controlplane.core.governance.teams import TeamService
 
     return TeamService(
@@ -32,6 +34,7 @@ def teams() -> TeamService:
         deployment=wiring.deployment(),
         governance=AwsGovernanceGateway,
         eks=AwsEksGateway,
+        queues=TeamQueueReader(AwsEksGateway, KubernetesKueueGateway(factory=wiring.kubernetes_readers())),
     )
 
 

@@ -33,6 +33,14 @@ async function fillRequired() {
 }
 
 describe("JobsPage", { timeout: 30_000 }, () => {
+  it("shows a Queued badge with why Kueue holds the job", async () => {
+    const queued = { ...JOB, name: "waits", phase: "Queued", waitingReason: "Pending: insufficient unused quota" };
+    show("viewer", "/clusters/demo/jobs", { ...ANSWERS, "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [queued] } });
+    const row = (await screen.findByRole("link", { name: "waits" })).closest("tr")!;
+    expect(within(row).getByText("Queued")).toBeInTheDocument();
+    expect(within(row).getByText("Pending: insufficient unused quota")).toBeInTheDocument();
+  });
+
   it("lists the jobs with phase, nodes, GPUs and restarts against the budget, and offers a viewer no submit", async () => {
     show("viewer", "/clusters/demo/jobs");
     const row = (await screen.findByRole("link", { name: "hello" })).closest("tr")!;

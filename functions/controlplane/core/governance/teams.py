@@ -17,6 +17,7 @@ from controlplane.core.auth import Actor
 from controlplane.core.concurrency import together
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
+from controlplane.core.governance.queues import TeamQueue, TeamQueueReader
 from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.governance import (
@@ -79,20 +80,24 @@ class TeamService:
         deployment: Deployment,
         governance: Callable[[str], GovernanceGateway],
         eks: Callable[[str], EksGateway],
+        queues: TeamQueueReader,
     ) -> None:
         self._cluster = cluster
         self._confirmations = confirmations
         self._deployment = deployment
         self._governance = governance
         self._eks = eks
+        self._queues = queues
 
     def teams(self, cluster_tag: str) -> TeamsView:
+        """Each team's quota with what its queue holds now (Kueue's usage and waiting jobs)."""
         record, cluster = self._cluster(cluster_tag)
         gateway = self._governance(record.region)
         quotas, scheduler = together(lambda: gateway.quotas(cluster.arn), lambda: gateway.scheduler_config(cluster.arn))
+        queues = self._queues(record, [quota.spec.team for quota in quotas]) if quotas else {}
         return TeamsView(
             clusterTag=cluster_tag,
-            teams=[_view(quota) for quota in sorted(quotas, key=lambda quota: quota.spec.team)],
+            teams=[_view(quota, queues.get(quota.spec.team)) for quota in sorted(quotas, key=lambda q: q.spec.team)],
             capacity=dict(_capacity(cluster)),
             allocated=dict(_allocated(quotas)),
             schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
@@ -270,8 +275,9 @@ def policy_view(config: SchedulerConfig) -> SchedulerPolicyView:
     )
 
 
-def _view(quota: ComputeQuota) -> TeamView:
+def _view(quota: ComputeQuota, queue: TeamQueue | None = None) -> TeamView:
     spec = quota.spec
+    queue = queue or TeamQueue()
     return TeamView(
         team=spec.team,
         namespace=team_namespace(spec.team),
@@ -284,6 +290,9 @@ def _view(quota: ComputeQuota) -> TeamView:
         borrowLimit=spec.borrow_limit,
         preemptTeamTasks=spec.preempt,
         fairShareWeight=spec.fair_share_weight,
+        inUse=queue.in_use,
+        admittedWorkloads=queue.admitted,
+        queued=queue.queued,
     )
 
 

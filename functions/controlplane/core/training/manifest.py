@@ -13,6 +13,7 @@ from typing import Any
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
 from controlplane.models.training import (
+    TERMINAL_PHASES,
     JobKind,
     JobPhase,
     JobSummary,
@@ -136,8 +137,11 @@ def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_n
 
 
 def phase(job: dict[str, Any]) -> JobPhase:
+    """The strongest condition held; a job that has not ended and is suspended (Kueue holds it) is Queued."""
     held = {c.get("type") for c in (job.get("status") or {}).get("conditions") or [] if c.get("status") == "True"}
-    return next((phase for condition, phase in _PHASE_OF_CONDITION if condition in held), JobPhase.PENDING)
+    found = next((phase for condition, phase in _PHASE_OF_CONDITION if condition in held), JobPhase.PENDING)
+    suspended = (((job.get("spec") or {}).get("runPolicy") or {}).get("suspend")) is True
+    return JobPhase.QUEUED if suspended and found not in TERMINAL_PHASES else found
 
 
 def summary(job: dict[str, Any]) -> JobSummary:

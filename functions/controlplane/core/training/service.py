@@ -21,10 +21,12 @@ from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.ports.queues import KueueGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamTarget, TeamTargets, workload_namespace
 from controlplane.core.training.kinds import JOB_KINDS, rules_of
 from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
+from controlplane.core.training.queueing import with_waiting_reasons
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -75,6 +77,7 @@ class TrainingJobService:
         writes: WorkloadGateway,
         confirmations: Confirmations,
         targets: TeamTargets,
+        queues: KueueGateway,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
@@ -83,6 +86,7 @@ class TrainingJobService:
         self._writes = writes
         self._confirmations = confirmations
         self._targets = targets
+        self._queues = queues
 
     # --- submit ------------------------------------------------------------------------------
 
@@ -220,6 +224,7 @@ class TrainingJobService:
             jobs.extend(rules.summary(job) for job in page.items if rules.listed(job) and _ours(job, home))
             index, kind_token = (index, page.next_token) if page.next_token else (index + 1, None)
         next_token = encode_token([index, kind_token]) if index < len(kinds) else None
+        jobs = with_waiting_reasons(jobs, lambda: self._queues.workloads(cluster, record.region))
         return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=next_token)
 
     def get(self, cluster_tag: str, name: str) -> JobDetail:
@@ -230,8 +235,11 @@ class TrainingJobService:
         pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
         events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
         rules = rules_of(job)
+        [summary] = with_waiting_reasons(
+            [rules.summary(job)], lambda: self._queues.workloads(cluster, record.region, namespace)
+        )
         return JobDetail(
-            **rules.summary(job).model_dump(),
+            **summary.model_dump(),
             image=rules.image(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
             events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],

@@ -11,6 +11,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
+from controlplane.core.ports.queues import QueuedWorkload
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamNotFoundError, TeamTargets
 from controlplane.core.training.manifest import JOB_LABEL
@@ -33,6 +34,7 @@ from tests.fakes.governance import InMemoryGovernanceGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.workloads import FakePod, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -69,8 +71,16 @@ class World:
         self.hyperpod = InMemoryHyperPodGateway()
         self.governance = InMemoryGovernanceGateway()
         targets = TeamTargets(lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes)
+        self.queues = InMemoryKueueGateway()
         self.service = TrainingJobService(
-            clusters, lambda _: self.eks, self.kubernetes, self.workloads, self.workloads, confirmations, targets
+            clusters,
+            lambda _: self.eks,
+            self.kubernetes,
+            self.workloads,
+            self.workloads,
+            confirmations,
+            targets,
+            self.queues,
         )
 
     def add_team(self, team: str, *priorities: str) -> None:
@@ -330,6 +340,68 @@ def test_list_shows_each_jobs_restarts_against_its_budget(world: World) -> None:
     budget = listed.restartBudget
     assert (budget.restarts, budget.restartsBeforeFullJobRestart) == (2, 3)
     assert (budget.fullJobRestarts, budget.maxFullJobRestarts, budget.jobMaxRetryCount) == (1, 1, 5)
+
+
+def suspend(world: World, name: str) -> None:
+    """Kueue's webhook suspended the job: it waits for its team's quota."""
+    job = world.job(name)
+    assert job is not None
+    job["spec"]["runPolicy"]["suspend"] = True
+    world.kubernetes.apply(world.cluster, "us-west-2", [job])
+
+
+def pending_workload(job: str, message: str | None) -> QueuedWorkload:
+    return QueuedWorkload(
+        f"hyperpodpytorchjob-{job}-1a2b3",
+        "ml",
+        "HyperPodPyTorchJob",
+        job,
+        "uid",
+        "hyperpod-ns-ml-localqueue",
+        None,
+        False,
+        False,
+        "Pending" if message else None,
+        message,
+        None,
+    )
+
+
+WAITING = (
+    "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x, 4 more needed"
+)
+
+
+def test_a_job_kueue_holds_is_queued_with_its_workloads_reason_in_the_list_and_the_detail(world: World) -> None:
+    world.service.submit("demo", request())
+    world.service.submit("demo", request(name="other"))
+    suspend(world, "llama")
+    world.queues.workload_list[EKS_NAME] = [pending_workload("llama", WAITING)]
+
+    listed = {job.name: job for job in world.service.list_jobs("demo").jobs}
+    detail = world.service.get("demo", "llama")
+
+    assert (listed["llama"].phase, listed["llama"].waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
+    assert (listed["other"].phase, listed["other"].waitingReason) == (JobPhase.PENDING, None)
+    assert (detail.phase, detail.waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
+
+
+def test_a_queued_job_without_a_workload_points_at_its_events(world: World) -> None:
+    world.service.submit("demo", request())
+    suspend(world, "llama")
+
+    detail = world.service.get("demo", "llama")
+
+    assert detail.phase == JobPhase.QUEUED
+    assert detail.waitingReason is not None and "names no priority class" in detail.waitingReason
+
+
+def test_jobs_kueue_does_not_hold_cost_no_workload_read(world: World) -> None:
+    world.service.submit("demo", request())
+
+    world.service.list_jobs("demo")
+
+    assert world.queues.reads == 0
 
 
 ALICE = Actor("alice", Role.OPERATOR)

@@ -44,6 +44,7 @@ from tests.fakes.persistence import (
     InMemoryConfirmationStore,
     InMemoryRecipeValuesStore,
 )
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.workloads import InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -87,6 +88,7 @@ class World:
             workloads,
             Confirmations(InMemoryConfirmationStore(), clock),
             TeamTargets(lambda _: eks, lambda _: None, lambda _: None, self.kubernetes),  # type: ignore[arg-type,return-value]
+            InMemoryKueueGateway(),
         )
         self.last_values = InMemoryRecipeValuesStore()
         self.mlflow = InMemoryMlflowGateway()
