@@ -1,8 +1,8 @@
 """Issue 32, part 1, as an agent runs it through the MCP tools in the sandbox: an admin gives a team a quota and the
 cluster a scheduler policy; an operator submits a job and deploys a model server for the team with a priority; each
 lands in hyperpod-ns-<team> with the labels HyperPod's Kueue integration reads, and is read and deleted by its name
-alone. An unknown team or a priority outside the policy is a tool error that says what to change, and creates
-nothing."""
+alone; a team's second job over its quota is Queued with Kueue's reason until the first is deleted. An unknown team
+or a priority outside the policy is a tool error that says what to change, and creates nothing."""
 
 from __future__ import annotations
 
@@ -111,3 +111,37 @@ def test_an_unknown_team_or_priority_is_a_tool_error_that_says_what_to_change_an
     assert said in message, message
     jobs = objects(running_sandbox, "sagemaker.amazonaws.com", "hyperpodpytorchjobs")
     assert "refused-job" not in [job["metadata"]["name"] for job in jobs]
+
+
+def test_a_teams_job_over_its_quota_is_queued_with_kueues_reason_until_the_first_is_deleted(running_sandbox, cluster):
+    running_sandbox.sandbox.training.seconds_per_line = 5  # the first job runs for the whole test
+    job = {**JOB, "team": "ml-q", "priority": "training"}
+
+    async def story(tool):
+        quota = {"clusterTag": TAG, "team": "ml-q", "allocations": [{"instanceType": INSTANCE_TYPE, "count": 1}]}
+        await tool("hyperpod_create_team", quota)
+        await tool("job_submit", {**job, "name": "q-first"})
+        await tool("job_submit", {**job, "name": "q-second"})
+        for _ in range(200):
+            _, waiting = await tool("job_get_status", {"clusterTag": TAG, "jobName": "q-second"})
+            if waiting["phase"] == "Queued" and "insufficient unused quota" in (waiting.get("waitingReason") or ""):
+                break
+            await asyncio.sleep(0.05)
+        _, plan = await tool("job_delete", {"clusterTag": TAG, "jobName": "q-first"})
+        await tool(
+            "job_delete", {"clusterTag": TAG, "jobName": "q-first", "confirmationToken": plan["confirmationToken"]}
+        )
+        for _ in range(200):
+            _, admitted = await tool("job_get_status", {"clusterTag": TAG, "jobName": "q-second"})
+            if admitted["phase"] != "Queued":
+                break
+            await asyncio.sleep(0.05)
+        return waiting, admitted
+
+    try:
+        (waiting, admitted), _, _ = converse(running_sandbox, story, token="sandbox-admin")
+    finally:
+        running_sandbox.sandbox.training.seconds_per_line = 0.02
+    assert (waiting["phase"], waiting["namespace"]) == ("Queued", "hyperpod-ns-ml-q")
+    assert "insufficient unused quota for nvidia.com/gpu" in waiting["waitingReason"]
+    assert admitted["phase"] != "Queued"
