@@ -18,9 +18,14 @@ PENDING = "Pending"
 UNDECODED = msgspec.Raw()
 
 
+class _Quantities(msgspec.Struct, gc=False):
+    # Only the GPU quantity is decoded; cpu, memory and the other resources are skipped.
+    gpus: Any = msgspec.field(default=None, name=GPU_RESOURCE)
+
+
 class _Resources(msgspec.Struct, gc=False):
-    requests: dict[str, Any] | None = None
-    limits: dict[str, Any] | None = None
+    requests: _Quantities | None = None
+    limits: _Quantities | None = None
 
 
 class _Container(msgspec.Struct, gc=False):
@@ -110,7 +115,7 @@ def _gpus(container: _Container) -> int:
     if resources is None:
         return 0
     requests, limits = resources.requests, resources.limits
-    return _asked((requests and requests.get(GPU_RESOURCE)) or (limits and limits.get(GPU_RESOURCE)) or 0)
+    return _asked((requests and requests.gpus) or (limits and limits.gpus) or 0)
 
 
 def pod_counts_of(pods: list[Pod]) -> PodCounts:
@@ -129,7 +134,8 @@ def pod_counts_of(pods: list[Pod]) -> PodCounts:
             for container in spec.containers:
                 resources = container.resources
                 if resources is not None and (
-                    GPU_RESOURCE in (resources.requests or ()) or GPU_RESOURCE in (resources.limits or ())
+                    (resources.requests and resources.requests.gpus is not None)
+                    or (resources.limits and resources.limits.gpus is not None)
                 ):
                     asked += _gpus(container)
             if asked:
