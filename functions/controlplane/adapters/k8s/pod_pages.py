@@ -120,7 +120,7 @@ def _gpus(container: _Container) -> int:
 
 def pod_counts_of(pods: list[Pod]) -> PodCounts:
     """A page of pods counted: by phase, GPUs asked per (node, phase); only a pending pod becomes a record. A
-    container that asks for no GPU costs two lookups."""
+    container that asks for no GPU costs two attribute reads."""
     by_phase: dict[str, int] = {}
     gpus: dict[tuple[str, str], int] = {}
     pending = []
