@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from controlplane.adapters.k8s import client as k8s_client
 from controlplane.adapters.k8s.client import decode_page
 
 
@@ -29,7 +28,7 @@ def test_a_page_decodes_as_json_and_the_collector_runs_again_afterwards():
     assert gc.isenabled()
 
 
-def test_the_collector_stays_paused_until_the_last_of_several_threads_is_done(monkeypatch):
+def test_the_collector_stays_paused_until_the_last_of_several_threads_is_done():
     gc.enable()
     inside, release = threading.Barrier(3), threading.Event()
     seen: list[bool] = []
@@ -40,8 +39,7 @@ def test_the_collector_stays_paused_until_the_last_of_several_threads_is_done(mo
         release.wait(timeout=5)
         return {}
 
-    monkeypatch.setattr(k8s_client.json, "loads", slow_loads)
-    threads = [threading.Thread(target=decode_page, args=(b"{}",)) for _ in range(2)]
+    threads = [threading.Thread(target=decode_page, args=(b"{}", slow_loads)) for _ in range(2)]
     for thread in threads:
         thread.start()
     inside.wait(timeout=5)  # both decodes have begun
