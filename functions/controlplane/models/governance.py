@@ -97,9 +97,32 @@ class SchedulerPolicyView(View):
     version: int
 
 
+class TeamNamespacePlan(View):
+    """What a team's namespace gets so that workloads run there as in the cluster's job namespace: a copy of each
+    storage claim (`<namespace>/<claim>` of the cluster's record) bound to the same bucket or file system, and, when
+    the job namespace has the jobs' ServiceAccount with a pod identity association, the same in the team's."""
+
+    team: str
+    namespace: str
+    claims: list[str] = Field(description="The cluster's claims to copy, each `<namespace>/<claim>`.")
+    jobNamespace: str = Field(description="Where the jobs' ServiceAccount the team's copies is.")
+    jobsRole: str = Field(description="The jobs role (the trainingOperator feature's) the copied association names.")
+
+
 class TeamView(View):
     team: str
     namespace: str
+    namespaceReady: bool | None = Field(
+        default=None,
+        description="Its namespace has the cluster's storage claims and the jobs' identity; None: not read (the "
+        "cluster's Kubernetes API is not reachable).",
+    )
+    namespaceMissing: list[str] = Field(
+        default_factory=list, description="What the namespace still lacks for workloads to run there."
+    )
+    namespaceOperationId: str | None = Field(
+        default=None, description="The operation preparing or cleaning up the namespace, when this call started one."
+    )
     localQueue: str
     quotaId: str
     status: str

@@ -23,6 +23,7 @@ class IamRole:
     arn: str
     tags: dict[str, str]
     attached_policy_arns: frozenset[str] = frozenset()
+    trust: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class IamGateway(Protocol):
     def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         """Create the role within one of the stack's permissions boundaries, after checking its trust policy
         (`controlplane.core.identity.check_trust_policy`)."""
+
+    def update_trust(self, name: str, trust_policy: dict[str, Any]) -> None:
+        """Replace the role's trust policy, after the same check as at its creation."""
 
     def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
 
