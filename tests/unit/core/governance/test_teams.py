@@ -134,3 +134,13 @@ def test_a_quota_change_is_planned_checked_against_the_other_teams_and_confirmed
 def test_a_quota_change_names_something_to_change():
     with pytest.raises(ValidationError, match="at least one field"):
         UpdateTeamQuotaRequest()
+
+
+def test_creating_a_team_starts_its_namespace_preparation_or_says_how_to_run_it_once_the_cluster_is_free(world):
+    created = teams(world).create("demo", request("ml-a", 1), ADMIN)
+    assert created.namespaceOperationId is not None
+    assert world.operations.get(created.namespaceOperationId).kind == "prepare_team_namespace"
+    busy = teams(world).create("demo", request("ml-b", 1), ADMIN)
+    assert (busy.namespaceReady, busy.namespaceOperationId) == (False, None)
+    assert "POST /clusters/demo/teams/ml-b/namespace" in busy.namespaceMissing[0]
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a", "ml-b"]
