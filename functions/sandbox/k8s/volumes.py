@@ -47,17 +47,17 @@ class VolumeBinding:
             return
         for claim in store.list("", "v1", PVC):
             if (claim.get("spec") or {}).get("volumeName") == obj["metadata"]["name"]:
-                _settle_claim(store, claim, gone=event_type == "DELETED")
+                _settle_claim(store, claim)
 
 
-def _settle_claim(store: ClusterStore, heard: JsonObject, gone: bool = False) -> None:
+def _settle_claim(store: ClusterStore, heard: JsonObject) -> None:
     claim = store.get("", "v1", PVC, *_key(heard))
     if claim is None:
         return
     name = (claim.get("spec") or {}).get("volumeName")
-    volume = None if gone or not name else store.get("", "v1", PV, None, str(name))
+    volume = store.get("", "v1", PV, None, str(name)) if name else None
     if volume is None:
-        _set_phase(store, claim, "Lost" if gone and _phase(claim) == "Bound" else "Pending")
+        _set_phase(store, claim, "Lost" if _phase(claim) in ("Bound", "Lost") else "Pending")
         return
     if _phase(claim) == "Bound":
         return  # a binding is never undone while both exist
@@ -66,8 +66,7 @@ def _settle_claim(store: ClusterStore, heard: JsonObject, gone: bool = False) ->
         return
     duplicate = _duplicate_handle(store, volume)
     if duplicate is not None:
-        if _phase(claim) != "Pending" or not _warned(store, claim):
-            _set_phase(store, claim, "Pending")
+        if not _warned(store, claim):
             SimulatedPods.event(
                 store,
                 claim,
@@ -76,6 +75,7 @@ def _settle_claim(store: ClusterStore, heard: JsonObject, gone: bool = False) ->
                 "driver needs its own volumeHandle",
                 warning=True,
             )
+        _set_phase(store, claim, "Pending")
         return
     spec = volume.get("spec") or {}
     _set_phase(store, volume, "Bound")
