@@ -1,11 +1,10 @@
 """A team's namespace made ready for workloads (the task governance add-on makes it): the cluster's claims copied
 into it, the jobs' ServiceAccount and its pod identity association to the jobs role; and that removed again. One
-group: the Kubernetes API through the access role, the associations on the cluster, the jobs role's trust."""
+group: the Kubernetes API through the access role, the associations on the cluster, a read of the jobs role."""
 
 from __future__ import annotations
 
 from controlplane import wiring
-from controlplane.access.conditions import MANAGED_RESOURCE
 from controlplane.access.eks import CREATE_POD_IDENTITY, DELETE_POD_IDENTITY, DESCRIBE_EKS_CLUSTER, READ_POD_IDENTITIES
 from controlplane.access.features import JOB_ROLES, JOB_ROLES_REASON
 from controlplane.access.grant import ASSUME_KUBERNETES_ROLE, Grant
@@ -49,9 +48,8 @@ STEPS = (
                 {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
                 JOB_ROLES_REASON,
             ),
+            # Its trust is read, never written (UpdateAssumeRolePolicy would let the step widen any jobs role).
             read_roles(JOB_ROLES, JOB_ROLES_REASON),
-            # Roles made before teams had namespaces trust the job namespace only: widened to hyperpod-ns-*.
-            Grant(("iam:UpdateAssumeRolePolicy",), JOB_ROLES, MANAGED_RESOURCE, JOB_ROLES_REASON),
         ),
     ),
     work(

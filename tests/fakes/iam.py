@@ -34,9 +34,6 @@ class InMemoryIamGateway:
         stored = self.roles.get(name)
         return replace(stored.role, trust=copy.deepcopy(stored.trust)) if stored else None
 
-    def update_trust(self, name: str, trust_policy: dict[str, Any]) -> None:
-        self.roles[name].trust = copy.deepcopy(trust_policy)
-
     def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         if name in self.roles:
             raise ValueError(f"EntityAlreadyExists: role {name}")

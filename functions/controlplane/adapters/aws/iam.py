@@ -43,13 +43,6 @@ class AwsIamGateway:
         )["Role"]
         return IamRole(name=name, arn=role["Arn"], tags=tags)
 
-    def update_trust(self, name: str, trust_policy: dict[str, Any]) -> None:
-        iam = client("iam")
-        arn = iam.get_role(RoleName=name)["Role"]["Arn"]
-        partition, account = arn.split(":")[1], arn.split(":")[4]
-        check_trust_policy(trust_policy, account, partition, partition_dns_suffix(partition))
-        iam.update_assume_role_policy(RoleName=name, PolicyDocument=json.dumps(trust_policy))
-
     def attach_policy(self, role_name: str, policy_arn: str) -> None:
         client("iam").attach_role_policy(RoleName=role_name, PolicyArn=policy_arn)
 

@@ -184,8 +184,8 @@ class TeamNamespaceSteps:
         return {"applied": ", ".join(applied) or "none: the cluster has no storage claim"}
 
     def prepare_team_identity(self, ctx: TeamNamespaceInput) -> dict[str, str]:
-        """The jobs' ServiceAccount and its association to the job namespace's role, whose trust is brought up to
-        date first; nothing when the job namespace has no association (the trainingOperator feature is off)."""
+        """The jobs' ServiceAccount and its association to the job namespace's role, once that role's trust admits
+        team namespaces; nothing when the job namespace has no association (the trainingOperator feature is off)."""
         cluster, plan = self._cluster(ctx), ctx.team
         role_arn = self._eks.pod_identity_role(ctx.eksClusterName, plan.jobNamespace, JOB_SERVICE_ACCOUNT)
         if role_arn is None or _role_name(role_arn) != plan.jobsRole:
@@ -193,9 +193,12 @@ class TeamNamespaceSteps:
                 "identity": f"none: {plan.jobNamespace}/{JOB_SERVICE_ACCOUNT} has no association with the jobs role"
             }
         role = self._iam.find_role(plan.jobsRole)
-        trust = job_trust(ctx.accountId, ctx.eksClusterName, plan.jobNamespace)
-        if role is not None and role.trust != trust:
-            self._iam.update_trust(plan.jobsRole, trust)
+        if role is None or role.trust != job_trust(ctx.accountId, ctx.eksClusterName, plan.jobNamespace):
+            raise ClusterNotReadyError(
+                f"The jobs role {plan.jobsRole} does not trust team namespaces (it predates them, or was changed): "
+                f"pods in {plan.namespace} could not assume it. Disable and enable the trainingOperator feature "
+                f"(PATCH /clusters/{ctx.clusterTag}/features) to recreate the jobs identity, then resume."
+            )
         account = team_service_account(plan)
         live = self._kubernetes.get(cluster, ctx.region, "v1", "ServiceAccount", JOB_SERVICE_ACCOUNT, plan.namespace)
         if live is None:

@@ -41,9 +41,6 @@ class IamGateway(Protocol):
         """Create the role within one of the stack's permissions boundaries, after checking its trust policy
         (`controlplane.core.identity.check_trust_policy`)."""
 
-    def update_trust(self, name: str, trust_policy: dict[str, Any]) -> None:
-        """Replace the role's trust policy, after the same check as at its creation."""
-
     def attach_policy(self, role_name: str, policy_arn: str) -> None: ...
 
     def role_policy(self, role_name: str, policy_name: str) -> dict[str, Any] | None:

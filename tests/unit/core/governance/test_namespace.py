@@ -1,6 +1,6 @@
 """A team's namespace preparation against in-memory fakes: what readiness reports missing, the claim copies with
-their own volume handles, the jobs' identity copied only when the job namespace has it (and the jobs role's trust
-widened), what is not the control plane's refused, and removal of exactly the team's copies."""
+their own volume handles, the jobs' identity copied only when the job namespace has it (and the jobs role trusts
+team namespaces), what is not the control plane's refused, and removal of exactly the team's copies."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from controlplane.core.governance.namespace import (
 )
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller
-from controlplane.models.errors import ForeignResourceError
+from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import TeamNamespaceInput
 from tests.fakes.deployment import DEPLOYMENT
@@ -66,10 +66,11 @@ def world() -> World:
     return world
 
 
-def with_jobs_identity(world: World) -> None:
-    """The trainingOperator feature's chain in the job namespace, its role made before teams (trusting `default`)."""
+def with_jobs_identity(world: World, *, before_teams: bool = False) -> None:
+    """The trainingOperator feature's chain in the job namespace (its role made before teams: trusting `default`)."""
     trust = job_trust(ACCOUNT, EKS_NAME, "default")
-    trust["Statement"][0]["Condition"] = {"StringEquals": {"aws:RequestTag/kubernetes-namespace": "default"}}
+    if before_teams:
+        trust["Statement"][0]["Condition"] = {"StringEquals": {"aws:RequestTag/kubernetes-namespace": "default"}}
     role = world.iam.create_role(JOBS_ROLE, trust, {}, "boundary")
     world.eks.create_pod_identity_association(EKS_NAME, "default", SA, role.arn, {})
 
@@ -130,7 +131,7 @@ def test_without_the_jobs_identity_in_the_job_namespace_none_is_copied_or_requir
     assert readiness(world).ready
 
 
-def test_the_jobs_identity_is_copied_and_the_roles_trust_widened_to_team_namespaces(world):
+def test_the_jobs_identity_is_copied_to_the_team_namespace(world):
     with_jobs_identity(world)
     assert readiness(world).missing == (
         f"claim {NAMESPACE}/{CLAIM}",
@@ -140,7 +141,14 @@ def test_the_jobs_identity_is_copied_and_the_roles_trust_widened_to_team_namespa
     steps(world).prepare_team_identity(ctx(world))
     assert f"ServiceAccount/{NAMESPACE}/{SA}" in objects(world)
     assert world.eks.pod_identities[(EKS_NAME, NAMESPACE, SA)] == world.iam.roles[JOBS_ROLE].role.arn
-    assert world.iam.roles[JOBS_ROLE].trust == job_trust(ACCOUNT, EKS_NAME, "default")
+
+
+def test_a_jobs_role_that_does_not_trust_team_namespaces_is_not_associated_saying_how_to_recreate_it(world):
+    with_jobs_identity(world, before_teams=True)
+    with pytest.raises(ClusterNotReadyError, match="Disable and enable the trainingOperator feature"):
+        steps(world).prepare_team_identity(ctx(world))
+    assert (EKS_NAME, NAMESPACE, SA) not in world.eks.pod_identities
+    assert f"ServiceAccount/{NAMESPACE}/{SA}" not in objects(world)
 
 
 def test_a_claim_or_service_account_that_is_not_the_control_planes_is_refused(world):
