@@ -23,7 +23,6 @@ STEPS = (
         PrepareTeamNamespaceInput,
         lambda ctx: wiring.team_namespace_steps(ctx.region).check_team_namespace(ctx),
         _KUBERNETES,
-        waiting="Waiting for the task governance add-on to make namespace {team[namespace]}",
         settled="Namespace {team[namespace]} exists",
     ),
     work(
@@ -58,7 +57,6 @@ STEPS = (
         PrepareTeamNamespaceInput,
         lambda ctx: wiring.team_namespace_steps(ctx.region).verify_team_namespace(ctx),
         (*_KUBERNETES, *READ_POD_IDENTITIES),
-        waiting="Waiting for namespace {team[namespace]} to be ready: {status}",
         settled="Namespace {team[namespace]} is ready for workloads",
     ),
     work(
