@@ -66,11 +66,9 @@ def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> 
     "/clusters/<clusterTag>/teams/<team>/namespace",
     allow=admin("prepare team namespaces"),
     operation_id="hyperpod_prepare_team_namespace",
-    summary="Prepare a team's namespace for workloads again",
-    description="Creating a team starts this already; run it again when the team's namespaceReady is false and its "
-    "operation failed or never started (namespaceMissing says why), or after the cluster's storage or the "
-    "trainingOperator feature changed. It copies the cluster's storage claims and the jobs' ServiceAccount with its "
-    "pod identity into hyperpod-ns-<team>. 202 with the operation; wait with operation_wait.",
+    summary="Prepare a team namespace again",
+    description="Run again when namespaceReady is false and no operation prepares it (namespaceMissing says why): "
+    "copies the storage claims and jobs' identity into hyperpod-ns-<team>. 202 with the operation.",
     tags=["teams"],
     responses={202: response_doc(Accepted, "Operation started")},
 )

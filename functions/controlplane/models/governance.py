@@ -112,17 +112,9 @@ class TeamNamespacePlan(View):
 class TeamView(View):
     team: str
     namespace: str
-    namespaceReady: bool | None = Field(
-        default=None,
-        description="Its namespace has the cluster's storage claims and the jobs' identity; None: not read (the "
-        "cluster's Kubernetes API is not reachable).",
-    )
-    namespaceMissing: list[str] = Field(
-        default_factory=list, description="What the namespace still lacks for workloads to run there."
-    )
-    namespaceOperationId: str | None = Field(
-        default=None, description="The operation preparing or cleaning up the namespace, when this call started one."
-    )
+    namespaceReady: bool | None = Field(default=None, description="Workloads can run in it; null: not read.")
+    namespaceMissing: list[str] = Field(default_factory=list, description="What the namespace lacks.")
+    namespaceOperationId: str | None = Field(default=None, description="The namespace operation this call started.")
     localQueue: str
     quotaId: str
     status: str
