@@ -99,6 +99,8 @@ def _finding(body: dict[str, Any]) -> str | None:
         return f"Cluster {tag} is not ready; missing: {_some(body['missing'])}."
     if isinstance(body.get("inSync"), bool):
         return _drift_lead(tag, body)
+    if isinstance(body.get("teams"), list) and isinstance(body.get("allocated"), dict):
+        return _teams_lead(tag, body["teams"])
     if isinstance(body.get("nodesUnhealthy"), int) and isinstance(body.get("pendingByReason"), dict):
         pending = sum(count for count in body["pendingByReason"].values() if isinstance(count, int))
         return (
@@ -123,9 +125,27 @@ def read_lead(spec: ToolSpec, body: dict[str, Any]) -> str:
         return f"{name}: {len(listed)} {field} on this page{more}."
     subject = body.get("name") or tag
     state = next((body[key] for key in STATE_FIELDS if isinstance(body.get(key), str)), None)
+    if subject and state and body.get("waitingReason"):
+        return f"{name}: {subject} is {state}: {body['waitingReason']}"
     if subject and state:
         return f"{name}: {subject} is {state}."
     return f"{name} answered; nothing changed."
+
+
+def _teams_lead(tag: Any, teams: list[Any]) -> str:
+    """Each team's use and queued jobs, the first waiting job's reason in Kueue's words."""
+    parts = []
+    for team in teams[:NAMED]:
+        used = [
+            f"{u.get('inUse')} {u.get('resource')}" for u in team.get("inUse") or [] if "gpu" in str(u.get("resource"))
+        ]
+        queued = team.get("queued") or []
+        part = f"{team.get('team')} uses {', '.join(used) or 'no GPU'}, {len(queued)} queued"
+        if queued:
+            part += f" ({queued[0].get('name')}: {queued[0].get('message') or queued[0].get('reason')})"
+        parts.append(part)
+    more = f" and {len(teams) - NAMED} more teams" if len(teams) > NAMED else ""
+    return f"Cluster {tag}: {len(teams)} teams; " + ("; ".join(parts) or "none yet") + more + "."
 
 
 def _drift_lead(tag: Any, report: dict[str, Any]) -> str:
@@ -189,8 +209,9 @@ def workload_lead(
     state = _state(workload)
     if still_waiting_after is not None or not body.get("done"):
         after = f" after {still_waiting_after} s" if still_waiting_after is not None else ""
+        why = f" ({workload['waitingReason']})" if workload.get("waitingReason") else ""
         return (
-            f"The {kind} {workload.get('name')} is still {state}{after} — call {spec.name} again with "
+            f"The {kind} {workload.get('name')} is still {state}{after}{why} — call {spec.name} again with "
             f"{_arguments(spec.path_params, arguments, workload)}."
         )
     return f"The {kind} {workload.get('name')} is {state}; {AFTER_WAIT.get(state, 'read it for details')}."

@@ -50,6 +50,7 @@ from sandbox.k8s.downloads import DownloaderSimulation
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.inference import InferenceOperatorSimulation
 from sandbox.k8s.kuberay import KubeRaySimulation
+from sandbox.k8s.kueue import KueueSimulation
 from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.spaces import SpacesSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
@@ -131,9 +132,10 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process), `kuberay` (the KubeRay controller: how long a Ray job's step
-    takes), `downloads` (the downloader: fail a download), `serving` (model servers: their load time), `inference`
-    (the inference operator: how long models load), `sagemaker_runtime` (the SageMaker endpoints it registered),
+    (the training operator: kill a job's process), `kueue` (task governance's Kueue: admits queued jobs), `kuberay`
+    (the KubeRay controller: how long a Ray job's step takes), `downloads` (the downloader: fail a download), `serving`
+    (model servers: their load time), `inference` (the inference operator: how long models load), `sagemaker_runtime`
+    (the SageMaker endpoints it registered),
     `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
     `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served); `eks`, `addons`, `hyperpod` and
     `fsx` say how long their resources take (`seconds`), which a benchmark may set apart.
@@ -145,6 +147,7 @@ class Sandbox:
         self.emulator = KubernetesEmulator()
         seconds = options.seconds_to_active
         self.training = TrainingOperatorSimulation(self.emulator, options.seconds_per_log_line)
+        self.kueue = KueueSimulation(self.emulator)
         self.kuberay = KubeRaySimulation(self.emulator, options.seconds_per_log_line)
         self.downloads = DownloaderSimulation(self.emulator, options.seconds_per_download)
         self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
@@ -230,6 +233,7 @@ class Sandbox:
             extension.install()
         self._install_lambda_dispatch()
         self.emulator.set_authorizer(KubernetesAuthorizer(ACCOUNT_ID, self._access, self.emulator))
+        self.kueue.install()
         self.training.install()
         self.kuberay.install()
         self.downloads.install()

@@ -1,7 +1,8 @@
 """Task governance in the sandbox, as an agent runs it through the MCP tools: with the taskGovernance feature enabled
 on a cluster of two ml.g6.4xlarge, a team gets a quota of one, a second team asking for three is refused with what
 is left, and changing or deleting a team, or changing the scheduler policy, is planned before it is confirmed; a new
-team's namespace is prepared by an operation the agent waits for, and can be prepared again."""
+team's namespace is prepared by an operation the agent waits for, and can be prepared again; a job over its team's
+quota is queued by Kueue, and the teams view says why until the quota frees."""
 
 from __future__ import annotations
 
@@ -11,18 +12,23 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from controlplane.core.training.manifest import JobPlacement, render
+from controlplane.models.training import SubmitJobRequest
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
+from sandbox.k8s.training import GROUP, PLURAL, VERSION
 from tests.mcp_conversation import converse
+from tests.workflows.confirm import confirmed
 
 TAG = "mcpteams"
 INSTANCE_TYPE = "ml.g6.4xlarge"
+EKS = f"eks-cluster-{TAG}"
 
 
 @pytest.fixture(scope="module")
 def cluster(running_sandbox) -> str:
-    running_sandbox.build_cluster(TAG, instances=2, features={"taskGovernance": {"enabled": True}})
+    running_sandbox.build_cluster(TAG, instances=2, storage=True, features={"taskGovernance": {"enabled": True}})
     return TAG
 
 
@@ -122,3 +128,90 @@ def test_an_agent_waits_for_a_new_teams_namespace_to_be_ready_and_prepares_it_ag
     team = next(view for view in teams["teams"] if view["team"] == "ml-ns")
     assert (team["namespace"], team["namespaceReady"], team["namespaceMissing"]) == ("hyperpod-ns-ml-ns", True, [])
     assert (again["kind"], again["status"]) == ("prepare_team_namespace", "SUCCEEDED"), again.get("error")
+    with running_sandbox.client() as api:  # its instance goes back for the tests after this one
+        deleted = confirmed(api, "DELETE", f"/clusters/{TAG}/teams/ml-ns")
+    assert running_sandbox.wait_terminal(deleted.json()["namespaceOperationId"])["status"] == "SUCCEEDED"
+
+
+def create_team_job(running_sandbox, name: str, team: str, namespace: str | None = None) -> None:
+    """A one-GPU HyperPodPyTorchJob with Kueue's labels, created through the cluster's API (as `hyp` would), in the
+    team's namespace (or `namespace`, queued to a LocalQueue of that name)."""
+    body = {"name": name, "image": "img", "nodes": 1, "gpusPerNode": 1, "instanceType": INSTANCE_TYPE}
+    namespace = namespace or f"hyperpod-ns-{team}"
+    job = render(SubmitJobRequest.model_validate(body), JobPlacement(namespace, "s3-claim", None, 0))
+    job["metadata"]["namespace"] = namespace
+    job["metadata"].setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = f"hyperpod-ns-{team}-localqueue"
+    emulator = running_sandbox.sandbox.emulator
+    kind = emulator.transact(EKS, lambda store, _: store.served(GROUP, VERSION, PLURAL))
+    emulator.transact(EKS, lambda store, events: store.create(kind, namespace, job, events))
+
+
+def test_a_job_over_its_teams_quota_is_queued_with_kueues_reason_until_the_first_is_deleted(running_sandbox, cluster):
+    running_sandbox.sandbox.training.seconds_per_line = 5  # the first job runs for the whole test
+    store = running_sandbox.sandbox.emulator.store(EKS)
+
+    async def queued(tool) -> tuple[dict, dict]:
+        await tool("hyperpod_create_team", quota("ml-q", 1))
+        create_team_job(running_sandbox, "first", "ml-q")
+        create_team_job(running_sandbox, "second", "ml-q")
+        for _ in range(200):
+            _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
+            [team] = [found for found in teams["teams"] if found["team"] == "ml-q"]
+            if team["queued"] and team["queued"][0]["message"]:
+                break
+            await asyncio.sleep(0.05)
+        store.delete(GROUP, VERSION, PLURAL, "hyperpod-ns-ml-q", "first")
+        for _ in range(200):
+            _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
+            [after] = [found for found in teams["teams"] if found["team"] == "ml-q"]
+            if not after["queued"] and after["admittedWorkloads"] == 1:
+                break
+            await asyncio.sleep(0.05)
+        return team, after
+
+    try:
+        (team, after), _, _ = converse(running_sandbox, queued, token="sandbox-admin")
+    finally:
+        running_sandbox.sandbox.training.seconds_per_line = 0.02
+    assert [(q["name"], q["reason"]) for q in team["queued"]] == [("second", "Pending")]
+    assert team["queued"][0]["message"] == (
+        "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor "
+        f"{INSTANCE_TYPE}, 1 more needed"
+    )
+    assert [(u["resource"], u["inUse"]) for u in team["inUse"] if u["resource"] == "nvidia.com/gpu"] == [
+        ("nvidia.com/gpu", "1")
+    ]
+    assert (after["queued"], after["admittedWorkloads"]) == ([], 1)
+    second = store.get(GROUP, VERSION, PLURAL, "hyperpod-ns-ml-q", "second")
+    assert second["spec"]["runPolicy"]["suspend"] is False
+
+
+def test_a_job_kueue_holds_reads_as_queued_with_its_reason_through_the_job_tools(running_sandbox, cluster):
+    """A person queued a job from the storage claim's namespace through a LocalQueue of their own that points at team
+    ml-r's ClusterQueue, which selects only the team's namespace: Kueue holds it, and the job tools say why."""
+    store = running_sandbox.sandbox.emulator.store(EKS)
+
+    async def story(tool):
+        await tool("hyperpod_create_team", quota("ml-r", 1))
+        local = {
+            "apiVersion": "kueue.x-k8s.io/v1beta1",
+            "kind": "LocalQueue",
+            "metadata": {"name": "hyperpod-ns-ml-r-localqueue", "namespace": "default"},
+            "spec": {"clusterQueue": "hyperpod-ns-ml-r-clusterqueue"},
+        }
+        store.put(local)
+        create_team_job(running_sandbox, "outsider", "ml-r", namespace="default")
+        for _ in range(200):
+            lead, status = await tool("job_get_status", {"clusterTag": TAG, "jobName": "outsider"})
+            if status.get("waitingReason", "").startswith("Inadmissible"):
+                break
+            await asyncio.sleep(0.05)
+        _, listed = await tool("job_list_all", {"clusterTag": TAG})
+        return lead, status, listed
+
+    (lead, status, listed), _, _ = converse(running_sandbox, story, token="sandbox-admin")
+    reason = "Inadmissible: Workload namespace doesn't match ClusterQueue selector"
+    assert (status["phase"], status["waitingReason"]) == ("Queued", reason)
+    assert lead == f"job_get_status: outsider is Queued: {reason}"
+    [row] = [job for job in listed["jobs"] if job["name"] == "outsider"]
+    assert (row["phase"], row["waitingReason"]) == ("Queued", reason)

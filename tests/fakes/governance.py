@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controlplane.core.ports.governance import ComputeQuota, ComputeQuotaSpec, SchedulerConfig, SchedulerPolicy
+from controlplane.core.ports.governance import (
+    ComputeQuota,
+    ComputeQuotaSpec,
+    QuotaAllocation,
+    SchedulerConfig,
+    SchedulerPolicy,
+)
 
 
 @dataclass
@@ -49,3 +55,15 @@ class InMemoryGovernanceGateway:
 
     def delete_scheduler_config(self, config_id: str) -> None:
         self.schedulers = {arn: c for arn, c in self.schedulers.items() if c.config_id != config_id}
+
+    def put_team(self, cluster_arn: str, team: str) -> None:
+        """A team with a quota, as if created earlier."""
+        spec = ComputeQuotaSpec(
+            team, team, (QuotaAllocation("ml.g5.12xlarge", 1),), "LendAndBorrow", None, "Never", None
+        )
+        self.create_quota(cluster_arn, spec, {})
+
+    def put_priorities(self, cluster_arn: str, *names: str) -> None:
+        """A scheduler policy with these priority classes, as if created earlier."""
+        policy = SchedulerPolicy(tuple((name, 10 * weight) for weight, name in enumerate(names)), True, True)
+        self.create_scheduler_config(cluster_arn, "policy", policy, {})

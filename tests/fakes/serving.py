@@ -38,7 +38,7 @@ class InMemoryServingGateway:
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         labels: Mapping[str, str | None],
         limit: int,
         token: str | None,
@@ -50,7 +50,7 @@ class InMemoryServingGateway:
         found = [
             copy.deepcopy(obj)
             for obj in self.kubernetes.api(cluster.name).objects.values()
-            if obj["kind"] == kind and obj["metadata"].get("namespace") == namespace and matches(obj)
+            if obj["kind"] == kind and namespace in (None, obj["metadata"].get("namespace")) and matches(obj)
         ]
         found.sort(key=lambda obj: obj["metadata"]["name"])
         start = int(token or 0)

@@ -56,14 +56,17 @@ class InMemoryWorkloadGateway:
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         limit: int,
         token: str | None,
+        name: str | None = None,
     ) -> ObjectPage:
         found = [
             copy.deepcopy(obj)
             for obj in self.kubernetes.api(cluster.name).objects.values()
-            if obj["kind"] == kind and obj["metadata"].get("namespace") == namespace
+            if obj["kind"] == kind
+            and namespace in (None, obj["metadata"].get("namespace"))
+            and name in (None, obj["metadata"]["name"])
         ]
         found.sort(key=lambda obj: obj["metadata"]["name"])
         start = int(token or 0)

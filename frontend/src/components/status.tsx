@@ -42,6 +42,7 @@ const WORDS: Record<string, Type> = {
   loading: "loading",
   // waiting to start
   pending: "pending",
+  queued: "pending",
   deploymentpending: "pending",
   deletionpending: "pending",
   unknown: "pending",

@@ -1,6 +1,7 @@
 """Task governance contracts: a team's compute quota on a cluster (what it is guaranteed per instance type and how it
 lends and borrows), the cluster's scheduler policy (priority classes, fair share), and the teams view. The names
-Kueue reads are built here: a team's namespace `hyperpod-ns-<team>` and local queue `hyperpod-ns-<team>-localqueue`,
+Kueue reads are built here: a team's namespace `hyperpod-ns-<team>`, local queue `hyperpod-ns-<team>-localqueue` and
+cluster queue `hyperpod-ns-<team>-clusterqueue`,
 a priority class's label `<name>-priority` [src: aws/sagemaker-hyperpod-cli; doc: HyperPod task governance]."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from controlplane.models.common import Contract, View
 
 TEAM_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 MAX_TEAM_LENGTH = 40
+TEAM_NAMESPACE_PREFIX = "hyperpod-ns-"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
@@ -20,15 +22,33 @@ Sharing = Literal["Lend", "DontLend", "LendAndBorrow"]
 
 
 def team_namespace(team: str) -> str:
-    return f"hyperpod-ns-{team}"
+    return f"{TEAM_NAMESPACE_PREFIX}{team}"
 
 
 def team_queue(team: str) -> str:
     return f"{team_namespace(team)}-localqueue"
 
 
+def team_cluster_queue(team: str) -> str:
+    return f"{team_namespace(team)}-clusterqueue"
+
+
 def priority_label(priority: str) -> str:
     return f"{priority}-priority"
+
+
+class TeamWork(Contract):
+    """A workload's team and priority: it runs in the team's namespace, labelled for the team's Kueue queue."""
+
+    # No pattern: a name not among the teams (or the policy's classes) is refused with the list to choose from.
+    team: str | None = Field(default=None, max_length=MAX_TEAM_LENGTH)
+    priority: str | None = Field(default=None, max_length=MAX_TEAM_LENGTH, description="Needs team.")
+
+    @model_validator(mode="after")
+    def _priority_needs_team(self) -> TeamWork:
+        if self.priority is not None and self.team is None:
+            raise ValueError("`priority` needs `team`: name the team whose queue orders the work by it")
+        return self
 
 
 class InstanceAllocation(Contract):
@@ -109,6 +129,26 @@ class TeamNamespacePlan(View):
     jobsRole: str = Field(description="The jobs role (the trainingOperator feature's) the copied association names.")
 
 
+class QueueResourceUse(View):
+    """What a team's admitted work uses of one resource on one instance type (Kueue's ClusterQueue usage)."""
+
+    instanceType: str
+    resource: str = Field(description="e.g. nvidia.com/gpu, cpu.")
+    inUse: str
+    borrowed: str = Field(description="Of inUse, borrowed from other teams' idle quota.")
+
+
+class QueuedWork(View):
+    """A job of the team's that Kueue has not admitted, and why it waits (Kueue's own words)."""
+
+    name: str
+    kind: str
+    priorityClass: str | None = None
+    reason: str | None = Field(default=None, description="Pending: no room yet; Inadmissible: cannot run as is.")
+    message: str | None = None
+    since: str | None = None
+
+
 class TeamView(View):
     team: str
     namespace: str
@@ -124,6 +164,9 @@ class TeamView(View):
     borrowLimit: int | None = None
     preemptTeamTasks: str
     fairShareWeight: int | None = None
+    inUse: list[QueueResourceUse] = Field(default_factory=list, description="What its admitted jobs use now.")
+    admittedWorkloads: int = 0
+    queued: list[QueuedWork] = Field(default_factory=list, description="Its jobs waiting for quota, oldest first.")
 
 
 class TeamsView(View):

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, View
+from controlplane.models.governance import TeamWork
 from controlplane.models.mlflow import MlflowTracking
 from controlplane.models.training import (
     ENV_NAME_PATTERN,
@@ -129,15 +130,15 @@ class Recipe(Contract):
         return self
 
 
-class SubmitRecipeJobRequest(Contract):
+class SubmitRecipeJobRequest(TeamWork):
     """A job from a recipe: the recipe, the job's name and placement, and the values of the recipe's parameters
     (a parameter left out takes its default)."""
 
     recipe: RecipeName = Field(description="recipe_list_all lists them.")
     name: JobName = Field(description="Unique in the cluster.")
     image: str | None = Field(default=None, min_length=1, max_length=512, description="Unset keeps the recipe's.")
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
-    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    instanceType: str | None = None
+    instanceGroup: str | None = None
     efa: bool = Field(default=False, description="Request every EFA interface.")
     values: dict[ParameterName, Value] = Field(
         default_factory=dict, max_length=100, description="Parameter values by name; recipe_get lists them."

@@ -15,6 +15,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
 from controlplane.models.downloads import OWNED_SECRET_LABEL, SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
+from controlplane.models.governance import TeamWork
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # A deployment's name is also its Service's (a DNS-1035 label), short enough for the pods' suffixes.
@@ -43,7 +44,7 @@ class JobModelSource(Contract):
     job: JobName = Field(description="A Succeeded training job: its output is served.")
 
 
-class DeployModelRequest(Contract):
+class DeployModelRequest(TeamWork):
     """A model server as a Deployment: `replicas` pods, each with `gpus` GPUs, and a Service of `serviceType`."""
 
     name: DeploymentName = Field(description=f"Also the Service's ({DEPLOYMENT_NAME_RULE}).")
@@ -59,7 +60,7 @@ class DeployModelRequest(Contract):
     image: str | None = Field(default=None, min_length=1, max_length=512, description="Inferred for vLLM and SGLang.")
     port: int | None = Field(default=None, ge=1, le=65535, description="Inferred from --port or the engine.")
     replicas: int = Field(default=1, ge=1, le=64)
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
+    instanceType: str | None = None
     serviceType: ServiceType = ServiceType.INTERNAL
     modelSource: JobModelSource | None = Field(default=None, description="Instead of the command's model.")
     huggingFaceToken: HuggingFaceToken | None = Field(
@@ -87,6 +88,10 @@ class DeployModelRequest(Contract):
     def _one_token_source(self) -> DeployModelRequest:
         if self.huggingFaceToken is not None and self.huggingFaceTokenSecret is not None:
             raise ValueError("Pass either `huggingFaceToken` or `huggingFaceTokenSecret`, not both.")
+        if self.team is not None and self.serviceType == ServiceType.POOL:
+            raise ValueError(
+                "Pool workers run in the cluster's namespace, not a team's: drop `team`, or serve internal."
+            )
         return self
 
 
@@ -113,6 +118,7 @@ class ServingPod(View):
 
 class DeploymentSummary(View):
     name: str
+    namespace: str | None = Field(default=None, description="The claim's, or a team's hyperpod-ns-<team>.")
     serviceType: ServiceType
     engine: Literal["vllm", "sglang", "custom"]
     model: str | None = None
@@ -127,7 +133,7 @@ class DeploymentSummary(View):
 
 
 class DeploymentDetail(DeploymentSummary):
-    namespace: str
+    namespace: str  # type: ignore[assignment]  # always known once the server is read
     command: list[str]
     modelSourceUri: str | None = Field(default=None, description="The S3 output of the training job served.")
     pods: list[ServingPod]

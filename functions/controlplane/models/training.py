@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
+from controlplane.models.governance import TeamWork
 
 # A job's name is a DNS label (its pods are named from it), short enough for the operator's suffixes.
 JOB_NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -45,6 +46,7 @@ HYPERPOD_ONLY_FIELDS = ("runPolicy", "logMonitoring", "elastic", "tieredCheckpoi
 
 
 class JobPhase(StrEnum):
+    QUEUED = "Queued"  # held by Kueue (task governance) until its team's quota has room
     PENDING = "Pending"
     RUNNING = "Running"
     RESTARTING = "Restarting"
@@ -122,7 +124,7 @@ class RayOptions(Contract):
     )
 
 
-class SubmitJobRequest(Contract):
+class SubmitJobRequest(TeamWork):
     """A training job of `kind`: `nodes` pods, one per node, each with `gpusPerNode` GPUs, on one instance type or
     instance group, with the cluster's S3 claim at /s3 (and FSx at /fsx when the cluster has it).
 
@@ -149,8 +151,8 @@ class SubmitJobRequest(Contract):
     args: list[Annotated[str, StringConstraints(max_length=4096)]] = Field(default_factory=list, max_length=256)
     nodes: int = Field(default=1, ge=1, le=1000, description="One pod per node.")
     gpusPerNode: int = Field(default=1, ge=0, le=64, description="GPUs per pod.")
-    instanceType: str | None = Field(default=None, description="Place on this instance type.")
-    instanceGroup: str | None = Field(default=None, description="Place on this instance group.")
+    instanceType: str | None = None
+    instanceGroup: str | None = None
     efa: bool = Field(default=False, description="Request every EFA interface.")
     deepHealthCheckedOnly: bool = False
     sharedMemoryGi: int = Field(default=64, ge=1, le=2048, description="Size of /dev/shm.")
@@ -222,6 +224,7 @@ class JobEvent(View):
 
 class JobSummary(View):
     name: str
+    namespace: str | None = Field(default=None, description="The claim's, or a team's hyperpod-ns-<team>.")
     kind: JobKind
     phase: JobPhase
     nodes: int
@@ -230,10 +233,11 @@ class JobSummary(View):
         default=None, description="HyperPodPyTorchJob only: KubeRay has no HyperPod recovery budget."
     )
     createdAt: datetime | None = None
+    waitingReason: str | None = Field(default=None, description="Queued: why Kueue has not admitted it yet.")
 
 
 class JobDetail(JobSummary):
-    namespace: str
+    namespace: str  # type: ignore[assignment]  # always known once the job is read
     image: str | None = None
     pods: list[JobPod]
     events: list[JobEvent] = Field(description="The last events of the job, newest last.")

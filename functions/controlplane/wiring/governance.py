@@ -1,5 +1,5 @@
-"""Task governance: a cluster's teams and their compute quotas, their namespaces' preparation, and the cluster's
-scheduler policy."""
+"""Task governance: a cluster's teams and their compute quotas, their namespaces' preparation, its scheduler
+policy, and where a team's work goes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from controlplane.core.governance.namespace import TeamNamespaces, TeamNamespaceSteps
     from controlplane.core.governance.scheduler import SchedulerPolicyService
     from controlplane.core.governance.teams import ClusterReader, TeamService
+    from controlplane.core.team_targets import TeamTargets
 
 
 def _governed() -> ClusterReader:
@@ -25,6 +26,8 @@ def _governed() -> ClusterReader:
 def teams() -> TeamService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.governance import AwsGovernanceGateway
+    from controlplane.adapters.k8s.queues import KubernetesKueueGateway
+    from controlplane.core.governance.queues import TeamQueueReader
     from controlplane.core.governance.teams import TeamService
 
     return TeamService(
@@ -33,6 +36,7 @@ def teams() -> TeamService:
         deployment=wiring.deployment(),
         governance=AwsGovernanceGateway,
         eks=AwsEksGateway,
+        queues=TeamQueueReader(AwsEksGateway, KubernetesKueueGateway(factory=wiring.kubernetes_readers())),
         namespaces=wiring.team_namespaces(),
     )
 
@@ -79,4 +83,21 @@ def scheduler_policy() -> SchedulerPolicyService:
         confirmations=wiring.confirmations(),
         deployment=wiring.deployment(),
         governance=AwsGovernanceGateway,
+    )
+
+
+@provider
+def team_targets() -> TeamTargets:
+    """The checks of a team's jobs and model servers: AWS reads, and the team's namespace through the view role."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.governance import AwsGovernanceGateway
+    from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.team_targets import TeamTargets
+
+    return TeamTargets(
+        eks=AwsEksGateway,
+        hyperpod=AwsHyperPodGateway,
+        governance=AwsGovernanceGateway,
+        objects=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
     )

@@ -35,6 +35,7 @@ def model_servers() -> ModelServerService:
         creates=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
         secrets=KubernetesSecretGateway(factory=wiring.kubernetes_job_writers()),
         confirmations=wiring.confirmations(),
+        targets=wiring.team_targets(),
     )
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 def training_jobs() -> TrainingJobService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.queues import KubernetesKueueGateway
     from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
     from controlplane.core.training.service import TrainingJobService
 
@@ -31,6 +32,8 @@ def training_jobs() -> TrainingJobService:
         reads=KubernetesWorkloadGateway(factory=wiring.kubernetes_readers()),
         writes=KubernetesWorkloadGateway(factory=wiring.kubernetes_job_writers()),
         confirmations=wiring.confirmations(),
+        targets=wiring.team_targets(),
+        queues=KubernetesKueueGateway(factory=wiring.kubernetes_readers()),
     )
 
 

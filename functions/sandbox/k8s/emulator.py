@@ -18,7 +18,7 @@ from sandbox.k8s.buckets import Event
 from sandbox.k8s.objects import object_key, present
 from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_label_selector
-from sandbox.k8s.store import ObjectStore
+from sandbox.k8s.store import ObjectStore, Webhook
 
 JsonObject = dict[str, Any]
 Listener = Callable[[str, str, JsonObject], None]
@@ -47,6 +47,7 @@ class KubernetesEmulator:
         self._lock = threading.RLock()
         self._clusters: dict[str, ObjectStore] = {}
         self._listeners: list[Listener] = []
+        self._webhooks: list[Webhook] = []
         self._authorizer: Authorizer | None = None
         self._service_proxy: ServiceProxy | None = None
         self._continue_lifetime = CONTINUE_LIFETIME_SECONDS
@@ -109,6 +110,11 @@ class KubernetesEmulator:
         with self._lock:
             self._listeners.append(listener)
 
+    def add_webhook(self, webhook: Webhook) -> None:
+        """Run ``webhook`` on every API create (POST or server-side apply), in every cluster, before it is stored."""
+        with self._lock:
+            self._webhooks.append(webhook)
+
     def set_pod_log(self, cluster: str, namespace: str, pod: str, text: str) -> None:
         """The text served as the pod's log (until the pod is deleted)."""
         with self._lock:
@@ -130,7 +136,7 @@ class KubernetesEmulator:
 
     def _cluster(self, name: str) -> ObjectStore:
         if name not in self._clusters:
-            self._clusters[name] = ObjectStore()
+            self._clusters[name] = ObjectStore(self._webhooks)
         return self._clusters[name]
 
 

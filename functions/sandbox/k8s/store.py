@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import copy
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sandbox.k8s.apply import (
@@ -30,14 +31,17 @@ from sandbox.k8s.kinds import CRDS, NAME_RULES, NAMESPACE_KIND, NAMESPACES, PODS
 from sandbox.k8s.objects import now, object_body, object_key
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+# A mutating admission webhook: sees (the store, the kind, the object to create), may change it or raise ApiError.
+Webhook = Callable[["ObjectStore", Kind, JsonObject], None]
 _PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
 
 class ObjectStore(Buckets):
     """A cluster's objects as the API server writes them."""
 
-    def __init__(self) -> None:
+    def __init__(self, webhooks: Sequence[Webhook] = ()) -> None:
         super().__init__()
+        self._webhooks = webhooks
         for name in INITIAL_NAMESPACES:
             namespace = {"metadata": {"name": name}}
             _initialize(NAMESPACE_KIND, namespace)
@@ -61,6 +65,8 @@ class ObjectStore(Buckets):
             raise ApiError(409, "AlreadyExists", f'{kind.resource} "{name}" already exists', details(kind, name))
         for field in ("uid", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp"):
             meta.pop(field, None)
+        for webhook in self._webhooks:
+            webhook(self, kind, obj)
         _initialize(kind, obj)
         _fold_string_data(kind, obj)
         return self.insert(kind, obj, events)

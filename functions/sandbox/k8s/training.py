@@ -43,6 +43,7 @@ class TrainingOperatorSimulation:
         self._lock = threading.Lock()
         self._kills: dict[tuple[str, str, str], _Kill] = {}
         self._deleted: set[tuple[str, str, str]] = set()
+        self._started: set[tuple[str, str, str]] = set()
         self._pods = SimulatedPods(emulator)
 
     def install(self) -> None:
@@ -63,13 +64,21 @@ class TrainingOperatorSimulation:
         if obj.get("apiVersion") != API_VERSION or obj.get("kind") != KIND:
             return
         key = (cluster, obj["metadata"].get("namespace", "default"), obj["metadata"]["name"])
-        if event_type == "ADDED":
+        if event_type in ("ADDED", "MODIFIED"):
+            # A suspended job (Kueue holds it until it is admitted) gets no pod until it is resumed.
+            suspended = ((obj.get("spec") or {}).get("runPolicy") or {}).get("suspend") is True
             with self._lock:
-                self._deleted.discard(key)
+                # Kueue may resume a job while its ADDED is still being delivered: its MODIFIED can come first.
+                if event_type == "ADDED":
+                    self._deleted.discard(key)
+                if suspended or key in self._started:
+                    return
+                self._started.add(key)
             threading.Thread(target=self._run, args=(key,), daemon=True, name=f"job-{key[2]}").start()
         elif event_type == "DELETED":
             with self._lock:
                 self._deleted.add(key)
+                self._started.discard(key)
             self._delete_pods(self._emulator.store(cluster), key[1], key[2])
             self._forget_logs(key)
 

@@ -693,3 +693,49 @@ def test_a_cluster_has_one_scheduler_config_updated_by_version_and_deleted(world
     assert (described["Status"], described["SchedulerConfig"]) == ("Updated", changed)
     world.sagemaker.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
     assert world.sagemaker.list_cluster_scheduler_configs(ClusterArn=arn)["ClusterSchedulerConfigSummaries"] == []
+
+
+def test_the_add_ons_kueue_objects_follow_the_teams_quotas_and_the_scheduler_configs_priority_classes(
+    world: World,
+) -> None:
+    arn = world.create(groups=[world.group(InstanceType="ml.g5.xlarge")])
+    store = world.emulator.store("ml-eks")
+    quota_id = world.sagemaker.create_compute_quota(**quota_request(arn, team="ml-q", count=2))["ComputeQuotaId"]
+    namespace = store.get("", "v1", "namespaces", None, "hyperpod-ns-ml-q")
+    assert namespace["metadata"]["labels"]["sagemaker.amazonaws.com/quota-allocation-id"] == "ml-q"
+    queue = store.get("kueue.x-k8s.io", "v1beta1", "clusterqueues", None, "hyperpod-ns-ml-q-clusterqueue")
+    flavor = queue["spec"]["resourceGroups"][0]["flavors"][0]
+    gpus = next(r for r in flavor["resources"] if r["name"] == "nvidia.com/gpu")
+    assert (flavor["name"], gpus["nominalQuota"], gpus["borrowingLimit"]) == ("ml.g5.xlarge", "2", "1")
+    local = store.get("kueue.x-k8s.io", "v1beta1", "localqueues", "hyperpod-ns-ml-q", "hyperpod-ns-ml-q-localqueue")
+    assert local["spec"]["clusterQueue"] == "hyperpod-ns-ml-q-clusterqueue"
+    assert store.get("kueue.x-k8s.io", "v1beta1", "resourceflavors", None, "ml.g5.xlarge") is not None
+    changed = {
+        **quota_request(arn)["ComputeQuotaConfig"],
+        "ComputeQuotaResources": [{"InstanceType": "ml.g5.xlarge", "Count": 1}],
+    }
+    world.sagemaker.update_compute_quota(ComputeQuotaId=quota_id, TargetVersion=1, ComputeQuotaConfig=changed)
+    queue = store.get("kueue.x-k8s.io", "v1beta1", "clusterqueues", None, "hyperpod-ns-ml-q-clusterqueue")
+    gpus = next(
+        r for r in queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"] if r["name"] == "nvidia.com/gpu"
+    )
+    assert gpus["nominalQuota"] == "1"
+    world.sagemaker.delete_compute_quota(ComputeQuotaId=quota_id)
+    assert store.get("kueue.x-k8s.io", "v1beta1", "clusterqueues", None, "hyperpod-ns-ml-q-clusterqueue") is None
+    assert store.list("kueue.x-k8s.io", "v1beta1", "localqueues", "hyperpod-ns-ml-q") == []
+    config_id = world.sagemaker.create_cluster_scheduler_config(Name="p", ClusterArn=arn, SchedulerConfig=SCHEDULER)[
+        "ClusterSchedulerConfigId"
+    ]
+    classes = store.list("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses")
+    assert sorted((c["metadata"]["name"], c["value"]) for c in classes) == [
+        ("inference-priority", 90),
+        ("training-priority", 50),
+    ]
+    fewer = {**SCHEDULER, "PriorityClasses": [{"Name": "training", "Weight": 40}]}
+    world.sagemaker.update_cluster_scheduler_config(
+        ClusterSchedulerConfigId=config_id, TargetVersion=1, SchedulerConfig=fewer
+    )
+    classes = store.list("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses")
+    assert [(c["metadata"]["name"], c["value"]) for c in classes] == [("training-priority", 40)]
+    world.sagemaker.delete_cluster_scheduler_config(ClusterSchedulerConfigId=config_id)
+    assert store.list("kueue.x-k8s.io", "v1beta1", "workloadpriorityclasses") == []

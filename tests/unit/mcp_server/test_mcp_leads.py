@@ -110,3 +110,32 @@ def test_a_list_without_pages_counts_its_items(specs):
     assert first(specs, "cluster_get_availability_zones", body, {"region": "us-west-2"}) == (
         "cluster_get_availability_zones: 3 availabilityZones."
     )
+
+
+def test_the_teams_view_leads_with_each_teams_use_and_why_its_first_queued_job_waits(specs):
+    waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"
+    body = {
+        "clusterTag": "demo",
+        "capacity": {"ml.g5.xlarge": 2},
+        "allocated": {"ml.g5.xlarge": 2},
+        "teams": [
+            {
+                "team": "ml-a",
+                "inUse": [{"instanceType": "ml.g5.xlarge", "resource": "nvidia.com/gpu", "inUse": "1"}],
+                "queued": [{"name": "second", "reason": "Pending", "message": waiting}],
+            },
+            {"team": "ml-b", "inUse": [], "queued": []},
+        ],
+    }
+
+    assert first(specs, "hyperpod_list_teams", body) == (
+        f"Cluster demo: 2 teams; ml-a uses 1 nvidia.com/gpu, 1 queued (second: {waiting}); ml-b uses no GPU, 0 queued."
+    )
+
+
+def test_a_queued_job_leads_with_why_it_waits(specs):
+    body = {"name": "llama", "phase": "Queued", "waitingReason": "Pending: couldn't assign flavors"}
+
+    assert first(specs, "job_get_status", body, {"clusterTag": "demo", "jobName": "llama"}) == (
+        "job_get_status: llama is Queued: Pending: couldn't assign flavors"
+    )

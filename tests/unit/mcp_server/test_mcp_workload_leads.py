@@ -170,3 +170,12 @@ def test_a_read_that_carries_a_note_leads_with_it():
     assert (
         lead(SPECS["job_get_logs"], {"clusterTag": "demo", "jobName": "lf"}, body) == f"job_get_logs answered: {note}"
     )
+
+
+def test_a_queued_job_still_waited_for_says_why_kueue_holds_it():
+    body = {"done": False, "job": {"name": "lf", "phase": "Queued", "waitingReason": "Pending: insufficient quota"}}
+    sentence = workload_lead(SPECS["job_wait"], {"clusterTag": "demo", "jobName": "lf"}, body, still_waiting_after=240)
+    assert sentence == (
+        "The job lf is still Queued after 240 s (Pending: insufficient quota) — call job_wait again with "
+        "clusterTag=demo, jobName=lf."
+    )

@@ -28,6 +28,23 @@ describe("TeamsTab", () => {
     expect(screen.queryByRole("button", { name: "Create team" })).toBeNull();
   });
 
+  it("shows what each team's jobs use and which wait, with Kueue's reason", async () => {
+    const waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor ml.g5.xlarge, 1 more needed";
+    const busy = {
+      ...TEAM,
+      inUse: [
+        { instanceType: "ml.g5.xlarge", resource: "nvidia.com/gpu", inUse: "2", borrowed: "1" },
+        { instanceType: "ml.g5.xlarge", resource: "cpu", inUse: "8", borrowed: "0" },
+      ],
+      admittedWorkloads: 1,
+      queued: [{ name: "second", kind: "HyperPodPyTorchJob", reason: "Pending", message: waiting }],
+    };
+    renderTab(TeamsTab, { api: fakeApi({ "GET /clusters/{clusterTag}/teams": { ...TEAMS, teams: [busy] } }).api, role: "viewer" });
+    const row = (await screen.findByText("ml-a")).closest("tr")!;
+    expect(within(row).getByText("2 nvidia.com/gpu on ml.g5.xlarge (1 borrowed)")).toBeInTheDocument();
+    expect(row).toHaveTextContent(`second: ${waiting}`);
+  });
+
   it("creates a team with the chosen instance type and count", async () => {
     const { api, calls } = fakeApi({
       "GET /clusters/{clusterTag}/teams": TEAMS,

@@ -1,5 +1,6 @@
 /**
- * Teams tab (task governance): each team's compute quota, namespace and Kueue queue, the cluster's capacity per
+ * Teams tab (task governance): each team's compute quota, what its jobs use now and which wait (with Kueue's
+ * reason), its namespace and Kueue queue, the cluster's capacity per
  * instance type with what the quotas guarantee, its scheduler policy (`SchedulerPolicyPanel`), a form that creates a
  * team (`?action=create-team`) or changes the chosen one's quota (`?action=change-team`), and the delete of a team's
  * quota; a change and a delete go through the API's plan and confirmation. Each team's namespace says whether it is
@@ -51,6 +52,28 @@ export function NamespaceReadiness({ team }: { team: Team }) {
     return <StatusIndicator type="warning">Lacks {(team.namespaceMissing ?? []).join("; ")}</StatusIndicator>;
   }
   return <StatusIndicator type="stopped">Unknown (Kubernetes API not reachable)</StatusIndicator>;
+}
+
+/** "1 nvidia.com/gpu on ml.g5.xlarge (1 borrowed)": the accelerators its admitted jobs use now. */
+function inUse(team: Team): string {
+  const used = (team.inUse ?? []).filter((use) => /gpu|neuron/.test(use.resource));
+  const text = used.map((use) => `${use.inUse} ${use.resource} on ${use.instanceType}${use.borrowed !== "0" ? ` (${use.borrowed} borrowed)` : ""}`);
+  return text.join("; ") || "none";
+}
+
+/** Its jobs waiting for quota, each with why (Kueue's words). */
+function Queued({ team }: { team: Team }) {
+  const queued = team.queued ?? [];
+  if (queued.length === 0) return <>0</>;
+  return (
+    <SpaceBetween size="xxs">
+      {queued.map((work) => (
+        <Box key={work.name} variant="small">
+          <strong>{work.name}</strong>: {work.message ?? work.reason ?? "waiting for Kueue"}
+        </Box>
+      ))}
+    </SpaceBetween>
+  );
 }
 
 function allocations(team: Team): string {
@@ -181,6 +204,8 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
         columnDefinitions={[
           { id: "team", header: "Team", cell: (item) => item.team },
           { id: "quota", header: "Quota", cell: allocations },
+          { id: "inUse", header: "In use", cell: inUse },
+          { id: "queued", header: "Queued", cell: (item) => <Queued team={item} /> },
           { id: "sharing", header: "Sharing", cell: (item) => (item.borrowLimit ? `${item.sharing} (borrow ≤ ${item.borrowLimit}%)` : item.sharing) },
           { id: "queue", header: "Namespace / queue", cell: (item) => `${item.namespace} / ${item.localQueue}` },
           { id: "namespace", header: "Namespace readiness", cell: (item) => <NamespaceReadiness team={item} /> },

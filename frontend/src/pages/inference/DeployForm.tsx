@@ -1,7 +1,8 @@
 /**
  * The deploy form: a serving command (`vllm serve …`, `python -m sglang.launch_server …`, or any command with an
  * image), the GPUs per replica (required — the API refuses a deploy without it, and never reads it from a
- * tensor-parallel flag), the service type, placement and the optional fields. The API's refusal shows above the
+ * tensor-parallel flag), the service type, placement, the team and priority (not for pool workers) and the optional
+ * fields. The API's refusal shows above the
  * actions.
  */
 import Button from "@cloudscape-design/components/button";
@@ -18,6 +19,7 @@ import Textarea from "@cloudscape-design/components/textarea";
 import { useState } from "react";
 import type { Schemas } from "../../api/client";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { TeamPicker } from "../../components/TeamPicker";
 import { useInstanceGroups } from "../cluster/groups";
 import { deployBody, EMPTY_DEPLOY, positive, type DeployFormValues, type ServiceType } from "./form";
 
@@ -106,6 +108,7 @@ export function DeployForm({ clusterTag, submitting, error, onSubmit, onCancel }
                   onChange={({ detail }) => set("serviceType")(detail.value as ServiceType)}
                 />
               </FormField>
+              {values.serviceType !== "pool" && <TeamPicker clusterTag={clusterTag} value={values.team} onChange={set("team")} />}
             </SpaceBetween>
           </Container>
           <Container header={<Header variant="h2">Optional</Header>}>

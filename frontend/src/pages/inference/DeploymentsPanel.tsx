@@ -154,6 +154,7 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
           },
           { id: "status", header: "Status", sortingField: "status", cell: (item) => <Status value={item.status} /> },
           { id: "model", header: "Model", cell: (item) => item.model ?? "-" },
+          { id: "namespace", header: "Namespace", cell: (item) => item.namespace ?? "-" },
           { id: "engine", header: "Engine", cell: (item) => item.engine },
           { id: "gpus", header: "GPUs per replica", cell: (item) => item.gpus },
           { id: "replicas", header: "Ready / replicas", cell: (item) => `${item.readyReplicas} / ${item.replicas}` },

@@ -3,6 +3,7 @@
  * required and never derived from a tensor-parallel flag, so the person types it.
  */
 import type { Schemas } from "../../api/client";
+import { NO_TEAM, teamFields, type TeamChoice } from "../../components/TeamPicker";
 
 export type ServiceType = Schemas["ServiceType"];
 
@@ -17,6 +18,8 @@ export interface DeployFormValues {
   port: string;
   huggingFaceToken: string;
   job: string;
+  /** Task governance: the team whose namespace and queue the server goes to (not for pool workers). */
+  team: TeamChoice;
 }
 
 export const EMPTY_DEPLOY: DeployFormValues = {
@@ -30,6 +33,7 @@ export const EMPTY_DEPLOY: DeployFormValues = {
   port: "",
   huggingFaceToken: "",
   job: "",
+  team: NO_TEAM,
 };
 
 /** A whole number of at least 1, or undefined. */
@@ -52,5 +56,6 @@ export function deployBody(values: DeployFormValues): Schemas["DeployModelReques
     ...(positive(values.port) ? { port: positive(values.port) } : {}),
     ...(values.huggingFaceToken ? { huggingFaceToken: values.huggingFaceToken } : {}),
     ...(values.job.trim() ? { modelSource: { job: values.job.trim() } } : {}),
+    ...(values.serviceType === "pool" ? {} : teamFields(values.team)),
   };
 }

@@ -76,7 +76,7 @@ export default function JobDetailPage() {
         <KeyValuePairs
           columns={4}
           items={[
-            { label: "Phase", value: <JobPhase phase={data.phase} /> },
+            { label: "Phase", value: <JobPhase phase={data.phase} waitingReason={data.waitingReason} /> },
             { label: "Kind", value: data.kind },
             { label: "Nodes × GPUs per node", value: `${data.nodes} × ${data.gpusPerNode}` },
             { label: "Restarts used", value: restartsText(data.restartBudget) },

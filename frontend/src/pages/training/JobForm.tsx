@@ -1,7 +1,7 @@
 /**
  * The form of a `SubmitJobRequest`: the kind (HyperPodPyTorchJob, or RayJob / RayCluster on the KubeRay path), image,
  * command, nodes × GPUs per node, placement on an instance type or group the cluster has, EFA, deep-health-checked
- * nodes, shared memory, environment, and for a HyperPodPyTorchJob the recovery budget (shown with the API's
+ * nodes, the team and priority (task governance), shared memory, environment, and for a HyperPodPyTorchJob the recovery budget (shown with the API's
  * defaults) and log-monitoring rules. It starts from `initial`, so a recipe form can prefill it; the page
  * sends the body, and the API's refusal (`error`) shows above the form's actions.
  */
@@ -21,6 +21,7 @@ import Textarea from "@cloudscape-design/components/textarea";
 import { useState, type ReactNode } from "react";
 import type { Schemas } from "../../api/client";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { TeamPicker } from "../../components/TeamPicker";
 import { useInstanceGroups } from "../cluster/groups";
 import {
   API_DEFAULTS,
@@ -154,6 +155,7 @@ export function JobForm({ clusterTag, initial, submitting, error, onSubmit, onCa
             <Checkbox checked={values.deepHealthCheckedOnly} onChange={({ detail }) => set("deepHealthCheckedOnly")(detail.checked)}>
               Only nodes that passed deep health checks
             </Checkbox>
+            <TeamPicker clusterTag={clusterTag} value={values.team} onChange={set("team")} />
             <FormField label="Environment" description="NAME=value, one per line.">
               <Textarea ariaLabel="Environment" value={values.environment} onChange={({ detail }) => set("environment")(detail.value)} rows={3} />
             </FormField>

@@ -13,7 +13,7 @@ const GROUPS = {
     { instanceGroupName: "workers", instanceType: "ml.g6.4xlarge", status: "InService", currentCount: 1, targetCount: 1, capacityType: "on-demand", deepHealthChecks: [] },
   ],
 };
-const RAY_JOB = { name: "verl", kind: "RayJob", phase: "Succeeded", nodes: 2, gpusPerNode: 4 };
+const RAY_JOB = { name: "verl", namespace: "hyperpod-ns-ml-a", kind: "RayJob", phase: "Succeeded", nodes: 2, gpusPerNode: 4 };
 const ANSWERS = {
   "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [JOB, RAY_JOB] },
   "GET /clusters/{clusterTag}/instance-groups": GROUPS,
@@ -33,6 +33,14 @@ async function fillRequired() {
 }
 
 describe("JobsPage", { timeout: 30_000 }, () => {
+  it("shows a Queued badge with why Kueue holds the job", async () => {
+    const queued = { ...JOB, name: "waits", phase: "Queued", waitingReason: "Pending: insufficient unused quota" };
+    show("viewer", "/clusters/demo/jobs", { ...ANSWERS, "GET /clusters/{clusterTag}/jobs": { clusterTag: "demo", jobs: [queued] } });
+    const row = (await screen.findByRole("link", { name: "waits" })).closest("tr")!;
+    expect(within(row).getByText("Queued")).toBeInTheDocument();
+    expect(within(row).getByText("Pending: insufficient unused quota")).toBeInTheDocument();
+  });
+
   it("lists the jobs with phase, nodes, GPUs and restarts against the budget, and offers a viewer no submit", async () => {
     show("viewer", "/clusters/demo/jobs");
     const row = (await screen.findByRole("link", { name: "hello" })).closest("tr")!;
@@ -49,6 +57,12 @@ describe("JobsPage", { timeout: 30_000 }, () => {
     await userEvent.type(screen.getByRole("searchbox", { name: "Find jobs" }), "verl");
     await waitFor(() => expect(screen.queryByRole("link", { name: "job-00" })).toBeNull());
     expect(screen.getByRole("link", { name: "verl" })).toBeInTheDocument();
+  });
+
+  it("shows the namespace a team's job runs in", async () => {
+    show("viewer", "/clusters/demo/jobs");
+    const row = (await screen.findByRole("link", { name: "verl" })).closest("tr")!;
+    expect(within(row).getByText("hyperpod-ns-ml-a")).toBeInTheDocument();
   });
 
   it("shows each job's kind, and no restart budget for a Ray job", async () => {

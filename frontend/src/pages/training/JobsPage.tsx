@@ -89,7 +89,8 @@ export default function JobsPage() {
         columnDefinitions={[
           { id: "name", header: "Job", sortingField: "name", cell: (job) => <RouterLink href={jobPath(clusterTag, job.name)}>{job.name}</RouterLink> },
           { id: "kind", header: "Kind", sortingField: "kind", cell: (job) => job.kind },
-          { id: "phase", header: "Phase", sortingField: "phase", cell: (job) => <JobPhase phase={job.phase} /> },
+          { id: "namespace", header: "Namespace", sortingField: "namespace", cell: (job) => job.namespace ?? "-" },
+          { id: "phase", header: "Phase", sortingField: "phase", cell: (job) => <JobPhase phase={job.phase} waitingReason={job.waitingReason} /> },
           { id: "nodes", header: "Nodes", cell: (job) => job.nodes },
           { id: "gpus", header: "GPUs per node", cell: (job) => job.gpusPerNode },
           { id: "restarts", header: "Restarts / budget", cell: (job) => restartsText(job.restartBudget) },

@@ -78,3 +78,10 @@ describe("API_DEFAULTS", () => {
     });
   });
 });
+
+describe("submitBody's team", () => {
+  it("sends the team and its priority when chosen, and neither without a team", () => {
+    expect(submitBody({ ...REQUIRED, team: { team: "ml-a", priority: "training" } })).toMatchObject({ team: "ml-a", priority: "training" });
+    expect(submitBody({ ...REQUIRED, team: { team: "", priority: "training" } })).not.toHaveProperty("priority");
+  });
+});

@@ -4,6 +4,7 @@
  * the rest itself. A recipe form prefills the job form with its own `JobFormValues`.
  */
 import type { Schemas } from "../../api/client";
+import { NO_TEAM, teamFields, type TeamChoice } from "../../components/TeamPicker";
 import { sent } from "../cluster/plan";
 
 type SubmitJobRequest = Schemas["SubmitJobRequest"];
@@ -62,6 +63,8 @@ export interface JobFormValues {
   maxFullJobRestarts: string;
   cleanPodPolicy: CleanPodPolicy;
   logMonitoring: RuleValues[];
+  /** Task governance: the team whose namespace and queue the job goes to, and its priority. */
+  team: TeamChoice;
 }
 
 export const EMPTY_VALUES: JobFormValues = {
@@ -84,6 +87,7 @@ export const EMPTY_VALUES: JobFormValues = {
   maxFullJobRestarts: String(API_DEFAULTS.maxFullJobRestarts),
   cleanPodPolicy: API_DEFAULTS.cleanPodPolicy,
   logMonitoring: [],
+  team: NO_TEAM,
 };
 
 export const EMPTY_RULE: RuleValues = {
@@ -156,7 +160,7 @@ export function isRayKind(kind: JobKind): boolean {
 /** The request body: the name, image and placement always; every other field only when it differs from the default
  * (and, for a Ray kind, nothing of the HyperPod recovery budget or log monitoring). */
 export function submitBody(values: JobFormValues): SubmitJobRequest {
-  const body: Partial<SubmitJobRequest> = { name: values.name.trim(), image: values.image.trim() };
+  const body: Partial<SubmitJobRequest> = { name: values.name.trim(), image: values.image.trim(), ...teamFields(values.team) };
   if (values.kind !== API_DEFAULTS.kind) body.kind = values.kind;
   body[values.placement] = values.placeOn;
   const command = lines(values.command);

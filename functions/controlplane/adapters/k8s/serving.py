@@ -37,7 +37,7 @@ class KubernetesServingGateway:
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         labels: Mapping[str, str | None],
         limit: int,
         token: str | None,

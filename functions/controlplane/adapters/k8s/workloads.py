@@ -56,9 +56,10 @@ class KubernetesWorkloadGateway:
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         limit: int,
         token: str | None,
+        name: str | None = None,
     ) -> ObjectPage:
         from kubernetes.dynamic import DynamicClient
         from kubernetes.dynamic.exceptions import ResourceNotFoundError
@@ -70,8 +71,9 @@ class KubernetesWorkloadGateway:
             except ResourceNotFoundError:
                 return ObjectPage([], None)
             paging = {"limit": limit, **({"_continue": token} if token else {})}
+            named = {"field_selector": f"metadata.name={name}"} if name else {}
             with continuing(token):
-                response = dynamic.get(resource, namespace=namespace, serialize=False, **paging)
+                response = dynamic.get(resource, namespace=namespace, serialize=False, **paging, **named)
             body = json.loads(response.data)
             return ObjectPage(body.get("items") or [], (body.get("metadata") or {}).get("continue") or None)
 

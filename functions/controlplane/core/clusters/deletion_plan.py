@@ -198,9 +198,18 @@ def _work(cluster_tag: str, workloads: Workloads) -> list[PlannedAction]:
                 "whatever runs there stops with the cluster",
             )
         ]
-    within = f"{workloads.namespace}/" if workloads.namespace else ""
+
+    def within(namespace: str | None) -> str:
+        """`namespace/` of a workload: its own (a team's), else the claim's."""
+        namespace = namespace or workloads.namespace
+        return f"{namespace}/" if namespace else ""
+
     actions = [
-        _delete(job.kind.value, f"{within}{job.name}", "training job still running: its pods stop with the cluster")
+        _delete(
+            job.kind.value,
+            f"{within(job.namespace)}{job.name}",
+            "training job still running: its pods stop with the cluster",
+        )
         for job in workloads.jobs
         if job.phase not in TERMINAL_PHASES
     ]
@@ -208,7 +217,7 @@ def _work(cluster_tag: str, workloads: Workloads) -> list[PlannedAction]:
         actions.append(
             _delete(
                 "Deployment",
-                f"{within}{server.name}",
+                f"{within(server.namespace)}{server.name}",
                 f"model server ({server.engine}, {server.replicas} replica(s), {server.serviceType.value}): its pods "
                 "stop with the cluster",
             )
@@ -217,7 +226,7 @@ def _work(cluster_tag: str, workloads: Workloads) -> list[PlannedAction]:
             actions.append(
                 _keep(
                     LOAD_BALANCER,
-                    f"load balancer of Service {within}{server.name}",
+                    f"load balancer of Service {within(server.namespace)}{server.name}",
                     "left in the account (and in the VPC, whose deletion it then blocks): deleting the cluster does "
                     "not run the load balancer controller; delete the model server first "
                     f"(DELETE /clusters/{cluster_tag}/deployments/{server.name})",
@@ -226,7 +235,9 @@ def _work(cluster_tag: str, workloads: Workloads) -> list[PlannedAction]:
     for endpoint in workloads.endpoints:
         actions.append(
             _delete(
-                endpoint.kind.value, f"{within}{endpoint.name}", "managed endpoint: its workers stop with the cluster"
+                endpoint.kind.value,
+                f"{within(None)}{endpoint.name}",
+                "managed endpoint: its workers stop with the cluster",
             )
         )
         if endpoint.sageMakerEndpointName:

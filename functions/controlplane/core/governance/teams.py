@@ -19,6 +19,7 @@ from controlplane.core.concurrency import together
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
 from controlplane.core.governance.namespace import TeamNamespaces
+from controlplane.core.governance.queues import TeamQueue, TeamQueueReader
 from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.governance import (
@@ -30,14 +31,9 @@ from controlplane.core.ports.governance import (
 )
 from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.team_targets import TeamNotFoundError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.errors import (
-    ClusterBusyError,
-    ClusterNotReadyError,
-    ConflictError,
-    InvalidRequestError,
-    NotFoundError,
-)
+from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConflictError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
@@ -51,10 +47,6 @@ from controlplane.models.governance import (
     team_queue,
 )
 from controlplane.models.operations import Operation
-
-
-class TeamNotFoundError(NotFoundError):
-    code = "TeamNotFound"
 
 
 class TeamExistsError(ConflictError):
@@ -92,6 +84,7 @@ class TeamService:
         governance: Callable[[str], GovernanceGateway],
         eks: Callable[[str], EksGateway],
         namespaces: TeamNamespaces,
+        queues: TeamQueueReader,
     ) -> None:
         self._cluster = cluster
         self._confirmations = confirmations
@@ -99,12 +92,15 @@ class TeamService:
         self._governance = governance
         self._eks = eks
         self._namespaces = namespaces
+        self._queues = queues
 
     def teams(self, cluster_tag: str) -> TeamsView:
+        """Each team's quota with what its queue holds now (Kueue's usage and waiting jobs)."""
         record, cluster = self._cluster(cluster_tag)
         gateway = self._governance(record.region)
         quotas, scheduler = together(lambda: gateway.quotas(cluster.arn), lambda: gateway.scheduler_config(cluster.arn))
-        views = [_view(quota) for quota in sorted(quotas, key=lambda quota: quota.spec.team)]
+        queues = self._queues(record, [quota.spec.team for quota in quotas]) if quotas else {}
+        views = [_view(quota, queues.get(quota.spec.team)) for quota in sorted(quotas, key=lambda q: q.spec.team)]
         return TeamsView(
             clusterTag=cluster_tag,
             teams=[self._with_readiness(record, view) for view in views],
@@ -319,8 +315,9 @@ def policy_view(config: SchedulerConfig) -> SchedulerPolicyView:
     )
 
 
-def _view(quota: ComputeQuota) -> TeamView:
+def _view(quota: ComputeQuota, queue: TeamQueue | None = None) -> TeamView:
     spec = quota.spec
+    queue = queue or TeamQueue()
     return TeamView(
         team=spec.team,
         namespace=team_namespace(spec.team),
@@ -333,6 +330,9 @@ def _view(quota: ComputeQuota) -> TeamView:
         borrowLimit=spec.borrow_limit,
         preemptTeamTasks=spec.preempt,
         fairShareWeight=spec.fair_share_weight,
+        inUse=queue.in_use,
+        admittedWorkloads=queue.admitted,
+        queued=queue.queued,
     )
 
 

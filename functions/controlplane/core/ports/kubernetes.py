@@ -127,11 +127,13 @@ class WorkloadGateway(Protocol):
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         limit: int,
         token: str | None,
+        name: str | None = None,
     ) -> ObjectPage:
-        """A page of the kind's objects in the namespace (empty when the kind is not served)."""
+        """A page of the kind's objects in the namespace (None: every namespace), only those called `name` when it is
+        given (empty when the kind is not served)."""
 
     def delete_object(
         self, cluster: EksCluster, region: str, api_version: str, kind: str, namespace: str, name: str

@@ -24,12 +24,13 @@ class ServingGateway(Protocol):
         region: str,
         api_version: str,
         kind: str,
-        namespace: str,
+        namespace: str | None,
         labels: Mapping[str, str | None],
         limit: int,
         token: str | None,
     ) -> ObjectPage:
-        """A page of the kind's objects carrying `labels` (a None value: the label is present), as raw JSON."""
+        """A page of the kind's objects in the namespace (None: every namespace) carrying `labels` (a None value: the
+        label is present), as raw JSON."""
 
     def patch(
         self,

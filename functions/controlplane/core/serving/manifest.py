@@ -7,7 +7,7 @@ they read. Whether the cluster can run the server is `service.py`'s question; th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
@@ -52,6 +52,8 @@ class ServerPlacement:
     claim: str | None
     token_secret: str | None
     model_source_uri: str | None
+    # A team's server: its Kueue queue and priority labels, on the Deployment and its pod template.
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def token_secret_name(deployment: str) -> str:
@@ -70,7 +72,7 @@ def token_secret_of(deployment: dict[str, Any]) -> str | None:
 
 def deployment(request: DeployModelRequest, command: ServingCommand, placement: ServerPlacement) -> dict[str, Any]:
     """The Deployment: `replicas` pods with `gpus` GPUs each, ready when the server's health path answers."""
-    pod_labels = {MANAGED_LABEL: MANAGED_LABEL_VALUE, MODEL_LABEL: request.name}
+    pod_labels = {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, MODEL_LABEL: request.name}
     if request.serviceType == ServiceType.POOL:
         pod_labels[BUSINESS_LABEL] = UNASSIGNED
     settings = {
@@ -87,7 +89,7 @@ def deployment(request: DeployModelRequest, command: ServingCommand, placement: 
         "metadata": {
             "name": request.name,
             "namespace": placement.namespace,
-            "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE, MODEL_LABEL: request.name},
+            "labels": {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, MODEL_LABEL: request.name},
             "annotations": {SERVING_ANNOTATION: json.dumps(settings, sort_keys=True)},
         },
         "spec": {
@@ -193,6 +195,7 @@ def summary(deployment: dict[str, Any]) -> DeploymentSummary:
     selector = ((spec.get("template") or {}).get("spec") or {}).get("nodeSelector") or {}
     return DeploymentSummary(
         name=deployment["metadata"]["name"],
+        namespace=deployment["metadata"].get("namespace"),
         serviceType=ServiceType(found.get("serviceType", ServiceType.INTERNAL.value)),
         engine=found.get("engine", "custom"),
         model=found.get("model"),

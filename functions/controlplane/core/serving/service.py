@@ -11,6 +11,7 @@ change.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -26,15 +27,16 @@ from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.serving import command as commands
 from controlplane.core.serving import manifest, pool
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
+from controlplane.core.serving.placement import check_placement
 from controlplane.core.serving.scaling import ScaleToZero
-from controlplane.core.serving.target import ServingTarget, resolve
+from controlplane.core.serving.target import ServingTarget, find_server, resolve
+from controlplane.core.team_targets import TeamTargets, workload_namespace
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.outputs import job_output
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
 from controlplane.models.errors import ConflictError, DependencyFailedError, InvalidRequestError, NotFoundError
-from controlplane.models.instance_types import instance_type
 from controlplane.models.serving import (
     DeploymentDetail,
     DeploymentList,
@@ -44,7 +46,6 @@ from controlplane.models.serving import (
     ServiceType,
     UpdateDeploymentRequest,
 )
-from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
 
 DELETE_DEPLOYMENT_ACTION = "delete-deployment"
 CHAT_PATH = "/v1/chat/completions"
@@ -81,6 +82,7 @@ class ModelServerService:
         creates: WorkloadGateway,
         secrets: SecretGateway,
         confirmations: Confirmations,
+        targets: TeamTargets,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
@@ -90,6 +92,7 @@ class ModelServerService:
         self._creates = creates
         self._secrets = secrets
         self._confirmations = confirmations
+        self._targets = targets
         self._scale_to_zero = ScaleToZero(confirmations, reads)
 
     # --- deploy ------------------------------------------------------------------------------
@@ -120,11 +123,16 @@ class ModelServerService:
         parsed = commands.parse(request.command, request.image, request.port, names_model=request.modelSource is None)
         commands.check_gpus(parsed, request.gpus)
         target = resolve(self._clusters, self._eks, cluster_tag)
-        self._check_placement(target, request)
+        check_placement(self._objects, target, request)
+        team = self._targets(target.record, target.cluster, request.team, request.priority) if request.team else None
+        found = find_server(self._reads, target, request.name)
+        if found is not None:
+            raise _name_in_use(request.name, found[0].namespace)
         source_uri = None
         if request.modelSource is not None:
             path, source_uri = self._job_output(target, request.modelSource.job)
             parsed = parsed.with_model(path)
+        target = replace(target, namespace=team.namespace) if team else target
         if self._deployment(target, request.name) is not None or (
             request.serviceType != ServiceType.POOL
             and self._objects.get(target.cluster, target.region, SERVICE_API, "Service", request.name, target.namespace)
@@ -137,34 +145,13 @@ class ModelServerService:
         secret = request.huggingFaceTokenSecret or (
             manifest.token_secret_name(request.name) if request.huggingFaceToken is not None else None
         )
-        placement = manifest.ServerPlacement(target.namespace, target.claim, secret, source_uri)
+        labels = team.labels if team else {}
+        placement = manifest.ServerPlacement(target.namespace, target.claim, secret, source_uri, labels)
         objects = [manifest.deployment(request, parsed, placement)]
         if request.serviceType != ServiceType.POOL:
             external = request.serviceType == ServiceType.EXTERNAL
             objects.append(manifest.service(request.name, target.namespace, request.name, parsed.port, external))
         return target, objects
-
-    def _check_placement(self, target: ServingTarget, request: DeployModelRequest) -> None:
-        nodes = self._objects.nodes(target.cluster, target.region)
-        if request.instanceType:
-            chosen = [node for node in nodes if node.labels.get(INSTANCE_TYPE_LABEL) == request.instanceType]
-            if not chosen:
-                known = sorted({node.labels.get(INSTANCE_TYPE_LABEL, "") for node in nodes} - {""})
-                raise InvalidRequestError(
-                    f"Cluster '{target.record.clusterTag}' has no nodes of instance type '{request.instanceType}'; "
-                    f"set instanceType to one it has ({', '.join(known) or 'none yet: add an instance group first'}).",
-                    {"instanceType": known},
-                )
-        else:
-            chosen = nodes
-        most = max((_gpus(node.labels, node.allocatable) for node in chosen), default=0)
-        if request.gpus > most:
-            where = f"a node of '{request.instanceType}'" if request.instanceType else "any node of the cluster"
-            raise InvalidRequestError(
-                f"`gpus` {request.gpus} is more than the {most} GPU(s) {where} has; ask for at most {most}, or place "
-                "the server on a larger instance type.",
-                {"gpus": most},
-            )
 
     def _job_output(self, target: ServingTarget, job_name: str) -> tuple[str, str]:
         """(the path the server reads the job's output at, its S3 URI): the output must be in the claim's bucket."""
@@ -190,19 +177,17 @@ class ModelServerService:
         target = resolve(self._clusters, self._eks, cluster_tag)
         labels = {MODEL_LABEL: None}
         page = self._reads.select(
-            target.cluster, target.region, DEPLOYMENT_API, "Deployment", target.namespace, labels, limit, token
+            target.cluster, target.region, DEPLOYMENT_API, "Deployment", None, labels, limit, token
         )
-        deployments = [manifest.summary(item) for item in page.items]
+        deployments = [manifest.summary(item) for item in page.items if _ours(item, target)]
         return DeploymentList(clusterTag=cluster_tag, deployments=deployments, continue_=page.next_token)
 
     def get(self, cluster_tag: str, name: str) -> DeploymentDetail:
         """Replicas ready of those asked for, and each pod with its node, readiness and (pool) binding."""
-        target = resolve(self._clusters, self._eks, cluster_tag)
-        found = self._require(target, name)
+        target, found = self._require(cluster_tag, name)
         pods = self._pods(target, {MODEL_LABEL: name})
         return DeploymentDetail(
             **manifest.summary(found).model_dump(),
-            namespace=target.namespace,
             command=list(manifest.container(found).get("command") or []),
             modelSourceUri=manifest.settings(found).get("modelSourceUri"),
             pods=[manifest.serving_pod(pod) for pod in pods],
@@ -216,10 +201,12 @@ class ModelServerService:
         labels: dict[str, str | None] = {MODEL_LABEL: None}
         if public is not None:
             labels[EXPOSURE_LABEL] = "external" if public else "internal"
-        page = self._reads.select(
-            target.cluster, target.region, SERVICE_API, "Service", target.namespace, labels, limit, token
-        )
-        found = [manifest.model_service(obj, self._ready_pods(target, obj)) for obj in page.items]
+        page = self._reads.select(target.cluster, target.region, SERVICE_API, "Service", None, labels, limit, token)
+        found = [
+            manifest.model_service(obj, self._ready_pods(replace(target, namespace=obj["metadata"]["namespace"]), obj))
+            for obj in page.items
+            if _ours(obj, target)
+        ]
         return ServiceList(clusterTag=cluster_tag, services=found, continue_=page.next_token)
 
     # --- update (explicit diff) ----------------------------------------------------------------
@@ -235,8 +222,7 @@ class ModelServerService:
     ) -> DeploymentUpdate:
         """Change only the fields given whose live value differs; say per field what happened. Scaling a running
         server to zero stops it: that needs the token of its plan (without one, the refusal carries the plan)."""
-        target = resolve(self._clusters, self._eks, cluster_tag)
-        found = self._require(target, name)
+        target, found = self._require(cluster_tag, name)
         current = manifest.summary(found)
         changes: dict[str, Any] = {}
         patch: dict[str, Any] = {}
@@ -262,8 +248,8 @@ class ModelServerService:
     # --- delete (destructive: plan, then confirm) ---------------------------------------------
 
     def plan_delete(self, cluster_tag: str, name: str, actor: Actor) -> Plan:
-        target = resolve(self._clusters, self._eks, cluster_tag)
-        actions = self._deletions(target, name)
+        target, found = self._require(cluster_tag, name)
+        actions = self._deletions(target, found, name)
         token, expires_at = self._confirmations.issue(actor, DELETE_DEPLOYMENT_ACTION, f"{cluster_tag}/{name}")
         return Plan(
             actions=actions,
@@ -274,8 +260,8 @@ class ModelServerService:
         )
 
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Plan:
-        target = resolve(self._clusters, self._eks, cluster_tag)
-        actions = self._deletions(target, name)
+        target, found = self._require(cluster_tag, name)
+        actions = self._deletions(target, found, name)
         how = f"Call DELETE /clusters/{cluster_tag}/deployments/{name} without a token"
         with self._confirmations.redeeming(token, actor, DELETE_DEPLOYMENT_ACTION, f"{cluster_tag}/{name}", how):
             for action in actions:
@@ -286,8 +272,7 @@ class ModelServerService:
                 )
         return Plan(dryRun=False, actions=actions, message=f"Deleted model server {name} and its Services.")
 
-    def _deletions(self, target: ServingTarget, name: str) -> list[PlannedAction]:
-        found = self._require(target, name)
+    def _deletions(self, target: ServingTarget, found: dict[str, Any], name: str) -> list[PlannedAction]:
         pods = self._pods(target, {MODEL_LABEL: name})
         services = self._reads.select(
             target.cluster, target.region, SERVICE_API, "Service", target.namespace, {MODEL_LABEL: name}, 100, None
@@ -313,6 +298,7 @@ class ModelServerService:
         """An OpenAI-compatible chat completion from one of the cluster's model services: through the API server's
         service proxy for an internal Service, through its load balancer for an external one."""
         target = resolve(self._clusters, self._eks, cluster_tag)
+        target = (find_server(self._reads, target, name) or (target, {}))[0]
         found = self._objects.get(target.cluster, target.region, SERVICE_API, "Service", name, target.namespace)
         if found is None or MODEL_LABEL not in ((found.get("metadata") or {}).get("labels") or {}):
             raise ModelServiceNotFoundError(
@@ -344,12 +330,12 @@ class ModelServerService:
     def _deployment(self, target: ServingTarget, name: str) -> dict[str, Any] | None:
         return self._objects.get(target.cluster, target.region, DEPLOYMENT_API, "Deployment", name, target.namespace)
 
-    def _require(self, target: ServingTarget, name: str) -> dict[str, Any]:
-        found = self._deployment(target, name)
-        if found is None or MODEL_LABEL not in ((found.get("metadata") or {}).get("labels") or {}):
+    def _require(self, cluster_tag: str, name: str) -> tuple[ServingTarget, dict[str, Any]]:
+        """The server's target (in its namespace: the claim's or a team's) and its Deployment."""
+        found = find_server(self._reads, resolve(self._clusters, self._eks, cluster_tag), name)
+        if found is None:
             raise DeploymentNotFoundError(
-                f"No model server named '{name}' in namespace {target.namespace}; "
-                f"GET /clusters/{target.record.clusterTag}/deployments lists them."
+                f"No model server named '{name}'; GET /clusters/{cluster_tag}/deployments lists them."
             )
         return found
 
@@ -381,9 +367,8 @@ def _action(action: Literal["create", "delete"], obj: dict[str, Any]) -> Planned
     return PlannedAction(action=action, resource=obj["kind"], name=f"{metadata['namespace']}/{metadata['name']}")
 
 
-def _gpus(labels: dict[str, str], allocatable: dict[str, str]) -> int:
-    facts = instance_type(labels.get(INSTANCE_TYPE_LABEL, ""))
-    return facts.gpus if facts else int(allocatable.get(GPU_RESOURCE, "0"))
+def _ours(obj: dict[str, Any], target: ServingTarget) -> bool:
+    return workload_namespace(obj["metadata"].get("namespace"), target.namespace)
 
 
 def _name_in_use(name: str, namespace: str) -> DeploymentNameInUseError:

@@ -7,12 +7,13 @@ kinds are `ray.py`; whether the cluster can run the job is `service.py`'s questi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
 from controlplane.models.status import GPU_RESOURCE, GROUP_LABEL, INSTANCE_TYPE_LABEL
 from controlplane.models.training import (
+    TERMINAL_PHASES,
     JobKind,
     JobPhase,
     JobSummary,
@@ -52,6 +53,8 @@ class JobPlacement:
     efa_interfaces: int
     # The jobs' ServiceAccount (the trainingOperator feature's, with the jobs' AWS role) when the namespace has it.
     service_account: str | None = None
+    # A team's job: its Kueue queue and priority labels, on the job object and on every pod template.
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]:
@@ -62,7 +65,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
         "metadata": {
             "name": request.name,
             "namespace": placement.namespace,
-            "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
+            "labels": {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
         },
         "spec": {
             "nprocPerNode": str(request.gpusPerNode) if request.gpusPerNode else "auto",
@@ -127,15 +130,18 @@ def pod_template(request: SubmitJobRequest, placement: JobPlacement, container_n
         spec["affinity"] = {
             "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
         }
-    return {"metadata": {"labels": {JOB_LABEL: request.name}}, "spec": spec}
+    return {"metadata": {"labels": {**placement.labels, JOB_LABEL: request.name}}, "spec": spec}
 
 
 # --- reading a job object back ---------------------------------------------------------------------
 
 
 def phase(job: dict[str, Any]) -> JobPhase:
+    """The strongest condition held; a job that has not ended and is suspended (Kueue holds it) is Queued."""
     held = {c.get("type") for c in (job.get("status") or {}).get("conditions") or [] if c.get("status") == "True"}
-    return next((phase for condition, phase in _PHASE_OF_CONDITION if condition in held), JobPhase.PENDING)
+    found = next((phase for condition, phase in _PHASE_OF_CONDITION if condition in held), JobPhase.PENDING)
+    suspended = (((job.get("spec") or {}).get("runPolicy") or {}).get("suspend")) is True
+    return JobPhase.QUEUED if suspended and found not in TERMINAL_PHASES else found
 
 
 def summary(job: dict[str, Any]) -> JobSummary:
@@ -144,6 +150,7 @@ def summary(job: dict[str, Any]) -> JobSummary:
     gpus = ((container.get("resources") or {}).get("limits") or {}).get(GPU_RESOURCE, 0)
     return JobSummary(
         name=job["metadata"]["name"],
+        namespace=job["metadata"].get("namespace"),
         kind=JobKind(job["kind"]),
         phase=phase(job),
         nodes=int(replica.get("replicas") or 0),

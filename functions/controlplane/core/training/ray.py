@@ -43,7 +43,7 @@ def render(request: SubmitJobRequest, placement: JobPlacement) -> dict[str, Any]
     metadata = {
         "name": request.name,
         "namespace": placement.namespace,
-        "labels": {MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
+        "labels": {**placement.labels, MANAGED_LABEL: MANAGED_LABEL_VALUE, JOB_LABEL: request.name},
     }
     cluster = _cluster_spec(request, placement)
     if request.kind == JobKind.RAY_CLUSTER:
@@ -120,6 +120,7 @@ def summary(job: dict[str, Any]) -> JobSummary:
     gpus = ((container.get("resources") or {}).get("limits") or {}).get(GPU_RESOURCE, 0)
     return JobSummary(
         name=job["metadata"]["name"],
+        namespace=job["metadata"].get("namespace"),
         kind=JobKind(job["kind"]),
         phase=phase(job),
         nodes=1 + workers,

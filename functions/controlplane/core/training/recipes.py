@@ -85,6 +85,8 @@ def render(
                 **(tracking or {}),
             },
             ray=recipe.ray,
+            team=request.team,
+            priority=request.priority,
         )
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in error.errors())

@@ -1,6 +1,7 @@
 """Training jobs on a cluster: submit (checked against the cluster and the CRD schema), list, detail, logs, delete,
 for every kind of `kinds.JOB_KINDS` (HyperPodPyTorchJob under the training operator, RayJob and RayCluster under
-KubeRay). A job's name is unique across the kinds.
+KubeRay). A job's name is unique across the kinds and the namespaces jobs run in: the storage claim's, or a team's
+(`team_targets`: its namespace, labelled for its Kueue queue and priority), so a name finds its job in either.
 
 Reads go through the view role (`reads`, `nodes`); creating and deleting job objects through the jobs role
 (`writes`), whose access is limited to job objects. Deleting stops a job: a plan with a confirmation token comes
@@ -20,9 +21,12 @@ from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, KubernetesNode, WorkloadGateway
+from controlplane.core.ports.queues import KueueGateway
 from controlplane.core.registry import ClusterService
+from controlplane.core.team_targets import TeamTarget, TeamTargets, workload_namespace
 from controlplane.core.training.kinds import JOB_KINDS, rules_of
 from controlplane.core.training.manifest import DEEP_HEALTH_LABEL, DEEP_HEALTH_PASSED, JOB_LABEL, JobPlacement
+from controlplane.core.training.queueing import with_waiting_reasons
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -72,6 +76,8 @@ class TrainingJobService:
         reads: WorkloadGateway,
         writes: WorkloadGateway,
         confirmations: Confirmations,
+        targets: TeamTargets,
+        queues: KueueGateway,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
@@ -79,6 +85,8 @@ class TrainingJobService:
         self._reads = reads
         self._writes = writes
         self._confirmations = confirmations
+        self._targets = targets
+        self._queues = queues
 
     # --- submit ------------------------------------------------------------------------------
 
@@ -106,9 +114,11 @@ class TrainingJobService:
             self._require_kuberay_operator(record, cluster, request.kind)
         else:
             self._require_training_operator(record, cluster)
-        placement = self._placement(record, cluster, request)
-        if self._find_job(record, cluster, placement.namespace, request.name) is not None:
-            raise _name_in_use(request.name, placement.namespace)
+        team = self._targets(record, cluster, request.team, request.priority) if request.team else None
+        placement = self._placement(record, cluster, request, team)
+        found = self._find_job(record, cluster, request.name)
+        if found is not None:
+            raise _name_in_use(request.name, found["metadata"]["namespace"])
         job = JOB_KINDS[request.kind].render(request, placement)
         problems = schema_problems(job)
         if problems:
@@ -137,7 +147,9 @@ class TrainingJobService:
                 {"feature": Feature.KUBERAY_OPERATOR.value},
             )
 
-    def _placement(self, record: ClusterRecord, cluster: EksCluster, request: SubmitJobRequest) -> JobPlacement:
+    def _placement(
+        self, record: ClusterRecord, cluster: EksCluster, request: SubmitJobRequest, team: TeamTarget | None
+    ) -> JobPlacement:
         namespace, claim = _claim(record)
         present = self._nodes.get(cluster, record.region, "v1", "PersistentVolumeClaim", claim, namespace)
         if present is None:
@@ -184,7 +196,10 @@ class TrainingJobService:
         facts = instance_type(chosen[0].labels.get(INSTANCE_TYPE_LABEL, ""))
         _, fsx_claim = _claim(record, fsx=True) if record.fsxClaim else (None, None)
         efa = facts.efa_interfaces if facts else 0
-        return JobPlacement(namespace, claim, fsx_claim, efa, self._service_account(record, cluster, namespace))
+        if team is not None:
+            namespace = team.namespace
+        account = self._service_account(record, cluster, namespace)
+        return JobPlacement(namespace, claim, fsx_claim, efa, account, team.labels if team else {})
 
     def _service_account(self, record: ClusterRecord, cluster: EksCluster, namespace: str) -> str | None:
         """The trainingOperator feature's ServiceAccount for jobs (with the jobs' AWS role), when the job namespace
@@ -195,33 +210,36 @@ class TrainingJobService:
     # --- reads -------------------------------------------------------------------------------
 
     def list_jobs(self, cluster_tag: str, limit: int = DEFAULT_PAGE_SIZE, token: str | None = None) -> JobList:
-        """The jobs of every kind, kind by kind (in `JOB_KINDS` order), by name within a kind."""
+        """The jobs of every kind, kind by kind (in `JOB_KINDS` order), in the claim's and the teams' namespaces."""
         record, cluster = self._cluster(cluster_tag)
-        namespace, _ = _claim(record)
+        home, _ = _claim(record)
         kinds = list(JOB_KINDS.values())
         index, kind_token = _list_position(token, len(kinds))
         jobs: list[JobSummary] = []
         while index < len(kinds) and len(jobs) < limit:
             rules = kinds[index]
             page = self._reads.list_objects(
-                cluster, record.region, rules.api_version, rules.kind.value, namespace, limit - len(jobs), kind_token
+                cluster, record.region, rules.api_version, rules.kind.value, None, limit - len(jobs), kind_token
             )
-            jobs.extend(rules.summary(job) for job in page.items if rules.listed(job))
+            jobs.extend(rules.summary(job) for job in page.items if rules.listed(job) and _ours(job, home))
             index, kind_token = (index, page.next_token) if page.next_token else (index + 1, None)
         next_token = encode_token([index, kind_token]) if index < len(kinds) else None
+        jobs = with_waiting_reasons(jobs, lambda: self._queues.workloads(cluster, record.region))
         return JobList(clusterTag=cluster_tag, jobs=jobs, continue_=next_token)
 
     def get(self, cluster_tag: str, name: str) -> JobDetail:
         """Phase, pods with node and status, restarts used against the budget, and the last events."""
         record, cluster = self._cluster(cluster_tag)
-        namespace, _ = _claim(record)
-        job = self._job(record, cluster, namespace, name)
+        job = self._job(record, cluster, name)
+        namespace = job["metadata"]["namespace"]
         pods = self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})
         events = self._reads.events(cluster, record.region, namespace, name)[-LAST_EVENTS:]
         rules = rules_of(job)
+        [summary] = with_waiting_reasons(
+            [rules.summary(job)], lambda: self._queues.workloads(cluster, record.region, namespace)
+        )
         return JobDetail(
-            **rules.summary(job).model_dump(),
-            namespace=namespace,
+            **summary.model_dump(),
             image=rules.image(job),
             pods=[JobPod(name=pod.name, node=pod.node, phase=pod.phase, restarts=pod.restarts) for pod in pods],
             events=[JobEvent(type=e.type, reason=e.reason, message=e.message, at=e.at) for e in events],
@@ -237,8 +255,8 @@ class TrainingJobService:
     ) -> JobLogs:
         """One pod's log (the job's first pod unless `pod` names another of its pods)."""
         record, cluster = self._cluster(cluster_tag)
-        namespace, _ = _claim(record)
-        job = self._job(record, cluster, namespace, name)
+        job = self._job(record, cluster, name)
+        namespace = job["metadata"]["namespace"]
         pods = [found.name for found in self._reads.pods(cluster, record.region, namespace, {JOB_LABEL: name})]
         if pod is not None and pod not in pods:
             raise NotFoundError(
@@ -270,16 +288,15 @@ class TrainingJobService:
     def delete(self, cluster_tag: str, name: str, token: str, actor: Actor) -> Plan:
         """Delete the job object with the token of a prior plan; the operator removes its pods."""
         record, cluster = self._cluster(cluster_tag)
-        namespace, _ = _claim(record)
         detail = self.get(cluster_tag, name)
         rules = JOB_KINDS[detail.kind]
         how = f"Call DELETE /clusters/{cluster_tag}/jobs/{name} without a token"
         with self._confirmations.redeeming(token, actor, DELETE_JOB_ACTION, f"{cluster_tag}/{name}", how):
             deleted = self._writes.delete_object(
-                cluster, record.region, rules.api_version, rules.kind.value, namespace, name
+                cluster, record.region, rules.api_version, rules.kind.value, detail.namespace, name
             )
             if not deleted:
-                raise _not_found(name, namespace)
+                raise _not_found(name)
         return Plan(dryRun=False, actions=[_deletion(detail)], message=f"Deleted job {name}; its pods are removed.")
 
     # --- helpers -----------------------------------------------------------------------------
@@ -293,18 +310,21 @@ class TrainingJobService:
             )
         return record, reachable_control_plane(self._eks(record.region), record.eksClusterName, cluster_tag)
 
-    def _find_job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any] | None:
-        """The job object named `name`, whichever its kind."""
+    def _find_job(self, record: ClusterRecord, cluster: EksCluster, name: str) -> dict[str, Any] | None:
+        """The job object named `name`, whichever its kind and namespace (the claim's or a team's)."""
+        home, _ = _claim(record)
         for rules in JOB_KINDS.values():
-            job = self._nodes.get(cluster, record.region, rules.api_version, rules.kind.value, name, namespace)
+            api_version, kind = rules.api_version, rules.kind.value
+            page = self._reads.list_objects(cluster, record.region, api_version, kind, None, 100, None, name=name)
+            job = next((job for job in page.items if _ours(job, home)), None)
             if job is not None:
                 return job
         return None
 
-    def _job(self, record: ClusterRecord, cluster: EksCluster, namespace: str, name: str) -> dict[str, Any]:
-        job = self._find_job(record, cluster, namespace, name)
+    def _job(self, record: ClusterRecord, cluster: EksCluster, name: str) -> dict[str, Any]:
+        job = self._find_job(record, cluster, name)
         if job is None:
-            raise _not_found(name, namespace)
+            raise _not_found(name)
         return job
 
 
@@ -367,7 +387,9 @@ def _name_in_use(name: str, namespace: str) -> JobNameInUseError:
     )
 
 
-def _not_found(name: str, namespace: str) -> JobNotFoundError:
-    return JobNotFoundError(
-        f"No job named '{name}' in namespace {namespace}; GET /clusters/{{clusterTag}}/jobs lists the jobs."
-    )
+def _not_found(name: str) -> JobNotFoundError:
+    return JobNotFoundError(f"No job named '{name}' in the cluster; GET /clusters/{{clusterTag}}/jobs lists the jobs.")
+
+
+def _ours(job: dict[str, Any], home: str) -> bool:
+    return workload_namespace(job["metadata"].get("namespace"), home)

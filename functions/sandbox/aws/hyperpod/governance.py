@@ -1,15 +1,17 @@
 """Task governance as SageMaker keeps it: compute quotas (CreateComputeQuota and its siblings), one per team and
 cluster, on an instance type the cluster has; and one scheduler config per cluster (CreateClusterSchedulerConfig and
 its siblings). Both are versioned: an update names the version it read. Their Kueue side is the add-on's, in the
-cluster: a new quota's team namespace appears there (`HyperPodKubernetes.put_team_namespace`)."""
+cluster: each quota's namespace and queues, and the config's priority classes, follow them there
+(`HyperPodKubernetes.put_team_queue`, `remove_team_queue`, `put_priority_classes`)."""
 
 from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 
 from sandbox.aws.hyperpod.fleet import Where
-from sandbox.aws.hyperpod.model import ComputeQuota, HyperPodError, JsonObject, SchedulerConfig, validation
+from sandbox.aws.hyperpod.model import Cluster, ComputeQuota, HyperPodError, JsonObject, SchedulerConfig, validation
 from sandbox.aws.hyperpod.state import SimulationState
 
 
@@ -52,7 +54,7 @@ class Governance(SimulationState):
                 modified=now,
             )
             quotas[quota_id] = quota
-            self._kubernetes.put_team_namespace(cluster, team)
+            self._kubernetes.put_team_queue(cluster, quota)
             return quota
 
     def quota(self, where: Where, quota_id: str) -> ComputeQuota:
@@ -90,12 +92,16 @@ class Governance(SimulationState):
             quota.version += 1
             quota.status = "Updated"
             quota.modified = time.time()
+            self._follow(where, quota.cluster_arn, lambda cluster: self._kubernetes.put_team_queue(cluster, quota))
             return quota
 
     def delete_quota(self, where: Where, quota_id: str) -> None:
         with self.lock:
-            self.quota(where, quota_id)
+            quota = self.quota(where, quota_id)
             del self._quotas[where][quota_id]
+            self._follow(
+                where, quota.cluster_arn, lambda cluster: self._kubernetes.remove_team_queue(cluster, quota.team)
+            )
 
     def create_scheduler_config(
         self, where: Where, name: str, cluster_arn: str, config: JsonObject, description: str | None
@@ -122,6 +128,7 @@ class Governance(SimulationState):
                 modified=now,
             )
             configs[config_id] = created
+            self._kubernetes.put_priority_classes(cluster, created)
             return created
 
     def scheduler_config(self, where: Where, config_id: str) -> SchedulerConfig:
@@ -153,12 +160,22 @@ class Governance(SimulationState):
             found.version += 1
             found.status = "Updated"
             found.modified = time.time()
+            self._follow(
+                where, found.cluster_arn, lambda cluster: self._kubernetes.put_priority_classes(cluster, found)
+            )
             return found
 
     def delete_scheduler_config(self, where: Where, config_id: str) -> None:
         with self.lock:
-            self.scheduler_config(where, config_id)
+            found = self.scheduler_config(where, config_id)
             del self._scheduler_configs[where][config_id]
+            self._follow(where, found.cluster_arn, lambda cluster: self._kubernetes.put_priority_classes(cluster, None))
+
+    def _follow(self, where: Where, cluster_arn: str, change: Callable[[Cluster], None]) -> None:
+        """Let the add-on's Kueue objects follow a change, while the quota's cluster exists."""
+        cluster = next((c for c in self._clusters.get(where, {}).values() if c.arn == cluster_arn), None)
+        if cluster is not None:
+            change(cluster)
 
     def _check_types(self, cluster_arn: str, config: JsonObject) -> None:
         """Each allocated instance type must be one of the cluster's instance groups'."""

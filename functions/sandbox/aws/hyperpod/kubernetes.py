@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controlplane.models.instance_types import instance_type as lookup_instance_type
+from sandbox.aws.hyperpod import queues
 from sandbox.aws.hyperpod.access import NOT_READY_MESSAGE, NOT_READY_REASON, NOT_READY_TAINT
-from sandbox.aws.hyperpod.model import Cluster, InstanceGroup, Node, Taint
+from sandbox.aws.hyperpod.model import Cluster, ComputeQuota, InstanceGroup, Node, SchedulerConfig, Taint
+from sandbox.k8s import kueue
 from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 
@@ -115,12 +117,44 @@ class HyperPodKubernetes:
         group.current_labels = desired_labels
         group.current_taints = desired_taints
 
-    def put_team_namespace(self, cluster: Cluster, team: str) -> None:
-        """The task governance add-on makes a team's namespace when its compute quota is created [inferred: the add-on's
-        controller reconciles quotas into Kueue objects; the namespace outlives the quota, as its workloads may]."""
+    def put_team_queue(self, cluster: Cluster, quota: ComputeQuota) -> None:
+        """The task governance add-on reconciles a compute quota into its team's namespace (which outlives the quota,
+        as its workloads may), the Kueue queues and the flavors of its instance types (`queues`); Kueue is served
+        from the first one [inferred: the add-on's controller does this on each quota change]."""
         store = self._store(cluster)
-        if store is not None and store.get("", "v1", "namespaces", None, f"hyperpod-ns-{team}") is None:
-            store.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"hyperpod-ns-{team}"}})
+        if store is None:
+            return
+        kueue.serve(store)
+        for obj in (queues.team_namespace(quota.team), *queues.flavors(quota), queues.cluster_queue(quota)):
+            store.put(obj)
+        store.put(queues.local_queue(quota.team))
+
+    def remove_team_queue(self, cluster: Cluster, team: str) -> None:
+        """A deleted quota's queues go; its namespace and the flavors (which other teams may use) stay [inferred]."""
+        store = self._store(cluster)
+        if (
+            store is None
+            or store.get("apiextensions.k8s.io", "v1", "customresourcedefinitions", None, f"workloads.{kueue.GROUP}")
+            is None
+        ):
+            return
+        store.delete(kueue.GROUP, kueue.VERSION, "localqueues", queues.namespace(team), queues.local_queue_name(team))
+        store.delete(kueue.GROUP, kueue.VERSION, "clusterqueues", None, queues.cluster_queue_name(team))
+
+    def put_priority_classes(self, cluster: Cluster, config: SchedulerConfig | None) -> None:
+        """The scheduler config's priority classes as WorkloadPriorityClasses; those it no longer names go."""
+        store = self._store(cluster)
+        if store is None:
+            return
+        kueue.serve(store)
+        wanted = queues.priority_classes(config) if config is not None else []
+        names = {obj["metadata"]["name"] for obj in wanted}
+        selector = f"{queues.MANAGED_QUEUE_LABEL}=true"
+        for found in store.list(kueue.GROUP, kueue.VERSION, "workloadpriorityclasses", label_selector=selector):
+            if found["metadata"]["name"] not in names:
+                store.delete(kueue.GROUP, kueue.VERSION, "workloadpriorityclasses", None, found["metadata"]["name"])
+        for obj in wanted:
+            store.put(obj)
 
     def serve_karpenter(self, cluster: Cluster, enabled: bool) -> None:
         """Managed Karpenter's CRDs appear while AutoScaling is enabled and go when it is disabled."""

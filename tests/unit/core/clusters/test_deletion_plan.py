@@ -145,3 +145,17 @@ def test_an_imported_cluster_loses_the_hyperpod_cluster_stage_four_made_for_it(m
     assert ("AWS::SageMaker::Cluster", "hp-cluster-demo") in deleted
     assert ("AWS::EC2::Subnet", "instantstart-demo-compute-*") in deleted
     assert ("AWS::IAM::Role", "instantstart-demo-hyperpod-exec") in deleted
+
+
+def test_a_teams_work_is_listed_in_the_teams_namespace(make_record):
+    job = JobSummary(
+        name="pretrain",
+        namespace="hyperpod-ns-ml-a",
+        kind=JobKind.HYPERPOD_PYTORCH_JOB,
+        phase=JobPhase.RUNNING,
+        nodes=1,
+        gpusPerNode=1,
+    )
+    work = Workloads(namespace="default", jobs=[job])
+    actions = delete_actions(DEPLOYMENT, make_record("eks", "hyperpod"), LiveFacts(workloads=work))
+    assert ("HyperPodPyTorchJob", "hyperpod-ns-ml-a/pretrain") in {(a.resource, a.name) for a in actions}

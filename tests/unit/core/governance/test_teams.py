@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.governance.namespace import TeamNamespaces
+from controlplane.core.governance.queues import TeamQueueReader
 from controlplane.core.governance.teams import (
     ClusterReader,
     QuotaExceedsCapacityError,
@@ -18,10 +19,12 @@ from controlplane.core.governance.teams import (
     TeamService,
 )
 from controlplane.core.ports.hyperpod import InstanceGroup
+from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
 from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError
 from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.unit.core.hyperpod.world import EKS_NAME, World
 
 ADMIN = Actor("alice", Role.ADMIN)
@@ -41,6 +44,7 @@ def world() -> World:
     world.eks.add_cluster(EKS_NAME)
     world.eks.add_addon(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")
     world.governance = InMemoryGovernanceGateway()  # type: ignore[attr-defined]
+    world.kueue = InMemoryKueueGateway()  # type: ignore[attr-defined]
     return world
 
 
@@ -52,6 +56,7 @@ def teams(world: World) -> TeamService:
         lambda region: world.governance,  # type: ignore[attr-defined]
         lambda region: world.eks,
         TeamNamespaces(world.operations, lambda region: world.eks, world.kubernetes, DEPLOYMENT),
+        TeamQueueReader(lambda region: world.eks, world.kueue),  # type: ignore[attr-defined]
     )
 
 
@@ -144,3 +149,41 @@ def test_creating_a_team_starts_its_namespace_preparation_or_says_how_to_run_it_
     assert (busy.namespaceReady, busy.namespaceOperationId) == (False, None)
     assert "POST /clusters/demo/teams/ml-b/namespace" in busy.namespaceMissing[0]
     assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a", "ml-b"]
+
+
+def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_reason(world):
+    teams(world).create("demo", request("ml-a", 1), ADMIN)
+    teams(world).create("demo", request("ml-b", 1), ADMIN)
+    gpus = ResourceUse(G5, "nvidia.com/gpu", "1", "0")
+    world.kueue.queues[EKS_NAME] = [ClusterQueueUse("hyperpod-ns-ml-a-clusterqueue", (gpus,), 1, 1)]
+    waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"
+    world.kueue.workload_list[EKS_NAME] = [
+        QueuedWorkload(
+            "w1", "hyperpod-ns-ml-a", "HyperPodPyTorchJob", "first", "u1", "q", None, True, False, None, None, "t1"
+        ),
+        QueuedWorkload(
+            "w2",
+            "hyperpod-ns-ml-a",
+            "HyperPodPyTorchJob",
+            "second",
+            "u2",
+            "q",
+            "training-priority",
+            False,
+            False,
+            "Pending",
+            waiting,
+            "t2",
+        ),
+        QueuedWorkload(
+            "w3", "default", "HyperPodPyTorchJob", "elsewhere", "u3", "q", None, False, False, "Pending", waiting, "t3"
+        ),
+    ]
+    view = {team.team: team for team in teams(world).teams("demo").teams}
+    a, b = view["ml-a"], view["ml-b"]
+    assert [(u.instanceType, u.resource, u.inUse) for u in a.inUse] == [(G5, "nvidia.com/gpu", "1")]
+    assert a.admittedWorkloads == 1
+    assert [(q.name, q.priorityClass, q.reason, q.message) for q in a.queued] == [
+        ("second", "training-priority", "Pending", waiting)
+    ]
+    assert (b.inUse, b.admittedWorkloads, b.queued) == ([], 0, [])

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
@@ -24,11 +25,14 @@ from controlplane.core.serving.service import (
     ModelServerService,
     ModelServiceNotFoundError,
 )
+from controlplane.core.team_targets import PriorityClassNotFoundError, TeamTargets
 from controlplane.models.chat import ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ConfirmationRequiredError, ForeignResourceError, InvalidRequestError
 from controlplane.models.serving import DeployModelRequest, PoolActionRequest, UpdateDeploymentRequest
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
 from tests.fakes.serving import InMemoryServingGateway
@@ -60,10 +64,22 @@ class World:
         confirmations = Confirmations(InMemoryConfirmationStore(), clock)
         eks = lambda _: self.eks  # noqa: E731
         secrets = InMemorySecretGateway(self.kubernetes)
+        self.hyperpod = InMemoryHyperPodGateway()
+        self.governance = InMemoryGovernanceGateway()
+        targets = TeamTargets(eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes)
         self.servers = ModelServerService(
-            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, secrets, confirmations
+            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, secrets, confirmations, targets
         )
         self.pool = ModelPoolService(clusters, eks, self.kubernetes, self.serving, self.serving, workloads)
+
+    def add_team(self, team: str, *priorities: str) -> None:
+        """Task governance on, the team's quota and namespace, and the scheduler policy's priority classes."""
+        self.eks.add_addon(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")
+        arn = self.hyperpod.put_cluster("hp-cluster-demo").arn
+        self.governance.put_team(arn, team)
+        self.governance.put_priorities(arn, *priorities)
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"hyperpod-ns-{team}"}}
+        self.kubernetes.apply(self.cluster, REGION, [namespace])
 
     @property
     def objects(self) -> dict[str, dict[str, Any]]:
@@ -435,3 +451,55 @@ def test_a_name_taken_by_another_service_is_refused_before_anything_is_created(w
         world.servers.deploy("demo", deploy())
 
     assert "Deployment/ml/qwen" not in world.objects
+
+
+QUEUE, PRIORITY = "kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class"
+
+
+def test_a_team_server_runs_in_the_teams_namespace_labelled_for_its_queue_and_priority(world: World) -> None:
+    world.add_team("ml-a", "high")
+
+    detail = world.servers.deploy(
+        "demo", DeployModelRequest(name="qwen", command=SEED, gpus=1, team="ml-a", priority="high")
+    )
+
+    server = world.objects["Deployment/hyperpod-ns-ml-a/qwen"]
+    wanted = {QUEUE: "hyperpod-ns-ml-a-localqueue", PRIORITY: "high-priority"}
+    assert wanted.items() <= server["metadata"]["labels"].items()
+    assert wanted.items() <= server["spec"]["template"]["metadata"]["labels"].items()
+    assert "Service/hyperpod-ns-ml-a/qwen" in world.objects
+    assert detail.namespace == "hyperpod-ns-ml-a"
+
+
+def test_a_team_server_is_listed_read_and_deleted_by_its_name_alone(world: World) -> None:
+    world.add_team("ml-a")
+    world.servers.deploy("demo", DeployModelRequest(name="home", command=SEED, gpus=1))
+    world.servers.deploy("demo", DeployModelRequest(name="qwen", command=SEED, gpus=1, team="ml-a"))
+
+    assert [d.name for d in world.servers.list_deployments("demo").deployments] == ["home", "qwen"]
+    assert world.servers.get("demo", "qwen").namespace == "hyperpod-ns-ml-a"
+    plan = world.servers.plan_delete("demo", "qwen", ACTOR)
+    assert plan.confirmationToken
+    world.servers.delete("demo", "qwen", plan.confirmationToken, ACTOR)
+    assert [key for key in world.objects if "hyperpod-ns-ml-a/qwen" in key] == []
+
+
+def test_a_server_name_is_unique_across_the_claims_and_the_teams_namespaces(world: World) -> None:
+    world.add_team("ml-a")
+    world.servers.deploy("demo", DeployModelRequest(name="qwen", command=SEED, gpus=1))
+
+    with pytest.raises(DeploymentNameInUseError, match="namespace ml"):
+        world.servers.deploy("demo", DeployModelRequest(name="qwen", command=SEED, gpus=1, team="ml-a"))
+
+
+def test_a_priority_outside_the_policy_is_refused_and_nothing_is_created(world: World) -> None:
+    world.add_team("ml-a", "low")
+
+    with pytest.raises(PriorityClassNotFoundError, match="classes: low"):
+        world.servers.deploy("demo", DeployModelRequest(name="qwen", command=SEED, gpus=1, team="ml-a", priority="hi"))
+    assert [key for key in world.objects if key.startswith(("Deployment/", "Service/"))] == []
+
+
+def test_pool_workers_take_no_team() -> None:
+    with pytest.raises(ValidationError, match="Pool workers run in the cluster's namespace"):
+        DeployModelRequest(name="qwen", command=SEED, gpus=1, serviceType="pool", team="ml-a")

@@ -11,7 +11,9 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
+from controlplane.core.ports.queues import QueuedWorkload
 from controlplane.core.registry import ClusterService
+from controlplane.core.team_targets import TeamNotFoundError, TeamTargets
 from controlplane.core.training.manifest import JOB_LABEL
 from controlplane.core.training.service import (
     JobNameInUseError,
@@ -28,8 +30,11 @@ from controlplane.models.errors import (
 )
 from controlplane.models.training import JobPhase, SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.workloads import FakePod, InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -63,9 +68,29 @@ class World:
         self.workloads = InMemoryWorkloadGateway(self.kubernetes)
         confirmations = Confirmations(InMemoryConfirmationStore(), clock)
         clusters = ClusterService(self.registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
+        self.hyperpod = InMemoryHyperPodGateway()
+        self.governance = InMemoryGovernanceGateway()
+        targets = TeamTargets(lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes)
+        self.queues = InMemoryKueueGateway()
         self.service = TrainingJobService(
-            clusters, lambda _: self.eks, self.kubernetes, self.workloads, self.workloads, confirmations
+            clusters,
+            lambda _: self.eks,
+            self.kubernetes,
+            self.workloads,
+            self.workloads,
+            confirmations,
+            targets,
+            self.queues,
         )
+
+    def add_team(self, team: str, *priorities: str) -> None:
+        """Task governance on, the team's quota and namespace, and the scheduler policy's priority classes."""
+        self.eks.add_addon(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")
+        arn = self.hyperpod.put_cluster("hp-cluster-demo").arn
+        self.governance.put_team(arn, team)
+        self.governance.put_priorities(arn, *priorities)
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"hyperpod-ns-{team}"}}
+        self.kubernetes.apply(self.cluster, "us-west-2", [namespace])
 
     def job(self, name: str) -> dict[str, Any] | None:
         return self.kubernetes.get(
@@ -317,6 +342,68 @@ def test_list_shows_each_jobs_restarts_against_its_budget(world: World) -> None:
     assert (budget.fullJobRestarts, budget.maxFullJobRestarts, budget.jobMaxRetryCount) == (1, 1, 5)
 
 
+def suspend(world: World, name: str) -> None:
+    """Kueue's webhook suspended the job: it waits for its team's quota."""
+    job = world.job(name)
+    assert job is not None
+    job["spec"]["runPolicy"]["suspend"] = True
+    world.kubernetes.apply(world.cluster, "us-west-2", [job])
+
+
+def pending_workload(job: str, message: str | None) -> QueuedWorkload:
+    return QueuedWorkload(
+        f"hyperpodpytorchjob-{job}-1a2b3",
+        "ml",
+        "HyperPodPyTorchJob",
+        job,
+        "uid",
+        "hyperpod-ns-ml-localqueue",
+        None,
+        False,
+        False,
+        "Pending" if message else None,
+        message,
+        None,
+    )
+
+
+WAITING = (
+    "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x, 4 more needed"
+)
+
+
+def test_a_job_kueue_holds_is_queued_with_its_workloads_reason_in_the_list_and_the_detail(world: World) -> None:
+    world.service.submit("demo", request())
+    world.service.submit("demo", request(name="other"))
+    suspend(world, "llama")
+    world.queues.workload_list[EKS_NAME] = [pending_workload("llama", WAITING)]
+
+    listed = {job.name: job for job in world.service.list_jobs("demo").jobs}
+    detail = world.service.get("demo", "llama")
+
+    assert (listed["llama"].phase, listed["llama"].waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
+    assert (listed["other"].phase, listed["other"].waitingReason) == (JobPhase.PENDING, None)
+    assert (detail.phase, detail.waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
+
+
+def test_a_queued_job_without_a_workload_points_at_its_events(world: World) -> None:
+    world.service.submit("demo", request())
+    suspend(world, "llama")
+
+    detail = world.service.get("demo", "llama")
+
+    assert detail.phase == JobPhase.QUEUED
+    assert detail.waitingReason is not None and "names no priority class" in detail.waitingReason
+
+
+def test_jobs_kueue_does_not_hold_cost_no_workload_read(world: World) -> None:
+    world.service.submit("demo", request())
+
+    world.service.list_jobs("demo")
+
+    assert world.queues.reads == 0
+
+
 ALICE = Actor("alice", Role.OPERATOR)
 
 
@@ -340,3 +427,90 @@ def test_delete_refuses_without_a_valid_token(world: World) -> None:
     with pytest.raises(ConfirmationRequiredError, match="without a token"):
         world.service.delete("demo", "llama", "forged", ALICE)
     assert world.job("llama") is not None
+
+
+QUEUE, PRIORITY = "kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class"
+
+
+def team_job(world: World, name: str = "llama") -> dict[str, Any] | None:
+    return world.kubernetes.get(
+        world.cluster, "us-west-2", "sagemaker.amazonaws.com/v1", "HyperPodPyTorchJob", name, "hyperpod-ns-ml-a"
+    )
+
+
+def test_a_team_job_runs_in_the_teams_namespace_labelled_for_its_queue_and_priority(world: World) -> None:
+    world.add_team("ml-a", "low", "high")
+
+    detail = world.service.submit("demo", request(team="ml-a", priority="high"))
+
+    job = team_job(world)
+    assert job is not None and world.job("llama") is None
+    wanted = {QUEUE: "hyperpod-ns-ml-a-localqueue", PRIORITY: "high-priority"}
+    assert wanted.items() <= job["metadata"]["labels"].items()
+    assert wanted.items() <= job["spec"]["replicaSpecs"][0]["template"]["metadata"]["labels"].items()
+    assert detail.namespace == "hyperpod-ns-ml-a"
+
+
+def test_a_team_ray_job_carries_the_labels_on_the_object_and_every_pod_template(world: World) -> None:
+    world.add_team("ml-a", "high")
+    world.kubernetes.apply(
+        world.cluster,
+        "us-west-2",
+        [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "kuberay-operator", "namespace": "kuberay-operator"},
+            }
+        ],
+    )
+
+    world.service.submit("demo", request(kind="RayJob", command=["python", "t.py"], team="ml-a", priority="high"))
+
+    [job] = world.workloads.list_objects(world.cluster, "us-west-2", "ray.io/v1", "RayJob", None, 10, None).items
+    cluster = job["spec"]["rayClusterSpec"]
+    templates = [cluster["headGroupSpec"]["template"], cluster["workerGroupSpecs"][0]["template"]]
+    assert job["metadata"]["namespace"] == "hyperpod-ns-ml-a"
+    for labels in [job["metadata"]["labels"], *(template["metadata"]["labels"] for template in templates)]:
+        assert (labels[QUEUE], labels[PRIORITY]) == ("hyperpod-ns-ml-a-localqueue", "high-priority")
+
+
+def test_an_unknown_team_is_refused_and_nothing_is_created(world: World) -> None:
+    world.add_team("ml-a")
+
+    with pytest.raises(TeamNotFoundError, match=r"teams: ml-a"):
+        world.service.submit("demo", request(team="ml-z"))
+    assert world.service.list_jobs("demo").jobs == []
+
+
+def test_a_job_name_is_unique_across_the_claims_and_the_teams_namespaces(world: World) -> None:
+    world.add_team("ml-a")
+    world.service.submit("demo", request())
+
+    with pytest.raises(JobNameInUseError, match="already exists in namespace ml"):
+        world.service.submit("demo", request(team="ml-a"))
+    assert team_job(world) is None
+
+
+def test_a_team_job_is_listed_read_and_deleted_by_its_name_alone(world: World) -> None:
+    world.add_team("ml-a")
+    world.service.submit("demo", request(name="shared"))
+    world.service.submit("demo", request(team="ml-a"))
+
+    assert [job.name for job in world.service.list_jobs("demo").jobs] == ["llama", "shared"]
+    assert world.service.get("demo", "llama").namespace == "hyperpod-ns-ml-a"
+    plan = world.service.plan_delete("demo", "llama", ALICE)
+    assert [a.name for a in plan.actions] == ["hyperpod-ns-ml-a/llama"]
+    assert plan.confirmationToken
+    world.service.delete("demo", "llama", plan.confirmationToken, ALICE)
+    assert team_job(world) is None
+
+
+def test_jobs_outside_the_claims_and_the_teams_namespaces_are_not_the_clusters_jobs(world: World) -> None:
+    world.service.submit("demo", request())
+    stray = {**(world.job("llama") or {}), "metadata": {"name": "stray", "namespace": "kube-system"}}
+    world.kubernetes.apply(world.cluster, "us-west-2", [stray])
+
+    assert [job.name for job in world.service.list_jobs("demo").jobs] == ["llama"]
+    with pytest.raises(JobNotFoundError):
+        world.service.get("demo", "stray")

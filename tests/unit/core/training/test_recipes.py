@@ -17,6 +17,7 @@ from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesNode
 from controlplane.core.registry import ClusterService
+from controlplane.core.team_targets import TeamTargets
 from controlplane.core.training.kinds import JOB_KINDS
 from controlplane.core.training.manifest import JobPlacement
 from controlplane.core.training.mlflow import MlflowService
@@ -43,6 +44,7 @@ from tests.fakes.persistence import (
     InMemoryConfirmationStore,
     InMemoryRecipeValuesStore,
 )
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.workloads import InMemoryWorkloadGateway
 
 EKS_NAME = "eks-cluster-demo"
@@ -85,6 +87,8 @@ class World:
             workloads,
             workloads,
             Confirmations(InMemoryConfirmationStore(), clock),
+            TeamTargets(lambda _: eks, lambda _: None, lambda _: None, self.kubernetes),  # type: ignore[arg-type,return-value]
+            InMemoryKueueGateway(),
         )
         self.last_values = InMemoryRecipeValuesStore()
         self.mlflow = InMemoryMlflowGateway()

@@ -1,6 +1,6 @@
 /**
  * A recipe's typed form, rendered generically from the recipe's schema (`fieldOf` per parameter) and prefilled with
- * the person's last values for it; the job's name and placement; optional MLflow tracking (a server of the cluster's
+ * the person's last values for it; the job's name, placement and team (with its priority); optional MLflow tracking (a server of the cluster's
  * Region, chosen from the API's list, and an experiment). **Review** asks the API for a dry run and shows the job it
  * renders to; **Submit job** submits exactly that and opens the job's detail. The review, or the dry run's refusal,
  * sits right above the actions and both scroll into view; a refusal leads with its fix (and shows at the field it names)
@@ -27,6 +27,7 @@ import { ErrorAlert } from "../../../components/ErrorAlert";
 import { allPages, useResource } from "../../../hooks/useResource";
 import { useInstanceGroups } from "../../cluster/groups";
 import { jobPath } from "../paths";
+import { NO_TEAM, TeamPicker, type TeamChoice } from "../../../components/TeamPicker";
 import { fieldOf, initialValues, NO_TRACKING, recipeBody, refusedParameter, type Placement, type RecipeValues, type Tracking } from "./form";
 
 type RecipeDetail = Schemas["RecipeDetail"];
@@ -46,6 +47,7 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
   const [values, setValues] = useState<RecipeValues>(() => initialValues(recipe.parameters, recipe.lastValues));
   const [tracked, setTracked] = useState(false);
   const [tracking, setTracking] = useState<Tracking>(NO_TRACKING);
+  const [team, setTeam] = useState<TeamChoice>(NO_TEAM);
   const [review, setReview] = useState<RecipeJob>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -59,7 +61,7 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
     setReview(undefined);
     setError(undefined);
   };
-  const body = () => recipeBody(recipe, name, placement, values, tracked ? tracking : NO_TRACKING);
+  const body = () => recipeBody(recipe, name, placement, values, tracked ? tracking : NO_TRACKING, team);
   const send = async (dryRun: boolean) => {
     setBusy(true);
     setError(undefined);
@@ -111,6 +113,7 @@ export function RecipeForm({ clusterTag, recipe, onCancel }: RecipeFormProps) {
               <Input ariaLabel="Job name" value={name} onChange={({ detail }) => changed(setName)(detail.value)} placeholder={`${recipe.name}-1`} />
             </FormField>
             <PlacementFields clusterTag={clusterTag} placement={placement} onChange={changed(setPlacement)} />
+            <TeamPicker clusterTag={clusterTag} value={team} onChange={changed(setTeam)} />
           </Section>
           <Section title="Parameters" description={`The ${recipe.title} recipe's parameters; your last values for it are filled in.`}>
             <ColumnLayout columns={2}>

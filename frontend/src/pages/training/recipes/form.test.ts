@@ -51,6 +51,14 @@ describe("recipe form", () => {
     expect(tracked.mlflow).toEqual({ trackingServer: "team", experiment: "exp" });
   });
 
+  it("sends the team and its priority when one is chosen", () => {
+    const values = initialValues(PARAMETERS);
+    const placement = { kind: "instanceType" as const, on: "ml.g5.xlarge" };
+    const body = recipeBody(RECIPE, "job-1", placement, values, undefined, { team: "ml-a", priority: "training" });
+    expect(body).toMatchObject({ team: "ml-a", priority: "training" });
+    expect(recipeBody(RECIPE, "job-1", placement, values)).not.toHaveProperty("team");
+  });
+
   it("finds the parameter an API refusal names", () => {
     expect(refusedParameter({ details: { parameter: "nodes" } })).toBe("nodes");
     expect(refusedParameter(new Error("x"))).toBeUndefined();

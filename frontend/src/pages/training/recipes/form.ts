@@ -4,6 +4,7 @@
  * defaults) and the `SubmitRecipeJobRequest` the filled form sends.
  */
 import type { Schemas } from "../../../api/client";
+import { NO_TEAM, teamFields, type TeamChoice } from "../../../components/TeamPicker";
 
 export type Parameter = Schemas["RecipeParameter"];
 export type Recipe = Schemas["RecipeSummary"];
@@ -90,13 +91,15 @@ function typed(parameter: Parameter, value: string | boolean): Value | undefined
   return text;
 }
 
-/** The request the form sends: the recipe, the job's name and placement, typed values and, if chosen, MLflow. */
+/** The request the form sends: the recipe, the job's name and placement, typed values and, if chosen, MLflow and the
+ * team with its priority. */
 export function recipeBody(
   recipe: Recipe,
   name: string,
   placement: Placement,
   values: RecipeValues,
   tracking: Tracking = NO_TRACKING,
+  team: TeamChoice = NO_TEAM,
 ): Schemas["SubmitRecipeJobRequest"] {
   const typedValues: Record<string, Value> = {};
   for (const parameter of recipe.parameters) {
@@ -109,6 +112,7 @@ export function recipeBody(
     [placement.kind]: placement.on,
     values: typedValues,
     ...(tracking.trackingServer ? { mlflow: { trackingServer: tracking.trackingServer, experiment: tracking.experiment } } : {}),
+    ...teamFields(team),
   } as Schemas["SubmitRecipeJobRequest"];
 }
 

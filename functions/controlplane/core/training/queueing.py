@@ -1,0 +1,35 @@
+"""Why a queued job waits: the phase says Queued while Kueue holds a job (task governance), and the reason is its
+Workload's, read beside the job (`KueueGateway`). Only jobs that are Queued cost a read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from controlplane.core.ports.queues import QueuedWorkload
+from controlplane.models.training import JobPhase, JobSummary
+
+NO_WORKLOAD = (
+    "Kueue has made no Workload for it yet. If this lasts, its kueue.x-k8s.io/priority-class label names no priority "
+    "class of the cluster's scheduler policy (<name>-priority): delete the job and submit it with one that does."
+)
+
+
+def waiting_reason(workload: QueuedWorkload | None) -> str:
+    if workload is None:
+        return NO_WORKLOAD
+    if workload.message:
+        return f"{workload.reason}: {workload.message}" if workload.reason else workload.message
+    return f"Waiting for Kueue to consider it in queue {workload.queue}."
+
+
+def with_waiting_reasons(jobs: list[JobSummary], workloads: Callable[[], list[QueuedWorkload]]) -> list[JobSummary]:
+    """The jobs with each Queued one's reason (`workloads` is read only when one is Queued)."""
+    if not any(job.phase is JobPhase.QUEUED for job in jobs):
+        return jobs
+    found = {(w.job_kind, w.job_name): w for w in workloads() if not w.finished}
+    return [
+        job.model_copy(update={"waitingReason": waiting_reason(found.get((job.kind.value, job.name)))})
+        if job.phase is JobPhase.QUEUED
+        else job
+        for job in jobs
+    ]
