@@ -35,15 +35,12 @@ from controlplane.core.polling import Poller, Wait
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
+from controlplane.core.team_targets import TeamNamespaceNotReadyError
 from controlplane.models.clusters import ClusterRecord, Plan
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.governance import TeamNamespacePlan, team_namespace
 from controlplane.models.operations import Operation, OperationKind
 from controlplane.models.workflow import PollState, TeamNamespaceInput
-
-
-class TeamNamespaceNotReadyError(ClusterNotReadyError):
-    code = "TeamNamespaceNotReady"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ import pytest
 
 from controlplane.core.features.job_identity import job_trust
 from controlplane.core.governance.namespace import (
-    TeamNamespaceNotReadyError,
     TeamNamespaces,
     TeamNamespaceSteps,
     namespace_ready,
@@ -16,6 +15,7 @@ from controlplane.core.governance.namespace import (
 )
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller
+from controlplane.core.team_targets import TeamNamespaceNotReadyError
 from controlplane.models.errors import ClusterNotReadyError, ForeignResourceError
 from controlplane.models.operations import OperationKind
 from controlplane.models.workflow import TeamNamespaceInput
