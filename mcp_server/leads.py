@@ -32,6 +32,8 @@ NEXT_TOOL = {
     "delete_nodes": ("hyperpod_list_nodes", "to see the nodes left"),
     "check_node_health": ("hyperpod_list_nodes", "to see each node's health"),
     "download_to_storage": ("s3_storage_list_contents", "to see what was downloaded"),
+    "prepare_team_namespace": ("hyperpod_list_teams", "to see each team's namespace readiness"),
+    "remove_team_namespace": ("hyperpod_list_teams", "to see the teams left"),
 }
 # How many items of a list a lead names before it counts the rest.
 NAMED = 3

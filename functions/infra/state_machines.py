@@ -46,6 +46,7 @@ WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
         OperationKind.CHECK_NODE_HEALTH,
     ),
     "downloads": (OperationKind.DOWNLOAD_TO_STORAGE,),
+    "teams": (OperationKind.PREPARE_TEAM_NAMESPACE, OperationKind.REMOVE_TEAM_NAMESPACE),
 }
 LOG_DELIVERY_REASON = (
     "CDK grants the CloudWatch Logs delivery actions (logs:CreateLogDelivery, GetLogDelivery, "

@@ -54,6 +54,7 @@ from sandbox.k8s.kueue import KueueSimulation
 from sandbox.k8s.serving import ModelServingSimulation
 from sandbox.k8s.spaces import SpacesSimulation
 from sandbox.k8s.training import TrainingOperatorSimulation
+from sandbox.k8s.volumes import VolumeBinding
 from sandbox.provisioning import provision
 from steps.handler import lambda_handler as step_handler
 from ws.handler import lambda_handler as ws_handler
@@ -152,6 +153,7 @@ class Sandbox:
         self.serving = ModelServingSimulation(self.emulator, options.seconds_to_load_model)
         self.daemon_sets = DaemonSetController(self.emulator)
         self.spaces = SpacesSimulation(self.emulator, options.seconds_to_load_model)
+        self.volumes = VolumeBinding(self.emulator)
         self.sagemaker_runtime = SageMakerRuntimeExtension()
         self.inference = InferenceOperatorSimulation(
             self.emulator, self.sagemaker_runtime, options.seconds_to_load_model
@@ -239,6 +241,7 @@ class Sandbox:
         self.daemon_sets.install()
         self.inference.install()
         self.spaces.install()
+        self.volumes.install()
         self._provision()
         self.events.install()
 

@@ -20,8 +20,9 @@ from controlplane.access.conditions import (
 )
 from controlplane.access.eks import (
     ANY_ADDON,
-    ANY_POD_IDENTITY,
+    CREATE_POD_IDENTITY,
     DELETE_ADDON,
+    DELETE_POD_IDENTITY,
     DESCRIBE_ADDON_VERSIONS,
     DESCRIBE_ADDONS,
     DESCRIBE_EKS_CLUSTER,
@@ -89,11 +90,6 @@ _CREATE_ADDON = (
     also_adopted(("eks:CreateAddon",), MANAGED_REQUEST),
     Grant(("eks:TagResource",), ANY_ADDON, MANAGED_REQUEST, OWNED_SUB_RESOURCE_REASON),
 )
-_CREATE_POD_IDENTITY = (
-    Grant(("eks:CreatePodIdentityAssociation",), EKS_CLUSTERS, reason=EKS_CLUSTERS_REASON),
-    also_adopted(("eks:CreatePodIdentityAssociation",)),
-    Grant(("eks:TagResource",), ANY_POD_IDENTITY, MANAGED_REQUEST, OWNED_SUB_RESOURCE_REASON),
-)
 
 
 def _pass_role(roles: tuple[str, ...], service: str, reason: str) -> Grant:
@@ -110,13 +106,13 @@ _ENSURE_JOB_IDENTITY = (
     Grant(("iam:PutRolePolicy",), JOB_ROLES, BOUNDED_RESOURCE, JOB_ROLES_REASON),
     _pass_role(JOB_ROLES, POD_IDENTITY_PRINCIPAL, JOB_ROLES_REASON),
     *READ_POD_IDENTITIES,
-    *_CREATE_POD_IDENTITY,
+    *CREATE_POD_IDENTITY,
     ASSUME_KUBERNETES_ROLE,
 )
 _REMOVE_JOB_IDENTITY = (
     *delete_roles(JOB_ROLES, JOB_ROLES_REASON),
     *READ_POD_IDENTITIES,
-    Grant(("eks:DeletePodIdentityAssociation",), ANY_POD_IDENTITY, MANAGED_RESOURCE, OWNED_SUB_RESOURCE_REASON),
+    DELETE_POD_IDENTITY,
     ASSUME_KUBERNETES_ROLE,
 )
 _DELETE_TIERED = (
@@ -212,7 +208,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
             *create_role_with_policy(OBSERVABILITY_ROLES, OBSERVABILITY_POLICIES, FEATURE_ROLES_REASON),
             _pass_role(OBSERVABILITY_ROLES, POD_IDENTITY_PRINCIPAL, FEATURE_ROLES_REASON),
             # CreateAddon creates the add-on's own pod identity association.
-            *_CREATE_POD_IDENTITY,
+            *CREATE_POD_IDENTITY,
         ),
         remove=(
             *DELETE_ADDON,

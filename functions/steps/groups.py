@@ -25,6 +25,9 @@ KUBERNETES = Group("kubernetes")
 # Downloads into the S3 claim: the downloader Job through the Kubernetes access role (apart from the stages'
 # Kubernetes steps: it writes nothing but the Job).
 DOWNLOADS = Group("downloads")
+# Teams' namespaces: the claims and jobs' ServiceAccount copied through the Kubernetes access role, the pod identity
+# associations to the jobs role (and that role's trust); created and removed alike, as one team's set.
+TEAM_NAMESPACES = Group("team_namespaces")
 # Stage 3 in AWS: the OIDC provider, the S3 CSI driver's bounded role, the add-ons (and stage 4's check of them).
 DEPENDENCIES = Group("dependencies")
 # Stage 4: the HyperPod cluster and what it is created with (its roles, lifecycle bucket, operator identity).

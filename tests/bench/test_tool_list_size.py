@@ -27,8 +27,9 @@ from mcp_server.tools import tools_from_openapi
 # Issue 30, finding 9: the admin list before any reduction, and what it must come down to.
 MEASURED_IN_ISSUE = 306_000
 TARGET = 60_000
-# Where the reductions brought it: a new tool or field stays within it.
-CEILING = 59_500
+# Where the reductions brought it: a new tool or field stays within it. 59,800: +300 for
+# hyperpod_prepare_team_namespace (347 characters at its shortest, where the list had 64 left; issue 32).
+CEILING = 59_800
 
 
 def size(tools: list[types.Tool]) -> int:

@@ -1,7 +1,8 @@
 """Task governance in the sandbox, as an agent runs it through the MCP tools: with the taskGovernance feature enabled
 on a cluster of two ml.g6.4xlarge, a team gets a quota of one, a second team asking for three is refused with what
-is left, and changing or deleting a team, or changing the scheduler policy, is planned before it is confirmed; a job
-over its team's quota is queued by Kueue, and the teams view says why until the quota frees."""
+is left, and changing or deleting a team, or changing the scheduler policy, is planned before it is confirmed; a new
+team's namespace is prepared by an operation the agent waits for, and can be prepared again; a job over its team's
+quota is queued by Kueue, and the teams view says why until the quota frees."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 from sandbox.k8s.training import GROUP, PLURAL, VERSION
 from tests.mcp_conversation import converse
+from tests.workflows.confirm import confirmed
 
 TAG = "mcpteams"
 INSTANCE_TYPE = "ml.g6.4xlarge"
@@ -96,6 +98,39 @@ def test_an_agent_sets_the_scheduler_policy_then_changes_it_only_with_the_plans_
     policy, _, _ = converse(running_sandbox, story, token="sandbox-admin")
     assert [p["name"] for p in policy["priorityClasses"]] == ["training", "inference"]
     assert (policy["status"], policy["fairShare"]) == ("Updated", True)
+
+
+def settle(running_sandbox) -> None:
+    """Let the operations earlier tests started (their teams' namespaces) end: one operation runs per cluster."""
+    with running_sandbox.client("sandbox-viewer") as api:
+        operations = api.get("/operations", params={"clusterTag": TAG}).json()["operations"]
+    for operation in operations:
+        running_sandbox.wait_terminal(operation["operationId"])
+
+
+def test_an_agent_waits_for_a_new_teams_namespace_to_be_ready_and_prepares_it_again(running_sandbox, cluster):
+    settle(running_sandbox)
+
+    async def story(tool):
+        _, created = await tool("hyperpod_create_team", quota("ml-ns", 1))
+        assert created["namespaceReady"] is False
+        _, operation = await tool("operation_wait", {"operationId": created["namespaceOperationId"]})
+        while operation["status"] in ("PENDING", "RUNNING"):
+            _, operation = await tool("operation_wait", {"operationId": operation["operationId"]})
+        _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
+        _, again = await tool("hyperpod_prepare_team_namespace", {"clusterTag": TAG, "team": "ml-ns"})
+        while again["status"] in ("PENDING", "RUNNING"):
+            _, again = await tool("operation_wait", {"operationId": again["operationId"]})
+        return operation, teams, again
+
+    (operation, teams, again), _, _ = converse(running_sandbox, story, token="sandbox-admin")
+    assert (operation["kind"], operation["status"]) == ("prepare_team_namespace", "SUCCEEDED"), operation.get("error")
+    team = next(view for view in teams["teams"] if view["team"] == "ml-ns")
+    assert (team["namespace"], team["namespaceReady"], team["namespaceMissing"]) == ("hyperpod-ns-ml-ns", True, [])
+    assert (again["kind"], again["status"]) == ("prepare_team_namespace", "SUCCEEDED"), again.get("error")
+    with running_sandbox.client() as api:  # its instance goes back for the tests after this one
+        deleted = confirmed(api, "DELETE", f"/clusters/{TAG}/teams/ml-ns")
+    assert running_sandbox.wait_terminal(deleted.json()["namespaceOperationId"])["status"] == "SUCCEEDED"
 
 
 def create_team_job(running_sandbox, name: str, team: str, namespace: str | None = None) -> None:

@@ -32,7 +32,7 @@ class InMemoryIamGateway:
 
     def find_role(self, name: str) -> IamRole | None:
         stored = self.roles.get(name)
-        return stored.role if stored else None
+        return replace(stored.role, trust=copy.deepcopy(stored.trust)) if stored else None
 
     def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
         if name in self.roles:

@@ -111,7 +111,12 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # 316: +2 for task governance on the API role: compute-quota/* and cluster-scheduler-config/* (SageMaker assigns
 # their IDs; creating, changing and deleting require the ownership tags); ListComputeQuotas and
 # ListClusterSchedulerConfigs join the API's existing Resource::* acknowledgement.
-EXPECTED_ACKNOWLEDGEMENTS = 316
+# 328: +12 for team namespaces as operations (issue 32, item 1): the team_namespaces step group's function (runtime
+# L1, X-Ray Resource::*), its role's ARN patterns (eks:DescribeCluster on any cluster name, CreatePodIdentityAssociation
+# on eks-cluster-*, the pod identity associations EKS assigns IDs to, iam:PassRole on the -training-jobs role pattern),
+# and, as for every workflow, the two state machines' log delivery (Resource::*) and their execution ARNs on the API
+# role and the operations steps (4). The jobs role's trust is only read: UpdateAssumeRolePolicy is not granted.
+EXPECTED_ACKNOWLEDGEMENTS = 328
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

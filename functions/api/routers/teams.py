@@ -1,5 +1,6 @@
 """/clusters/{clusterTag}/teams and …/scheduler-policy: HyperPod task governance — each team's compute quota (list,
-create, delete) and the cluster's scheduler policy (priority classes, fair share: put, delete)."""
+create, delete), its namespace's preparation for workloads, and the cluster's scheduler policy (priority classes,
+fair share: put, delete)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from api.context import once, plan_or_run
 from api.routers.params import ClusterTagPath, ConfirmationToken, DryRun
 from api.routers.responses import response_doc
 from controlplane import wiring
-from controlplane.models.clusters import Plan
+from controlplane.models.clusters import Accepted, Plan
 from controlplane.models.governance import (
     TEAM_PATTERN,
     CreateTeamQuotaRequest,
@@ -56,8 +57,27 @@ def create_team(clusterTag: ClusterTagPath, request: CreateTeamQuotaRequest) -> 
         router,
         scope=f"teams#{clusterTag}",
         body=request.model_dump(mode="json"),
-        run=lambda caller: wiring.teams().create(clusterTag, request),
+        run=lambda caller: wiring.teams().create(clusterTag, request, caller),
         status=201,
+    )
+
+
+@router.post(
+    "/clusters/<clusterTag>/teams/<team>/namespace",
+    allow=admin("prepare team namespaces"),
+    operation_id="hyperpod_prepare_team_namespace",
+    summary="Prepare a team namespace again",
+    description="Run again when namespaceReady is false and no operation prepares it (namespaceMissing says why): "
+    "copies the storage claims and jobs' identity into hyperpod-ns-<team>. 202 with the operation.",
+    tags=["teams"],
+    responses={202: response_doc(Accepted, "Operation started")},
+)
+def prepare_team_namespace(clusterTag: ClusterTagPath, team: TeamPath) -> Response[str]:
+    return once(
+        router,
+        scope=f"team-namespace#{clusterTag}/{team}",
+        body={"team": team},
+        run=lambda caller: wiring.teams().prepare_namespace(clusterTag, team, caller),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controlplane.access.conditions import ADOPTED, MANAGED_RESOURCE, OWNERSHIP
+from controlplane.access.conditions import ADOPTED, MANAGED_REQUEST, MANAGED_RESOURCE, OWNERSHIP
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, Grant
 from controlplane.core.naming import eks_cluster_name
 
@@ -55,6 +55,16 @@ def also_adopted(actions: tuple[str, ...], conditions: Mapping[str, Mapping[str,
     """The same EKS cluster actions on an imported cluster: any name, while it carries the adoption tag."""
     return Grant(actions, ANY_EKS_CLUSTER, {**(conditions or {}), **ADOPTED}, _ADOPTED_CLUSTERS_REASON)
 
+
+# A pod identity association on a cluster of the control plane's, tagged as its own.
+CREATE_POD_IDENTITY = (
+    Grant(("eks:CreatePodIdentityAssociation",), EKS_CLUSTERS, reason=EKS_CLUSTERS_REASON),
+    also_adopted(("eks:CreatePodIdentityAssociation",)),
+    Grant(("eks:TagResource",), ANY_POD_IDENTITY, MANAGED_REQUEST, OWNED_SUB_RESOURCE_REASON),
+)
+DELETE_POD_IDENTITY = Grant(
+    ("eks:DeletePodIdentityAssociation",), ANY_POD_IDENTITY, MANAGED_RESOURCE, OWNED_SUB_RESOURCE_REASON
+)
 
 # Deleting an add-on the control plane created (its ownership tags on the add-on).
 DELETE_ADDON = (

@@ -33,6 +33,10 @@ NODE_AGENTS_READY = timedelta(minutes=20)
 # Add-ons that waited for nodes, once nodes joined: their pods scheduled and started, then EKS's next health check.
 ADDONS_HEALTHY = timedelta(minutes=20)
 FEATURE_SETTLED = timedelta(minutes=30)
+# A team's namespace: the task governance add-on reconciles a new quota within a minute or so; a static PV and its
+# claim bind on the PV controller's next pass.
+TEAM_NAMESPACE_CREATED = timedelta(minutes=10)
+TEAM_NAMESPACE_READY = timedelta(minutes=10)
 FSX_FILE_SYSTEMS_DELETED = timedelta(hours=1)
 # HyperPod terminates a group's instances together; a count read while they go would shrink the deadline.
 HYPERPOD_DELETED = timedelta(hours=2)

@@ -117,6 +117,18 @@ class SchedulerPolicyView(View):
     version: int
 
 
+class TeamNamespacePlan(View):
+    """What a team's namespace gets so that workloads run there as in the cluster's job namespace: a copy of each
+    storage claim (`<namespace>/<claim>` of the cluster's record) bound to the same bucket or file system, and, when
+    the job namespace has the jobs' ServiceAccount with a pod identity association, the same in the team's."""
+
+    team: str
+    namespace: str
+    claims: list[str] = Field(description="The cluster's claims to copy, each `<namespace>/<claim>`.")
+    jobNamespace: str = Field(description="Where the jobs' ServiceAccount the team's copies is.")
+    jobsRole: str = Field(description="The jobs role (the trainingOperator feature's) the copied association names.")
+
+
 class QueueResourceUse(View):
     """What a team's admitted work uses of one resource on one instance type (Kueue's ClusterQueue usage)."""
 
@@ -140,6 +152,9 @@ class QueuedWork(View):
 class TeamView(View):
     team: str
     namespace: str
+    namespaceReady: bool | None = Field(default=None, description="Workloads can run in it; null: not read.")
+    namespaceMissing: list[str] = Field(default_factory=list, description="What the namespace lacks.")
+    namespaceOperationId: str | None = Field(default=None, description="The namespace operation this call started.")
     localQueue: str
     quotaId: str
     status: str

@@ -89,6 +89,8 @@ class OperationKind(StrEnum):
     DELETE_NODES = "delete_nodes"
     CHECK_NODE_HEALTH = "check_node_health"
     DOWNLOAD_TO_STORAGE = "download_to_storage"
+    PREPARE_TEAM_NAMESPACE = "prepare_team_namespace"
+    REMOVE_TEAM_NAMESPACE = "remove_team_namespace"
 
 
 class Stage(View):

@@ -19,6 +19,7 @@ from controlplane.models.clusters import ImportedNetwork, NetworkPlan
 from controlplane.models.common import View
 from controlplane.models.downloads import DownloadPlan
 from controlplane.models.features import FeatureChanges
+from controlplane.models.governance import TeamNamespacePlan
 from controlplane.models.health_checks import DeepHealthCheck
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, SoftwareUpdatePlan
@@ -238,6 +239,20 @@ class DownloadToStorageInput(WorkflowState):
     download: DownloadPlan
 
 
+class TeamNamespaceInput(WorkflowState):
+    """A team's namespace made ready for workloads, or its preparation removed (`core.governance.namespace`)."""
+
+    team: TeamNamespacePlan
+
+
+class PrepareTeamNamespaceInput(TeamNamespaceInput):
+    kind: Literal[OperationKind.PREPARE_TEAM_NAMESPACE] = OperationKind.PREPARE_TEAM_NAMESPACE
+
+
+class RemoveTeamNamespaceInput(TeamNamespaceInput):
+    kind: Literal[OperationKind.REMOVE_TEAM_NAMESPACE] = OperationKind.REMOVE_TEAM_NAMESPACE
+
+
 WorkflowInput = Annotated[
     CreateEksClusterInput
     | CreateClusterInput
@@ -255,7 +270,9 @@ WorkflowInput = Annotated[
     | ReplaceNodesInput
     | DeleteNodesInput
     | CheckNodeHealthInput
-    | DownloadToStorageInput,
+    | DownloadToStorageInput
+    | PrepareTeamNamespaceInput
+    | RemoveTeamNamespaceInput,
     Field(discriminator="kind"),
 ]
 _WORKFLOW_INPUT: TypeAdapter[WorkflowInput] = TypeAdapter(WorkflowInput, config=ConfigDict(defer_build=True))

@@ -14,7 +14,7 @@ Constructors are called with keywords. A new factory is a `@provider` in its con
 from controlplane.settings import settings
 from controlplane.wiring.advanced_features import feature_reads, feature_steps, features
 from controlplane.wiring.dependencies import cluster_dependencies_service, node_agents
-from controlplane.wiring.governance import scheduler_policy, team_targets, teams
+from controlplane.wiring.governance import scheduler_policy, team_namespace_steps, team_namespaces, team_targets, teams
 from controlplane.wiring.hyperpod import (
     health_check_steps,
     health_checks,

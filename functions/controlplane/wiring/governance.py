@@ -1,4 +1,5 @@
-"""Task governance: a cluster's teams and their compute quotas, its scheduler policy, and where a team's work goes."""
+"""Task governance: a cluster's teams and their compute quotas, their namespaces' preparation, its scheduler
+policy, and where a team's work goes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from controlplane import wiring
 from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
+    from controlplane.core.governance.namespace import TeamNamespaces, TeamNamespaceSteps
     from controlplane.core.governance.scheduler import SchedulerPolicyService
     from controlplane.core.governance.teams import ClusterReader, TeamService
     from controlplane.core.team_targets import TeamTargets
@@ -35,6 +37,39 @@ def teams() -> TeamService:
         governance=AwsGovernanceGateway,
         eks=AwsEksGateway,
         queues=TeamQueueReader(AwsEksGateway, KubernetesKueueGateway(factory=wiring.kubernetes_readers())),
+        namespaces=wiring.team_namespaces(),
+    )
+
+
+@provider
+def team_namespaces() -> TeamNamespaces:
+    """Team namespaces as the API reads them (the view role) and starts their operations; `require_ready` is what a
+    workload's submission into a team's namespace calls."""
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.governance.namespace import TeamNamespaces
+
+    return TeamNamespaces(
+        operations=wiring.operations(),
+        eks=AwsEksGateway,
+        kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
+        deployment=wiring.deployment(),
+    )
+
+
+@provider
+def team_namespace_steps(region: str) -> TeamNamespaceSteps:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.adapters.aws.iam import AwsIamGateway
+    from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.core.governance.namespace import TeamNamespaceSteps
+
+    return TeamNamespaceSteps(
+        eks=AwsEksGateway(region=region),
+        kubernetes=KubernetesApiGateway(factory=wiring.kubernetes_clients()),
+        iam=AwsIamGateway(),
+        poller=wiring.poller(),
+        deployment=wiring.deployment(),
     )
 
 

@@ -125,6 +125,7 @@ def resumes() -> ResumeService:
             wiring.health_checks(),
             wiring.features(),
             wiring.downloads(),
+            wiring.team_namespaces(),
         ),
     )
 

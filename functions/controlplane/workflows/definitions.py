@@ -1,4 +1,4 @@
-"""The sixteen workflows, each declared once: its blocks in order and the stage each step reports.
+"""The workflows, each declared once: its blocks in order and the stage each step reports.
 
 State names are the contract with the operation records, the sandbox's faults and the workflow tests: a
 Task is named for its step ("Ensure VPC" ⇄ the step "Ensure VPC" declared in `steps/`), a poll loop's Choice
@@ -307,6 +307,30 @@ DOWNLOAD_TO_STORAGE = Workflow(
     ),
 )
 
+PREPARE_TEAM_NAMESPACE = Workflow(
+    OperationKind.PREPARE_TEAM_NAMESPACE,
+    "A team's namespace ready for workloads: wait for the task governance add-on to make it, copy the cluster's "
+    "storage claims and the jobs' identity into it, then wait until its claims are bound. Resume reruns every step.",
+    Stage(
+        "namespace",
+        Poll("Check Team Namespace", "Does Team Namespace Exist", "Wait For Team Namespace"),
+    ),
+    Stage("claim", Task("Prepare Team Claim")),
+    Stage("identity", Task("Prepare Team Identity")),
+    Stage(
+        "verify",
+        Poll("Verify Team Namespace", "Is Team Namespace Ready", "Wait For Team Namespace Ready"),
+    ),
+)
+
+REMOVE_TEAM_NAMESPACE = Workflow(
+    OperationKind.REMOVE_TEAM_NAMESPACE,
+    "Undo a team namespace's preparation: its claims and their volumes, its jobs' association and ServiceAccount. "
+    "The namespace itself is the task governance add-on's and stays.",
+    Stage("claim", Task("Remove Team Claim")),
+    Stage("identity", Task("Remove Team Identity")),
+)
+
 WORKFLOWS: dict[OperationKind, Workflow] = {
     workflow.kind: workflow
     for workflow in (
@@ -327,5 +351,7 @@ WORKFLOWS: dict[OperationKind, Workflow] = {
         DELETE_NODES,
         CHECK_NODE_HEALTH,
         DOWNLOAD_TO_STORAGE,
+        PREPARE_TEAM_NAMESPACE,
+        REMOVE_TEAM_NAMESPACE,
     )
 }

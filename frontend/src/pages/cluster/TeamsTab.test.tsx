@@ -73,6 +73,31 @@ describe("TeamsTab", () => {
   });
 });
 
+describe("TeamsTab namespace", () => {
+  const UNREADY = { ...TEAM, namespaceReady: false, namespaceMissing: ["claim hyperpod-ns-ml-a/s3-claim (Pending)"] };
+
+  it("shows whether each team's namespace is ready and what it lacks", async () => {
+    const teams = { ...TEAMS, teams: [{ ...TEAM, namespaceReady: true }, { ...UNREADY, team: "ml-b" }] };
+    renderTab(TeamsTab, { api: fakeApi({ "GET /clusters/{clusterTag}/teams": teams }).api, role: "viewer" });
+    expect(within((await screen.findByText("ml-a")).closest("tr")!).getByText("Ready")).toBeInTheDocument();
+    const row = screen.getByText("ml-b").closest("tr")!;
+    expect(within(row).getByText(/Lacks claim hyperpod-ns-ml-a\/s3-claim \(Pending\)/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Prepare namespace" })).toBeNull();
+  });
+
+  it("prepares the chosen team's namespace again and links its operation", async () => {
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}/teams": { ...TEAMS, teams: [UNREADY] },
+      "POST /clusters/{clusterTag}/teams/{team}/namespace": { status: 202, body: { operationId: "op-ns", status: "PENDING" } },
+    });
+    renderTab(TeamsTab, { api });
+    await userEvent.click(await screen.findByRole("radio", { name: "Select ml-a" }));
+    await userEvent.click(screen.getByRole("button", { name: "Prepare namespace" }));
+    expect(await screen.findByRole("link", { name: "op-ns" })).toBeInTheDocument();
+    expect(calls.filter((call) => call.method === "POST").map((call) => call.pathParams)).toEqual([{ clusterTag: "demo", team: "ml-a" }]);
+  });
+});
+
 describe("TeamsTab change", () => {
   it("changes the chosen team's quota with the token of its plan", async () => {
     const { api, calls } = fakeApi({

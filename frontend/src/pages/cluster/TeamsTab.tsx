@@ -3,7 +3,9 @@
  * reason), its namespace and Kueue queue, the cluster's capacity per
  * instance type with what the quotas guarantee, its scheduler policy (`SchedulerPolicyPanel`), a form that creates a
  * team (`?action=create-team`) or changes the chosen one's quota (`?action=change-team`), and the delete of a team's
- * quota; a change and a delete go through the API's plan and confirmation.
+ * quota; a change and a delete go through the API's plan and confirmation. Each team's namespace says whether it is
+ * ready for workloads (the cluster's claims and the jobs' identity copied into it) and what it lacks; one that is not
+ * can be prepared again (an operation).
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -13,6 +15,7 @@ import FormField from "@cloudscape-design/components/form-field";
 import Header from "@cloudscape-design/components/header";
 import Input from "@cloudscape-design/components/input";
 import Select from "@cloudscape-design/components/select";
+import StatusIndicator from "@cloudscape-design/components/status-indicator";
 import SpaceBetween from "@cloudscape-design/components/space-between";
 import Table from "@cloudscape-design/components/table";
 import { useState } from "react";
@@ -20,7 +23,7 @@ import { unwrap, type Schemas } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useResource } from "../../hooks/useResource";
-import { sent, usePlannedAction } from "./plan";
+import { OperationLink, sent, usePlannedAction } from "./plan";
 import { SchedulerPolicyPanel } from "./SchedulerPolicyPanel";
 import { useQueryParam } from "./query";
 import type { ClusterTabProps } from "./tabs";
@@ -34,6 +37,22 @@ const SHARING = [
   { value: "Lend", label: "Lend only" },
   { value: "DontLend", label: "Neither lend nor borrow" },
 ];
+
+/** Whether the team's namespace is ready for workloads, what it lacks, or the operation preparing it. */
+export function NamespaceReadiness({ team }: { team: Team }) {
+  if (team.namespaceOperationId) {
+    return (
+      <StatusIndicator type="in-progress">
+        Preparing: <OperationLink operationId={team.namespaceOperationId} />
+      </StatusIndicator>
+    );
+  }
+  if (team.namespaceReady === true) return <StatusIndicator type="success">Ready</StatusIndicator>;
+  if (team.namespaceReady === false) {
+    return <StatusIndicator type="warning">Lacks {(team.namespaceMissing ?? []).join("; ")}</StatusIndicator>;
+  }
+  return <StatusIndicator type="stopped">Unknown (Kubernetes API not reachable)</StatusIndicator>;
+}
 
 /** "1 nvidia.com/gpu on ml.g5.xlarge (1 borrowed)": the accelerators its admitted jobs use now. */
 function inUse(team: Team): string {
@@ -69,9 +88,21 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
   const teams = useResource((signal) => unwrap(api.GET("/clusters/{clusterTag}/teams", { params: { path: { clusterTag } }, signal })), [api, clusterTag]);
   const planned = usePlannedAction(() => teams.reload());
   const [createError, setCreateError] = useState<unknown>();
+  const [preparing, setPreparing] = useState<{ team: string; operationId?: string; error?: unknown }>();
   const mayCreate = identity.mayCall("POST /clusters/{clusterTag}/teams");
   const mayDelete = identity.mayCall("DELETE /clusters/{clusterTag}/teams/{team}");
   const mayChange = identity.mayCall("PATCH /clusters/{clusterTag}/teams/{team}");
+  const mayPrepare = identity.mayCall("POST /clusters/{clusterTag}/teams/{team}/namespace");
+
+  const prepare = async (team: string) => {
+    try {
+      const operation = await unwrap(api.POST("/clusters/{clusterTag}/teams/{team}/namespace", { params: { path: { clusterTag, team } } }));
+      setPreparing({ team, operationId: operation.operationId });
+      teams.reload();
+    } catch (error) {
+      setPreparing({ team, error });
+    }
+  };
 
   const remove = (team: string) => {
     const call = (query: { dryRun?: boolean; confirmationToken?: string }) =>
@@ -121,6 +152,12 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
   return (
     <SpaceBetween size="m">
       <ErrorAlert error={teams.error} header="The teams could not be read" />
+      <ErrorAlert error={preparing?.error} header={`Team ${preparing?.team}'s namespace could not be prepared`} />
+      {preparing?.operationId && (
+        <Box>
+          Preparing team {preparing.team}'s namespace: operation <OperationLink operationId={preparing.operationId} />.
+        </Box>
+      )}
       <Table<Team>
         loading={teams.loading}
         loadingText="Reading the compute quotas"
@@ -138,6 +175,11 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
               .join("; ") || "no instance groups"}`}
             actions={
               <SpaceBetween direction="horizontal" size="xs">
+                {mayPrepare && (
+                  <Button disabled={!chosen || chosen.namespaceReady === true} onClick={() => chosen && void prepare(chosen.team)}>
+                    Prepare namespace
+                  </Button>
+                )}
                 {mayChange && (
                   <Button disabled={!chosen} onClick={() => setAction("change-team")}>
                     Change quota
@@ -166,6 +208,7 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
           { id: "queued", header: "Queued", cell: (item) => <Queued team={item} /> },
           { id: "sharing", header: "Sharing", cell: (item) => (item.borrowLimit ? `${item.sharing} (borrow ≤ ${item.borrowLimit}%)` : item.sharing) },
           { id: "queue", header: "Namespace / queue", cell: (item) => `${item.namespace} / ${item.localQueue}` },
+          { id: "namespace", header: "Namespace readiness", cell: (item) => <NamespaceReadiness team={item} /> },
           { id: "status", header: "Status", cell: (item) => (item.active ? item.status : `${item.status} (disabled)`) },
         ]}
         empty={<Box textAlign="center">No team has a compute quota. Enable task governance on the Features tab, then create a team.</Box>}

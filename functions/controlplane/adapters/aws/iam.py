@@ -28,6 +28,7 @@ class AwsIamGateway:
             arn=role["Arn"],
             tags=tag_dict(iam.list_role_tags(RoleName=name)["Tags"]),
             attached_policy_arns=frozenset(policy["PolicyArn"] for policy in attached),
+            trust=_document(role["AssumeRolePolicyDocument"]),
         )
 
     def create_role(self, name: str, trust_policy: dict[str, Any], tags: dict[str, str], boundary_arn: str) -> IamRole:
@@ -52,7 +53,7 @@ class AwsIamGateway:
             if error_code(error) == "NoSuchEntity":
                 return None
             raise
-        return json.loads(unquote(document)) if isinstance(document, str) else dict(document)
+        return _document(document)
 
     def put_role_policy(self, role_name: str, policy_name: str, document: dict[str, Any]) -> None:
         client("iam").put_role_policy(RoleName=role_name, PolicyName=policy_name, PolicyDocument=json.dumps(document))
@@ -130,3 +131,8 @@ class AwsIamGateway:
         except ClientError as error:
             if error_code(error) != "NoSuchEntity":
                 raise
+
+
+def _document(document: str | dict[str, Any]) -> dict[str, Any]:
+    """A policy document as IAM returns it (URL-encoded JSON, or parsed by botocore)."""
+    return json.loads(unquote(document)) if isinstance(document, str) else dict(document)

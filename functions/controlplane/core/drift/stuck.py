@@ -41,6 +41,8 @@ FIXED_WAITS: dict[OperationKind, timedelta] = {
     OperationKind.REPLACE_NODES: deadlines.NODES_SETTLED,
     OperationKind.DELETE_NODES: deadlines.NODES_SETTLED,
     OperationKind.DOWNLOAD_TO_STORAGE: deadlines.LONGEST_WAIT,
+    OperationKind.PREPARE_TEAM_NAMESPACE: deadlines.TEAM_NAMESPACE_CREATED + deadlines.TEAM_NAMESPACE_READY,
+    OperationKind.REMOVE_TEAM_NAMESPACE: timedelta(0),
 }
 
 

@@ -31,6 +31,7 @@ from controlplane.core.ports.iam import IamGateway, IamRole
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.models.errors import ForeignResourceError
 from controlplane.models.features import Feature
+from controlplane.models.governance import team_namespace
 
 OWNER = Feature.TRAINING_OPERATOR
 
@@ -47,16 +48,17 @@ def job_access(deployment: Deployment, region: str, account: str) -> dict[str, A
 
 
 def job_trust(account: str, eks_cluster_name: str, namespace: str) -> dict[str, Any]:
-    """EKS Pod Identity for the one ServiceAccount of one cluster: the session tags the pod identity agent sets must
-    name them, so no other association of the account can use the role."""
+    """EKS Pod Identity for the one ServiceAccount of one cluster, in the job namespace or a team's (`hyperpod-ns-*`,
+    `core.governance.namespace`): the session tags the pod identity agent sets must name them, so no other
+    association of the account can use the role."""
     trust = service_trust(POD_IDENTITY_PRINCIPAL, ("sts:AssumeRole", "sts:TagSession"))
     trust["Statement"][0]["Condition"] = {
         "StringEquals": {
             "aws:SourceAccount": account,
             "aws:RequestTag/eks-cluster-name": eks_cluster_name,
-            "aws:RequestTag/kubernetes-namespace": namespace,
             "aws:RequestTag/kubernetes-service-account": JOB_SERVICE_ACCOUNT,
-        }
+        },
+        "StringLike": {"aws:RequestTag/kubernetes-namespace": [namespace, team_namespace("*")]},
     }
     return trust
 

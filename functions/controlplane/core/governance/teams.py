@@ -4,7 +4,8 @@ the teams view also shows the cluster's scheduler policy (`scheduler`).
 Creating a quota is checked first: the add-on is installed, the team is new, each instance type is one of the
 cluster's, and the quotas of every team together stay within the cluster's capacity (its instance groups' counts per
 type). Deleting one is planned first and needs the plan's confirmation token: the team's queued work stays queued
-without a quota.
+without a quota. Creating a team starts the operation that prepares its namespace for workloads, deleting one the
+operation that undoes it (`namespace`); each team's view says whether its namespace is ready.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from controlplane.core.auth import Actor
 from controlplane.core.concurrency import together
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
+from controlplane.core.governance.namespace import TeamNamespaces
 from controlplane.core.governance.queues import TeamQueue, TeamQueueReader
 from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
 from controlplane.core.ports.eks import EksGateway
@@ -31,7 +33,7 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamNotFoundError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.errors import ClusterNotReadyError, ConflictError, InvalidRequestError
+from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConflictError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
@@ -44,6 +46,7 @@ from controlplane.models.governance import (
     team_namespace,
     team_queue,
 )
+from controlplane.models.operations import Operation
 
 
 class TeamExistsError(ConflictError):
@@ -80,6 +83,7 @@ class TeamService:
         deployment: Deployment,
         governance: Callable[[str], GovernanceGateway],
         eks: Callable[[str], EksGateway],
+        namespaces: TeamNamespaces,
         queues: TeamQueueReader,
     ) -> None:
         self._cluster = cluster
@@ -87,6 +91,7 @@ class TeamService:
         self._deployment = deployment
         self._governance = governance
         self._eks = eks
+        self._namespaces = namespaces
         self._queues = queues
 
     def teams(self, cluster_tag: str) -> TeamsView:
@@ -95,23 +100,27 @@ class TeamService:
         gateway = self._governance(record.region)
         quotas, scheduler = together(lambda: gateway.quotas(cluster.arn), lambda: gateway.scheduler_config(cluster.arn))
         queues = self._queues(record, [quota.spec.team for quota in quotas]) if quotas else {}
+        views = [_view(quota, queues.get(quota.spec.team)) for quota in sorted(quotas, key=lambda q: q.spec.team)]
         return TeamsView(
             clusterTag=cluster_tag,
-            teams=[_view(quota, queues.get(quota.spec.team)) for quota in sorted(quotas, key=lambda q: q.spec.team)],
+            teams=[self._with_readiness(record, view) for view in views],
             capacity=dict(_capacity(cluster)),
             allocated=dict(_allocated(quotas)),
             schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
         )
 
     def team(self, cluster_tag: str, team: str) -> TeamView:
-        view = self.teams(cluster_tag)
-        found = next((known for known in view.teams if known.team == team), None)
+        """The team's quota as plans fingerprint it (not its namespace's readiness, which a plan may outlive)."""
+        record, cluster = self._cluster(cluster_tag)
+        quotas = self._governance(record.region).quotas(cluster.arn)
+        found = next((quota for quota in quotas if quota.spec.team == team), None)
         if found is None:
-            raise _unknown(cluster_tag, team, [known.team for known in view.teams])
-        return found
+            raise _unknown(cluster_tag, team, [quota.spec.team for quota in quotas])
+        return _view(found)
 
-    def create(self, cluster_tag: str, request: CreateTeamQuotaRequest) -> TeamView:
-        """CreateComputeQuota once every check passes; nothing is created otherwise."""
+    def create(self, cluster_tag: str, request: CreateTeamQuotaRequest, actor: Actor) -> TeamView:
+        """CreateComputeQuota once every check passes, nothing is created otherwise; then the operation that
+        prepares the team's namespace."""
         record, cluster = self._cluster(cluster_tag)
         addon = self._eks(record.region).find_addon(record.eksClusterName, TASK_GOVERNANCE_ADDON)
         if addon is None:
@@ -139,7 +148,14 @@ class TeamService:
             fair_share_weight=request.fairShareWeight,
         )
         quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
-        return _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
+        view = _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
+        return self._started(cluster_tag, view, lambda: self._namespaces.prepare(record, request.team, actor))
+
+    def prepare_namespace(self, cluster_tag: str, team: str, actor: Actor) -> Operation:
+        """Prepare the team's namespace again (after its operation failed, or the cluster's storage or jobs identity
+        changed); every step is level-triggered."""
+        self.team(cluster_tag, team)
+        return self._namespaces.prepare(self._cluster(cluster_tag)[0], team, actor)
 
     def plan_update(self, cluster_tag: str, team: str, request: UpdateTeamQuotaRequest, actor: Actor) -> Plan:
         """The checked change and the token that confirms it (the team's jobs may be requeued or preempted)."""
@@ -223,7 +239,31 @@ class TeamService:
             fingerprint([view]),
         ):
             self._governance(record.region).delete_quota(view.quotaId)
-        return view.model_copy(update={"status": "Deleting"})
+        deleting = view.model_copy(update={"status": "Deleting"})
+        return self._started(cluster_tag, deleting, lambda: self._namespaces.remove(record, team, actor))
+
+    def _with_readiness(self, record: ClusterRecord, view: TeamView) -> TeamView:
+        """The view with its namespace's readiness; unknown (None) while the Kubernetes API is not reachable."""
+        try:
+            readiness = self._namespaces.readiness(record, view.team)
+        except ClusterNotReadyError:
+            return view
+        return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
+
+    def _started(self, cluster_tag: str, view: TeamView, start: Callable[[], Operation]) -> TeamView:
+        """The view with the namespace operation `start` began; while another operation holds the cluster, the view
+        says how to run it later instead (the quota's change stands)."""
+        try:
+            operation = start()
+        except ClusterBusyError as busy:
+            later = (
+                f"the namespace operation, not started: {busy} Once that ends, POST /clusters/{cluster_tag}/teams/"
+                f"{view.team}/namespace runs it"
+            )
+            return view.model_copy(update={"namespaceReady": False, "namespaceMissing": [later]})
+        return view.model_copy(
+            update={"namespaceReady": False, "namespaceOperationId": operation.operationId, "namespaceMissing": []}
+        )
 
 
 def _capacity(cluster: HyperPodCluster) -> Counter[str]:

@@ -23,6 +23,7 @@ class IamRole:
     arn: str
     tags: dict[str, str]
     attached_policy_arns: frozenset[str] = frozenset()
+    trust: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

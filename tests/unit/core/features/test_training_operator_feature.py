@@ -60,9 +60,10 @@ def test_the_jobs_role_trusts_pod_identity_for_one_service_account_of_this_clust
         "StringEquals": {
             "aws:SourceAccount": ACCOUNT,
             "aws:RequestTag/eks-cluster-name": EKS_NAME,
-            "aws:RequestTag/kubernetes-namespace": "default",
             "aws:RequestTag/kubernetes-service-account": "instantstart-jobs",
-        }
+        },
+        # The job namespace, and the teams' namespaces their preparation gives the same ServiceAccount.
+        "StringLike": {"aws:RequestTag/kubernetes-namespace": ["default", "hyperpod-ns-*"]},
     }
 
 
@@ -91,8 +92,8 @@ def test_the_service_account_lives_in_the_namespace_of_the_storage_claim(world):
     enabled(world)
     assert "ServiceAccount/training/instantstart-jobs" in world.kubernetes_objects
     assert (EKS_NAME, "training", "instantstart-jobs") in world.eks.pod_identities
-    condition = world.iam.roles[ROLE].trust["Statement"][0]["Condition"]["StringEquals"]
-    assert condition["aws:RequestTag/kubernetes-namespace"] == "training"
+    condition = world.iam.roles[ROLE].trust["Statement"][0]["Condition"]["StringLike"]
+    assert condition["aws:RequestTag/kubernetes-namespace"] == ["training", "hyperpod-ns-*"]
 
 
 def test_disabling_removes_exactly_the_chain_and_the_addon(world):

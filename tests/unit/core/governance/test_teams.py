@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
+from controlplane.core.governance.namespace import TeamNamespaces
 from controlplane.core.governance.queues import TeamQueueReader
 from controlplane.core.governance.teams import (
     ClusterReader,
@@ -54,6 +55,7 @@ def teams(world: World) -> TeamService:
         DEPLOYMENT,
         lambda region: world.governance,  # type: ignore[attr-defined]
         lambda region: world.eks,
+        TeamNamespaces(world.operations, lambda region: world.eks, world.kubernetes, DEPLOYMENT),
         TeamQueueReader(lambda region: world.eks, world.kueue),  # type: ignore[attr-defined]
     )
 
@@ -63,7 +65,7 @@ def request(team: str = "ml-a", count: int = 2, instance_type: str = G5) -> Crea
 
 
 def test_a_team_is_created_with_its_namespace_and_queue_and_counted_against_capacity(world):
-    created = teams(world).create("demo", request())
+    created = teams(world).create("demo", request(), ADMIN)
     assert (created.namespace, created.localQueue) == ("hyperpod-ns-ml-a", "hyperpod-ns-ml-a-localqueue")
     view = teams(world).teams("demo")
     assert [team.team for team in view.teams] == ["ml-a"]
@@ -72,28 +74,28 @@ def test_a_team_is_created_with_its_namespace_and_queue_and_counted_against_capa
 
 
 def test_quotas_over_the_clusters_capacity_are_refused_and_nothing_is_created(world):
-    teams(world).create("demo", request("ml-a", 3))
+    teams(world).create("demo", request("ml-a", 3), ADMIN)
     with pytest.raises(QuotaExceedsCapacityError, match="at most 1") as error:
-        teams(world).create("demo", request("ml-b", 2))
+        teams(world).create("demo", request("ml-b", 2), ADMIN)
     assert error.value.status == 400
     assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
 
 
 def test_an_instance_type_the_cluster_lacks_is_refused_naming_its_types(world):
     with pytest.raises(QuotaExceedsCapacityError, match=r"no ml\.p5\.48xlarge instances.*ml\.g5\.xlarge, ml\.m5"):
-        teams(world).create("demo", request(instance_type="ml.p5.48xlarge"))
+        teams(world).create("demo", request(instance_type="ml.p5.48xlarge"), ADMIN)
 
 
 def test_a_team_with_a_quota_already_is_a_conflict(world):
-    teams(world).create("demo", request(count=1))
+    teams(world).create("demo", request(count=1), ADMIN)
     with pytest.raises(TeamExistsError, match="already has a compute quota"):
-        teams(world).create("demo", request(count=1))
+        teams(world).create("demo", request(count=1), ADMIN)
 
 
 def test_quotas_need_task_governance_enabled(world):
     del world.eks.addons[(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")]
     with pytest.raises(ClusterNotReadyError, match=re.escape('"taskGovernance": {"enabled": true}')):
-        teams(world).create("demo", request())
+        teams(world).create("demo", request(), ADMIN)
 
 
 def test_a_team_name_kueue_cannot_use_is_refused():
@@ -102,7 +104,7 @@ def test_a_team_name_kueue_cannot_use_is_refused():
 
 
 def test_deleting_a_team_is_planned_then_confirmed(world):
-    teams(world).create("demo", request())
+    teams(world).create("demo", request(), ADMIN)
     plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
     assert plan.confirmationToken and plan.actions[0].action == "delete"
     with pytest.raises(ConfirmationRequiredError):
@@ -112,15 +114,15 @@ def test_deleting_a_team_is_planned_then_confirmed(world):
 
 
 def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
-    teams(world).create("demo", request())
+    teams(world).create("demo", request(), ADMIN)
     with pytest.raises(TeamNotFoundError, match=r"teams: ml-a\); create it with POST /clusters/demo/teams") as error:
         teams(world).plan_delete("demo", "ml-z", ADMIN)
     assert error.value.status == 404
 
 
 def test_a_quota_change_is_planned_checked_against_the_other_teams_and_confirmed(world):
-    teams(world).create("demo", request("ml-a", 2))
-    teams(world).create("demo", request("ml-b", 1))
+    teams(world).create("demo", request("ml-a", 2), ADMIN)
+    teams(world).create("demo", request("ml-b", 1), ADMIN)
     with pytest.raises(QuotaExceedsCapacityError, match="1 already guaranteed to other teams, so at most 3"):
         teams(world).plan_update(
             "demo", "ml-a", UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 4}]), ADMIN
@@ -139,9 +141,19 @@ def test_a_quota_change_names_something_to_change():
         UpdateTeamQuotaRequest()
 
 
+def test_creating_a_team_starts_its_namespace_preparation_or_says_how_to_run_it_once_the_cluster_is_free(world):
+    created = teams(world).create("demo", request("ml-a", 1), ADMIN)
+    assert created.namespaceOperationId is not None
+    assert world.operations.get(created.namespaceOperationId).kind == "prepare_team_namespace"
+    busy = teams(world).create("demo", request("ml-b", 1), ADMIN)
+    assert (busy.namespaceReady, busy.namespaceOperationId) == (False, None)
+    assert "POST /clusters/demo/teams/ml-b/namespace" in busy.namespaceMissing[0]
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a", "ml-b"]
+
+
 def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_reason(world):
-    teams(world).create("demo", request("ml-a", 1))
-    teams(world).create("demo", request("ml-b", 1))
+    teams(world).create("demo", request("ml-a", 1), ADMIN)
+    teams(world).create("demo", request("ml-b", 1), ADMIN)
     gpus = ResourceUse(G5, "nvidia.com/gpu", "1", "0")
     world.kueue.queues[EKS_NAME] = [ClusterQueueUse("hyperpod-ns-ml-a-clusterqueue", (gpus,), 1, 1)]
     waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"

@@ -9,6 +9,7 @@ from controlplane.core.operations.inputs import workflow_input
 from controlplane.models.clusters import ImportedNetwork, NetworkPlan, StageName
 from controlplane.models.downloads import DownloadPlan
 from controlplane.models.features import Feature, FeatureChange, FeatureChanges
+from controlplane.models.governance import TeamNamespacePlan
 from controlplane.models.hyperpod import HyperPodPlan
 from controlplane.models.instance_groups import InstanceGroupChange, RollingPolicy, SoftwareUpdatePlan
 from controlplane.models.nodes import NodeTarget
@@ -27,7 +28,9 @@ from controlplane.models.workflow import (
     DeleteNodesInput,
     DownloadToStorageInput,
     ImportClusterInput,
+    PrepareTeamNamespaceInput,
     RebootNodesInput,
+    RemoveTeamNamespaceInput,
     ReplaceNodesInput,
     UpdateClusterFeaturesInput,
     UpdateClusterSoftwareInput,
@@ -71,6 +74,13 @@ IMPORTED_NETWORK = ImportedNetwork(
     vpcId="vpc-1", vpcCidr="10.60.0.0/16", subnetIds=["subnet-1"], securityGroupId="sg-1", natGatewayId="nat-1"
 )
 
+TEAM = TeamNamespacePlan(
+    team="ml-a",
+    namespace="hyperpod-ns-ml-a",
+    claims=["default/s3-claim"],
+    jobNamespace="default",
+    jobsRole="instantstart-demo-training-jobs",
+)
 OWN_PARTS = {
     OperationKind.CREATE_EKS_CLUSTER: (CreateEksClusterInput, {"kubernetesVersion": "1.34", "network": NETWORK}),
     OperationKind.CREATE_CLUSTER: (
@@ -92,6 +102,8 @@ OWN_PARTS = {
     OperationKind.DELETE_NODES: (DeleteNodesInput, NODES),
     OperationKind.CHECK_NODE_HEALTH: (CheckNodeHealthInput, {**NODES, "checks": ["InstanceStress"]}),
     OperationKind.DOWNLOAD_TO_STORAGE: (DownloadToStorageInput, {"download": DOWNLOAD}),
+    OperationKind.PREPARE_TEAM_NAMESPACE: (PrepareTeamNamespaceInput, {"team": TEAM}),
+    OperationKind.REMOVE_TEAM_NAMESPACE: (RemoveTeamNamespaceInput, {"team": TEAM}),
 }
 
 
