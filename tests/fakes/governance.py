@@ -11,6 +11,7 @@ from controlplane.core.ports.governance import (
     SchedulerConfig,
     SchedulerPolicy,
 )
+from controlplane.models.clusters import ClusterRecord
 
 
 @dataclass
@@ -67,3 +68,8 @@ class InMemoryGovernanceGateway:
         """A scheduler policy with these priority classes, as if created earlier."""
         policy = SchedulerPolicy(tuple((name, 10 * weight) for weight, name in enumerate(names)), True, True)
         self.create_scheduler_config(cluster_arn, "policy", policy, {})
+
+
+def every_namespace_ready(record: ClusterRecord, team: str) -> None:
+    """TeamTargets' readiness check for services' tests: every team's namespace is prepared (the readiness rules are
+    tested against their own fakes in tests/unit/core/governance/test_namespace.py)."""

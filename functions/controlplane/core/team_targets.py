@@ -3,8 +3,9 @@ integration reads (the team's local queue, the priority class) [doc: HyperPod ta
 aws/sagemaker-hyperpod-cli]. Jobs and model servers ask here before they create anything.
 
 The checks, each a 4xx that says what to change: task governance is enabled on the cluster, the team has a compute
-quota, the priority is a class of the cluster's scheduler policy, and the team's namespace is in the cluster.
-What runs in the namespace, and how Kueue admits it, is not this module's.
+quota, the priority is a class of the cluster's scheduler policy, and the team's namespace is ready for workloads (the
+`namespace_ready` check it is given: governance's, which knows what a prepared namespace holds). How Kueue admits a
+workload is not this module's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.governance import GovernanceGateway
 from controlplane.core.ports.hyperpod import HyperPodGateway
-from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import (
     ClusterNotReadyError,
@@ -68,12 +68,12 @@ class TeamTargets:
         eks: Callable[[str], EksGateway],
         hyperpod: Callable[[str], HyperPodGateway],
         governance: Callable[[str], GovernanceGateway],
-        objects: KubernetesGateway,
+        namespace_ready: Callable[[ClusterRecord, str], None],
     ) -> None:
         self._eks = eks
         self._hyperpod = hyperpod
         self._governance = governance
-        self._objects = objects
+        self._namespace_ready = namespace_ready
 
     def __call__(self, record: ClusterRecord, cluster: EksCluster, team: str, priority: str | None) -> TeamTarget:
         """The team's namespace and labels, once every check passed (nothing is created here)."""
@@ -110,16 +110,5 @@ class TeamTargets:
                     {"priorityClasses": classes},
                 )
             labels[PRIORITY_LABEL] = priority_label(priority)
-        require_team_namespace(self._objects, record, cluster, team)
+        self._namespace_ready(record, team)
         return TeamTarget(team_namespace(team), labels)
-
-
-def require_team_namespace(objects: KubernetesGateway, record: ClusterRecord, cluster: EksCluster, team: str) -> None:
-    """The task governance add-on makes a team's namespace when its quota is created; until it has, refuse."""
-    namespace = team_namespace(team)
-    if objects.get(cluster, record.region, "v1", "Namespace", namespace) is None:
-        raise TeamNamespaceNotReadyError(
-            f"Team '{team}''s namespace {namespace} is not in cluster '{record.clusterTag}' yet (the task governance "
-            "add-on makes it from the team's quota); wait a minute and submit again.",
-            {"namespace": namespace},
-        )

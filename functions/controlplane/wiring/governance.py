@@ -88,16 +88,15 @@ def scheduler_policy() -> SchedulerPolicyService:
 
 @provider
 def team_targets() -> TeamTargets:
-    """The checks of a team's jobs and model servers: AWS reads, and the team's namespace through the view role."""
+    """The checks of a team's jobs and model servers: AWS reads, and the team namespace's readiness."""
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.governance import AwsGovernanceGateway
     from controlplane.adapters.aws.sagemaker import AwsHyperPodGateway
-    from controlplane.adapters.k8s.client import KubernetesApiGateway
     from controlplane.core.team_targets import TeamTargets
 
     return TeamTargets(
         eks=AwsEksGateway,
         hyperpod=AwsHyperPodGateway,
         governance=AwsGovernanceGateway,
-        objects=KubernetesApiGateway(factory=wiring.kubernetes_readers()),
+        namespace_ready=wiring.team_namespaces().require_ready,
     )

@@ -1,6 +1,6 @@
 """TeamTargets against in-memory fakes: a team's workload goes to hyperpod-ns-<team> with its Kueue labels only when
 task governance is enabled, the team has a quota, the priority is a class of the scheduler policy and the team's
-namespace is in the cluster; each refusal says what to change."""
+namespace is ready; each refusal says what to change."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from controlplane.models.errors import FeatureNotEnabledError
 from tests.fakes.eks import InMemoryEksGateway
 from tests.fakes.governance import InMemoryGovernanceGateway
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
-from tests.fakes.kubernetes import InMemoryKubernetesGateway
 
 EKS_NAME = "eks-cluster-demo"
 GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
@@ -38,12 +37,15 @@ class Team:
         self.governance = InMemoryGovernanceGateway()
         self.governance.put_team(self.arn, "ml-a")
         self.governance.put_priorities(self.arn, "low", "high")
-        self.kubernetes = InMemoryKubernetesGateway()
-        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "hyperpod-ns-ml-a"}}
-        self.kubernetes.apply(self.cluster, "us-west-2", [namespace])
+        self.unready: set[str] = set()
         self.targets = TeamTargets(
-            lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes
+            lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, self.namespace_ready
         )
+
+    def namespace_ready(self, record: ClusterRecord, team: str) -> None:
+        """Stands for governance's readiness check (tests/unit/core/governance/test_namespace.py tests its rules)."""
+        if team in self.unready:
+            raise TeamNamespaceNotReadyError(f"Team '{team}''s namespace is not ready in '{record.clusterTag}'.")
 
     def target(self, team: str = "ml-a", priority: str | None = "high") -> TeamTarget:
         return self.targets(self.record, self.cluster, team, priority)
@@ -90,9 +92,12 @@ def test_a_priority_without_a_scheduler_policy_says_how_to_define_one(team):
         team.target()
 
 
-def test_a_team_whose_namespace_is_not_in_the_cluster_yet_is_refused(team):
+def test_a_team_whose_namespace_is_not_ready_is_refused_after_the_other_checks(team):
     team.governance.put_team(team.arn, "ml-b")
-    with pytest.raises(TeamNamespaceNotReadyError, match=r"hyperpod-ns-ml-b is not in cluster 'demo' yet") as e:
+    team.unready.add("ml-b")
+    with pytest.raises(PriorityClassNotFoundError):
+        team.target("ml-b", priority="urgent")
+    with pytest.raises(TeamNamespaceNotReadyError, match=r"Team 'ml-b''s namespace is not ready in 'demo'") as e:
         team.target("ml-b")
     assert e.value.status == 409
 

@@ -31,7 +31,7 @@ from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import ConfirmationRequiredError, ForeignResourceError, InvalidRequestError
 from controlplane.models.serving import DeployModelRequest, PoolActionRequest, UpdateDeploymentRequest
 from tests.fakes.eks import InMemoryEksGateway
-from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.fakes.governance import InMemoryGovernanceGateway, every_namespace_ready
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
@@ -66,7 +66,7 @@ class World:
         secrets = InMemorySecretGateway(self.kubernetes)
         self.hyperpod = InMemoryHyperPodGateway()
         self.governance = InMemoryGovernanceGateway()
-        targets = TeamTargets(eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes)
+        targets = TeamTargets(eks, lambda _: self.hyperpod, lambda _: self.governance, every_namespace_ready)
         self.servers = ModelServerService(
             clusters, eks, self.kubernetes, self.serving, self.serving, workloads, secrets, confirmations, targets
         )

@@ -30,7 +30,7 @@ from controlplane.models.errors import (
 )
 from controlplane.models.training import JobPhase, SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
-from tests.fakes.governance import InMemoryGovernanceGateway
+from tests.fakes.governance import InMemoryGovernanceGateway, every_namespace_ready
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
@@ -70,7 +70,9 @@ class World:
         clusters = ClusterService(self.registry, lambda _: self.eks, lambda _: None, self.kubernetes, clock)
         self.hyperpod = InMemoryHyperPodGateway()
         self.governance = InMemoryGovernanceGateway()
-        targets = TeamTargets(lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, self.kubernetes)
+        targets = TeamTargets(
+            lambda _: self.eks, lambda _: self.hyperpod, lambda _: self.governance, every_namespace_ready
+        )
         self.queues = InMemoryKueueGateway()
         self.service = TrainingJobService(
             clusters,

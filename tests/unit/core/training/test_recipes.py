@@ -36,6 +36,7 @@ from controlplane.models.errors import FeatureNotEnabledError, InvalidRequestErr
 from controlplane.models.recipes import Recipe, SubmitRecipeJobRequest
 from controlplane.models.training import SubmitJobRequest
 from tests.fakes.eks import InMemoryEksGateway
+from tests.fakes.governance import every_namespace_ready
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.mlflow import InMemoryMlflowGateway
 from tests.fakes.persistence import (
@@ -87,7 +88,7 @@ class World:
             workloads,
             workloads,
             Confirmations(InMemoryConfirmationStore(), clock),
-            TeamTargets(lambda _: eks, lambda _: None, lambda _: None, self.kubernetes),  # type: ignore[arg-type,return-value]
+            TeamTargets(lambda _: eks, lambda _: None, lambda _: None, every_namespace_ready),  # type: ignore[arg-type,return-value]
             InMemoryKueueGateway(),
         )
         self.last_values = InMemoryRecipeValuesStore()
