@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
 
 from aws_cdk import CfnElement, Stack
 from constructs import Construct
@@ -31,9 +32,22 @@ class Part(Construct):
 
 
 class PartsStack(Stack):
-    """A stack whose parts are transparent to the logical IDs of what they hold."""
+    """A stack whose parts are transparent to the logical IDs of what they hold.
+
+    CDK asks for an element's logical ID again at every reference it resolves (thousands of times a synthesis), and
+    working it out crosses jsii ~20 times; it depends only on the element's path, so it is worked out once."""
+
+    def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self._logical_ids: dict[str, str] = {}
 
     def _allocate_logical_id(self, cfn_element: CfnElement) -> str:
+        path = cfn_element.node.path
+        if path not in self._logical_ids:
+            self._logical_ids[path] = self._logical_id_of(cfn_element)
+        return self._logical_ids[path]
+
+    def _logical_id_of(self, cfn_element: CfnElement) -> str:
         stack_path = [scope.node.id for scope in self.node.scopes[1:]]
         full_path, ids = list(stack_path), []
         # An id may embed an ancestor's unique id (API Gateway's invoke permissions embed their REST API's): it

@@ -4,6 +4,8 @@ a delete token confirms only the plan it came with."""
 
 from __future__ import annotations
 
+import pytest
+
 from controlplane.adapters.aws.dynamo.operations import DynamoOperationRepository
 from controlplane.adapters.aws.stepfunctions import StepFunctionsLauncher
 from controlplane.core.naming import execution_name
@@ -14,6 +16,8 @@ from tests.inventory import COMPLETE_STAGE1, stage1_inventory
 from tests.workflows.confirm import confirmed
 
 REGION = "us-west-2"
+# The cluster whose first incarnation's delete failed, then was deleted and created again (finding 1).
+REPLACED = "dzz"
 
 
 def succeeded(running_sandbox, method: str, path: str, body: dict | None = None) -> dict:
@@ -59,8 +63,14 @@ def failed_then_replaced(running_sandbox, tag: str) -> tuple[str, str]:
     return first["operationId"], cluster(running_sandbox, tag)["incarnation"]
 
 
-def test_a_resumed_old_delete_is_refused_and_leaves_the_new_cluster_with_the_same_tag(running_sandbox):
-    old_delete, incarnation = failed_then_replaced(running_sandbox, "dzz")
+@pytest.fixture(scope="module")
+def replaced(running_sandbox) -> tuple[str, str]:
+    """Finding 1's story, told once for the module: neither test acts on the new cluster (each asserts as much)."""
+    return failed_then_replaced(running_sandbox, REPLACED)
+
+
+def test_a_resumed_old_delete_is_refused_and_leaves_the_new_cluster_with_the_same_tag(running_sandbox, replaced):
+    old_delete, incarnation = replaced
     with running_sandbox.client() as api:
         resumed = api.post(f"/operations/{old_delete}/resume")
         planned = api.post(f"/operations/{old_delete}/resume", params={"dryRun": "true"})
@@ -72,16 +82,16 @@ def test_a_resumed_old_delete_is_refused_and_leaves_the_new_cluster_with_the_sam
     assert refusal["details"]["operationIncarnation"] in refusal["message"] and incarnation in refusal["message"]
     assert "new request" in refusal["message"]
     assert planned.status_code == 409 and planned.json()["code"] == "StaleOperation"
-    assert stage1_inventory("dzz") == COMPLETE_STAGE1
-    after = cluster(running_sandbox, "dzz")
+    assert stage1_inventory(REPLACED) == COMPLETE_STAGE1
+    after = cluster(running_sandbox, REPLACED)
     assert (after["status"], after.get("activeOperationId")) == ("ACTIVE", None)
 
 
-def test_an_old_operation_run_anyway_fails_at_its_first_step_without_acting(running_sandbox):
+def test_an_old_operation_run_anyway_fails_at_its_first_step_without_acting(running_sandbox, replaced):
     """What a resume that skipped the checks would run: its steps refuse, the failure is recorded on the old
     operation, and neither the new cluster nor its record is touched."""
-    old_delete, incarnation = failed_then_replaced(running_sandbox, "dzy")
-    before = cluster(running_sandbox, "dzy")
+    old_delete, incarnation = replaced
+    before = cluster(running_sandbox, REPLACED)
     repository = DynamoOperationRepository(table=settings().operations_table)
     operation = repository.find(old_delete)
     rerun = repository.replace(transitions.rerun(operation, "sandbox-admin", operation.updatedAt), operation.version)
@@ -93,8 +103,8 @@ def test_an_old_operation_run_anyway_fails_at_its_first_step_without_acting(runn
     assert ended["error"]["code"] == "StaleOperationError"
     assert ended["error"]["step"] == "Delete HyperPod Cluster"
     assert incarnation in ended["error"]["message"]
-    assert stage1_inventory("dzy") == COMPLETE_STAGE1
-    after = cluster(running_sandbox, "dzy")
+    assert stage1_inventory(REPLACED) == COMPLETE_STAGE1
+    after = cluster(running_sandbox, REPLACED)
     assert {key: after.get(key) for key in ("status", "activeOperationId", "lastOperationId", "incarnation")} == {
         key: before.get(key) for key in ("status", "activeOperationId", "lastOperationId", "incarnation")
     }

@@ -62,6 +62,11 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
     prefix = f"instantstart-{tag}-"
     cluster = aws_client("sagemaker", region_name=REGION).describe_cluster(ClusterName=f"hp-cluster-{tag}")
     associations = eks.list_pod_identity_associations(clusterName=name)["associations"]
+    # Read in place (`any` sees every object, as append answers None): a list would copy each CRD's whole schema.
+    crd_names: list[str] = []
+    store.any(
+        "apiextensions.k8s.io", "v1", "customresourcedefinitions", lambda c: crd_names.append(c["metadata"]["name"])
+    )
     return {
         "roles": sorted(r["RoleName"] for r in iam.list_roles()["Roles"] if r["RoleName"].startswith(prefix)),
         "policies": sorted(
@@ -73,9 +78,7 @@ def inventory(running_sandbox, tag: str = TAG) -> dict[str, object]:
         "service_accounts": sorted(
             f"{a['metadata']['namespace']}/{a['metadata']['name']}" for a in store.list("", "v1", "serviceaccounts")
         ),
-        "custom_resource_definitions": sorted(
-            c["metadata"]["name"] for c in store.list("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-        ),
+        "custom_resource_definitions": sorted(crd_names),
         "buckets": sorted(b["Name"] for b in aws_client("s3").list_buckets()["Buckets"]),
         "prometheus_workspaces": sorted(
             f"{w['alias']} {w['status']['statusCode']}"
