@@ -130,7 +130,7 @@ class ModelServerService:
             raise _name_in_use(request.name, found[0].namespace)
         source_uri = None
         if request.modelSource is not None:
-            path, source_uri = self._job_output(target, request.modelSource.job)
+            path, source_uri = self._job_output(target, request.modelSource.job, team.namespace if team else None)
             parsed = parsed.with_model(path)
         target = replace(target, namespace=team.namespace) if team else target
         if self._deployment(target, request.name) is not None or (
@@ -153,11 +153,16 @@ class ModelServerService:
             objects.append(manifest.service(request.name, target.namespace, request.name, parsed.port, external))
         return target, objects
 
-    def _job_output(self, target: ServingTarget, job_name: str) -> tuple[str, str]:
-        """(the path the server reads the job's output at, its S3 URI): the output must be in the claim's bucket."""
+    def _job_output(self, target: ServingTarget, job_name: str, team_namespace: str | None) -> tuple[str, str]:
+        """(the path the server reads the job's output at, its S3 URI): the output must be in the claim's bucket. The
+        job is looked for in the claim's namespace, then in the deploying team's (where that team's jobs run)."""
 
         def read_job(name: str) -> dict[str, Any] | None:
-            return self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, name, target.namespace)
+            for namespace in filter(None, (target.namespace, team_namespace)):
+                job = self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, name, namespace)
+                if job is not None:
+                    return job
+            return None
 
         output = job_output(target.record, job_name, read_job)
         bucket = target.record.storageBucket

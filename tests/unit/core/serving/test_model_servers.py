@@ -202,12 +202,12 @@ def test_a_dry_run_plans_the_objects_and_creates_nothing(world: World) -> None:
     assert world.objects == {}
 
 
-def job(phase: str, output: str) -> dict[str, Any]:
+def job(phase: str, output: str, namespace: str = "ml") -> dict[str, Any]:
     container = {"name": "pytorch", "image": "train:1", "args": [f"--output_dir={output}"]}
     return {
         "apiVersion": "sagemaker.amazonaws.com/v1",
         "kind": "HyperPodPyTorchJob",
-        "metadata": {"name": "tuned", "namespace": "ml"},
+        "metadata": {"name": "tuned", "namespace": namespace},
         "spec": {"replicaSpecs": [{"name": "pods", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
         "status": {"conditions": [{"type": phase, "status": "True"}]},
     }
@@ -469,6 +469,20 @@ def test_a_team_server_runs_in_the_teams_namespace_labelled_for_its_queue_and_pr
     assert wanted.items() <= server["spec"]["template"]["metadata"]["labels"].items()
     assert "Service/hyperpod-ns-ml-a/qwen" in world.objects
     assert detail.namespace == "hyperpod-ns-ml-a"
+
+
+def test_a_team_serves_its_own_jobs_output_from_the_teams_namespace(world: World) -> None:
+    world.add_team("ml-a")
+    world.kubernetes.apply(world.cluster, REGION, [job("Completed", "/s3/outputs/tuned", "hyperpod-ns-ml-a")])
+    request = DeployModelRequest(name="qwen", command="vllm serve", gpus=1, team="ml-a", modelSource={"job": "tuned"})
+
+    detail = world.servers.deploy("demo", request)
+
+    assert (detail.namespace, detail.modelSourceUri) == ("hyperpod-ns-ml-a", "s3://bucket-demo/outputs/tuned")
+    with pytest.raises(InvalidRequestError, match="no training job named 'tuned'"):
+        world.servers.deploy(
+            "demo", DeployModelRequest(name="home", command="vllm serve", gpus=1, modelSource={"job": "tuned"})
+        )
 
 
 def test_a_team_server_is_listed_read_and_deleted_by_its_name_alone(world: World) -> None:
