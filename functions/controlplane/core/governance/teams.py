@@ -238,9 +238,18 @@ class TeamService:
             f"Repeat DELETE /clusters/{cluster_tag}/teams/{team} without a token",
             fingerprint([view]),
         ):
+            # The removal starts first: while another operation holds the cluster it is refused (409) with the quota
+            # untouched, since once the quota is gone no route reaches the team's namespace copies.
+            operation = self._namespaces.remove(record, team, actor)
             self._governance(record.region).delete_quota(view.quotaId)
-        deleting = view.model_copy(update={"status": "Deleting"})
-        return self._started(cluster_tag, deleting, lambda: self._namespaces.remove(record, team, actor))
+        return view.model_copy(
+            update={
+                "status": "Deleting",
+                "namespaceReady": False,
+                "namespaceOperationId": operation.operationId,
+                "namespaceMissing": [],
+            }
+        )
 
     def _with_readiness(self, record: ClusterRecord, view: TeamView) -> TeamView:
         """The view with its namespace's readiness; unknown (None) while the Kubernetes API is not reachable."""
@@ -251,8 +260,8 @@ class TeamService:
         return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
 
     def _started(self, cluster_tag: str, view: TeamView, start: Callable[[], Operation]) -> TeamView:
-        """The view with the namespace operation `start` began; while another operation holds the cluster, the view
-        says how to run it later instead (the quota's change stands)."""
+        """The new team's view with the namespace operation `start` began; while another operation holds the cluster,
+        the view says how to run it later instead (the quota stands)."""
         try:
             operation = start()
         except ClusterBusyError as busy:

@@ -20,7 +20,7 @@ from controlplane.core.governance.teams import (
 )
 from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
-from controlplane.models.errors import ClusterNotReadyError, ConfirmationRequiredError
+from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConfirmationRequiredError
 from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.governance import InMemoryGovernanceGateway
@@ -103,14 +103,25 @@ def test_a_team_name_kueue_cannot_use_is_refused():
         request(team="ML_A")
 
 
-def test_deleting_a_team_is_planned_then_confirmed(world):
-    teams(world).create("demo", request(), ADMIN)
+def test_deleting_a_team_is_planned_then_confirmed_and_removes_its_namespace_copies(world):
+    created = teams(world).create("demo", request(), ADMIN)
+    world.operations.succeed(created.namespaceOperationId)
     plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
     assert plan.confirmationToken and plan.actions[0].action == "delete"
     with pytest.raises(ConfirmationRequiredError):
         teams(world).delete("demo", "ml-a", "not-the-token", ADMIN)
-    assert teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN).status == "Deleting"
+    deleted = teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    assert deleted.status == "Deleting"
+    assert world.operations.get(deleted.namespaceOperationId).kind == "remove_team_namespace"
     assert teams(world).teams("demo").teams == []
+
+
+def test_deleting_a_team_while_another_operation_holds_the_cluster_is_refused_with_the_quota_kept(world):
+    teams(world).create("demo", request(), ADMIN)  # its namespace preparation still runs
+    plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
+    with pytest.raises(ClusterBusyError):
+        teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
 
 
 def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
