@@ -40,3 +40,11 @@ def converse(
             return await story(tool)
 
     return asyncio.run(conversation()), calls, progress
+
+
+async def waited(tool: Tool, operation_id: str) -> dict[str, Any]:
+    """The operation once it ended, waited for with `operation_wait` as an agent does (~30 s a call at most)."""
+    _, operation = await tool("operation_wait", {"operationId": operation_id})
+    while operation["status"] in ("PENDING", "RUNNING"):
+        _, operation = await tool("operation_wait", {"operationId": operation_id})
+    return operation

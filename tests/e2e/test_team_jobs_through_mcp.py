@@ -15,7 +15,7 @@ from mcp import Client
 from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
-from tests.mcp_conversation import converse
+from tests.mcp_conversation import converse, waited
 
 TAG = "mcpteamjob"
 INSTANCE_TYPE = "ml.g6.4xlarge"
@@ -33,20 +33,12 @@ def cluster(running_sandbox) -> str:
     async def setup(tool):
         quota = {"clusterTag": TAG, "team": "ml-a", "allocations": [{"instanceType": INSTANCE_TYPE, "count": 1}]}
         _, created = await tool("hyperpod_create_team", quota)
-        await namespace_prepared(tool, created)
+        assert (await waited(tool, created["namespaceOperationId"]))["status"] == "SUCCEEDED"
         classes = [{"name": "training", "weight": 50}, {"name": "inference", "weight": 90}]
         await tool("hyperpod_put_scheduler_policy", {"clusterTag": TAG, "priorityClasses": classes})
 
     converse(running_sandbox, setup, token="sandbox-admin")
     return TAG
-
-
-async def namespace_prepared(tool, team: dict[str, Any]) -> None:
-    """Waits, as an agent does, for the operation that prepares a new team's namespace for its workloads."""
-    _, operation = await tool("operation_wait", {"operationId": team["namespaceOperationId"]})
-    while operation["status"] in ("PENDING", "RUNNING"):
-        _, operation = await tool("operation_wait", {"operationId": operation["operationId"]})
-    assert operation["status"] == "SUCCEEDED", operation.get("error")
 
 
 def objects(running_sandbox, group: str, plural: str) -> list[dict[str, Any]]:
@@ -131,7 +123,7 @@ def test_a_teams_job_over_its_quota_is_queued_with_kueues_reason_until_the_first
         allocations = [{"instanceType": INSTANCE_TYPE, "count": 1}]
         quota = {"clusterTag": TAG, "team": "ml-q", "allocations": allocations, "sharing": "DontLend"}
         _, created = await tool("hyperpod_create_team", quota)
-        await namespace_prepared(tool, created)
+        assert (await waited(tool, created["namespaceOperationId"]))["status"] == "SUCCEEDED"
         await tool("job_submit", {**job, "name": "q-first"})
         await tool("job_submit", {**job, "name": "q-second"})
         for _ in range(200):

@@ -18,7 +18,7 @@ from mcp_server.client import ApiClient
 from mcp_server.server import build_server
 from mcp_server.tools import tools_from_openapi
 from sandbox.k8s.training import GROUP, PLURAL, VERSION
-from tests.mcp_conversation import converse
+from tests.mcp_conversation import converse, waited
 from tests.workflows.confirm import confirmed
 
 TAG = "mcpteams"
@@ -42,6 +42,7 @@ def test_an_agent_gives_a_team_a_quota_within_capacity_changes_it_and_deletes_it
     async def story(tool):
         _, created = await tool("hyperpod_create_team", quota("ml-a", 1))
         assert created["localQueue"] == "hyperpod-ns-ml-a-localqueue"
+        await waited(tool, created["namespaceOperationId"])  # one operation per cluster: the removal waits for it
         _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
         assert (teams["capacity"], teams["allocated"]) == ({INSTANCE_TYPE: 2}, {INSTANCE_TYPE: 1})
         change = {"clusterTag": TAG, "team": "ml-a", "allocations": [{"instanceType": INSTANCE_TYPE, "count": 2}]}
@@ -52,15 +53,17 @@ def test_an_agent_gives_a_team_a_quota_within_capacity_changes_it_and_deletes_it
         assert (teams["allocated"], teams["teams"][0]["status"]) == ({INSTANCE_TYPE: 2}, "Updated")
         _, plan = await tool("hyperpod_delete_team", {"clusterTag": TAG, "team": "ml-a"})
         assert plan["confirmationToken"]
-        await tool(
+        _, deleted = await tool(
             "hyperpod_delete_team",
             {"clusterTag": TAG, "team": "ml-a", "confirmationToken": plan["confirmationToken"]},
         )
+        removal = await waited(tool, deleted["namespaceOperationId"])
         _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
-        return teams["teams"]
+        return teams["teams"], removal
 
-    remaining, calls, _ = converse(running_sandbox, story, token="sandbox-admin")
+    (remaining, removal), calls, _ = converse(running_sandbox, story, token="sandbox-admin")
     assert remaining == []
+    assert (removal["kind"], removal["status"]) == ("remove_team_namespace", "SUCCEEDED"), removal.get("error")
     assert calls.count("hyperpod_delete_team") == 2
 
 
@@ -114,14 +117,10 @@ def test_an_agent_waits_for_a_new_teams_namespace_to_be_ready_and_prepares_it_ag
     async def story(tool):
         _, created = await tool("hyperpod_create_team", quota("ml-ns", 1))
         assert created["namespaceReady"] is False
-        _, operation = await tool("operation_wait", {"operationId": created["namespaceOperationId"]})
-        while operation["status"] in ("PENDING", "RUNNING"):
-            _, operation = await tool("operation_wait", {"operationId": operation["operationId"]})
+        operation = await waited(tool, created["namespaceOperationId"])
         _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
         _, again = await tool("hyperpod_prepare_team_namespace", {"clusterTag": TAG, "team": "ml-ns"})
-        while again["status"] in ("PENDING", "RUNNING"):
-            _, again = await tool("operation_wait", {"operationId": again["operationId"]})
-        return operation, teams, again
+        return operation, teams, await waited(tool, again["operationId"])
 
     (operation, teams, again), _, _ = converse(running_sandbox, story, token="sandbox-admin")
     assert (operation["kind"], operation["status"]) == ("prepare_team_namespace", "SUCCEEDED"), operation.get("error")
