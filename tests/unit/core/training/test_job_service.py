@@ -352,10 +352,10 @@ def suspend(world: World, name: str) -> None:
     world.kubernetes.apply(world.cluster, "us-west-2", [job])
 
 
-def pending_workload(job: str, message: str | None) -> QueuedWorkload:
+def pending_workload(job: str, message: str | None, namespace: str = "ml") -> QueuedWorkload:
     return QueuedWorkload(
         f"hyperpodpytorchjob-{job}-1a2b3",
-        "ml",
+        namespace,
         "HyperPodPyTorchJob",
         job,
         "uid",
@@ -386,6 +386,16 @@ def test_a_job_kueue_holds_is_queued_with_its_workloads_reason_in_the_list_and_t
     assert (listed["llama"].phase, listed["llama"].waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
     assert (listed["other"].phase, listed["other"].waitingReason) == (JobPhase.PENDING, None)
     assert (detail.phase, detail.waitingReason) == (JobPhase.QUEUED, f"Pending: {WAITING}")
+
+
+def test_a_same_named_workload_of_another_namespace_lends_no_reason_to_a_listed_job(world: World) -> None:
+    world.service.submit("demo", request())
+    suspend(world, "llama")
+    world.queues.workload_list[EKS_NAME] = [pending_workload("llama", WAITING, namespace="someone-else")]
+
+    listed = {job.name: job for job in world.service.list_jobs("demo").jobs}
+
+    assert listed["llama"].waitingReason is not None and "names no priority class" in listed["llama"].waitingReason
 
 
 def test_a_queued_job_without_a_workload_points_at_its_events(world: World) -> None:
