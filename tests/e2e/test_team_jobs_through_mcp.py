@@ -91,6 +91,25 @@ def test_an_agent_deploys_a_teams_model_server_into_the_teams_namespace_with_kue
     assert labels_of(server, server["spec"]["template"]) == [wanted, wanted]
 
 
+def test_a_teams_model_server_may_name_a_token_secret_of_the_teams_namespace(running_sandbox, cluster):
+    """The namespace's preparation gives the jobs role the Secret reader there, so the Secret's owner can be checked."""
+    store = running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}")
+    metadata = {"name": "hf", "namespace": NAMESPACE, "labels": {"app.kubernetes.io/managed-by": "instantstart"}}
+    store.put({"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": {"token": "eA=="}})
+
+    async def story(tool):
+        request = {"clusterTag": TAG, "name": "team-tokened", "command": SERVE, "gpus": 1, "team": "ml-a"}
+        _, deployed = await tool("inference_deploy_container", {**request, "huggingFaceTokenSecret": "hf"})
+        return deployed
+
+    deployed, _, _ = converse(running_sandbox, story)
+
+    assert deployed["namespace"] == NAMESPACE
+    [server] = [d for d in objects(running_sandbox, "apps", "deployments") if d["metadata"]["name"] == "team-tokened"]
+    env = server["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "hf", "key": "token"} in [e.get("valueFrom", {}).get("secretKeyRef") for e in env]
+
+
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [

@@ -27,6 +27,7 @@ from controlplane.core.governance.team_objects import (
     is_team_object,
     team_claim_objects,
     team_claim_references,
+    team_secret_reader,
     team_service_account,
 )
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT, Deployment, job_namespace, job_role_name, ownership_tags
@@ -157,7 +158,8 @@ class TeamNamespaceSteps:
         return self._poller.poll(ctx, wait, done=found is not None, status="Active" if found else "Absent")
 
     def prepare_team_claim(self, ctx: TeamNamespaceInput) -> dict[str, str]:
-        """Each of the cluster's claims copied into the namespace (a claim there that is not the team's is refused)."""
+        """Each of the cluster's claims copied into the namespace (a claim there that is not the team's is refused),
+        and the Secret reader of the namespace."""
         cluster, plan = self._cluster(ctx), ctx.team
         objects: list[dict[str, Any]] = []
         for source in plan.claims:
@@ -177,8 +179,8 @@ class TeamNamespaceSteps:
                     "then resume."
                 )
             objects += team_claim_objects(volume, plan, claim, ctx.clusterTag)
-        applied = self._kubernetes.apply(cluster, ctx.region, objects) if objects else []
-        return {"applied": ", ".join(applied) or "none: the cluster has no storage claim"}
+        applied = self._kubernetes.apply(cluster, ctx.region, [*objects, *team_secret_reader(plan)])
+        return {"applied": ", ".join(applied)}
 
     def prepare_team_identity(self, ctx: TeamNamespaceInput) -> dict[str, str]:
         """The jobs' ServiceAccount and its association to the job namespace's role, once that role's trust admits
@@ -226,17 +228,18 @@ class TeamNamespaceSteps:
         return self._poller.poll(ctx, wait, done=readiness.ready, status=status)
 
     def remove_team_claim(self, ctx: TeamNamespaceInput) -> dict[str, str]:
-        """Each of the team's claims and its PV, when the team's (the namespace itself stays: the add-on's)."""
+        """Each of the team's claims and its PV, and the Secret reader, when the team's (the namespace itself stays:
+        the add-on's)."""
         cluster, plan = self._cluster(ctx), ctx.team
         deleted: list[str] = []
-        for claim, volume in team_claim_references(plan, ctx.clusterTag):
-            for reference in (claim, volume):
-                meta = reference["metadata"]
-                live = self._kubernetes.get(
-                    cluster, ctx.region, "v1", reference["kind"], meta["name"], meta.get("namespace")
-                )
-                if is_team_object(live, plan.team):
-                    deleted += self._kubernetes.delete(cluster, ctx.region, [reference])
+        claims = [reference for pair in team_claim_references(plan, ctx.clusterTag) for reference in pair]
+        for reference in [*claims, *team_secret_reader(plan)]:
+            meta = reference["metadata"]
+            live = self._kubernetes.get(
+                cluster, ctx.region, reference["apiVersion"], reference["kind"], meta["name"], meta.get("namespace")
+            )
+            if is_team_object(live, plan.team):
+                deleted += self._kubernetes.delete(cluster, ctx.region, [reference])
         return {"deleted": ", ".join(deleted) or "none"}
 
     def remove_team_identity(self, ctx: TeamNamespaceInput) -> dict[str, str]:

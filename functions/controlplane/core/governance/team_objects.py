@@ -1,6 +1,6 @@
 """The Kubernetes objects a team's namespace gets, copied from the cluster's job namespace: a static PV per storage
-claim bound to the same bucket or file system, the claim bound to it, and the jobs' ServiceAccount. Pure functions
-over the objects as read, no I/O.
+claim bound to the same bucket or file system, the claim bound to it, the jobs' ServiceAccount, and the Secret reader
+(so a team's model server may name a token Secret of its namespace). Pure functions over the objects as read, no I/O.
 
 A PV copies its source's CSI driver, attributes, capacity and mount options. Its `volumeHandle` is its own: the
 Mountpoint for S3 CSI driver requires a handle unique per PV [doc: mountpoint-s3-csi-driver, static provisioning],
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT, MANAGED_LABEL, MANAGED_LABEL_VALUE, persistent_volume_name
+from controlplane.core.storage.namespace import secret_reader_rbac
 from controlplane.models.governance import TeamNamespacePlan
 
 TEAM_LABEL = "instantstart.aws/team"
@@ -33,6 +34,14 @@ def claim_name(source: str) -> tuple[str, str]:
     """(namespace, name) of a claim as the cluster's record names it (`<namespace>/<claim>`)."""
     namespace, _, name = source.rpartition("/")
     return namespace or "default", name
+
+
+def team_secret_reader(plan: TeamNamespacePlan) -> list[dict[str, Any]]:
+    """The Secret reader's Role and RoleBinding in the team's namespace, labelled as the team's."""
+    objects = secret_reader_rbac(plan.namespace)
+    for obj in objects:
+        obj["metadata"] = {**obj["metadata"], "labels": team_labels(plan.team)}
+    return objects
 
 
 def team_volume_name(cluster_tag: str, plan: TeamNamespacePlan, claim: str) -> str:

@@ -26,7 +26,9 @@ def with_waiting_reasons(jobs: list[JobSummary], workloads: Callable[[], list[Qu
     """The jobs with each Queued one's reason (`workloads` is read only when one is Queued)."""
     if not any(job.phase is JobPhase.QUEUED for job in jobs):
         return jobs
-    found = {(w.namespace, w.job_kind, w.job_name): w for w in workloads() if not w.finished}
+    found: dict[tuple[str | None, str | None, str | None], QueuedWorkload] = {
+        (w.namespace, w.job_kind, w.job_name): w for w in workloads() if not w.finished
+    }
     return [
         job.model_copy(update={"waitingReason": waiting_reason(found.get((job.namespace, job.kind.value, job.name)))})
         if job.phase is JobPhase.QUEUED

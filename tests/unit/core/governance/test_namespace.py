@@ -115,6 +115,14 @@ def test_the_claim_is_copied_with_its_own_volume_and_handle_on_the_same_bucket(w
     assert claim["spec"]["volumeName"] == volume["metadata"]["name"]
 
 
+def test_the_namespace_gets_the_secret_reader_so_a_teams_server_may_name_its_token_secret(world):
+    steps(world).prepare_team_claim(ctx(world))
+    role = objects(world)[f"Role/{NAMESPACE}/instantstart-secret-reader"]
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]
+    binding = objects(world)[f"RoleBinding/{NAMESPACE}/instantstart-secret-reader"]
+    assert binding["subjects"][0]["name"] == "instantstart:job-writers"
+
+
 def test_readiness_names_what_the_namespace_lacks_until_its_claim_is_bound(world):
     assert readiness(world).missing == (f"claim {NAMESPACE}/{CLAIM}",)
     steps(world).prepare_team_claim(ctx(world))
