@@ -196,16 +196,20 @@ class TrainingJobService:
         facts = instance_type(chosen[0].labels.get(INSTANCE_TYPE_LABEL, ""))
         _, fsx_claim = _claim(record, fsx=True) if record.fsxClaim else (None, None)
         efa = facts.efa_interfaces if facts else 0
+        home = namespace
         if team is not None:
             namespace = team.namespace
-        account = self._service_account(record, cluster, namespace)
+        account = self._service_account(record, cluster, {home, namespace})
         return JobPlacement(namespace, claim, fsx_claim, efa, account, team.labels if team else {})
 
-    def _service_account(self, record: ClusterRecord, cluster: EksCluster, namespace: str) -> str | None:
-        """The trainingOperator feature's ServiceAccount for jobs (with the jobs' AWS role), when the job namespace
-        has it: a pod naming a ServiceAccount that does not exist is never created, so it is read, not assumed."""
-        found = self._nodes.get(cluster, record.region, "v1", "ServiceAccount", JOB_SERVICE_ACCOUNT, namespace)
-        return JOB_SERVICE_ACCOUNT if found is not None else None
+    def _service_account(self, record: ClusterRecord, cluster: EksCluster, namespaces: set[str]) -> str | None:
+        """The trainingOperator feature's jobs ServiceAccount when each namespace has it (the job namespace's says the
+        identity is in place: a team's copy outlives the feature); a pod naming a missing one is never created."""
+        found = (
+            self._nodes.get(cluster, record.region, "v1", "ServiceAccount", JOB_SERVICE_ACCOUNT, namespace)
+            for namespace in sorted(namespaces)
+        )
+        return JOB_SERVICE_ACCOUNT if all(account is not None for account in found) else None
 
     # --- reads -------------------------------------------------------------------------------
 

@@ -463,6 +463,19 @@ def test_a_team_job_runs_in_the_teams_namespace_labelled_for_its_queue_and_prior
     assert detail.namespace == "hyperpod-ns-ml-a"
 
 
+def test_a_team_job_runs_as_the_jobs_service_account_only_while_the_job_namespace_still_has_it(world: World) -> None:
+    world.add_team("ml-a")
+    world.kubernetes.apply(world.cluster, "us-west-2", [service_account("ml"), service_account("hyperpod-ns-ml-a")])
+    world.service.submit("demo", request(team="ml-a"))
+    world.kubernetes.delete(world.cluster, "us-west-2", [service_account("ml")])  # the feature disabled since
+    world.service.submit("demo", request(name="later", team="ml-a"))
+
+    def account(name: str) -> str | None:
+        return team_job(world, name)["spec"]["replicaSpecs"][0]["template"]["spec"].get("serviceAccountName")  # type: ignore[index]
+
+    assert (account("llama"), account("later")) == ("instantstart-jobs", None)
+
+
 def test_a_team_ray_job_carries_the_labels_on_the_object_and_every_pod_template(world: World) -> None:
     world.add_team("ml-a", "high")
     world.kubernetes.apply(
