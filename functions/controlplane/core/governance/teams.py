@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from controlplane.core.auth import Actor
-from controlplane.core.concurrency import together
+from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations, fingerprint
 from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
 from controlplane.core.governance.namespace import TeamNamespaces
@@ -103,7 +103,7 @@ class TeamService:
         views = [_view(quota, queues.get(quota.spec.team)) for quota in sorted(quotas, key=lambda q: q.spec.team)]
         return TeamsView(
             clusterTag=cluster_tag,
-            teams=[self._with_readiness(record, view) for view in views],
+            teams=each(lambda view: self._with_readiness(record, view), views),
             capacity=dict(_capacity(cluster)),
             allocated=dict(_allocated(quotas)),
             schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
