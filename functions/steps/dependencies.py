@@ -25,6 +25,7 @@ from controlplane.access.iam import (
     READ_S3_CSI_ROLE,
     S3_CSI_ROLES,
     S3_CSI_ROLES_REASON,
+    pass_role,
 )
 from controlplane.core.identity import EKS_SERVICE_PRINCIPAL
 from controlplane.models.workflow import DeleteEksClusterInput, WorkflowState
@@ -66,12 +67,7 @@ STEPS = (
             Grant(("eks:CreateAddon",), EKS_CLUSTERS, MANAGED_REQUEST, EKS_CLUSTERS_REASON),
             also_adopted(("eks:CreateAddon",), MANAGED_REQUEST),
             Grant(("eks:TagResource",), ANY_ADDON, MANAGED_REQUEST, OWNED_SUB_RESOURCE_REASON),
-            Grant(
-                ("iam:PassRole",),
-                S3_CSI_ROLES,
-                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
-                S3_CSI_ROLES_REASON,
-            ),
+            pass_role(S3_CSI_ROLES, EKS_SERVICE_PRINCIPAL, S3_CSI_ROLES_REASON),
         ),
     ),
     # Reads the nodes (through the Kubernetes access role) when an add-on waits for replicas.

@@ -17,7 +17,7 @@ from controlplane.access.eks import (
     also_adopted,
 )
 from controlplane.access.grant import ASSUME_KUBERNETES_ROLE, NO_RESOURCE_LEVEL_REASON, Grant
-from controlplane.access.iam import create_role_with_policy, delete_roles, role_arns
+from controlplane.access.iam import create_role_with_policy, delete_roles, pass_role, role_arns
 from controlplane.core.identity import (
     ADMIN_ACCESS_POLICY,
     EKS_CLUSTER_POLICY,
@@ -79,12 +79,7 @@ STEPS = (
             Grant(("eks:TagResource",), EKS_CLUSTERS, MANAGED_REQUEST, EKS_CLUSTERS_REASON),
             describe("DescribeSubnets", "DescribeSecurityGroups", "DescribeVpcs"),
             _READ_CLUSTER_ROLE,
-            Grant(
-                ("iam:PassRole",),
-                _CLUSTER_ROLES,
-                {"StringEquals": {"iam:PassedToService": EKS_SERVICE_PRINCIPAL}},
-                _CLUSTER_ROLES_REASON,
-            ),
+            pass_role(_CLUSTER_ROLES, EKS_SERVICE_PRINCIPAL, _CLUSTER_ROLES_REASON),
             # Documented extra: the first EKS cluster of an account creates EKS's service-linked role.
             Grant(
                 ("iam:CreateServiceLinkedRole",),

@@ -8,6 +8,7 @@ from typing import Any
 from controlplane import wiring
 from controlplane.access.conditions import DEPLOYMENT, MANAGED_REQUEST, MANAGED_RESOURCE
 from controlplane.access.grant import Grant
+from controlplane.access.iam import pass_role
 from controlplane.access.workflows import HOME_BUS, SEND_TASK_SUCCESS
 from controlplane.core.naming import event_forwarding_rule_name
 from controlplane.models.workflow import DeleteEksClusterInput, WorkflowState
@@ -64,11 +65,7 @@ STEPS = (
                 {**MANAGED_RESOURCE, "ArnEquals": {"events:TargetArn": HOME_BUS}},
                 _FORWARDING_RULES_REASON,
             ),
-            Grant(
-                ("iam:PassRole",),
-                ("{event_forwarding_role_arn}",),
-                {"StringEquals": {"iam:PassedToService": "events.amazonaws.com"}},
-            ),
+            pass_role(("{event_forwarding_role_arn}",), "events.amazonaws.com"),
         ),
     ),
     work(

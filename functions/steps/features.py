@@ -62,6 +62,7 @@ from controlplane.access.iam import (
     LIST_OIDC_PROVIDERS,
     create_role_with_policy,
     delete_roles,
+    pass_role,
     read_roles,
 )
 from controlplane.access.s3 import buckets
@@ -92,10 +93,6 @@ _CREATE_ADDON = (
 )
 
 
-def _pass_role(roles: tuple[str, ...], service: str, reason: str) -> Grant:
-    return Grant(("iam:PassRole",), roles, {"StringEquals": {"iam:PassedToService": service}}, reason)
-
-
 # The trainingOperator feature's jobs identity: a role within the workload boundary whose one inline policy lets
 # jobs log to MLflow, its ServiceAccount (through the Kubernetes role) and their pod identity association.
 _ENSURE_JOB_IDENTITY = (
@@ -104,7 +101,7 @@ _ENSURE_JOB_IDENTITY = (
     Grant(("iam:CreateRole",), JOB_ROLES, BOUNDED_REQUEST, JOB_ROLES_REASON),
     Grant(("iam:TagRole",), JOB_ROLES, MANAGED_REQUEST, JOB_ROLES_REASON),
     Grant(("iam:PutRolePolicy",), JOB_ROLES, BOUNDED_RESOURCE, JOB_ROLES_REASON),
-    _pass_role(JOB_ROLES, POD_IDENTITY_PRINCIPAL, JOB_ROLES_REASON),
+    pass_role(JOB_ROLES, POD_IDENTITY_PRINCIPAL, JOB_ROLES_REASON),
     *READ_POD_IDENTITIES,
     *CREATE_POD_IDENTITY,
     ASSUME_KUBERNETES_ROLE,
@@ -163,7 +160,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
             *_CREATE_ADDON,
             LIST_OIDC_PROVIDERS,
             *create_role_with_policy(FSX_CSI_ROLES, (FSX_CSI_POLICY,), FEATURE_ROLES_REASON),
-            _pass_role(FSX_CSI_ROLES, EKS_SERVICE_PRINCIPAL, FEATURE_ROLES_REASON),
+            pass_role(FSX_CSI_ROLES, EKS_SERVICE_PRINCIPAL, FEATURE_ROLES_REASON),
         ),
         remove=(*DELETE_ADDON, *delete_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON)),
         identities=delete_roles(FSX_CSI_ROLES, FEATURE_ROLES_REASON),
@@ -206,7 +203,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
             _DELETE_WORKSPACE,
             *_CREATE_ADDON,
             *create_role_with_policy(OBSERVABILITY_ROLES, OBSERVABILITY_POLICIES, FEATURE_ROLES_REASON),
-            _pass_role(OBSERVABILITY_ROLES, POD_IDENTITY_PRINCIPAL, FEATURE_ROLES_REASON),
+            pass_role(OBSERVABILITY_ROLES, POD_IDENTITY_PRINCIPAL, FEATURE_ROLES_REASON),
             # CreateAddon creates the add-on's own pod identity association.
             *CREATE_POD_IDENTITY,
         ),
@@ -273,7 +270,7 @@ ACCESS: dict[Feature, FeatureAccess] = {
                 {"StringEquals": {**MANAGED_RESOURCE["StringEquals"], **AUTOSCALING_BOUNDED}},
                 KARPENTER_ROLES_REASON,
             ),
-            _pass_role(KARPENTER_ROLES, SAGEMAKER_PRINCIPAL, KARPENTER_ROLES_REASON),
+            pass_role(KARPENTER_ROLES, SAGEMAKER_PRINCIPAL, KARPENTER_ROLES_REASON),
             UPDATE_HYPERPOD,
             ASSUME_KUBERNETES_ROLE,
         ),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from controlplane import wiring
 from controlplane.access.eks import CREATE_POD_IDENTITY, DELETE_POD_IDENTITY, DESCRIBE_EKS_CLUSTER, READ_POD_IDENTITIES
 from controlplane.access.features import JOB_ROLES, JOB_ROLES_REASON
-from controlplane.access.grant import ASSUME_KUBERNETES_ROLE, Grant
-from controlplane.access.iam import read_roles
+from controlplane.access.grant import ASSUME_KUBERNETES_ROLE
+from controlplane.access.iam import pass_role, read_roles
 from controlplane.core.identity import POD_IDENTITY_PRINCIPAL
 from controlplane.models.workflow import PrepareTeamNamespaceInput, RemoveTeamNamespaceInput
 from steps.groups import TEAM_NAMESPACES
@@ -41,12 +41,7 @@ STEPS = (
             *_KUBERNETES,
             *READ_POD_IDENTITIES,
             *CREATE_POD_IDENTITY,
-            Grant(
-                ("iam:PassRole",),
-                JOB_ROLES,
-                {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
-                JOB_ROLES_REASON,
-            ),
+            pass_role(JOB_ROLES, POD_IDENTITY_PRINCIPAL, JOB_ROLES_REASON),
             # Its trust is read, never written (UpdateAssumeRolePolicy would let the step widen any jobs role).
             read_roles(JOB_ROLES, JOB_ROLES_REASON),
         ),

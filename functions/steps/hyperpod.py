@@ -29,7 +29,7 @@ from controlplane.access.hyperpod import (
     TRAINING_PLANS,
     TRAINING_PLANS_REASON,
 )
-from controlplane.access.iam import create_role_with_policy, delete_roles, read_roles, role_arns
+from controlplane.access.iam import create_role_with_policy, delete_roles, pass_role, read_roles, role_arns
 from controlplane.access.s3 import buckets
 from controlplane.core.identity import EXECUTION_ROLE_POLICIES, POD_IDENTITY_PRINCIPAL, TRAINING_OPERATOR_POLICY
 from controlplane.core.naming import eks_cluster_name, training_operator_role_name
@@ -148,12 +148,7 @@ STEPS = (
             also_adopted(("eks:CreatePodIdentityAssociation",)),
             Grant(("eks:DescribePodIdentityAssociation",), ANY_POD_IDENTITY, reason=READ_ANY_CLUSTER_REASON),
             Grant(("eks:TagResource",), ANY_POD_IDENTITY, MANAGED_REQUEST, OWNED_SUB_RESOURCE_REASON),
-            Grant(
-                ("iam:PassRole",),
-                _TRAINING_OPERATOR_ROLES,
-                {"StringEquals": {"iam:PassedToService": POD_IDENTITY_PRINCIPAL}},
-                STAGE4_ROLES_REASON,
-            ),
+            pass_role(_TRAINING_OPERATOR_ROLES, POD_IDENTITY_PRINCIPAL, STAGE4_ROLES_REASON),
         ),
     ),
     work(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from controlplane.access.conditions import MANAGED_REQUEST, MANAGED_RESOURCE
 from controlplane.access.grant import NO_RESOURCE_LEVEL_REASON, Grant
-from controlplane.access.iam import role_arns
+from controlplane.access.iam import pass_role, role_arns
 from controlplane.core.identity import SAGEMAKER_PRINCIPAL
 from controlplane.core.naming import hyperpod_execution_role_name
 
@@ -41,12 +41,7 @@ STAGE4_ROLES_REASON = (
     "only the control plane's <deployment>-<tag>-… roles"
 )
 # Instance groups carry the HyperPod execution role; only SageMaker may receive it.
-PASS_EXECUTION_ROLE = Grant(
-    ("iam:PassRole",),
-    HYPERPOD_EXEC_ROLES,
-    {"StringEquals": {"iam:PassedToService": SAGEMAKER_PRINCIPAL}},
-    STAGE4_ROLES_REASON,
-)
+PASS_EXECUTION_ROLE = pass_role(HYPERPOD_EXEC_ROLES, SAGEMAKER_PRINCIPAL, STAGE4_ROLES_REASON)
 
 # Task governance: the teams' compute quotas of a cluster (SageMaker assigns their IDs). Created on a cluster and
 # tagged as the control plane's, deleted only while they carry those tags; ListComputeQuotas has no resource type.

@@ -23,6 +23,11 @@ def role_arns(name: Callable[[Deployment, str], str]) -> tuple[str, ...]:
     return (f"arn:{{partition}}:iam::{{account}}:role/{name(DEPLOYMENT, '*')}",)
 
 
+def pass_role(roles: tuple[str, ...], service: str, reason: str = "") -> Grant:
+    """PassRole of `roles` to one service principal only."""
+    return Grant(("iam:PassRole",), roles, {"StringEquals": {"iam:PassedToService": service}}, reason)
+
+
 def read_roles(roles: tuple[str, ...], reason: str) -> Grant:
     return Grant(
         ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags", "iam:ListRolePolicies"),
