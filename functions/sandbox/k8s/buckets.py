@@ -14,6 +14,7 @@ import bisect
 import copy
 import uuid
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from sandbox.k8s.errors import not_found
@@ -44,8 +45,8 @@ class Buckets:
     def __init__(self) -> None:
         self._crd_kinds: dict[KindKey, Kind] = {}
         self._objects: dict[StorageKey, dict[ObjectKey, JsonObject]] = {}
-        # Each bucket's keys in order with their objects and encodings, kept until a key comes or goes (a replaced
-        # object takes its place), so a page of a large list costs its size.
+        # Each listed bucket's keys in order with their objects and encodings, kept in step with every write, so a
+        # page of a large list costs its size and a write costs no re-sort nor other objects' encodings.
         self._ordered: dict[StorageKey, OrderedBucket] = {}
         # Pods by spec.nodeName, as the API server's own index answers `spec.nodeName=` without a scan.
         self._pods_by_node: dict[str, set[ObjectKey]] = {}
@@ -145,11 +146,8 @@ class Buckets:
         in_namespace = [requirement for requirement in fields if requirement.path == NAMESPACE]
         fields = [requirement for requirement in fields if requirement.path != NAMESPACE]
         found: list[int] = []
-        for position in self._candidates(kind, fields, order, start):
-            key = keys[position]
-            if (namespace is not None and key[0] != namespace) or not all(
-                (key[0] == requirement.value) == requirement.equal for requirement in in_namespace
-            ):
+        for position in self._candidates(kind, namespace, fields, order, start):
+            if not all((keys[position][0] == requirement.value) == requirement.equal for requirement in in_namespace):
                 continue
             obj = objects[position]
             if all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels) and all(
@@ -161,16 +159,20 @@ class Buckets:
         return order, found, False
 
     def _candidates(
-        self, kind: Kind, fields: Sequence[FieldRequirement], order: OrderedBucket, start: int
+        self, kind: Kind, namespace: str | None, fields: Sequence[FieldRequirement], order: OrderedBucket, start: int
     ) -> Sequence[int]:
-        """The positions from ``start`` a selection must look at, in order: a pod list with `spec.nodeName=` only
-        that node's pods'."""
+        """The positions from ``start`` a selection must look at, in order: only the namespace's (together in key
+        order) when it names one, and of a pod list with `spec.nodeName=` only that node's pods'."""
+        stop = len(order.keys)
+        if namespace is not None:
+            start = max(start, bisect.bisect_left(order.keys, namespace, key=itemgetter(0)))
+            stop = bisect.bisect_right(order.keys, namespace, lo=start, key=itemgetter(0))
         if kind.storage == PODS:
             for requirement in fields:
                 if requirement.equal and requirement.path == NODE_NAME:
                     on_node = sorted(order.position(key) for key in self._pods_by_node.get(requirement.value, ()))
-                    return on_node[bisect.bisect_left(on_node, start) :]
-        return range(start, len(order.keys))
+                    return on_node[bisect.bisect_left(on_node, start) : bisect.bisect_left(on_node, stop)]
+        return range(start, stop)
 
     def _index(self, storage: StorageKey, key: ObjectKey, old: JsonObject | None, new: JsonObject | None) -> None:
         """Keep the pods-by-node index in step with a write of ``key`` (``old`` before it, ``new`` after)."""
@@ -198,7 +200,8 @@ class Buckets:
         meta["resourceVersion"] = self._next_revision()
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         self._objects.setdefault(kind.storage, {})[object_key(obj)] = obj
-        self._ordered.pop(kind.storage, None)
+        if (order := self._ordered.get(kind.storage)) is not None:
+            order.insert(object_key(obj), obj)
         self._index(kind.storage, object_key(obj), None, obj)
         events.append(("ADDED", copy.deepcopy(obj)))
         if kind.storage == CRDS:
@@ -240,7 +243,8 @@ class Buckets:
             for child in list(self._objects.get(served, {})):
                 self.remove(served, child, events)
         del self._objects[storage][key]
-        self._ordered.pop(storage, None)
+        if (order := self._ordered.get(storage)) is not None:
+            order.remove(key)
         self._index(storage, key, obj, None)
         events.append(("DELETED", copy.deepcopy(obj)))
         if storage == PODS:

@@ -14,8 +14,8 @@ JsonObject = dict[str, Any]
 
 
 class OrderedBucket:
-    """One bucket's keys, objects and encodings by position: built when a list first reads the bucket, kept in step
-    by a write that replaces an object, dropped (by the owner) when a key comes or goes."""
+    """One bucket's keys, objects and encodings by position: built when a list first reads the bucket, then kept in
+    step with every write (a key that comes or goes shifts the rest, which keep their encodings)."""
 
     def __init__(self, bucket: dict[ObjectKey, JsonObject]) -> None:
         self.keys = sorted(bucket)
@@ -26,6 +26,20 @@ class OrderedBucket:
     def position(self, key: ObjectKey) -> int:
         """Where a stored key stands."""
         return bisect.bisect_left(self.keys, key)
+
+    def insert(self, key: ObjectKey, obj: JsonObject) -> None:
+        """``obj`` stored at a new ``key``, which takes its place in order."""
+        position = self.position(key)
+        self.keys.insert(position, key)
+        self.objects.insert(position, obj)
+        for encodings in self._encodings.values():
+            encodings.insert(position, None)
+
+    def remove(self, key: ObjectKey) -> None:
+        position = self.position(key)
+        del self.keys[position], self.objects[position]
+        for encodings in self._encodings.values():
+            del encodings[position]
 
     def replace(self, key: ObjectKey, obj: JsonObject) -> None:
         """``obj`` now stored at ``key`` (which stays): its encodings are made again on their next read."""
