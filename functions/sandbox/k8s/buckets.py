@@ -14,6 +14,7 @@ import bisect
 import copy
 import uuid
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from sandbox.k8s.errors import not_found
@@ -28,7 +29,8 @@ from sandbox.k8s.kinds import (
     crd_kinds,
     crd_storage,
 )
-from sandbox.k8s.objects import ObjectKey, body_fields, encode_json, now, object_key
+from sandbox.k8s.objects import ObjectKey, body_fields, now, object_key
+from sandbox.k8s.ordering import OrderedBucket
 from sandbox.k8s.selectors import FieldRequirement, LabelRequirement
 
 JsonObject = dict[str, Any]
@@ -43,15 +45,11 @@ class Buckets:
     def __init__(self) -> None:
         self._crd_kinds: dict[KindKey, Kind] = {}
         self._objects: dict[StorageKey, dict[ObjectKey, JsonObject]] = {}
-        # Each bucket's keys in order, kept until a key comes or goes, so pages of a large list cost their size.
-        self._ordered: dict[StorageKey, list[ObjectKey]] = {}
+        # Each listed bucket's keys in order with their objects and encodings, kept in step with every write, so a
+        # page of a large list costs its size and a write costs no re-sort nor other objects' encodings.
+        self._ordered: dict[StorageKey, OrderedBucket] = {}
         # Pods by spec.nodeName, as the API server's own index answers `spec.nodeName=` without a scan.
         self._pods_by_node: dict[str, set[ObjectKey]] = {}
-        # Each stored object's JSON by served version, encoded on its first read after a write (the API server's
-        # watch cache keeps serializations the same way), so a list of many objects costs a join, not an encoding.
-        # Kept by the stored object's identity (a write stores a new object and drops the old one's): a lookup per
-        # item of a 125,000-pod list, not a key built for each.
-        self._encoded: dict[int, tuple[JsonObject, dict[str, bytes]]] = {}
         self.revision = 0
         self.logs: dict[ObjectKey, str] = {}
 
@@ -89,17 +87,6 @@ class Buckets:
             raise not_found(kind, name)
         return obj
 
-    def encoded(self, kind: Kind, obj: JsonObject) -> bytes:
-        """A stored object as JSON served at ``kind``'s version; encoded again only once a write replaced it."""
-        cached = self._encoded.get(id(obj))
-        if cached is None or cached[0] is not obj:
-            cached = self._encoded[id(obj)] = (obj, {})
-        body = cached[1].get(kind.api_version)
-        if body is None:
-            served = obj if obj["apiVersion"] == kind.api_version else {**obj, "apiVersion": kind.api_version}
-            body = cached[1][kind.api_version] = encode_json(served)
-        return body
-
     def select(
         self,
         kind: Kind,
@@ -120,38 +107,72 @@ class Buckets:
         limit: int | None = None,
     ) -> tuple[list[JsonObject], bool]:
         """Up to ``limit`` matching objects whose key follows ``after``, by key, and whether more match."""
-        bucket = self._objects.get(kind.storage, {})
-        keys = self._candidates(kind, fields)
+        order, positions, more = self._page(kind, namespace, labels, fields, after, limit)
+        return [order.objects[position] for position in positions], more
+
+    def encoded_page(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Sequence[LabelRequirement] = (),
+        fields: Sequence[FieldRequirement] = (),
+        after: ObjectKey | None = None,
+        limit: int | None = None,
+    ) -> tuple[list[bytes], ObjectKey | None, bool]:
+        """:meth:`select_page`'s objects as JSON served at ``kind``'s version (each encoded once until a write
+        replaces it), the last one's key (None for an empty page), and whether more match."""
+        order, positions, more = self._page(kind, namespace, labels, fields, after, limit)
+        last = order.keys[positions[-1]] if positions else None
+        return order.encoded(kind.api_version, positions), last, more
+
+    def _page(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Sequence[LabelRequirement],
+        fields: Sequence[FieldRequirement],
+        after: ObjectKey | None,
+        limit: int | None,
+    ) -> tuple[OrderedBucket, Sequence[int], bool]:
+        """The bucket in order, the positions of a page's objects in it, and whether more match."""
+        order = self._order(kind.storage)
+        keys, objects = order.keys, order.objects
+        start = bisect.bisect_right(keys, after) if after else 0
+        if namespace is None and not labels and not fields:
+            # Nothing to match: the page is a slice of the ordered bucket.
+            stop = len(keys) if limit is None else min(start + limit, len(keys))
+            return order, range(start, stop), stop < len(keys)
         # Namespace requirements are answered from the key, before the object is looked at.
         in_namespace = [requirement for requirement in fields if requirement.path == NAMESPACE]
         fields = [requirement for requirement in fields if requirement.path != NAMESPACE]
-        start = bisect.bisect_right(keys, after) if after else 0
-        if namespace is None and not in_namespace and not labels and not fields:
-            # Nothing to match: the page is a slice of the ordered keys.
-            page = keys[start : start + limit] if limit is not None else keys[start:]
-            return [bucket[key] for key in page], limit is not None and start + limit < len(keys)
-        found: list[JsonObject] = []
-        for key in keys[start:]:
-            if (namespace is not None and key[0] != namespace) or not all(
-                (key[0] == requirement.value) == requirement.equal for requirement in in_namespace
-            ):
+        found: list[int] = []
+        for position in self._candidates(kind, namespace, fields, order, start):
+            if not all((keys[position][0] == requirement.value) == requirement.equal for requirement in in_namespace):
                 continue
-            obj = bucket[key]
+            obj = objects[position]
             if all(requirement.matches(obj["metadata"].get("labels") or {}) for requirement in labels) and all(
                 requirement.matches(obj) for requirement in fields
             ):
                 if limit is not None and len(found) == limit:
-                    return found, True
-                found.append(obj)
-        return found, False
+                    return order, found, True
+                found.append(position)
+        return order, found, False
 
-    def _candidates(self, kind: Kind, fields: Sequence[FieldRequirement]) -> list[ObjectKey]:
-        """The keys a selection must look at, in order: a pod list with `spec.nodeName=` only that node's pods."""
+    def _candidates(
+        self, kind: Kind, namespace: str | None, fields: Sequence[FieldRequirement], order: OrderedBucket, start: int
+    ) -> Sequence[int]:
+        """The positions from ``start`` a selection must look at, in order: only the namespace's (together in key
+        order) when it names one, and of a pod list with `spec.nodeName=` only that node's pods'."""
+        stop = len(order.keys)
+        if namespace is not None:
+            start = max(start, bisect.bisect_left(order.keys, namespace, key=itemgetter(0)))
+            stop = bisect.bisect_right(order.keys, namespace, lo=start, key=itemgetter(0))
         if kind.storage == PODS:
             for requirement in fields:
                 if requirement.equal and requirement.path == NODE_NAME:
-                    return sorted(self._pods_by_node.get(requirement.value, ()))
-        return self._keys(kind.storage)
+                    on_node = sorted(order.position(key) for key in self._pods_by_node.get(requirement.value, ()))
+                    return on_node[bisect.bisect_left(on_node, start) : bisect.bisect_left(on_node, stop)]
+        return range(start, stop)
 
     def _index(self, storage: StorageKey, key: ObjectKey, old: JsonObject | None, new: JsonObject | None) -> None:
         """Keep the pods-by-node index in step with a write of ``key`` (``old`` before it, ``new`` after)."""
@@ -162,9 +183,9 @@ class Buckets:
         if new is not None:
             self._pods_by_node.setdefault(_node_name(new), set()).add(key)
 
-    def _keys(self, storage: StorageKey) -> list[ObjectKey]:
+    def _order(self, storage: StorageKey) -> OrderedBucket:
         if storage not in self._ordered:
-            self._ordered[storage] = sorted(self._objects.get(storage, {}))
+            self._ordered[storage] = OrderedBucket(self._objects.get(storage, {}))
         return self._ordered[storage]
 
     def _next_revision(self) -> str:
@@ -179,7 +200,8 @@ class Buckets:
         meta["resourceVersion"] = self._next_revision()
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         self._objects.setdefault(kind.storage, {})[object_key(obj)] = obj
-        self._ordered.pop(kind.storage, None)
+        if (order := self._ordered.get(kind.storage)) is not None:
+            order.insert(object_key(obj), obj)
         self._index(kind.storage, object_key(obj), None, obj)
         events.append(("ADDED", copy.deepcopy(obj)))
         if kind.storage == CRDS:
@@ -202,7 +224,8 @@ class Buckets:
             meta["generation"] = live_meta["generation"] + 1
         meta["resourceVersion"] = self._next_revision()
         self._objects[kind.storage][object_key(new)] = new
-        self._encoded.pop(id(live), None)
+        if (order := self._ordered.get(kind.storage)) is not None:
+            order.replace(object_key(new), new)
         self._index(kind.storage, object_key(new), live, new)
         events.append(("MODIFIED", copy.deepcopy(new)))
         if kind.storage == CRDS:
@@ -220,8 +243,8 @@ class Buckets:
             for child in list(self._objects.get(served, {})):
                 self.remove(served, child, events)
         del self._objects[storage][key]
-        self._encoded.pop(id(obj), None)
-        self._ordered.pop(storage, None)
+        if (order := self._ordered.get(storage)) is not None:
+            order.remove(key)
         self._index(storage, key, obj, None)
         events.append(("DELETED", copy.deepcopy(obj)))
         if storage == PODS:

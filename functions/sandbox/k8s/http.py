@@ -235,14 +235,13 @@ class _HttpApi:
         except ValueError as exc:
             raise bad_request(str(exc)) from None
         after, issued = continue_key(call.query.get("continue"), self._emulator.continue_lifetime())
-        items, more = store.select_page(kind, target.namespace, labels, fields, after, limit or None)
+        items, last, more = store.encoded_page(kind, target.namespace, labels, fields, after, limit or None)
         metadata: JsonObject = {"resourceVersion": str(store.revision)}
-        if more:
-            last = items[-1]["metadata"]
-            metadata["continue"] = continue_token(last.get("namespace", ""), last["name"], issued)
-        # The body is rendered here, under the cluster's lock, from each item's stored encoding (`store.encoded`).
+        if more and last is not None:
+            metadata["continue"] = continue_token(*last, issued)
+        # The body is rendered here, under the cluster's lock, from each item's stored encoding.
         head = encode_json({"kind": f"{kind.kind}List", "apiVersion": kind.api_version, "metadata": metadata})
-        body = head[:-1] + b',"items":[' + b",".join(store.encoded(kind, item) for item in items) + b"]}"
+        body = b"".join((head[:-1], b',"items":[', b",".join(items), b"]}"))
         return Response(body, media_type="application/json")
 
     @staticmethod

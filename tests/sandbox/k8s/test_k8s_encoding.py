@@ -1,5 +1,5 @@
-"""A list's body is built from each object's stored encoding: the same JSON a fresh encoding gives, renewed by a
-write, gone with the object."""
+"""A list's body is built from each object's stored encoding: the same JSON a fresh encoding gives, encoded once,
+renewed by a write, gone with the object; a page is the ordered bucket's slice."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from sandbox.k8s.objects import encode_json
 from sandbox.k8s.store import ObjectStore
 
 PODS = BUILTIN_KINDS[("", "v1", "pods")]
+NAMESPACES = BUILTIN_KINDS[("", "v1", "namespaces")]
 
 
 def pod(name: str, phase: str) -> dict:
@@ -19,27 +20,92 @@ def pod(name: str, phase: str) -> dict:
 def test_an_encoding_is_the_objects_json_and_a_write_renews_it() -> None:
     store = ObjectStore()
     stored = store.insert(PODS, pod("p", "Pending"), [])
-    assert store.encoded(PODS, stored) == encode_json(stored)
-    assert store.encoded(PODS, stored) is store.encoded(PODS, stored)  # encoded once
+    [encoded], last, more = store.encoded_page(PODS, None)
+    assert (encoded, last, more) == (encode_json(stored), ("default", "p"), False)
+    assert store.encoded_page(PODS, None)[0][0] is encoded  # encoded once
 
-    replaced = store.replace(PODS, stored, pod("p", "Running"), [])
-    assert json.loads(store.encoded(PODS, replaced))["status"]["phase"] == "Running"
+    store.replace(PODS, stored, pod("p", "Running"), [])
+    assert json.loads(store.encoded_page(PODS, None)[0][0])["status"]["phase"] == "Running"
+    assert json.loads(store.encoded_page(PODS, "default", fields=[])[0][0])["status"]["phase"] == "Running"
 
 
-def test_a_removed_objects_encoding_is_dropped() -> None:
+def test_a_write_keeps_the_order_and_renews_only_its_own_encoding() -> None:
+    """A replace takes its object's place in the ordered bucket (no re-sort of a 125,000-pod bucket); the other
+    objects' encodings stay."""
     store = ObjectStore()
-    stored = store.insert(PODS, pod("p", "Pending"), [])
-    store.encoded(PODS, stored)
+    for name in ("c", "a", "b"):
+        store.insert(PODS, pod(name, "Pending"), [])
+    before, _, _ = store.encoded_page(PODS, None)
+    order = store._ordered[PODS.storage]
+    store.replace(PODS, store.require(PODS, "default", "b"), pod("b", "Running"), [])
+    after, _, _ = store.encoded_page(PODS, None)
+    assert store._ordered[PODS.storage] is order
+    assert [json.loads(body)["metadata"]["name"] for body in after] == ["a", "b", "c"]
+    assert after[0] is before[0] and after[2] is before[2]
+    assert json.loads(after[1])["status"]["phase"] == "Running"
+
+
+def test_a_page_after_a_key_with_a_limit() -> None:
+    store = ObjectStore()
+    for name in ("a", "b", "c", "d"):
+        store.insert(PODS, pod(name, "Pending"), [])
+    bodies, last, more = store.encoded_page(PODS, None, after=("default", "a"), limit=2)
+    assert ([json.loads(body)["metadata"]["name"] for body in bodies], last, more) == (
+        ["b", "c"],
+        ("default", "c"),
+        True,
+    )
+    assert store.encoded_page(PODS, None, after=("default", "c"), limit=2)[1:] == (("default", "d"), False)
+
+
+def test_a_removed_object_leaves_the_list() -> None:
+    store = ObjectStore()
+    store.insert(PODS, pod("p", "Pending"), [])
+    store.encoded_page(PODS, None)
     store.remove(PODS.storage, ("default", "p"), [])
-    assert store._encoded == {}
+    assert store.encoded_page(PODS, None) == ([], None, False)
 
 
-def test_a_replaced_objects_encoding_is_dropped_with_it() -> None:
-    """Encodings are kept by the stored object's identity (a 125,000-pod list looks each up, building no key): the
-    object a write replaced takes its encoding with it."""
+def test_a_key_that_comes_or_goes_takes_or_leaves_its_place_and_the_others_keep_their_encodings() -> None:
+    """A create or delete shifts the ordered bucket (no re-sort of a 125,000-pod bucket, no encoding made again)."""
     store = ObjectStore()
-    stored = store.insert(PODS, pod("p", "Pending"), [])
-    store.encoded(PODS, stored)
-    replaced = store.replace(PODS, stored, pod("p", "Running"), [])
-    store.encoded(PODS, replaced)
-    assert [cached for cached, _ in store._encoded.values()] == [replaced]
+    for name in ("a", "c"):
+        store.insert(PODS, pod(name, "Pending"), [])
+    before, _, _ = store.encoded_page(PODS, None)
+    store.insert(PODS, pod("b", "Pending"), [])
+    store.insert(PODS, pod("d", "Pending"), [])
+    store.remove(PODS.storage, ("default", "a"), [])
+    after, last, more = store.encoded_page(PODS, None, limit=2)
+    assert ([json.loads(body)["metadata"]["name"] for body in after], last, more) == (
+        ["b", "c"],
+        ("default", "c"),
+        True,
+    )
+    assert after[1] is before[1]
+    assert [json.loads(body)["metadata"]["name"] for body in store.encoded_page(PODS, "default")[0]] == ["b", "c", "d"]
+
+
+class _Seen:
+    """A label requirement that matches everything and remembers what it was shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[dict] = []
+
+    def matches(self, labels: dict) -> bool:
+        self.shown.append(labels)
+        return True
+
+
+def test_a_namespaces_list_looks_only_at_its_own_keys() -> None:
+    store = ObjectStore()
+    for namespace in ("a", "b", "c"):
+        store.insert(NAMESPACES, {"metadata": {"name": namespace}}, [])
+        for name in ("x", "y", "z"):
+            obj = {**pod(name, "Pending"), "metadata": {"name": name, "namespace": namespace, "labels": {"n": name}}}
+            store.insert(PODS, obj, [])
+    seen = _Seen()
+    bodies, last, more = store.encoded_page(PODS, "b", labels=[seen], after=("b", "x"), limit=1)  # type: ignore[list-item]
+    assert ([json.loads(body)["metadata"]["name"] for body in bodies], last, more) == (["y"], ("b", "y"), True)
+    assert seen.shown == [{"n": "y"}, {"n": "z"}]
+    assert [o["metadata"]["name"] for o in store.select(PODS, "c")] == ["x", "y", "z"]
+    assert store.select(PODS, "d") == []
