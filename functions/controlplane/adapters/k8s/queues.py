@@ -41,7 +41,6 @@ def workload(raw: dict[str, Any]) -> QueuedWorkload:
         namespace=meta["namespace"],
         job_kind=owner.get("kind", ""),
         job_name=owner.get("name", ""),
-        job_uid=owner.get("uid") or (meta.get("labels") or {}).get(f"{GROUP}/job-uid", ""),
         queue=spec.get("queueName", ""),
         priority_class=spec.get("priorityClassName"),
         admitted="Admitted" in held,

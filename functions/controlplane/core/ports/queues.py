@@ -36,7 +36,6 @@ class QueuedWorkload:
     namespace: str
     job_kind: str
     job_name: str
-    job_uid: str
     queue: str
     priority_class: str | None
     admitted: bool

@@ -170,14 +170,13 @@ def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_rea
     waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"
     world.kueue.workload_list[EKS_NAME] = [
         QueuedWorkload(
-            "w1", "hyperpod-ns-ml-a", "HyperPodPyTorchJob", "first", "u1", "q", None, True, False, None, None, "t1"
+            "w1", "hyperpod-ns-ml-a", "HyperPodPyTorchJob", "first", "q", None, True, False, None, None, "t1"
         ),
         QueuedWorkload(
             "w2",
             "hyperpod-ns-ml-a",
             "HyperPodPyTorchJob",
             "second",
-            "u2",
             "q",
             "training-priority",
             False,
@@ -187,7 +186,7 @@ def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_rea
             "t2",
         ),
         QueuedWorkload(
-            "w3", "default", "HyperPodPyTorchJob", "elsewhere", "u3", "q", None, False, False, "Pending", waiting, "t3"
+            "w3", "default", "HyperPodPyTorchJob", "elsewhere", "q", None, False, False, "Pending", waiting, "t3"
         ),
     ]
     view = {team.team: team for team in teams(world).teams("demo").teams}

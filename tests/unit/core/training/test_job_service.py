@@ -358,7 +358,6 @@ def pending_workload(job: str, message: str | None, namespace: str = "ml") -> Qu
         namespace,
         "HyperPodPyTorchJob",
         job,
-        "uid",
         "hyperpod-ns-ml-localqueue",
         None,
         False,
