@@ -24,7 +24,7 @@ from controlplane.core.identity import (
     EKS_SERVICE_PRINCIPAL,
     VIEW_ACCESS_POLICY,
 )
-from controlplane.core.naming import JOB_WRITERS_GROUP, eks_cluster_role_name
+from controlplane.core.naming import JOB_WRITERS_GROUP, VIEWERS_GROUP, eks_cluster_role_name
 from controlplane.models.workflow import DeleteEksClusterInput, EksStageInput, WorkflowState
 from steps.groups import EKS_CLUSTER, EKS_CLUSTER_REMOVAL, KUBERNETES
 from steps.step import work
@@ -37,8 +37,9 @@ _CLUSTER_ROLES_REASON = (
 _READ_CLUSTER_ROLE = Grant(
     ("iam:GetRole", "iam:ListAttachedRolePolicies", "iam:ListRoleTags"), _CLUSTER_ROLES, reason=_CLUSTER_ROLES_REASON
 )
-# An access entry the steps create names no Kubernetes group but the job writers' (never system:masters).
-_KUBERNETES_ENTRY_GROUPS = {"ForAllValues:StringEquals": {"eks:kubernetesGroups": [JOB_WRITERS_GROUP]}}
+# An access entry the steps create or update names no Kubernetes group but the job writers' and the viewers' (never
+# system:masters).
+_KUBERNETES_ENTRY_GROUPS = {"ForAllValues:StringEquals": {"eks:kubernetesGroups": [JOB_WRITERS_GROUP, VIEWERS_GROUP]}}
 
 
 def _associate_access_policy(principal: str, policy: str) -> Grant:
@@ -117,6 +118,14 @@ STEPS = (
                 EKS_CLUSTERS_REASON,
             ),
             also_adopted(("eks:CreateAccessEntry",), {**KUBERNETES_PRINCIPALS, **_KUBERNETES_ENTRY_GROUPS}),
+            # An entry made before it named its group gets it.
+            Grant(
+                ("eks:UpdateAccessEntry",),
+                ANY_ACCESS_ENTRY,
+                {**KUBERNETES_PRINCIPALS, **_KUBERNETES_ENTRY_GROUPS},
+                "Access entry ARNs end in a UUID that EKS assigns; the conditions admit only the control plane's own "
+                "roles and its own Kubernetes groups",
+            ),
             _associate_access_policy("{kubernetes_role_arn}", ADMIN_ACCESS_POLICY),
             _associate_access_policy("{kubernetes_view_role_arn}", VIEW_ACCESS_POLICY),
             Grant(

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from controlplane.config import cluster_dependencies
 from controlplane.core.features.catalog import addon_pins
-from controlplane.core.ports.eks import Addon, AddonIssue, EksCluster
+from controlplane.core.ports.eks import AccessEntryState, Addon, AddonIssue, EksCluster
 
 ACCOUNT = "123456789012"
 
@@ -147,9 +147,12 @@ class InMemoryEksGateway:
 
     # --- access entries ----------------------------------------------------------------------
 
-    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+    def access_entry(self, cluster_name: str, principal_arn: str) -> AccessEntryState | None:
         entry = self.access_entries.get((cluster_name, principal_arn))
-        return frozenset(entry.policies) if entry else None
+        return AccessEntryState(frozenset(entry.policies), entry.groups) if entry else None
+
+    def update_access_entry_groups(self, cluster_name: str, principal_arn: str, groups: tuple[str, ...]) -> None:
+        self.access_entries[(cluster_name, principal_arn)].groups = groups
 
     def create_access_entry(
         self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()

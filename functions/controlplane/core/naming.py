@@ -30,6 +30,8 @@ DEPLOYMENT_REGION_KEY = "instantstart:deployment-region"
 ROLE_TAG_KEY = "instantstart:role"
 # The Kubernetes group of the API's jobs role in every cluster (its access entry; RBAC in `core.workload_access`).
 JOB_WRITERS_GROUP = "instantstart:job-writers"
+# The Kubernetes group of the API's view role: what its reads need beyond AmazonEKSViewPolicy (`core.workload_access`).
+VIEWERS_GROUP = "instantstart:viewers"
 
 
 @dataclass(frozen=True)

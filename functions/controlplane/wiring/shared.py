@@ -89,8 +89,8 @@ def kubernetes_job_writers() -> KubernetesClientFactory:
 
 def control_plane_access() -> ControlPlaneAccess:
     """The three identities' access entries, which the steps that create or import a cluster keep on it."""
+    from controlplane.core.naming import JOB_WRITERS_GROUP, VIEWERS_GROUP
     from controlplane.core.ports.eks import ControlPlaneAccess
-    from controlplane.core.workload_access import JOB_WRITERS_GROUP
 
     config = settings()
     return ControlPlaneAccess(
@@ -98,4 +98,5 @@ def control_plane_access() -> ControlPlaneAccess:
         view_role_arn=config.kubernetes_view_role_arn,
         jobs_role_arn=config.kubernetes_jobs_role_arn,
         jobs_group=JOB_WRITERS_GROUP,
+        view_group=VIEWERS_GROUP,
     )

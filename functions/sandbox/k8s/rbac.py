@@ -58,7 +58,7 @@ def rbac_allows(store: ClusterStore, groups: Iterable[str], access: ApiAccess) -
             role = store.get(*RBAC, "roles", access.namespace, ref["name"]) or {}
         else:
             role = store.get(*RBAC, "clusterroles", None, ref["name"]) or {}
-        if any(_allows(rule, access) for rule in role.get("rules") or []):
+        if any(rule_allows(rule, access) for rule in role.get("rules") or []):
             return True
     return False
 
@@ -72,7 +72,8 @@ def _bindings(store: ClusterStore, plural: str, groups: set[str], namespace: str
     ]
 
 
-def _allows(rule: dict[str, Any], access: ApiAccess) -> bool:
+def rule_allows(rule: dict[str, Any], access: ApiAccess) -> bool:
+    """Whether one RBAC rule (apiGroups, resources, verbs; `*` matches all) allows the call."""
     return all(
         "*" in values or value in values
         for values, value in (

@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code, partition
-from controlplane.core.ports.eks import Addon, AddonIssue, EksCluster
+from controlplane.core.ports.eks import AccessEntryState, Addon, AddonIssue, EksCluster
 
 # HyperPod refuses clusters in the EKS API default mode (CONFIG_MAP).
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
@@ -79,16 +79,24 @@ class AwsEksGateway:
             if error_code(error) != "ResourceNotFoundException":
                 raise
 
-    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
+    def access_entry(self, cluster_name: str, principal_arn: str) -> AccessEntryState | None:
         eks = client("eks", self._region)
         try:
-            eks.describe_access_entry(clusterName=cluster_name, principalArn=principal_arn)
+            entry = eks.describe_access_entry(clusterName=cluster_name, principalArn=principal_arn)["accessEntry"]
         except ClientError as error:
             if error_code(error) == "ResourceNotFoundException":
                 return None
             raise
         policies = eks.list_associated_access_policies(clusterName=cluster_name, principalArn=principal_arn)
-        return frozenset(policy["policyArn"] for policy in policies["associatedAccessPolicies"])
+        return AccessEntryState(
+            policies=frozenset(policy["policyArn"] for policy in policies["associatedAccessPolicies"]),
+            groups=tuple(entry.get("kubernetesGroups") or ()),
+        )
+
+    def update_access_entry_groups(self, cluster_name: str, principal_arn: str, groups: tuple[str, ...]) -> None:
+        client("eks", self._region).update_access_entry(
+            clusterName=cluster_name, principalArn=principal_arn, kubernetesGroups=list(groups)
+        )
 
     def create_access_entry(
         self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()

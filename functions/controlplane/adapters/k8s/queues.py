@@ -8,9 +8,15 @@ from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory, raw_pages
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
-
-GROUP, VERSION = "kueue.x-k8s.io", "v1beta1"
+from controlplane.core.ports.queues import (
+    API_GROUP,
+    API_VERSION,
+    CLUSTER_QUEUES,
+    WORKLOADS,
+    ClusterQueueUse,
+    QueuedWorkload,
+    ResourceUse,
+)
 
 
 def cluster_queue(raw: dict[str, Any]) -> ClusterQueueUse:
@@ -60,14 +66,17 @@ class KubernetesKueueGateway:
 
         with self._factory.api_client(cluster, region) as api:
             listed = k8s.CustomObjectsApi(api).list_cluster_custom_object
-            return [cluster_queue(raw) for raw in _served(listed, group=GROUP, version=VERSION, plural="clusterqueues")]
+            return [
+                cluster_queue(raw)
+                for raw in _served(listed, group=API_GROUP, version=API_VERSION, plural=CLUSTER_QUEUES)
+            ]
 
     def workloads(self, cluster: EksCluster, region: str, namespace: str | None = None) -> list[QueuedWorkload]:
         from kubernetes import client as k8s
 
         with self._factory.api_client(cluster, region) as api:
             objects = k8s.CustomObjectsApi(api)
-            scope: dict[str, str] = {"group": GROUP, "version": VERSION, "plural": "workloads"}
+            scope: dict[str, str] = {"group": API_GROUP, "version": API_VERSION, "plural": WORKLOADS}
             if namespace is None:
                 found = _served(objects.list_cluster_custom_object, **scope)
             else:

@@ -11,7 +11,7 @@ from controlplane.core import deadlines
 from controlplane.core.identity import EKS_CLUSTER_POLICY, EKS_SERVICE_PRINCIPAL, service_trust
 from controlplane.core.naming import Deployment, eks_cluster_role_name, is_owned, owner, ownership_tags, subnet_key
 from controlplane.core.polling import Poller, Wait
-from controlplane.core.ports.eks import ControlPlaneAccess, EksCluster, EksGateway
+from controlplane.core.ports.eks import AccessEntryState, ControlPlaneAccess, EksCluster, EksGateway
 from controlplane.core.ports.iam import IamGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway
 from controlplane.core.ports.network import NetworkGateway, Vpc
@@ -186,16 +186,21 @@ class EksStackService:
         return self._poll.poll(ctx, wait, done=cluster.status == "ACTIVE", status=cluster.status)
 
     def ensure_access_entry(self, ctx: WorkflowState) -> dict[str, str]:
-        """The steps' role with cluster admin, the API's role with view only and the API's jobs role in the job
-        writers' group, each in its own entry; then the RBAC that gives that group the job objects."""
+        """The steps' role with cluster admin, the API's role with view (and in the viewers' group) and the API's
+        jobs role in the job writers' group, each in its own entry; an entry made before it named its group gets it;
+        then the RBAC that gives those groups what their policies leave out."""
         name = ctx.eksClusterName
         ensured = {}
         for entry in self._access.entries():
-            policies = self._eks.access_entry_policies(name, entry.principal_arn)
-            if policies is None:
+            live = self._eks.access_entry(name, entry.principal_arn)
+            if live is None:
                 tags = ownership_tags(self._deployment, ctx.clusterTag)
                 self._eks.create_access_entry(name, entry.principal_arn, tags, entry.groups)
-                policies = frozenset()
+                live = AccessEntryState(frozenset(), entry.groups)
+            missing = tuple(group for group in entry.groups if group not in live.groups)
+            if missing:
+                self._eks.update_access_entry_groups(name, entry.principal_arn, (*live.groups, *missing))
+            policies = live.policies
             if entry.policy and not any(arn.endswith(f"/{entry.policy}") for arn in policies):
                 self._eks.associate_access_policy(name, entry.principal_arn, entry.policy)
             ensured[entry.grants] = entry.principal_arn

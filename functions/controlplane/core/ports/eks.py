@@ -29,6 +29,14 @@ class EksCluster:
 
 
 @dataclass(frozen=True)
+class AccessEntryState:
+    """What a principal's access entry grants today: its associated policies' ARNs and its Kubernetes groups."""
+
+    policies: frozenset[str]
+    groups: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class AccessEntrySpec:
     """One access entry the control plane keeps on a cluster: an EKS access policy (cluster scope), or Kubernetes
     groups whose RBAC the control plane applies."""
@@ -40,25 +48,27 @@ class AccessEntrySpec:
     @property
     def grants(self) -> str:
         """What the entry grants, as a plan or a report names it."""
-        return self.policy or ", ".join(self.groups)
+        return ", ".join([*([self.policy] if self.policy else []), *self.groups])
 
 
 @dataclass(frozen=True)
 class ControlPlaneAccess:
     """The control plane's principals on every cluster it creates or imports: the steps' role with cluster admin,
-    the internet-facing API's role, which only reads (view), and the API's jobs role, in `jobs_group`, which
-    RBAC lets create and delete job objects and nothing else (`controlplane.core.workload_access`)."""
+    the internet-facing API's role, which only reads (view, and in `view_group` what RBAC lets it read besides), and
+    the API's jobs role, in `jobs_group`, which RBAC lets create and delete job objects and nothing else
+    (`controlplane.core.workload_access`)."""
 
     admin_role_arn: str
     view_role_arn: str
     jobs_role_arn: str
     jobs_group: str
+    view_group: str
 
     def entries(self) -> tuple[AccessEntrySpec, ...]:
         """Each access entry the control plane keeps on a cluster."""
         return (
             AccessEntrySpec(self.admin_role_arn, policy=ADMIN_ACCESS_POLICY),
-            AccessEntrySpec(self.view_role_arn, policy=VIEW_ACCESS_POLICY),
+            AccessEntrySpec(self.view_role_arn, policy=VIEW_ACCESS_POLICY, groups=(self.view_group,)),
             AccessEntrySpec(self.jobs_role_arn, groups=(self.jobs_group,)),
         )
 
@@ -78,13 +88,16 @@ class EksGateway(Protocol):
 
     def delete_cluster(self, name: str) -> None: ...
 
-    def access_entry_policies(self, cluster_name: str, principal_arn: str) -> frozenset[str] | None:
-        """Policy ARNs associated with the principal's access entry, or None without an entry."""
+    def access_entry(self, cluster_name: str, principal_arn: str) -> AccessEntryState | None:
+        """The principal's access entry (its policies' ARNs and Kubernetes groups), or None without an entry."""
 
     def create_access_entry(
         self, cluster_name: str, principal_arn: str, tags: dict[str, str], groups: tuple[str, ...] = ()
     ) -> None:
         """A STANDARD entry, in the Kubernetes `groups` given."""
+
+    def update_access_entry_groups(self, cluster_name: str, principal_arn: str, groups: tuple[str, ...]) -> None:
+        """Replace the entry's Kubernetes groups with `groups` (UpdateAccessEntry)."""
 
     def associate_access_policy(self, cluster_name: str, principal_arn: str, policy: str) -> None:
         """Associate the EKS access policy named `policy` (e.g. `AmazonEKSViewPolicy`), cluster scope."""

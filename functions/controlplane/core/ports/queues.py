@@ -8,6 +8,9 @@ from typing import Protocol
 
 from controlplane.core.ports.eks import EksCluster
 
+API_GROUP, API_VERSION = "kueue.x-k8s.io", "v1beta1"
+CLUSTER_QUEUES, WORKLOADS = "clusterqueues", "workloads"
+
 
 @dataclass(frozen=True)
 class ResourceUse:

@@ -1,10 +1,10 @@
 """EKS access entries and their access policies (what moto lacks), and who they make a cluster admin.
 
-Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, DeleteAccessEntry, AssociateAccessPolicy
-and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask :meth:`AccessEntries.allows` whether a
-token's signer may make a call, as EKS does: the cluster admin policy allows everything, the view policy reads all
-but Secrets;
-:meth:`AccessEntries.groups` names an entry's Kubernetes groups, whose RBAC the emulated cluster decides.
+Served: CreateAccessEntry, ListAccessEntries, DescribeAccessEntry, UpdateAccessEntry, DeleteAccessEntry,
+AssociateAccessPolicy and ListAssociatedAccessPolicies. The sandbox's Kubernetes API servers ask
+:meth:`AccessEntries.allows` whether a token's signer may make a call, as EKS does: the cluster admin policy allows
+everything, the view policy what its fixed rules list (`sandbox.aws.eks.access_policies`); :meth:`AccessEntries.groups`
+names an entry's Kubernetes groups, whose RBAC the emulated cluster decides.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from moto.eks.models import eks_backends
 
+from sandbox.aws.eks.access_policies import view_policy_allows
 from sandbox.aws.eks.errors import EksError
 from sandbox.aws.eks.rest import CLUSTER, Response, RestCall, ok, route
 from sandbox.aws.patches import Patches
@@ -54,13 +55,10 @@ class AccessEntries:
         return any(arn.endswith(ADMIN_POLICY_SUFFIX) for arn in self._policies(cluster_name, principal_arn))
 
     def allows(self, cluster_name: str, principal_arn: str, access: ApiAccess) -> bool:
-        """Whether the principal's access policies allow a call: admin anything, view only reads, and never of
-        Secrets (AmazonEKSViewPolicy's rules are those of Kubernetes' `view` ClusterRole, which leaves Secrets out:
-        https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html,
-        https://kubernetes.io/docs/reference/access-authn-authz/rbac/#user-facing-roles)."""
+        """Whether the principal's access policies allow a call: admin anything, view what AmazonEKSViewPolicy's
+        rules list (no Secrets, no custom resources)."""
         policies = self._policies(cluster_name, principal_arn)
-        viewed = not access.write and access.resource != "secrets"
-        suffixes = (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX) if viewed else (ADMIN_POLICY_SUFFIX,)
+        suffixes = (ADMIN_POLICY_SUFFIX, VIEW_POLICY_SUFFIX) if view_policy_allows(access) else (ADMIN_POLICY_SUFFIX,)
         return any(arn.endswith(suffixes) for arn in policies)
 
     def has_entry(self, cluster_name: str, principal_arn: str) -> bool:
@@ -107,6 +105,8 @@ class AccessEntries:
             if len(call.parts) == 4 and call.method == "DELETE":
                 del entries[principal]
                 return ok({})
+            if len(call.parts) == 4 and call.method == "POST":
+                return _update(entry["entry"], call.body)
             if len(call.parts) == 4:
                 return ok({"accessEntry": entry["entry"]})
             if call.method == "POST":
@@ -136,6 +136,16 @@ def _create(cluster: Any, entries: dict[str, dict[str, Any]], body: dict[str, An
         "type": body.get("type", "STANDARD"),
     }
     entries[principal] = {"entry": entry, "policies": {}}
+    return ok({"accessEntry": entry})
+
+
+def _update(entry: dict[str, Any], body: dict[str, Any]) -> Response:
+    """UpdateAccessEntry: the groups and username given replace the entry's."""
+    if "kubernetesGroups" in body:
+        entry["kubernetesGroups"] = list(body["kubernetesGroups"])
+    if body.get("username"):
+        entry["username"] = body["username"]
+    entry["modifiedAt"] = time.time()
     return ok({"accessEntry": entry})
 
 

@@ -3,12 +3,11 @@
 import pytest
 
 from controlplane.core.clusters.import_steps import ClusterImportSteps
-from controlplane.core.naming import CLUSTER_TAG_KEY, MANAGED_BY_KEY, ownership_tags
+from controlplane.core.naming import CLUSTER_TAG_KEY, JOB_WRITERS_GROUP, MANAGED_BY_KEY, VIEWERS_GROUP, ownership_tags
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.ports.eks import AddonIssue, ControlPlaneAccess
 from controlplane.core.ports.hyperpod import HyperPodCluster
 from controlplane.core.ports.kubernetes import KubernetesNode
-from controlplane.core.workload_access import JOB_WRITERS_GROUP
 from controlplane.models.clusters import ClusterStatus, ImportedNetwork
 from controlplane.models.errors import ForeignResourceError, InvalidRequestError
 from controlplane.models.operations import OperationKind
@@ -20,7 +19,7 @@ from tests.fakes.network import InMemoryNetworkGateway
 CONTROL_PLANE_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes"
 VIEW_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-view"
 JOBS_ROLE = "arn:aws:iam::123456789012:role/instantstart-kubernetes-jobs"
-ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+ACCESS = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP, VIEWERS_GROUP)
 ADDONS = ("eks-pod-identity-agent",)
 DAEMONSET = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "nvidia", "namespace": "kube-system"}}
 CLAIM = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "s3-claim", "namespace": "default"}}
@@ -195,7 +194,8 @@ def test_release_removes_only_what_the_pipeline_added_and_keeps_the_cluster(
     released = steps.release_imported_cluster(deleting)
     assert released == {
         "released": "PersistentVolumeClaim/default/data, DaemonSet/kube-system/nvidia, add-on eks-pod-identity-agent, "
-        "access entry (AmazonEKSClusterAdminPolicy), access entry (AmazonEKSViewPolicy), cluster tag, vpc tag",
+        "access entry (AmazonEKSClusterAdminPolicy), access entry (AmazonEKSViewPolicy, instantstart:viewers), cluster tag, "
+            "vpc tag",
         "kept": "EKS cluster ml-platform",
     }
     assert list(kubernetes.api("ml-platform").objects) == ["ConfigMap/default/team"]

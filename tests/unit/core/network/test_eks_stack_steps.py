@@ -6,13 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from controlplane.core.naming import Deployment, ownership_tags
+from controlplane.core.naming import JOB_WRITERS_GROUP, VIEWERS_GROUP, Deployment, ownership_tags
 from controlplane.core.network.eks_stack import EksStackService
 from controlplane.core.network.plan import plan_network
 from controlplane.core.operations.inputs import workflow_input
 from controlplane.core.polling import Poller, PollSettings
 from controlplane.core.ports.eks import ControlPlaneAccess
-from controlplane.core.workload_access import JOB_WRITERS_GROUP
 from controlplane.models.errors import (
     ForeignResourceError,
     InvalidRequestError,
@@ -57,7 +56,7 @@ def iam():
 @pytest.fixture
 def stack(network, iam, eks, clock, kubernetes):
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP, VIEWERS_GROUP)
     return EksStackService(network, iam, eks, kubernetes, access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
 
 
@@ -167,7 +166,7 @@ def test_the_eks_cluster_is_checked_again_when_a_control_plane_is_usually_active
     """EKS takes about 10 minutes: a back-off from the start noticed its readiness 15 s late on average, after 24
     checks; checked again at 8 minutes, then every 5 s, it is noticed within 5 s."""
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=7200), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP, VIEWERS_GROUP)
     stack = EksStackService(network, iam, eks, kubernetes, access, poll, SERVICE_BOUNDARY, DEPLOYMENT)
     build(stack, ctx)
 
@@ -185,7 +184,7 @@ def test_a_failed_eks_cluster_fails_the_poll(stack, ctx, eks):
         stack.check_eks_cluster(ctx)
 
 
-def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writers_group_each_in_one_entry(
+def test_the_steps_get_cluster_admin_the_api_view_and_the_viewers_group_and_its_jobs_role_the_job_writers_group(
     stack, ctx, eks, kubernetes
 ):
     eks.add_cluster("eks-cluster-demo")
@@ -201,16 +200,27 @@ def test_the_steps_get_cluster_admin_the_api_view_and_its_jobs_role_the_job_writ
         JOBS_ROLE: [],
     }
     assert eks.access_entries[("eks-cluster-demo", JOBS_ROLE)].groups == (JOB_WRITERS_GROUP,)
+    assert eks.access_entries[("eks-cluster-demo", VIEW_ROLE)].groups == (VIEWERS_GROUP,)
     assert list(kubernetes.api("eks-cluster-demo").objects) == [
         "ClusterRole/instantstart-job-writer",
         "ClusterRoleBinding/instantstart-job-writer",
         "ClusterRole/instantstart-model-server-writer",
         "ClusterRoleBinding/instantstart-model-server-writer",
+        "ClusterRole/instantstart-view-reader",
+        "ClusterRoleBinding/instantstart-view-reader",
         "Role/default/instantstart-secret-reader",
         "RoleBinding/default/instantstart-secret-reader",
     ]
     assert all(entry.tags == ownership_tags(DEPLOYMENT, "demo") for entry in eks.access_entries.values())
     assert stack.verify_kubernetes_api(ctx) == {"serverVersion": "v1.34.1-eks"}
+
+
+def test_a_view_entry_made_before_the_viewers_group_gets_it_and_keeps_its_other_groups(stack, ctx, eks):
+    eks.add_cluster("eks-cluster-demo")
+    eks.create_access_entry("eks-cluster-demo", VIEW_ROLE, ownership_tags(DEPLOYMENT, "demo"), ("team:readers",))
+    stack.ensure_access_entry(ctx)
+    stack.ensure_access_entry(ctx)
+    assert eks.access_entries[("eks-cluster-demo", VIEW_ROLE)].groups == ("team:readers", VIEWERS_GROUP)
 
 
 def test_delete_removes_the_cluster_role_and_network_and_then_finds_nothing_left(stack, ctx, deleting, network, eks):
@@ -259,7 +269,7 @@ def test_a_role_of_another_deployment_is_refused_named_and_left_untouched(stack,
 def test_a_deployment_in_another_partition_names_its_roles_and_policy_arns_there(network, iam, eks, clock, ctx):
     china = Deployment(name="blue", region="cn-north-1", partition="aws-cn")
     poll = Poller(PollSettings(first_wait_seconds=5, max_wait_seconds=5), clock)
-    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP)
+    access = ControlPlaneAccess(CONTROL_PLANE_ROLE, VIEW_ROLE, JOBS_ROLE, JOB_WRITERS_GROUP, VIEWERS_GROUP)
     stack = EksStackService(network, iam, eks, InMemoryKubernetesGateway(), access, poll, SERVICE_BOUNDARY, china)
     stack.ensure_cluster_role(ctx)
     role = iam.find_role("blue-demo-eks-cluster")

@@ -35,8 +35,10 @@ HYPERPOD_PRINCIPAL = "hyperpod.sagemaker.amazonaws.com"
 KARPENTER_AUTOSCALING = {"Mode": "Enable", "AutoScalerType": "Karpenter"}
 NODE_CLASS_API_VERSION = "karpenter.sagemaker.amazonaws.com/v1"
 NODE_CLASS_KIND = "HyperpodNodeClass"
+NODE_CLASS_PLURAL = "hyperpodnodeclasses"
 NODE_POOL_API_VERSION = "karpenter.sh/v1"
 NODE_POOL_KIND = "NodePool"
+NODE_POOL_PLURAL = "nodepools"
 
 
 def karpenter_access(cluster_arn: str) -> dict[str, Any]:
