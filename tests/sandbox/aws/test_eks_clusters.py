@@ -155,7 +155,7 @@ def test_access_entries_make_an_admin_only_with_the_admin_policy(eks: Eks) -> No
     assert gone.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
-def test_the_view_policy_reads_all_but_secrets_as_eks_view_policy_does(eks: Eks) -> None:
+def test_the_view_policy_reads_built_in_workload_kinds_but_no_secret_node_or_custom_resource(eks: Eks) -> None:
     eks.create()
     eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL)
     eks.client.associate_access_policy(
@@ -167,6 +167,25 @@ def test_the_view_policy_reads_all_but_secrets_as_eks_view_policy_does(eks: Eks)
     for verb in ("get", "list", "watch"):
         assert not eks.access.allows("demo", PRINCIPAL, ApiAccess(verb, "", "secrets", "default"))
     assert not eks.access.allows("demo", PRINCIPAL, ApiAccess("create", "", "pods", "default"))
+    for access in (
+        ApiAccess("get", "sagemaker.amazonaws.com", "hyperpodpytorchjobs", "default"),
+        ApiAccess("list", "kueue.x-k8s.io", "workloads", "hyperpod-ns-a"),
+        ApiAccess("list", "", "nodes"),
+    ):
+        assert not eks.access.allows("demo", PRINCIPAL, access), access
+
+
+def test_update_access_entry_replaces_the_entrys_kubernetes_groups(eks: Eks) -> None:
+    eks.create()
+    eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL, kubernetesGroups=["a"])
+
+    updated = eks.client.update_access_entry(clusterName="demo", principalArn=PRINCIPAL, kubernetesGroups=["b", "c"])
+
+    assert updated["accessEntry"]["kubernetesGroups"] == ["b", "c"]
+    assert eks.access.groups("demo", PRINCIPAL) == ["b", "c"]
+    with pytest.raises(ClientError) as missing:
+        eks.client.update_access_entry(clusterName="demo", principalArn=f"{PRINCIPAL}-other", kubernetesGroups=["b"])
+    assert missing.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
 def test_a_deleted_cluster_s_access_entries_are_forgotten(eks: Eks) -> None:

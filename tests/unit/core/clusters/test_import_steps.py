@@ -194,8 +194,8 @@ def test_release_removes_only_what_the_pipeline_added_and_keeps_the_cluster(
     released = steps.release_imported_cluster(deleting)
     assert released == {
         "released": "PersistentVolumeClaim/default/data, DaemonSet/kube-system/nvidia, add-on eks-pod-identity-agent, "
-        "access entry (AmazonEKSClusterAdminPolicy), access entry (AmazonEKSViewPolicy, instantstart:viewers), cluster tag, "
-            "vpc tag",
+        "access entry (AmazonEKSClusterAdminPolicy), access entry (AmazonEKSViewPolicy, instantstart:viewers), "
+        "cluster tag, vpc tag",
         "kept": "EKS cluster ml-platform",
     }
     assert list(kubernetes.api("ml-platform").objects) == ["ConfigMap/default/team"]
