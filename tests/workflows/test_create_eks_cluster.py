@@ -7,10 +7,13 @@ from contextlib import contextmanager
 
 import pytest
 
+from controlplane.core.naming import VIEWERS_GROUP
 from controlplane.models.operations import OperationKind
+from controlplane.settings import settings
+from controlplane.workflows import step_key
 from tests.conftest import aws_client
 from tests.inventory import COMPLETE_STAGE1, stage1_inventory
-from tests.workflows.faults import fail_each_step_in_turn
+from tests.workflows.faults import fail_each_step_in_turn, resume
 
 
 def create(running_sandbox, tag: str) -> dict:
@@ -191,3 +194,17 @@ def test_the_api_reads_the_cluster_through_a_view_entry_that_refuses_every_write
         reader.delete_namespace("default")
     assert refused_delete.value.status == 403
     CoreV1Api(wiring.kubernetes_clients().api_client(cluster, "us-west-2")).create_namespace(namespace)
+
+
+def test_a_view_entry_made_before_the_viewers_group_gets_it_when_stage_1_runs_again(running_sandbox):
+    running_sandbox.sandbox.add_fault(step_key("Verify Kubernetes API"), 1)
+    operation_id = create(running_sandbox, "viewers")["operationId"]
+    assert running_sandbox.wait_terminal(operation_id)["status"] == "FAILED"
+    eks = aws_client("eks", region_name="us-west-2")
+    view = {"clusterName": "eks-cluster-viewers", "principalArn": settings().kubernetes_view_role_arn}
+    eks.update_access_entry(**view, kubernetesGroups=[])
+
+    resume(running_sandbox, operation_id)
+
+    assert running_sandbox.wait_terminal(operation_id)["status"] == "SUCCEEDED"
+    assert eks.describe_access_entry(**view)["accessEntry"]["kubernetesGroups"] == [VIEWERS_GROUP]
