@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from controlplane.core.naming import VIEWERS_GROUP
 from controlplane.settings import settings
 from tests.conftest import aws_client
 
@@ -53,3 +54,19 @@ def test_a_write_to_the_cluster_says_it_refuses_the_control_plane(running_sandbo
     with running_sandbox.client("sandbox-admin") as api:
         response = api.delete(f"/clusters/{TAG}/jobs/absent")
     assert (response.status_code, response.json().get("code")) == (409, "ClusterAccessDenied"), response.text
+
+
+def test_the_job_list_reads_custom_resources_through_the_viewers_group_and_is_refused_without_it(running_sandbox):
+    """AmazonEKSViewPolicy names no custom resource: without its entry's group the view role cannot list jobs, and
+    the route says how to restore it (a 409, never a 500)."""
+    running_sandbox.build_cluster("viewers", storage=True)
+    eks = aws_client("eks", "us-west-2")
+    view = {"clusterName": "eks-cluster-viewers", "principalArn": settings().kubernetes_view_role_arn}
+    with running_sandbox.client("sandbox-admin") as api:
+        listed = api.get("/clusters/viewers/jobs")
+        eks.update_access_entry(**view, kubernetesGroups=[])
+        refused = api.get("/clusters/viewers/jobs")
+        eks.update_access_entry(**view, kubernetesGroups=[VIEWERS_GROUP])
+    assert listed.status_code == 200, listed.text
+    assert (refused.status_code, refused.json().get("code")) == (409, "ClusterAccessDenied"), refused.text
+    assert VIEWERS_GROUP in refused.json()["message"] and "resume" in refused.json()["message"]

@@ -62,10 +62,12 @@ def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> st
 
 
 class KubernetesClientFactory:
-    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry)."""
+    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry); `reader` marks the
+    view role, whose every 403 is a refusal of its access (`refusal`)."""
 
-    def __init__(self, role_arn: str) -> None:
+    def __init__(self, role_arn: str, *, reader: bool = False) -> None:
         self._role_arn = role_arn
+        self._reader = reader
         self._cached: _CachedCredentials | None = None
 
     def _credentials(self) -> Credentials:
@@ -90,7 +92,7 @@ class KubernetesClientFactory:
         configuration.api_key_prefix = {"BearerToken": "Bearer"}
         if cluster.certificate_authority:
             configuration.ssl_ca_cert = _ca_file(cluster.certificate_authority)
-        return guarded_client(configuration, cluster.name, self._role_arn)
+        return guarded_client(configuration, cluster.name, self._role_arn, self._reader)
 
 
 def _ca_file(certificate_authority: str) -> str:
