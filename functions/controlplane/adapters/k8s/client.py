@@ -63,7 +63,7 @@ def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> st
 
 class KubernetesClientFactory:
     """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry); `reader` marks the
-    view role, whose every 403 is a refusal of its access (`refusal`)."""
+    view role, whose every refused read is a refusal of its access (`refusal`)."""
 
     def __init__(self, role_arn: str, *, reader: bool = False) -> None:
         self._role_arn = role_arn

@@ -2,8 +2,8 @@
 turns the API server's 401 (no access entry of the cluster names the signer, as when a fault stopped stage 1 at Ensure
 Access Entry: https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html#unauthorized) into
 ClusterAccessDeniedError, whichever route or step made the call. A 403 (RBAC refusing a call the signer's entry does
-not allow, a protected namespace) is about the call, not the access, and stays as it is; except for the view role,
-whose every read the control plane grants (AmazonEKSViewPolicy and the viewers' group's RBAC): its 403 says that the
+not allow, a protected namespace) is about the call, not the access, and stays as it is; except a read of the view
+role, whose reads the control plane grants (AmazonEKSViewPolicy and the viewers' group's RBAC): its 403 says that the
 entry lacks the group or the cluster the ClusterRole, which stage 1's Ensure Access Entry restores.
 """
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def guarded_client(configuration: Configuration, cluster_name: str, role_arn: str, reader: bool) -> ApiClient:
     """An API client of `cluster_name`, signed as `role_arn` (the view role when `reader`), whose refusals of the
-    signer are typed."""
+    signer (and, for the view role, of its reads) are typed."""
     client: ApiClient = _guarded_class()(configuration)
     client.refused_as = (cluster_name, role_arn, reader)  # type: ignore[attr-defined]
     return client
@@ -42,7 +42,9 @@ def _guarded_class() -> type[ApiClient]:
             try:
                 return super().call_api(*args, **kwargs)
             except ApiException as error:
-                refused = access_denied(error, *self.refused_as)
+                cluster_name, role_arn, reader = self.refused_as
+                method = str(args[1] if len(args) > 1 else kwargs.get("method", "")).upper()
+                refused = access_denied(error, cluster_name, role_arn, reader and method == "GET")
                 if refused is None:
                     raise
                 raise refused from None
