@@ -33,7 +33,13 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamNotFoundError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConflictError, InvalidRequestError
+from controlplane.models.errors import (
+    ClusterBusyError,
+    ClusterNotReadyError,
+    ConflictError,
+    InvalidRequestError,
+    WorkflowStartRefusedError,
+)
 from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
@@ -119,8 +125,10 @@ class TeamService:
         return _view(found)
 
     def create(self, cluster_tag: str, request: CreateTeamQuotaRequest, actor: Actor) -> TeamView:
-        """CreateComputeQuota once every check passes, nothing is created otherwise; then the operation that
-        prepares the team's namespace."""
+        """Once every check passes, the operation that prepares the team's namespace (it waits for the namespace the
+        quota brings), then CreateComputeQuota; nothing is created when either is refused: the operation by the
+        cluster's lock (409 naming the running operation) or by Step Functions (503, retry), the quota by SageMaker
+        (the operation is cancelled)."""
         record, cluster = self._cluster(cluster_tag)
         addon = self._eks(record.region).find_addon(record.eksClusterName, TASK_GOVERNANCE_ADDON)
         if addon is None:
@@ -147,9 +155,16 @@ class TeamService:
             preempt=request.preemptTeamTasks,
             fair_share_weight=request.fairShareWeight,
         )
-        quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
+        operation = self._prepare(record, request.team, actor)
+        try:
+            quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
+        except BaseException:
+            self._namespaces.cancel(operation, actor)
+            raise
         view = _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
-        return self._started(cluster_tag, view, lambda: self._namespaces.prepare(record, request.team, actor))
+        return view.model_copy(
+            update={"namespaceReady": False, "namespaceOperationId": operation.operationId, "namespaceMissing": []}
+        )
 
     def prepare_namespace(self, cluster_tag: str, team: str, actor: Actor) -> Operation:
         """Prepare the team's namespace again (after its operation failed, or the cluster's storage or jobs identity
@@ -259,20 +274,25 @@ class TeamService:
             return view
         return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
 
-    def _started(self, cluster_tag: str, view: TeamView, start: Callable[[], Operation]) -> TeamView:
-        """The new team's view with the namespace operation `start` began; while another operation holds the cluster,
-        the view says how to run it later instead (the quota stands)."""
+    def _prepare(self, record: ClusterRecord, team: str, actor: Actor) -> Operation:
+        """The new team's namespace operation, started before its quota exists; refused as a whole."""
+        tag = record.clusterTag
         try:
-            operation = start()
+            return self._namespaces.prepare(record, team, actor)
         except ClusterBusyError as busy:
-            later = (
-                f"the namespace operation, not started: {busy} Once that ends, POST /clusters/{cluster_tag}/teams/"
-                f"{view.team}/namespace runs it"
-            )
-            return view.model_copy(update={"namespaceReady": False, "namespaceMissing": [later]})
-        return view.model_copy(
-            update={"namespaceReady": False, "namespaceOperationId": operation.operationId, "namespaceMissing": []}
-        )
+            raise ClusterBusyError(
+                f"Team '{team}' was not created: cluster '{tag}' is busy with operation "
+                f"{busy.details.get('activeOperationId')}, and a team's namespace is prepared by an operation of its "
+                f"own. Wait for that one (operation_wait), then POST /clusters/{tag}/teams again.",
+                busy.details,
+            ) from busy
+        except WorkflowStartRefusedError as refused:
+            raise WorkflowStartRefusedError(
+                f"Team '{team}' was not created: Step Functions refused to start its namespace operation for now "
+                f"({refused.details.get('refusal')}). Repeat POST /clusters/{tag}/teams in {refused.retry_after} s "
+                f"(operation {refused.details.get('operationId')}, recorded FAILED, needs no resume).",
+                refused.details,
+            ) from refused
 
 
 def _capacity(cluster: HyperPodCluster) -> Counter[str]:
