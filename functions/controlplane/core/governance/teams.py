@@ -360,8 +360,9 @@ def _view(quota: ComputeQuota, queue: TeamQueue | None = None) -> TeamView:
         preemptTeamTasks=spec.preempt,
         fairShareWeight=spec.fair_share_weight,
         inUse=queue.in_use,
-        admittedWorkloads=queue.admitted,
+        admittedWorkloads=None if queue.unknown else queue.admitted,
         queued=queue.queued,
+        queueUnknown=queue.unknown,
     )
 
 

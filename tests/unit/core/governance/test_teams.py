@@ -4,6 +4,7 @@ new team, on the cluster's instance types and within its capacity; it is deleted
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -19,7 +20,7 @@ from controlplane.core.governance.teams import (
     TeamService,
 )
 from controlplane.core.ports.hyperpod import InstanceGroup
-from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
+from controlplane.core.ports.queues import ClusterQueueUse, KueueReadRefusedError, QueuedWorkload, ResourceUse
 from controlplane.models.errors import (
     ClusterBusyError,
     ClusterNotReadyError,
@@ -240,3 +241,22 @@ def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_rea
         ("second", "training-priority", "Pending", waiting)
     ]
     assert (b.inUse, b.admittedWorkloads, b.queued) == ([], 0, [])
+
+
+def test_the_teams_view_says_each_teams_use_is_unknown_and_why_when_rbac_refuses_kueues_kinds(world):
+    created(world, "ml-a", 1)
+    world.kueue.refusal = KueueReadRefusedError("clusterqueues.kueue.x-k8s.io: Forbidden")
+    [team] = teams(world).teams("demo").teams
+    assert (team.inUse, team.admittedWorkloads, team.queued) == ([], None, [])
+    assert team.queueUnknown is not None
+    assert "refuses the control plane's view role Kueue's clusterqueues.kueue.x-k8s.io: Forbidden" in team.queueUnknown
+    assert "get and list on kueue.x-k8s.io clusterqueues and workloads" in team.queueUnknown
+    assert team.allocations[0].count == 1
+
+
+def test_the_teams_view_reads_as_unknown_use_while_the_kubernetes_api_is_not_reachable(world):
+    created(world, "ml-a", 1)
+    world.eks.clusters[EKS_NAME] = replace(world.eks.clusters[EKS_NAME], endpoint=None)
+    [team] = teams(world).teams("demo").teams
+    assert (team.admittedWorkloads, team.namespaceReady) == (None, None)
+    assert team.queueUnknown
