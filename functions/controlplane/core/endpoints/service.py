@@ -34,7 +34,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway, SecretGateway,
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import require_owned_secret
-from controlplane.core.training import manifest as jobs
+from controlplane.core.training.outputs import find_job
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
@@ -184,11 +184,7 @@ class EndpointService:
         if hugging_face is not None and hugging_face.tokenSecret:
             secret = (namespace, hugging_face.tokenSecret)
             require_owned_secret(self._secrets, record, cluster, secret, "model.source.huggingFace.tokenSecret")
-
-        def read_job(name: str) -> dict[str, Any] | None:
-            return self._nodes.get(cluster, record.region, jobs.API_VERSION, jobs.KIND, name, namespace)
-
-        return sources.resolve(record, request.model.source, read_job)
+        return sources.resolve(record, request.model.source, find_job(self._reads, cluster, record.region, namespace))
 
     # --- reads -------------------------------------------------------------------------------
 
