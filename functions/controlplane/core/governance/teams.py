@@ -4,8 +4,9 @@ the teams view also shows the cluster's scheduler policy (`scheduler`).
 Creating a quota is checked first: the add-on is installed, the team is new, each instance type is one of the
 cluster's, and the quotas of every team together stay within the cluster's capacity (its instance groups' counts per
 type). Deleting one is planned first and needs the plan's confirmation token: the team's queued work stays queued
-without a quota. Creating a team starts the operation that prepares its namespace for workloads, deleting one the
-operation that undoes it (`namespace`); each team's view says whether its namespace is ready.
+without a quota. Creating a team starts the operation that prepares its namespace for workloads before the quota, so
+that a team is created with it or not at all; deleting one starts the operation that undoes it (`namespace`) before
+the quota goes. Each team's view says whether its namespace is ready.
 """
 
 from __future__ import annotations
