@@ -138,7 +138,8 @@ def test_a_team_created_while_the_cluster_is_busy_or_step_functions_is_full_is_r
     running_sandbox, cluster, monkeypatch
 ):
     """While another operation holds the cluster: 409 naming it. While Step Functions refuses executions
-    (ExecutionLimitExceeded): 503 with Retry-After, safe to repeat. In neither case does the team exist after."""
+    (ExecutionLimitExceeded): 503 with Retry-After, and repeating it with the same Idempotency-Key creates the team. In
+    neither case does the team exist after the refusal."""
     settle(running_sandbox)
 
     def body(team: str) -> dict[str, Any]:
@@ -170,9 +171,15 @@ def test_a_team_created_while_the_cluster_is_busy_or_step_functions_is_full_is_r
             return Full()
 
         monkeypatch.setattr(stepfunctions, "client", full)
-        refused = api.post(f"/clusters/{TAG}/teams", json=body("ml-full"))
+        key = {"Idempotency-Key": "ml-full-1"}
+        refused = api.post(f"/clusters/{TAG}/teams", json=body("ml-full"), headers=key)
         monkeypatch.undo()
         teams = [team["team"] for team in api.get(f"/clusters/{TAG}/teams").json()["teams"]]
+        retried = api.post(f"/clusters/{TAG}/teams", json=body("ml-full"), headers=key)
+        assert retried.status_code == 201, retried.text
+        running_sandbox.wait_terminal(retried.json()["namespaceOperationId"])
+        deleted = confirmed(api, "DELETE", f"/clusters/{TAG}/teams/ml-full").json()
+        running_sandbox.wait_terminal(deleted["namespaceOperationId"])
     assert busy.status_code == 409, busy.text
     assert busy.json()["code"] == "ClusterBusy"
     assert first["namespaceOperationId"] in busy.json()["message"]
