@@ -156,7 +156,10 @@ class TeamService:
             preempt=request.preemptTeamTasks,
             fair_share_weight=request.fairShareWeight,
         )
-        operation = self._prepare(record, request.team, actor)
+        again = f"POST /clusters/{cluster_tag}/teams"
+        operation = self._started(
+            request.team, "created", again, lambda: self._namespaces.prepare(record, request.team, actor)
+        )
         try:
             quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
         except BaseException:
@@ -256,7 +259,8 @@ class TeamService:
         ):
             # The removal starts first: while another operation holds the cluster it is refused (409) with the quota
             # untouched, since once the quota is gone no route reaches the team's namespace copies.
-            operation = self._namespaces.remove(record, team, actor)
+            again = f"DELETE /clusters/{cluster_tag}/teams/{team} with the same confirmationToken"
+            operation = self._started(team, "deleted", again, lambda: self._namespaces.remove(record, team, actor))
             self._governance(record.region).delete_quota(view.quotaId)
         return view.model_copy(
             update={
@@ -275,23 +279,23 @@ class TeamService:
             return view
         return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
 
-    def _prepare(self, record: ClusterRecord, team: str, actor: Actor) -> Operation:
-        """The new team's namespace operation, started before its quota exists; refused as a whole."""
-        tag = record.clusterTag
+    def _started(self, team: str, done: str, again: str, start: Callable[[], Operation]) -> Operation:
+        """The team's namespace operation `start` began, before its quota is created or deleted; when it is refused,
+        so is the request as a whole (nothing done), saying when to repeat it (`again`)."""
         try:
-            return self._namespaces.prepare(record, team, actor)
+            return start()
         except ClusterBusyError as busy:
             raise ClusterBusyError(
-                f"Team '{team}' was not created: cluster '{tag}' is busy with operation "
-                f"{busy.details.get('activeOperationId')}, and a team's namespace is prepared by an operation of its "
-                f"own. Wait for that one (operation_wait), then POST /clusters/{tag}/teams again.",
+                f"Team '{team}' was not {done}: the cluster is busy with operation "
+                f"{busy.details.get('activeOperationId')}, and a team's namespace is changed by an operation of its "
+                f"own. Wait for that one (operation_wait), then repeat {again}.",
                 busy.details,
             ) from busy
         except WorkflowStartRefusedError as refused:
             raise WorkflowStartRefusedError(
-                f"Team '{team}' was not created: Step Functions refused to start its namespace operation for now "
-                f"({refused.details.get('refusal')}). Repeat POST /clusters/{tag}/teams in {refused.retry_after} s "
-                f"(operation {refused.details.get('operationId')}, recorded FAILED, needs no resume).",
+                f"Team '{team}' was not {done}: Step Functions refused to start its namespace operation for now "
+                f"({refused.details.get('refusal')}). Repeat {again} in {refused.retry_after} s (operation "
+                f"{refused.details.get('operationId')}, recorded FAILED, needs no resume).",
                 refused.details,
             ) from refused
 

@@ -132,9 +132,20 @@ def test_deleting_a_team_is_planned_then_confirmed_and_removes_its_namespace_cop
 def test_deleting_a_team_while_another_operation_holds_the_cluster_is_refused_with_the_quota_kept(world):
     teams(world).create("demo", request(), ADMIN)  # its namespace preparation still runs
     plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
-    with pytest.raises(ClusterBusyError):
+    with pytest.raises(ClusterBusyError, match="Team 'ml-a' was not deleted: the cluster is busy with operation"):
         teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
     assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+
+
+def test_a_team_whose_removal_step_functions_refuses_keeps_its_quota_and_its_token_for_the_repeat(world):
+    created(world, "ml-a", 1)
+    plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
+    world.launcher.fail_with = WorkflowStartRefusedError("Refused for now.", {"refusal": "ThrottlingException"})
+    with pytest.raises(WorkflowStartRefusedError, match=r"not deleted: .*\(ThrottlingException\)\. Repeat DELETE"):
+        teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+    world.launcher.fail_with = None
+    assert teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN).status == "Deleting"
 
 
 def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
@@ -177,7 +188,7 @@ def test_a_team_created_while_another_operation_holds_the_cluster_is_refused_and
     with pytest.raises(ClusterBusyError, match=busy_with) as busy:
         teams(world).create("demo", request("ml-b", 1), ADMIN)
     assert busy.value.status == 409
-    assert "POST /clusters/demo/teams again" in busy.value.message
+    assert "then repeat POST /clusters/demo/teams." in busy.value.message
     assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
 
 
