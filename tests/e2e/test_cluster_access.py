@@ -56,17 +56,29 @@ def test_a_write_to_the_cluster_says_it_refuses_the_control_plane(running_sandbo
     assert (response.status_code, response.json().get("code")) == (409, "ClusterAccessDenied"), response.text
 
 
-def test_the_job_list_reads_custom_resources_through_the_viewers_group_and_is_refused_without_it(running_sandbox):
-    """AmazonEKSViewPolicy names no custom resource: without its entry's group the view role cannot list jobs, and
-    the route says how to restore it (a 409, never a 500)."""
+def test_the_view_role_reads_jobs_through_the_viewers_group_and_is_refused_them_without_it(running_sandbox):
+    """AmazonEKSViewPolicy names no custom resource: the job list reads HyperPodPyTorchJobs through the view entry's
+    Kubernetes group, without which EKS (and the sandbox) answers 403."""
+    from kubernetes.client import CustomObjectsApi
+    from kubernetes.client.exceptions import ApiException
+
+    from controlplane import wiring
+    from controlplane.adapters.aws.eks import AwsEksGateway
+
     running_sandbox.build_cluster("viewers", storage=True)
-    eks = aws_client("eks", "us-west-2")
-    view = {"clusterName": "eks-cluster-viewers", "principalArn": settings().kubernetes_view_role_arn}
     with running_sandbox.client("sandbox-admin") as api:
         listed = api.get("/clusters/viewers/jobs")
-        eks.update_access_entry(**view, kubernetesGroups=[])
-        refused = api.get("/clusters/viewers/jobs")
-        eks.update_access_entry(**view, kubernetesGroups=[VIEWERS_GROUP])
     assert listed.status_code == 200, listed.text
-    assert (refused.status_code, refused.json().get("code")) == (409, "ClusterAccessDenied"), refused.text
-    assert VIEWERS_GROUP in refused.json()["message"] and "resume" in refused.json()["message"]
+    eks = aws_client("eks", "us-west-2")
+    view = {"clusterName": "eks-cluster-viewers", "principalArn": settings().kubernetes_view_role_arn}
+    cluster = AwsEksGateway("us-west-2").find_cluster("eks-cluster-viewers")
+    reader = CustomObjectsApi(wiring.kubernetes_readers().api_client(cluster, "us-west-2"))
+    jobs = ("sagemaker.amazonaws.com", "v1", "default", "hyperpodpytorchjobs")
+    assert reader.list_namespaced_custom_object(*jobs)["items"] == []
+    eks.update_access_entry(**view, kubernetesGroups=[])
+    try:
+        with pytest.raises(ApiException) as refused:
+            reader.list_namespaced_custom_object(*jobs)
+    finally:
+        eks.update_access_entry(**view, kubernetesGroups=[VIEWERS_GROUP])
+    assert refused.value.status == 403

@@ -62,12 +62,10 @@ def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> st
 
 
 class KubernetesClientFactory:
-    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry); `reader` marks the
-    view role, whose every refused read is a refusal of its access (`refusal`)."""
+    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry)."""
 
-    def __init__(self, role_arn: str, *, reader: bool = False) -> None:
+    def __init__(self, role_arn: str) -> None:
         self._role_arn = role_arn
-        self._reader = reader
         self._cached: _CachedCredentials | None = None
 
     def _credentials(self) -> Credentials:
@@ -92,7 +90,7 @@ class KubernetesClientFactory:
         configuration.api_key_prefix = {"BearerToken": "Bearer"}
         if cluster.certificate_authority:
             configuration.ssl_ca_cert = _ca_file(cluster.certificate_authority)
-        return guarded_client(configuration, cluster.name, self._role_arn, self._reader)
+        return guarded_client(configuration, cluster.name, self._role_arn)
 
 
 def _ca_file(certificate_authority: str) -> str:

@@ -1,5 +1,6 @@
 """Kueue's ClusterQueues and Workloads through the official client's CustomObjectsApi, read as raw JSON in pages.
-A cluster without Kueue's CRDs answers 404, read as no queues and no workloads."""
+A cluster without Kueue's CRDs answers 404, read as no queues and no workloads; RBAC refusing the reader the kind
+(403) is KueueReadRefusedError."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from controlplane.core.ports.queues import (
     CLUSTER_QUEUES,
     WORKLOADS,
     ClusterQueueUse,
+    KueueReadRefusedError,
     QueuedWorkload,
     ResourceUse,
 )
@@ -91,5 +93,7 @@ def _served(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[st
     try:
         yield from raw_pages(list_call, **selectors)
     except ApiException as error:
+        if error.status == 403:
+            raise KueueReadRefusedError(f"{selectors['plural']}.{API_GROUP}: {error.reason}") from None
         if error.status != 404:
             raise

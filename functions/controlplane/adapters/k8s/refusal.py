@@ -2,9 +2,7 @@
 turns the API server's 401 (no access entry of the cluster names the signer, as when a fault stopped stage 1 at Ensure
 Access Entry: https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html#unauthorized) into
 ClusterAccessDeniedError, whichever route or step made the call. A 403 (RBAC refusing a call the signer's entry does
-not allow, a protected namespace) is about the call, not the access, and stays as it is; except a read of the view
-role, whose reads the control plane grants (AmazonEKSViewPolicy and the viewers' group's RBAC): its 403 says that the
-entry lacks the group or the cluster the ClusterRole, which stage 1's Ensure Access Entry restores.
+not allow, a protected namespace) is about the call, not the access, and stays as it is.
 """
 
 from __future__ import annotations
@@ -13,8 +11,6 @@ import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from controlplane.core.naming import VIEWERS_GROUP
-from controlplane.core.workload_access import VIEW_READER_ROLE
 from controlplane.models.errors import ClusterAccessDeniedError
 
 if TYPE_CHECKING:
@@ -22,11 +18,10 @@ if TYPE_CHECKING:
     from kubernetes.client.exceptions import ApiException
 
 
-def guarded_client(configuration: Configuration, cluster_name: str, role_arn: str, reader: bool) -> ApiClient:
-    """An API client of `cluster_name`, signed as `role_arn` (the view role when `reader`), whose refusals of the
-    signer (and, for the view role, of its reads) are typed."""
+def guarded_client(configuration: Configuration, cluster_name: str, role_arn: str) -> ApiClient:
+    """An API client of `cluster_name`, signed as `role_arn`, whose refusals of the signer are typed."""
     client: ApiClient = _guarded_class()(configuration)
-    client.refused_as = (cluster_name, role_arn, reader)  # type: ignore[attr-defined]
+    client.refused_as = (cluster_name, role_arn)  # type: ignore[attr-defined]
     return client
 
 
@@ -36,15 +31,13 @@ def _guarded_class() -> type[ApiClient]:
     from kubernetes.client.exceptions import ApiException
 
     class GuardedApiClient(ApiClient):  # type: ignore[misc]
-        refused_as: tuple[str, str, bool]
+        refused_as: tuple[str, str]
 
         def call_api(self, *args: Any, **kwargs: Any) -> Any:
             try:
                 return super().call_api(*args, **kwargs)
             except ApiException as error:
-                cluster_name, role_arn, reader = self.refused_as
-                method = str(args[1] if len(args) > 1 else kwargs.get("method", "")).upper()
-                refused = access_denied(error, cluster_name, role_arn, reader and method == "GET")
+                refused = access_denied(error, *self.refused_as)
                 if refused is None:
                     raise
                 raise refused from None
@@ -52,9 +45,7 @@ def _guarded_class() -> type[ApiClient]:
     return GuardedApiClient
 
 
-def access_denied(
-    error: ApiException, cluster_name: str, role_arn: str, reader: bool
-) -> ClusterAccessDeniedError | None:
+def access_denied(error: ApiException, cluster_name: str, role_arn: str) -> ClusterAccessDeniedError | None:
     """The refusal of the signer as a typed error; None when `error` is not one (another status, or the answer of a
     service behind the API server's proxy)."""
     try:
@@ -63,18 +54,9 @@ def access_denied(
         return None
     if not isinstance(status, dict) or status.get("kind") != "Status":
         return None
-    message = str(status.get("message") or "")
-    if reader and error.status == 403:
-        return ClusterAccessDeniedError(
-            f"The Kubernetes API of EKS cluster {cluster_name} refuses a read of the control plane's view role "
-            f"({message or error.reason}): its access entry lacks the Kubernetes group {VIEWERS_GROUP}, or the "
-            f"cluster lacks the ClusterRole {VIEW_READER_ROLE} bound to it. Restore both by resuming the cluster's "
-            "create operation (POST /operations/{operationId}/resume re-runs stage 1's Ensure Access Entry step), "
-            "then retry.",
-            {"eksClusterName": cluster_name, "roleArn": role_arn, "status": error.status},
-        )
     if error.status != 401:
         return None
+    message = str(status.get("message") or "")
     return ClusterAccessDeniedError(
         f"The Kubernetes API of EKS cluster {cluster_name} refuses the control plane ({error.status}: "
         f"{message or error.reason}): the cluster's access entry for the control plane's role {role_arn} is missing. "
