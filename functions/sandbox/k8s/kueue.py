@@ -26,9 +26,9 @@ import hashlib
 import threading
 from typing import Any
 
+from sandbox.k8s import kueue_pods
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.kinds import Kind
-from sandbox.k8s import kueue_pods
 from sandbox.k8s.kueue_pods import GROUP, PRIORITY_LABEL, QUEUE_LABEL, VERSION
 from sandbox.k8s.kueue_quota import PodSet, Queue, assign, formatted, quantity
 from sandbox.k8s.pods import now

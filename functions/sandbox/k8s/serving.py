@@ -31,7 +31,7 @@ from sandbox.k8s.pods import node_ready, pod_container, running_container
 JsonObject = dict[str, Any]
 
 MODEL_LABEL = "instantstart.aws/model-server"
-# What the scheduler says of a pod it may not schedule yet [src: kubernetes pkg/apis/core/types.go PodReasonSchedulingGated].
+# What the scheduler says of a gated pod [src: kubernetes pkg/apis/core/types.go PodReasonSchedulingGated].
 _SCHEDULING_GATED = {
     "type": "PodScheduled",
     "status": "False",
