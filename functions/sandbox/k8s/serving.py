@@ -6,8 +6,8 @@ What it does:
   a new pod is Running but not Ready until `seconds_to_load` (loading the weights) have passed; pods are created
   through the API, so admission webhooks see them: one created with a scheduling gate (Kueue's, for a team's
   server) stays Pending, unscheduled, until the gate is removed;
-- scales in by removing the pods with the lowest `controller.kubernetes.io/pod-deletion-cost` first (unassigned
-  pool workers before bound ones), and deletes the pods with their Deployment;
+- scales in by removing unscheduled pods first, then those with the lowest `controller.kubernetes.io/pod-deletion-cost`
+  (unassigned pool workers before bound ones), as a ReplicaSet ranks them, and deletes the pods with their Deployment;
 - keeps `status.replicas` / `readyReplicas` current;
 - answers `/health`, `/v1/models` and `POST /v1/chat/completions` of a Service with a ready pod behind it (503 when
   none is ready, as the API server's proxy does), the echo saying it is a sandbox model.
@@ -88,8 +88,10 @@ class ModelServingSimulation:
         desired = int((deployment.get("spec") or {}).get("replicas") or 0)
         pods = self._pods(store, namespace, name)
         if len(pods) > desired:
-            by_cost = sorted(pods, key=lambda pod: int(_annotations(pod).get(DELETION_COST, "0")))
-            for pod in by_cost[: len(pods) - desired]:
+            by_rank = sorted(
+                pods, key=lambda pod: ("nodeName" in pod["spec"], int(_annotations(pod).get(DELETION_COST, "0")))
+            )
+            for pod in by_rank[: len(pods) - desired]:
                 store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
         for _ in range(desired - len(pods)):
             self._create_pod(cluster, store, deployment)

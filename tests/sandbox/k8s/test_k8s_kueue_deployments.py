@@ -15,7 +15,7 @@ from sandbox.aws.hyperpod import queues
 from sandbox.aws.hyperpod.model import ComputeQuota
 from sandbox.k8s import kueue, kueue_pods
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
-from sandbox.k8s.serving import MODEL_LABEL, ModelServingSimulation
+from sandbox.k8s.serving import DELETION_COST, MODEL_LABEL, ModelServingSimulation
 
 CLUSTER = "eks-cluster-kueue-serving"
 TYPE = "ml.g5.12xlarge"  # 4 GPUs a node
@@ -147,6 +147,29 @@ def test_deleting_the_first_server_admits_and_schedules_the_waiting_one(world: A
     assert [w["metadata"]["name"] for w in store.list(kueue.GROUP, kueue.VERSION, "workloads", NAMESPACE)] == [
         kueue_pods.workload_name(pod(store, "mistral"))
     ]
+
+
+def test_scaling_in_removes_the_gated_pod_first_and_its_workload_with_it(world: Any) -> None:
+    emulator, store = world
+    deploy(emulator, "llama", gpus=2)
+    store.put({**store.get("apps", "v1", "deployments", NAMESPACE, "llama"), "spec": scaled(store, "llama", 3)})
+    pods = store.list("", "v1", "pods", NAMESPACE, f"{MODEL_LABEL}=llama")
+    running = sorted(found["metadata"]["name"] for found in pods if "nodeName" in found["spec"])
+    assert len(running) == 2 and len(pods) == 3
+    # A ReplicaSet ranks an unscheduled pod for deletion before any deletion cost counts.
+    [gated] = [found for found in pods if "nodeName" not in found["spec"]]
+    gated["metadata"]["annotations"][DELETION_COST] = "10000"
+    store.put(gated)
+
+    store.put({**store.get("apps", "v1", "deployments", NAMESPACE, "llama"), "spec": scaled(store, "llama", 2)})
+
+    kept = store.list("", "v1", "pods", NAMESPACE, f"{MODEL_LABEL}=llama")
+    assert sorted(found["metadata"]["name"] for found in kept) == running
+    assert len(store.list(kueue.GROUP, kueue.VERSION, "workloads", NAMESPACE)) == 2
+
+
+def scaled(store: ClusterStore, server: str, replicas: int) -> dict[str, Any]:
+    return {**store.get("apps", "v1", "deployments", NAMESPACE, server)["spec"], "replicas": replicas}
 
 
 def test_a_pods_workload_is_named_as_kueue_names_it(world: Any) -> None:
