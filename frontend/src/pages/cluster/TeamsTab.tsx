@@ -61,7 +61,7 @@ function inUse(team: Team): string {
   return text.join("; ") || "none";
 }
 
-/** Its jobs waiting for quota, each with why (Kueue's words). */
+/** Its jobs and model servers' pods waiting for quota, each with why (Kueue's words). */
 function Queued({ team }: { team: Team }) {
   const queued = team.queued ?? [];
   if (queued.length === 0) return <>0</>;
