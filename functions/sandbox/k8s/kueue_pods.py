@@ -21,7 +21,8 @@ What HyperPod and Kueue do, with sources:
   waits with the same QuotaReserved condition and messages as a job's.
 - [src: pod_controller.go `Run`, jobframework/reconciler.go] on admission the gate is removed and the pod gets the
   event Normal/Started "Admitted by clusterQueue <queue>"; a deleted pod's Workload goes with it (owner reference).
-Not simulated: pod groups, the pod finalizer, the `kueue.x-k8s.io/cluster-queue-name` label on admitted pods.
+Not simulated: pod groups, the pod finalizer, the `kueue.x-k8s.io/cluster-queue-name` label on admitted pods, a
+finished pod's Workload (a model server's pods run until deleted).
 """
 
 from __future__ import annotations
