@@ -3,9 +3,12 @@ of a queued Deployment is a plain Pod that waits, gated, for its own Workload to
 
 What HyperPod and Kueue do, with sources:
 - [src: docs.aws.amazon.com sagemaker-hyperpod-model-deployment-task-gov] task governance admits inference *pods*
-  through the team's ClusterQueue, with the same priority classes and quotas as jobs. [inferred] the add-on's Kueue
-  enables the `deployment` integration (the Kueue docs' way to queue a Deployment); a Deployment made by HyperPod's
-  inference operator (InferenceEndpointConfig / JumpStartModel) is queued the same way when it carries the labels.
+  through the team's ClusterQueue, with the same priority classes and quotas as jobs. [src: aws/sagemaker-hyperpod-cli
+  issue #307, open] the CLI's inference commands set no queue or priority label (its PyTorch job template puts them on
+  the job and its pod template). [inferred] the add-on's Kueue enables the `deployment` integration (Kueue's way to
+  queue a Deployment, kubernetes-sigs/kueue issue #2717); a Deployment made by HyperPod's inference operator
+  (InferenceEndpointConfig / JumpStartModel) is queued the same way when its labels reach the Deployment. The control
+  plane's model servers are plain Deployments labelled on the object and the pod template.
 - [src: kubernetes-sigs/kueue site/content/en/docs/tasks/run/deployment.md] the queue is the Deployment's
   `kueue.x-k8s.io/queue-name` label; every pod is an independent plain Pod with its own Workload, so a Deployment may
   run only some replicas when quota is short; scale-in deletes pods and frees their quota.
