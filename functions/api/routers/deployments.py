@@ -87,7 +87,8 @@ def deploy(clusterTag: ClusterTagPath, request: DeployModelRequest, dryRun: DryR
     operation_id="inference_get_deployment",
     summary="Read a model server: replicas, readiness, pods",
     description="The model server's settings, replicas ready of those asked for, its command and each pod with "
-    "its node, readiness and (pool workers) the service it is bound to.",
+    "its node, readiness and (pool workers) the service it is bound to. A team's server whose pods Kueue holds is "
+    "Queued, with Kueue's waitingReason.",
     tags=["inference"],
 )
 def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDetail:
