@@ -113,6 +113,7 @@ class ServingPod(View):
     uid: str
     node: str | None = None
     ready: bool
+    queued: bool = Field(default=False, description="Kueue holds it (a team's server): it waits for the quota.")
     service: str | None = Field(default=None, description="For a pool worker: the service it is bound to.")
 
 

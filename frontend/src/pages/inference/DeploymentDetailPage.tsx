@@ -88,7 +88,7 @@ export default function DeploymentDetailPage() {
         columnDefinitions={[
           { id: "name", header: "Pod", cell: (pod) => pod.name },
           { id: "node", header: "Node", cell: (pod) => pod.node ?? "not scheduled" },
-          { id: "ready", header: "Ready", cell: (pod) => <Status value={pod.ready ? "Ready" : "Loading"} /> },
+          { id: "ready", header: "Ready", cell: (pod) => <Status value={pod.queued ? "Queued" : pod.ready ? "Ready" : "Loading"} /> },
           { id: "service", header: "Bound to service", cell: (pod) => pod.service ?? "-" },
         ]}
       />

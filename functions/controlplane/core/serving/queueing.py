@@ -10,12 +10,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from controlplane.core.ports.queues import QueuedWorkload
-from controlplane.core.serving.manifest import MODEL_LABEL
+from controlplane.core.serving.manifest import MODEL_LABEL, gated
 from controlplane.core.training.queueing import waiting_reason
 from controlplane.models.governance import TEAM_NAMESPACE_PREFIX
 from controlplane.models.serving import DeploymentSummary
 
-ADMISSION_GATE = "kueue.x-k8s.io/admission"
 # Kueue labels every pod it manages [src: kubernetes-sigs/kueue pkg/constants ManagedByKueueLabelKey].
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 
@@ -25,10 +24,6 @@ Pod = dict[str, Any]
 def may_wait(server: DeploymentSummary) -> bool:
     """Whether Kueue may hold the server's pods: a team's server that is still Loading."""
     return server.status == "Loading" and (server.namespace or "").startswith(TEAM_NAMESPACE_PREFIX)
-
-
-def gated(pod: Pod) -> bool:
-    return any(gate.get("name") == ADMISSION_GATE for gate in (pod.get("spec") or {}).get("schedulingGates") or [])
 
 
 def with_queued(

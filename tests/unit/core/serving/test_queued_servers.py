@@ -68,6 +68,7 @@ def test_a_team_server_whose_pod_kueue_holds_is_queued_with_its_workloads_reason
     [listed] = world.servers.list_deployments("demo").deployments
 
     assert (detail.status, detail.waitingReason) == ("Queued", f"Pending: {WAITS}")
+    assert [(pod.name, pod.queued) for pod in detail.pods] == [("qwen-a", True)]
     assert (listed.status, listed.waitingReason) == ("Queued", f"Pending: {WAITS}")
 
 
@@ -87,4 +88,5 @@ def test_a_loading_server_whose_pods_kueue_admitted_reads_no_workload(world: Wor
     [listed] = world.servers.list_deployments("demo").deployments
 
     assert (detail.status, detail.waitingReason, listed.status) == ("Loading", None, "Loading")
+    assert [(pod.name, pod.queued) for pod in detail.pods] == [("qwen-a", False)]
     assert world.queues.reads == 0
