@@ -50,16 +50,16 @@ def test_a_teams_second_model_server_over_its_quota_is_queued_until_the_first_is
         wait_lead, queued = await tool(
             "inference_wait_deployment", {"clusterTag": TAG, "name": "s-second", "timeoutSeconds": 1}
         )
-        read_lead, _ = await tool("inference_get_deployment", {"clusterTag": TAG, "name": "s-second"})
+        read_lead, detail = await tool("inference_get_deployment", {"clusterTag": TAG, "name": "s-second"})
         _, listed = await tool("inference_list_deployments", {"clusterTag": TAG})
         _, teams = await tool("hyperpod_list_teams", {"clusterTag": TAG})
         _, plan = await tool("inference_delete_deployment", {"clusterTag": TAG, "name": "s-first"})
         token = plan["confirmationToken"]
         await tool("inference_delete_deployment", {"clusterTag": TAG, "name": "s-first", "confirmationToken": token})
         ready = await wait_until(tool, "s-second", "Ready")
-        return wait_lead, queued, read_lead, listed, teams, ready
+        return wait_lead, queued, read_lead, detail, listed, teams, ready
 
-    (wait_lead, queued, read_lead, listed, teams, ready), _, _ = converse(running_sandbox, story)
+    (wait_lead, queued, read_lead, detail, listed, teams, ready), _, _ = converse(running_sandbox, story)
 
     reason = (
         "Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor "
@@ -69,6 +69,7 @@ def test_a_teams_second_model_server_over_its_quota_is_queued_until_the_first_is
     assert (queued["deployment"]["status"], queued["deployment"]["waitingReason"]) == ("Queued", reason)
     assert wait_lead.startswith(f"The deployment s-second is still Queued after 1 s ({reason}) — call ")
     assert read_lead == f"inference_get_deployment: s-second is Queued: {reason}"
+    assert [(pod["queued"], pod.get("node")) for pod in detail["pods"]] == [(True, None)]
     by_name = {d["name"]: d for d in listed["deployments"]}
     assert (by_name["s-first"]["status"], by_name["s-second"]["status"]) == ("Ready", "Queued")
     [team] = [t for t in teams["teams"] if t["team"] == TEAM]
