@@ -133,9 +133,12 @@ def read_lead(spec: ToolSpec, body: dict[str, Any]) -> str:
 
 
 def _teams_lead(tag: Any, teams: list[Any]) -> str:
-    """Each team's use and queued jobs, the first waiting job's reason in Kueue's words."""
+    """Each team's use and queued jobs, the first waiting job's reason in Kueue's words (or why they are unknown)."""
     parts = []
     for team in teams[:NAMED]:
+        if team.get("queueUnknown"):
+            parts.append(f"{team.get('team')}'s use and queued jobs unknown: {team['queueUnknown']}")
+            continue
         used = [
             f"{u.get('inUse')} {u.get('resource')}" for u in team.get("inUse") or [] if "gpu" in str(u.get("resource"))
         ]

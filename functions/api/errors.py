@@ -51,7 +51,8 @@ def register(app: APIGatewayRestResolver, allowed_methods: Callable[[str], list[
 
     @app.exception_handler(DomainError)
     def domain_error(error: DomainError) -> Response[str]:
-        return error_response(app, error.status, error.code, error.message, error.details)
+        retry = {"Retry-After": str(error.retry_after)} if error.retry_after is not None else None
+        return error_response(app, error.status, error.code, error.message, error.details, headers=retry)
 
     @app.exception_handler(RequestValidationError)
     def invalid_request(error: RequestValidationError) -> Response[str]:

@@ -132,6 +132,31 @@ def test_a_finished_training_job_deploys_by_its_name(running_sandbox, cluster, o
     assert until(operator, "sft-model", state_is("DeploymentComplete")).json()["state"] == "DeploymentComplete"
 
 
+def test_a_teams_finished_job_deploys_by_its_name_from_the_teams_namespace(running_sandbox, cluster, operator) -> None:
+    """A team's job (in hyperpod-ns-<team>, as task governance places it; the sandbox's operator runs it) is found by
+    its name alone."""
+    container = {"name": "pytorch", "image": "train:1", "args": ["train.py", "--output_dir=/s3/outputs/team-sft"]}
+    job = {
+        "apiVersion": "sagemaker.amazonaws.com/v1",
+        "kind": "HyperPodPyTorchJob",
+        "metadata": {"name": "team-sft", "namespace": "hyperpod-ns-ml-a"},
+        "spec": {"replicaSpecs": [{"name": "pods", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
+    }
+    running_sandbox.sandbox.emulator.store(f"eks-cluster-{TAG}").put(job)
+    deadline = time.monotonic() + 30
+    while operator.get(f"/clusters/{TAG}/jobs/team-sft").json()["phase"] != "Succeeded":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    body = {"name": "team-model", "instanceType": INSTANCE_TYPE, "model": {**MODEL, "source": {"job": "team-sft"}}}
+    created = operator.post(f"/clusters/{TAG}/endpoints", params={"dryRun": "true"}, json=body)
+
+    assert created.status_code == 200, created.text
+    bucket = operator.get(f"/clusters/{TAG}").json()["storageBucket"]
+    source = created.json()["manifest"]["spec"]["modelSourceConfig"]
+    assert (source["s3Storage"]["bucketName"], source["modelLocation"]) == (bucket, "outputs/team-sft")
+
+
 def test_a_dry_run_returns_the_manifest_of_either_kind(cluster, operator) -> None:
     body = {
         "name": "ds",

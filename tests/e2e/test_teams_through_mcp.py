@@ -10,8 +10,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from mcp import Client
 
+from controlplane.adapters.aws import stepfunctions
 from controlplane.core.training.manifest import JobPlacement, render
 from controlplane.models.training import SubmitJobRequest
 from mcp_server.client import ApiClient
@@ -132,6 +134,62 @@ def test_an_agent_waits_for_a_new_teams_namespace_to_be_ready_and_prepares_it_ag
     assert running_sandbox.wait_terminal(deleted.json()["namespaceOperationId"])["status"] == "SUCCEEDED"
 
 
+def test_a_team_created_while_the_cluster_is_busy_or_step_functions_is_full_is_refused_with_nothing_created(
+    running_sandbox, cluster, monkeypatch
+):
+    """While another operation holds the cluster: 409 naming it. While Step Functions refuses executions
+    (ExecutionLimitExceeded): 503 with Retry-After, and repeating it with the same Idempotency-Key creates the team. In
+    neither case does the team exist after the refusal."""
+    settle(running_sandbox)
+
+    def body(team: str) -> dict[str, Any]:
+        return {key: value for key, value in quota(team, 1).items() if key != "clusterTag"}
+
+    with running_sandbox.client() as api:
+        first = api.post(f"/clusters/{TAG}/teams", json=body("ml-busy")).json()
+        assert "namespaceOperationId" in first, first
+        busy = api.post(f"/clusters/{TAG}/teams", json=body("ml-later"))
+        running_sandbox.wait_terminal(first["namespaceOperationId"])
+        deleted = confirmed(api, "DELETE", f"/clusters/{TAG}/teams/ml-busy").json()
+        running_sandbox.wait_terminal(deleted["namespaceOperationId"])
+
+        real = stepfunctions.client
+
+        def full(service: str) -> Any:
+            found = real(service)
+            if service != "stepfunctions":
+                return found
+
+            class Full:
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(found, name)
+
+                def start_execution(self, **_: Any) -> Any:
+                    error = {"Code": "ExecutionLimitExceeded", "Message": "Execution Limit Exceeded"}
+                    raise ClientError({"Error": error}, "StartExecution")
+
+            return Full()
+
+        monkeypatch.setattr(stepfunctions, "client", full)
+        key = {"Idempotency-Key": "ml-full-1"}
+        refused = api.post(f"/clusters/{TAG}/teams", json=body("ml-full"), headers=key)
+        monkeypatch.undo()
+        teams = [team["team"] for team in api.get(f"/clusters/{TAG}/teams").json()["teams"]]
+        retried = api.post(f"/clusters/{TAG}/teams", json=body("ml-full"), headers=key)
+        assert retried.status_code == 201, retried.text
+        running_sandbox.wait_terminal(retried.json()["namespaceOperationId"])
+        deleted = confirmed(api, "DELETE", f"/clusters/{TAG}/teams/ml-full").json()
+        running_sandbox.wait_terminal(deleted["namespaceOperationId"])
+    assert busy.status_code == 409, busy.text
+    assert busy.json()["code"] == "ClusterBusy"
+    assert first["namespaceOperationId"] in busy.json()["message"]
+    assert refused.status_code == 503, refused.text
+    assert (refused.json()["code"], refused.headers["Retry-After"]) == ("WorkflowStartRefused", "30")
+    assert "Team 'ml-full' was not created" in refused.json()["message"]
+    assert "ExecutionLimitExceeded" in refused.json()["message"]
+    assert not {"ml-later", "ml-full"} & set(teams)
+
+
 def create_team_job(running_sandbox, name: str, team: str, namespace: str | None = None) -> None:
     """A one-GPU HyperPodPyTorchJob with Kueue's labels, created through the cluster's API (as `hyp` would), in the
     team's namespace (or `namespace`, queued to a LocalQueue of that name)."""
@@ -146,6 +204,7 @@ def create_team_job(running_sandbox, name: str, team: str, namespace: str | None
 
 
 def test_a_job_over_its_teams_quota_is_queued_with_kueues_reason_until_the_first_is_deleted(running_sandbox, cluster):
+    settle(running_sandbox)
     running_sandbox.sandbox.training.seconds_per_line = 5  # the first job runs for the whole test
     store = running_sandbox.sandbox.emulator.store(EKS)
 
@@ -188,6 +247,7 @@ def test_a_job_over_its_teams_quota_is_queued_with_kueues_reason_until_the_first
 def test_a_job_kueue_holds_reads_as_queued_with_its_reason_through_the_job_tools(running_sandbox, cluster):
     """A person queued a job from the storage claim's namespace through a LocalQueue of their own that points at team
     ml-r's ClusterQueue, which selects only the team's namespace: Kueue holds it, and the job tools say why."""
+    settle(running_sandbox)
     store = running_sandbox.sandbox.emulator.store(EKS)
 
     async def story(tool):

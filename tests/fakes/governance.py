@@ -19,11 +19,15 @@ class InMemoryGovernanceGateway:
     quotas_by_cluster: dict[str, dict[str, ComputeQuota]] = field(default_factory=dict)
     tags: dict[str, dict[str, str]] = field(default_factory=dict)
     schedulers: dict[str, SchedulerConfig] = field(default_factory=dict)
+    # Raised by the next quota creations (SageMaker refusing one).
+    fail_create: Exception | None = None
 
     def quotas(self, cluster_arn: str) -> list[ComputeQuota]:
         return list(self.quotas_by_cluster.get(cluster_arn, {}).values())
 
     def create_quota(self, cluster_arn: str, spec: ComputeQuotaSpec, tags: dict[str, str]) -> str:
+        if self.fail_create is not None:
+            raise self.fail_create
         quota_id = f"q{len(self.tags):011d}"
         self.quotas_by_cluster.setdefault(cluster_arn, {})[quota_id] = ComputeQuota(quota_id, spec, "Created", 1, True)
         self.tags[quota_id] = tags

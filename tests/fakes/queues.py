@@ -13,10 +13,16 @@ class InMemoryKueueGateway:
         self.queues: dict[str, list[ClusterQueueUse]] = defaultdict(list)
         self.workload_list: dict[str, list[QueuedWorkload]] = defaultdict(list)
         self.reads = 0
+        # Raised by every read (the cluster's RBAC refusing Kueue's kinds).
+        self.refusal: Exception | None = None
 
     def cluster_queues(self, cluster: EksCluster, region: str) -> list[ClusterQueueUse]:
+        if self.refusal is not None:
+            raise self.refusal
         return list(self.queues[cluster.name])
 
     def workloads(self, cluster: EksCluster, region: str, namespace: str | None = None) -> list[QueuedWorkload]:
         self.reads += 1
+        if self.refusal is not None:
+            raise self.refusal
         return [w for w in self.workload_list[cluster.name] if namespace in (None, w.namespace)]

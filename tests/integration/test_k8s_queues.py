@@ -10,6 +10,7 @@ import pytest
 
 from controlplane.adapters.k8s.queues import KubernetesKueueGateway
 from controlplane.core.ports.eks import EksCluster
+from controlplane.core.ports.queues import KueueReadRefusedError
 from controlplane.core.training.manifest import JobPlacement, render
 from controlplane.models.training import SubmitJobRequest
 from sandbox.aws.hyperpod import queues
@@ -76,3 +77,18 @@ def test_a_cluster_without_kueue_has_no_queues_and_no_workloads(cluster: EksClus
     gateway = KubernetesKueueGateway(factory)
     assert gateway.cluster_queues(cluster, REGION) == []
     assert gateway.workloads(cluster, REGION) == []
+
+
+def test_rbac_refusing_kueues_kinds_is_a_typed_refusal_naming_the_kind(
+    served: tuple[KubernetesEmulator, str], cluster: EksCluster, factory: Any
+) -> None:
+    emulator = served[0]
+    emulator.set_authorizer(lambda _cluster, _token, access: access.api_group != "kueue.x-k8s.io")
+    gateway = KubernetesKueueGateway(factory)
+    try:
+        with pytest.raises(KueueReadRefusedError, match=r"clusterqueues\.kueue\.x-k8s\.io: Forbidden"):
+            gateway.cluster_queues(cluster, REGION)
+        with pytest.raises(KueueReadRefusedError, match=r"workloads\.kueue\.x-k8s\.io"):
+            gateway.workloads(cluster, REGION)
+    finally:
+        emulator.set_authorizer(None)

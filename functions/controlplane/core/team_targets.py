@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
+from controlplane.core.features.required import require_addon_feature
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.governance import GovernanceGateway
@@ -22,7 +22,6 @@ from controlplane.models.clusters import ClusterRecord
 from controlplane.models.errors import (
     ClusterNotReadyError,
     ConflictError,
-    FeatureNotEnabledError,
     InvalidRequestError,
     NotFoundError,
 )
@@ -78,15 +77,15 @@ class TeamTargets:
     def __call__(self, record: ClusterRecord, cluster: EksCluster, team: str, priority: str | None) -> TeamTarget:
         """The team's namespace and labels, once every check passed (nothing is created here)."""
         tag = record.clusterTag
-        addon = self._eks(record.region).find_addon(cluster.name, TASK_GOVERNANCE_ADDON)
-        if addon is None or addon.status != "ACTIVE":
-            state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
-            raise FeatureNotEnabledError(
-                f"`team` needs the '{Feature.TASK_GOVERNANCE.value}' feature (its add-on is {state}). Enable it with "
-                f'PATCH /clusters/{tag}/features {{"{Feature.TASK_GOVERNANCE.value}": {{"enabled": true}}}}, or drop '
-                "`team` and `priority`.",
-                {"feature": Feature.TASK_GOVERNANCE.value},
-            )
+        require_addon_feature(
+            self._eks(record.region),
+            tag,
+            cluster.name,
+            Feature.TASK_GOVERNANCE,
+            needs="`team` needs",
+            addon="its add-on",
+            then=", or drop `team` and `priority`",
+        )
         found = self._hyperpod(record.region).find_cluster(hyperpod_cluster_of(tag, record.hyperPodClusterName))
         if found is None:
             raise ClusterNotReadyError(f"Cluster '{tag}' has no HyperPod cluster yet; finish stage 4 first.")

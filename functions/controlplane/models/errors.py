@@ -15,6 +15,8 @@ class DomainError(Exception):
 
     status = 500
     code = "InternalError"
+    # Seconds after which the same request may succeed (REST: the Retry-After header); None: retrying is no remedy.
+    retry_after: int | None = None
 
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -165,6 +167,15 @@ class DependencyFailedError(DomainError):
 
     status = 502
     code = "DependencyFailed"
+
+
+class WorkflowStartRefusedError(DomainError):
+    """Step Functions refused to start a workflow for now (its open-executions limit, throttling): nothing of the
+    operation ran, and the request may be repeated after `retry_after` seconds."""
+
+    status = 503
+    code = "WorkflowStartRefused"
+    retry_after = 30
 
 
 class NodeNotRecoveredError(DomainError):

@@ -166,8 +166,11 @@ class TeamView(View):
     preemptTeamTasks: str
     fairShareWeight: int | None = None
     inUse: list[QueueResourceUse] = Field(default_factory=list, description="What its admitted jobs use now.")
-    admittedWorkloads: int = 0
+    admittedWorkloads: int | None = Field(default=0, description="null: not read (`queueUnknown` says why).")
     queued: list[QueuedWork] = Field(default_factory=list, description="Its jobs waiting for quota, oldest first.")
+    queueUnknown: str | None = Field(
+        default=None, description="Why inUse, admittedWorkloads and queued were not read (then empty); null: read."
+    )
 
 
 class TeamsView(View):

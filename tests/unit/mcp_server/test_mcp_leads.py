@@ -112,6 +112,20 @@ def test_a_list_without_pages_counts_its_items(specs):
     )
 
 
+def test_the_teams_view_leads_with_why_a_teams_use_is_unknown_instead_of_none(specs):
+    why = "the cluster's RBAC refuses the control plane's view role Kueue's clusterqueues (403)"
+    body = {
+        "clusterTag": "demo",
+        "capacity": {},
+        "allocated": {},
+        "teams": [{"team": "ml-a", "inUse": [], "admittedWorkloads": None, "queued": [], "queueUnknown": why}],
+    }
+
+    assert first(specs, "hyperpod_list_teams", body) == (
+        f"Cluster demo: 1 teams; ml-a's use and queued jobs unknown: {why}."
+    )
+
+
 def test_the_teams_view_leads_with_each_teams_use_and_why_its_first_queued_job_waits(specs):
     waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"
     body = {

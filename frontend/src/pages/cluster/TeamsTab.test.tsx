@@ -45,6 +45,15 @@ describe("TeamsTab", () => {
     expect(row).toHaveTextContent(`second: ${waiting}`);
   });
 
+  it("says a team's use and queued jobs are unknown, and why, when the API could not read its queue", async () => {
+    const reason = "the cluster's RBAC refuses the control plane's view role Kueue's clusterqueues.kueue.x-k8s.io: Forbidden (403)";
+    const unread = { ...TEAM, admittedWorkloads: null, queueUnknown: reason };
+    renderTab(TeamsTab, { api: fakeApi({ "GET /clusters/{clusterTag}/teams": { ...TEAMS, teams: [unread] } }).api, role: "viewer" });
+    const row = (await screen.findByText("ml-a")).closest("tr")!;
+    expect(within(row).getAllByText(`Unknown: ${reason}`)).toHaveLength(2);
+    expect(row).not.toHaveTextContent("none");
+  });
+
   it("creates a team with the chosen instance type and count", async () => {
     const { api, calls } = fakeApi({
       "GET /clusters/{clusterTag}/teams": TEAMS,

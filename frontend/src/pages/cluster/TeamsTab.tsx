@@ -5,7 +5,8 @@
  * team (`?action=create-team`) or changes the chosen one's quota (`?action=change-team`), and the delete of a team's
  * quota; a change and a delete go through the API's plan and confirmation. Each team's namespace says whether it is
  * ready for workloads (the cluster's claims and the jobs' identity copied into it) and what it lacks; one that is not
- * can be prepared again (an operation).
+ * can be prepared again (an operation). Where the API could not read a team's queue (the cluster's RBAC refusing Kueue's
+ * kinds, or its Kubernetes API not reachable), its use and queued jobs read "Unknown" with the API's reason.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -54,6 +55,11 @@ export function NamespaceReadiness({ team }: { team: Team }) {
   return <StatusIndicator type="stopped">Unknown (Kubernetes API not reachable)</StatusIndicator>;
 }
 
+/** Why the team's queue was not read, in place of its use and queued jobs. */
+function QueueUnknown({ reason }: { reason: string }) {
+  return <StatusIndicator type="stopped">Unknown: {reason}</StatusIndicator>;
+}
+
 /** "1 nvidia.com/gpu on ml.g5.xlarge (1 borrowed)": the accelerators its admitted jobs use now. */
 function inUse(team: Team): string {
   const used = (team.inUse ?? []).filter((use) => /gpu|neuron/.test(use.resource));
@@ -63,6 +69,7 @@ function inUse(team: Team): string {
 
 /** Its jobs and model servers' pods waiting for quota, each with why (Kueue's words). */
 function Queued({ team }: { team: Team }) {
+  if (team.queueUnknown) return <QueueUnknown reason={team.queueUnknown} />;
   const queued = team.queued ?? [];
   if (queued.length === 0) return <>0</>;
   return (
@@ -204,7 +211,7 @@ export default function TeamsTab({ cluster }: ClusterTabProps) {
         columnDefinitions={[
           { id: "team", header: "Team", cell: (item) => item.team },
           { id: "quota", header: "Quota", cell: allocations },
-          { id: "inUse", header: "In use", cell: inUse },
+          { id: "inUse", header: "In use", cell: (item) => (item.queueUnknown ? <QueueUnknown reason={item.queueUnknown} /> : inUse(item)) },
           { id: "queued", header: "Queued", cell: (item) => <Queued team={item} /> },
           { id: "sharing", header: "Sharing", cell: (item) => (item.borrowLimit ? `${item.sharing} (borrow ≤ ${item.borrowLimit}%)` : item.sharing) },
           { id: "queue", header: "Namespace / queue", cell: (item) => `${item.namespace} / ${item.localQueue}` },

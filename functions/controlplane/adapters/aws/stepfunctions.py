@@ -9,7 +9,12 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from controlplane.adapters.aws.session import client, error_code
+from controlplane.models.errors import WorkflowStartRefusedError
 from controlplane.models.operations import OperationKind
+
+# StartExecution's refusals that pass with time (botocore's error shapes, and throttling, which botocore's retries
+# give up on): the open executions of the account and Region at their limit, or calls over their rate.
+REFUSALS_FOR_NOW = ("ExecutionLimitExceeded", "ThrottlingException", "KmsThrottlingException")
 
 
 class StepFunctionsLauncher:
@@ -18,9 +23,17 @@ class StepFunctionsLauncher:
 
     def start(self, kind: OperationKind, execution_name: str, payload: Mapping[str, Any]) -> str:
         arn = self._arns[kind.value]
-        response = client("stepfunctions").start_execution(
-            stateMachineArn=arn, name=execution_name, input=json.dumps(payload)
-        )
+        try:
+            response = client("stepfunctions").start_execution(
+                stateMachineArn=arn, name=execution_name, input=json.dumps(payload)
+            )
+        except ClientError as error:
+            code = error_code(error)
+            if code not in REFUSALS_FOR_NOW:
+                raise
+            raise WorkflowStartRefusedError(
+                f"Step Functions refused to start the {kind.value} workflow for now ({code}).", {"refusal": code}
+            ) from error
         return str(response["executionArn"])
 
     def stop(self, execution_arn: str, cause: str) -> None:

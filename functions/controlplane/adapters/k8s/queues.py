@@ -1,5 +1,6 @@
 """Kueue's ClusterQueues and Workloads through the official client's CustomObjectsApi, read as raw JSON in pages.
-A cluster without Kueue's CRDs answers 404, read as no queues and no workloads."""
+A cluster without Kueue's CRDs answers 404, read as no queues and no workloads; RBAC refusing the reader the kind
+(403) is KueueReadRefusedError."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from controlplane.adapters.k8s.client import KubernetesClientFactory, raw_pages
 from controlplane.core.ports.eks import EksCluster
-from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
+from controlplane.core.ports.queues import ClusterQueueUse, KueueReadRefusedError, QueuedWorkload, ResourceUse
 
 GROUP, VERSION = "kueue.x-k8s.io", "v1beta1"
 
@@ -82,5 +83,7 @@ def _served(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[st
     try:
         yield from raw_pages(list_call, **selectors)
     except ApiException as error:
+        if error.status == 403:
+            raise KueueReadRefusedError(f"{selectors['plural']}.{GROUP}: {error.reason}") from None
         if error.status != 404:
             raise

@@ -25,7 +25,7 @@ from controlplane.core.endpoints.errors import (
     RoutingImmutableError,
 )
 from controlplane.core.endpoints.manifest import API_VERSION, ENDPOINT_LABEL, ResolvedSource
-from controlplane.core.features.catalog.inference_operator import INFERENCE_OPERATOR_ADDON
+from controlplane.core.features.required import require_addon_feature
 from controlplane.core.naming import hyperpod_cluster_of
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
@@ -34,7 +34,7 @@ from controlplane.core.ports.kubernetes import KubernetesGateway, SecretGateway,
 from controlplane.core.ports.model_endpoints import ModelEndpointGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import require_owned_secret
-from controlplane.core.training import manifest as jobs
+from controlplane.core.training.outputs import find_job
 from controlplane.core.training.schema import schema_problems
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
@@ -50,7 +50,7 @@ from controlplane.models.endpoints import (
     EndpointSummary,
     L2CacheBackend,
 )
-from controlplane.models.errors import DependencyFailedError, FeatureNotEnabledError, InvalidRequestError
+from controlplane.models.errors import DependencyFailedError, InvalidRequestError
 from controlplane.models.features import Feature
 from controlplane.models.instance_types import instance_type
 from controlplane.models.status import GPU_RESOURCE, INSTANCE_TYPE_LABEL
@@ -115,16 +115,15 @@ class EndpointService:
         return obj
 
     def _require_inference_operator(self, record: ClusterRecord, cluster: EksCluster) -> None:
-        addon = self._eks(record.region).find_addon(cluster.name, INFERENCE_OPERATOR_ADDON)
-        if addon is None or addon.status != "ACTIVE":
-            state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
-            feature = Feature.INFERENCE_OPERATOR.value
-            raise FeatureNotEnabledError(
-                f"Managed endpoints need the '{feature}' feature (the HyperPod inference operator add-on is {state}). "
-                f"Enable it with PATCH /clusters/{record.clusterTag}/features "
-                f'{{"{feature}": {{"enabled": true}}}}, then create the endpoint again.',
-                {"feature": feature},
-            )
+        require_addon_feature(
+            self._eks(record.region),
+            record.clusterTag,
+            cluster.name,
+            Feature.INFERENCE_OPERATOR,
+            needs="Managed endpoints need",
+            addon="the HyperPod inference operator add-on",
+            then=", then create the endpoint again",
+        )
 
     def _require_l2_prerequisite(self, record: ClusterRecord, request: CreateEndpointRequest) -> None:
         l2 = request.kvCache.l2 if request.kvCache else None
@@ -185,11 +184,7 @@ class EndpointService:
         if hugging_face is not None and hugging_face.tokenSecret:
             secret = (namespace, hugging_face.tokenSecret)
             require_owned_secret(self._secrets, record, cluster, secret, "model.source.huggingFace.tokenSecret")
-
-        def read_job(name: str) -> dict[str, Any] | None:
-            return self._nodes.get(cluster, record.region, jobs.API_VERSION, jobs.KIND, name, namespace)
-
-        return sources.resolve(record, request.model.source, read_job)
+        return sources.resolve(record, request.model.source, find_job(self._reads, cluster, record.region, namespace))
 
     # --- reads -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ how it is ensured and removed); enabling runs in `Feature`'s order, disabling in
 - `panel`: the features panel (`FeaturePanelService`: view, plan, update), built on `diff` (the explicit
   diff of a PATCH against live state) and `rules` (the dependency rules between features);
 - `steps`: the workflow's entry points (`FeatureSteps`: ensure, remove, delete identities);
+- `required`: what a request building on an add-on feature asks first (its add-on ACTIVE, else FeatureNotEnabled);
 - `catalog`: one module per feature, and `CATALOG`, their declarations collected;
 - shared building blocks: `declaration` (how a feature declares itself), `facts` (what every feature reads first,
   and the shape of a feature), `addon` (a feature that is an EKS add-on with its IAM role and bucket), `manifest`

@@ -129,6 +129,10 @@ class TeamNamespaces:
         plan = team_plan(self._deployment, record, team)
         return self._operations.start(record, actor, OperationKind.PREPARE_TEAM_NAMESPACE, team=plan)
 
+    def cancel(self, operation: Operation, actor: Actor) -> None:
+        """Stop a preparation whose team was not created after all (its lock is released)."""
+        self._operations.cancel(operation.operationId, actor)
+
     def remove(self, record: ClusterRecord, team: str, actor: Actor) -> Operation:
         plan = team_plan(self._deployment, record, team)
         return self._operations.start(record, actor, OperationKind.REMOVE_TEAM_NAMESPACE, team=plan)

@@ -1,6 +1,7 @@
 """What each team's queue holds now, as Kueue keeps it in the cluster: what its admitted jobs use per instance type
 (its ClusterQueue's usage) and its jobs that wait, with Kueue's reason (its Workloads not admitted). The teams view
-(`teams.py`) shows it beside each team's quota."""
+(`teams.py`) shows it beside each team's quota; when the cluster's RBAC refuses the reads, or its Kubernetes API is not
+reachable, every team's queue state is unknown and says why."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from dataclasses import dataclass, field
 
 from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.ports.eks import EksGateway
-from controlplane.core.ports.queues import KueueGateway
+from controlplane.core.ports.queues import ClusterQueueUse, KueueGateway, KueueReadRefusedError, QueuedWorkload
 from controlplane.models.clusters import ClusterRecord
+from controlplane.models.errors import ClusterNotReadyError
 from controlplane.models.governance import QueuedWork, QueueResourceUse, team_cluster_queue, team_namespace
 
 
@@ -19,6 +21,8 @@ class TeamQueue:
     in_use: list[QueueResourceUse] = field(default_factory=list)
     admitted: int = 0
     queued: list[QueuedWork] = field(default_factory=list)
+    # Why the rest was not read (None: read).
+    unknown: str | None = None
 
 
 class TeamQueueReader:
@@ -27,9 +31,19 @@ class TeamQueueReader:
         self._kueue = kueue
 
     def __call__(self, record: ClusterRecord, teams: list[str]) -> dict[str, TeamQueue]:
-        """Each team's queue state (an empty one where Kueue has nothing for it)."""
-        cluster = reachable_control_plane(self._eks(record.region), record.eksClusterName, record.clusterTag)
-        by_queue = {queue.name: queue for queue in self._kueue.cluster_queues(cluster, record.region)}
+        """Each team's queue state (an empty one where Kueue has nothing for it, an unknown one where it was not
+        read)."""
+        try:
+            queues, workloads = self._read(record)
+        except KueueReadRefusedError as refused:
+            why = (
+                f"the cluster's RBAC refuses the control plane's view role Kueue's {refused} (403); it needs get and "
+                "list on kueue.x-k8s.io clusterqueues and workloads"
+            )
+            return {team: TeamQueue(unknown=why) for team in teams}
+        except ClusterNotReadyError as unreachable:
+            return {team: TeamQueue(unknown=unreachable.message) for team in teams}
+        by_queue = {queue.name: queue for queue in queues}
         by_namespace = {team_namespace(team): team for team in teams}
         found = {team: TeamQueue() for team in teams}
         for team, state in found.items():
@@ -42,7 +56,7 @@ class TeamQueueReader:
                 for use in queue.usage
                 if use.total not in ("0", "0Gi")
             ]
-        for workload in self._kueue.workloads(cluster, record.region):
+        for workload in workloads:
             owner = by_namespace.get(workload.namespace)
             if owner is None or workload.admitted or workload.finished:
                 continue
@@ -57,3 +71,7 @@ class TeamQueueReader:
                 )
             )
         return found
+
+    def _read(self, record: ClusterRecord) -> tuple[list[ClusterQueueUse], list[QueuedWorkload]]:
+        cluster = reachable_control_plane(self._eks(record.region), record.eksClusterName, record.clusterTag)
+        return self._kueue.cluster_queues(cluster, record.region), self._kueue.workloads(cluster, record.region)

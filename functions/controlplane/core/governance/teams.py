@@ -4,8 +4,9 @@ the teams view also shows the cluster's scheduler policy (`scheduler`).
 Creating a quota is checked first: the add-on is installed, the team is new, each instance type is one of the
 cluster's, and the quotas of every team together stay within the cluster's capacity (its instance groups' counts per
 type). Deleting one is planned first and needs the plan's confirmation token: the team's queued work stays queued
-without a quota. Creating a team starts the operation that prepares its namespace for workloads, deleting one the
-operation that undoes it (`namespace`); each team's view says whether its namespace is ready.
+without a quota. Creating a team starts the operation that prepares its namespace for workloads before the quota, so
+that a team is created with it or not at all; deleting one starts the operation that undoes it (`namespace`) before
+the quota goes. Each team's view says whether its namespace is ready.
 """
 
 from __future__ import annotations
@@ -33,7 +34,13 @@ from controlplane.core.ports.hyperpod import HyperPodCluster, HyperPodGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamNotFoundError
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction, StageName
-from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConflictError, InvalidRequestError
+from controlplane.models.errors import (
+    ClusterBusyError,
+    ClusterNotReadyError,
+    ConflictError,
+    InvalidRequestError,
+    WorkflowStartRefusedError,
+)
 from controlplane.models.features import Feature
 from controlplane.models.governance import (
     CreateTeamQuotaRequest,
@@ -119,8 +126,10 @@ class TeamService:
         return _view(found)
 
     def create(self, cluster_tag: str, request: CreateTeamQuotaRequest, actor: Actor) -> TeamView:
-        """CreateComputeQuota once every check passes, nothing is created otherwise; then the operation that
-        prepares the team's namespace."""
+        """Once every check passes, the operation that prepares the team's namespace (it waits for the namespace the
+        quota brings), then CreateComputeQuota; nothing is created when either is refused: the operation by the
+        cluster's lock (409 naming the running operation) or by Step Functions (503, retry), the quota by SageMaker
+        (the operation is cancelled)."""
         record, cluster = self._cluster(cluster_tag)
         addon = self._eks(record.region).find_addon(record.eksClusterName, TASK_GOVERNANCE_ADDON)
         if addon is None:
@@ -147,9 +156,19 @@ class TeamService:
             preempt=request.preemptTeamTasks,
             fair_share_weight=request.fairShareWeight,
         )
-        quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
+        again = f"POST /clusters/{cluster_tag}/teams"
+        operation = self._started(
+            request.team, "created", again, lambda: self._namespaces.prepare(record, request.team, actor)
+        )
+        try:
+            quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
+        except BaseException:
+            self._namespaces.cancel(operation, actor)
+            raise
         view = _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
-        return self._started(cluster_tag, view, lambda: self._namespaces.prepare(record, request.team, actor))
+        return view.model_copy(
+            update={"namespaceReady": False, "namespaceOperationId": operation.operationId, "namespaceMissing": []}
+        )
 
     def prepare_namespace(self, cluster_tag: str, team: str, actor: Actor) -> Operation:
         """Prepare the team's namespace again (after its operation failed, or the cluster's storage or jobs identity
@@ -240,7 +259,8 @@ class TeamService:
         ):
             # The removal starts first: while another operation holds the cluster it is refused (409) with the quota
             # untouched, since once the quota is gone no route reaches the team's namespace copies.
-            operation = self._namespaces.remove(record, team, actor)
+            again = f"DELETE /clusters/{cluster_tag}/teams/{team} with the same confirmationToken"
+            operation = self._started(team, "deleted", again, lambda: self._namespaces.remove(record, team, actor))
             self._governance(record.region).delete_quota(view.quotaId)
         return view.model_copy(
             update={
@@ -259,20 +279,25 @@ class TeamService:
             return view
         return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
 
-    def _started(self, cluster_tag: str, view: TeamView, start: Callable[[], Operation]) -> TeamView:
-        """The new team's view with the namespace operation `start` began; while another operation holds the cluster,
-        the view says how to run it later instead (the quota stands)."""
+    def _started(self, team: str, done: str, again: str, start: Callable[[], Operation]) -> Operation:
+        """The team's namespace operation `start` began, before its quota is created or deleted; when it is refused,
+        so is the request as a whole (nothing done), saying when to repeat it (`again`)."""
         try:
-            operation = start()
+            return start()
         except ClusterBusyError as busy:
-            later = (
-                f"the namespace operation, not started: {busy} Once that ends, POST /clusters/{cluster_tag}/teams/"
-                f"{view.team}/namespace runs it"
-            )
-            return view.model_copy(update={"namespaceReady": False, "namespaceMissing": [later]})
-        return view.model_copy(
-            update={"namespaceReady": False, "namespaceOperationId": operation.operationId, "namespaceMissing": []}
-        )
+            raise ClusterBusyError(
+                f"Team '{team}' was not {done}: the cluster is busy with operation "
+                f"{busy.details.get('activeOperationId')}, and a team's namespace is changed by an operation of its "
+                f"own. Wait for that one (operation_wait), then repeat {again}.",
+                busy.details,
+            ) from busy
+        except WorkflowStartRefusedError as refused:
+            raise WorkflowStartRefusedError(
+                f"Team '{team}' was not {done}: Step Functions refused to start its namespace operation for now "
+                f"({refused.details.get('refusal')}). Repeat {again} in {refused.retry_after} s (operation "
+                f"{refused.details.get('operationId')}, recorded FAILED, needs no resume).",
+                refused.details,
+            ) from refused
 
 
 def _capacity(cluster: HyperPodCluster) -> Counter[str]:
@@ -340,8 +365,9 @@ def _view(quota: ComputeQuota, queue: TeamQueue | None = None) -> TeamView:
         preemptTeamTasks=spec.preempt,
         fairShareWeight=spec.fair_share_weight,
         inUse=queue.in_use,
-        admittedWorkloads=queue.admitted,
+        admittedWorkloads=None if queue.unknown else queue.admitted,
         queued=queue.queued,
+        queueUnknown=queue.unknown,
     )
 
 

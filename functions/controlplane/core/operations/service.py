@@ -43,6 +43,7 @@ from controlplane.models.errors import (
     OperationNotFoundError,
     OperationStateError,
     StaleVersionError,
+    WorkflowStartRefusedError,
 )
 from controlplane.models.operations import (
     Operation,
@@ -217,6 +218,12 @@ class OperationService:
             )
         except Exception as error:
             self.fail(operation.operationId, OperationError(code="WorkflowStartFailed", message=str(error)))
+            if isinstance(error, WorkflowStartRefusedError):
+                raise WorkflowStartRefusedError(
+                    f"{error.message} Operation {operation.operationId} is recorded FAILED and none of it ran; resume "
+                    f"it (POST /operations/{operation.operationId}/resume) in {error.retry_after} s.",
+                    {**error.details, "operationId": operation.operationId},
+                ) from error
             raise
         return self._update(
             operation.operationId,

@@ -45,11 +45,17 @@ class QueuedWorkload:
     created_at: str | None
 
 
+class KueueReadRefusedError(Exception):
+    """The cluster's RBAC refuses the reader a Kueue kind (403); the message names the kind and the API server's
+    reason."""
+
+
 class KueueGateway(Protocol):
     def cluster_queues(self, cluster: EksCluster, region: str) -> list[ClusterQueueUse]:
-        """Every ClusterQueue with its usage (none when Kueue is not installed)."""
+        """Every ClusterQueue with its usage (none when Kueue is not installed); KueueReadRefusedError on a 403."""
         ...
 
     def workloads(self, cluster: EksCluster, region: str, namespace: str | None = None) -> list[QueuedWorkload]:
-        """The Workloads of a namespace (None: of every namespace), oldest first (none without Kueue)."""
+        """The Workloads of a namespace (None: of every namespace), oldest first (none without Kueue);
+        KueueReadRefusedError on a 403."""
         ...

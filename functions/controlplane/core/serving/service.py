@@ -32,8 +32,7 @@ from controlplane.core.serving.placement import check_placement
 from controlplane.core.serving.scaling import ScaleToZero
 from controlplane.core.serving.target import ServingTarget, find_server, resolve
 from controlplane.core.team_targets import TeamTargets, workload_namespace
-from controlplane.core.training import manifest as jobs
-from controlplane.core.training.outputs import job_output
+from controlplane.core.training.outputs import find_job, job_output
 from controlplane.models.chat import ChatCompletion, ChatCompletionRequest
 from controlplane.models.clusters import Plan, PlannedAction
 from controlplane.models.common import DEFAULT_PAGE_SIZE
@@ -133,7 +132,7 @@ class ModelServerService:
             raise _name_in_use(request.name, found[0].namespace)
         source_uri = None
         if request.modelSource is not None:
-            path, source_uri = self._job_output(target, request.modelSource.job, team.namespace if team else None)
+            path, source_uri = self._job_output(target, request.modelSource.job)
             parsed = parsed.with_model(path)
         target = replace(target, namespace=team.namespace) if team else target
         if self._deployment(target, request.name) is not None or (
@@ -156,17 +155,11 @@ class ModelServerService:
             objects.append(manifest.service(request.name, target.namespace, request.name, parsed.port, external))
         return target, objects
 
-    def _job_output(self, target: ServingTarget, job_name: str, team_namespace: str | None) -> tuple[str, str]:
+    def _job_output(self, target: ServingTarget, job_name: str) -> tuple[str, str]:
         """(the path the server reads the job's output at, its S3 URI): the output must be in the claim's bucket. The
-        job is looked for in the claim's namespace, then in the deploying team's (where that team's jobs run)."""
-
-        def read_job(name: str) -> dict[str, Any] | None:
-            for namespace in filter(None, (target.namespace, team_namespace)):
-                job = self._objects.get(target.cluster, target.region, jobs.API_VERSION, jobs.KIND, name, namespace)
-                if job is not None:
-                    return job
-            return None
-
+        job is found by name in the claim's namespace or a team's (`find_job`, read as the jobs role, which lists
+        jobs)."""
+        read_job = find_job(self._creates, target.cluster, target.region, target.namespace)
         output = job_output(target.record, job_name, read_job)
         bucket = target.record.storageBucket
         if not target.claim or output.bucket != bucket:

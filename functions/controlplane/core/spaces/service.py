@@ -16,12 +16,13 @@ from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.control_plane import reachable_control_plane
 from controlplane.core.features.catalog.dev_spaces import SPACES_ADDON
+from controlplane.core.features.required import require_addon_feature
 from controlplane.core.ports.eks import EksCluster, EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, WorkloadGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.spaces import manifest
 from controlplane.models.clusters import ClusterRecord, Plan, PlannedAction
-from controlplane.models.errors import ConflictError, FeatureNotEnabledError, InvalidRequestError, NotFoundError
+from controlplane.models.errors import ConflictError, InvalidRequestError, NotFoundError
 from controlplane.models.features import Feature
 from controlplane.models.spaces import (
     ALLOWED_SPACE_IMAGES,
@@ -144,15 +145,15 @@ class SpaceService:
         return record, cluster, namespace or "default", claim
 
     def _require_addon(self, record: ClusterRecord, cluster: EksCluster) -> None:
-        addon = self._eks(record.region).find_addon(cluster.name, SPACES_ADDON)
-        if addon is None or addon.status != "ACTIVE":
-            state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
-            raise FeatureNotEnabledError(
-                f"Spaces need the '{Feature.DEV_SPACES.value}' feature (the {SPACES_ADDON} add-on is {state}). "
-                f"Enable it with PATCH /clusters/{record.clusterTag}/features "
-                f'{{"{Feature.DEV_SPACES.value}": {{"enabled": true}}}}, then create the space again.',
-                {"feature": Feature.DEV_SPACES.value},
-            )
+        require_addon_feature(
+            self._eks(record.region),
+            record.clusterTag,
+            cluster.name,
+            Feature.DEV_SPACES,
+            needs="Spaces need",
+            addon=f"the {SPACES_ADDON} add-on",
+            then=", then create the space again",
+        )
 
     def _require_gpus(self, record: ClusterRecord, cluster: EksCluster, gpus: int) -> None:
         most = max(

@@ -1,5 +1,6 @@
 """Where a finished training job's model is (train → deploy): the S3 location of a Succeeded job's output, for every
-way of serving it (`"modelSource": {"job": "<name>"}` on a self-managed model server and on a managed endpoint).
+way of serving it (`"modelSource": {"job": "<name>"}` on a self-managed model server and on a managed endpoint). The
+job is found by its name alone, as the job routes find it: in the claim's namespace or a team's (`find_job`).
 
 A job's output is the value of its output argument (`--output`, `--output_dir`, `--output-dir`, `--output_path`,
 `--output-path`, as the recipes write them): an `s3://bucket/prefix` URI, or a directory under the S3 claim's mount
@@ -14,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controlplane.core.ports.eks import EksCluster
+from controlplane.core.ports.kubernetes import WorkloadGateway
+from controlplane.core.team_targets import workload_namespace
 from controlplane.core.training import manifest as jobs
 from controlplane.core.training.manifest import S3_MOUNT
 from controlplane.models.clusters import ClusterRecord
@@ -23,8 +27,19 @@ from controlplane.models.training import JobPhase
 OUTPUT_FLAGS = ("--output", "--output_dir", "--output-dir", "--output_path", "--output-path")
 _S3_URI = re.compile(r"^s3://(?P<bucket>[a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/(?P<prefix>.*))?$")
 
-# A job's name → the job object in the cluster's workload namespace, or None when there is no such job.
+# A job's name → the job object, or None when there is no such job.
 JobReader = Callable[[str], dict[str, Any] | None]
+
+
+def find_job(reads: WorkloadGateway, cluster: EksCluster, region: str, home: str) -> JobReader:
+    """Reads a training job by name in the claim's namespace `home` or a team's `hyperpod-ns-<team>` (job names are
+    unique across them), with one list call across namespaces."""
+
+    def read(name: str) -> dict[str, Any] | None:
+        page = reads.list_objects(cluster, region, jobs.API_VERSION, jobs.KIND, None, 10, None, name=name)
+        return next((job for job in page.items if workload_namespace(job["metadata"].get("namespace"), home)), None)
+
+    return read
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from controlplane.core.auth import Actor
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.control_plane import reachable_control_plane
-from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
+from controlplane.core.features.required import require_addon_feature
 from controlplane.core.naming import JOB_SERVICE_ACCOUNT
 from controlplane.core.paging import decode_token, encode_token, invalid_token
 from controlplane.core.ports.eks import EksCluster, EksGateway
@@ -126,16 +126,15 @@ class TrainingJobService:
         return record, cluster, job, placement.namespace
 
     def _require_training_operator(self, record: ClusterRecord, cluster: EksCluster) -> None:
-        addon = self._eks(record.region).find_addon(cluster.name, TRAINING_OPERATOR_ADDON)
-        if addon is None or addon.status != "ACTIVE":
-            state = "not installed" if addon is None else f"{addon.status}, not ACTIVE"
-            raise FeatureNotEnabledError(
-                f"{JobKind.HYPERPOD_PYTORCH_JOB.value} needs the '{Feature.TRAINING_OPERATOR.value}' feature (the "
-                f"HyperPod training operator add-on is {state}). Enable it with PATCH "
-                f"/clusters/{record.clusterTag}/features "
-                f'{{"{Feature.TRAINING_OPERATOR.value}": {{"enabled": true}}}}, then submit again.',
-                {"feature": Feature.TRAINING_OPERATOR.value},
-            )
+        require_addon_feature(
+            self._eks(record.region),
+            record.clusterTag,
+            cluster.name,
+            Feature.TRAINING_OPERATOR,
+            needs=f"{JobKind.HYPERPOD_PYTORCH_JOB.value} needs",
+            addon="the HyperPod training operator add-on",
+            then=", then submit again",
+        )
 
     def _require_kuberay_operator(self, record: ClusterRecord, cluster: EksCluster, kind: JobKind) -> None:
         namespace, name = KUBERAY_OPERATOR_DEPLOYMENT

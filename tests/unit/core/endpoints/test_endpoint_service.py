@@ -92,12 +92,12 @@ class World:
             "hp-cluster-demo", "arn", "InService", None, (), settings={"TieredStorageConfig": {"Mode": mode}}
         )
 
-    def job(self, name: str, args: list[str], condition: str = "Completed") -> None:
+    def job(self, name: str, args: list[str], condition: str = "Completed", namespace: str = "ml") -> None:
         container = {"name": "pytorch", "image": "train:1", "args": args}
         job = {
             "apiVersion": "sagemaker.amazonaws.com/v1",
             "kind": "HyperPodPyTorchJob",
-            "metadata": {"name": name, "namespace": "ml"},
+            "metadata": {"name": name, "namespace": namespace},
             "spec": {
                 "replicaSpecs": [{"name": "pods", "replicas": 1, "template": {"spec": {"containers": [container]}}}]
             },
@@ -234,6 +234,22 @@ def test_a_finished_job_deploys_from_its_s3_output(world: World) -> None:
     assert obj is not None
     assert obj["spec"]["modelSourceConfig"]["s3Storage"]["bucketName"] == BUCKET
     assert obj["spec"]["modelSourceConfig"]["modelLocation"] == "outputs/sft"
+
+
+def test_a_teams_finished_job_deploys_from_its_output_found_in_the_teams_namespace(world: World) -> None:
+    world.job("sft", ["--output_dir=s3://team-bucket/outputs/sft"], namespace="hyperpod-ns-ml-a")
+    world.job("other", ["--output_dir=/s3/outputs/other"], namespace="kube-public")
+
+    world.service.create("demo", request(model={**request().model_dump()["model"], "source": {"job": "sft"}}))
+
+    obj = world.endpoint("qwen")
+    assert obj is not None
+    assert obj["spec"]["modelSourceConfig"]["s3Storage"]["bucketName"] == "team-bucket"
+    assert obj["spec"]["modelSourceConfig"]["modelLocation"] == "outputs/sft"
+    with pytest.raises(InvalidRequestError, match="no training job named 'other'"):
+        world.service.create(
+            "demo", request(name="other", model={**request().model_dump()["model"], "source": {"job": "other"}})
+        )
 
 
 def put_secret(world: World, labels: dict[str, str]) -> None:

@@ -4,6 +4,7 @@ new team, on the cluster's instance types and within its capacity; it is deleted
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -19,8 +20,14 @@ from controlplane.core.governance.teams import (
     TeamService,
 )
 from controlplane.core.ports.hyperpod import InstanceGroup
-from controlplane.core.ports.queues import ClusterQueueUse, QueuedWorkload, ResourceUse
-from controlplane.models.errors import ClusterBusyError, ClusterNotReadyError, ConfirmationRequiredError
+from controlplane.core.ports.queues import ClusterQueueUse, KueueReadRefusedError, QueuedWorkload, ResourceUse
+from controlplane.models.errors import (
+    ClusterBusyError,
+    ClusterNotReadyError,
+    ConfirmationRequiredError,
+    ConflictError,
+    WorkflowStartRefusedError,
+)
 from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
 from tests.fakes.deployment import DEPLOYMENT
 from tests.fakes.governance import InMemoryGovernanceGateway
@@ -62,6 +69,12 @@ def teams(world: World) -> TeamService:
 
 def request(team: str = "ml-a", count: int = 2, instance_type: str = G5) -> CreateTeamQuotaRequest:
     return CreateTeamQuotaRequest(team=team, allocations=[{"instanceType": instance_type, "count": count}])
+
+
+def created(world, team: str, count: int) -> None:
+    """The team created, with its namespace operation ended (the cluster free for the next one)."""
+    operation = teams(world).create("demo", request(team, count), ADMIN).namespaceOperationId
+    world.operations.succeed(operation)
 
 
 def test_a_team_is_created_with_its_namespace_and_queue_and_counted_against_capacity(world):
@@ -119,9 +132,20 @@ def test_deleting_a_team_is_planned_then_confirmed_and_removes_its_namespace_cop
 def test_deleting_a_team_while_another_operation_holds_the_cluster_is_refused_with_the_quota_kept(world):
     teams(world).create("demo", request(), ADMIN)  # its namespace preparation still runs
     plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
-    with pytest.raises(ClusterBusyError):
+    with pytest.raises(ClusterBusyError, match="Team 'ml-a' was not deleted: the cluster is busy with operation"):
         teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
     assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+
+
+def test_a_team_whose_removal_step_functions_refuses_keeps_its_quota_and_its_token_for_the_repeat(world):
+    created(world, "ml-a", 1)
+    plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
+    world.launcher.fail_with = WorkflowStartRefusedError("Refused for now.", {"refusal": "ThrottlingException"})
+    with pytest.raises(WorkflowStartRefusedError, match=r"not deleted: .*\(ThrottlingException\)\. Repeat DELETE"):
+        teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+    world.launcher.fail_with = None
+    assert teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN).status == "Deleting"
 
 
 def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
@@ -132,8 +156,8 @@ def test_an_unknown_team_is_not_found_naming_the_known_ones(world):
 
 
 def test_a_quota_change_is_planned_checked_against_the_other_teams_and_confirmed(world):
-    teams(world).create("demo", request("ml-a", 2), ADMIN)
-    teams(world).create("demo", request("ml-b", 1), ADMIN)
+    created(world, "ml-a", 2)
+    created(world, "ml-b", 1)
     with pytest.raises(QuotaExceedsCapacityError, match="1 already guaranteed to other teams, so at most 3"):
         teams(world).plan_update(
             "demo", "ml-a", UpdateTeamQuotaRequest(allocations=[{"instanceType": G5, "count": 4}]), ADMIN
@@ -152,19 +176,50 @@ def test_a_quota_change_names_something_to_change():
         UpdateTeamQuotaRequest()
 
 
-def test_creating_a_team_starts_its_namespace_preparation_or_says_how_to_run_it_once_the_cluster_is_free(world):
-    created = teams(world).create("demo", request("ml-a", 1), ADMIN)
-    assert created.namespaceOperationId is not None
-    assert world.operations.get(created.namespaceOperationId).kind == "prepare_team_namespace"
-    busy = teams(world).create("demo", request("ml-b", 1), ADMIN)
-    assert (busy.namespaceReady, busy.namespaceOperationId) == (False, None)
-    assert "POST /clusters/demo/teams/ml-b/namespace" in busy.namespaceMissing[0]
-    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a", "ml-b"]
+def test_creating_a_team_starts_its_namespace_preparation(world):
+    team = teams(world).create("demo", request("ml-a", 1), ADMIN)
+    assert team.namespaceOperationId is not None
+    assert world.operations.get(team.namespaceOperationId).kind == "prepare_team_namespace"
+
+
+def test_a_team_created_while_another_operation_holds_the_cluster_is_refused_and_nothing_is_created(world):
+    running = teams(world).create("demo", request("ml-a", 1), ADMIN).namespaceOperationId
+    busy_with = rf"Team 'ml-b' was not created: .*busy with operation {running}"
+    with pytest.raises(ClusterBusyError, match=busy_with) as busy:
+        teams(world).create("demo", request("ml-b", 1), ADMIN)
+    assert busy.value.status == 409
+    assert "then repeat POST /clusters/demo/teams." in busy.value.message
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+
+
+def test_a_team_whose_namespace_operation_step_functions_refuses_is_a_retryable_503_with_nothing_created(world):
+    world.launcher.fail_with = WorkflowStartRefusedError(
+        "Step Functions refused to start the prepare_team_namespace workflow for now (ExecutionLimitExceeded).",
+        {"refusal": "ExecutionLimitExceeded"},
+    )
+    with pytest.raises(WorkflowStartRefusedError, match=r"Team 'ml-a' was not created: .*Repeat POST") as refused:
+        teams(world).create("demo", request("ml-a", 1), ADMIN)
+    assert (refused.value.status, refused.value.retry_after) == (503, 30)
+    assert world.governance.quotas(world.hyperpod.clusters[HP].arn) == []
+    failed = world.operations.get(refused.value.details["operationId"])
+    assert (failed.status, failed.error.code) == ("FAILED", "WorkflowStartFailed")
+    assert world.registry.find("demo").activeOperationId is None
+    world.launcher.fail_with = None
+    assert teams(world).create("demo", request("ml-a", 1), ADMIN).team == "ml-a"
+
+
+def test_a_quota_sagemaker_refuses_cancels_the_namespace_operation_it_waited_on(world):
+    world.governance.fail_create = ConflictError("ConflictException: a quota for this namespace exists")
+    with pytest.raises(ConflictError, match="ConflictException"):
+        teams(world).create("demo", request("ml-a", 1), ADMIN)
+    (operation,) = world.operations.list_for_cluster("demo").items
+    assert operation.status == "CANCELLED"
+    assert world.registry.find("demo").activeOperationId is None
 
 
 def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_reason(world):
-    teams(world).create("demo", request("ml-a", 1), ADMIN)
-    teams(world).create("demo", request("ml-b", 1), ADMIN)
+    created(world, "ml-a", 1)
+    created(world, "ml-b", 1)
     gpus = ResourceUse(G5, "nvidia.com/gpu", "1", "0")
     world.kueue.queues[EKS_NAME] = [ClusterQueueUse("hyperpod-ns-ml-a-clusterqueue", (gpus,), 1, 1)]
     waiting = "couldn't assign flavors to pod set pods: insufficient unused quota for nvidia.com/gpu in flavor x"
@@ -197,3 +252,22 @@ def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_rea
         ("second", "training-priority", "Pending", waiting)
     ]
     assert (b.inUse, b.admittedWorkloads, b.queued) == ([], 0, [])
+
+
+def test_the_teams_view_says_each_teams_use_is_unknown_and_why_when_rbac_refuses_kueues_kinds(world):
+    created(world, "ml-a", 1)
+    world.kueue.refusal = KueueReadRefusedError("clusterqueues.kueue.x-k8s.io: Forbidden")
+    [team] = teams(world).teams("demo").teams
+    assert (team.inUse, team.admittedWorkloads, team.queued) == ([], None, [])
+    assert team.queueUnknown is not None
+    assert "refuses the control plane's view role Kueue's clusterqueues.kueue.x-k8s.io: Forbidden" in team.queueUnknown
+    assert "get and list on kueue.x-k8s.io clusterqueues and workloads" in team.queueUnknown
+    assert team.allocations[0].count == 1
+
+
+def test_the_teams_view_reads_as_unknown_use_while_the_kubernetes_api_is_not_reachable(world):
+    created(world, "ml-a", 1)
+    world.eks.clusters[EKS_NAME] = replace(world.eks.clusters[EKS_NAME], endpoint=None)
+    [team] = teams(world).teams("demo").teams
+    assert (team.admittedWorkloads, team.namespaceReady) == (None, None)
+    assert team.queueUnknown

@@ -4,7 +4,13 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.operations.service import OperationService
 from controlplane.core.ports.persistence import ClusterLock
 from controlplane.models.clusters import ClusterStatus, NetworkPlan
-from controlplane.models.errors import ClusterBusyError, OperationStateError, StaleOperationError, StaleVersionError
+from controlplane.models.errors import (
+    ClusterBusyError,
+    OperationStateError,
+    StaleOperationError,
+    StaleVersionError,
+    WorkflowStartRefusedError,
+)
 from controlplane.models.operations import MAX_ATTEMPTS_KEPT, OperationKind, OperationStatus, StageStatus
 
 STAGES = ["network", "iam", "eks-control-plane", "cluster-access", "kubernetes-api", "events"]
@@ -58,6 +64,19 @@ def test_a_workflow_that_cannot_start_fails_its_operation_and_releases_the_lock(
     assert operation.status == OperationStatus.FAILED
     assert operation.error.code == "WorkflowStartFailed"
     assert registry.find("demo").activeOperationId is None
+
+
+def test_a_workflow_step_functions_refuses_for_now_is_a_503_naming_the_failed_operation_to_resume(
+    service, registry, launcher
+):
+    launcher.fail_with = WorkflowStartRefusedError("Refused for now (ExecutionLimitExceeded).", {"refusal": "x"})
+    with pytest.raises(WorkflowStartRefusedError) as refused:
+        start(service, registry)
+    (operation,) = service.list_for_cluster("demo").items
+    assert refused.value.status == 503
+    assert refused.value.details == {"refusal": "x", "operationId": operation.operationId}
+    assert f"resume it (POST /operations/{operation.operationId}/resume) in 30 s" in refused.value.message
+    assert (operation.status, registry.find("demo").activeOperationId) == (OperationStatus.FAILED, None)
 
 
 def test_beginning_a_later_stage_finishes_the_earlier_ones(service, registry, clock):

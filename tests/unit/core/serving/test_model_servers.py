@@ -490,10 +490,19 @@ def test_a_team_serves_its_own_jobs_output_from_the_teams_namespace(world: World
     detail = world.servers.deploy("demo", request)
 
     assert (detail.namespace, detail.modelSourceUri) == ("hyperpod-ns-ml-a", "s3://bucket-demo/outputs/tuned")
-    with pytest.raises(InvalidRequestError, match="no training job named 'tuned'"):
-        world.servers.deploy(
-            "demo", DeployModelRequest(name="home", command="vllm serve", gpus=1, modelSource={"job": "tuned"})
-        )
+
+
+def test_a_job_is_found_by_its_name_alone_in_the_claims_or_a_teams_namespace_as_the_job_routes_find_it(
+    world: World,
+) -> None:
+    world.add_team("ml-a")
+    world.kubernetes.apply(world.cluster, REGION, [job("Completed", "/s3/outputs/tuned", "hyperpod-ns-ml-a")])
+    world.kubernetes.apply(world.cluster, REGION, [job("Completed", "/s3/outputs/elsewhere", "kube-public")])
+    request = DeployModelRequest(name="home", command="vllm serve", gpus=1, modelSource={"job": "tuned"})
+
+    detail = world.servers.deploy("demo", request)
+
+    assert (detail.namespace, detail.modelSourceUri) == ("ml", "s3://bucket-demo/outputs/tuned")
 
 
 def test_a_team_server_is_listed_read_and_deleted_by_its_name_alone(world: World) -> None:
