@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from controlplane.core.ports.queues import QueuedWorkload
+from controlplane.core.ports.queues import KueueReadRefusedError, QueuedWorkload
 from controlplane.core.serving.manifest import MODEL_LABEL
 from controlplane.core.training.queueing import NO_WORKLOAD
 from controlplane.models.clusters import ClusterRecord
@@ -90,3 +90,16 @@ def test_a_loading_server_whose_pods_kueue_admitted_reads_no_workload(world: Wor
     assert (detail.status, detail.waitingReason, listed.status) == ("Loading", None, "Loading")
     assert [(pod.name, pod.queued) for pod in detail.pods] == [("qwen-a", False)]
     assert world.queues.reads == 0
+
+
+def test_a_gated_pod_whose_workloads_rbac_refuses_leaves_the_server_queued_saying_so(world: World) -> None:
+    add_pod(world, "qwen-a", gated=True)
+    world.queues.refusal = KueueReadRefusedError("workloads.kueue.x-k8s.io: Forbidden")
+
+    detail = world.servers.get("demo", "qwen")
+
+    assert detail.status == "Queued"
+    assert detail.waitingReason == (
+        "Kueue holds its pods; why is unknown: the cluster's RBAC refuses the view role Kueue's "
+        "workloads.kueue.x-k8s.io: Forbidden (403)."
+    )
