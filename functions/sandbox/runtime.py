@@ -132,13 +132,13 @@ class Sandbox:
     """Starts and stops the simulated account.
 
     The test and demo controls: `faults` (step failures), `emulator` (the clusters' Kubernetes objects), `training`
-    (the training operator: kill a job's process), `kueue` (task governance's Kueue: admits queued jobs), `kuberay`
-    (the KubeRay controller: how long a Ray job's step takes), `downloads` (the downloader: fail a download), `serving`
-    (model servers: their load time), `inference` (the inference operator: how long models load), `sagemaker_runtime`
-    (the SageMaker endpoints it registered),
-    `hyperpod` (training plans, node faults), `events` (EventBridge: HyperPod's events to the events handler),
-    `quotas` (the account's Service Quotas) and `aws_calls` (every AWS request served); `eks`, `addons`, `hyperpod` and
-    `fsx` say how long their resources take (`seconds`), which a benchmark may set apart.
+    (the training operator: kill a job's process), `kueue` (task governance's Kueue: admits queued jobs and model
+    servers' pods), `kuberay` (the KubeRay controller: how long a Ray job's step takes), `downloads` (the downloader:
+    fail a download), `serving` (model servers: their load time), `inference` (the inference operator: how long
+    models load), `sagemaker_runtime` (the SageMaker endpoints it registered), `hyperpod` (training plans, node
+    faults), `events` (EventBridge: HyperPod's events to the events handler), `quotas` (the account's Service Quotas)
+    and `aws_calls` (every AWS request served); `eks`, `addons`, `hyperpod` and `fsx` say how long their resources
+    take (`seconds`), which a benchmark may set apart.
     """
 
     def __init__(self, options: SandboxOptions) -> None:

@@ -4,6 +4,9 @@
  * separators ("InService", "IN_SERVICE", "Scaled to zero"). A word with a detail, "enabled (CREATING)" or a node's
  * "Pending" with "Rebooting", shows the less settled of the two: an add-on still creating is not yet green.
  */
+import Badge from "@cloudscape-design/components/badge";
+import Box from "@cloudscape-design/components/box";
+import SpaceBetween from "@cloudscape-design/components/space-between";
 import StatusIndicator, { type StatusIndicatorProps } from "@cloudscape-design/components/status-indicator";
 import type { Schemas } from "../api/client";
 
@@ -111,6 +114,18 @@ export function Status(props: { value: string | null | undefined; detail?: strin
         {props.detail ? `${text} (${props.detail})` : text}
       </StatusIndicator>
     </span>
+  );
+}
+
+/** A workload's status (a job's phase, a model server's status); one Kueue holds (task governance) shows a Queued
+ * badge with why it waits. */
+export function QueueStatus({ value, waitingReason }: { value: string; waitingReason?: string | null }) {
+  if (value !== "Queued") return <Status value={value} />;
+  return (
+    <SpaceBetween size="xxs">
+      <Badge color="blue">Queued</Badge>
+      {waitingReason && <Box variant="small">{waitingReason}</Box>}
+    </SpaceBetween>
   );
 }
 

@@ -1,10 +1,10 @@
 """Long polls for workloads — a training job, a model server, a managed endpoint: when each wait ends.
 
 A wait ends where an agent's next step begins: a job that finished or failed (a RayCluster, which runs until deleted,
-once it runs), a model server that is no longer Loading, an endpoint whose deployment completed or failed (or, after
-a delete, whose deletion did). Each wait holds the request at most `MAX_WAIT_SECONDS` (`core.polling.LongPoll`) and
-answers with the workload as it read it last, saying whether it is done. Not here: reading the workloads (their
-services) or the operation wait (`core.operations`).
+once it runs), a model server that is neither Loading nor Queued, an endpoint whose deployment completed or failed
+(or, after a delete, whose deletion did). Each wait holds the request at most `MAX_WAIT_SECONDS`
+(`core.polling.LongPoll`) and answers with the workload as it read it last, saying whether it is done. Not here:
+reading the workloads (their services) or the operation wait (`core.operations`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def job_done(job: JobDetail) -> bool:
 
 
 def deployment_done(deployment: DeploymentDetail) -> bool:
-    return deployment.status != "Loading"
+    return deployment.status not in ("Loading", "Queued")
 
 
 def endpoint_done(endpoint: EndpointDetail) -> bool:

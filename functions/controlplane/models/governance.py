@@ -139,7 +139,8 @@ class QueueResourceUse(View):
 
 
 class QueuedWork(View):
-    """A job of the team's that Kueue has not admitted, and why it waits (Kueue's own words)."""
+    """A job of the team's, or a pod of its model server (kind Pod), that Kueue has not admitted, and why it waits
+    (Kueue's own words)."""
 
     name: str
     kind: str

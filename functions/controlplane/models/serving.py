@@ -113,6 +113,7 @@ class ServingPod(View):
     uid: str
     node: str | None = None
     ready: bool
+    queued: bool = Field(default=False, description="Kueue holds it (a team's server): it waits for the quota.")
     service: str | None = Field(default=None, description="For a pool worker: the service it is bound to.")
 
 
@@ -126,7 +127,10 @@ class DeploymentSummary(View):
     gpus: int
     replicas: int
     readyReplicas: int
-    status: Literal["Loading", "Ready", "Scaled to zero"]
+    status: Literal["Loading", "Queued", "Ready", "Scaled to zero"] = Field(
+        description="Queued: a team's server whose pods Kueue holds (task governance); waitingReason says why."
+    )
+    waitingReason: str | None = Field(default=None, description="While Queued: Kueue's reason, from a pod's Workload.")
     instanceType: str | None = None
     port: int
     createdAt: datetime | None = None
@@ -140,8 +144,8 @@ class DeploymentDetail(DeploymentSummary):
 
 
 class DeploymentWait(WorkloadWait):
-    """Done once the model server is no longer Loading: Ready (every replica answers its health path) or Scaled to
-    zero."""
+    """Done once the model server is neither Loading nor Queued: Ready (every replica answers its health path) or
+    Scaled to zero."""
 
     deployment: DeploymentDetail
 

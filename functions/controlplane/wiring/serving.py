@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 def model_servers() -> ModelServerService:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.k8s.client import KubernetesApiGateway
+    from controlplane.adapters.k8s.queues import KubernetesKueueGateway
     from controlplane.adapters.k8s.secrets import KubernetesSecretGateway
     from controlplane.adapters.k8s.serving import KubernetesServingGateway
     from controlplane.adapters.k8s.workloads import KubernetesWorkloadGateway
@@ -36,6 +37,7 @@ def model_servers() -> ModelServerService:
         secrets=KubernetesSecretGateway(factory=wiring.kubernetes_job_writers()),
         confirmations=wiring.confirmations(),
         targets=wiring.team_targets(),
+        queues=KubernetesKueueGateway(factory=wiring.kubernetes_readers()),
     )
 
 

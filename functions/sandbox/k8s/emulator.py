@@ -203,6 +203,19 @@ class ClusterStore:
 
         return self._emulator.transact(self._cluster, write)
 
+    def create(self, obj: JsonObject) -> JsonObject:
+        """Create ``obj`` as a controller does through the API (a ReplicaSet its pods): the admission webhooks see it
+        first. 409 (ApiError) when it exists."""
+
+        def write(store: ObjectStore, events: list[Event]) -> JsonObject:
+            kind = store.kind_for(obj.get("apiVersion", ""), obj.get("kind", ""))
+            if kind is None:
+                raise LookupError(f"unknown kind {obj.get('kind')!r} in {obj.get('apiVersion')!r}")
+            created = store.create(kind, obj["metadata"].get("namespace"), copy.deepcopy(obj), events)
+            return present(kind, created)
+
+        return self._emulator.transact(self._cluster, write)
+
     def delete(self, group: str, version: str, plural: str, namespace: str | None, name: str) -> JsonObject | None:
         """Delete an object (cascading like the API does); returns it, or None when it was absent."""
 

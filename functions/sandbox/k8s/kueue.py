@@ -6,6 +6,7 @@ webhook, and its controller's admission of HyperPodPyTorchJobs.
   HyperPod simulation serves them with the first task-governance object (`sandbox.aws.hyperpod.queues`).
 - The webhook: a HyperPodPyTorchJob created with the `kueue.x-k8s.io/queue-name` label is suspended
   (`spec.runPolicy.suspend: true`), so the training operator creates no pod until Kueue admits it.
+- A queued Deployment's pods: Kueue's `deployment` integration, each pod gated with its own Workload (`kueue_pods`).
 - The controller: each such job gets a `Workload` (named `hyperpodpytorchjob-<job>-<hash>`, labelled with the job's
   uid) in the job's namespace. Pending workloads are admitted by priority (the WorkloadPriorityClass's value), then
   creation time, when their ClusterQueue has room (`kueue_quota`); an admitted job is unsuspended. A pending one keeps
@@ -16,7 +17,7 @@ webhook, and its controller's admission of HyperPodPyTorchJobs.
   resolves the class in `prepareWorkload` and returns the API's NotFound, which it retries; no event, no condition),
   so the job stays suspended with no Workload [src: kubernetes-sigs/kueue pkg/controller/jobframework/reconciler.go,
   `handleJobWithNoWorkload`]. The control plane's submit is to refuse such a job before it is created.
-Not simulated: preemption, fair-sharing order, admission checks, other job kinds.
+Not simulated: preemption, fair-sharing order, admission checks, other job kinds, pod groups.
 """
 
 from __future__ import annotations
@@ -25,17 +26,16 @@ import hashlib
 import threading
 from typing import Any
 
+from sandbox.k8s import kueue_pods
 from sandbox.k8s.emulator import ClusterStore, KubernetesEmulator
 from sandbox.k8s.kinds import Kind
+from sandbox.k8s.kueue_pods import GROUP, PRIORITY_LABEL, QUEUE_LABEL, VERSION
 from sandbox.k8s.kueue_quota import PodSet, Queue, assign, formatted, quantity
 from sandbox.k8s.pods import now
 from sandbox.k8s.store import ObjectStore
 
 JsonObject = dict[str, Any]
-GROUP, VERSION = "kueue.x-k8s.io", "v1beta1"
 API_VERSION = f"{GROUP}/{VERSION}"
-QUEUE_LABEL = f"{GROUP}/queue-name"
-PRIORITY_LABEL = f"{GROUP}/priority-class"
 JOB_UID_LABEL = f"{GROUP}/job-uid"
 KINDS = (  # (plural, kind, namespaced)
     ("clusterqueues", "ClusterQueue", False),
@@ -89,6 +89,8 @@ class KueueSimulation:
 
     def install(self) -> None:
         self._emulator.add_webhook(_suspend_queued_job)
+        self._emulator.add_webhook(kueue_pods.suspend_queued_deployment)
+        self._emulator.add_webhook(kueue_pods.gate_suspended_pod)
         self._emulator.add_listener(self._on_event)
 
     def _on_event(self, cluster: str, event_type: str, obj: JsonObject) -> None:
@@ -102,30 +104,36 @@ class KueueSimulation:
             if not _served(store):
                 return
             if event_type == "ADDED":
-                self._create_workload(store, obj)
+                self._create_workload(store, obj, workload_name(obj), _job_pod_sets(obj))
             elif event_type == "DELETED":
-                self._delete_workload(store, obj)
+                store.delete(GROUP, VERSION, "workloads", obj["metadata"]["namespace"], workload_name(obj))
             elif not self._finish_workload(store, obj):
                 return
+        elif api_version == "v1" and kind == "Pod":
+            store = self._emulator.store(cluster)
+            if not kueue_pods.queued(obj) or event_type == "MODIFIED" or not _served(store):
+                return
+            name = kueue_pods.workload_name(obj)
+            if event_type == "DELETED":
+                store.delete(GROUP, VERSION, "workloads", obj["metadata"]["namespace"], name)
+            elif kueue_pods.gated(obj):
+                self._create_workload(store, obj, name, kueue_pods.pod_sets(obj))
         elif api_version != API_VERSION or kind == "Workload":
             return
         self.reconcile(cluster)
 
-    def _create_workload(self, store: ClusterStore, job: JsonObject) -> None:
-        meta = job["metadata"]
+    def _create_workload(self, store: ClusterStore, owner: JsonObject, name: str, pod_sets: list[JsonObject]) -> None:
+        """The Workload of a queued job or pod, owned by it (none while its priority class is missing)."""
+        meta = owner["metadata"]
         labels = meta.get("labels") or {}
         priority_class = labels.get(PRIORITY_LABEL)
         priority = 0
         if priority_class is not None:
             found = store.get(GROUP, VERSION, "workloadpriorityclasses", None, priority_class)
             if found is None:
-                return  # Kueue retries; the job stays suspended with no Workload
+                return  # Kueue retries; the job stays suspended (the pod gated) with no Workload
             priority = int(found.get("value", 0))
-        pod_sets = [
-            {"name": replica["name"], "count": int(replica.get("replicas") or 0), "template": replica.get("template")}
-            for replica in job["spec"].get("replicaSpecs") or []
-        ]
-        owner = {"apiVersion": job["apiVersion"], "kind": JOB_KIND, "name": meta["name"], "uid": meta["uid"]}
+        reference = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"]}
         spec: JsonObject = {"queueName": labels[QUEUE_LABEL], "podSets": pod_sets, "priority": priority}
         if priority_class is not None:
             spec.update(priorityClassName=priority_class, priorityClassSource=f"{GROUP}/workloadpriorityclass")
@@ -134,19 +142,15 @@ class KueueSimulation:
                 "apiVersion": API_VERSION,
                 "kind": "Workload",
                 "metadata": {
-                    "name": workload_name(job),
+                    "name": name,
                     "namespace": meta["namespace"],
                     "labels": {JOB_UID_LABEL: meta["uid"]},
-                    "ownerReferences": [{**owner, "controller": True, "blockOwnerDeletion": True}],
+                    "ownerReferences": [{**reference, "controller": True, "blockOwnerDeletion": True}],
                 },
                 "spec": spec,
             }
         )
-        _event(store, job, "Normal", "CreatedWorkload", f"Created Workload: {meta['namespace']}/{workload_name(job)}")
-
-    def _delete_workload(self, store: ClusterStore, job: JsonObject) -> None:
-        """The garbage collector deletes a deleted job's Workload (it owns it)."""
-        store.delete(GROUP, VERSION, "workloads", job["metadata"]["namespace"], workload_name(job))
+        _event(store, owner, "Normal", "CreatedWorkload", f"Created Workload: {meta['namespace']}/{name}")
 
     def _finish_workload(self, store: ClusterStore, job: JsonObject) -> bool:
         """Mark the Workload Finished when its job ended; whether it changed."""
@@ -224,6 +228,13 @@ class KueueSimulation:
             _queue_status(store, obj, queue, counts, local)
 
 
+def _job_pod_sets(job: JsonObject) -> list[JsonObject]:
+    return [
+        {"name": replica["name"], "count": int(replica.get("replicas") or 0), "template": replica.get("template")}
+        for replica in job["spec"].get("replicaSpecs") or []
+    ]
+
+
 def _suspend_queued_job(store: ObjectStore, kind: Kind, obj: JsonObject) -> None:
     """Kueue's job webhook: a queued job is created suspended, for the controller to release on admission."""
     if (kind.group, kind.kind) != (JOB_GROUP, JOB_KIND) or store.kind(GROUP, VERSION, "workloads") is None:
@@ -272,12 +283,18 @@ def _admit(store: ClusterStore, workload: JsonObject, admission: JsonObject, mes
     _set_condition(workload, "QuotaReserved", "True", "QuotaReserved", message)
     _set_condition(workload, "Admitted", "True", "Admitted", "The workload is admitted")
     store.put(workload)
-    owner = workload["metadata"]["ownerReferences"][0]
-    job = store.get(JOB_GROUP, JOB_VERSION, JOB_PLURAL, workload["metadata"]["namespace"], owner["name"])
-    if job is not None:
-        job["spec"].setdefault("runPolicy", {})["suspend"] = False
-        store.put(job)
-        _event(store, job, "Normal", "Started", f"Admitted by clusterQueue {admission['clusterQueue']}")
+    owner, namespace = workload["metadata"]["ownerReferences"][0], workload["metadata"]["namespace"]
+    if owner["kind"] == "Pod":
+        released = store.get("", "v1", "pods", namespace, owner["name"])
+        if released is None or not kueue_pods.ungate(released):
+            return
+    else:
+        released = store.get(JOB_GROUP, JOB_VERSION, JOB_PLURAL, namespace, owner["name"])
+        if released is None:
+            return
+        released["spec"].setdefault("runPolicy", {})["suspend"] = False
+    store.put(released)
+    _event(store, released, "Normal", "Started", f"Admitted by clusterQueue {admission['clusterQueue']}")
 
 
 def _pend(store: ClusterStore, workload: JsonObject, reason: str, message: str) -> None:

@@ -3,9 +3,11 @@ model that answers behind their Services through the API server's service proxy.
 
 What it does:
 - keeps a model-server Deployment's pods at its replicas, each on a simulated node with the GPUs it asks for;
-  a new pod is Running but not Ready until `seconds_to_load` (loading the weights) have passed;
-- scales in by removing the pods with the lowest `controller.kubernetes.io/pod-deletion-cost` first (unassigned
-  pool workers before bound ones), and deletes the pods with their Deployment;
+  a new pod is Running but not Ready until `seconds_to_load` (loading the weights) have passed; pods are created
+  through the API, so admission webhooks see them: one created with a scheduling gate (Kueue's, for a team's
+  server) stays Pending, unscheduled, until the gate is removed;
+- scales in by removing unscheduled pods first, then those with the lowest `controller.kubernetes.io/pod-deletion-cost`
+  (unassigned pool workers before bound ones), as a ReplicaSet ranks them, and deletes the pods with their Deployment;
 - keeps `status.replicas` / `readyReplicas` current;
 - answers `/health`, `/v1/models` and `POST /v1/chat/completions` of a Service with a ready pod behind it (503 when
   none is ready, as the API server's proxy does), the echo saying it is a sandbox model.
@@ -29,6 +31,13 @@ from sandbox.k8s.pods import node_ready, pod_container, running_container
 JsonObject = dict[str, Any]
 
 MODEL_LABEL = "instantstart.aws/model-server"
+# What the scheduler says of a gated pod [src: kubernetes pkg/apis/core/types.go PodReasonSchedulingGated].
+_SCHEDULING_GATED = {
+    "type": "PodScheduled",
+    "status": "False",
+    "reason": "SchedulingGated",
+    "message": "Scheduling is blocked due to non-empty scheduling gates",
+}
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 GPU = "nvidia.com/gpu"
 SANDBOX_NOTICE = "I am a sandbox echo model, not a real LLM."
@@ -54,7 +63,13 @@ class ModelServingSimulation:
     # --- the Deployment controller ----------------------------------------------------------
 
     def _on_event(self, cluster: str, event_type: str, obj: JsonObject) -> None:
-        if obj.get("kind") != "Deployment" or MODEL_LABEL not in (obj["metadata"].get("labels") or {}):
+        if MODEL_LABEL not in (obj["metadata"].get("labels") or {}):
+            return
+        if obj.get("kind") == "Pod" and event_type == "MODIFIED":
+            with self._lock:
+                self._released(cluster, obj)
+            return
+        if obj.get("kind") != "Deployment":
             return
         store = self._emulator.store(cluster)
         namespace, name = obj["metadata"].get("namespace", "default"), obj["metadata"]["name"]
@@ -73,54 +88,80 @@ class ModelServingSimulation:
         desired = int((deployment.get("spec") or {}).get("replicas") or 0)
         pods = self._pods(store, namespace, name)
         if len(pods) > desired:
-            by_cost = sorted(pods, key=lambda pod: int(_annotations(pod).get(DELETION_COST, "0")))
-            for pod in by_cost[: len(pods) - desired]:
+            by_rank = sorted(
+                pods, key=lambda pod: ("nodeName" in pod["spec"], int(_annotations(pod).get(DELETION_COST, "0")))
+            )
+            for pod in by_rank[: len(pods) - desired]:
                 store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
         for _ in range(desired - len(pods)):
             self._create_pod(cluster, store, deployment)
         self._update_status(store, namespace, name)
 
     def _create_pod(self, cluster: str, store: ClusterStore, deployment: JsonObject) -> None:
+        """Create a pod from the template through the API (admission webhooks see it), then schedule it."""
         namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
         template = deployment["spec"]["template"]
-        spec = template.get("spec") or {}
-        container = (spec.get("containers") or [{}])[0]
-        gpus = int(((container.get("resources") or {}).get("limits") or {}).get(GPU, 0))
-        nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
+        container = ((template.get("spec") or {}).get("containers") or [{}])[0]
         pod_name = f"{name}-{secrets.token_hex(4)}"
         owner = {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": deployment["metadata"]["uid"]}
-        scheduled = bool(nodes)
-        store.put(
+        metadata = template.get("metadata") or {}
+        created = store.create(
             {
                 "apiVersion": "v1",
                 "kind": "Pod",
                 "metadata": {
                     "name": pod_name,
                     "namespace": namespace,
-                    "labels": dict((template.get("metadata") or {}).get("labels") or {}),
+                    "labels": dict(metadata.get("labels") or {}),
+                    "annotations": dict(metadata.get("annotations") or {}),
                     "ownerReferences": [owner],
                 },
-                "spec": {
-                    **({"nodeName": nodes[0]["metadata"]["name"]} if scheduled else {}),
-                    "containers": [pod_container(container)],
-                },
-                "status": {
-                    "phase": "Running" if scheduled else "Pending",
-                    "startTime": _now(),
-                    "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
-                    # The kubelet of the node reports the containers; an unscheduled pod has none to report.
-                    **(
-                        {"containerStatuses": [running_container({"name": "server", **container}, ready=False)]}
-                        if scheduled
-                        else {}
-                    ),
-                },
+                "spec": {**(template.get("spec") or {}), "containers": [pod_container(container)]},
             }
         )
-        if scheduled:
-            timer = threading.Timer(self.seconds_to_load, self._ready, args=(cluster, namespace, name, pod_name))
-            timer.daemon = True
-            timer.start()
+        if not created["spec"].get("schedulingGates"):
+            self._schedule(cluster, store, created)
+        elif (found := store.get("", "v1", "pods", namespace, pod_name)) and found["spec"].get("schedulingGates"):
+            found["status"]["conditions"] = [{**_SCHEDULING_GATED, "lastTransitionTime": _now()}]
+            store.put(found)
+
+    def _schedule(self, cluster: str, store: ClusterStore, pod: JsonObject) -> None:
+        """The scheduler and the kubelet: an ungated, unscheduled pod goes Running on the first node that fits it and
+        is Ready once the model loaded; one that fits no node stays Pending."""
+        spec = pod.get("spec") or {}
+        if spec.get("schedulingGates") or spec.get("nodeName"):
+            return
+        container = (spec.get("containers") or [{}])[0]
+        gpus = int(((container.get("resources") or {}).get("limits") or {}).get(GPU, 0))
+        nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
+        if not nodes:
+            return
+        namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        spec["nodeName"] = nodes[0]["metadata"]["name"]
+        pod["status"] = {
+            "phase": "Running",
+            "startTime": _now(),
+            "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
+            "containerStatuses": [running_container({"name": "server", **container}, ready=False)],
+        }
+        store.put(pod)
+        deployment = (pod["metadata"].get("labels") or {}).get(MODEL_LABEL, "")
+        timer = threading.Timer(self.seconds_to_load, self._ready, args=(cluster, namespace, deployment, pod_name))
+        timer.daemon = True
+        timer.start()
+
+    def _released(self, cluster: str, pod: JsonObject) -> None:
+        """A pod whose scheduling gates were all removed (Kueue admitted it) is scheduled."""
+        spec = pod.get("spec") or {}
+        if spec.get("schedulingGates") or spec.get("nodeName") or (pod.get("status") or {}).get("phase") != "Pending":
+            return
+        try:
+            store = self._emulator.store(cluster)
+            found = store.get("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+        except LookupError:
+            return
+        if found is not None:
+            self._schedule(cluster, store, found)
 
     def _ready(self, cluster: str, namespace: str, deployment: str, pod_name: str) -> None:
         try:

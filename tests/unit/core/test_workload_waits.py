@@ -89,7 +89,9 @@ def test_a_job_wait_ends_when_the_job_ended_or_a_ray_cluster_runs(detail, done):
     assert job_done(detail) is done
 
 
-@pytest.mark.parametrize(("status", "done"), [("Loading", False), ("Ready", True), ("Scaled to zero", True)])
+@pytest.mark.parametrize(
+    ("status", "done"), [("Loading", False), ("Queued", False), ("Ready", True), ("Scaled to zero", True)]
+)
 def test_a_model_server_wait_ends_once_it_is_no_longer_loading(status, done):
     assert deployment_done(deployment(status)) is done
 

@@ -67,7 +67,7 @@ function inUse(team: Team): string {
   return text.join("; ") || "none";
 }
 
-/** Its jobs waiting for quota, each with why (Kueue's words). */
+/** Its jobs and model servers' pods waiting for quota, each with why (Kueue's words). */
 function Queued({ team }: { team: Team }) {
   if (team.queueUnknown) return <QueueUnknown reason={team.queueUnknown} />;
   const queued = team.queued ?? [];

@@ -1,7 +1,7 @@
 /**
  * One self-managed model server (`/clusters/{tag}/inference/deployments/{name}`): its settings, replicas ready, serving
- * command and pods with their node and readiness, re-read while it is Loading. Delete (operator) shows the API's plan
- * and asks for the server's name.
+ * command and pods with their node and readiness, re-read while it is Loading or Queued (a team's server whose pods
+ * Kueue holds: a Queued badge with why). Delete (operator) shows the API's plan and asks for the server's name.
  */
 import Box from "@cloudscape-design/components/box";
 import Button from "@cloudscape-design/components/button";
@@ -16,7 +16,7 @@ import { useNavigate, useParams } from "react-router-dom";
 import { unwrap } from "../../api/client";
 import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { Status } from "../../components/status";
+import { QueueStatus, Status } from "../../components/status";
 import { useResource } from "../../hooks/useResource";
 import { useDeleteModelServer } from "./deleteModelServer";
 import { inferencePath } from "./paths";
@@ -33,7 +33,7 @@ export default function DeploymentDetailPage() {
     [api, clusterTag, name],
   );
   const { reload } = server;
-  const loading = server.data?.status === "Loading";
+  const loading = server.data?.status === "Loading" || server.data?.status === "Queued";
   useEffect(() => {
     if (!loading) return;
     const timer = setTimeout(reload, POLL_MS);
@@ -47,7 +47,7 @@ export default function DeploymentDetailPage() {
     <SpaceBetween size="m">
       <Header
         variant="h1"
-        description={<Status value={data.status} />}
+        description={<QueueStatus value={data.status} waitingReason={data.waitingReason} />}
         actions={
           <SpaceBetween size="xs" direction="horizontal">
             <Button iconName="refresh" ariaLabel="Refresh model server" onClick={reload} />
@@ -62,7 +62,7 @@ export default function DeploymentDetailPage() {
         <KeyValuePairs
           columns={4}
           items={[
-            { label: "Status", value: <Status value={data.status} /> },
+            { label: "Status", value: <QueueStatus value={data.status} waitingReason={data.waitingReason} /> },
             { label: "Ready / replicas", value: `${data.readyReplicas} / ${data.replicas}` },
             { label: "GPUs per replica", value: data.gpus },
             { label: "Instance type", value: data.instanceType ?? "-" },
@@ -88,7 +88,7 @@ export default function DeploymentDetailPage() {
         columnDefinitions={[
           { id: "name", header: "Pod", cell: (pod) => pod.name },
           { id: "node", header: "Node", cell: (pod) => pod.node ?? "not scheduled" },
-          { id: "ready", header: "Ready", cell: (pod) => <Status value={pod.ready ? "Ready" : "Loading"} /> },
+          { id: "ready", header: "Ready", cell: (pod) => <Status value={pod.queued ? "Queued" : pod.ready ? "Ready" : "Loading"} /> },
           { id: "service", header: "Bound to service", cell: (pod) => pod.service ?? "-" },
         ]}
       />

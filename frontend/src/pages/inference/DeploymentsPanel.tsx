@@ -22,7 +22,7 @@ import { useApp } from "../../app-context";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { paginationLabels } from "../../components/labels";
 import { RouterLink } from "../../components/links";
-import { Status } from "../../components/status";
+import { QueueStatus } from "../../components/status";
 import { useConfirmation } from "../cluster/plan";
 import { useQueryParam } from "../cluster/query";
 import { useDeleteModelServer } from "./deleteModelServer";
@@ -152,7 +152,7 @@ export function DeploymentsPanel({ clusterTag }: { clusterTag: string }) {
               <RouterLink href={`/clusters/${encodeURIComponent(clusterTag)}/inference/deployments/${encodeURIComponent(item.name)}`}>{item.name}</RouterLink>
             ),
           },
-          { id: "status", header: "Status", sortingField: "status", cell: (item) => <Status value={item.status} /> },
+          { id: "status", header: "Status", sortingField: "status", cell: (item) => <QueueStatus value={item.status} waitingReason={item.waitingReason} /> },
           { id: "model", header: "Model", cell: (item) => item.model ?? "-" },
           { id: "namespace", header: "Namespace", cell: (item) => item.namespace ?? "-" },
           { id: "engine", header: "Engine", cell: (item) => item.engine },

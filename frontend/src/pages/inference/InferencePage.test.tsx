@@ -52,6 +52,14 @@ function show(role: "viewer" | "operator", url: string, answers: Answers = ANSWE
 }
 
 describe("InferencePage", { timeout: 30_000 }, () => {
+  it("shows a Queued badge with why Kueue holds a team's model server", async () => {
+    const queued = { ...SERVER, name: "waits", model: "waits-model", namespace: "hyperpod-ns-ml-a", readyReplicas: 0, status: "Queued", waitingReason: "Pending: insufficient unused quota" };
+    show("viewer", "/clusters/demo/inference", { "GET /clusters/{clusterTag}/deployments": { clusterTag: "demo", deployments: [queued] } });
+    const row = (await screen.findByText("waits-model")).closest("tr")!;
+    expect(within(row).getByText("Queued")).toBeInTheDocument();
+    expect(within(row).getByText("Pending: insufficient unused quota")).toBeInTheDocument();
+  });
+
   it("lists the model servers and offers a viewer no deploy", async () => {
     show("viewer", "/clusters/demo/inference");
     const row = (await screen.findByText("Qwen/Qwen3-0.6B")).closest("tr")!;

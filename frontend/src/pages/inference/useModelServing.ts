@@ -32,7 +32,7 @@ export function useDeployments(clusterTag: string): Resource<Schemas["Deployment
       }),
     [api, clusterTag],
   );
-  return usePolling(deployments, (items) => items.some((item) => item.status === "Loading"));
+  return usePolling(deployments, (items) => items.some((item) => item.status === "Loading" || item.status === "Queued"));
 }
 
 export function useServices(clusterTag: string): Resource<Schemas["ModelService"][]> {

@@ -35,6 +35,9 @@ SERVING_ANNOTATION = "instantstart.aws/serving"
 # A bound worker is the last pod its ReplicaSet removes on scale-in.
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 BOUND_DELETION_COST = "10000"
+# The scheduling gate Kueue puts on a team's server pod until it admits the pod [src: kubernetes-sigs/kueue
+# pkg/controller/jobs/pod/constants SchedulingGateName].
+ADMISSION_GATE = "kueue.x-k8s.io/admission"
 CONTAINER_NAME = "server"
 S3_MOUNT, SHM_MOUNT, CACHE_MOUNT = "/s3", "/dev/shm", "/root/.cache"
 LOAD_BALANCER_ANNOTATIONS = {
@@ -216,6 +219,11 @@ def pod_ready(pod: dict[str, Any]) -> bool:
     return status.get("phase") == "Running" and conditions.get("Ready") == "True"
 
 
+def gated(pod: dict[str, Any]) -> bool:
+    """Whether Kueue still holds the pod (its admission gate is on)."""
+    return any(gate.get("name") == ADMISSION_GATE for gate in (pod.get("spec") or {}).get("schedulingGates") or [])
+
+
 def serving_pod(pod: dict[str, Any]) -> ServingPod:
     business = (pod["metadata"].get("labels") or {}).get(BUSINESS_LABEL)
     return ServingPod(
@@ -223,6 +231,7 @@ def serving_pod(pod: dict[str, Any]) -> ServingPod:
         uid=pod["metadata"].get("uid", ""),
         node=(pod.get("spec") or {}).get("nodeName"),
         ready=pod_ready(pod),
+        queued=gated(pod),
         service=None if business in (None, UNASSIGNED) else business,
     )
 

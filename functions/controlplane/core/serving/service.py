@@ -21,11 +21,12 @@ from controlplane.core.confirmations import Confirmations
 from controlplane.core.downloads.manifest import token_secret
 from controlplane.core.ports.eks import EksGateway
 from controlplane.core.ports.kubernetes import KubernetesGateway, SecretGateway, WorkloadGateway
+from controlplane.core.ports.queues import KueueGateway
 from controlplane.core.ports.serving import HttpAnswer, ServingGateway
 from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.serving import command as commands
-from controlplane.core.serving import manifest, pool
+from controlplane.core.serving import manifest, pool, queueing
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
 from controlplane.core.serving.placement import check_placement
 from controlplane.core.serving.scaling import ScaleToZero
@@ -82,6 +83,7 @@ class ModelServerService:
         secrets: SecretGateway,
         confirmations: Confirmations,
         targets: TeamTargets,
+        queues: KueueGateway,
     ) -> None:
         self._clusters = clusters
         self._eks = eks
@@ -92,6 +94,7 @@ class ModelServerService:
         self._secrets = secrets
         self._confirmations = confirmations
         self._targets = targets
+        self._queues = queues
         self._scale_to_zero = ScaleToZero(confirmations, reads)
 
     # --- deploy ------------------------------------------------------------------------------
@@ -178,14 +181,25 @@ class ModelServerService:
             target.cluster, target.region, DEPLOYMENT_API, "Deployment", None, labels, limit, token
         )
         deployments = [manifest.summary(item) for item in page.items if _ours(item, target)]
+        queued = {MODEL_LABEL: None, queueing.MANAGED_LABEL: "true"}
+        deployments = queueing.with_queued(
+            deployments,
+            lambda: self._reads.select(target.cluster, target.region, "v1", "Pod", None, queued, 500, None).items,
+            lambda: self._queues.workloads(target.cluster, target.region),
+        )
         return DeploymentList(clusterTag=cluster_tag, deployments=deployments, continue_=page.next_token)
 
     def get(self, cluster_tag: str, name: str) -> DeploymentDetail:
         """Replicas ready of those asked for, and each pod with its node, readiness and (pool) binding."""
         target, found = self._require(cluster_tag, name)
         pods = self._pods(target, {MODEL_LABEL: name})
+        [summary] = queueing.with_queued(
+            [manifest.summary(found)],
+            lambda: pods,
+            lambda: self._queues.workloads(target.cluster, target.region, target.namespace),
+        )
         return DeploymentDetail(
-            **manifest.summary(found).model_dump(),
+            **summary.model_dump(),
             command=list(manifest.container(found).get("command") or []),
             modelSourceUri=manifest.settings(found).get("modelSourceUri"),
             pods=[manifest.serving_pod(pod) for pod in pods],

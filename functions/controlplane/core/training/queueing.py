@@ -1,5 +1,6 @@
 """Why a queued job waits: the phase says Queued while Kueue holds a job (task governance), and the reason is its
-Workload's, read beside the job (`KueueGateway`). Only jobs that are Queued cost a read."""
+Workload's, read beside the job (`KueueGateway`). Only jobs that are Queued cost a read. A model server's pods wait
+the same way (`core.serving.queueing` words it with `waiting_reason`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from controlplane.models.training import JobPhase, JobSummary
 
 NO_WORKLOAD = (
     "Kueue has made no Workload for it yet. If this lasts, its kueue.x-k8s.io/priority-class label names no priority "
-    "class of the cluster's scheduler policy (<name>-priority): delete the job and submit it with one that does."
+    "class of the cluster's scheduler policy (<name>-priority): delete it and create it again with one that does."
 )
 
 

@@ -35,6 +35,7 @@ from tests.fakes.governance import InMemoryGovernanceGateway, every_namespace_re
 from tests.fakes.hyperpod import InMemoryHyperPodGateway
 from tests.fakes.kubernetes import InMemoryKubernetesGateway
 from tests.fakes.persistence import FakeClock, InMemoryClusterRegistry, InMemoryConfirmationStore
+from tests.fakes.queues import InMemoryKueueGateway
 from tests.fakes.serving import InMemoryServingGateway
 from tests.fakes.workloads import InMemorySecretGateway, InMemoryWorkloadGateway
 
@@ -67,8 +68,18 @@ class World:
         self.hyperpod = InMemoryHyperPodGateway()
         self.governance = InMemoryGovernanceGateway()
         targets = TeamTargets(eks, lambda _: self.hyperpod, lambda _: self.governance, every_namespace_ready)
+        self.queues = InMemoryKueueGateway()
         self.servers = ModelServerService(
-            clusters, eks, self.kubernetes, self.serving, self.serving, workloads, secrets, confirmations, targets
+            clusters,
+            eks,
+            self.kubernetes,
+            self.serving,
+            self.serving,
+            workloads,
+            secrets,
+            confirmations,
+            targets,
+            self.queues,
         )
         self.pool = ModelPoolService(clusters, eks, self.kubernetes, self.serving, self.serving, workloads)
 
