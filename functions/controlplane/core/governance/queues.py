@@ -37,8 +37,8 @@ class TeamQueueReader:
             queues, workloads = self._read(record)
         except KueueReadRefusedError as refused:
             why = (
-                f"the cluster's RBAC refuses the control plane's view role Kueue's {refused} (403); it needs get and "
-                "list on kueue.x-k8s.io clusterqueues and workloads"
+                f"the cluster's RBAC refuses the control plane's view role Kueue's {refused} (403); "
+                f"{KueueReadRefusedError.REMEDY}"
             )
             return {team: TeamQueue(unknown=why) for team in teams}
         except ClusterNotReadyError as unreachable:

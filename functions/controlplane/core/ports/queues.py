@@ -52,6 +52,11 @@ class KueueReadRefusedError(Exception):
     """The cluster's RBAC refuses the reader a Kueue kind (403); the message names the kind and the API server's
     reason."""
 
+    REMEDY = (
+        "the view role's access entry needs the Kubernetes group instantstart:viewers and its ClusterRole "
+        "instantstart-view-reader: resume the cluster's create operation, whose Ensure Access Entry adds them"
+    )
+
 
 class KueueGateway(Protocol):
     def cluster_queues(self, cluster: EksCluster, region: str) -> list[ClusterQueueUse]:

@@ -46,7 +46,8 @@ def with_queued(
     except KueueReadRefusedError as refused:
         found = {}
         unknown = (
-            f"Kueue holds its pods; why is unknown: the cluster's RBAC refuses the view role Kueue's {refused} (403)."
+            f"Kueue holds its pods; why is unknown: the cluster's RBAC refuses the view role Kueue's {refused} (403); "
+            f"{KueueReadRefusedError.REMEDY}."
         )
     return [
         server.model_copy(
