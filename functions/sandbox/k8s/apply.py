@@ -5,10 +5,9 @@ Pure functions over plain dicts; :class:`sandbox.k8s.store.ObjectStore` calls th
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from sandbox.k8s.objects import now, without_bookkeeping
+from sandbox.k8s.objects import copy_json, now, without_bookkeeping
 
 JsonObject = dict[str, Any]
 
@@ -20,8 +19,8 @@ APPLY_PATCH = "application/apply-patch+yaml"
 def merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386 JSON merge patch: objects merge key by key, ``null`` removes a key, anything else replaces."""
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+        return copy_json(patch)
+    result = copy_json(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:
             result.pop(key, None)
@@ -37,8 +36,8 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
     ``$patch: delete`` removes the item of that name.
     """
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+        return copy_json(patch)
+    result = copy_json(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         current = result.get(key, [])
         if value is None:

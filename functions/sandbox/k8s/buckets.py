@@ -11,7 +11,6 @@ The API server's rules over writes are :class:`sandbox.k8s.store.ObjectStore`'s.
 from __future__ import annotations
 
 import bisect
-import copy
 import uuid
 from collections.abc import Sequence
 from operator import itemgetter
@@ -29,7 +28,7 @@ from sandbox.k8s.kinds import (
     crd_kinds,
     crd_storage,
 )
-from sandbox.k8s.objects import ObjectKey, body_fields, now, object_key
+from sandbox.k8s.objects import ObjectKey, body_fields, copy_json, now, object_key
 from sandbox.k8s.ordering import OrderedBucket
 from sandbox.k8s.selectors import FieldRequirement, LabelRequirement
 
@@ -203,7 +202,7 @@ class Buckets:
         if (order := self._ordered.get(kind.storage)) is not None:
             order.insert(object_key(obj), obj)
         self._index(kind.storage, object_key(obj), None, obj)
-        events.append(("ADDED", copy.deepcopy(obj)))
+        events.append(("ADDED", copy_json(obj)))
         if kind.storage == CRDS:
             self._sync_crd_kinds()
         return obj
@@ -227,7 +226,7 @@ class Buckets:
         if (order := self._ordered.get(kind.storage)) is not None:
             order.replace(object_key(new), new)
         self._index(kind.storage, object_key(new), live, new)
-        events.append(("MODIFIED", copy.deepcopy(new)))
+        events.append(("MODIFIED", copy_json(new)))
         if kind.storage == CRDS:
             self._sync_crd_kinds()
         return new
@@ -246,7 +245,7 @@ class Buckets:
         if (order := self._ordered.get(storage)) is not None:
             order.remove(key)
         self._index(storage, key, obj, None)
-        events.append(("DELETED", copy.deepcopy(obj)))
+        events.append(("DELETED", copy_json(obj)))
         if storage == PODS:
             self.logs.pop(key, None)
         elif storage == CRDS:

@@ -8,14 +8,13 @@ objects that simulators (HyperPod's nodes) and tests use.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sandbox.k8s.buckets import Event
-from sandbox.k8s.objects import object_key, present
+from sandbox.k8s.objects import copy_json, object_key, present
 from sandbox.k8s.rbac import ApiAccess
 from sandbox.k8s.selectors import parse_label_selector
 from sandbox.k8s.store import ObjectStore, Webhook
@@ -129,7 +128,7 @@ class KubernetesEmulator:
         for event_type, obj in events:
             for listener in listeners:
                 try:
-                    listener(cluster, event_type, copy.deepcopy(obj))
+                    listener(cluster, event_type, copy_json(obj))
                 except Exception:  # noqa: BLE001 - a broken listener must not undo a committed write
                     _LOG.exception("k8s emulator listener failed on %s of %s", event_type, obj.get("kind"))
         return result
@@ -198,7 +197,7 @@ class ClusterStore:
         """
 
         def write(store: ObjectStore, events: list[Event]) -> JsonObject:
-            kind, stored = store.put(copy.deepcopy(obj), events)
+            kind, stored = store.put(copy_json(obj), events)
             return present(kind, stored)
 
         return self._emulator.transact(self._cluster, write)

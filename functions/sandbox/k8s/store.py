@@ -13,7 +13,6 @@ field-ownership conflicts in server-side apply, no validation beyond object name
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from sandbox.k8s.apply import (
 from sandbox.k8s.buckets import Buckets, Event, JsonObject
 from sandbox.k8s.errors import ApiError, bad_request, conflict, details, invalid, not_found
 from sandbox.k8s.kinds import CRDS, NAME_RULES, NAMESPACE_KIND, NAMESPACES, PODS, SECRETS, Kind, crd_problems
-from sandbox.k8s.objects import now, object_body, object_key
+from sandbox.k8s.objects import copy_json, now, object_body, object_key
 
 INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 # A mutating admission webhook: sees (the store, the kind, the object to create), may change it or raise ApiError.
@@ -133,16 +132,16 @@ class ObjectStore(Buckets):
         """The object a write stores: the status subresource owns status, the main resource the rest."""
         if not isinstance(candidate, dict) or not isinstance(candidate.get("metadata"), dict):
             raise ApiError(422, "Invalid", "the updated object must have an object as its metadata")
-        new = copy.deepcopy(live if status_only else candidate)
+        new = copy_json(live if status_only else candidate)
         _fold_string_data(kind, new)
         source = candidate if status_only else live
         if status_only or kind.status_subresource:
             if "status" in source:
-                new["status"] = copy.deepcopy(source["status"])
+                new["status"] = copy_json(source["status"])
             else:
                 new.pop("status", None)
         if "managedFields" not in new["metadata"] and "managedFields" in live["metadata"]:
-            new["metadata"]["managedFields"] = copy.deepcopy(live["metadata"]["managedFields"])
+            new["metadata"]["managedFields"] = copy_json(live["metadata"]["managedFields"])
         if kind.storage == CRDS and (problems := crd_problems(new)):
             raise invalid(kind, live["metadata"]["name"], problems)
         return new
@@ -170,7 +169,7 @@ def _initialize(kind: Kind, obj: JsonObject) -> None:
     elif kind.storage == CRDS:
         spec, timestamp = obj["spec"], now()
         obj["status"] = {
-            "acceptedNames": copy.deepcopy(spec["names"]),
+            "acceptedNames": copy_json(spec["names"]),
             "conditions": [
                 {
                     "type": "NamesAccepted",

@@ -4,9 +4,11 @@ renewed by a write, gone with the object; a page is the ordered bucket's slice."
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from enum import StrEnum
 
 from sandbox.k8s.kinds import BUILTIN_KINDS
-from sandbox.k8s.objects import encode_json
+from sandbox.k8s.objects import copy_json, encode_json
 from sandbox.k8s.store import ObjectStore
 
 PODS = BUILTIN_KINDS[("", "v1", "pods")]
@@ -109,3 +111,29 @@ def test_a_namespaces_list_looks_only_at_its_own_keys() -> None:
     assert seen.shown == [{"n": "y"}, {"n": "z"}]
     assert [o["metadata"]["name"] for o in store.select(PODS, "c")] == ["x", "y", "z"]
     assert store.select(PODS, "d") == []
+
+
+class Phase(StrEnum):
+    RUNNING = "Running"
+
+
+def test_a_copy_is_equal_and_shares_nothing_with_its_original() -> None:
+    original = {"metadata": {"labels": {"a": "b"}}, "spec": {"items": [{"n": 1, "x": 1.5, "on": True, "none": None}]}}
+    copied = copy_json(original)
+    assert copied == original
+    copied["metadata"]["labels"]["a"] = "changed"
+    copied["spec"]["items"][0]["n"] = 2
+    copied["spec"]["items"].append({})
+    assert original == {
+        "metadata": {"labels": {"a": "b"}},
+        "spec": {"items": [{"n": 1, "x": 1.5, "on": True, "none": None}]},
+    }
+
+
+def test_a_value_marshal_cannot_write_is_still_copied_deeply_with_its_type() -> None:
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    original = {"status": {"phase": Phase.RUNNING, "since": at, "nodes": ["a"]}}
+    copied = copy_json(original)
+    assert copied == original and type(copied["status"]["phase"]) is Phase and copied["status"]["since"] == at
+    copied["status"]["nodes"].append("b")
+    assert original["status"]["nodes"] == ["a"]

@@ -15,18 +15,19 @@ Apache-2.0; each file names its own in `metadata.annotations["instantstart.aws/d
 
 from __future__ import annotations
 
-import copy
 import json
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from sandbox.k8s.objects import copy_json
 
 HERE = Path(__file__).resolve().parent
 
 
 def published_crd(name: str) -> dict[str, Any]:
     """The derived CRD `name` (e.g. `jumpstartmodels.inference.sagemaker.aws.amazon.com`), a copy the caller owns."""
-    return copy.deepcopy(_load(name))
+    return copy_json(_load(name))
 
 
 @cache
