@@ -1,5 +1,6 @@
 """A list's body is built from each object's stored encoding: the same JSON a fresh encoding gives, encoded once,
-renewed by a write, gone with the object; a page is the ordered bucket's slice."""
+renewed by a write, gone with the object; a page is the ordered bucket's slice. The copies the emulator hands out
+(`copy_json`) share nothing with what it stores, whatever the values' types."""
 
 from __future__ import annotations
 
