@@ -210,7 +210,7 @@ class ClusterStore:
             kind = store.kind_for(obj.get("apiVersion", ""), obj.get("kind", ""))
             if kind is None:
                 raise LookupError(f"unknown kind {obj.get('kind')!r} in {obj.get('apiVersion')!r}")
-            created = store.create(kind, obj["metadata"].get("namespace"), copy.deepcopy(obj), events)
+            created = store.create(kind, obj["metadata"].get("namespace"), copy_json(obj), events)
             return present(kind, created)
 
         return self._emulator.transact(self._cluster, write)
