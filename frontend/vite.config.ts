@@ -1,6 +1,5 @@
 /// <reference types="vitest/config" />
 import react from "@vitejs/plugin-react";
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vite";
 
 // The console is served by the sandbox (`make run`) or CloudFront on the same origin as `/api`, so the dev
@@ -18,8 +17,11 @@ export default defineConfig({
     // what a file leaves behind (the rendered DOM, sessionStorage) after every test.
     pool: "threads",
     isolate: false,
-    // One worker per core: vitest's default leaves a core free (for its watch mode, which `make test` does not use).
-    maxWorkers: availableParallelism(),
+    // One worker: `make test` runs this gate beside the unit-to-e2e session (its critical path) on two cores, and a
+    // second worker costs CPU that session needs: each worker imports and JIT-compiles Cloudscape, React and jsdom
+    // anew (side by side under the same load, 60-62 s of CPU with one worker, 70-72 s with two). Alone on a quiet
+    // machine `npx vitest run --maxWorkers=2` finishes sooner.
+    maxWorkers: 1,
     globals: true,
     setupFiles: ["src/test/setup.ts"],
     // Beside the Python suites on two cores a test may take several times its quiet-machine time.
