@@ -265,7 +265,7 @@ def _deletion_rank(pod: JsonObject) -> tuple[bool, int, bool, int]:
     annotations = pod["metadata"].get("annotations") or {}
     return (
         bool(pod["spec"].get("nodeName")),
-        _PHASE_RANK.get(phase, 0),
+        _PHASE_RANK.get(str(phase), 0),
         _ready(pod),
         int(annotations.get(DELETION_COST, "0")),
     )
