@@ -21,6 +21,8 @@ class InMemoryGovernanceGateway:
     schedulers: dict[str, SchedulerConfig] = field(default_factory=dict)
     # Raised by the next quota creations (SageMaker refusing one).
     fail_create: Exception | None = None
+    # Raised by the next quota deletions.
+    fail_delete: Exception | None = None
 
     def quotas(self, cluster_arn: str) -> list[ComputeQuota]:
         return list(self.quotas_by_cluster.get(cluster_arn, {}).values())
@@ -40,6 +42,8 @@ class InMemoryGovernanceGateway:
                 quotas[quota_id] = ComputeQuota(quota_id, spec, "Updated", version + 1, active)
 
     def delete_quota(self, quota_id: str) -> None:
+        if self.fail_delete is not None:
+            raise self.fail_delete
         for quotas in self.quotas_by_cluster.values():
             quotas.pop(quota_id, None)
 

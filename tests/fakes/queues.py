@@ -13,6 +13,8 @@ class InMemoryKueueGateway:
         self.queues: dict[str, list[ClusterQueueUse]] = defaultdict(list)
         self.workload_list: dict[str, list[QueuedWorkload]] = defaultdict(list)
         self.reads = 0
+        # The namespace each Workloads read asked for (None: every namespace).
+        self.asked: list[str | None] = []
         # Raised by every read (the cluster's RBAC refusing Kueue's kinds).
         self.refusal: Exception | None = None
 
@@ -23,6 +25,7 @@ class InMemoryKueueGateway:
 
     def workloads(self, cluster: EksCluster, region: str, namespace: str | None = None) -> list[QueuedWorkload]:
         self.reads += 1
+        self.asked.append(namespace)
         if self.refusal is not None:
             raise self.refusal
         return [w for w in self.workload_list[cluster.name] if namespace in (None, w.namespace)]

@@ -6,8 +6,9 @@ What it does:
   a new pod is Running but not Ready until `seconds_to_load` (loading the weights) have passed; pods are created
   through the API, so admission webhooks see them: one created with a scheduling gate (Kueue's, for a team's
   server) stays Pending, unscheduled, until the gate is removed;
-- scales in by removing unscheduled pods first, then those with the lowest `controller.kubernetes.io/pod-deletion-cost`
-  (unassigned pool workers before bound ones), as a ReplicaSet ranks them, and deletes the pods with their Deployment;
+- scales in as a ReplicaSet ranks pods: unscheduled first, then Pending before Running, not ready before ready, then
+  the lowest `controller.kubernetes.io/pod-deletion-cost` (unassigned pool workers before bound ones); deletes the
+  pods with their Deployment;
 - keeps `status.replicas` / `readyReplicas` current;
 - answers `/health`, `/v1/models` and `POST /v1/chat/completions` of a Service with a ready pod behind it (503 when
   none is ready, as the API server's proxy does), the echo saying it is a sandbox model.
@@ -39,6 +40,7 @@ _SCHEDULING_GATED = {
     "message": "Scheduling is blocked due to non-empty scheduling gates",
 }
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_PHASE_RANK = {"Pending": 0, "Unknown": 1, "Running": 2}
 GPU = "nvidia.com/gpu"
 SANDBOX_NOTICE = "I am a sandbox echo model, not a real LLM."
 _LOG = logging.getLogger(__name__)
@@ -53,8 +55,12 @@ class ModelServingSimulation:
         self._emulator = emulator
         # How long a model server takes to load its model before its readiness probe passes.
         self.seconds_to_load = seconds_to_load
-        # Re-entrant: a status write inside the lock notifies this controller again on the same thread.
+        # The Deployment controller's. Re-entrant: a status write inside the lock notifies this controller again on
+        # the same thread. Its pod writes run Kueue's controller, which takes Kueue's lock: nothing Kueue's writes
+        # notify (a pod Kueue ungates) takes this lock, or the two would deadlock.
         self._lock = threading.RLock()
+        # Scheduling a pod (read, bind, write), from either controller's thread; it takes no other lock.
+        self._scheduling = threading.RLock()
 
     def install(self) -> None:
         self._emulator.add_listener(self._on_event)
@@ -66,8 +72,7 @@ class ModelServingSimulation:
         if MODEL_LABEL not in (obj["metadata"].get("labels") or {}):
             return
         if obj.get("kind") == "Pod" and event_type == "MODIFIED":
-            with self._lock:
-                self._released(cluster, obj)
+            self._released(cluster, obj)
             return
         if obj.get("kind") != "Deployment":
             return
@@ -88,9 +93,7 @@ class ModelServingSimulation:
         desired = int((deployment.get("spec") or {}).get("replicas") or 0)
         pods = self._pods(store, namespace, name)
         if len(pods) > desired:
-            by_rank = sorted(
-                pods, key=lambda pod: ("nodeName" in pod["spec"], int(_annotations(pod).get(DELETION_COST, "0")))
-            )
+            by_rank = sorted(pods, key=_deletion_rank)
             for pod in by_rank[: len(pods) - desired]:
                 store.delete("", "v1", "pods", namespace, pod["metadata"]["name"])
         for _ in range(desired - len(pods)):
@@ -128,27 +131,28 @@ class ModelServingSimulation:
     def _schedule(self, cluster: str, store: ClusterStore, pod: JsonObject) -> None:
         """The scheduler and the kubelet: an ungated, unscheduled pod goes Running on the first node that fits it and
         is Ready once the model loaded; one that fits no node stays Pending."""
-        spec = pod.get("spec") or {}
-        if spec.get("schedulingGates") or spec.get("nodeName"):
-            return
-        container = (spec.get("containers") or [{}])[0]
-        gpus = int(((container.get("resources") or {}).get("limits") or {}).get(GPU, 0))
-        nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
-        if not nodes:
-            return
-        namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-        spec["nodeName"] = nodes[0]["metadata"]["name"]
-        pod["status"] = {
-            "phase": "Running",
-            "startTime": _now(),
-            "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
-            "containerStatuses": [running_container({"name": "server", **container}, ready=False)],
-        }
-        store.put(pod)
-        deployment = (pod["metadata"].get("labels") or {}).get(MODEL_LABEL, "")
-        timer = threading.Timer(self.seconds_to_load, self._ready, args=(cluster, namespace, deployment, pod_name))
-        timer.daemon = True
-        timer.start()
+        with self._scheduling:
+            spec = pod.get("spec") or {}
+            if spec.get("schedulingGates") or spec.get("nodeName"):
+                return
+            container = (spec.get("containers") or [{}])[0]
+            gpus = int(((container.get("resources") or {}).get("limits") or {}).get(GPU, 0))
+            nodes = [node for node in store.list("", "v1", "nodes") if _fits(node, spec, gpus)]
+            if not nodes:
+                return
+            namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+            spec["nodeName"] = nodes[0]["metadata"]["name"]
+            pod["status"] = {
+                "phase": "Running",
+                "startTime": _now(),
+                "conditions": [{"type": "Ready", "status": "False", "reason": "LoadingModel"}],
+                "containerStatuses": [running_container({"name": "server", **container}, ready=False)],
+            }
+            store.put(pod)
+            deployment = (pod["metadata"].get("labels") or {}).get(MODEL_LABEL, "")
+            timer = threading.Timer(self.seconds_to_load, self._ready, args=(cluster, namespace, deployment, pod_name))
+            timer.daemon = True
+            timer.start()
 
     def _released(self, cluster: str, pod: JsonObject) -> None:
         """A pod whose scheduling gates were all removed (Kueue admitted it) is scheduled."""
@@ -157,11 +161,12 @@ class ModelServingSimulation:
             return
         try:
             store = self._emulator.store(cluster)
-            found = store.get("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
         except LookupError:
             return
-        if found is not None:
-            self._schedule(cluster, store, found)
+        with self._scheduling:
+            found = store.get("", "v1", "pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+            if found is not None:
+                self._schedule(cluster, store, found)
 
     def _ready(self, cluster: str, namespace: str, deployment: str, pod_name: str) -> None:
         try:
@@ -251,8 +256,19 @@ def _served_model(store: ClusterStore, namespace: str, pod: JsonObject) -> str:
         return name
 
 
-def _annotations(pod: JsonObject) -> dict[str, str]:
-    return dict(pod["metadata"].get("annotations") or {})
+def _deletion_rank(pod: JsonObject) -> tuple[bool, int, bool, int]:
+    """Which pod a scale-in deletes first, as a ReplicaSet ranks them: unassigned, then Pending < Unknown < Running
+    (another phase counts as Pending), then not ready, then the lowest deletion cost [src: kubernetes
+    pkg/controller/controller_utils.go ActivePodsWithRanks.Less; its later keys (pods doubled up on a node, time
+    ready, restarts, age) are not simulated]."""
+    phase = (pod.get("status") or {}).get("phase")
+    annotations = pod["metadata"].get("annotations") or {}
+    return (
+        bool(pod["spec"].get("nodeName")),
+        _PHASE_RANK.get(str(phase), 0),
+        _ready(pod),
+        int(annotations.get(DELETION_COST, "0")),
+    )
 
 
 def _ready(pod: JsonObject) -> bool:

@@ -5,6 +5,7 @@ turn when another server frees the quota."""
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,11 @@ def world() -> tuple[KubernetesEmulator, ClusterStore]:
     emulator = KubernetesEmulator()
     kueue.KueueSimulation(emulator).install()
     ModelServingSimulation(emulator, seconds_to_load=0.05).install()
+    return emulator, team_cluster(emulator)
+
+
+def team_cluster(emulator: KubernetesEmulator) -> ClusterStore:
+    """The cluster with Kueue served, two 4-GPU nodes, and team ml-a's queues (a quota of one node)."""
     emulator.add_cluster(CLUSTER)
     store = emulator.store(CLUSTER)
     kueue.serve(store)
@@ -45,7 +51,7 @@ def world() -> tuple[KubernetesEmulator, ClusterStore]:
     for obj in (queues.team_namespace(TEAM), *queues.flavors(team), queues.cluster_queue(team)):
         store.put(obj)
     store.put(queues.local_queue(TEAM))
-    return emulator, store
+    return store
 
 
 def deploy(emulator: KubernetesEmulator, name: str, gpus: int = 4, queued: bool = True) -> None:
@@ -188,3 +194,45 @@ def test_a_deployment_without_a_queue_is_not_kueues(world: Any) -> None:
 
     assert all("nodeName" in pod(store, name)["spec"] for name in ("llama", "mistral"))
     assert store.list(kueue.GROUP, kueue.VERSION, "workloads", NAMESPACE) == []
+
+
+def test_kueue_ungating_a_pod_while_the_serving_controller_creates_one_does_not_deadlock() -> None:
+    """Each controller holds its lock while its write notifies the other: Kueue's admission ungates a pod (the serving
+    controller schedules it) while the serving controller creates a pod (Kueue reconciles)."""
+    emulator = KubernetesEmulator()
+    kueue_controller = kueue.KueueSimulation(emulator)
+    kueue_controller.install()
+    serving = ModelServingSimulation(emulator, seconds_to_load=0.05)
+    serving.install()
+    store = team_cluster(emulator)
+    held = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "held", "namespace": NAMESPACE, "labels": {MODEL_LABEL: "held"}},
+        "spec": {"schedulingGates": [{"name": kueue_pods.GATE}], "containers": [{"name": "server"}]},
+        "status": {"phase": "Pending"},
+    }
+    store.put(held)
+    both_locked = threading.Barrier(2, timeout=5)
+
+    def kueue_admits() -> None:
+        with kueue_controller._lock:
+            both_locked.wait()
+            released = store.get("", "v1", "pods", NAMESPACE, "held")
+            kueue_pods.ungate(released)
+            store.put(released)
+
+    def serving_creates() -> None:
+        with serving._lock:
+            both_locked.wait()
+            deploy(emulator, "llama")
+
+    threads = [threading.Thread(target=run, daemon=True) for run in (kueue_admits, serving_creates)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=5)
+
+    assert not any(thread.is_alive() for thread in threads), "the two controllers deadlocked"
+    assert store.get("", "v1", "pods", NAMESPACE, "held")["spec"]["nodeName"].startswith("hyperpod-i-")
+    assert "nodeName" in pod(store, "llama")["spec"]

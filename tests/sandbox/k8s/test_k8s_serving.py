@@ -120,6 +120,34 @@ def test_relabelling_a_worker_keeps_its_pod_and_scale_in_removes_the_unassigned_
     assert kept["metadata"]["labels"]["business"] == "chat"
 
 
+def test_scale_in_ranks_pods_as_a_replicaset_does_phase_then_readiness_before_deletion_cost(world) -> None:
+    _, _, store = world
+    deploy(store, replicas=3)
+    until(lambda: ready_replicas(store) == 3)
+    ready, not_ready, unknown = store.list("", "v1", "pods", "default", SELECTOR)
+    ready["metadata"]["annotations"] = {"controller.kubernetes.io/pod-deletion-cost": "-5"}
+    not_ready["metadata"]["annotations"] = {"controller.kubernetes.io/pod-deletion-cost": "50"}
+    not_ready["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    unknown["metadata"]["annotations"] = {"controller.kubernetes.io/pod-deletion-cost": "100"}
+    unknown["status"]["phase"] = "Unknown"
+    for pod in (ready, not_ready, unknown):
+        store.put(pod)
+
+    deployment = store.get("apps", "v1", "deployments", "default", "qwen") or {}
+    deployment["spec"]["replicas"] = 2
+    store.put(deployment)
+    assert {pod["metadata"]["name"] for pod in store.list("", "v1", "pods", "default", SELECTOR)} == {
+        ready["metadata"]["name"],
+        not_ready["metadata"]["name"],
+    }
+    deployment = store.get("apps", "v1", "deployments", "default", "qwen") or {}
+    deployment["spec"]["replicas"] = 1
+    store.put(deployment)
+
+    [kept] = store.list("", "v1", "pods", "default", SELECTOR)
+    assert kept["metadata"]["name"] == ready["metadata"]["name"]
+
+
 def test_deleting_the_deployment_deletes_its_pods(world) -> None:
     _, _, store = world
     deploy(store, replicas=2)

@@ -11,14 +11,15 @@ the quota goes. Each team's view says whether its namespace is ready.
 
 from __future__ import annotations
 
-from collections import Counter
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 
 from controlplane.core.auth import Actor
 from controlplane.core.concurrency import each, together
 from controlplane.core.confirmations import Confirmations, fingerprint
-from controlplane.core.features.catalog.task_governance import TASK_GOVERNANCE_ADDON
+from controlplane.core.features.required import require_addon_feature
+from controlplane.core.governance.capacity import allocated, capacity, refuse_over_capacity
 from controlplane.core.governance.namespace import TeamNamespaces
 from controlplane.core.governance.queues import TeamQueue, TeamQueueReader
 from controlplane.core.naming import Deployment, hyperpod_cluster_of, ownership_tags
@@ -38,7 +39,8 @@ from controlplane.models.errors import (
     ClusterBusyError,
     ClusterNotReadyError,
     ConflictError,
-    InvalidRequestError,
+    DependencyFailedError,
+    DomainError,
     WorkflowStartRefusedError,
 )
 from controlplane.models.features import Feature
@@ -55,13 +57,11 @@ from controlplane.models.governance import (
 )
 from controlplane.models.operations import Operation
 
+_log = logging.getLogger(__name__)
+
 
 class TeamExistsError(ConflictError):
     code = "TeamExists"
-
-
-class QuotaExceedsCapacityError(InvalidRequestError):
-    code = "QuotaExceedsCapacity"
 
 
 class ClusterReader:
@@ -111,8 +111,8 @@ class TeamService:
         return TeamsView(
             clusterTag=cluster_tag,
             teams=each(lambda view: self._with_readiness(record, view), views),
-            capacity=dict(_capacity(cluster)),
-            allocated=dict(_allocated(quotas)),
+            capacity=dict(capacity(cluster)),
+            allocated=dict(allocated(quotas)),
             schedulerPolicy=policy_view(scheduler) if scheduler is not None else None,
         )
 
@@ -131,13 +131,15 @@ class TeamService:
         cluster's lock (409 naming the running operation) or by Step Functions (503, retry), the quota by SageMaker
         (the operation is cancelled)."""
         record, cluster = self._cluster(cluster_tag)
-        addon = self._eks(record.region).find_addon(record.eksClusterName, TASK_GOVERNANCE_ADDON)
-        if addon is None:
-            raise ClusterNotReadyError(
-                f"Task governance is not enabled on '{cluster_tag}'; enable it first: PATCH "
-                f'/clusters/{cluster_tag}/features {{"{Feature.TASK_GOVERNANCE.value}": {{"enabled": true}}}}.',
-                {"feature": Feature.TASK_GOVERNANCE.value},
-            )
+        require_addon_feature(
+            self._eks(record.region),
+            cluster_tag,
+            record.eksClusterName,
+            Feature.TASK_GOVERNANCE,
+            needs="A team's compute quota needs",
+            addon="its add-on",
+            then=", then create the team again",
+        )
         gateway = self._governance(record.region)
         quotas = gateway.quotas(cluster.arn)
         if any(quota.spec.team == request.team for quota in quotas):
@@ -146,7 +148,7 @@ class TeamService:
                 f"delete its quota first (DELETE /clusters/{cluster_tag}/teams/{request.team}).",
                 {"team": request.team},
             )
-        _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), _allocated(quotas))
+        refuse_over_capacity(cluster_tag, request.allocations, capacity(cluster), allocated(quotas))
         spec = ComputeQuotaSpec(
             name=f"{cluster_tag}-{request.team}"[:63],
             team=request.team,
@@ -162,8 +164,10 @@ class TeamService:
         )
         try:
             quota_id = gateway.create_quota(cluster.arn, spec, ownership_tags(self._deployment, cluster_tag))
-        except BaseException:
-            self._namespaces.cancel(operation, actor)
+        except Exception as error:
+            uncancelled = self._cancelled(operation, actor)
+            if uncancelled and isinstance(error, DomainError):
+                error.details["namespaceOperation"] = uncancelled
             raise
         view = _view(ComputeQuota(quota_id, spec, "Creating", 1, True))
         return view.model_copy(
@@ -220,8 +224,8 @@ class TeamService:
         touched = request.model_fields_set
         allocations = spec.allocations
         if request.allocations is not None:
-            others = _allocated([found for found in quotas if found.spec.team != team])
-            _refuse_over_capacity(cluster_tag, request.allocations, _capacity(cluster), others)
+            others = allocated([found for found in quotas if found.spec.team != team])
+            refuse_over_capacity(cluster_tag, request.allocations, capacity(cluster), others)
             allocations = tuple(QuotaAllocation(a.instanceType, a.count) for a in request.allocations)
         return quota, replace(
             spec,
@@ -261,7 +265,10 @@ class TeamService:
             # untouched, since once the quota is gone no route reaches the team's namespace copies.
             again = f"DELETE /clusters/{cluster_tag}/teams/{team} with the same confirmationToken"
             operation = self._started(team, "deleted", again, lambda: self._namespaces.remove(record, team, actor))
-            self._governance(record.region).delete_quota(view.quotaId)
+            try:
+                self._governance(record.region).delete_quota(view.quotaId)
+            except Exception as error:
+                raise _not_deleted(cluster_tag, team, operation, self._cancelled(operation, actor), error) from error
         return view.model_copy(
             update={
                 "status": "Deleting",
@@ -278,6 +285,22 @@ class TeamService:
         except ClusterNotReadyError:
             return view
         return view.model_copy(update={"namespaceReady": readiness.ready, "namespaceMissing": list(readiness.missing)})
+
+    def _cancelled(self, operation: Operation, actor: Actor) -> str | None:
+        """Cancel the namespace operation started for a quota change SageMaker then refused; None once cancelled,
+        else what stopped the cancel (logged, for the error's details)."""
+        try:
+            self._namespaces.cancel(operation, actor)
+        except Exception as failed:  # noqa: BLE001 - SageMaker's error is the one to report
+            _log.warning(
+                "team namespace operation not cancelled",
+                extra={"operationId": operation.operationId, "error": type(failed).__name__},
+            )
+            return (
+                f"Operation {operation.operationId} was not cancelled ({type(failed).__name__}); cancel it: POST "
+                f"/operations/{operation.operationId}/cancel."
+            )
+        return None
 
     def _started(self, team: str, done: str, again: str, start: Callable[[], Operation]) -> Operation:
         """The team's namespace operation `start` began, before its quota is created or deleted; when it is refused,
@@ -298,44 +321,6 @@ class TeamService:
                 f"{refused.details.get('operationId')}, recorded FAILED, needs no resume).",
                 refused.details,
             ) from refused
-
-
-def _capacity(cluster: HyperPodCluster) -> Counter[str]:
-    capacity: Counter[str] = Counter()
-    for group in cluster.groups:
-        if group.instance_type:
-            capacity[group.instance_type] += group.target_count
-    return capacity
-
-
-def _allocated(quotas: list[ComputeQuota]) -> Counter[str]:
-    allocated: Counter[str] = Counter()
-    for quota in quotas:
-        for allocation in quota.spec.allocations:
-            allocated[allocation.instance_type] += allocation.count
-    return allocated
-
-
-def _refuse_over_capacity(
-    cluster_tag: str, allocations: list[InstanceAllocation], capacity: Counter[str], allocated: Counter[str]
-) -> None:
-    """Pre-flight: each type is the cluster's, and every team's guarantees together fit its capacity."""
-    for allocation in allocations:
-        have = capacity[allocation.instanceType] - allocated[allocation.instanceType]
-        if allocation.instanceType not in capacity:
-            raise QuotaExceedsCapacityError(
-                f"Cluster '{cluster_tag}' has no {allocation.instanceType} instances; allocate one of its types: "
-                f"{', '.join(sorted(capacity)) or 'none'}.",
-                {"capacity": dict(capacity)},
-            )
-        if allocation.count > have:
-            raise QuotaExceedsCapacityError(
-                f"{allocation.count} × {allocation.instanceType} exceeds what is left of '{cluster_tag}''s capacity: "
-                f"{capacity[allocation.instanceType]} in its instance groups, {allocated[allocation.instanceType]} "
-                f"already guaranteed to other teams, so at most {max(have, 0)}. Lower the count, or scale an instance "
-                "group first.",
-                {"instanceType": allocation.instanceType, "have": max(have, 0), "need": allocation.count},
-            )
 
 
 def policy_view(config: SchedulerConfig) -> SchedulerPolicyView:
@@ -369,6 +354,23 @@ def _view(quota: ComputeQuota, queue: TeamQueue | None = None) -> TeamView:
         queued=queue.queued,
         queueUnknown=queue.unknown,
     )
+
+
+def _not_deleted(
+    cluster_tag: str, team: str, operation: Operation, uncancelled: str | None, error: Exception
+) -> DomainError:
+    """SageMaker refused DeleteComputeQuota after the namespace's removal began: the quota stays, and the removal,
+    cancelled, may have undone part of the namespace's preparation (the error keeps the refusal's status)."""
+    undo = uncancelled or f"Its namespace's removal (operation {operation.operationId}) was cancelled."
+    message = (
+        f"Team '{team}' was not deleted: SageMaker refused to delete its compute quota ({error}), so the quota "
+        f"stays. {undo} The namespace may lack part of its preparation now: prepare it again with "
+        f"POST /clusters/{cluster_tag}/teams/{team}/namespace, or repeat DELETE /clusters/{cluster_tag}/teams/"
+        f"{team} with the same confirmationToken."
+    )
+    if isinstance(error, DomainError):
+        return type(error)(message, {**error.details, "namespaceOperationId": operation.operationId})
+    return DependencyFailedError(message, {"namespaceOperationId": operation.operationId})
 
 
 def _unknown(cluster_tag: str, team: str, teams: list[str]) -> TeamNotFoundError:

@@ -27,6 +27,7 @@ from controlplane.core.registry import ClusterService
 from controlplane.core.secret_references import require_owned_secret
 from controlplane.core.serving import command as commands
 from controlplane.core.serving import manifest, pool, queueing
+from controlplane.core.serving.listed_queue import with_queued_listed
 from controlplane.core.serving.manifest import DEPLOYMENT_API, EXPOSURE_LABEL, MODEL_LABEL, SERVICE_API
 from controlplane.core.serving.placement import check_placement
 from controlplane.core.serving.scaling import ScaleToZero
@@ -181,12 +182,7 @@ class ModelServerService:
             target.cluster, target.region, DEPLOYMENT_API, "Deployment", None, labels, limit, token
         )
         deployments = [manifest.summary(item) for item in page.items if _ours(item, target)]
-        queued = {MODEL_LABEL: None, queueing.MANAGED_LABEL: "true"}
-        deployments = queueing.with_queued(
-            deployments,
-            lambda: self._reads.select(target.cluster, target.region, "v1", "Pod", None, queued, 500, None).items,
-            lambda: self._queues.workloads(target.cluster, target.region),
-        )
+        deployments = with_queued_listed(self._reads, self._queues, target.cluster, target.region, deployments)
         return DeploymentList(clusterTag=cluster_tag, deployments=deployments, continue_=page.next_token)
 
     def get(self, cluster_tag: str, name: str) -> DeploymentDetail:

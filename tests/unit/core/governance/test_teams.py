@@ -10,11 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from controlplane.core.auth import Actor, Role
+from controlplane.core.governance.capacity import QuotaExceedsCapacityError
 from controlplane.core.governance.namespace import TeamNamespaces
 from controlplane.core.governance.queues import TeamQueueReader
 from controlplane.core.governance.teams import (
     ClusterReader,
-    QuotaExceedsCapacityError,
     TeamExistsError,
     TeamNotFoundError,
     TeamService,
@@ -23,9 +23,11 @@ from controlplane.core.ports.hyperpod import InstanceGroup
 from controlplane.core.ports.queues import ClusterQueueUse, KueueReadRefusedError, QueuedWorkload, ResourceUse
 from controlplane.models.errors import (
     ClusterBusyError,
-    ClusterNotReadyError,
     ConfirmationRequiredError,
     ConflictError,
+    DependencyFailedError,
+    FeatureNotEnabledError,
+    OperationStateError,
     WorkflowStartRefusedError,
 )
 from controlplane.models.governance import CreateTeamQuotaRequest, UpdateTeamQuotaRequest
@@ -107,8 +109,18 @@ def test_a_team_with_a_quota_already_is_a_conflict(world):
 
 def test_quotas_need_task_governance_enabled(world):
     del world.eks.addons[(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance")]
-    with pytest.raises(ClusterNotReadyError, match=re.escape('"taskGovernance": {"enabled": true}')):
+    with pytest.raises(FeatureNotEnabledError, match=re.escape('"taskGovernance": {"enabled": true}')) as refused:
         teams(world).create("demo", request(), ADMIN)
+    assert "its add-on is not installed" in refused.value.message
+
+
+@pytest.mark.parametrize("status", ["CREATING", "DEGRADED", "CREATE_FAILED"])
+def test_quotas_need_task_governances_add_on_active(world, status):
+    world.eks.add_addon(EKS_NAME, "amazon-sagemaker-hyperpod-taskgovernance", status=status)
+    with pytest.raises(FeatureNotEnabledError, match=f"its add-on is {status}, not ACTIVE") as refused:
+        teams(world).create("demo", request(), ADMIN)
+    assert refused.value.details == {"feature": "taskGovernance"}
+    assert world.operations.list_for_cluster("demo").items == []
 
 
 def test_a_team_name_kueue_cannot_use_is_refused():
@@ -215,6 +227,44 @@ def test_a_quota_sagemaker_refuses_cancels_the_namespace_operation_it_waited_on(
     (operation,) = world.operations.list_for_cluster("demo").items
     assert operation.status == "CANCELLED"
     assert world.registry.find("demo").activeOperationId is None
+
+
+def test_a_quota_refused_while_its_operation_cannot_be_cancelled_keeps_sagemakers_error_naming_the_cancel(
+    world, monkeypatch, caplog
+):
+    world.governance.fail_create = ConflictError("ConflictException: a quota for this namespace exists")
+    service = teams(world)
+
+    def cancel_refused(operation, actor):
+        raise OperationStateError("Operation is already FAILED; nothing to cancel.")
+
+    monkeypatch.setattr(service._namespaces, "cancel", cancel_refused)
+    with pytest.raises(ConflictError, match="ConflictException") as refused:
+        service.create("demo", request("ml-a", 1), ADMIN)
+    (operation,) = world.operations.list_for_cluster("demo").items
+    assert f"POST /operations/{operation.operationId}/cancel" in refused.value.details["namespaceOperation"]
+    assert "OperationStateError" in refused.value.details["namespaceOperation"]
+    assert "team namespace operation not cancelled" in caplog.text
+
+
+def test_a_quota_sagemaker_will_not_delete_cancels_the_removal_and_says_so_keeping_the_token(world):
+    created(world, "ml-a", 1)
+    plan = teams(world).plan_delete("demo", "ml-a", ADMIN)
+    world.governance.fail_delete = WorkflowStartRefusedError("ThrottlingException: Rate exceeded")
+    with pytest.raises(WorkflowStartRefusedError, match=r"not deleted: SageMaker refused .*Rate exceeded") as refused:
+        teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    removal = world.operations.get(refused.value.details["namespaceOperationId"])
+    assert (removal.kind, removal.status) == ("remove_team_namespace", "CANCELLED")
+    assert f"removal (operation {removal.operationId}) was cancelled" in refused.value.message
+    assert "POST /clusters/demo/teams/ml-a/namespace" in refused.value.message
+    assert [team.team for team in teams(world).teams("demo").teams] == ["ml-a"]
+    world.governance.fail_delete = RuntimeError(
+        "An error occurred (ValidationException) when calling DeleteComputeQuota"
+    )
+    with pytest.raises(DependencyFailedError, match=r"\(An error occurred \(ValidationException\)"):
+        teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN)
+    world.governance.fail_delete = None
+    assert teams(world).delete("demo", "ml-a", plan.confirmationToken, ADMIN).status == "Deleting"
 
 
 def test_the_teams_view_shows_each_teams_use_and_its_queued_jobs_with_kueues_reason(world):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from controlplane.core.ports.queues import KueueReadRefusedError, QueuedWorkload
+from controlplane.core.serving import listed_queue
 from controlplane.core.serving.manifest import MODEL_LABEL
 from controlplane.core.training.queueing import NO_WORKLOAD
 from controlplane.models.clusters import ClusterRecord
@@ -31,13 +32,13 @@ def world(make_record: Callable[..., ClusterRecord], clock: FakeClock) -> World:
     return found
 
 
-def add_pod(world: World, name: str, gated: bool) -> None:
+def add_pod(world: World, name: str, gated: bool, namespace: str = TEAM_NAMESPACE) -> None:
     labels = {MODEL_LABEL: "qwen", "kueue.x-k8s.io/managed": "true"}
     spec = {"schedulingGates": [{"name": "kueue.x-k8s.io/admission"}]} if gated else {"nodeName": "n-1"}
     pod = {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": TEAM_NAMESPACE, "uid": f"uid-{name}", "labels": labels},
+        "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}", "labels": labels},
         "spec": spec,
         "status": {"phase": "Pending" if gated else "Running"},
     }
@@ -105,3 +106,25 @@ def test_a_gated_pod_whose_workloads_rbac_refuses_leaves_the_server_queued_sayin
         "instantstart:viewers and its ClusterRole instantstart-view-reader: resume the cluster's create operation, "
         "whose Ensure Access Entry adds them."
     )
+
+
+def test_the_list_reads_the_workloads_of_the_namespaces_holding_a_listed_servers_pod_only(world: World) -> None:
+    add_pod(world, "qwen-a", gated=True)
+    add_pod(world, "other-a", gated=True, namespace="hyperpod-ns-ml-b")
+    world.queues.workload_list[EKS_NAME] = [pod_workload("qwen-a", WAITS)]
+
+    [listed] = world.servers.list_deployments("demo").deployments
+
+    assert (listed.status, listed.waitingReason) == ("Queued", f"Pending: {WAITS}")
+    assert world.queues.asked == [TEAM_NAMESPACE]
+
+
+def test_the_list_finds_a_gated_pod_past_the_first_page_of_pods(world: World) -> None:
+    for index in range(listed_queue.PAGE):
+        add_pod(world, f"qwen-{index:04d}", gated=False)
+    add_pod(world, "qwen-z", gated=True)
+    world.queues.workload_list[EKS_NAME] = [pod_workload("qwen-z", WAITS)]
+
+    [listed] = world.servers.list_deployments("demo").deployments
+
+    assert (listed.status, listed.waitingReason) == ("Queued", f"Pending: {WAITS}")

@@ -11,7 +11,7 @@ from controlplane.core.auth import Actor, Role
 from controlplane.core.confirmations import Confirmations
 from controlplane.core.features.catalog.training_operator import TRAINING_OPERATOR_ADDON
 from controlplane.core.ports.kubernetes import KubernetesEvent, KubernetesNode, KubernetesPod
-from controlplane.core.ports.queues import QueuedWorkload
+from controlplane.core.ports.queues import KueueReadRefusedError, QueuedWorkload
 from controlplane.core.registry import ClusterService
 from controlplane.core.team_targets import TeamNotFoundError, TeamTargets
 from controlplane.core.training.manifest import JOB_LABEL
@@ -405,6 +405,21 @@ def test_a_queued_job_without_a_workload_points_at_its_events(world: World) -> N
 
     assert detail.phase == JobPhase.QUEUED
     assert detail.waitingReason is not None and "names no priority class" in detail.waitingReason
+
+
+def test_a_queued_job_whose_workloads_rbac_refuses_stays_queued_saying_why_its_reason_is_unknown(world: World) -> None:
+    world.service.submit("demo", request())
+    suspend(world, "llama")
+    world.queues.refusal = KueueReadRefusedError("workloads.kueue.x-k8s.io: Forbidden")
+
+    [listed] = world.service.list_jobs("demo").jobs
+    detail = world.service.get("demo", "llama")
+
+    for job in (listed, detail):
+        assert job.phase == JobPhase.QUEUED
+        assert job.waitingReason is not None
+        assert "why is unknown: the cluster's RBAC refuses the view role Kueue's workloads" in job.waitingReason
+        assert KueueReadRefusedError.REMEDY in job.waitingReason
 
 
 def test_jobs_kueue_does_not_hold_cost_no_workload_read(world: World) -> None:
