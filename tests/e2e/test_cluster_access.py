@@ -105,6 +105,8 @@ def test_a_finished_cluster_whose_view_entry_lacks_the_group_is_refused_until_po
         assert started.status_code == 202, started.text
         operation = running_sandbox.wait_terminal(started.json()["operationId"])
         assert operation["status"] == "SUCCEEDED", operation
+        again = api.post("/clusters/olderview/access", headers={"Idempotency-Key": "restore-olderview"})
+        assert again.json()["operationId"] == operation["operationId"]
 
         assert api.get("/clusters/olderview/jobs").status_code == 200
     groups = aws_client("eks", "us-west-2").describe_access_entry(
