@@ -21,6 +21,7 @@ NEXT_TOOL = {
     "create_hyperpod_cluster": ("s3_storage_create", "for stage 5"),
     "configure_storage": ("cluster_get_status", "to verify the cluster is ready for work"),
     "import_cluster": ("cluster_get_status", "to see which stages are still missing"),
+    "restore_cluster_access": ("cluster_get_status", "to read the cluster again"),
     "delete_eks_cluster": ("cluster_list_all", "to see the clusters left"),
     "add_instance_group": ("hyperpod_list_nodes", "to see the group's nodes"),
     "update_instance_group": ("cluster_get_instance_groups", "to see the groups"),

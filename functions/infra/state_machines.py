@@ -30,6 +30,7 @@ WORKFLOW_FAMILIES: dict[str, tuple[OperationKind, ...]] = {
         OperationKind.CONFIGURE_STORAGE,
         OperationKind.CREATE_CLUSTER,
         OperationKind.IMPORT_CLUSTER,
+        OperationKind.RESTORE_CLUSTER_ACCESS,
         OperationKind.DELETE_EKS_CLUSTER,
     ),
     "instance_groups": (

@@ -28,8 +28,9 @@ from mcp_server.tools import tools_from_openapi
 MEASURED_IN_ISSUE = 306_000
 TARGET = 60_000
 # Where the reductions brought it: a new tool or field stays within it. 59,800: +300 for
-# hyperpod_prepare_team_namespace (347 characters at its shortest, where the list had 64 left; issue 32).
-CEILING = 59_800
+# hyperpod_prepare_team_namespace (347 characters at its shortest, where the list had 64 left; issue 32); +330 for
+# cluster_restore_access (its shortest: name, one-line summary, clusterTag and dryRun).
+CEILING = 60_130
 
 
 def size(tools: list[types.Tool]) -> int:

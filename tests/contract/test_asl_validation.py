@@ -38,7 +38,7 @@ def test_every_state_machine_is_valid_amazon_states_language_once_substituted(tm
     result = validate(paths)
 
     print(f"\nasl-validator: {len(paths)} state machines")
-    assert len(paths) == len(OperationKind) == 19
+    assert len(paths) == len(OperationKind) == 20
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controlplane.core.naming import VIEWERS_GROUP
+from controlplane.models.errors import ClusterAccessDeniedError
 from controlplane.settings import settings
 from tests.conftest import aws_client
 
@@ -58,9 +59,8 @@ def test_a_write_to_the_cluster_says_it_refuses_the_control_plane(running_sandbo
 
 def test_the_view_role_reads_jobs_through_the_viewers_group_and_is_refused_them_without_it(running_sandbox):
     """AmazonEKSViewPolicy names no custom resource: the job list reads HyperPodPyTorchJobs through the view entry's
-    Kubernetes group, without which EKS (and the sandbox) answers 403."""
+    Kubernetes group, without which EKS (and the sandbox) answers 403, the view role's typed access refusal."""
     from kubernetes.client import CustomObjectsApi
-    from kubernetes.client.exceptions import ApiException
 
     from controlplane import wiring
     from controlplane.adapters.aws.eks import AwsEksGateway
@@ -77,8 +77,39 @@ def test_the_view_role_reads_jobs_through_the_viewers_group_and_is_refused_them_
     assert reader.list_namespaced_custom_object(*jobs)["items"] == []
     eks.update_access_entry(**view, kubernetesGroups=[])
     try:
-        with pytest.raises(ApiException) as refused:
+        with pytest.raises(ClusterAccessDeniedError) as refused:
             reader.list_namespaced_custom_object(*jobs)
     finally:
         eks.update_access_entry(**view, kubernetesGroups=[VIEWERS_GROUP])
-    assert refused.value.status == 403
+    assert refused.value.details["status"] == 403
+
+
+def test_a_finished_cluster_whose_view_entry_lacks_the_group_is_refused_until_post_access_restores_it(
+    running_sandbox,
+):
+    """A cluster made before the viewers' group existed (its view entry has no group, its create operation SUCCEEDED
+    and cannot be resumed) answers 409 naming the role, the group and the route; POST access restores the reads."""
+    running_sandbox.build_cluster("olderview", storage=True)
+    view_role = settings().kubernetes_view_role_arn
+    aws_client("eks", "us-west-2").update_access_entry(
+        clusterName="eks-cluster-olderview", principalArn=view_role, kubernetesGroups=[]
+    )
+    with running_sandbox.client("sandbox-admin") as api:
+        refused = api.get("/clusters/olderview/jobs")
+        assert (refused.status_code, refused.json()["code"]) == (409, "ClusterAccessDenied"), refused.text
+        message = refused.json()["message"]
+        assert view_role in message and VIEWERS_GROUP in message
+        assert "POST /clusters/olderview/access" in message
+
+        started = api.post("/clusters/olderview/access", headers={"Idempotency-Key": "restore-olderview"})
+        assert started.status_code == 202, started.text
+        operation = running_sandbox.wait_terminal(started.json()["operationId"])
+        assert operation["status"] == "SUCCEEDED", operation
+        again = api.post("/clusters/olderview/access", headers={"Idempotency-Key": "restore-olderview"})
+        assert again.json()["operationId"] == operation["operationId"]
+
+        assert api.get("/clusters/olderview/jobs").status_code == 200
+    groups = aws_client("eks", "us-west-2").describe_access_entry(
+        clusterName="eks-cluster-olderview", principalArn=view_role
+    )["accessEntry"]["kubernetesGroups"]
+    assert groups == [VIEWERS_GROUP]

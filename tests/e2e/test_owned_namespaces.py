@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controlplane.core.naming import MANAGED_LABEL, MANAGED_LABEL_VALUE
+from controlplane.models.errors import ClusterAccessDeniedError
 
 TAG = "owned"
 EKS = f"eks-cluster-{TAG}"
@@ -130,9 +131,11 @@ def test_the_api_reads_secrets_only_as_the_jobs_role_and_only_in_the_control_pla
     eks = AwsEksGateway("us-west-2").find_cluster(EKS)
     viewer = CoreV1Api(wiring.kubernetes_readers().api_client(eks, "us-west-2"))
     jobs = CoreV1Api(wiring.kubernetes_job_writers().api_client(eks, "us-west-2"))
-    for api, where in ((viewer, namespace), (jobs, "kube-system")):
-        with pytest.raises(ApiException) as refused:
-            api.read_namespaced_secret("probe", where)
-        assert refused.value.status == 403
+    with pytest.raises(ClusterAccessDeniedError) as refused_view:
+        viewer.read_namespaced_secret("probe", namespace)
+    assert refused_view.value.details["status"] == 403
+    with pytest.raises(ApiException) as refused:
+        jobs.read_namespaced_secret("probe", "kube-system")
+    assert refused.value.status == 403
     for where in (namespace, "default"):
         assert jobs.read_namespaced_secret("probe", where).metadata.namespace == where

@@ -116,7 +116,9 @@ from infra.nag import MIN_REASON_LENGTH, flatten
 # on eks-cluster-*, the pod identity associations EKS assigns IDs to, iam:PassRole on the -training-jobs role pattern),
 # and, as for every workflow, the two state machines' log delivery (Resource::*) and their execution ARNs on the API
 # role and the operations steps (4). The jobs role's trust is only read: UpdateAssumeRolePolicy is not granted.
-EXPECTED_ACKNOWLEDGEMENTS = 328
+# 331: +3 for restore_cluster_access (its steps are stage 1's): the state machine's log delivery (Resource::*) and its
+# execution ARNs on the API role and the operations steps.
+EXPECTED_ACKNOWLEDGEMENTS = 331
 
 
 def acknowledgements(app: cdk.App) -> list[tuple[Any, str, str]]:

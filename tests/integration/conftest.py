@@ -29,7 +29,7 @@ class _Server(uvicorn.Server):
         self.ready.set()
 
 
-class _StaticCredentialsFactory(KubernetesClientFactory):
+class StaticCredentialsFactory(KubernetesClientFactory):
     """The production client factory, signing its EKS tokens with fixed credentials instead of an assumed role."""
 
     def _credentials(self) -> Credentials:
@@ -57,4 +57,4 @@ def cluster(served: tuple[KubernetesEmulator, str], request: pytest.FixtureReque
 
 @pytest.fixture
 def factory() -> KubernetesClientFactory:
-    return _StaticCredentialsFactory("arn:aws:iam::123456789012:role/kubernetes")
+    return StaticCredentialsFactory("arn:aws:iam::123456789012:role/kubernetes")

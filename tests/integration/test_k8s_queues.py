@@ -19,7 +19,7 @@ from sandbox.k8s import kueue
 from sandbox.k8s.crds import published_crd
 from sandbox.k8s.emulator import KubernetesEmulator
 from sandbox.k8s.training import GROUP, PLURAL, VERSION
-from tests.integration.conftest import REGION
+from tests.integration.conftest import REGION, StaticCredentialsFactory
 
 TYPE = "ml.g5.12xlarge"
 
@@ -79,12 +79,14 @@ def test_a_cluster_without_kueue_has_no_queues_and_no_workloads(cluster: EksClus
     assert gateway.workloads(cluster, REGION) == []
 
 
+@pytest.mark.parametrize("reader", [False, True], ids=["any-role", "view-role"])
 def test_rbac_refusing_kueues_kinds_is_a_typed_refusal_naming_the_kind(
-    served: tuple[KubernetesEmulator, str], cluster: EksCluster, factory: Any
+    served: tuple[KubernetesEmulator, str], cluster: EksCluster, reader: bool
 ) -> None:
+    """The view role's refused reads are the cluster's typed access refusal; Kueue's port still says which kind."""
     emulator = served[0]
     emulator.set_authorizer(lambda _cluster, _token, access: access.api_group != "kueue.x-k8s.io")
-    gateway = KubernetesKueueGateway(factory)
+    gateway = KubernetesKueueGateway(StaticCredentialsFactory("arn:aws:iam::123456789012:role/view", reader=reader))
     try:
         with pytest.raises(KueueReadRefusedError, match=r"clusterqueues\.kueue\.x-k8s\.io: Forbidden"):
             gateway.cluster_queues(cluster, REGION)

@@ -422,3 +422,26 @@ def test_a_cluster_whose_endpoint_the_control_plane_cannot_reach_is_refused_at_p
         name=name, resourcesVpcConfig={"endpointPublicAccess": True, "publicAccessCidrs": ["0.0.0.0/0"]}
     )
     assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"
+
+
+def test_an_imported_cluster_s_view_entry_gets_its_group_back_by_restoring_access(running_sandbox):
+    """An import finished before its view entry named the viewers' group cannot be resumed: the refusal names the
+    cluster's own tag (the adopted EKS cluster has another name) and POST access restores the group."""
+    from controlplane.core.naming import VIEWERS_GROUP
+    from controlplane.settings import settings
+
+    existing_cluster("team-access")
+    body = {"clusterTag": "imaccess", "region": REGION, "eksClusterName": "team-access"}
+    assert import_cluster(running_sandbox, body)["status"] == "SUCCEEDED"
+    eks = aws_client("eks", region_name=REGION)
+    view = {"clusterName": "team-access", "principalArn": settings().kubernetes_view_role_arn}
+    eks.update_access_entry(**view, kubernetesGroups=[])
+    with running_sandbox.client() as api:
+        refused = api.get("/clusters/imaccess/status")
+        assert refused.status_code == 409 and "POST /clusters/imaccess/access" in refused.json()["message"]
+
+        accepted = api.post("/clusters/imaccess/access")
+        assert running_sandbox.wait_terminal(accepted.json()["operationId"])["status"] == "SUCCEEDED"
+
+        assert api.get("/clusters/imaccess/status").status_code == 200
+    assert eks.describe_access_entry(**view)["accessEntry"]["kubernetesGroups"] == [VIEWERS_GROUP]

@@ -109,4 +109,35 @@ describe("the cluster page", () => {
     await userEvent.click(remove);
     await waitFor(() => expect(calls.filter((call) => call.method === "DELETE").map((call) => call.query)).toEqual([{ dryRun: true }, { confirmationToken: "token-1" }]));
   });
+
+  it("restores an ACTIVE cluster's Kubernetes access after showing the plan, and follows the operation it starts", async () => {
+    const plan = {
+      dryRun: true,
+      actions: [{ action: "update", resource: "EKS access entries", name: "the control plane's access, view and jobs roles" }],
+    };
+    const { api, calls } = fakeApi({
+      "GET /clusters/{clusterTag}": { ...CLUSTER, lastOperationId: "op-create" },
+      "GET /operations/{operationId}": (call) =>
+        operation(call.pathParams.operationId as string, call.pathParams.operationId === "op-access" ? "restore_cluster_access" : "create_cluster"),
+      "POST /clusters/{clusterTag}/access": (call) => (call.query.dryRun ? plan : { status: 202, body: accepted("op-access") }),
+    });
+    render(
+      <AppProvider config={{ apiBase: "/api", auth: { mode: "sandbox", roles: ["admin"] } }} api={api} identity={identityOf("admin")}>
+        <MemoryRouter initialEntries={["/clusters/demo"]}>
+          <Routes>
+            <Route path="/clusters/:clusterTag" element={<ClusterDetailPage />} />
+          </Routes>
+        </MemoryRouter>
+      </AppProvider>,
+    );
+
+    await userEvent.click(await screen.findByRole("button", { name: "Restore Kubernetes access" }));
+    const dialog = await screen.findByRole("dialog");
+    expect(await within(dialog).findByText("EKS access entries")).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole("button", { name: "Restore access" }));
+
+    await waitFor(() =>
+      expect(calls.filter((call) => call.method === "POST").map((call) => call.query)).toEqual([{ dryRun: true }, {}]),
+    );
+  });
 });

@@ -43,6 +43,14 @@ export default function ClusterDetailPage() {
       run: (confirmationToken) =>
         unwrap(api.DELETE("/clusters/{clusterTag}", { params: { path: { clusterTag }, query: { confirmationToken } } })),
     });
+  // A finished or imported cluster whose reads answer ClusterAccessDenied: Ensure Access Entry again.
+  const restoreAccess = () =>
+    planned.start({
+      header: `Restore Kubernetes access of ${clusterTag}`,
+      confirmLabel: "Restore access",
+      plan: () => unwrap(api.POST("/clusters/{clusterTag}/access", { params: { path: { clusterTag }, query: { dryRun: true } } })),
+      run: () => unwrap(api.POST("/clusters/{clusterTag}/access", { params: { path: { clusterTag } } })),
+    });
   const operationChanged = (operation: Operation) => {
     if (operation.kind === "delete_eks_cluster" && operation.status === "SUCCEEDED") {
       notify.success(`Cluster ${clusterTag} deleted.`);
@@ -80,6 +88,9 @@ export default function ClusterDetailPage() {
         actions={
           <SpaceBetween size="xs" direction="horizontal">
             <Button iconName="refresh" ariaLabel="Refresh" onClick={cluster.reload} />
+            {data.status === "ACTIVE" && identity.mayCall("POST /clusters/{clusterTag}/access") && (
+              <Button onClick={restoreAccess}>Restore Kubernetes access</Button>
+            )}
             {identity.mayCall("DELETE /clusters/{clusterTag}") && <Button onClick={remove}>Delete</Button>}
           </SpaceBetween>
         }

@@ -1,4 +1,5 @@
-"""/clusters: the registry, stage 1 (network + EKS) and deletion with plan-then-confirm."""
+"""/clusters: the registry, stage 1 (network + EKS), restoring a cluster's Kubernetes access and deletion with
+plan-then-confirm."""
 
 from __future__ import annotations
 
@@ -286,4 +287,28 @@ def create_cluster(body: CreateClusterRequest, dryRun: DryRun = False) -> Respon
         body=body.model_dump(mode="json"),
         plan=lambda caller: service.plan_pipeline(body),
         run=lambda caller: service.create_cluster(body, caller),
+    )
+
+
+@router.post(
+    "/clusters/<clusterTag>/access",
+    allow=admin("restore a cluster's Kubernetes access"),
+    operation_id="cluster_restore_access",
+    summary="Restore a cluster's Kubernetes access",
+    description=(
+        "When reads answer 409 ClusterAccessDenied and the create or import operation SUCCEEDED: reruns Ensure "
+        "Access Entry (entries, groups, RBAC). 202 operation; wait, then retry."
+    ),
+    tags=["clusters"],
+    responses={202: response_doc(Accepted, "Workflow started"), 200: response_doc(Plan, "Plan (dryRun=true)")},
+)
+def restore_access(clusterTag: ClusterTagPath, dryRun: DryRun = False) -> Response[str]:
+    service = wiring.cluster_access()
+    return plan_or_run(
+        router,
+        dry_run=dryRun,
+        scope=f"POST /clusters/{clusterTag}/access",
+        body={},
+        plan=lambda caller: service.plan_restore(clusterTag),
+        run=lambda caller: service.restore(clusterTag, caller),
     )

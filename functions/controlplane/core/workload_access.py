@@ -52,7 +52,8 @@ SERVING_RULES = [
 ]
 
 VIEW_READER_ROLE = "instantstart-view-reader"
-VIEW_VERBS = ["get", "list", "watch"]
+# Reads only: nothing in the control plane watches (the live views poll, the pushers re-read).
+VIEW_VERBS = ["get", "list"]
 # What the API's reads need that AmazonEKSViewPolicy's fixed rules leave out, besides the kinds the jobs role writes:
 # Kueue's objects (teams view, queued jobs), nodes (placement, capacity), and what feature probes and drift checks get
 # by name (the bundles' CRDs and cluster RBAC, Karpenter's NodePool and HyperpodNodeClass).

@@ -91,6 +91,7 @@ class OperationKind(StrEnum):
     DOWNLOAD_TO_STORAGE = "download_to_storage"
     PREPARE_TEAM_NAMESPACE = "prepare_team_namespace"
     REMOVE_TEAM_NAMESPACE = "remove_team_namespace"
+    RESTORE_CLUSTER_ACCESS = "restore_cluster_access"
 
 
 class Stage(View):

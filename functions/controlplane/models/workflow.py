@@ -199,6 +199,10 @@ class ImportClusterInput(WorkflowState):
     kind: Literal[OperationKind.IMPORT_CLUSTER] = OperationKind.IMPORT_CLUSTER
 
 
+class RestoreClusterAccessInput(WorkflowState):
+    kind: Literal[OperationKind.RESTORE_CLUSTER_ACCESS] = OperationKind.RESTORE_CLUSTER_ACCESS
+
+
 class RebootNodesInput(NodeActionInput):
     kind: Literal[OperationKind.REBOOT_NODES] = OperationKind.REBOOT_NODES
 
@@ -266,6 +270,7 @@ WorkflowInput = Annotated[
     | UpdateClusterSoftwareInput
     | UpdateClusterFeaturesInput
     | ImportClusterInput
+    | RestoreClusterAccessInput
     | RebootNodesInput
     | ReplaceNodesInput
     | DeleteNodesInput

@@ -34,6 +34,7 @@ from controlplane.wiring.hyperpod_events import (
 )
 from controlplane.wiring.lifecycle import (
     catalog,
+    cluster_access,
     cluster_import,
     cluster_lifecycle,
     clusters,

@@ -1,6 +1,6 @@
 """A cluster's life as a whole: the registry's live view, creation and deletion (with the delete planner), the stage
-requests, import, pre-flight checks and HyperPod planning, resuming any of its operations, and the catalog the forms
-offer."""
+requests, import, restoring its Kubernetes access, pre-flight checks and HyperPod planning, resuming any of its
+operations, and the catalog the forms offer."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from controlplane.wiring.provider import provider
 
 if TYPE_CHECKING:
     from controlplane.core.catalog import CatalogService
+    from controlplane.core.clusters.access import ClusterAccessService
     from controlplane.core.clusters.deletion import DeletionPlanner
     from controlplane.core.clusters.import_steps import ClusterImportSteps
     from controlplane.core.clusters.lifecycle import ClusterLifecycleService
@@ -71,6 +72,14 @@ def cluster_lifecycle() -> ClusterLifecycleService:
 
 
 @provider
+def cluster_access() -> ClusterAccessService:
+    from controlplane.adapters.aws.eks import AwsEksGateway
+    from controlplane.core.clusters.access import ClusterAccessService
+
+    return ClusterAccessService(clusters=wiring.clusters(), operations=wiring.operations(), eks=AwsEksGateway)
+
+
+@provider
 def deletion_planner() -> DeletionPlanner:
     from controlplane.adapters.aws.eks import AwsEksGateway
     from controlplane.adapters.aws.iam import AwsIamGateway
@@ -119,6 +128,7 @@ def resumes() -> ResumeService:
         confirmations=wiring.confirmations(),
         services=(
             wiring.cluster_lifecycle(),
+            wiring.cluster_access(),
             wiring.stage_requests(),
             wiring.instance_groups(),
             wiring.nodes(),

@@ -76,7 +76,7 @@ def kubernetes_readers() -> KubernetesClientFactory:
     """Clients of the API's live reads: signed as the view role, which no cluster lets write."""
     from controlplane.adapters.k8s.client import KubernetesClientFactory
 
-    return KubernetesClientFactory(role_arn=settings().kubernetes_view_role_arn)
+    return KubernetesClientFactory(role_arn=settings().kubernetes_view_role_arn, reader=True)
 
 
 @provider

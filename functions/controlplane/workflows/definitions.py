@@ -296,6 +296,14 @@ IMPORT_CLUSTER = Workflow(
     Stage("discovery", Task("Discover Cluster Network"), Task("Discover Cluster Stages")),
     Stage("events", Task("Ensure Event Forwarding")),
 )
+RESTORE_CLUSTER_ACCESS = Workflow(
+    OperationKind.RESTORE_CLUSTER_ACCESS,
+    "A finished or imported cluster's Kubernetes access as stage 1 and import give it: the control plane's access "
+    "entries with their groups and policies, and the workload RBAC, by the same steps.",
+    Stage("cluster-access", Task("Ensure Access Entry")),
+    Stage("kubernetes-api", Task("Verify Kubernetes API")),
+)
+
 DOWNLOAD_TO_STORAGE = Workflow(
     OperationKind.DOWNLOAD_TO_STORAGE,
     "A Hugging Face model or dataset copied into the cluster's S3 claim by a Kubernetes Job; the operation ends with "
@@ -346,6 +354,7 @@ WORKFLOWS: dict[OperationKind, Workflow] = {
         UPDATE_CLUSTER_SOFTWARE,
         UPDATE_CLUSTER_FEATURES,
         IMPORT_CLUSTER,
+        RESTORE_CLUSTER_ACCESS,
         REBOOT_NODES,
         REPLACE_NODES,
         DELETE_NODES,

@@ -188,6 +188,23 @@ def test_update_access_entry_replaces_the_entrys_kubernetes_groups(eks: Eks) -> 
     assert missing.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
+def test_kubernetes_groups_are_refused_on_entries_that_are_not_standard(eks: Eks) -> None:
+    eks.create()
+    with pytest.raises(ClientError) as created:
+        eks.client.create_access_entry(
+            clusterName="demo", principalArn=PRINCIPAL, type="EC2_LINUX", kubernetesGroups=["a"]
+        )
+    assert created.value.response["Error"]["Code"] == "InvalidParameterException"
+    eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL, type="EC2_LINUX")
+
+    with pytest.raises(ClientError) as updated:
+        eks.client.update_access_entry(clusterName="demo", principalArn=PRINCIPAL, kubernetesGroups=["a"])
+
+    assert updated.value.response["Error"]["Code"] == "InvalidParameterException"
+    assert "STANDARD" in updated.value.response["Error"]["Message"]
+    assert eks.access.groups("demo", PRINCIPAL) == []
+
+
 def test_a_deleted_cluster_s_access_entries_are_forgotten(eks: Eks) -> None:
     eks.create()
     eks.client.create_access_entry(clusterName="demo", principalArn=PRINCIPAL)

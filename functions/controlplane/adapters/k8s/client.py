@@ -24,6 +24,7 @@ from controlplane.adapters.aws.session import client, dns_suffix
 from controlplane.adapters.k8s.refusal import guarded_client
 from controlplane.adapters.k8s.strict import rejection, strict_query
 from controlplane.core.concurrency import each, in_batches
+from controlplane.core.naming import CLUSTER_TAG_KEY
 from controlplane.core.ports.eks import EksCluster
 from controlplane.core.ports.kubernetes import DaemonPod, KubernetesNode, NodeTaint, WorkloadPods
 
@@ -62,10 +63,12 @@ def bearer_token(cluster_name: str, region: str, credentials: Credentials) -> st
 
 
 class KubernetesClientFactory:
-    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry)."""
+    """Signs as the control plane's Kubernetes role (the principal of the clusters' access entry); `reader` marks the
+    view role, whose every refused read is a refusal of its access (`refusal`)."""
 
-    def __init__(self, role_arn: str) -> None:
+    def __init__(self, role_arn: str, *, reader: bool = False) -> None:
         self._role_arn = role_arn
+        self._reader = reader
         self._cached: _CachedCredentials | None = None
 
     def _credentials(self) -> Credentials:
@@ -90,7 +93,8 @@ class KubernetesClientFactory:
         configuration.api_key_prefix = {"BearerToken": "Bearer"}
         if cluster.certificate_authority:
             configuration.ssl_ca_cert = _ca_file(cluster.certificate_authority)
-        return guarded_client(configuration, cluster.name, self._role_arn)
+        tag = cluster.tags.get(CLUSTER_TAG_KEY, "{clusterTag}")
+        return guarded_client(configuration, cluster.name, self._role_arn, tag, self._reader)
 
 
 def _ca_file(certificate_authority: str) -> str:

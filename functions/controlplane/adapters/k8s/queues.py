@@ -1,6 +1,7 @@
 """Kueue's ClusterQueues and Workloads through the official client's CustomObjectsApi, read as raw JSON in pages.
 A cluster without Kueue's CRDs answers 404, read as no queues and no workloads; RBAC refusing the reader the kind
-(403) is KueueReadRefusedError."""
+(403, which the view role's client raises as the cluster's typed ClusterAccessDeniedError) is KueueReadRefusedError,
+so that the views that degrade on it hold for every role."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from controlplane.core.ports.queues import (
     QueuedWorkload,
     ResourceUse,
 )
+from controlplane.models.errors import ClusterAccessDeniedError
 
 
 def cluster_queue(raw: dict[str, Any]) -> ClusterQueueUse:
@@ -90,10 +92,15 @@ def _served(list_call: Callable[..., Any], **selectors: str) -> Iterator[dict[st
     """The items of a list of Kueue's objects; none when the cluster does not serve the kind."""
     from kubernetes.client.exceptions import ApiException
 
+    kind = f"{selectors['plural']}.{API_GROUP}"
     try:
         yield from raw_pages(list_call, **selectors)
+    except ClusterAccessDeniedError as refused:
+        if refused.details.get("status") != 403:
+            raise
+        raise KueueReadRefusedError(f"{kind}: Forbidden") from refused
     except ApiException as error:
         if error.status == 403:
-            raise KueueReadRefusedError(f"{selectors['plural']}.{API_GROUP}: {error.reason}") from None
+            raise KueueReadRefusedError(f"{kind}: {error.reason}") from None
         if error.status != 404:
             raise

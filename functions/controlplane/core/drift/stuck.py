@@ -37,6 +37,7 @@ FIXED_WAITS: dict[OperationKind, timedelta] = {
     OperationKind.UPDATE_CLUSTER_SOFTWARE: deadlines.LONGEST_WAIT,
     OperationKind.UPDATE_CLUSTER_FEATURES: deadlines.FEATURE_SETTLED * len(Feature),
     OperationKind.IMPORT_CLUSTER: deadlines.ADDONS_ACTIVE,
+    OperationKind.RESTORE_CLUSTER_ACCESS: timedelta(0),
     OperationKind.REBOOT_NODES: deadlines.NODES_SETTLED,
     OperationKind.REPLACE_NODES: deadlines.NODES_SETTLED,
     OperationKind.DELETE_NODES: deadlines.NODES_SETTLED,

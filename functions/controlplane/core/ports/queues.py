@@ -54,7 +54,7 @@ class KueueReadRefusedError(Exception):
 
     REMEDY = (
         "the view role's access entry needs the Kubernetes group instantstart:viewers and its ClusterRole "
-        "instantstart-view-reader: resume the cluster's create operation, whose Ensure Access Entry adds them"
+        "instantstart-view-reader: POST /clusters/{clusterTag}/access restores them (stage 1's Ensure Access Entry)"
     )
 
 

@@ -123,6 +123,7 @@ def _create(cluster: Any, entries: dict[str, dict[str, Any]], body: dict[str, An
     principal = body["principalArn"]
     if principal in entries:
         raise EksError(409, "ResourceInUseException", "The specified access entry resource is already in use.")
+    _groups_allowed(body.get("type", "STANDARD"), body)
     now = time.time()
     entry = {
         "clusterName": cluster.name,
@@ -141,12 +142,23 @@ def _create(cluster: Any, entries: dict[str, dict[str, Any]], body: dict[str, An
 
 def _update(entry: dict[str, Any], body: dict[str, Any]) -> Response:
     """UpdateAccessEntry: the groups and username given replace the entry's."""
+    _groups_allowed(entry["type"], body)
     if "kubernetesGroups" in body:
         entry["kubernetesGroups"] = list(body["kubernetesGroups"])
     if body.get("username"):
         entry["username"] = body["username"]
     entry["modifiedAt"] = time.time()
     return ok({"accessEntry": entry})
+
+
+def _groups_allowed(entry_type: str, body: dict[str, Any]) -> None:
+    """As EKS: only a STANDARD entry may name Kubernetes groups (the other types' permissions are EKS's)."""
+    if body.get("kubernetesGroups") and entry_type != "STANDARD":
+        raise EksError(
+            400,
+            "InvalidParameterException",
+            f"kubernetesGroups can only be specified for access entries of type STANDARD, not {entry_type}.",
+        )
 
 
 def _associated(policy_arn: str, scope: dict[str, Any]) -> dict[str, Any]:

@@ -312,7 +312,7 @@ def test_the_teams_view_says_each_teams_use_is_unknown_and_why_when_rbac_refuses
     assert team.queueUnknown is not None
     assert "refuses the control plane's view role Kueue's clusterqueues.kueue.x-k8s.io: Forbidden" in team.queueUnknown
     assert "needs the Kubernetes group instantstart:viewers" in team.queueUnknown
-    assert "resume the cluster's create operation" in team.queueUnknown
+    assert "POST /clusters/{clusterTag}/access restores them" in team.queueUnknown
     assert team.allocations[0].count == 1
 
 

@@ -103,8 +103,8 @@ def test_a_gated_pod_whose_workloads_rbac_refuses_leaves_the_server_queued_sayin
     assert detail.waitingReason == (
         "Kueue holds its pods; why is unknown: the cluster's RBAC refuses the view role Kueue's "
         "workloads.kueue.x-k8s.io: Forbidden (403); the view role's access entry needs the Kubernetes group "
-        "instantstart:viewers and its ClusterRole instantstart-view-reader: resume the cluster's create operation, "
-        "whose Ensure Access Entry adds them."
+        "instantstart:viewers and its ClusterRole instantstart-view-reader: POST /clusters/{clusterTag}/access "
+        "restores them (stage 1's Ensure Access Entry)."
     )
 
 
