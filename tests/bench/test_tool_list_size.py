@@ -29,8 +29,9 @@ MEASURED_IN_ISSUE = 306_000
 TARGET = 60_000
 # Where the reductions brought it: a new tool or field stays within it. 59,800: +300 for
 # hyperpod_prepare_team_namespace (347 characters at its shortest, where the list had 64 left; issue 32); +330 for
-# cluster_restore_access (its shortest: name, one-line summary, clusterTag and dryRun).
-CEILING = 60_130
+# cluster_restore_access (its shortest: name, one-line summary, clusterTag and dryRun), paid for by shorter Secret,
+# service-type and wait wording, so the ceiling is the target itself.
+CEILING = TARGET
 
 
 def size(tools: list[types.Tool]) -> int:

@@ -60,8 +60,8 @@ def list_deployments(
     "required: ask the person, never derive it from --tensor-parallel-size (which must not exceed it). "
     "`serviceType`: internal (ClusterIP, the default), external (internet-facing load balancer) or pool (warm "
     "workers, bound with inference_pool_action). `modelSource: {job}` serves a Succeeded training job's output. "
-    "201 with the detail; the server is Loading until its health path answers (a team's server beyond the team's "
-    "quota is Queued first, with Kueue's waitingReason): inference_wait_deployment until it is Ready, then "
+    "201 with the detail; the server is Loading until its health path answers (or Queued while its team's quota is "
+    "used): inference_wait_deployment until it is Ready, then "
     "inference_call_model. dryRun returns the objects it would create.",
     tags=["inference"],
     responses={201: response_doc(DeploymentDetail, "Model server created"), 200: response_doc(Plan, "Dry run")},
@@ -102,8 +102,8 @@ def get_deployment(clusterTag: ClusterTagPath, name: NamePath) -> DeploymentDeta
     summary="Wait for a model server to be ready (long poll)",
     description="Returns as soon as the model server is neither Loading nor Queued (Ready: every replica answers its "
     "health path; or Scaled to zero), or after timeoutSeconds with its current detail; `done` says which. Call again "
-    "while `done` is false; Queued waits for its team's quota (waitingReason: Kueue's reason); a server Loading for "
-    "long has pods that do not start: read their events with inference_get_deployment and monitoring_get_events.",
+    "while `done` is false; Queued waits for its team's quota; a server Loading for "
+    "long: read its pods' events (inference_get_deployment, monitoring_get_events).",
     tags=["inference"],
     openapi_extensions=WORKLOAD_LONG_POLL,
 )

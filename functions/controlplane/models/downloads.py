@@ -19,10 +19,12 @@ REPO_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{
 # A prefix in the claim: path segments of safe characters, no `..`, no leading or trailing slash.
 PREFIX_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}(/[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}){0,7}$"
 SECRET_NAME_PATTERN = r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$"
+# The key of the Secret that holds the token (a Secret the request names must hold it under this key).
 SECRET_TOKEN_KEY = "token"
 # The label a Secret a request names must carry: the control plane's ownership label (`core.naming.MANAGED_LABEL`).
 OWNED_SECRET_LABEL = "app.kubernetes.io/managed-by=instantstart"
-"""The key of the Secret that holds the token (a Secret the request names must hold it under this key)."""
+# What a Secret a request names must be, as the tools' argument descriptions say it (a refusal names the full label).
+MANAGED_SECRET = f"key `{SECRET_TOKEN_KEY}`, label managed-by=instantstart"
 
 
 def _not_blank(token: SecretStr) -> SecretStr:
@@ -54,8 +56,7 @@ class DownloadRequest(Contract):
     )
     tokenSecret: SecretName | None = Field(
         default=None,
-        description=f"Instead of `token`: a Secret of the claim's namespace, labelled {OWNED_SECRET_LABEL}, with "
-        f"it under `{SECRET_TOKEN_KEY}`.",
+        description=f"Instead of `token`: a Secret of the claim's namespace ({MANAGED_SECRET}).",
     )
 
     @model_validator(mode="after")

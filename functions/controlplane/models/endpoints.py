@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
-from controlplane.models.downloads import OWNED_SECRET_LABEL, SecretName
+from controlplane.models.downloads import MANAGED_SECRET, SecretName
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
 # An endpoint's name is a DNS label, short enough that `is-<clusterTag>-<name>` is a SageMaker endpoint name (≤ 63).
@@ -88,8 +88,7 @@ class HuggingFaceSource(Contract):
     )
     tokenSecret: SecretName | None = Field(
         default=None,
-        description=f"A Secret of the endpoint's namespace, labelled {OWNED_SECRET_LABEL}, with the Hugging Face "
-        "token under `token`.",
+        description=f"The Hugging Face token's Secret in the endpoint's namespace ({MANAGED_SECRET}).",
     )
 
 

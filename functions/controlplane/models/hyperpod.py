@@ -66,11 +66,11 @@ class CreateHyperPodRequest(Contract):
         default=None,
         ge=0,
         le=MAX_GROUP_COUNT,
-        description="Instances up for the group to be InService (at most instanceCount).",
+        description="InService once this many are up (at most instanceCount).",
     )
     networkInterface: NetworkInterfaceType | None = Field(
         default=None,
-        description="efa-only: no IP networking, types with several EFA cards only. Immutable.",
+        description="efa-only: no IP networking; multi-EFA-card types only. Immutable.",
     )
     labels: dict[str, str] = Field(default_factory=dict, max_length=50, description="Node labels.")
     taints: list[Taint] = Field(

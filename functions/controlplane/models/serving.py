@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from controlplane.models.common import Contract, PageView, View, WorkloadWait
-from controlplane.models.downloads import OWNED_SECRET_LABEL, SECRET_TOKEN_KEY, HuggingFaceToken, SecretName
+from controlplane.models.downloads import MANAGED_SECRET, HuggingFaceToken, SecretName
 from controlplane.models.governance import TeamWork
 from controlplane.models.training import ENV_NAME_PATTERN, JobName
 
@@ -30,8 +30,7 @@ GPU_COUNT_QUESTION = (
 
 
 class ServiceType(StrEnum):
-    """A Service behind an internet-facing load balancer, a cluster-internal one, or none (pool: warm workers
-    bound to services one by one)."""
+    """Internet-facing load balancer, cluster-internal, or none (pool: warm workers bound to services one by one)."""
 
     EXTERNAL = "external"
     INTERNAL = "internal"
@@ -69,8 +68,7 @@ class DeployModelRequest(TeamWork):
     )
     huggingFaceTokenSecret: SecretName | None = Field(
         default=None,
-        description=f"Instead of `huggingFaceToken`: a Secret of the server's namespace, labelled "
-        f"{OWNED_SECRET_LABEL}, with it under `{SECRET_TOKEN_KEY}`.",
+        description=f"Instead of `huggingFaceToken`: a Secret of the server's namespace ({MANAGED_SECRET}).",
     )
     sharedMemoryGi: int = Field(default=16, ge=1, le=2048, description="Size of /dev/shm.")
     environment: dict[Annotated[str, StringConstraints(pattern=ENV_NAME_PATTERN)], str] = Field(
